@@ -1,0 +1,58 @@
+"""evalmaps: wires the domain package, the components and the pages into one Dash app.
+
+``gunicorn app:server`` serves it; ``evalmaps serve`` runs it for one user.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dash
+import dash_bootstrap_components as dbc
+from dash import Dash, dcc, html
+
+from evalmaps import load_catalog
+from layouts._shared import NAV_PAGES, nav_id
+from routes import api, vendor
+
+HERE = Path(__file__).resolve().parent
+BOOTSTRAP_CSS = "/vendor/bootstrap/css/bootstrap.min.css"
+
+
+def navbar() -> dbc.Navbar:
+    links = [dcc.Link(name, href=path, id=nav_id(path), className="evalmaps-nav")
+             for name, path in NAV_PAGES]
+    return dbc.Navbar(dbc.Container([
+        dbc.NavbarBrand("evalmaps", href="/"),
+        html.Span("result heatmaps of ML papers, browsable", className="navbar-text small me-auto"),
+        html.Nav(links, className="d-flex gap-1"),
+    ], fluid=True), color="#1f2a44", dark=True, className="evalmaps-navbar py-2")
+
+
+def create_app(data_dir: str | Path | None = None) -> Dash:
+    """Load and validate the data once, then build the app. Bad data stops start-up here."""
+    catalog = load_catalog(data_dir)
+    app = Dash(
+        __name__,
+        use_pages=True,
+        pages_folder=str(HERE / "layouts"),
+        assets_folder=str(HERE / "assets"),
+        external_stylesheets=[BOOTSTRAP_CSS],
+        serve_locally=True,
+        title="evalmaps",
+        update_title=None,
+    )
+    app.server.extensions["evalmaps"] = {"catalog": catalog}
+    app.server.json.sort_keys = False  # keep the API's documented key order
+    app.server.register_blueprint(api)
+    app.server.register_blueprint(vendor)
+    app.layout = html.Div([navbar(), dash.page_container])
+    return app
+
+
+app = create_app(os.environ.get("EVALMAPS_DATA"))
+server = app.server
+
+if __name__ == "__main__":
+    app.run(debug=os.environ.get("EVALMAPS_DEBUG") == "1")

@@ -1,0 +1,1 @@
+"""Builders: domain objects in, Plotly figures and Dash components out. No callbacks here."""

@@ -1,0 +1,84 @@
+"""Dash control builders for the slicing state: figure, facets, rows, x range, colour, labels."""
+
+from __future__ import annotations
+
+import dash_bootstrap_components as dbc
+from dash import dcc, html
+
+from evalmaps.model import Catalog, Dim, Figure
+from evalmaps.state import ViewState
+
+COLOR_MODE_OPTIONS = [
+    {"label": "Figure's own", "value": "figure"},
+    {"label": "Fixed 0-100", "value": "fixed"},
+    {"label": "Shared across panels", "value": "shared"},
+]
+
+
+def labelled(label: str, control, html_for: str | None = None, width: int | None = None):
+    return dbc.Col([dbc.Label(label, html_for=html_for, className="small fw-semibold mb-1"), control],
+                   md=width, className="mb-2")
+
+
+def figure_options(catalog: Catalog) -> list[dict]:
+    options = []
+    for fig in catalog:
+        tag = " (illustrative)" if fig.spec.illustrative else ""
+        options.append({"label": f"{fig.spec.title}{tag}" if not tag or "ILLUSTRATIVE" not in
+                        fig.spec.title else fig.spec.title, "value": fig.id})
+    return options
+
+
+def figure_dropdown(component_id: str, catalog: Catalog, value: str) -> dcc.Dropdown:
+    return dcc.Dropdown(id=component_id, options=figure_options(catalog), value=value,
+                        clearable=False, searchable=True)
+
+
+def facet_dropdowns(id_type: str, figure: Figure, state: ViewState, width: int = 3) -> list:
+    """One multi-select per facet dimension (model, benchmark...): which panels show."""
+    spec = figure.spec
+    selection = state.facet_selection(figure)
+    cols = []
+    for name in spec.facets:
+        dim = spec.dims[name]
+        cols.append(labelled(
+            dim.title,
+            dcc.Dropdown(id={"type": id_type, "dim": name},
+                         options=[{"label": label, "value": label} for label in dim.labels],
+                         value=selection[name], multi=True, clearable=False,
+                         placeholder=f"Pick {dim.title.lower()}s"),
+            width=width))
+    return cols
+
+
+def rows_dropdown(component_id: str, dim: Dim, rows: tuple[str, ...] | None) -> dcc.Dropdown:
+    return dcc.Dropdown(id=component_id,
+                        options=[{"label": label, "value": label} for label in dim.labels],
+                        value=list(dim.labels if rows is None else rows), multi=True,
+                        placeholder="No rows selected")
+
+
+def x_range_control(component_id: str, dim: Dim, x_range: tuple[float, float] | None):
+    """A range slider snapping to the labels of a numeric x axis; a note for categorical ones."""
+    if not dim.numeric:
+        return html.Div([
+            dcc.RangeSlider(id=component_id, min=0, max=1, value=[0, 1], disabled=True),
+            html.Small(f"{dim.title} is categorical: no range.", className="text-muted")])
+    numbers = dim.numbers
+    lo, hi = x_range if x_range else (min(numbers), max(numbers))
+    marks = {}
+    step_mark = max(1, len(numbers) // 10)
+    for i, (number, label) in enumerate(zip(numbers, dim.labels)):
+        marks[number] = label if i % step_mark == 0 or i == len(numbers) - 1 else ""
+    return dcc.RangeSlider(id=component_id, min=min(numbers), max=max(numbers), step=None,
+                           marks=marks, value=[lo, hi], allowCross=False,
+                           tooltip={"placement": "bottom", "always_visible": False})
+
+
+def color_mode_control(component_id: str, value: str) -> dbc.RadioItems:
+    return dbc.RadioItems(id=component_id, options=COLOR_MODE_OPTIONS, value=value, inline=True,
+                          className="small")
+
+
+def labels_switch(component_id: str, value: bool) -> dbc.Switch:
+    return dbc.Switch(id=component_id, label="Values in cells", value=value, className="small")

@@ -1,0 +1,43 @@
+"""The provenance and source panel of a figure, and the badge that flags illustrative data."""
+
+from __future__ import annotations
+
+import dash_bootstrap_components as dbc
+from dash import html
+
+from evalmaps.model import FigureSpec
+
+BADGE = {
+    "transcribed": ("Transcribed from a figure description", "secondary"),
+    "published": ("Published results table", "success"),
+    "illustrative": ("ILLUSTRATIVE values, not results", "warning"),
+    "imported": ("Imported results", "info"),
+    "uploaded": ("Uploaded in this browser session", "info"),
+    "derived": ("Derived from other panels", "info"),
+}
+
+
+def provenance_badge(spec: FigureSpec) -> dbc.Badge:
+    text, color = BADGE.get(spec.provenance, (spec.provenance, "secondary"))
+    return dbc.Badge(text, color=color, className="provenance-badge ms-2",
+                     text_color="dark" if color == "warning" else None,
+                     id=f"badge-{spec.provenance}")
+
+
+def source_card(spec: FigureSpec) -> dbc.Card:
+    src = spec.source
+    rows = []
+    for key, title in (("paper", "Paper"), ("arxiv", "arXiv"), ("figure", "Figure"),
+                       ("seed", "Description"), ("file", "File")):
+        if src.get(key):
+            rows.append(html.Tr([html.Th(title, className="pe-3 fw-semibold"), html.Td(src[key])]))
+    rows.append(html.Tr([html.Th("Provenance", className="pe-3 fw-semibold"),
+                         html.Td(spec.provenance)]))
+    return dbc.Card([
+        dbc.CardHeader(["Provenance and source", provenance_badge(spec)]),
+        dbc.CardBody([
+            html.Table(html.Tbody(rows), className="table table-sm mb-3 source-table"),
+            html.H6("Notes", className="fw-semibold") if spec.notes else None,
+            html.Ul([html.Li(note) for note in spec.notes], className="small mb-0"),
+        ]),
+    ], className="mt-3", id="provenance-card")

@@ -1,0 +1,131 @@
+"""JSON (and CSV) payloads of the public API, as plain dicts: the web layer only serialises them.
+
+Shapes are a public contract (scripts and tests use them): keep the keys.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Mapping
+
+from evalmaps.errors import EvalmapsError
+from evalmaps.model import Catalog, Figure
+from evalmaps.state import ViewState, as_list
+
+
+class BadQuery(EvalmapsError, ValueError):
+    """A query parameter that names something the figure does not have (HTTP 400)."""
+
+
+def figure_url(figure_id: str, page: str = "/") -> str:
+    return page + ViewState(figure_id).to_query()
+
+
+def _number(value: float | None) -> float | None:
+    if value is None or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def figure_summary(figure: Figure) -> dict:
+    spec = figure.spec
+    roles = {spec.x: "x", spec.y: "y", **{f: "facet" for f in spec.facets}}
+    return {
+        "id": spec.id,
+        "title": spec.title,
+        "metric": {"name": spec.metric.name, "unit": spec.metric.unit,
+                   "range": list(spec.metric.range) if spec.metric.range else None},
+        "provenance": spec.provenance,
+        "url": figure_url(spec.id),
+        "dims": [{"name": d.name, "title": d.title, "role": roles[d.name], "labels": list(d.labels)}
+                 for d in spec.dims.values()],
+        "panels": [{"key": p.global_key, "title": p.title, "facets": p.facets, "n_cells": p.n_cells}
+                   for p in figure.panels.values()],
+        "n_cells": figure.n_cells,
+        "source": spec.source,
+        "notes": list(spec.notes),
+    }
+
+
+def figures_payload(catalog: Catalog) -> dict:
+    return {"figures": [figure_summary(f) for f in catalog]}
+
+
+def parse_filters(figure: Figure, query: Mapping[str, str | list[str]]) -> dict[str, set[str]]:
+    """``?<dim>=<label>`` filters (repeatable). Unknown labels are a :class:`BadQuery`."""
+    spec = figure.spec
+    filters = {}
+    for dim in spec.dim_names:
+        wanted = as_list(query.get(dim))
+        if not wanted:
+            continue
+        unknown = [w for w in wanted if w not in spec.dims[dim].labels]
+        if unknown:
+            raise BadQuery(f"'{unknown[0]}' is not a label of '{dim}' in figure '{spec.id}'. "
+                           f"Use one of: {', '.join(spec.dims[dim].labels)}.")
+        filters[dim] = set(wanted)
+    return filters
+
+
+def grid_cells(figure: Figure, filters: dict[str, set[str]] | None = None) -> list[dict]:
+    """Every cell of every panel's grid in display order, ``value`` None where not reported."""
+    spec = figure.spec
+    filters = filters or {}
+    out = []
+    has_sd = any(p.sd is not None for p in figure.panels.values())
+    has_n = any(p.n is not None for p in figure.panels.values())
+    ylabels, xlabels = spec.dims[spec.y].labels, spec.dims[spec.x].labels
+    for panel in figure.panels.values():
+        if any(panel.facets[f] not in filters[f] for f in spec.facets if f in filters):
+            continue
+        for i, ylab in enumerate(ylabels):
+            if spec.y in filters and ylab not in filters[spec.y]:
+                continue
+            for j, xlab in enumerate(xlabels):
+                if spec.x in filters and xlab not in filters[spec.x]:
+                    continue
+                cell = {**panel.facets, spec.y: ylab, spec.x: xlab, "value": _number(panel.z[i, j])}
+                if has_sd:
+                    cell["sd"] = _number(panel.sd[i, j]) if panel.sd is not None else None
+                if has_n:
+                    cell["n"] = _number(panel.n[i, j]) if panel.n is not None else None
+                out.append(cell)
+    return out
+
+
+def cells_payload(figure: Figure, query: Mapping[str, str | list[str]]) -> dict:
+    cells = grid_cells(figure, parse_filters(figure, query))
+    return {"figure": figure.id, "provenance": figure.spec.provenance,
+            "metric": figure.spec.metric.name, "cells": cells}
+
+
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise(text: str) -> str:
+    """Make a cell safe to open in a spreadsheet: text starting like a formula gets a leading '.
+
+    Numbers (including negative ones) are left alone: they are data, not formulas.
+    """
+    if text and text.startswith(FORMULA_PREFIXES):
+        try:
+            float(text)
+            return text
+        except ValueError:
+            return "'" + text
+    return text
+
+
+def cells_csv(figure: Figure, cells: list[dict]) -> str:
+    """Cells as CSV (header from the first cell's keys), with a provenance column."""
+    spec = figure.spec
+    columns = [*spec.dim_names, "value"] + [c for c in ("sd", "n") if cells and c in cells[0]]
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow([*columns, "provenance"])
+    for cell in cells:
+        row = ["" if cell.get(c) is None else neutralise(str(cell[c])) for c in columns]
+        writer.writerow([*row, spec.provenance])
+    return buf.getvalue()

@@ -1,0 +1,57 @@
+"""Errors with messages meant for people: what is wrong, where, and what to do."""
+
+from __future__ import annotations
+
+
+class EvalmapsError(Exception):
+    """Base class: ``str(err)`` is a one- or two-sentence message fit to show a user."""
+
+
+class DataError(EvalmapsError, ValueError):
+    """A data or catalog file that fails validation.
+
+    ``where`` names the file (and row or column when known); the message says what to fix.
+    """
+
+    def __init__(self, problem: str, *, file: str | None = None, row: int | None = None,
+                 column: str | None = None) -> None:
+        self.problem = problem
+        self.file = file
+        self.row = row
+        self.column = column
+        super().__init__(self.message)
+
+    @property
+    def where(self) -> str:
+        parts = []
+        if self.file:
+            parts.append(self.file)
+        if self.row is not None:
+            parts.append(f"row {self.row}")
+        if self.column is not None:
+            parts.append(f"column '{self.column}'")
+        return ", ".join(parts)
+
+    @property
+    def message(self) -> str:
+        return f"{self.where}: {self.problem}" if self.where else self.problem
+
+
+class UnknownFigure(EvalmapsError, KeyError):
+    def __init__(self, figure_id: str, known: list[str]) -> None:
+        self.figure_id = figure_id
+        super().__init__(figure_id)
+        self.msg = (f"There is no figure '{figure_id}'. "
+                    f"Pick one of: {', '.join(known)}.")
+
+    def __str__(self) -> str:  # KeyError would repr() the key
+        return self.msg
+
+
+class UnknownPanel(EvalmapsError, KeyError):
+    def __init__(self, key: str, hint: str = "") -> None:
+        super().__init__(key)
+        self.msg = f"There is no panel '{key}'." + (f" {hint}" if hint else "")
+
+    def __str__(self) -> str:
+        return self.msg

@@ -1,0 +1,1 @@
+"""Dash Pages: one module per page, its layout next to its callbacks."""

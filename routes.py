@@ -1,0 +1,105 @@
+"""HTTP routes beside the Dash pages: the JSON/CSV API, vendored static assets and a health check.
+
+Thin: each route parses the request, calls :mod:`evalmaps.api`, and serialises. Errors are JSON
+with a one-sentence message; the server never answers 500 with a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import flask_bootstrap
+from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
+
+from evalmaps import api as payloads
+from evalmaps.errors import EvalmapsError, UnknownFigure
+
+api = Blueprint("evalmaps_api", __name__)
+vendor = Blueprint("evalmaps_vendor", __name__)
+
+BOOTSTRAP_DIR = Path(flask_bootstrap.__file__).resolve().parent / "static" / "bootstrap5"
+
+
+def _catalog():
+    return current_app.extensions["evalmaps"]["catalog"]
+
+
+def _query() -> dict[str, list[str]]:
+    return {key: request.args.getlist(key) for key in request.args}
+
+
+def error(status: int, message: str):
+    response = jsonify({"error": message, "status": status})
+    response.status_code = status
+    return response
+
+
+@api.get("/api/figures")
+def figures():
+    return jsonify(payloads.figures_payload(_catalog()))
+
+
+@api.get("/api/figures/<figure_id>")
+def figure(figure_id: str):
+    return jsonify(payloads.figure_summary(_catalog().figure(figure_id)))
+
+
+@api.get("/api/figures/<figure_id>/cells")
+def cells(figure_id: str):
+    fig = _catalog().figure(figure_id)
+    query = _query()
+    fmt = (query.pop("format", None) or ["json"])[0]
+    if fmt not in ("json", "csv"):
+        return error(400, f"Unknown format '{fmt}'. Use format=json or format=csv.")
+    payload = payloads.cells_payload(fig, query)
+    if fmt == "csv":
+        return Response(payloads.cells_csv(fig, payload["cells"]), mimetype="text/csv",
+                        headers={"Content-Disposition": f"attachment; filename={fig.id}.csv"})
+    return jsonify(payload)
+
+
+@api.get("/api/<path:rest>")
+def unknown_api_route(rest: str):
+    return error(404, f"There is no API route /api/{rest}. See /api/figures.")
+
+
+@api.get("/healthz")
+def health():
+    return jsonify({"status": "ok", "figures": len(_catalog())})
+
+
+@api.app_errorhandler(UnknownFigure)
+def unknown_figure(exc: UnknownFigure):
+    return error(404, str(exc))
+
+
+@api.app_errorhandler(EvalmapsError)
+def bad_request(exc: EvalmapsError):
+    return error(400, str(exc))
+
+
+@api.app_errorhandler(404)
+def not_found(exc):
+    if request.path.startswith("/api/"):
+        return error(404, f"There is no API route {request.path}. See /api/figures.")
+    return exc
+
+
+@api.app_errorhandler(405)
+def not_allowed(exc):
+    return error(405, f"{request.method} is not allowed on {request.path}.")
+
+
+@api.app_errorhandler(Exception)
+def unexpected(exc: Exception):
+    if hasattr(exc, "code") and isinstance(getattr(exc, "code"), int):
+        return exc  # an HTTPException: Flask renders it
+    current_app.logger.exception("unexpected error on %s", request.path)
+    return error(500, "The request could not be handled. "
+                 "Check the URL's parameters; if it persists, report it with the URL.")
+
+
+@vendor.get("/vendor/bootstrap/<path:filename>")
+def bootstrap(filename: str):
+    """Bootstrap 5 CSS from the installed Bootstrap-Flask package: no CDN."""
+    return send_from_directory(BOOTSTRAP_DIR, filename, max_age=86400)

@@ -1,0 +1,56 @@
+"""Shared fixtures. Browser tests use dash[testing]'s dash_duo with the system Chromium, headless."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+EXTERNAL = SHARED / "external" / "meta-learning-logic"
+
+
+def pytest_setup_options():
+    """Chrome options for dash_duo: the system Chromium, no network chatter of its own."""
+    from selenium.webdriver.chrome.options import Options
+
+    options = Options()
+    binary = os.environ.get("DASH_TEST_CHROMEPATH") or shutil.which("chromium") \
+        or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if binary:
+        options.binary_location = binary
+    for flag in ("--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--no-first-run", "--disable-quic", "--disable-default-apps",
+                 "--window-size=1400,1000"):
+        options.add_argument(flag)
+    return options
+
+
+@pytest.fixture(scope="session")
+def catalog():
+    from evalmaps import load_catalog
+
+    return load_catalog()
+
+
+@pytest.fixture(scope="session")
+def dash_app():
+    """The real app, built once per test session (Dash Pages register globally)."""
+    import app as webapp
+
+    return webapp.app
+
+
+@pytest.fixture()
+def client(dash_app):
+    return dash_app.server.test_client()
+
+
+@pytest.fixture()
+def external_dir():
+    if not EXTERNAL.is_dir():
+        pytest.skip("../shared/external is absent: published-table tests skipped")
+    return EXTERNAL
