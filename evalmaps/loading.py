@@ -116,7 +116,7 @@ def parse_spec(entry: Any, where: str) -> FigureSpec:
         dims={name: dims[name] for name in (*facets, y, x)}, colorscale=colorscale,
         zrange=tuple(zrange) if zrange is not None else None, provenance=provenance,
         source={str(k): str(v) for k, v in dict(entry.get("source", {})).items()},
-        notes=tuple(str(n) for n in entry.get("notes", [])), file=str(entry.get("file", "")),
+        notes=tuple(str(n) for n in entry.get("notes", [])), file=_need(entry, "file", str, where),
     )
 
 
@@ -204,11 +204,14 @@ def validate_cells(frame: pd.DataFrame, spec: FigureSpec, file: str) -> tuple[pd
             raise DataError("n must be a whole number of at least 1.", file=file, row=i + 2, column="n")
 
     keys = frame[list(spec.dim_names)]
-    dup = keys.duplicated(keep=False)
+    dup = keys.duplicated(keep="first")
     if dup.any():
-        rows = [int(i) + 2 for i in dup.to_numpy().nonzero()[0][:2]]
-        coords = ", ".join(f"{d} {keys.iloc[rows[0] - 2][d]}" for d in spec.dim_names)
-        raise DataError(f"rows {rows[0]} and {rows[1]} both give the cell ({coords}). "
+        later = int(dup.to_numpy().argmax())
+        key = tuple(keys.iloc[later])
+        earlier = next(i for i, row in enumerate(keys.itertuples(index=False, name=None))
+                       if row == key)
+        coords = ", ".join(f"{d} {label}" for d, label in zip(spec.dim_names, key))
+        raise DataError(f"rows {earlier + 2} and {later + 2} both give the cell ({coords}). "
                         f"Keep one row per cell.", file=file)
 
     cells = keys[present].reset_index(drop=True)

@@ -30,7 +30,7 @@ def first(value: str | list[str] | None) -> str | None:
 @dataclass(frozen=True)
 class ViewState:
     figure: str
-    facets: dict[str, tuple[str, ...]] = field(default_factory=dict)  # only narrowed facets
+    facets: dict[str, tuple[str, ...]] = field(default_factory=dict)  # only narrowed; () = none
     rows: tuple[str, ...] | None = None  # None = all rows
     x_range: tuple[float, float] | None = None  # None = the whole x axis
     color: str = "figure"
@@ -44,7 +44,7 @@ class ViewState:
     def to_query(self, extra: Mapping[str, str | list[str]] | None = None) -> str:
         pairs: list[tuple[str, str]] = [("figure", self.figure)]
         for dim, labels in self.facets.items():
-            pairs += [(dim, label) for label in labels]
+            pairs += [(dim, label) for label in labels] if labels else [(dim, "")]
         if self.rows is not None:
             pairs += [("rows", r) for r in self.rows] if self.rows else [("rows", "")]
         if self.x_range is not None:
@@ -91,25 +91,40 @@ def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
             problems.append(f"Unknown {spec.dims[dim].title.lower()} {', '.join(unknown)} ignored.")
         if known and len(known) < len(spec.dims[dim].labels):
             facets[dim] = tuple(known)
+        elif not known and not unknown:  # an explicit empty selection ("model=")
+            facets[dim] = ()
 
     rows = None
     wanted_rows = as_list(query.get("rows"))
     if wanted_rows is not None:
         ylabels = spec.dims[spec.y].labels
+        unknown = [w for w in wanted_rows if w not in ylabels and w != ""]
+        if unknown:
+            problems.append(f"Unknown {spec.dims[spec.y].title.lower()} row(s) "
+                            f"{', '.join(unknown)} ignored.")
         rows = tuple(label for label in ylabels if label in set(wanted_rows))
         if len(rows) == len(ylabels):
             rows = None
 
     x_range = None
     xdim = spec.dims[spec.x]
-    lo, hi = _number(first(query.get("xmin"))), _number(first(query.get("xmax")))
+    bounds = {}
+    for key in ("xmin", "xmax"):
+        text = first(query.get(key))
+        bounds[key] = _number(text)
+        if text not in (None, "") and bounds[key] is None:
+            problems.append(f"{key}={text} is not a number; ignored.")
+    lo, hi = bounds["xmin"], bounds["xmax"]
     if xdim.numeric and (lo is not None or hi is not None):
         full = (min(xdim.numbers), max(xdim.numbers))
+        if lo is not None and hi is not None and lo > hi:
+            lo, hi = hi, lo
         lo = full[0] if lo is None else max(lo, full[0])
         hi = full[1] if hi is None else min(hi, full[1])
         if lo > hi:
-            lo, hi = hi, lo
-        if (lo, hi) != full:
+            problems.append(f"The {xdim.title.lower()} range lies outside the axis "
+                            f"({full[0]:g} to {full[1]:g}); showing all of it.")
+        elif (lo, hi) != full:
             x_range = (lo, hi)
 
     color = first(query.get("color")) or "figure"
@@ -128,7 +143,7 @@ def state_from_controls(figure: Figure, facet_values: dict[str, list[str] | None
     facets = {}
     for dim in spec.facets:
         chosen = facet_values.get(dim)
-        if chosen is not None and set(chosen) != set(spec.dims[dim].labels):
+        if chosen is not None and set(chosen) != set(spec.dims[dim].labels):  # [] stays: no panel
             facets[dim] = tuple(label for label in spec.dims[dim].labels if label in set(chosen))
     state = ViewState(figure.id, facets, color=color or "figure",
                       labels=True if labels is None else bool(labels))

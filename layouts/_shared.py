@@ -20,25 +20,24 @@ def nav_id(path: str) -> str:
     return "nav-" + (path.strip("/") or "browse")
 
 
-def url_store(page: str) -> dcc.Store:
-    """Holds the canonical query string of a page; the browser's URL follows it (no reload)."""
-    return dcc.Store(id=f"{page}-url-state")
+def page_location(page: str, figure_id: str) -> html.Div:
+    """A page's own location (its query is the page's state) and the figure it was rendered for.
+
+    ``refresh=False``: writing ``search`` adds a history entry without a reload and without
+    re-rendering the page through Dash Pages.
+    """
+    return html.Div([dcc.Location(id=f"{page}-loc", refresh=False),
+                     dcc.Store(id=f"{page}-rendered-figure", data=figure_id)])
 
 
-def register_url_sync(page: str, nav_paths: list[str]) -> None:
-    """Push a page's state into the address bar and the nav links (client side, no round trip)."""
+def register_nav_sync(page: str) -> None:
+    """Nav links carry the page's current figure (client side, no round trip)."""
     clientside_callback(
-        ClientsideFunction(namespace="evalmaps", function_name="syncUrl"),
-        [Output(nav_id(p), "href", allow_duplicate=True) for p in nav_paths],
-        Input(f"{page}-url-state", "data"),
+        ClientsideFunction(namespace="evalmaps", function_name="navLinks"),
+        [Output(nav_id(path), "href", allow_duplicate=True) for _, path in NAV_PAGES],
+        Input(f"{page}-loc", "search"),
         prevent_initial_call=True,
     )
-
-
-def sync_data(search: str, figure_id: str, replace: bool) -> dict:
-    """What a page's url store holds: the query, the figure (for nav links), push or replace."""
-    return {"search": search, "figure": figure_id, "replace": replace,
-            "nav": [path for _, path in NAV_PAGES]}
 
 
 def problems_alert(problems: tuple[str, ...] | list[str]):

@@ -1,10 +1,18 @@
-"""Browse view (/): every panel of a figure as a heatmap, sliced by facet, rows and x range."""
+"""Browse view (/): every panel of a figure as a heatmap, sliced by facet, rows and x range.
+
+State lives in the URL. The page's own ``dcc.Location`` (``browse-loc``) and the controls are kept
+in step by one callback: a control change writes the query (a history entry, no reload), and a
+back/forward step writes the controls. Choosing another figure navigates, and Dash Pages renders
+the page anew with that figure's controls.
+"""
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs
+
 import dash
 import dash_bootstrap_components as dbc
-from dash import ALL, Input, Output, callback, ctx, dcc, html
+from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from components.controls import (color_mode_control, facet_dropdowns, figure_dropdown, labelled,
@@ -13,8 +21,8 @@ from components.heatmap import graph_config, heatmap_figure
 from components.provenance import provenance_badge, source_card
 from evalmaps.slicing import color_range, select_panels, slice_panel
 from evalmaps.state import ViewState, parse_state, state_from_controls
-from layouts._shared import (NAV_PAGES, empty_note, get_catalog, problems_alert,
-                             register_url_sync, sync_data, url_store)
+from layouts._shared import (empty_note, get_catalog, page_location, problems_alert,
+                             register_nav_sync)
 
 dash.register_page(__name__, path="/", name="Browse", title="evalmaps · Browse", order=0)
 
@@ -27,7 +35,7 @@ def layout(**query):
     figure = catalog.figure(state.figure)
     spec = figure.spec
     return dbc.Container([
-        url_store(PAGE),
+        page_location(PAGE, figure.id),
         problems_alert(state.problems),
         dbc.Row([
             labelled("Figure", figure_dropdown("browse-figure", catalog, figure.id),
@@ -44,43 +52,70 @@ def layout(**query):
         ], className="g-3 align-items-start controls-row"),
         html.H4([spec.title, provenance_badge(spec)], className="mt-2 figure-title"),
         html.Div(id="browse-summary", className="small text-muted mb-2"),
-        dcc.Loading(html.Div(id="browse-graphs"), delay_show=300),
+        html.Div(id="browse-graphs"),
         source_card(spec),
     ], fluid=True, className="py-3")
 
 
 @callback(
-    Output("_pages_location", "search", allow_duplicate=True),
+    Output("_pages_location", "href", allow_duplicate=True),
     Input("browse-figure", "value"),
+    State("browse-rendered-figure", "data"),
     prevent_initial_call=True,
 )
-def change_figure(figure_id):
-    """A new figure means new controls: navigate, and the page re-renders from the URL."""
-    catalog = get_catalog()
-    return ViewState(figure_id if figure_id in catalog else catalog.ids[0]).to_query()
+def change_figure(figure_id, rendered):
+    """A new figure needs new controls: navigate, and the page renders anew from the URL."""
+    if figure_id == rendered or figure_id not in get_catalog():
+        raise PreventUpdate
+    # href, not search: the pages location's own href may be stale after in-page history entries
+    return dash.get_relative_path("/") + ViewState(figure_id).to_query()
+
+
+def _controls(state: ViewState, figure, facet_ids) -> list:
+    selection = state.facet_selection(figure)
+    spec = figure.spec
+    xdim = spec.dims[spec.x]
+    x_range = list(state.x_range) if state.x_range else (
+        [min(xdim.numbers), max(xdim.numbers)] if xdim.numeric else [0, 1])
+    return [[selection[fid["dim"]] for fid in facet_ids],
+            list(spec.dims[spec.y].labels if state.rows is None else state.rows),
+            x_range, state.color, state.labels]
 
 
 @callback(
+    Output("browse-loc", "search"),
     Output("browse-graphs", "children"),
     Output("browse-summary", "children"),
-    Output("browse-url-state", "data"),
-    Input("browse-figure", "value"),
+    Output({"type": "browse-facet", "dim": ALL}, "value"),
+    Output("browse-rows", "value"),
+    Output("browse-xrange", "value"),
+    Output("browse-color", "value"),
+    Output("browse-labels", "value"),
+    Input("browse-loc", "search"),
     Input({"type": "browse-facet", "dim": ALL}, "value"),
-    Input({"type": "browse-facet", "dim": ALL}, "id"),
     Input("browse-rows", "value"),
     Input("browse-xrange", "value"),
     Input("browse-color", "value"),
     Input("browse-labels", "value"),
+    State({"type": "browse-facet", "dim": ALL}, "id"),
+    State("browse-rendered-figure", "data"),
 )
-def render(figure_id, facet_values, facet_ids, rows, x_range, color, labels):
-    if ctx.triggered_id == "browse-figure":
-        raise PreventUpdate  # change_figure navigates; the new page renders itself
+def sync(search, facet_values, rows, x_range, color, labels, facet_ids, rendered):
     catalog = get_catalog()
-    figure = catalog.figure(figure_id if figure_id in catalog else catalog.ids[0])
+    from_url = "browse-loc.search" in ctx.triggered_prop_ids or len(ctx.triggered_prop_ids) != 1
+    if from_url:
+        if search is None:
+            raise PreventUpdate  # the location reports the URL as it mounts
+        state = parse_state(parse_qs(search.lstrip("?"), keep_blank_values=True), catalog)
+        if state.figure != rendered:
+            raise PreventUpdate  # another figure: Dash Pages renders the page anew
+        figure = catalog.figure(rendered)
+        return (no_update, *graphs(figure, state), *_controls(state, figure, facet_ids))
+    figure = catalog.figure(rendered)
     facets = {fid["dim"]: value for fid, value in zip(facet_ids, facet_values)}
     state = state_from_controls(figure, facets, rows, x_range, color, labels)
-    sync = sync_data(state.to_query(), figure.id, replace=ctx.triggered_id is None)
-    return (*graphs(figure, state), sync)
+    return (state.to_query(), *graphs(figure, state), [no_update] * len(facet_ids),
+            *[no_update] * 4)
 
 
 def graphs(figure, state):
@@ -110,4 +145,4 @@ def graphs(figure, state):
     return dbc.Row(cols, className="g-2"), summary
 
 
-register_url_sync(PAGE, [path for _, path in NAV_PAGES])
+register_nav_sync(PAGE)

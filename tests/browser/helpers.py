@@ -1,0 +1,101 @@
+"""Browser test helpers: real mouse hovers over heatmap cells, dropdown picks, screenshots."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from urllib.parse import urlparse
+
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from dash.testing.wait import until
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
+
+
+def graph_selector(page: str, panel_key: str) -> str:
+    """CSS selector of a heatmap graph: pattern-matching ids are JSON in the DOM."""
+    dom_id = json.dumps({"panel": panel_key, "type": f"{page}-heatmap"}, separators=(",", ":"))
+    return f'[id={json.dumps(dom_id)}]'
+
+
+def cell_center(driver, graph_css: str, x_label: str, y_label: str) -> tuple[float, float]:
+    """Viewport pixel of a heatmap cell's centre, from Plotly's own axis maps."""
+    return tuple(driver.execute_script(
+        """
+        const gd = document.querySelector(arguments[0]).querySelector('.js-plotly-plot');
+        const fl = gd._fullLayout, xa = fl.xaxis, ya = fl.yaxis;
+        const box = gd.getBoundingClientRect();
+        // category index, then pixel: d2p would read numeric labels ('2000') as positions
+        const i = xa._categories.indexOf(arguments[1]), j = ya._categories.indexOf(arguments[2]);
+        if (i < 0 || j < 0) { throw new Error('no such cell: ' + arguments[1] + ', ' + arguments[2]); }
+        return [box.left + xa._offset + xa.l2p(i), box.top + ya._offset + ya.l2p(j)];
+        """, graph_css, x_label, y_label))
+
+
+def hover_cell(dash_duo, graph_css: str, x_label: str, y_label: str, timeout: float = 5) -> str:
+    """Move the real mouse over a cell and return the hover label's text."""
+    driver = dash_duo.driver
+    plot = driver.find_element(By.CSS_SELECTOR, f"{graph_css} .nsewdrag")
+    # 'instant': Bootstrap turns on smooth scrolling, which would move the cell under the pointer
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center', behavior: 'instant'});",
+                          plot)
+    x, y = cell_center(driver, graph_css, x_label, y_label)
+    actions = ActionBuilder(driver)
+    actions.pointer_action.move_to_location(round(x), round(y))
+    actions.perform()
+    dash_duo.wait_for_element(f"{graph_css} .hoverlayer .hovertext", timeout=timeout)
+    return driver.find_element(By.CSS_SELECTOR, f"{graph_css} .hoverlayer .hovertext").text
+
+
+def axis_ticks(driver, graph_css: str, axis: str) -> list[str]:
+    """Tick labels of an axis ('x' or 'y') in screen order: left to right, top to bottom."""
+    return driver.execute_script(
+        """
+        const ticks = Array.from(document.querySelector(arguments[0])
+            .querySelectorAll('.' + arguments[1] + 'tick text'));
+        const pos = t => { const r = t.getBoundingClientRect();
+                           return arguments[1] === 'x' ? r.left : r.top; };
+        return ticks.sort((a, b) => pos(a) - pos(b)).map(t => t.textContent);
+        """, graph_css, axis)
+
+
+def pick_option(dash_duo, dropdown_css: str, option_text: str) -> None:
+    """Open a Dash 4 dropdown and click the option with this exact text."""
+    close_dropdowns(dash_duo)
+    dash_duo.find_element(dropdown_css).click()
+    dash_duo.wait_for_element(".dash-dropdown-option")
+    for option in dash_duo.driver.find_elements(By.CSS_SELECTOR, ".dash-dropdown-option"):
+        if option.text.strip() == option_text:
+            option.click()
+            return
+    raise AssertionError(f"no option {option_text!r} in {dropdown_css}")
+
+
+def close_dropdowns(dash_duo) -> None:
+    """Close any open dropdown (Escape), so the next click opens the intended one."""
+    if dash_duo.driver.find_elements(By.CSS_SELECTOR, ".dash-dropdown-option"):
+        ActionChains(dash_duo.driver).send_keys(Keys.ESCAPE).perform()
+        until(lambda: not dash_duo.driver.find_elements(By.CSS_SELECTOR, ".dash-dropdown-option"),
+              timeout=3)
+
+
+def non_local_requests(driver) -> list[str]:
+    """Every resource the page loaded from a host that is not this machine."""
+    urls = driver.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name)"
+        ".concat([location.href]);")
+    return [u for u in urls if urlparse(u).scheme in ("http", "https", "ws", "wss")
+            and urlparse(u).hostname not in LOCAL_HOSTS]
+
+
+def screenshot(driver, name: str, tmp_path: Path) -> Path:
+    """Save a screenshot; EVALMAPS_SCREENSHOTS=dir keeps them (the README's comes from here)."""
+    folder = Path(os.environ.get("EVALMAPS_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
+    driver.save_screenshot(str(path))
+    return path

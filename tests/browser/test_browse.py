@@ -1,0 +1,152 @@
+"""The browse view in a real headless Chromium (dash_duo), against the real app and data."""
+
+from __future__ import annotations
+
+import pytest
+from dash.testing.wait import until
+from selenium.webdriver.common.by import By
+
+from tests.browser.helpers import (axis_ticks, graph_selector, hover_cell, non_local_requests, pick_option,
+                                   screenshot)
+
+pytestmark = pytest.mark.browser
+
+GRAPHS = ".heatmap-graph .main-svg"
+
+
+def panel_titles(dash_duo) -> list[str]:
+    return [e.text for e in dash_duo.driver.find_elements(By.CSS_SELECTOR, ".heatmap-graph .gtitle")]
+
+
+def open_view(dash_duo, query: str) -> None:
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/{query}")
+    dash_duo.wait_for_element(GRAPHS, timeout=15)
+
+
+@pytest.fixture()
+def served(dash_duo, dash_app):
+    dash_duo.start_server(dash_app)
+    dash_duo.wait_for_element(GRAPHS, timeout=15)
+    return dash_duo
+
+
+@pytest.mark.parametrize("figure_id", ["core-generalization", "short-to-long",
+                                       "acemath-training-progress", "dynts-r1-llama-benchmarks",
+                                       "dynts-llama-vs-qwen"])
+def test_each_figure_loads_clean_with_all_panels(served, catalog, figure_id, tmp_path):
+    open_view(served, f"?figure={figure_id}")
+    figure = catalog.figure(figure_id)
+    served.wait_for_text_to_equal(".figure-title", served.find_element(".figure-title").text)
+    assert figure.spec.title in served.find_element(".figure-title").text
+    served.wait_for_element(".heatmap-graph:nth-of-type(1) .gtitle")
+    titles = panel_titles(served)
+    assert len(titles) == len(figure.panels)
+    assert all(any(p.title in t for t in titles) for p in figure.panels.values())
+    screenshot(served.driver, f"browse-{figure_id}", tmp_path)
+    assert served.get_logs() == [], "browser console errors"
+    assert non_local_requests(served.driver) == []
+
+
+def test_hover_shows_exact_value_with_coordinates(served):
+    open_view(served, "?figure=core-generalization")
+    text = hover_cell(served, graph_selector("browse", "qwen-2-5b"), "3", "u")
+    assert "Type u · Length 3 · Accuracy 87.3%" in text
+
+
+def test_hover_on_missing_cell_says_not_reported(served):
+    open_view(served, "?figure=dynts-r1-llama-benchmarks&benchmark=AMC23")
+    text = hover_cell(served, graph_selector("browse", "r1-llama-amc23"), "0.3", "2000")
+    assert "Local Window Size 2000 · Ratio 0.3 · Pass@1 not reported" in text
+
+
+def test_flagship_hover_and_label_order(served):
+    open_view(served, "?figure=dynts-llama-vs-qwen")
+    css = graph_selector("browse", "r1-qwen")
+    text = hover_cell(served, css, "0.4", "2000")
+    assert "Local Window Size 2000 · Ratio 0.4 · Pass@1 56.3" in text
+    assert "R1-Qwen" in text
+    assert axis_ticks(served.driver, css, "y") == ["3000", "2000", "1000", "500"]  # top to bottom, as the seed draws it
+
+
+def test_illustrative_figure_is_labelled_on_the_figure(served):
+    open_view(served, "?figure=acemath-training-progress&benchmark=GSM8K")
+    assert "ILLUSTRATIVE" in served.find_element(".figure-title").text
+    assert "ILLUSTRATIVE" in served.find_element(".heatmap-graph .gtitle").text
+    text = hover_cell(served, graph_selector("browse", "gsm8k"), "1", "32b")
+    assert "ILLUSTRATIVE" in text
+
+
+def test_changing_the_figure_dropdown_changes_the_heatmap_and_url(served):
+    open_view(served, "?figure=core-generalization")
+    pick_option(served, "#browse-figure", "R1-Llama vs R1-Qwen: Pass@1 by local window size and ratio")
+    served.wait_for_text_to_equal(".heatmap-graph:nth-of-type(1) .gtitle", "R1-Llama", timeout=10)
+    assert sorted(panel_titles(served)) == ["R1-Llama", "R1-Qwen"]
+    assert "figure=dynts-llama-vs-qwen" in served.driver.current_url
+    assert served.get_logs() == []
+
+
+def test_facet_dropdown_picks_the_panels_shown(served):
+    open_view(served, "?figure=dynts-r1-llama-benchmarks")
+    assert len(panel_titles(served)) == 4
+    facet = '[id=\'{"dim":"benchmark","type":"browse-facet"}\']'
+    pick_option(served, facet, "AIME25")  # deselect one of the four
+    served.driver.find_element(By.TAG_NAME, "body").click()
+    served.wait_for_element(".heatmap-graph")
+    until(lambda: len(panel_titles(served)) == 3, timeout=10)
+    assert not any("AIME25" in t for t in panel_titles(served))
+    until(lambda: "benchmark=AIME24" in served.driver.current_url, timeout=5)
+    assert "AIME25" not in served.driver.current_url
+
+
+def test_rows_and_range_come_from_the_url_and_survive_reload(served):
+    query = "?figure=short-to-long&rows=1&rows=4&xmin=7&xmax=11&labels=off&color=shared"
+    open_view(served, query)
+    css = graph_selector("browse", "qwen-2-5-7b")
+    assert axis_ticks(served.driver, css, "y") == ["1", "4"]
+    assert axis_ticks(served.driver, css, "x") == ["7", "8", "9", "10", "11"]
+    assert served.driver.find_elements(By.CSS_SELECTOR, f"{css} .textpoint text") == [] or all(
+        t.text == "" for t in served.driver.find_elements(By.CSS_SELECTOR, f"{css} .textpoint text"))
+    assert served.find_element("#browse-labels").is_selected() is False
+    assert served.find_element("#browse-color input:checked").get_attribute("id").endswith("shared")
+    # shared colour range = min/max of the visible cells (46.3 .. 85.3)
+    zrange = served.driver.execute_script(
+        "const gd = document.querySelector(arguments[0]).querySelector('.js-plotly-plot');"
+        "return [gd.data[0].zmin, gd.data[0].zmax];", css)
+    assert zrange == pytest.approx([46.3, 85.3])
+    served.driver.refresh()
+    served.wait_for_element(GRAPHS, timeout=15)
+    assert axis_ticks(served.driver, css, "y") == ["1", "4"]
+
+
+def test_back_and_forward_restore_views(served):
+    open_view(served, "?figure=dynts-llama-vs-qwen&model=R1-Qwen")
+    assert panel_titles(served) == ["R1-Qwen"]
+    css = graph_selector("browse", "r1-qwen")
+    # a control change on the same figure: a history entry, no reload
+    served.driver.execute_script("window.__same_document = true;")
+    pick_option(served, "#browse-rows", "2000")  # deselect 2000
+    served.wait_for_text_to_equal("#browse-rows-value-count", "3 selected")
+    until(lambda: axis_ticks(served.driver, css, "y") == ["3000", "1000", "500"], timeout=10)
+    assert "rows=3000&rows=1000&rows=500" in served.driver.current_url
+    # another figure: Dash Pages renders the page anew
+    pick_option(served, "#browse-figure", "Baseline - Short-to-Long - Qwen-2.5 7B")
+    served.wait_for_text_to_equal(".heatmap-graph .gtitle", "Qwen-2.5 7B", timeout=10)
+
+    served.driver.back()
+    served.wait_for_text_to_equal(".heatmap-graph .gtitle", "R1-Qwen", timeout=10)
+    until(lambda: axis_ticks(served.driver, css, "y") == ["3000", "1000", "500"], timeout=10)
+    served.driver.back()
+    until(lambda: axis_ticks(served.driver, css, "y") == ["3000", "2000", "1000", "500"], timeout=10)
+    assert served.driver.current_url.endswith("?figure=dynts-llama-vs-qwen&model=R1-Qwen")
+    served.driver.forward()
+    until(lambda: axis_ticks(served.driver, css, "y") == ["3000", "1000", "500"], timeout=10)
+    served.driver.forward()
+    served.wait_for_text_to_equal(".heatmap-graph .gtitle", "Qwen-2.5 7B", timeout=10)
+    assert served.driver.execute_script("return window.__same_document === true;")
+    assert served.get_logs() == []
+
+
+def test_unknown_figure_in_url_is_explained_not_a_crash(served):
+    open_view(served, "?figure=no-such-figure")
+    assert "There is no figure 'no-such-figure'" in served.find_element(".alert").text
+    assert served.get_logs() == []
