@@ -58,8 +58,10 @@ def cells(figure_id: str):
     return jsonify(payload)
 
 
+@api.get("/api")
+@api.get("/api/")
 @api.get("/api/<path:rest>")
-def unknown_api_route(rest: str):
+def unknown_api_route(rest: str = ""):
     return error(404, f"There is no API route /api/{rest}. See /api/figures.")
 
 
@@ -95,8 +97,8 @@ def unexpected(exc: Exception):
     if hasattr(exc, "code") and isinstance(getattr(exc, "code"), int):
         return exc  # an HTTPException: Flask renders it
     current_app.logger.exception("unexpected error on %s", request.path)
-    return error(500, "The request could not be handled. "
-                 "Check the URL's parameters; if it persists, report it with the URL.")
+    return error(500, "The server could not handle this request. "
+                 "If it persists, report it with the URL.")
 
 
 @vendor.get("/vendor/bootstrap/<path:filename>")

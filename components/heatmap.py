@@ -79,12 +79,10 @@ def heatmap_figure(view: PanelView, zrange: tuple[float, float] | None, *,
     )
     fig = go.Figure(trace)
     heading = escape(title if title is not None else view.title)
-    if spec.illustrative:
-        heading += " <span style='color:#b45309'>· ILLUSTRATIVE values</span>"
     fig.update_layout(
-        title=dict(text=heading, x=0.5, xanchor="center", font=dict(size=15)),
+        title=dict(text=heading, x=0.02, xanchor="left", y=0.98, yanchor="top", font=dict(size=15)),
         font=dict(family=FONT, size=12, color="#212529"),
-        margin=dict(l=70, r=20, t=50, b=55),
+        margin=dict(l=70, r=20, t=64, b=55),
         height=panel_height(len(view.y_labels)),
         plot_bgcolor=MISSING_COLOR,
         paper_bgcolor="white",
@@ -95,10 +93,9 @@ def heatmap_figure(view: PanelView, zrange: tuple[float, float] | None, *,
     fig.update_yaxes(title_text=escape(spec.dims[spec.y].title), type="category", showgrid=False,
                      autorange="reversed")
     if spec.illustrative:
-        fig.add_annotation(text="ILLUSTRATIVE: made-up values from the described trends, not results",
-                           xref="paper", yref="paper", x=0.5, y=-0.22, showarrow=False,
+        fig.add_annotation(text="ILLUSTRATIVE values, not results", xref="paper", yref="paper",
+                           x=0.5, y=1.0, yanchor="bottom", showarrow=False,
                            font=dict(size=11, color="#b45309"))
-        fig.update_layout(margin=dict(b=80))
     return fig
 
 
@@ -107,5 +104,8 @@ def graph_config(figure_id: str, panel_key: str) -> dict:
     return {
         "displaylogo": False,
         "toImageButtonOptions": {"format": "png", "filename": f"{figure_id}__{panel_key}", "scale": 2},
-        "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"],
+        # heatmaps of a few labelled cells: export and reset are the useful buttons
+        "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d", "zoom2d", "pan2d",
+                                   "zoomIn2d", "zoomOut2d", "toggleSpikelines",
+                                   "hoverClosestCartesian", "hoverCompareCartesian"],
     }

@@ -24,8 +24,9 @@ def serve(args: argparse.Namespace) -> int:
     app = webapp.app
     print(f"evalmaps: serving {len(app.server.extensions['evalmaps']['catalog'])} figures "
           f"on http://{args.host}:{args.port}/", flush=True)
+    # no version check even in debug mode: nothing leaves the machine
     app.run(host=args.host, port=args.port, debug=args.debug, dev_tools_ui=args.debug,
-            dev_tools_hot_reload=args.debug)
+            dev_tools_hot_reload=args.debug, dev_tools_disable_version_check=True)
     return 0
 
 

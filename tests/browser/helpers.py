@@ -55,8 +55,9 @@ def axis_ticks(driver, graph_css: str, axis: str) -> list[str]:
     """Tick labels of an axis ('x' or 'y') in screen order: left to right, top to bottom."""
     return driver.execute_script(
         """
-        const ticks = Array.from(document.querySelector(arguments[0])
-            .querySelectorAll('.' + arguments[1] + 'tick text'));
+        const graph = document.querySelector(arguments[0]);
+        if (!graph) { return null; }  // not rendered (yet)
+        const ticks = Array.from(graph.querySelectorAll('.' + arguments[1] + 'tick text'));
         const pos = t => { const r = t.getBoundingClientRect();
                            return arguments[1] === 'x' ? r.left : r.top; };
         return ticks.sort((a, b) => pos(a) - pos(b)).map(t => t.textContent);
