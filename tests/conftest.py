@@ -13,6 +13,25 @@ SHARED = ROOT.parent / "shared"
 EXTERNAL = SHARED / "external" / "meta-learning-logic"
 
 
+def _browser_available() -> bool:
+    return bool((os.environ.get("DASH_TEST_CHROMEPATH") or shutil.which("chromium")
+                 or shutil.which("chromium-browser") or shutil.which("google-chrome"))
+                and shutil.which("chromedriver"))
+
+
+def pytest_collection_modifyitems(config, items):
+    """Without Chromium + chromedriver, browser tests skip locally, and fail the run in CI."""
+    if _browser_available():
+        return
+    reason = ("browser tests need Chromium and chromedriver "
+              "(Debian: apt-get install chromium chromium-driver)")
+    if os.environ.get("CI"):
+        raise pytest.UsageError(f"CI: {reason}")
+    for item in items:
+        if "dash_duo" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
 def pytest_setup_options():
     """Chrome options for dash_duo: the system Chromium, no network chatter of its own."""
     from selenium.webdriver.chrome.options import Options
