@@ -10,10 +10,10 @@ from pathlib import Path
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import Dash, dcc, html
+from dash import Dash, State, dcc, html
 
 from evalmaps import load_catalog
-from layouts._shared import NAV_PAGES, nav_id
+from layouts._shared import NAV_PAGES, UPLOADS, nav_id
 from routes import api, vendor
 
 HERE = Path(__file__).resolve().parent
@@ -42,12 +42,18 @@ def create_app(data_dir: str | Path | None = None) -> Dash:
         serve_locally=True,
         title="evalmaps",
         update_title=None,
+        # every page's layout also gets this browser session's uploaded figures
+        routing_callback_inputs={"uploads": State(UPLOADS, "data")},
     )
     app.server.extensions["evalmaps"] = {"catalog": catalog}
     app.server.json.sort_keys = False  # keep the API's documented key order
     app.server.register_blueprint(api)
     app.server.register_blueprint(vendor)
-    app.layout = html.Div([navbar(), dash.page_container])
+    app.layout = html.Div([
+        dcc.Store(id=UPLOADS, storage_type="session", data=[]),
+        navbar(),
+        dash.page_container,
+    ])
     secure_headers(app)
     return app
 

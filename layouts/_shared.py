@@ -7,13 +7,19 @@ from dash import ClientsideFunction, Input, Output, clientside_callback, dcc, ht
 from flask import current_app
 
 from evalmaps.model import Catalog
+from evalmaps.uploads import session_catalog
 
-NAV_PAGES = [("Browse", "/")]  # a page adds itself here when it lands
+NAV_PAGES = [("Browse", "/"), ("Trends", "/trends"), ("Compare", "/compare"), ("Data", "/data")]
+UPLOADS = "uploads"  # the session store (in app.layout) holding this browser's uploaded figures
 
 
-def get_catalog() -> Catalog:
-    """The catalog loaded once at start-up (see app.create_app)."""
-    return current_app.extensions["evalmaps"]["catalog"]
+def get_catalog(uploads: list[dict] | None = None) -> Catalog:
+    """The catalog loaded once at start-up (see app.create_app), plus this session's uploads.
+
+    Pages get ``uploads`` as a layout keyword (Dash Pages routing input) and callbacks as
+    ``State(UPLOADS, "data")``.
+    """
+    return session_catalog(current_app.extensions["evalmaps"]["catalog"], uploads)
 
 
 def nav_id(path: str) -> str:

@@ -21,7 +21,7 @@ from components.heatmap import graph_config, heatmap_figure
 from components.provenance import provenance_badge, source_card
 from evalmaps.slicing import color_range, select_panels, slice_panel
 from evalmaps.state import ViewState, parse_state, state_from_controls
-from layouts._shared import (empty_note, get_catalog, page_location, problems_alert,
+from layouts._shared import (UPLOADS, empty_note, get_catalog, page_location, problems_alert,
                              register_nav_sync)
 
 dash.register_page(__name__, path="/", name="Browse", title="evalmaps · Browse", order=0)
@@ -29,8 +29,8 @@ dash.register_page(__name__, path="/", name="Browse", title="evalmaps · Browse"
 PAGE = "browse"
 
 
-def layout(**query):
-    catalog = get_catalog()
+def layout(uploads=None, **query):
+    catalog = get_catalog(uploads)
     state = parse_state(query, catalog)
     figure = catalog.figure(state.figure)
     spec = figure.spec
@@ -61,11 +61,12 @@ def layout(**query):
     Output("_pages_location", "href", allow_duplicate=True),
     Input("browse-figure", "value"),
     State("browse-rendered-figure", "data"),
+    State(UPLOADS, "data"),
     prevent_initial_call=True,
 )
-def change_figure(figure_id, rendered):
+def change_figure(figure_id, rendered, uploads):
     """A new figure needs new controls: navigate, and the page renders anew from the URL."""
-    if figure_id == rendered or figure_id not in get_catalog():
+    if figure_id == rendered or figure_id not in get_catalog(uploads):
         raise PreventUpdate
     # href, not search: the pages location's own href may be stale after in-page history entries
     return dash.get_relative_path("/") + ViewState(figure_id).to_query()
@@ -99,9 +100,10 @@ def _controls(state: ViewState, figure, facet_ids) -> list:
     Input("browse-labels", "value"),
     State({"type": "browse-facet", "dim": ALL}, "id"),
     State("browse-rendered-figure", "data"),
+    State(UPLOADS, "data"),
 )
-def sync(search, facet_values, rows, x_range, color, labels, facet_ids, rendered):
-    catalog = get_catalog()
+def sync(search, facet_values, rows, x_range, color, labels, facet_ids, rendered, uploads):
+    catalog = get_catalog(uploads)
     from_url = "browse-loc.search" in ctx.triggered_prop_ids or len(ctx.triggered_prop_ids) != 1
     if from_url:
         if search is None:
