@@ -12,7 +12,8 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import Dash, State, dcc, html
 
-from evalmaps import load_catalog
+from evalmaps import DataError, load_catalog
+from evalmaps.importers import DEFAULT_MAX_BYTES, load_folder
 from layouts._shared import NAV_PAGES, UPLOADS, nav_id
 from routes import api, vendor
 
@@ -30,9 +31,19 @@ def navbar() -> dbc.Navbar:
     ], fluid=True), color="#1f2a44", dark=True, className="evalmaps-navbar py-2")
 
 
-def create_app(data_dir: str | Path | None = None) -> Dash:
-    """Load and validate the data once, then build the app. Bad data stops start-up here."""
+def create_app(data_dir: str | Path | None = None, extra_dirs: list[str | Path] = ()) -> Dash:
+    """Load and validate the data once, then build the app. Bad data stops start-up here.
+
+    ``extra_dirs``: the user's folders of results (``evalmaps serve --data DIR``), shown next to
+    the built-in figures.
+    """
     catalog = load_catalog(data_dir)
+    extra = [figure for folder in extra_dirs for figure in load_folder(folder)]
+    for figure in extra:
+        if figure.id in catalog:
+            raise DataError(f"the figure id '{figure.id}' is already taken. Rename the file or "
+                            f"its catalog id.", file=str(figure.spec.file))
+    catalog = catalog.with_figures(extra)
     app = Dash(
         __name__,
         use_pages=True,
@@ -46,6 +57,12 @@ def create_app(data_dir: str | Path | None = None) -> Dash:
         routing_callback_inputs={"uploads": State(UPLOADS, "data")},
     )
     app.server.extensions["evalmaps"] = {"catalog": catalog}
+    # uploads arrive base64-encoded inside a callback request: refuse bodies that cannot hold
+    # a file under the limit, server-side (dcc.Upload's own limit is only checked in the browser)
+    max_bytes = int(float(os.environ.get("EVALMAPS_MAX_UPLOAD_MB", DEFAULT_MAX_BYTES / 2**20))
+                    * 2**20)
+    app.server.config["EVALMAPS_MAX_UPLOAD_BYTES"] = max_bytes
+    app.server.config["MAX_CONTENT_LENGTH"] = max_bytes * 4 // 3 + 2**20
     app.server.json.sort_keys = False  # keep the API's documented key order
     app.server.register_blueprint(api)
     app.server.register_blueprint(vendor)
@@ -93,7 +110,8 @@ def secure_headers(app: Dash) -> None:
         return response
 
 
-app = create_app(os.environ.get("EVALMAPS_DATA"))
+app = create_app(os.environ.get("EVALMAPS_DATA"),
+                 [d for d in os.environ.get("EVALMAPS_EXTRA_DATA", "").split(os.pathsep) if d])
 server = app.server
 
 if __name__ == "__main__":

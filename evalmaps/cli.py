@@ -1,24 +1,52 @@
-"""The ``evalmaps`` command: ``evalmaps serve [--port N] [--host H] [--debug]``."""
+"""The ``evalmaps`` command.
+
+    evalmaps serve [--port N] [--host H] [--debug] [--data DIR ...]
+    evalmaps import FILE [--format auto|tidy|wide|matrix] [--replicate COL] [-x DIM] [-y DIM]
+                         [-o OUT.csv]
+
+Errors are one or two sentences on stderr and a non-zero exit, never a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
+from pathlib import Path
 
 from evalmaps.errors import EvalmapsError
+from evalmaps.importers import FORMATS, Mapping, import_bytes
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="evalmaps", description=__doc__)
+    parser = argparse.ArgumentParser(prog="evalmaps", description="Browse, slice and compare "
+                                     "result heatmaps of ML papers.")
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the dashboard (default http://127.0.0.1:8050)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8050)
     serve.add_argument("--debug", action="store_true", help="Dash debug mode and dev tools")
+    serve.add_argument("--data", action="append", default=[], metavar="DIR",
+                       help="a folder of CSVs (or CSVs plus catalog.json) to serve next to the "
+                            "built-in figures; repeatable")
+    imp = sub.add_parser("import", help="turn a results table into a tidy CSV")
+    imp.add_argument("file")
+    imp.add_argument("--format", choices=FORMATS, default="auto")
+    imp.add_argument("--replicate", default=None, metavar="COL",
+                     help="column whose rows are replicates to average (default: a column named "
+                          "seed/run/...; '' for none)")
+    imp.add_argument("-x", default=None, metavar="DIM", help="the x-axis dimension")
+    imp.add_argument("-y", default=None, metavar="DIM", help="the y-axis dimension")
+    imp.add_argument("-o", "--output", default=None, metavar="OUT.csv",
+                     help="write the tidy cells here (default: print a summary)")
     return parser
 
 
 def serve(args: argparse.Namespace) -> int:
+    if args.data:
+        os.environ["EVALMAPS_EXTRA_DATA"] = os.pathsep.join(str(Path(d).resolve())
+                                                            for d in args.data)
     import app as webapp  # the web layer is only imported to serve; it loads the data once
 
     app = webapp.app
@@ -30,11 +58,32 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def import_command(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        print(f"evalmaps: {path}: cannot read the file ({exc.strerror}). Check the path.",
+              file=sys.stderr)
+        return 2
+    imported = import_bytes(data, str(path), Mapping(format=args.format, x=args.x, y=args.y,
+                                                     replicate=args.replicate))
+    imported.figure()  # validate the result as the app would
+    if args.output:
+        Path(args.output).write_text(imported.to_csv(), encoding="utf-8")
+        print(f"evalmaps: wrote {imported.n_cells} cells to {args.output}", file=sys.stderr)
+    else:
+        print(json.dumps(imported.summary(), indent=2))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "serve":
             return serve(args)
+        if args.command == "import":
+            return import_command(args)
     except EvalmapsError as exc:
         print(f"evalmaps: {exc}", file=sys.stderr)
         return 2

@@ -117,7 +117,17 @@ def parse_spec(entry: Any, where: str) -> FigureSpec:
         zrange=tuple(zrange) if zrange is not None else None, provenance=provenance,
         source={str(k): str(v) for k, v in dict(entry.get("source", {})).items()},
         notes=tuple(str(n) for n in entry.get("notes", [])), file=_need(entry, "file", str, where),
+        decimals=_decimals_entry(entry, where),
     )
+
+
+def _decimals_entry(entry: dict, where: str) -> int | None:
+    value = entry.get("decimals")
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_DECIMALS:
+        raise DataError(f"\"decimals\" must be a whole number from 0 to {MAX_DECIMALS}.", file=where)
+    return value
 
 
 def load_figure(spec: FigureSpec, path: Path) -> Figure:
@@ -220,4 +230,6 @@ def validate_cells(frame: pd.DataFrame, spec: FigureSpec, file: str) -> tuple[pd
         if col in numbers:
             cells[col] = numbers[col][present].to_numpy(dtype=float)
     decimals = max((_decimals(t) for t in frame["value"][present]), default=0)
+    if spec.decimals is not None:
+        return cells, spec.decimals
     return cells, min(decimals, MAX_DECIMALS)

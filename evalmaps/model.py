@@ -84,6 +84,7 @@ class FigureSpec:
     source: dict[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     file: str = ""
+    decimals: int | None = None  # display decimals; None: as many as the data file writes
 
     @property
     def dim_names(self) -> tuple[str, ...]:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dash
 import dash_bootstrap_components as dbc
-from dash import ClientsideFunction, Input, Output, clientside_callback, dcc, html
+from dash import ClientsideFunction, Input, Output, State, callback, clientside_callback, dcc, html
+from dash.exceptions import PreventUpdate
 from flask import current_app
 
-from evalmaps.model import Catalog
-from evalmaps.uploads import session_catalog
+from evalmaps.model import Catalog, Figure
+from evalmaps.state import ViewState
+from evalmaps.uploads import UPLOAD_PREFIX, session_catalog
 
 NAV_PAGES = [("Browse", "/"), ("Trends", "/trends"), ("Compare", "/compare"), ("Data", "/data")]
 UPLOADS = "uploads"  # the session store (in app.layout) holding this browser's uploaded figures
@@ -54,3 +57,40 @@ def problems_alert(problems: tuple[str, ...] | list[str]):
 
 def empty_note(text: str):
     return html.Div(text, className="text-muted fst-italic p-4 border rounded bg-light")
+
+
+def register_figure_navigation(page: str, path: str) -> None:
+    """Choosing another figure navigates to ``path?figure=<id>``: Dash Pages renders the page
+    anew with that figure's controls. (href, not search: the pages location's own search may be
+    stale after in-page history entries.)"""
+
+    @callback(
+        Output("_pages_location", "href", allow_duplicate=True),
+        Input(f"{page}-figure", "value"),
+        State(f"{page}-rendered-figure", "data"),
+        State(UPLOADS, "data"),
+        prevent_initial_call=True,
+    )
+    def change_figure(figure_id, rendered, uploads):
+        if figure_id == rendered or figure_id not in get_catalog(uploads):
+            raise PreventUpdate
+        return dash.get_relative_path(path) + ViewState(figure_id).to_query()
+
+
+def slicing_values(state: ViewState, figure: Figure, facet_ids: list[dict]) -> list:
+    """Control values for a state: [facet values per facet dropdown, rows, x range]."""
+    selection = state.facet_selection(figure)
+    spec = figure.spec
+    xdim = spec.dims[spec.x]
+    x_range = list(state.x_range) if state.x_range else (
+        [min(xdim.numbers), max(xdim.numbers)] if xdim.numeric else [0, 1])
+    return [[selection[fid["dim"]] for fid in facet_ids],
+            list(spec.dims[spec.y].labels if state.rows is None else state.rows), x_range]
+
+
+def explain_problems(problems: tuple[str, ...], figure_id: str | None) -> tuple[str, ...]:
+    """Add why an uploaded figure's URL may not open: uploads live in one browser session."""
+    if figure_id and figure_id.startswith(UPLOAD_PREFIX) and problems:
+        return (*problems, "Uploaded figures live only in the browser session that uploaded "
+                           "them: upload the file again on the Data page.")
+    return problems

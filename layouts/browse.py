@@ -20,9 +20,10 @@ from components.controls import (color_mode_control, facet_dropdowns, figure_dro
 from components.heatmap import graph_config, heatmap_figure
 from components.provenance import provenance_badge, source_card
 from evalmaps.slicing import color_range, select_panels, slice_panel
-from evalmaps.state import ViewState, parse_state, state_from_controls
-from layouts._shared import (UPLOADS, empty_note, get_catalog, page_location, problems_alert,
-                             register_nav_sync)
+from evalmaps.state import first, parse_state, state_from_controls
+from layouts._shared import (UPLOADS, empty_note, explain_problems, get_catalog, page_location,
+                             problems_alert, register_figure_navigation, register_nav_sync,
+                             slicing_values)
 
 dash.register_page(__name__, path="/", name="Browse", title="evalmaps · Browse", order=0)
 
@@ -36,7 +37,7 @@ def layout(uploads=None, **query):
     spec = figure.spec
     return dbc.Container([
         page_location(PAGE, figure.id),
-        problems_alert(state.problems),
+        problems_alert(explain_problems(state.problems, first(query.get("figure")))),
         dbc.Row([
             labelled("Figure", figure_dropdown("browse-figure", catalog, figure.id),
                      html_for="browse-figure", width=6),
@@ -57,30 +58,7 @@ def layout(uploads=None, **query):
     ], fluid=True, className="py-3")
 
 
-@callback(
-    Output("_pages_location", "href", allow_duplicate=True),
-    Input("browse-figure", "value"),
-    State("browse-rendered-figure", "data"),
-    State(UPLOADS, "data"),
-    prevent_initial_call=True,
-)
-def change_figure(figure_id, rendered, uploads):
-    """A new figure needs new controls: navigate, and the page renders anew from the URL."""
-    if figure_id == rendered or figure_id not in get_catalog(uploads):
-        raise PreventUpdate
-    # href, not search: the pages location's own href may be stale after in-page history entries
-    return dash.get_relative_path("/") + ViewState(figure_id).to_query()
-
-
-def _controls(state: ViewState, figure, facet_ids) -> list:
-    selection = state.facet_selection(figure)
-    spec = figure.spec
-    xdim = spec.dims[spec.x]
-    x_range = list(state.x_range) if state.x_range else (
-        [min(xdim.numbers), max(xdim.numbers)] if xdim.numeric else [0, 1])
-    return [[selection[fid["dim"]] for fid in facet_ids],
-            list(spec.dims[spec.y].labels if state.rows is None else state.rows),
-            x_range, state.color, state.labels]
+register_figure_navigation(PAGE, "/")
 
 
 @callback(
@@ -112,7 +90,8 @@ def sync(search, facet_values, rows, x_range, color, labels, facet_ids, rendered
         if state.figure != rendered:
             raise PreventUpdate  # another figure: Dash Pages renders the page anew
         figure = catalog.figure(rendered)
-        return (no_update, *graphs(figure, state), *_controls(state, figure, facet_ids))
+        return (no_update, *graphs(figure, state), *slicing_values(state, figure, facet_ids),
+                state.color, state.labels)
     figure = catalog.figure(rendered)
     facets = {fid["dim"]: value for fid, value in zip(facet_ids, facet_values)}
     state = state_from_controls(figure, facets, rows, x_range, color, labels)

@@ -1,0 +1,70 @@
+"""Builders for the data view: the cells grid (dash-ag-grid) and the upload preview card."""
+
+from __future__ import annotations
+
+import dash_ag_grid as dag
+import dash_bootstrap_components as dbc
+from dash import dcc, html
+
+from evalmaps.model import FigureSpec
+
+
+def cells_grid(component_id: str, spec: FigureSpec, rows: list[dict]) -> dag.AgGrid:
+    """Tidy cells, sortable and filterable. Cells render as text, never as HTML."""
+    columns = [{"field": d, "headerName": spec.dims[d].title, "filter": "agTextColumnFilter"}
+               for d in spec.dim_names]
+    columns.append({"field": "value", "headerName": spec.metric.label, "type": "numericColumn",
+                    "filter": "agNumberColumnFilter"})
+    for extra, title in (("sd", "sd"), ("n", "n")):
+        if rows and extra in rows[0]:
+            columns.append({"field": extra, "headerName": title, "type": "numericColumn",
+                            "filter": "agNumberColumnFilter"})
+    return dag.AgGrid(
+        id=component_id,
+        rowData=rows,
+        columnDefs=columns,
+        defaultColDef={"sortable": True, "resizable": True, "floatingFilter": True, "flex": 1,
+                       "minWidth": 100},
+        dashGridOptions={"animateRows": False, "pagination": len(rows) > 200,
+                         "paginationPageSize": 100},
+        style={"height": "460px"},
+        className="cells-grid",
+    )
+
+
+def upload_box(component_id: str, max_mb: float) -> dcc.Upload:
+    return dcc.Upload(
+        id=component_id,
+        children=html.Div([
+            html.Strong("Drop a results CSV here"), " or ", html.A("choose a file", href="#"),
+            html.Div(f"tidy, wide (e.g. type_3_len_15 columns) or matrix; up to {max_mb:g} MB. "
+                     "It stays in this browser session; the server keeps nothing.",
+                     className="small text-muted"),
+        ]),
+        multiple=False,
+        className="upload-box",
+    )
+
+
+def preview_card(summary: dict, title: str) -> dbc.Card:
+    """What the importer detected: format, dimensions, facets, replicates, cells, warnings."""
+    dims = summary["dims"]
+    rows = [
+        ("Format", summary["format"]),
+        ("Rows (y)", f"{summary['y']} ({dims[summary['y']]} labels)"),
+        ("Columns (x)", f"{summary['x']} ({dims[summary['x']]} labels)"),
+        ("Facets (panels)", ", ".join(f"{f} ({dims[f]})" for f in summary["facets"]) or "none"),
+        ("Replicates", f"'{summary['replicate']}' averaged, up to {summary['replicates']} per cell"
+         if summary["replicate"] else "none"),
+        ("Cells", str(summary["cells"])),
+    ]
+    return dbc.Card([
+        dbc.CardHeader(["Preview: ", html.Span(title, className="fw-semibold")]),
+        dbc.CardBody([
+            html.Table(html.Tbody([html.Tr([html.Th(k, className="pe-3"), html.Td(v)])
+                                   for k, v in rows]),
+                       className="table table-sm mb-2 preview-table"),
+            html.Ul([html.Li(w) for w in summary["warnings"]], className="small text-warning-emphasis")
+            if summary["warnings"] else None,
+        ]),
+    ], id="data-preview-card", className="mb-2")

@@ -1,0 +1,336 @@
+"""Data view (/data): bring your own results (upload, preview, mapping), and the tidy cells of
+the current slice in a grid with a CSV download of exactly the visible rows.
+
+Uploaded data stays in the browser session (the ``uploads`` store): the server writes nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+from urllib.parse import parse_qs
+
+import dash
+import dash_bootstrap_components as dbc
+from dash import (ALL, ClientsideFunction, Input, Output, State, callback, clientside_callback,
+                  ctx, dcc, html, no_update)
+from dash.exceptions import PreventUpdate
+from flask import current_app
+
+from components.controls import facet_dropdowns, figure_dropdown, labelled, rows_dropdown, \
+    x_range_control
+from components.datatable import cells_grid, preview_card, upload_box
+from components.provenance import provenance_badge
+from evalmaps.api import cells_csv
+from evalmaps.errors import EvalmapsError
+from evalmaps.importers import FORMATS, Mapping, import_bytes
+from evalmaps.model import slugify
+from evalmaps.slicing import select_panels, slice_panel
+from evalmaps.state import first, parse_state, state_from_controls
+from evalmaps.uploads import UPLOAD_PREFIX, upload_entry
+from layouts._shared import (UPLOADS, explain_problems, get_catalog, page_location,
+                             problems_alert, register_figure_navigation, register_nav_sync,
+                             slicing_values)
+
+dash.register_page(__name__, path="/data", name="Data", title="evalmaps · Data", order=3)
+
+PAGE = "data"
+MAX_SESSION_BYTES = 4 * 2**20  # what one browser tab's session storage can reliably hold
+
+
+def max_upload_bytes() -> int:
+    return current_app.config["EVALMAPS_MAX_UPLOAD_BYTES"]
+
+
+def layout(uploads=None, **query):
+    catalog = get_catalog(uploads)
+    state = parse_state(query, catalog)
+    figure = catalog.figure(state.figure)
+    spec = figure.spec
+    max_mb = max_upload_bytes() / 2**20
+    return dbc.Container([
+        page_location(PAGE, figure.id),
+        problems_alert(explain_problems(state.problems, first(query.get("figure")))),
+        html.H4("Bring your own results", className="section-title"),
+        dbc.Row([
+            dbc.Col(upload_box("data-upload", max_mb), md=5),
+            dbc.Col(dbc.Row([
+                labelled("Format", dcc.Dropdown(id="data-format", options=list(FORMATS),
+                                                value="auto", clearable=False), width=3),
+                labelled("Rows (y)", dcc.Dropdown(id="data-y", options=[], clearable=False),
+                         width=3),
+                labelled("Columns (x)", dcc.Dropdown(id="data-x", options=[], clearable=False),
+                         width=3),
+                labelled("Replicates", dcc.Dropdown(id="data-replicate", options=[],
+                                                    placeholder="none"), width=3),
+                labelled("Metric", dbc.Input(id="data-metric", value="Accuracy", maxLength=40,
+                                             debounce=True), width=4),
+                labelled("Unit", dbc.Input(id="data-unit", value="%", maxLength=10,
+                                           debounce=True), width=2),
+                dbc.Col(dbc.Switch(id="data-range", label="Values must lie in 0-100", value=True,
+                                   className="small"), md=6, className="pt-4"),
+            ], className="g-2"), md=7),
+        ], className="g-3"),
+        html.Div(id="data-upload-client-error"),
+        html.Div(id="data-upload-status", className="mt-2"),
+        dbc.Button("Add to this session and open it", id="data-add", color="primary",
+                   disabled=True, className="mb-3"),
+        dcc.Store(id="data-upload-raw"),
+        dcc.Store(id="data-pending"),
+        dcc.Store(id="data-max-bytes", data=max_upload_bytes()),
+        html.Hr(),
+        html.H4(["Cells of ", spec.title, provenance_badge(spec)], className="section-title"),
+        dbc.Row([
+            labelled("Figure", figure_dropdown("data-figure", catalog, figure.id), width=6),
+            *facet_dropdowns("data-facet", figure, state, width=3),
+        ], className="g-3"),
+        dbc.Row([
+            labelled(f"Rows ({spec.dims[spec.y].title})",
+                     rows_dropdown("data-rows", spec.dims[spec.y], state.rows), width=6),
+            labelled(f"{spec.dims[spec.x].title} range",
+                     x_range_control("data-xrange", spec.dims[spec.x], state.x_range), width=6),
+        ], className="g-3 controls-row"),
+        html.Div(id="data-summary", className="small text-muted mb-2"),
+        html.Div(cells_grid("data-grid", spec, []), id="data-grid-wrap"),
+        dbc.Button("Download CSV of the rows shown", id="data-download-button", color="secondary",
+                   outline=True, className="mt-2"),
+        dcc.Download(id="data-download"),
+    ], fluid=True, className="py-3")
+
+
+register_figure_navigation(PAGE, "/data")
+
+
+# ------------------------------------------------------------------ the cells of the slice
+
+def tidy_rows(figure, state) -> tuple[list[dict], int]:
+    """Present cells of the slice, in display order, and how many grid cells are missing."""
+    spec = figure.spec
+    rows, missing = [], 0
+    for panel in select_panels(figure, state.facet_selection(figure)):
+        view = slice_panel(figure, panel, list(state.rows) if state.rows is not None else None,
+                           state.x_range)
+        for i, ylab in enumerate(view.y_labels):
+            for j, xlab in enumerate(view.x_labels):
+                value = view.z[i, j]
+                if value != value:  # NaN: not reported
+                    missing += 1
+                    continue
+                row = {**panel.facets, spec.y: ylab, spec.x: xlab, "value": float(value)}
+                if view.sd is not None and view.sd[i, j] == view.sd[i, j]:
+                    row["sd"] = float(view.sd[i, j])
+                if view.n is not None and view.n[i, j] == view.n[i, j]:
+                    row["n"] = int(view.n[i, j])
+                rows.append(row)
+    return rows, missing
+
+
+@callback(
+    Output("data-loc", "search"),
+    Output("data-grid", "rowData"),
+    Output("data-summary", "children"),
+    Output({"type": "data-facet", "dim": ALL}, "value"),
+    Output("data-rows", "value"),
+    Output("data-xrange", "value"),
+    Input("data-loc", "search"),
+    Input({"type": "data-facet", "dim": ALL}, "value"),
+    Input("data-rows", "value"),
+    Input("data-xrange", "value"),
+    State({"type": "data-facet", "dim": ALL}, "id"),
+    State("data-rendered-figure", "data"),
+    State(UPLOADS, "data"),
+)
+def sync(search, facet_values, rows, x_range, facet_ids, rendered, uploads):
+    catalog = get_catalog(uploads)
+    if rendered not in catalog:
+        raise PreventUpdate
+    figure = catalog.figure(rendered)
+    from_url = "data-loc.search" in ctx.triggered_prop_ids or len(ctx.triggered_prop_ids) != 1
+    if from_url:
+        if search is None:
+            raise PreventUpdate
+        state = parse_state(parse_qs(search.lstrip("?"), keep_blank_values=True), catalog)
+        if state.figure != rendered:
+            raise PreventUpdate
+        cells, missing = tidy_rows(figure, state)
+        return (no_update, cells, _summary(cells, missing),
+                *slicing_values(state, figure, facet_ids))
+    facets = {fid["dim"]: value for fid, value in zip(facet_ids, facet_values)}
+    state = state_from_controls(figure, facets, rows, x_range, None, None)
+    cells, missing = tidy_rows(figure, state)
+    return (state.to_query(), cells, _summary(cells, missing), [no_update] * len(facet_ids),
+            no_update, no_update)
+
+
+def _summary(cells: list[dict], missing: int) -> str:
+    text = f"{len(cells)} cells in this slice"
+    if missing:
+        text += f"; {missing} more are not reported by the source and not listed"
+    return text + ". Sort and filter in the table; the download holds exactly the rows shown."
+
+
+@callback(
+    Output("data-download", "data"),
+    Input("data-download-button", "n_clicks"),
+    State("data-grid", "virtualRowData"),
+    State("data-rendered-figure", "data"),
+    State(UPLOADS, "data"),
+    prevent_initial_call=True,
+)
+def download(_, shown, rendered, uploads):
+    """The rows the grid shows (after its filters and sort), with values looked up in the data:
+    coordinates come from the browser, numbers only from the figure."""
+    catalog = get_catalog(uploads)
+    if rendered not in catalog:
+        raise PreventUpdate
+    figure = catalog.figure(rendered)
+    spec = figure.spec
+    cells = []
+    for row in shown or []:
+        if not isinstance(row, dict):
+            continue
+        coords = {d: str(row.get(d, "")) for d in spec.dim_names}
+        value = figure.value(**coords)
+        if value is None:
+            continue  # not a cell of this figure: never write what the data does not hold
+        cell = {**coords, "value": value}
+        cells.append(cell)
+    if "sd" in figure.cells.columns or "n" in figure.cells.columns:
+        extra = figure.cells.set_index(list(spec.dim_names))
+        for cell in cells:
+            key = tuple(cell[d] for d in spec.dim_names)
+            for col in ("sd", "n"):
+                if col in extra.columns:
+                    v = extra.at[key, col] if len(spec.dim_names) > 1 else extra.at[key[0], col]
+                    cell[col] = None if v != v else float(v)
+    return {"content": cells_csv(figure, cells), "filename": f"{figure.id}-slice.csv",
+            "type": "text/csv"}
+
+
+# ------------------------------------------------------------------------------- uploads
+
+clientside_callback(
+    ClientsideFunction(namespace="evalmaps", function_name="checkUpload"),
+    Output("data-upload-raw", "data"),
+    Output("data-upload-client-error", "children"),
+    Input("data-upload", "contents"),
+    State("data-upload", "filename"),
+    State("data-max-bytes", "data"),
+    prevent_initial_call=True,
+)
+
+
+def _decode_upload(raw: dict) -> tuple[str, bytes]:
+    name = str(raw.get("name") or "upload.csv")[:120]
+    contents = str(raw.get("contents") or "")
+    _, _, b64 = contents.partition(",")
+    limit = max_upload_bytes()
+    if len(b64) * 3 // 4 > limit + 3:
+        raise EvalmapsError(f"{name}: the file is over the {limit / 2**20:g} MB limit. Split it, "
+                            f"or serve the folder with evalmaps serve --data.")
+    try:
+        return name, base64.b64decode(b64, validate=True)
+    except (binascii.Error, ValueError):
+        raise EvalmapsError(f"{name}: the upload arrived damaged. Upload the file again.") from None
+
+
+def _alert(message: str):
+    return dbc.Alert(message, color="danger", className="py-2", id="data-upload-error")
+
+
+@callback(
+    Output("data-upload-status", "children"),
+    Output("data-pending", "data"),
+    Output("data-add", "disabled"),
+    Output("data-x", "options"),
+    Output("data-x", "value"),
+    Output("data-y", "options"),
+    Output("data-y", "value"),
+    Output("data-replicate", "options"),
+    Output("data-replicate", "value"),
+    Input("data-upload-raw", "data"),
+    Input("data-format", "value"),
+    Input("data-x", "value"),
+    Input("data-y", "value"),
+    Input("data-replicate", "value"),
+    Input("data-metric", "value"),
+    Input("data-unit", "value"),
+    Input("data-range", "value"),
+    prevent_initial_call=True,
+)
+def preview(raw, fmt, x, y, replicate, metric, unit, in_range):
+    """Import the uploaded file with the chosen mapping and show what was detected."""
+    if not raw:
+        raise PreventUpdate
+    fresh = ctx.triggered_id in ("data-upload-raw", "data-format")
+    mapping = Mapping(format=fmt or "auto", x=None if fresh else x, y=None if fresh else y,
+                      replicate=None if fresh else (replicate or ""),
+                      metric=(metric or "value").strip()[:40] or "value",
+                      unit=(unit or "").strip()[:10],
+                      metric_range=(0.0, 100.0) if in_range else None)
+    keep = [no_update] * 6
+    try:
+        name, data = _decode_upload(raw)
+        imported = import_bytes(data, name, mapping, max_bytes=max_upload_bytes())
+        figure = imported.figure()
+    except EvalmapsError as exc:
+        return (_alert(str(exc)), None, True, *keep)
+    except Exception:  # noqa: BLE001 - a file must never take the server down; say what to do
+        current_app.logger.exception("upload preview failed")
+        return (_alert("This file could not be read as a results table. Check that it is a CSV "
+                       "with a header row, or choose the format by hand."), None, True, *keep)
+    tidy = imported.to_csv()
+    if len(tidy.encode()) > MAX_SESSION_BYTES:
+        return (_alert(f"{name}: its {imported.n_cells} cells are too many to keep in a browser "
+                       f"session (over {MAX_SESSION_BYTES // 2**20} MB). Serve the file with "
+                       f"evalmaps serve --data instead."), None, True, *keep)
+    spec = dict(imported.spec)
+    digest = hashlib.sha256(data).hexdigest()[:8]
+    spec["id"] = f"{UPLOAD_PREFIX}{slugify(name.rsplit('.', 1)[0])[:32]}-{digest}"
+    spec["provenance"] = "uploaded"
+    spec["notes"] = [n.replace("Imported from", "Uploaded from") for n in spec["notes"]]
+    dims = list(spec["dims"])
+    columns = list(_columns_for_replicate(raw))
+    summary = imported.summary()
+    return (
+        preview_card(summary, name),
+        upload_entry(spec, tidy),
+        False,
+        dims, figure.spec.x, dims, figure.spec.y,
+        [{"label": "none", "value": ""}] + [{"label": c, "value": c} for c in columns],
+        imported.replicate or "",
+    )
+
+
+def _columns_for_replicate(raw: dict) -> list[str]:
+    """Header names of the uploaded file (for the replicate menu)."""
+    try:
+        _, data = _decode_upload(raw)
+        head = data.decode("utf-8-sig", errors="replace").splitlines()[0]
+    except (EvalmapsError, IndexError):
+        return []
+    for sep in (",", ";", "\t"):
+        if sep in head:
+            return [h.strip() for h in head.split(sep) if h.strip()][:200]
+    return []
+
+
+@callback(
+    Output(UPLOADS, "data"),
+    Output("_pages_location", "href", allow_duplicate=True),
+    Input("data-add", "n_clicks"),
+    State("data-pending", "data"),
+    State(UPLOADS, "data"),
+    prevent_initial_call=True,
+)
+def add_upload(_, pending, uploads):
+    """Keep the figure in this browser session and open it in the browse view."""
+    if not pending:
+        raise PreventUpdate
+    fid = pending["spec"]["id"]
+    kept = [u for u in (uploads or []) if u.get("spec", {}).get("id") != fid]
+    return kept + [pending], dash.get_relative_path("/") + f"?figure={fid}"
+
+
+register_nav_sync(PAGE)
