@@ -87,6 +87,13 @@ def not_found(exc):
     return exc
 
 
+@api.app_errorhandler(413)
+def too_large(exc):
+    limit = current_app.config.get("EVALMAPS_MAX_UPLOAD_BYTES", 0) / 2**20
+    return error(413, f"The request is too large: files may be at most {limit:g} MB. Split the "
+                      f"file, or serve its folder with evalmaps serve --data.")
+
+
 @api.app_errorhandler(405)
 def not_allowed(exc):
     return error(405, f"{request.method} is not allowed on {request.path}.")

@@ -105,7 +105,9 @@ def graph_config(figure_id: str, panel_key: str) -> dict:
         "displaylogo": False,
         "toImageButtonOptions": {"format": "png", "filename": f"{figure_id}__{panel_key}", "scale": 2},
         # heatmaps of a few labelled cells: export and reset are the useful buttons
-        "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d", "zoom2d", "pan2d",
+        "showSendToCloud": False,  # nothing leaves the machine
+        "modeBarButtonsToRemove": ["sendChartToCloud", "select2d", "lasso2d", "autoScale2d",
+                                   "zoom2d", "pan2d",
                                    "zoomIn2d", "zoomOut2d", "toggleSpikelines",
                                    "hoverClosestCartesian", "hoverCompareCartesian"],
     }

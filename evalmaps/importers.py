@@ -75,12 +75,15 @@ class Imported:
         cells, decimals = validate_cells(self.tidy, spec, file=self.spec.get("title", "import"))
         return Figure(spec, cells, decimals)
 
-    def to_csv(self) -> str:
-        """The tidy cells as CSV; text that a spreadsheet would run as a formula is neutralised."""
+    def to_csv(self, for_spreadsheets: bool = True) -> str:
+        """The tidy cells as CSV. An export (the default) neutralises text that a spreadsheet
+        would run as a formula; ``for_spreadsheets=False`` keeps the labels as they are, for
+        the app's own use (a session's upload)."""
         from evalmaps.api import neutralise
 
+        tidy = self.tidy.map(neutralise) if for_spreadsheets else self.tidy
         buf = io.StringIO()
-        self.tidy.map(neutralise).to_csv(buf, index=False, lineterminator="\n")
+        tidy.to_csv(buf, index=False, lineterminator="\n")
         return buf.getvalue()
 
     def summary(self) -> dict:
@@ -186,7 +189,7 @@ def cell_pattern(columns: list[str], name: str) -> tuple[tuple[str, str], list[s
         return None
     if len(patterns) > 1:
         ordered = sorted(patterns.items(), key=lambda kv: -len(kv[1]))
-        desc = " and ".join(f"{a}_<{a}>_{b}_<{b}> ({len(cols)} columns, e.g. {cols[0]})"
+        desc = " and ".join(f"{a}_<{a}>_{b}_<{b}> ({len(cols)} columns, like {cols[0]})"
                             for (a, b), cols in ordered[:3])
         raise ImportError_(f"the cell columns follow more than one pattern: {desc}. Rename the "
                            f"columns to one pattern, or split the file.", file=name)

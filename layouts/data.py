@@ -91,10 +91,12 @@ def layout(uploads=None, **query):
             labelled(f"{spec.dims[spec.x].title} range",
                      x_range_control("data-xrange", spec.dims[spec.x], state.x_range), width=6),
         ], className="g-3 controls-row"),
-        html.Div(id="data-summary", className="small text-muted mb-2"),
+        html.Div([
+            html.Div(id="data-summary", className="small text-muted"),
+            dbc.Button("Download CSV of the rows shown", id="data-download-button",
+                       color="secondary", outline=True, size="sm"),
+        ], className="d-flex justify-content-between align-items-center gap-2 mb-2"),
         html.Div(cells_grid("data-grid", spec, []), id="data-grid-wrap"),
-        dbc.Button("Download CSV of the rows shown", id="data-download-button", color="secondary",
-                   outline=True, className="mt-2"),
         dcc.Download(id="data-download"),
     ], fluid=True, className="py-3")
 
@@ -280,7 +282,7 @@ def preview(raw, fmt, x, y, replicate, metric, unit, in_range):
         current_app.logger.exception("upload preview failed")
         return (_alert("This file could not be read as a results table. Check that it is a CSV "
                        "with a header row, or choose the format by hand."), None, True, *keep)
-    tidy = imported.to_csv()
+    tidy = imported.to_csv(for_spreadsheets=False)
     if len(tidy.encode()) > MAX_SESSION_BYTES:
         return (_alert(f"{name}: its {imported.n_cells} cells are too many to keep in a browser "
                        f"session (over {MAX_SESSION_BYTES // 2**20} MB). Serve the file with "

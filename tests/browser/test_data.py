@@ -1,0 +1,138 @@
+"""The data view in a real browser: upload, preview, the heatmap of an upload, bad files,
+the slice download and the modebar's PNG/SVG export."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+from dash.testing.wait import until
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.common.by import By
+
+from tests.browser.helpers import axis_ticks, hover_cell, screenshot
+
+pytestmark = pytest.mark.browser
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.fixture()
+def served(dash_duo, dash_app):
+    dash_duo.start_server(dash_app)
+    dash_duo.wait_for_element(".heatmap-graph .main-svg", timeout=15)
+    return dash_duo
+
+
+def open_data(dash_duo, query: str = "") -> None:
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/data{query}")
+    dash_duo.wait_for_element("#data-upload", timeout=15)
+
+
+def upload(dash_duo, path: Path) -> None:
+    dash_duo.driver.find_element(By.CSS_SELECTOR, "#data-upload input[type=file]").send_keys(
+        str(path))
+
+
+def heatmap_css(panel_key_prefix: str) -> str:
+    return f'.heatmap-graph[id*=\'"panel":"{panel_key_prefix}\']'
+
+
+def test_upload_shows_preview_then_its_heatmap_with_exact_values(served, tmp_path):
+    open_data(served)
+    upload(served, FIXTURES / "wide_small.csv")
+    served.wait_for_element("#data-preview-card", timeout=10)
+    preview = served.find_element("#data-preview-card").text
+    assert "wide" in preview and "seed" in preview and "15" in preview
+    screenshot(served.driver, "data-upload-preview", tmp_path)
+    served.find_element("#data-add").click()
+    served.wait_for_text_to_equal(".figure-title", served.find_element(".figure-title").text)
+    until(lambda: "wide_small.csv" in served.find_element(".figure-title").text, timeout=10)
+    assert "Uploaded in this browser session" in served.find_element(".figure-title").text
+    served.wait_for_element(".heatmap-graph .main-svg")
+    css = heatmap_css("tiny-a-lora")
+    text = hover_cell(served, css, "1", "1")
+    assert "Type 1 · Len 1 · Accuracy 90.00% ± 2.00 sd (n=3)" in text
+    screenshot(served.driver, "data-upload-heatmap", tmp_path)
+    # the upload is a figure of this session: it survives a reload of the page
+    served.driver.refresh()
+    served.wait_for_element(".heatmap-graph .main-svg", timeout=15)
+    assert "wide_small.csv" in served.find_element(".figure-title").text
+    assert served.get_logs() == []
+
+
+def test_bad_file_is_refused_with_a_clear_message(served, tmp_path):
+    bad = tmp_path / "ragged.csv"
+    bad.write_text("type,len,value\na,1,5\nb,2,6,7\n", encoding="utf-8")
+    open_data(served)
+    upload(served, bad)
+    served.wait_for_element("#data-upload-error", timeout=10)
+    message = served.find_element("#data-upload-error").text
+    assert message.startswith("ragged.csv") and "row 3" in message
+    assert served.find_element("#data-add").get_attribute("disabled") is not None
+    assert served.get_logs() == []
+
+
+def test_html_labels_are_shown_as_text_never_run(served, tmp_path):
+    evil = tmp_path / "evil.csv"
+    evil.write_text("type,len,value\n<img src=x onerror=alert(1)>,1,50\n<b>bold</b>,2,60\n",
+                    encoding="utf-8")
+    open_data(served)
+    upload(served, evil)
+    served.wait_for_element("#data-preview-card", timeout=10)
+    served.find_element("#data-add").click()
+    until(lambda: "evil.csv" in served.find_element(".figure-title").text, timeout=10)
+    served.wait_for_element(".heatmap-graph .main-svg")
+    ticks = axis_ticks(served.driver, ".heatmap-graph", "y")
+    assert ticks == ["<img src=x onerror=alert(1)>", "<b>bold</b>"]
+    with pytest.raises(NoAlertPresentException):
+        served.driver.switch_to.alert.text  # noqa: B018 - no script ran
+    assert served.driver.find_elements(By.CSS_SELECTOR, ".heatmap-graph img") == []
+
+
+def test_oversize_file_is_refused_before_it_is_sent(served, tmp_path):
+    big = tmp_path / "big.csv"
+    row = "a,1," + "5" * 60 + "\n"
+    with open(big, "w", encoding="utf-8") as f:
+        f.write("type,len,value\n")
+        f.write(row * (21 * 2**20 // len(row)))
+    open_data(served)
+    upload(served, big)
+    until(lambda: "MB limit" in served.find_element("#data-upload-client-error").text, timeout=30)
+    assert "big.csv" in served.find_element("#data-upload-client-error").text
+
+
+def read_download(folder: Path, name: str) -> list[list[str]]:
+    path = Path(folder) / name
+    until(lambda: path.exists() and path.stat().st_size > 0, timeout=10)
+    return list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+
+
+def test_download_holds_exactly_the_visible_cells(served):
+    open_data(served, "?figure=dynts-llama-vs-qwen&model=R1-Qwen&rows=2000&xmin=0.2&xmax=0.4")
+    until(lambda: len(served.driver.find_elements(By.CSS_SELECTOR, ".cells-grid .ag-row")) == 3,
+          timeout=10)
+    served.find_element("#data-download-button").click()
+    rows = read_download(served.download_path, "dynts-llama-vs-qwen-slice.csv")
+    assert rows == [["model", "window", "ratio", "value", "provenance"],
+                    ["R1-Qwen", "2000", "0.2", "51.9", "transcribed"],
+                    ["R1-Qwen", "2000", "0.3", "54.6", "transcribed"],
+                    ["R1-Qwen", "2000", "0.4", "56.3", "transcribed"]]
+    assert served.get_logs() == []
+
+
+def test_modebar_exports_png_and_svg_named_after_figure_and_panel(served):
+    served.wait_for_page(url=f"{served.server_url}/?figure=dynts-llama-vs-qwen&model=R1-Qwen")
+    served.wait_for_element(".heatmap-graph .main-svg", timeout=15)
+    graph = served.driver.find_element(By.CSS_SELECTOR, ".heatmap-graph")
+    assert graph.find_elements(By.CSS_SELECTOR, "[data-title*='PNG']")
+    svg_button = graph.find_element(By.CSS_SELECTOR, "[data-title='Download plot as SVG']")
+    served.driver.execute_script("arguments[0].click();", svg_button)
+    path = Path(served.download_path) / "dynts-llama-vs-qwen__r1-qwen.svg"
+    until(lambda: path.exists() and path.stat().st_size > 0, timeout=10)
+    assert path.read_text(encoding="utf-8").lstrip().startswith("<svg")
+    titles = [b.get_attribute("data-title") for b in graph.find_elements(By.CSS_SELECTOR,
+                                                                          ".modebar-btn")]
+    assert not any("Share" in (t or "") for t in titles), "no button that sends data away"

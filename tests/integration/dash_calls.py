@@ -1,0 +1,53 @@
+"""Call a Dash callback the way the browser does: a POST to /_dash-update-component.
+
+This goes through the real server path (request size limit, JSON decoding, the callback, its
+serialisation), not a direct function call.
+"""
+
+from __future__ import annotations
+
+import json
+
+
+def _split_outputs(output: str) -> list[dict]:
+    if output.startswith(".."):
+        parts = output[2:-2].split("...")
+    else:
+        parts = [output]
+    return [{"id": p.rsplit(".", 1)[0], "property": p.rsplit(".", 1)[1]} for p in parts]
+
+
+def find_callback(client, output_fragment: str) -> dict:
+    client.get("/")  # Dash Pages registers its callbacks on the first request
+    for dep in client.get("/_dash-dependencies").get_json():
+        if output_fragment in dep["output"]:
+            return dep
+    raise AssertionError(f"no callback outputs {output_fragment}")
+
+
+def call(client, output_fragment: str, inputs: dict, state: dict | None = None,
+         changed: list[str] | None = None):
+    """POST one callback; ``inputs``/``state`` map 'id.prop' to values. Returns the response."""
+    dep = find_callback(client, output_fragment)
+    state = state or {}
+
+    def spec(items, values):
+        return [{"id": i["id"], "property": i["property"],
+                 "value": values.get(f"{i['id']}.{i['property']}")} for i in items]
+
+    body = {
+        "output": dep["output"],
+        "outputs": _split_outputs(dep["output"]) if dep["output"].startswith("..")
+        else _split_outputs(dep["output"])[0],
+        "inputs": spec(dep["inputs"], inputs),
+        "state": spec(dep["state"], state),
+        "changedPropIds": changed if changed is not None else list(inputs)[:1],
+    }
+    return client.post("/_dash-update-component", data=json.dumps(body),
+                       content_type="application/json")
+
+
+def outputs(response) -> dict:
+    """{'id.prop': value} of a callback response."""
+    payload = response.get_json()["response"]
+    return {f"{cid}.{prop}": value for cid, props in payload.items() for prop, value in props.items()}
