@@ -10,7 +10,7 @@ from pathlib import Path
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import Dash, State, dcc, html
+from dash import ClientsideFunction, Dash, Input, Output, State, clientside_callback, dcc, html
 
 from evalmaps import DataError, load_catalog
 from evalmaps.importers import DEFAULT_MAX_BYTES, load_folder
@@ -71,6 +71,11 @@ def create_app(data_dir: str | Path | None = None, extra_dirs: list[str | Path] 
         navbar(),
         dash.page_container,
     ])
+    clientside_callback(
+        ClientsideFunction(namespace="evalmaps_nav", function_name="active"),
+        [Output(nav_id(path), "className") for _, path in NAV_PAGES],
+        Input("_pages_location", "pathname"),
+    )
     secure_headers(app)
     return app
 
