@@ -109,7 +109,7 @@ def neutralise(text: str) -> str:
 
     Numbers (including negative ones) are left alone: they are data, not formulas.
     """
-    if text and text.startswith(FORMULA_PREFIXES):
+    if len(text) > 1 and text.startswith(FORMULA_PREFIXES):  # a lone "-" is a placeholder
         try:
             float(text)
             return text

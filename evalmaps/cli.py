@@ -70,7 +70,12 @@ def import_command(args: argparse.Namespace) -> int:
                                                      replicate=args.replicate))
     imported.figure()  # validate the result as the app would
     if args.output:
-        Path(args.output).write_text(imported.to_csv(), encoding="utf-8")
+        try:
+            Path(args.output).write_text(imported.to_csv(), encoding="utf-8")
+        except OSError as exc:
+            print(f"evalmaps: {args.output}: cannot write the file ({exc.strerror}). Check that "
+                  f"its folder exists and is writable.", file=sys.stderr)
+            return 2
         print(f"evalmaps: wrote {imported.n_cells} cells to {args.output}", file=sys.stderr)
     else:
         print(json.dumps(imported.summary(), indent=2))

@@ -95,12 +95,21 @@ class Imported:
 
 # ----------------------------------------------------------------------------- reading the file
 
+def _mb_pair(size: int, limit: int) -> tuple[str, str]:
+    """Size and limit in MB (MiB, as the limit is set), with enough decimals to tell them apart."""
+    for decimals in range(1, 8):
+        shown = f"{size / 2**20:.{decimals}f}", f"{limit / 2**20:.{decimals}f}"
+        if shown[0] != shown[1]:
+            return shown
+    return shown
+
+
 def decode(data: bytes, name: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
     """Bytes -> text, refusing what is not a CSV: too big, empty, binary, not UTF-8."""
     if len(data) > max_bytes:
-        raise ImportError_(f"the file is {len(data) / 1e6:.1f} MB, over the "
-                           f"{max_bytes / 1e6:.0f} MB limit. Split it, or drop unused columns.",
-                           file=name)
+        size, limit = _mb_pair(len(data), max_bytes)
+        raise ImportError_(f"the file is {size} MB, over the {limit} MB limit. Split it, or "
+                           f"drop unused columns.", file=name)
     if not data.strip():
         raise ImportError_("the file is empty. It needs a header row and at least one data row.",
                            file=name)
@@ -108,10 +117,14 @@ def decode(data: bytes, name: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
         raise ImportError_("the file is binary, not a CSV text file. Export it as CSV "
                            "(comma-separated, UTF-8) and try again.", file=name)
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ImportError_(f"the file is not UTF-8 text (byte {exc.start} cannot be read). "
                            f"Save it as CSV with UTF-8 encoding.", file=name) from None
+    if not text.strip():
+        raise ImportError_("the file is empty. It needs a header row and at least one data row.",
+                           file=name)
+    return text
 
 
 def read_table(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
@@ -131,8 +144,19 @@ def read_table(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
                            "and a value column, separated by commas.", file=name)
     if delimiter != ",":
         warnings.append(f"Read as {DELIMITERS[delimiter]}-separated.")
-    rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
-    rows = [r for r in rows if any(cell.strip() for cell in r)]
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    numbered: list[tuple[int, list[str]]] = []  # (row number as a spreadsheet shows it, fields)
+    try:
+        start = 1
+        for record in reader:
+            if any(cell.strip() for cell in record):
+                numbered.append((start, record))
+            start = reader.line_num + 1  # a quoted field may span lines: number by the first
+    except csv.Error:
+        raise ImportError_("a quote (\") opens a field that never closes, so the rows after it "
+                           "cannot be read. Close or remove the stray quote.", file=name,
+                           row=reader.line_num) from None
+    rows = [r for _, r in numbered]
     head = [h.strip() for h in rows[0]]
     if len(rows) == 1:
         raise ImportError_("the file has a header but no data rows. Add one row per result.",
@@ -142,7 +166,7 @@ def read_table(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
         raise ImportError_(f"the header has an empty or repeated column name "
                            f"({', '.join(repr(d) for d in dup)}). Give every column its own "
                            f"name.", file=name)
-    for i, row in enumerate(rows[1:], start=2):
+    for i, row in numbered[1:]:
         if len(row) != len(head):
             raise ImportError_(f"this row has {len(row)} fields but the header has {len(head)}. "
                                f"Fix the row (a stray {DELIMITERS[delimiter]}? a missing "
@@ -232,22 +256,18 @@ def _averaged(cells: pd.DataFrame, keys: list[str], name: str, replicate: str | 
     """One row per cell: replicates averaged (value = mean, sd, n); conflicts refused."""
     present = cells[cells["value"] != ""].copy()
     present["v"] = present["value"].astype(float)
+    if replicate is not None:  # the same replicate of a cell twice: merge repeats, refuse clashes
+        present = _unique(present, [*keys, replicate], name, warnings,
+                          f"Choose another replicate column, or remove the repeated rows.")
     if replicate is None:
-        dup = present.duplicated(keys, keep=False)
-        if dup.any():
-            clash = present[dup].groupby(keys, sort=False)["v"].nunique()
-            if (clash > 1).any():
-                key = clash[clash > 1].index[0]
-                key = key if isinstance(key, tuple) else (key,)
-                coords = ", ".join(f"{k} {v}" for k, v in zip(keys, key))
-                raise ImportError_(f"the cell ({coords}) is given more than once with different "
-                                   f"values. Keep one row per cell, or choose the column that "
-                                   f"tells replicates apart (e.g. seed) to average them.",
-                                   file=name)
-            warnings.append(f"{int(dup.sum())} repeated rows with identical values were merged.")
-            present = present.drop_duplicates(keys)
+        present = _unique(present, keys, name, warnings,
+                          "Keep one row per cell, or choose the column that tells replicates "
+                          "apart (a seed) to average them.")
         out = present[keys].copy()
         out["value"] = present["value"]
+        for col in OPTIONAL:  # a tidy file's own sd and n are kept
+            if col in present.columns:
+                out[col] = present[col]
         return out.reset_index(drop=True), 1
     grouped = present.groupby(keys, sort=False)["v"]
     stats = grouped.agg(["mean", "std", "count"]).reset_index()
@@ -256,6 +276,24 @@ def _averaged(cells: pd.DataFrame, keys: list[str], name: str, replicate: str | 
     out["sd"] = ["" if not np.isfinite(s) else repr(float(s)) for s in stats["std"]]
     out["n"] = [str(int(c)) for c in stats["count"]]
     return out, int(stats["count"].max()) if len(stats) else 0
+
+
+def _unique(present: pd.DataFrame, keys: list[str], name: str, warnings: list[str],
+            fix: str) -> pd.DataFrame:
+    """One row per key: identical repeats are merged (with a warning), different values refused."""
+    dup = present.duplicated(keys, keep=False)
+    if not dup.any():
+        return present
+    clash = present[dup].groupby(keys, sort=False)["v"].nunique()
+    if (clash > 1).any():
+        key = clash[clash > 1].index[0]
+        key = key if isinstance(key, tuple) else (key,)
+        coords = ", ".join(f"{k} {v}" for k, v in zip(keys, key))
+        raise ImportError_(f"the cell ({coords}) is given more than once with different values. "
+                           f"{fix}", file=name)
+    repeats = int(dup.sum() - present[dup].drop_duplicates(keys).shape[0])
+    warnings.append(f"{repeats} repeated value(s) identical to another row were merged.")
+    return present.drop_duplicates(keys)
 
 
 def _facet_columns(frame: pd.DataFrame, meta: list[str], replicate: str | None,
@@ -287,7 +325,7 @@ def import_tidy(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: list
     for opt in OPTIONAL:
         if opt in cols and cols[opt] != opt:
             frame = frame.rename(columns={cols[opt]: opt})
-    replicate = _replicate(list(frame.columns), mapping)
+    replicate = _replicate(list(frame.columns), mapping, name)
     dims = [c for c in frame.columns if c not in ("value", *OPTIONAL) and c != replicate]
     if len(dims) < 2:
         raise ImportError_("a tidy file needs at least two dimension columns (one for the rows, "
@@ -302,7 +340,7 @@ def import_wide(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: list
                            "wide results table. Choose another format.", file=name)
     (d1, d2), cell_cols = found
     meta = [c for c in frame.columns if c not in cell_cols]
-    replicate = _replicate(meta, mapping)
+    replicate = _replicate(meta, mapping, name)
     facets = _facet_columns(frame, meta, replicate, warnings)
     keep = facets + ([replicate] if replicate else [])
     long = frame[keep + cell_cols].melt(id_vars=keep, value_vars=cell_cols, var_name="_cell",
@@ -316,10 +354,19 @@ def import_wide(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: list
 
 def import_matrix(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: list[str]):
     first = frame.columns[0]
+    for col in frame.columns[1:]:
+        bad = [v for v in frame[col] if v != "" and not _is_number(v)]
+        if bad:
+            hint = ("This file has a 'value' column: choose the tidy format."
+                    if "value" in [c.lower() for c in frame.columns] else "Choose another format.")
+            raise ImportError_(f"in the matrix format every column after the first holds "
+                               f"numbers, but '{col}' holds '{bad[0]}'. {hint}",
+                               file=name, column=col)
     ydim = _dim_name(first) if first.strip() else "row"
     xdim = "column" if ydim != "column" else "col"
-    long = frame.melt(id_vars=[first], var_name=xdim, value_name="value")
-    long = long.rename(columns={first: ydim})
+    # melt into a private name: a column label may itself be "value"
+    long = frame.melt(id_vars=[first], var_name="_x", value_name="_value")
+    long = long.rename(columns={first: ydim, "_x": xdim, "_value": "value"})
     if (long[ydim] == "").any():
         i = int((frame[first] == "").to_numpy().argmax())
         raise ImportError_("a row has no label in the first column. Give every row a label.",
@@ -327,13 +374,14 @@ def import_matrix(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: li
     return long, [ydim, xdim], None
 
 
-def _replicate(columns: list[str], mapping: Mapping) -> str | None:
+def _replicate(columns: list[str], mapping: Mapping, name: str) -> str | None:
     if mapping.replicate == "":
         return None
     if mapping.replicate:
         if mapping.replicate not in columns:
             raise ImportError_(f"the replicate column '{mapping.replicate}' is not in the file "
-                               f"(columns: {', '.join(columns)}).")
+                               f"(columns: {', '.join(columns)}). Choose one of those, or none.",
+                               file=name)
         return mapping.replicate
     return next((c for c in columns if c.lower() in REPLICATE_NAMES), None)
 
@@ -360,19 +408,19 @@ def import_table(frame: pd.DataFrame, name: str, mapping: Mapping | None = None,
 
     x, y = _axes(long, dims, mapping, name)
     facets = [d for d in dims if d not in (x, y)]
-    cells, replicates = _averaged(long, [*facets, y, x], name, replicate, warnings)
-    if cells.empty:
-        raise ImportError_("the file holds no values. Fill in at least one cell.", file=name)
-    if mapping.metric_range is not None:
+    if mapping.metric_range is not None:  # every given value, before any averaging
         lo, hi = mapping.metric_range
-        numbers = cells["value"].astype(float)
+        numbers = pd.to_numeric(long["value"].where(long["value"] != ""), errors="coerce")
         out = (numbers < lo) | (numbers > hi)
         if out.any():
             i = int(out.to_numpy().argmax())
-            coords = ", ".join(f"{d} {cells[d].iloc[i]}" for d in (*facets, y, x))
-            raise ImportError_(f"the value {cells['value'].iloc[i]} (cell {coords}) is outside "
+            coords = ", ".join(f"{d} {long[d].iloc[i]}" for d in (*facets, y, x))
+            raise ImportError_(f"the value {long['value'].iloc[i]} (cell {coords}) is outside "
                                f"the range of {mapping.metric} ({lo:g} to {hi:g}). Fix the number, "
                                f"or set the metric's range.", file=name)
+    cells, replicates = _averaged(long, [*facets, y, x], name, replicate, warnings)
+    if cells.empty:
+        raise ImportError_("the file holds no values. Fill in at least one cell.", file=name)
     labels = {d: _order(cells[d]) for d in (*facets, y, x)}
     spec = {
         "id": "import-" + slugify(name.rsplit("/", 1)[-1].rsplit(".", 1)[0])[:40],

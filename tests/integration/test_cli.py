@@ -1,0 +1,425 @@
+"""The ``evalmaps`` command as a user runs it: a real subprocess, its exit code and its output.
+
+``evalmaps import`` prints a JSON summary or writes a tidy CSV; every bad file is exit 2 with a
+one-line message on stderr naming the file and no traceback. ``serve --data DIR`` is checked
+through a real gunicorn with ``EVALMAPS_EXTRA_DATA`` (what ``serve --data`` sets), not the Dash
+dev server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from evalmaps import load_catalog
+from evalmaps.importers import Mapping, import_bytes
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures"
+HOST = "127.0.0.1"
+START_TIMEOUT = 20.0
+STOP_TIMEOUT = 10.0
+CLI_TIMEOUT = 60
+
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("EVALMAPS_DATA", "EVALMAPS_EXTRA_DATA")}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env.update(extra)
+    return env
+
+
+def run_cli(*args: str, cwd: Path, entry_point: bool = False) -> subprocess.CompletedProcess:
+    cmd = [shutil.which("evalmaps")] if entry_point else [sys.executable, "-m", "evalmaps.cli"]
+    return subprocess.run([*cmd, *map(str, args)], cwd=cwd, env=_env(), capture_output=True,
+                          text=True, timeout=CLI_TIMEOUT, stdin=subprocess.DEVNULL)
+
+
+def assert_clean_failure(proc: subprocess.CompletedProcess, name: str) -> str:
+    """Exit 2, nothing on stdout, one line on stderr naming ``name``, no traceback anywhere."""
+    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout, proc.stderr
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    line = lines[0]
+    assert line.startswith("evalmaps: "), line
+    assert name in line, line
+    return line
+
+
+def write(tmp_path: Path, name: str, data: bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def read_summary(proc: subprocess.CompletedProcess) -> dict:
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    return json.loads(proc.stdout)
+
+
+# --------------------------------------------------------------------------- import: good files
+
+@pytest.mark.parametrize("name, fmt, cells, x, y", [
+    ("tidy_small.csv", "tidy", 5, "length", "type"),
+    ("wide_small.csv", "wide", 15, "len", "type"),
+    ("matrix_small.csv", "matrix", 6, "column", "size"),
+])
+def test_import_prints_a_json_summary(tmp_path, name, fmt, cells, x, y):
+    summary = read_summary(run_cli("import", FIXTURES / name, cwd=tmp_path))
+    assert summary["format"] == fmt and summary["cells"] == cells
+    assert (summary["x"], summary["y"]) == (x, y)
+    assert list(tmp_path.iterdir()) == []  # no -o: nothing written
+
+
+def test_import_summary_of_the_wide_fixture(tmp_path):
+    summary = read_summary(run_cli("import", FIXTURES / "wide_small.csv", cwd=tmp_path))
+    assert summary["facets"] == ["model", "ft_type"]
+    assert summary["replicate"] == "seed" and summary["replicates"] == 3
+    assert summary["dims"] == {"model": 3, "ft_type": 2, "type": 2, "len": 3}
+    assert any("accuracy" in w for w in summary["warnings"])
+
+
+@pytest.mark.parametrize("name", ["tidy_small.csv", "wide_small.csv", "matrix_small.csv"])
+def test_import_output_is_a_tidy_csv_the_loader_accepts(tmp_path, name):
+    out = tmp_path / "out.csv"
+    proc = run_cli("import", FIXTURES / name, "-o", out, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "" and "Traceback" not in proc.stderr
+    original = import_bytes((FIXTURES / name).read_bytes(), name)
+    assert proc.stderr.strip() == f"evalmaps: wrote {original.n_cells} cells to {out}"
+    assert out.read_text(encoding="utf-8") == original.to_csv()
+
+    # re-imported as tidy, every cell value comes back
+    fig = original.figure()
+    again = import_bytes(out.read_bytes(), "out.csv", Mapping(format="tidy")).figure()
+    assert again.n_cells == fig.n_cells
+    for row in fig.cells.itertuples(index=False):
+        coords = {d: getattr(row, d) for d in fig.spec.dim_names}
+        assert again.value(**coords) == fig.value(**coords)
+
+    # and a catalog entry over it passes the loader's validation (as data/ would)
+    spec = {**original.spec, "file": "out.csv"}
+    (tmp_path / "catalog.json").write_text(json.dumps({"figures": [spec]}), encoding="utf-8")
+    loaded = load_catalog(tmp_path).figure(spec["id"])
+    assert loaded.n_cells == fig.n_cells
+    assert loaded.cells.equals(fig.cells)
+
+
+def test_import_format_option(tmp_path):
+    proc = run_cli("import", FIXTURES / "tidy_small.csv", "--format", "tidy", cwd=tmp_path)
+    assert read_summary(proc)["format"] == "tidy"
+    proc = run_cli("import", FIXTURES / "wide_small.csv", "--format", "tidy", cwd=tmp_path)
+    line = assert_clean_failure(proc, "wide_small.csv")
+    assert "'value' column" in line
+
+
+def test_import_replicate_option(tmp_path):
+    path = write(tmp_path, "runs.csv", b"model,type,run_id,value\nm,a,r1,10\nm,a,r2,20\n")
+    summary = read_summary(run_cli("import", path, "--replicate", "run_id", cwd=tmp_path))
+    assert summary["replicate"] == "run_id" and summary["replicates"] == 2
+    assert summary["cells"] == 1
+    out = tmp_path / "runs_out.csv"
+    assert run_cli("import", path, "--replicate", "run_id", "-o", out, cwd=tmp_path).returncode == 0
+    assert out.read_text().splitlines() == ["model,type,value,sd,n",
+                                            f"m,a,15.0,{(50.0) ** 0.5!r},2"]
+
+
+def test_import_replicate_none(tmp_path):
+    summary = read_summary(run_cli("import", FIXTURES / "wide_small.csv", "--replicate", "",
+                                   cwd=tmp_path))
+    assert summary["replicate"] is None and "seed" in summary["facets"]
+    assert summary["cells"] == 3 * 5 + 2 * 6 + 4  # per seed: tiny-a 5 cells, tiny-b 6, gpt-x 4
+
+
+def test_import_axis_options(tmp_path):
+    summary = read_summary(run_cli("import", FIXTURES / "tidy_small.csv", "-x", "type", "-y",
+                                   "length", cwd=tmp_path))
+    assert (summary["x"], summary["y"]) == ("type", "length")
+    assert summary["facets"] == ["model"]
+    proc = run_cli("import", FIXTURES / "tidy_small.csv", "-x", "nope", cwd=tmp_path)
+    assert "'nope'" in assert_clean_failure(proc, "tidy_small.csv")
+
+
+def test_import_relative_path(tmp_path):
+    shutil.copy(FIXTURES / "matrix_small.csv", tmp_path / "m.csv")
+    assert read_summary(run_cli("import", "m.csv", cwd=tmp_path))["cells"] == 6
+
+
+@pytest.mark.skipif(shutil.which("evalmaps") is None, reason="the evalmaps entry point is not "
+                    "installed (pip install -e .)")
+def test_installed_entry_point(tmp_path):
+    summary = read_summary(run_cli("import", FIXTURES / "tidy_small.csv", cwd=tmp_path,
+                                   entry_point=True))
+    assert summary["format"] == "tidy" and summary["cells"] == 5
+    bad = write(tmp_path, "bad.csv", b"model,type,value\nm,a,abc\n")
+    assert_clean_failure(run_cli("import", bad, cwd=tmp_path, entry_point=True), "bad.csv")
+
+
+# --------------------------------------------------------------------------- import: bad files
+
+BAD_FILES = {
+    "empty": (b"", "empty"),
+    "blank": (b"\n \n", "empty"),
+    "header_only": (b"model,type,value\n", "no data rows"),
+    "binary": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary"),
+    "latin1": (b"model,type,value\ncaf\xe9,a,1\n", "UTF-8"),
+    "pipes": (b"model|type|value\nm|a|1\n", "'|'"),
+    "ragged": (b"model,type,value\nm,a,1\nm,b,2,3\n", "row 3"),
+    "non_numeric": (b"model,type,value\nm,a,abc\n", "'abc'"),
+    "infinite": (b"model,type,value\nm,a,inf\n", "'inf'"),
+    "out_of_range": (b"model,type,value\nm,a,101\n", "101"),
+    "duplicate": (b"model,type,value\nm,a,1\nm,a,2\n", "more than once"),
+    "two_patterns": (b"model,type_1_len_0,type_1_len_1,kind_2_size_3,kind_2_size_4\n"
+                     b"m,1,2,3,4\n", "more than one pattern"),
+    "unrecognised": (b"model,type,score\nm,a,high\n", "not recognised"),
+    "no_values": (b"model,type,value\nm,a,\n", "no values"),
+    "repeated_header": (b"model,model,value\nm,a,1\n", "repeated column name"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_FILES))
+def test_bad_file_is_one_line_and_exit_2(tmp_path, case):
+    data, hint = BAD_FILES[case]
+    path = write(tmp_path, f"{case}.csv", data)
+    line = assert_clean_failure(run_cli("import", path, cwd=tmp_path), f"{case}.csv")
+    assert hint in line
+
+
+def test_bad_file_with_output_writes_nothing(tmp_path):
+    path = write(tmp_path, "bad.csv", b"model,type,value\nm,a,abc\n")
+    out = tmp_path / "out.csv"
+    assert_clean_failure(run_cli("import", path, "-o", out, cwd=tmp_path), "bad.csv")
+    assert not out.exists()
+
+
+def test_no_value_column_with_format_tidy(tmp_path):
+    path = write(tmp_path, "noval.csv", b"model,type,score\nm,a,1\n")
+    line = assert_clean_failure(run_cli("import", path, "--format", "tidy", cwd=tmp_path),
+                                "noval.csv")
+    assert "'value'" in line
+
+
+def test_missing_file(tmp_path):
+    line = assert_clean_failure(run_cli("import", tmp_path / "nope.csv", cwd=tmp_path),
+                                "nope.csv")
+    assert "cannot read" in line and "Check the path" in line
+
+
+def test_a_directory_instead_of_a_file(tmp_path):
+    (tmp_path / "folder.csv").mkdir()
+    assert_clean_failure(run_cli("import", tmp_path / "folder.csv", cwd=tmp_path), "folder.csv")
+
+
+def test_bom_only_file(tmp_path):
+    path = write(tmp_path, "bom.csv", b"\xef\xbb\xbf")
+    assert_clean_failure(run_cli("import", path, cwd=tmp_path), "bom.csv")
+
+
+def test_unclosed_quote_in_a_large_file(tmp_path):
+    rows = ['model,type,value', '"m0,a,1'] + [f"m{i},a,1" for i in range(1, 20000)]
+    path = write(tmp_path, "quote.csv", ("\n".join(rows) + "\n").encode())
+    assert_clean_failure(run_cli("import", path, cwd=tmp_path), "quote.csv")
+
+
+def test_unwritable_output(tmp_path):
+    proc = run_cli("import", FIXTURES / "tidy_small.csv", "-o", tmp_path / "no" / "out.csv",
+                   cwd=tmp_path)
+    assert_clean_failure(proc, "out.csv")
+
+
+def test_format_matrix_on_a_tidy_file(tmp_path):
+    proc = run_cli("import", FIXTURES / "tidy_small.csv", "--format", "matrix", cwd=tmp_path)
+    assert_clean_failure(proc, "tidy_small.csv")
+
+
+def test_replicate_naming_no_column(tmp_path):
+    proc = run_cli("import", FIXTURES / "tidy_small.csv", "--replicate", "nope", cwd=tmp_path)
+    assert_clean_failure(proc, "tidy_small.csv")
+
+
+def test_replicate_naming_no_column_exits_2_without_traceback(tmp_path):
+    proc = run_cli("import", FIXTURES / "tidy_small.csv", "--replicate", "nope", cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "'nope'" in proc.stderr
+
+
+def test_unknown_format_is_a_usage_error(tmp_path):
+    proc = run_cli("import", FIXTURES / "tidy_small.csv", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "invalid choice" in proc.stderr
+
+
+# --------------------------------------------------------------------------- serve --data
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def fetch(base: str, path: str, timeout: float = 10.0) -> tuple[int, bytes]:
+    try:
+        with OPENER.open(base + path, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as err:
+        with err:
+            return err.code, err.read()
+
+
+class Gunicorn:
+    """``gunicorn app:server`` with one worker in its own session; stopped by :meth:`stop`."""
+
+    def __init__(self, extra_data: Path, log_path: Path):
+        self.port = free_port()
+        self.base = f"http://{HOST}:{self.port}"
+        self.log_path = log_path
+        self.workers: list[int] = []
+        with open(log_path, "wb") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "gunicorn", "app:server", "--bind", f"{HOST}:{self.port}",
+                 "--workers", "1", "--timeout", "60", "--graceful-timeout", "5"],
+                cwd=ROOT, env=_env(EVALMAPS_EXTRA_DATA=str(extra_data)), stdout=log,
+                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        proc = self.proc
+        if proc.poll() is None:
+            self.workers = self.workers or children_of(proc.pid)
+            proc.terminate()
+            try:
+                proc.wait(timeout=STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.wait(timeout=STOP_TIMEOUT)
+        leftovers: list[int] = []
+        deadline = time.monotonic() + STOP_TIMEOUT
+        while time.monotonic() < deadline:
+            leftovers = [pid for pid in [proc.pid, *self.workers] if alive(pid)]
+            if not leftovers:
+                break
+            time.sleep(0.1)
+        for pid in leftovers:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        assert not leftovers, f"gunicorn processes outlived the test: {leftovers}"
+
+
+@pytest.fixture()
+def start_gunicorn(tmp_path, request):
+    def start(extra_data: Path) -> Gunicorn:
+        server = Gunicorn(extra_data, tmp_path / "gunicorn.log")
+        request.addfinalizer(server.stop)
+        return server
+    return start
+
+
+@pytest.mark.server
+def test_serve_extra_data_folder_over_gunicorn(tmp_path, start_gunicorn):
+    data = tmp_path / "mine"
+    data.mkdir()
+    shutil.copy(FIXTURES / "tidy_small.csv", data / "tidy_small.csv")
+    server = start_gunicorn(data)
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        if server.proc.poll() is not None:
+            pytest.fail(f"gunicorn exited with {server.proc.returncode}:\n{server.log()[-4000:]}")
+        try:
+            status, body = fetch(server.base, "/healthz", timeout=2)
+            if status == 200 and json.loads(body).get("status") == "ok":
+                break
+        except (urllib.error.URLError, ConnectionError, OSError, ValueError):
+            pass
+        if time.monotonic() > deadline:
+            pytest.fail(f"no /healthz within {START_TIMEOUT:g} s:\n{server.log()[-4000:]}")
+        time.sleep(0.2)
+    server.workers = children_of(server.proc.pid)
+    assert json.loads(body) == {"status": "ok", "figures": 6}
+
+    status, body = fetch(server.base, "/api/figures")
+    assert status == 200
+    figures = json.loads(body)["figures"]
+    builtin = [f["id"] for f in json.loads((ROOT / "data" / "catalog.json").read_text())["figures"]]
+    assert [f["id"] for f in figures] == [*builtin, "import-tidy-small"]
+    assert len(builtin) == 5
+    imported = figures[-1]
+    assert imported["provenance"] == "imported"
+    assert imported["n_cells"] == 5
+    assert {d["name"]: d["role"] for d in imported["dims"]} == {"model": "facet", "type": "y",
+                                                                "length": "x"}
+    assert all(f["provenance"] != "imported" for f in figures[:-1])
+
+    status, body = fetch(server.base, "/api/figures/import-tidy-small/cells?model=m1&type=b")
+    assert status == 200
+    assert json.loads(body)["cells"] == [
+        {"model": "m1", "type": "b", "length": "1", "value": 77.25},
+        {"model": "m1", "type": "b", "length": "2", "value": None},
+    ]
+
+
+@pytest.mark.server
+def test_serve_bad_extra_data_folder_fails_to_start_naming_the_file(tmp_path, start_gunicorn):
+    data = tmp_path / "mine"
+    data.mkdir()
+    shutil.copy(FIXTURES / "tidy_small.csv", data / "tidy_small.csv")
+    (data / "broken_results.csv").write_bytes(b"model,type,value\nm,a,1\nm,b,2,3\n")
+    server = start_gunicorn(data)
+    try:
+        server.proc.wait(timeout=START_TIMEOUT + 10)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"gunicorn still runs with a broken data folder:\n{server.log()[-4000:]}")
+    assert server.proc.returncode != 0
+    log = server.log()
+    assert "broken_results.csv" in log, log[-4000:]
+    assert "row 3" in log
