@@ -15,6 +15,14 @@ from urllib.parse import urlencode
 from evalmaps.model import Catalog, Figure
 from evalmaps.slicing import COLOR_MODES
 
+# A figure with more panels than this opens on its first panel (first label of every facet):
+# a published table can have fifty; nobody reads fifty heatmaps at once.
+MAX_DEFAULT_PANELS = 8
+
+
+def many_panels(figure: Figure) -> bool:
+    return len(figure.panels) > MAX_DEFAULT_PANELS
+
 
 def as_list(value: str | list[str] | tuple[str, ...] | None) -> list[str] | None:
     if value is None:
@@ -81,6 +89,9 @@ def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
     spec = figure.spec
 
     facets: dict[str, tuple[str, ...]] = {}
+    big = many_panels(figure)
+    if big and not any(dim in query for dim in spec.facets):
+        facets = _first_panel(figure)
     for dim in spec.facets:
         wanted = as_list(query.get(dim))
         if wanted is None:
@@ -89,7 +100,7 @@ def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
         unknown = [w for w in wanted if w not in spec.dims[dim].labels and w != ""]
         if unknown:
             problems.append(f"Unknown {spec.dims[dim].title.lower()} {', '.join(unknown)} ignored.")
-        if known and len(known) < len(spec.dims[dim].labels):
+        if known and (big or len(known) < len(spec.dims[dim].labels)):
             facets[dim] = tuple(known)
         elif not known and not unknown:  # an explicit empty selection ("model=")
             facets[dim] = ()
@@ -135,15 +146,22 @@ def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
     return ViewState(fid, facets, rows, x_range, color, labels, tuple(problems))
 
 
+def _first_panel(figure: Figure) -> dict[str, tuple[str, ...]]:
+    """The facet labels of a figure's first panel (the default view of a many-panel figure)."""
+    first_panel = next(iter(figure.panels.values()))
+    return {dim: (label,) for dim, label in first_panel.facets.items()}
+
+
 def state_from_controls(figure: Figure, facet_values: dict[str, list[str] | None],
                         rows: list[str] | None, x_range: list[float] | None, color: str | None,
                         labels: bool | None) -> ViewState:
     """Normalise control values into a state (full selections collapse to the default)."""
     spec = figure.spec
     facets = {}
+    big = many_panels(figure)  # its full selections are explicit: the default is one panel
     for dim in spec.facets:
         chosen = facet_values.get(dim)
-        if chosen is not None and set(chosen) != set(spec.dims[dim].labels):  # [] stays: no panel
+        if chosen is not None and (big or set(chosen) != set(spec.dims[dim].labels)):
             facets[dim] = tuple(label for label in spec.dims[dim].labels if label in set(chosen))
     state = ViewState(figure.id, facets, color=color or "figure",
                       labels=True if labels is None else bool(labels))

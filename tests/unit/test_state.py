@@ -189,3 +189,25 @@ def test_range_is_swapped_before_clamping(catalog):
     assert state.x_range == (5, 19)
     outside = parse_state({"figure": "core-generalization", "xmin": "100", "xmax": "200"}, catalog)
     assert outside.x_range is None and any("outside the axis" in p for p in outside.problems)
+
+
+def test_many_panel_figures_open_on_their_first_panel(tmp_path):
+    """A published table can give fifty panels: the default view is one, the URL says which."""
+    import json as _json
+
+    from evalmaps import load_catalog
+    from evalmaps.state import MAX_DEFAULT_PANELS
+
+    models = [f"m{i}" for i in range(MAX_DEFAULT_PANELS + 1)]
+    (tmp_path / "catalog.json").write_text(_json.dumps({"figures": [{
+        "id": "many", "file": "many.csv", "title": "many", "metric": {"name": "Accuracy"},
+        "x": "x", "y": "y", "facets": ["model"], "provenance": "imported",
+        "dims": {"model": {"labels": models}, "y": {"labels": ["a"]}, "x": {"labels": ["1"]}}}]}))
+    (tmp_path / "many.csv").write_text("model,y,x,value\n" + "".join(f"{m},a,1,5\n" for m in models))
+    many = load_catalog(tmp_path)
+    state = parse_state({"figure": "many"}, many)
+    assert state.facets == {"model": ("m0",)}
+    assert state.to_query() == "?figure=many&model=m0"
+    everything = state_from_controls(many.figure("many"), {"model": models}, None, None, None, None)
+    assert everything.facets == {"model": tuple(models)}  # explicit: "all" is not the default here
+    assert round_trip(everything, many) == everything
