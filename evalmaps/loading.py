@@ -18,8 +18,9 @@ from evalmaps.errors import DataError
 from evalmaps.model import PROVENANCES, Catalog, Dim, Figure, FigureSpec, Metric
 
 DEFAULT_DATA_DIR = Path(os.environ.get("EVALMAPS_DATA", Path(__file__).resolve().parent.parent / "data"))
+# query parameters of the pages and the API: a dimension cannot share a name with one
 RESERVED_DIM_NAMES = {"figure", "value", "sd", "n", "rows", "xmin", "xmax", "color", "labels",
-                      "format", "a", "b", "view", "panels"}
+                      "format", "a", "b", "view", "panels", "transpose", "overlay", "threshold"}
 OPTIONAL_COLUMNS = ("sd", "n")
 MAX_DECIMALS = 4
 
