@@ -58,6 +58,18 @@ def cells(figure_id: str):
     return jsonify(payload)
 
 
+@api.get("/api/figures/<figure_id>/trends")
+def trends(figure_id: str):
+    """Per-line statistics and observation sentences of a slice (same filters as /cells)."""
+    return jsonify(payloads.trends_payload(_catalog().figure(figure_id), _query()))
+
+
+@api.get("/api/compare")
+def compare():
+    """Two panels' common cells, B - A and the summary (see evalmaps.compare for references)."""
+    return jsonify(payloads.compare_payload(_catalog(), _query()))
+
+
 @api.get("/api")
 @api.get("/api/")
 @api.get("/api/<path:rest>")

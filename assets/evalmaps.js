@@ -25,6 +25,66 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
         const path = a.getAttribute("data-path") || a.pathname;
         return figure ? path + "?figure=" + encodeURIComponent(figure) : path;
       });
+    },
+
+    /* Compare view, linked hover. A hover on any of the three maps (A, B, B - A) outlines the
+     * same cell in the other two and fills the readout with that cell's preformatted line; a
+     * relayout (resize) re-places the outlines. The outlines are overlay divs placed from
+     * Plotly's axis geometry (the maps' ranges are fixed: cell j spans j/nx..(j+1)/nx of the x
+     * axis, row i from the top i/ny..(i+1)/ny of the y axis), so no map is redrawn and the
+     * hovered map keeps its hover label. `cells`: {x: [...], y: [...], text: [[...]]}, the maps'
+     * category labels and the readouts; `last`: the last hovered cell {i, j, source}. */
+    compareHover: function (hoverA, hoverB, hoverDelta, relA, relB, relDelta, cells, last) {
+      const dc = window.dash_clientside;
+      const skip = [dc.no_update, dc.no_update, dc.no_update, dc.no_update, dc.no_update];
+      const triggered = (dc.callback_context && dc.callback_context.triggered) || [];
+      if (!cells || !triggered.length) {
+        return skip;
+      }
+      const prop = triggered[0].prop_id;
+      const dot = prop.lastIndexOf(".");
+      let hovered = last;
+      let readout = dc.no_update;
+      if (prop.slice(dot + 1) === "hoverData") {
+        const points = (triggered[0].value && triggered[0].value.points) || [];
+        if (!points.length) {
+          return skip;
+        }
+        const j = cells.x.indexOf(String(points[0].x));
+        const i = cells.y.indexOf(String(points[0].y));
+        if (i < 0 || j < 0) {
+          return skip;
+        }
+        hovered = {i: i, j: j, source: JSON.parse(prop.slice(0, dot)).panel};
+        readout = cells.text[i][j];
+      } else if (!hovered) {
+        return skip;
+      }
+      const nx = cells.x.length, ny = cells.y.length;
+      const place = function (side) {
+        if (side === hovered.source) {
+          return {display: "none"};
+        }
+        const id = JSON.stringify({panel: side, type: "compare-heatmap"});
+        const host = document.getElementById(id);
+        const gd = host && host.querySelector(".js-plotly-plot");
+        const fl = gd && gd._fullLayout;
+        if (!fl || !fl.xaxis || !fl.yaxis) {
+          return {display: "none"};
+        }
+        const frame = host.parentElement.getBoundingClientRect();
+        const plot = gd.getBoundingClientRect();
+        const w = fl.xaxis._length / nx, h = fl.yaxis._length / ny;
+        return {
+          display: "block",
+          left: (plot.left - frame.left + fl.xaxis._offset + hovered.j * w) + "px",
+          top: (plot.top - frame.top + fl.yaxis._offset + hovered.i * h) + "px",
+          width: w + "px",
+          height: h + "px"
+        };
+      };
+      return [place("a"), place("b"), place("delta"), readout,
+              hovered === last ? dc.no_update : hovered];
     }
   }
 });

@@ -9,9 +9,13 @@ import csv
 import io
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 
+from evalmaps import compare as comparing
+from evalmaps import trends as trending
 from evalmaps.errors import EvalmapsError
 from evalmaps.model import Catalog, Figure
+from evalmaps.slicing import select_panels, slice_panel
 from evalmaps.state import ViewState, as_list
 
 
@@ -101,6 +105,41 @@ def cells_payload(figure: Figure, query: Mapping[str, str | list[str]]) -> dict:
             "metric": figure.spec.metric.name, "cells": cells}
 
 
+def trend_views(figure: Figure, filters: dict[str, set[str]]) -> list:
+    """Panel views for ``?<dim>=<label>`` filters: facets pick panels, y rows, x columns."""
+    spec = figure.spec
+    facets = {f: [lab for lab in spec.dims[f].labels if lab in filters[f]]
+              for f in spec.facets if f in filters}
+    rows = list(filters[spec.y]) if spec.y in filters else None
+    views = []
+    for panel in select_panels(figure, facets):
+        view = slice_panel(figure, panel, rows)
+        if spec.x in filters:
+            keep = [j for j, label in enumerate(view.x_labels) if label in filters[spec.x]]
+            view = replace(view, x_labels=tuple(view.x_labels[j] for j in keep), z=view.z[:, keep],
+                           sd=None if view.sd is None else view.sd[:, keep],
+                           n=None if view.n is None else view.n[:, keep])
+        views.append(view)
+    return views
+
+
+def trends_payload(figure: Figure, query: Mapping[str, str | list[str]]) -> dict:
+    """Per-line statistics, per-panel best/worst and marginal means, and the observation
+    sentences (see evalmaps.trends). Filters as for cells; ``transpose=1``, ``threshold=<n>``."""
+    options = trending.parse_options(query)
+    if options.problems:  # the page ignores them with a note; a script gets a 400
+        raise BadQuery(f"{options.problems[0].split(';')[0]}. "
+                       f"Use transpose=1 or 0 and a number for threshold.")
+    views = trend_views(figure, parse_filters(figure, query))
+    payload = {"figure": figure.id, "provenance": figure.spec.provenance,
+               "metric": {"name": figure.spec.metric.name, "unit": figure.spec.metric.unit}}
+    report = trending.analyse(views, transpose=options.transpose, threshold=options.threshold)
+    if report is None:
+        return {**payload, "transpose": options.transpose, "threshold": options.threshold,
+                "lines": [], "panels": [], "observations": []}
+    return {**payload, **report.to_dict()}
+
+
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -129,3 +168,41 @@ def cells_csv(figure: Figure, cells: list[dict]) -> str:
         row = ["" if cell.get(c) is None else neutralise(str(cell[c])) for c in columns]
         writer.writerow([*row, spec.provenance])
     return buf.getvalue()
+
+
+def _side(side: comparing.ComparePanel) -> dict:
+    return {"ref": side.ref, "label": side.label, "provenance": side.provenance,
+            "derived": side.derived, "panels": list(side.sources),
+            "metric": {"name": side.metric.name, "unit": side.metric.unit},
+            "n_cells": side.n_cells}
+
+
+def compare_payload(catalog: Catalog, query: Mapping[str, str | list[str]]) -> dict:
+    """``/api/compare?a=<ref>&b=<ref>``: the common cells of two panels with ``a``, ``b`` and
+    ``delta`` (= b - a), and the summary numbers. No a and b: the default pair.
+
+    A reference is a panel key (``<figure>:<panel>``) or ``mean(<key>,<key>,...)``; see
+    :mod:`evalmaps.compare`. Unknown, malformed or disjoint panels are a ``CompareError`` (400).
+    """
+    a_refs, b_refs = as_list(query.get("a")) or [], as_list(query.get("b")) or []
+    if bool(a_refs) != bool(b_refs):
+        raise comparing.CompareError("Give both a and b (panel keys as /api/figures lists them), "
+                                     "or neither for the default pair.")
+    if len(a_refs) > 1 or len(b_refs) > 1:
+        raise comparing.CompareError("Give one panel as a and one as b.")
+    a_ref, b_ref = (a_refs[0], b_refs[0]) if a_refs else comparing.default_pair(catalog)
+    al = comparing.compare(catalog, a_ref, b_ref)
+    numbers = comparing.summary(al)
+    view = comparing.CompareState(al.a.ref, al.b.ref).to_query(comparing.default_pair(catalog))
+    return {
+        "a": _side(al.a),
+        "b": _side(al.b),
+        "url": "/compare" + view,
+        "dims": {axis: {"name": dim.name, "title": dim.title, "labels": list(dim.labels)}
+                 for axis, dim in (("y", al.y), ("x", al.x))},
+        "n_common": al.n_common,
+        "summary": numbers,
+        "sentences": comparing.sentences(al, numbers),
+        "warnings": list(al.warnings),
+        "cells": al.cells(),
+    }

@@ -1,0 +1,345 @@
+"""Builders for the Trends view: line charts, the statistics table, observations, panel summaries.
+
+Line charts plot each line's reported cells only: a missing cell is a null point, and
+``connectgaps=False`` breaks the line there (a hidden neighbour breaks it too), so nothing is
+interpolated. Hover texts are the heatmap's own (:func:`components.heatmap.hover_texts`): exact
+values with the figure's decimals and every coordinate. A line keeps its colour (keyed by its
+label's place in the catalog) in every panel and every slice. Labels are HTML-escaped.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+import dash_ag_grid as dag
+import dash_bootstrap_components as dbc
+import numpy as np
+import plotly.graph_objects as go
+from dash import html
+
+from components.heatmap import FONT, hover_texts
+from evalmaps.model import FigureSpec
+from evalmaps.slicing import PanelView
+from evalmaps.trends import (Line, LineStats, PanelSummary, Trends, fmt_level, fmt_mean, fmt_r2,
+                             fmt_slope, fmt_value, lines_of, plural, stable_band)
+
+# Tableau 10: distinct, colour-blind-aware; beyond ten lines the dash pattern changes too
+PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+           "#ff9da7", "#9c755f", "#bab0ac")
+DASHES = ("solid", "dash", "dot", "dashdot")
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star")
+THRESHOLD_COLOR = "#6c757d"
+CHART_HEIGHT = 380
+CLASS_COLORS = {"declining": "#b02a37", "rising": "#146c43", "stable": "#495057",
+                "mixed": "#8a6d00"}
+
+
+def chart_height(legend_entries: int) -> int:
+    """Tall enough for the legend to show every line without scrolling (up to a limit)."""
+    return int(min(max(CHART_HEIGHT, 130 + 20 * legend_entries), 720))
+
+
+def line_color(key: int) -> str:
+    return PALETTE[key % len(PALETTE)]
+
+
+def line_dash(key: int) -> str:
+    return DASHES[(key // len(PALETTE)) % len(DASHES)]
+
+
+# --------------------------------------------------------------------------- charts
+
+def line_points(line: Line, hover: np.ndarray) -> tuple[list, list, list]:
+    """(x, y, hover text) of a line's points; a null point wherever the line must break.
+
+    Missing cells are null; between two shown points that are not neighbours on the axis (a
+    hidden label lies between them) a null point is inserted, so no segment spans a gap.
+    """
+    xs, ys, texts = [], [], []
+    for k, (label, position, value) in enumerate(zip(line.labels, line.positions, line.values)):
+        if k and line.steps[k] != line.steps[k - 1] + 1:
+            xs.append(None)
+            ys.append(None)
+            texts.append("")
+        xs.append(float(position) if line.numeric else escape(label))
+        present = bool(np.isfinite(value))
+        ys.append(float(value) if present else None)
+        i, j = line.cells[k]
+        texts.append(hover[i, j] if present else "")
+    return xs, ys, texts
+
+
+def _axis_layout(views: list[PanelView], transpose: bool) -> dict:
+    spec = views[0].spec
+    axis = spec.dims[spec.y if transpose else spec.x]
+    lines = lines_of(views[0], transpose)
+    title = dict(text=escape(axis.title))
+    if not lines:
+        return dict(title=title)
+    line = lines[0]
+    if axis.numeric:
+        return dict(title=title, type="linear", tickmode="array",
+                    tickvals=[float(p) for p in line.positions],
+                    ticktext=[escape(label) for label in line.labels], zeroline=False)
+    return dict(title=title, type="category", categoryorder="array",
+                categoryarray=[escape(label) for label in line.labels])
+
+
+def line_figure(views: list[PanelView], *, transpose: bool = False,
+                threshold: float | None = None, title: str | None = None,
+                names: list[str] | None = None) -> go.Figure:
+    """Value against the axis, one line per row (or column); several views are overlaid.
+
+    Overlaid panels keep each line's colour and tell panels apart by dash and marker, with the
+    legend grouped by panel (``names``: the panels' short names).
+    """
+    spec = views[0].spec
+    metric = spec.metric
+    overlay = len(views) > 1
+    names = names or [v.title for v in views]
+    fig = go.Figure()
+    shown = []
+    for p, view in enumerate(views):
+        hover = hover_texts(view)
+        first_in_group = True
+        for line in lines_of(view, transpose):
+            if not np.isfinite(line.values).any():
+                continue  # no reported cell: nothing to draw (the table still lists it)
+            xs, ys, texts = line_points(line, hover)
+            shown.extend(v for v in ys if v is not None)
+            color = line_color(line.key)
+            trace = dict(
+                x=xs, y=ys, customdata=texts, mode="lines+markers", connectgaps=False,
+                name=escape(line.label), meta=[line.label, view.panel.key],
+                hovertemplate="%{customdata}<extra></extra>",
+                line=dict(color=color, width=2,
+                          dash=DASHES[p % len(DASHES)] if overlay else line_dash(line.key)),
+                marker=dict(color=color, size=7,
+                            symbol=SYMBOLS[p % len(SYMBOLS)] if overlay else "circle"),
+            )
+            if overlay:
+                trace.update(legendgroup=view.panel.key,
+                             legendgrouptitle=dict(text=escape(names[p])) if first_in_group
+                             else None)
+                first_in_group = False
+            fig.add_trace(go.Scatter(**trace))
+    line_title = spec.dims[spec.x if transpose else spec.y].title
+    if title is not None:
+        heading = title
+    elif not overlay:
+        heading = names[0]
+    else:
+        heading = (", ".join(names) if len(names) <= 4 else f"{len(names)} panels") + " (overlaid)"
+    fig.update_layout(
+        title=dict(text=escape(heading), x=0.02, xanchor="left", y=0.97, yanchor="top",
+                   font=dict(size=15)),
+        font=dict(family=FONT, size=12, color="#212529"),
+        margin=dict(l=64, r=16, t=56, b=52),
+        height=chart_height(len(fig.data) + (len(views) if overlay else 0)),
+        plot_bgcolor="white",
+        paper_bgcolor="white",
+        hovermode="closest",
+        hoverlabel=dict(bgcolor="white", font=dict(family=FONT, size=13)),
+        legend=dict(title=dict(text=escape(line_title)), tracegroupgap=6, itemsizing="constant",
+                    groupclick="toggleitem"),
+        xaxis=_axis_layout(views, transpose),
+        yaxis=dict(title=dict(text=escape(metric.label))),
+    )
+    fig.update_xaxes(showgrid=True, gridcolor="#eef0f3", linecolor="#ced4da", showline=True)
+    fig.update_yaxes(showgrid=True, gridcolor="#eef0f3", linecolor="#ced4da", showline=True,
+                     zeroline=False)
+    if threshold is not None and shown:
+        band = stable_band(metric)
+        if min(shown) - band <= threshold <= max(shown) + band:  # never stretch the axis for it
+            fig.add_hline(y=threshold, line=dict(color=THRESHOLD_COLOR, width=1, dash="dot"),
+                          annotation=dict(text=f"threshold {escape(fmt_level(metric, threshold))}",
+                                          font=dict(size=11, color=THRESHOLD_COLOR)),
+                          annotation_position="top left")
+    if spec.illustrative:
+        fig.add_annotation(text="ILLUSTRATIVE values, not results", xref="paper", yref="paper",
+                           x=0.5, y=1.0, yanchor="bottom", showarrow=False,
+                           font=dict(size=11, color="#b45309"))
+    return fig
+
+
+def chart_config(figure_id: str, key: str) -> dict:
+    """Modebar: no Plotly logo, image export named after the figure and panel."""
+    return {
+        "displaylogo": False,
+        "toImageButtonOptions": {"format": "png", "filename": f"{figure_id}__{key}__trends",
+                                 "scale": 2},
+        "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d", "toggleSpikelines",
+                                   "hoverClosestCartesian", "hoverCompareCartesian"],
+    }
+
+
+# --------------------------------------------------------------------------- statistics table
+
+def _text_col(field: str, header: str, **extra) -> dict:
+    """A numeric column (sorts by number) that shows a preformatted text (``<field>_text``)."""
+    return {"field": field, "headerName": header,
+            "valueFormatter": {"function": f"params.data.{field}_text"},
+            "type": "rightAligned", **extra}
+
+
+def stats_columns(spec: FigureSpec, transpose: bool, threshold: float, multi: bool) -> list[dict]:
+    line_dim = spec.dims[spec.x if transpose else spec.y]
+    axis = spec.dims[spec.y if transpose else spec.x]
+    per = f"per {axis.title.lower()}" if axis.numeric else "per step"
+    colours = [{"condition": f"params.data.color == '{c}'",
+                "style": {"borderLeft": f"6px solid {c}"}} for c in PALETTE]
+    classes = [{"condition": f"params.value == '{cls}'",
+                "style": {"color": color, "fontWeight": "600"}}
+               for cls, color in CLASS_COLORS.items()]
+    columns = []
+    if multi:
+        columns.append({"field": "panel", "headerName": "Panel", "minWidth": 130,
+                        "tooltipField": "panel"})
+    columns += [
+        {"field": "line", "headerName": line_dim.title, "minWidth": 90,
+         "valueFormatter": {"function": "params.data.line_text"},
+         "cellStyle": {"styleConditions": colours}},
+        _text_col("n", "Cells", headerTooltip="Reported cells of the line in this slice"),
+        _text_col("mean", "Mean"),
+        _text_col("min", "Min (at)", minWidth=110),
+        _text_col("max", "Max (at)", minWidth=110),
+        _text_col("slope", f"Slope {per}",
+                  headerTooltip="Least squares over the reported cells"
+                  + ("" if axis.numeric else f"; {axis.title} is categorical: per label step")),
+        _text_col("r2", "R²"),
+        _text_col("drop", "Largest drop (where)", minWidth=150,
+                  headerTooltip="Between neighbouring cells that are both reported"),
+        _text_col("below", f"First < {fmt_level(spec.metric, threshold)}", minWidth=110,
+                  headerTooltip=f"The first {axis.title.lower()} whose value is below the "
+                                f"threshold"),
+        {"field": "cls", "headerName": "Class", "minWidth": 90,
+         "cellStyle": {"styleConditions": classes}},
+    ]
+    return columns
+
+
+def stats_rows(trends: Trends) -> list[dict]:
+    """One table row per line: numbers to sort by, and the texts shown."""
+    spec = trends.spec
+    metric, d = spec.metric, trends.decimals
+    short = {p.key: p.short for p in trends.panels}
+    order = {p.key: i for i, p in enumerate(trends.panels)}
+    rows = []
+
+    def at(value, label):
+        return "—" if value is None else f"{fmt_value(metric, value, d)} at {label}"
+
+    for s in trends.lines:
+        s: LineStats
+        rows.append({
+            "id": f"{s.panel_key}|{s.line}",
+            "panel": short.get(s.panel_key, s.panel),
+            "line": order[s.panel_key] * 100000 + s.key, "line_text": s.line,
+            "color": line_color(s.key),
+            "n": s.n_present, "n_text": f"{s.n_present} of {s.n_total}",
+            "mean": s.mean, "mean_text": "—" if s.mean is None else fmt_mean(metric, s.mean, d),
+            "min": s.min, "min_text": at(s.min, s.min_at),
+            "max": s.max, "max_text": at(s.max, s.max_at),
+            "slope": s.slope, "slope_text": fmt_slope(s.slope),
+            "r2": s.r2, "r2_text": fmt_r2(s.r2),
+            "drop": s.drop,
+            "drop_text": ("—" if s.drop is None
+                          else f"{s.drop:.{d}f} ({s.drop_from} → {s.drop_to})"),
+            "below": s.below_step,
+            "below_text": ("—" if s.n_present == 0 else "never" if s.below_at is None
+                           else f"{s.below_at} ({fmt_value(metric, s.below, d)})"),
+            "cls": s.cls or "not classified",
+        })
+    return rows
+
+
+def stats_grid(component_id: str) -> dag.AgGrid:
+    """The sortable statistics table (data set by the page's callback). AG Grid's own Quartz
+    theme (Theming API, no CSS file, nothing from a CDN); fits its width, grows with its rows."""
+    return dag.AgGrid(
+        id=component_id,
+        rowData=[],
+        columnDefs=[],
+        defaultColDef={"sortable": True, "resizable": True, "suppressMovable": True,
+                       "wrapHeaderText": True, "autoHeaderHeight": True, "minWidth": 80},
+        columnSize="responsiveSizeToFit",
+        dashGridOptions={"domLayout": "autoHeight", "suppressColumnVirtualisation": True,
+                         "animateRows": False, "suppressCellFocus": True},
+        getRowId="params.data.id",
+        style={"width": "100%"},
+        className="trends-table",
+    )
+
+
+# --------------------------------------------------------------------------- text blocks
+
+def observation_list(sentences: list[str], illustrative: bool = False):
+    if not sentences:
+        return html.P("No observation applies to this slice: it has no reported cell.",
+                      className="text-muted fst-italic mb-0", id="trends-observations-empty")
+    items = []
+    for k, sentence in enumerate(sentences):
+        warn = illustrative and k == 0 and "ILLUSTRATIVE" in sentence
+        items.append(html.Li(sentence, className="text-warning-emphasis fw-semibold" if warn
+                             else None))
+    return html.Ul(items, className="mb-0 trends-observations", id="trends-observations-list")
+
+
+def _cells_text(spec: FigureSpec, extreme) -> str:
+    ytitle, xtitle = spec.dims[spec.y].title, spec.dims[spec.x].title
+    return "; ".join(f"{ytitle} {y}, {xtitle} {x}" for y, x in extreme.cells)
+
+
+def _means_table(spec: FigureSpec, means, decimals: int):
+    best = max(means.means)
+    head = [html.Th(spec.dims[means.dim].title, className="fw-semibold")]
+    head += [html.Th(label) for label in means.labels]
+    cells = [html.Td("mean", className="text-muted")]
+    cells += [html.Td(fmt_mean(spec.metric, m, decimals),
+                      className="fw-bold" if m == best else None,
+                      title=f"mean of {n} cells") for m, n in zip(means.means, means.counts)]
+    return html.Table([html.Thead(html.Tr(head)), html.Tbody(html.Tr(cells))],
+                      className="table table-sm mb-2 trends-means")
+
+
+def panel_summaries(trends: Trends) -> list:
+    """Per panel: best and worst cell and, for complete numeric grids, marginal means."""
+    spec = trends.spec
+    metric, d = spec.metric, trends.decimals
+    notes = {p.marginals_note for p in trends.panels if p.marginals_note}
+    width = 12 if len(trends.panels) == 1 else 6
+    cols = []
+    for p in trends.panels:
+        p: PanelSummary
+        body = []
+        if p.best is None:
+            body.append(html.P("No reported cell in this slice.", className="text-muted mb-0"))
+        else:
+            body.append(html.P([html.Span("Best ", className="fw-semibold"),
+                                fmt_value(metric, p.best.value, d), " at ",
+                                _cells_text(spec, p.best)], className="mb-1 trends-best"))
+            body.append(html.P([html.Span("Worst ", className="fw-semibold"),
+                                fmt_value(metric, p.worst.value, d), " at ",
+                                _cells_text(spec, p.worst)], className="mb-2 trends-worst"))
+        if p.marginals is not None:
+            for means in (p.marginals.by_x, p.marginals.by_y):
+                body.append(html.Div(
+                    f"Effect of {spec.dims[means.dim].title.lower()} "
+                    f"(mean over {plural(spec.dims[means.over].title)})",
+                    className="small fw-semibold"))
+                body.append(_means_table(spec, means, d))
+        cols.append(dbc.Col(dbc.Card([
+            dbc.CardHeader(p.short, className="py-1 fw-semibold"),
+            dbc.CardBody(body, className="py-2"),
+        ], className="h-100 trends-panel-card"), md=width, className="mb-2"))
+    out = [dbc.Row(cols, className="g-2")]
+    if len(notes) == 1:
+        out.append(html.Div(notes.pop(), className="small text-muted"))
+    elif notes:
+        out.append(html.Div("Marginal means are shown only for panels with a complete grid "
+                            "of two numeric axes.", className="small text-muted"))
+    return out
+
+
+def rules_list(notes: list[str]):
+    return html.Ul([html.Li(n) for n in notes], className="small text-muted mb-0 trends-rules")

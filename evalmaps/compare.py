@@ -1,0 +1,628 @@
+"""Compare two panels: align them on their common cells, the difference B - A, its summary.
+
+Pure numpy/pandas, no Dash or Plotly: usable from a notebook::
+
+    from evalmaps import load_catalog
+    from evalmaps.compare import compare, summary, sentences
+    al = compare(load_catalog(), "dynts-llama-vs-qwen:r1-llama", "dynts-llama-vs-qwen:r1-qwen")
+    summary(al)["mean_delta"]     # 2.37
+    sentences(al)[0]              # 'R1-Qwen is higher than R1-Llama in 19 of 20 cells, ...'
+
+**Panel references.** A side of a comparison is named by a *reference* (URL ``?a=``/``?b=``, the
+API's ``a``/``b``):
+
+- a global panel key ``<figure>:<panel>``, as ``/api/figures`` lists them;
+- ``mean(<key>,<key>,...)``: a *derived* panel, the cell-wise mean of 2 to 16 panels, defined only
+  where **all** of them report a value (nothing is filled in). Keys are separated by commas; no
+  nesting. It is parsed with a regular expression and every key is looked up in the catalog:
+  nothing in a reference is ever evaluated.
+
+**Which panels compare.** A and B must have the same axes (the same x and y dimension, matched by
+name or by title) and share at least one cell both report. Only those common cells are compared.
+Panels of different figures compare too; when their metrics differ (name or unit) the comparison
+is made but carries a warning, as it does when either side holds illustrative values.
+
+**Uncertainty.** Where both sides give a standard deviation ``sd`` and a replicate count ``n``,
+the standard error of the difference is ``sqrt(sdA^2/nA + sdB^2/nB)`` and a cell whose
+``|B - A| <= 2 SE`` is *not distinguishable*. Derived means carry no ``sd``.
+
+Differences and means are rounded to 9 decimals, which only drops binary floating-point noise
+(``56.3 - 52.5`` is ``3.8``, not ``3.7999999999999972``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+import numpy as np
+
+from evalmaps.errors import EvalmapsError, UnknownFigure, UnknownPanel
+from evalmaps.model import Catalog, Dim, Figure, Metric, Panel
+from evalmaps.slicing import COLOR_MODES, FIXED_RANGE
+from evalmaps.state import first
+
+DEFAULT_A = "dynts-llama-vs-qwen:r1-llama"
+DEFAULT_B = "dynts-llama-vs-qwen:r1-qwen"
+DEFAULT_COLOR = "shared"  # A and B on the min..max of the cells they show
+MAX_MEAN_PANELS = 16
+MAX_REF_LENGTH = 2000
+NOISE_DECIMALS = 9
+_MEAN = re.compile(r"mean\((?P<body>[^()]*)\)")
+_KEY = re.compile(r"[A-Za-z0-9._-]+:[A-Za-z0-9._-]+")
+
+
+class CompareError(EvalmapsError, ValueError):
+    """Two panels that cannot be compared, or a reference that names no panel (HTTP 400)."""
+
+
+# --------------------------------------------------------------------------- references
+
+def is_derived(ref: str) -> bool:
+    return ref.strip().startswith("mean(")
+
+
+def mean_ref(keys: Sequence[str]) -> str:
+    """The reference of the mean of these panels: ``mean(k1,k2,...)``."""
+    return "mean(" + ",".join(keys) + ")"
+
+
+def parse_ref(ref: str) -> tuple[str, ...]:
+    """The panel keys a reference names: one for a panel key, several for ``mean(...)``.
+
+    Only the syntax is checked here; :func:`resolve` looks the keys up.
+    """
+    if not isinstance(ref, str) or not ref.strip():
+        raise CompareError("A panel reference is empty. Give a panel key such as "
+                           f"'{DEFAULT_A}', as /api/figures lists them.")
+    ref = ref.strip()
+    if len(ref) > MAX_REF_LENGTH:
+        raise CompareError(f"A panel reference is {len(ref)} characters long, over the limit of "
+                           f"{MAX_REF_LENGTH}. Use fewer panels.")
+    match = _MEAN.fullmatch(ref)
+    if match:
+        keys = tuple(k.strip() for k in match.group("body").split(","))
+        if len(keys) < 2 or not all(keys):
+            raise CompareError("A mean needs at least two panel keys separated by commas, "
+                               "e.g. mean(<figure>:<panel>,<figure>:<panel>).")
+        if len(keys) > MAX_MEAN_PANELS:
+            raise CompareError(f"A mean may combine at most {MAX_MEAN_PANELS} panels; "
+                               f"this one lists {len(keys)}.")
+        twice = [k for i, k in enumerate(keys) if k in keys[:i]]
+        if twice:
+            raise CompareError(f"The mean lists the panel '{twice[0]}' twice. "
+                               "List each panel once.")
+        bad = [k for k in keys if not _KEY.fullmatch(k)]
+        if bad:
+            raise CompareError(f"'{_clip(bad[0])}' is not a panel key. Keys look like "
+                               "'<figure>:<panel>', as /api/figures lists them.")
+        return keys
+    if not _KEY.fullmatch(ref):
+        raise CompareError(f"'{_clip(ref)}' is neither a panel key ('<figure>:<panel>', as "
+                           "/api/figures lists them) nor a mean(<key>,<key>,...).")
+    return (ref,)
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+# --------------------------------------------------------------------------- panel-likes
+
+@dataclass(frozen=True, eq=False)
+class ComparePanel:
+    """What a comparison side is: a panel of a figure, or a derived mean of several.
+
+    ``z`` (and optional ``sd``, ``n``) are grids over ``y.labels`` x ``x.labels``; NaN = missing.
+    ``n_panels`` (derived only) counts, per cell, the panels that report a value.
+    """
+
+    ref: str
+    label: str  # menus and headings: 'Figure title — panel title'
+    short: str  # sentences and map titles: 'R1-Llama'
+    y: Dim
+    x: Dim
+    z: np.ndarray
+    metric: Metric
+    decimals: int  # most decimals shown
+    provenance: str
+    colorscale: tuple | str
+    zrange: tuple[float, float] | None
+    sources: tuple[str, ...]  # global keys of the panels behind it
+    sd: np.ndarray | None = None
+    n: np.ndarray | None = None
+    n_panels: np.ndarray | None = None
+    min_decimals: int | None = None  # derived: trailing zeros are trimmed down to this
+    facets: tuple[tuple[str, str], ...] = ()  # (dimension title, label): 'Model', 'R1-Llama'
+    illustrative: bool = False
+    figure_ids: tuple[str, ...] = ()
+
+    @property
+    def derived(self) -> bool:
+        return self.provenance == "derived"
+
+    @property
+    def n_cells(self) -> int:
+        return int(np.isfinite(self.z).sum())
+
+    @property
+    def base_decimals(self) -> int:
+        """The decimals of the data behind it (a derived mean may show more)."""
+        return self.decimals if self.min_decimals is None else self.min_decimals
+
+    def format(self, value: float | None) -> str:
+        """A value with this side's decimals ('52.5'); derived means trim trailing zeros."""
+        if value is None or not np.isfinite(value):
+            return "not reported"
+        return format_number(value, self.decimals, self.min_decimals)
+
+
+def from_panel(figure: Figure, panel: Panel) -> ComparePanel:
+    spec = figure.spec
+    return ComparePanel(
+        ref=panel.global_key, label=f"{spec.title} — {panel.title}", short=panel.title,
+        y=spec.dims[spec.y], x=spec.dims[spec.x], z=panel.z, sd=panel.sd, n=panel.n,
+        metric=spec.metric, decimals=figure.decimals, provenance=spec.provenance,
+        colorscale=spec.colorscale, zrange=spec.zrange, sources=(panel.global_key,),
+        facets=tuple((spec.dims[f].title, label) for f, label in panel.facets.items()),
+        illustrative=spec.illustrative, figure_ids=(figure.id,),
+    )
+
+
+def resolve(catalog: Catalog, ref: str, side: str = "A") -> ComparePanel:
+    """The panel-like a reference names. Unknown figures or panels are a :class:`CompareError`."""
+    keys = parse_ref(ref)
+    sides = []
+    for key in keys:
+        try:
+            panel = catalog.panel(key)
+        except (UnknownFigure, UnknownPanel) as exc:
+            raise CompareError(f"Panel {side}: {exc}") from None
+        sides.append(from_panel(catalog.figure(panel.figure_id), panel))
+    if len(sides) == 1:
+        return sides[0]
+    try:
+        return derived_mean(sides)
+    except CompareError as exc:
+        raise CompareError(f"Panel {side}: {exc}") from None
+
+
+def _same_dim(a: Dim, b: Dim) -> bool:
+    return a.name == b.name or a.title.casefold() == b.title.casefold()
+
+
+def _same_metric(a: Metric, b: Metric) -> bool:
+    return a.name.casefold() == b.name.casefold() and a.unit == b.unit
+
+
+def _axes(p: ComparePanel) -> str:
+    return f"{p.y.title} × {p.x.title}"
+
+
+def _labels(labels: Sequence[str], limit: int = 8) -> str:
+    shown = ", ".join(labels[:limit])
+    return shown + (f" and {len(labels) - limit} more" if len(labels) > limit else "")
+
+
+def _common(a: Sequence[str], b: Sequence[str]) -> tuple[str, ...]:
+    keep = set(b)
+    return tuple(label for label in a if label in keep)
+
+
+def _take(grid: np.ndarray | None, dim: Dim, labels: Sequence[str], axis: int) -> np.ndarray | None:
+    if grid is None:
+        return None
+    index = dim.index()
+    return np.take(grid, [index[label] for label in labels], axis=axis)
+
+
+def _on(p: ComparePanel, grid: np.ndarray | None, ys: Sequence[str], xs: Sequence[str]):
+    return _take(_take(grid, p.y, ys, 0), p.x, xs, 1)
+
+
+def _denoise(values: np.ndarray) -> np.ndarray:
+    return np.round(values, NOISE_DECIMALS)
+
+
+def derived_mean(panels: Sequence[ComparePanel]) -> ComparePanel:
+    """The cell-wise mean of several panels over their common labels.
+
+    A cell has a mean only where **all** panels report a value; ``n_panels`` counts the panels
+    that do (so a hover can say 'reported by 2 of 4 panels'). Provenance ``derived``.
+    """
+    if len(panels) < 2:
+        raise CompareError("A mean needs at least two panels. Pick more panels.")
+    first_panel = panels[0]
+    for p in panels[1:]:
+        if not (_same_dim(p.y, first_panel.y) and _same_dim(p.x, first_panel.x)):
+            raise CompareError(f"The panels of a mean must share their axes: '{first_panel.short}' "
+                               f"has {_axes(first_panel)} and '{p.short}' has {_axes(p)}.")
+        if not _same_metric(p.metric, first_panel.metric):
+            raise CompareError(f"The panels of a mean must share one metric: '{first_panel.short}' "
+                               f"gives {first_panel.metric.label} and '{p.short}' gives "
+                               f"{p.metric.label}.")
+        if p.derived:
+            raise CompareError("A mean cannot include another mean. List the panels themselves.")
+    ys, xs = first_panel.y.labels, first_panel.x.labels
+    for p in panels[1:]:
+        ys, xs = _common(ys, p.y.labels), _common(xs, p.x.labels)
+    if not ys or not xs:
+        raise CompareError("The panels of this mean share no cells: their "
+                           f"{first_panel.y.title.lower()} or {first_panel.x.title.lower()} "
+                           "labels do not overlap. Pick panels with common labels.")
+    stack = np.stack([_on(p, p.z, ys, xs) for p in panels])
+    count = np.isfinite(stack).sum(axis=0)
+    complete = count == len(panels)
+    if not complete.any():
+        raise CompareError("The panels of this mean have no cell that all of them report. "
+                           "Pick panels whose reported cells overlap.")
+    z = np.full(count.shape, np.nan)
+    z[complete] = _denoise(stack[:, complete].mean(axis=0))
+    decimals = max(p.decimals for p in panels)
+    lows = [p.zrange[0] for p in panels if p.zrange]
+    highs = [p.zrange[1] for p in panels if p.zrange]
+    keys = tuple(k for p in panels for k in p.sources)
+    return ComparePanel(
+        ref=mean_ref(keys),
+        label="mean of " + ", ".join(p.short for p in panels) + " (derived)",
+        short=f"mean of {len(panels)} panels",
+        y=Dim(first_panel.y.name, first_panel.y.title, ys),
+        x=Dim(first_panel.x.name, first_panel.x.title, xs),
+        z=z, metric=first_panel.metric, decimals=min(decimals + 2, 4), min_decimals=decimals,
+        provenance="derived", colorscale=first_panel.colorscale,
+        zrange=(min(lows), max(highs)) if len(lows) == len(panels) else None,
+        sources=keys, n_panels=count, illustrative=any(p.illustrative for p in panels),
+        figure_ids=tuple(dict.fromkeys(f for p in panels for f in p.figure_ids)),
+    )
+
+
+# --------------------------------------------------------------------------- alignment
+
+@dataclass(frozen=True, eq=False)
+class Alignment:
+    """A and B on their common labels (A's order); ``delta`` = B - A, NaN where either is missing.
+
+    ``se``: the standard error of the difference where both sides give sd and n, else NaN (None
+    when neither side has any). ``indistinct``: cells with ``|delta| <= 2 se``.
+    """
+
+    a: ComparePanel
+    b: ComparePanel
+    y: Dim  # A's dimension, restricted to the common labels
+    x: Dim
+    za: np.ndarray
+    zb: np.ndarray
+    delta: np.ndarray
+    se: np.ndarray | None
+    indistinct: np.ndarray
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def common(self) -> np.ndarray:
+        """Cells both sides report."""
+        return np.isfinite(self.delta)
+
+    @property
+    def n_common(self) -> int:
+        return int(self.common.sum())
+
+    @property
+    def decimals(self) -> int:
+        return max(self.a.decimals, self.b.decimals)
+
+    @property
+    def min_decimals(self) -> int:
+        return max(self.a.base_decimals, self.b.base_decimals)
+
+    def format_delta(self, value: float | None) -> str:
+        """'+3.8', '-0.3', '0.0'; 'not comparable' where a side is missing."""
+        if value is None or not np.isfinite(value):
+            return "not comparable"
+        return format_signed(value, self.decimals, self.min_decimals)
+
+    def where(self, i: int, j: int) -> str:
+        """'Local Window Size 2000 · Ratio 0.4'."""
+        return f"{self.y.title} {self.y.labels[i]} · {self.x.title} {self.x.labels[j]}"
+
+    def cell(self, i: int, j: int) -> dict:
+        """One cell as a dict keyed by A's dimension names, with a, b and delta (None = missing)."""
+        out = {self.y.name: self.y.labels[i], self.x.name: self.x.labels[j],
+               "a": _num(self.za[i, j]), "b": _num(self.zb[i, j]), "delta": _num(self.delta[i, j])}
+        if self.se is not None:
+            out["se"] = _num(self.se[i, j])
+            out["distinguishable"] = (None if not np.isfinite(self.se[i, j])
+                                      else not bool(self.indistinct[i, j]))
+        return out
+
+    def cells(self) -> list[dict]:
+        """The common cells (both sides report), in display order: rows top to bottom."""
+        return [self.cell(i, j) for i, j in zip(*np.nonzero(self.common))]
+
+
+def _num(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None
+
+
+def _se(a: ComparePanel, b: ComparePanel, ys, xs) -> np.ndarray | None:
+    if a.sd is None or a.n is None or b.sd is None or b.n is None:
+        return None
+    sda, na = _on(a, a.sd, ys, xs), _on(a, a.n, ys, xs)
+    sdb, nb = _on(b, b.sd, ys, xs), _on(b, b.n, ys, xs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = np.where(na > 0, sda ** 2 / na, np.nan) + np.where(nb > 0, sdb ** 2 / nb, np.nan)
+    return _denoise(np.sqrt(var))
+
+
+def align(a: ComparePanel, b: ComparePanel) -> Alignment:
+    """A and B on their common cells. Refused (:class:`CompareError`) when they share none."""
+    if not (_same_dim(a.y, b.y) and _same_dim(a.x, b.x)):
+        raise CompareError(f"Panels A and B have different axes: A's are {_axes(a)} and B's are "
+                           f"{_axes(b)}. Pick panels over the same axes.")
+    ys, xs = _common(a.y.labels, b.y.labels), _common(a.x.labels, b.x.labels)
+    if not ys:
+        raise CompareError(f"Panels A and B share no cells: A's rows ({a.y.title}) are "
+                           f"{_labels(a.y.labels)} and B's are {_labels(b.y.labels)}. "
+                           "Pick panels with common labels.")
+    if not xs:
+        raise CompareError(f"Panels A and B share no cells: A's columns ({a.x.title}) are "
+                           f"{_labels(a.x.labels)} and B's are {_labels(b.x.labels)}. "
+                           "Pick panels with common labels.")
+    za, zb = _on(a, a.z, ys, xs), _on(b, b.z, ys, xs)
+    delta = _denoise(zb - za)  # NaN where either is missing
+    if not np.isfinite(delta).any():
+        raise CompareError(f"Panels A and B share no reported cell: where their labels overlap "
+                           f"({len(ys) * len(xs)} cells) one of the two is always missing. "
+                           "Pick panels with common cells.")
+    se = _se(a, b, ys, xs)
+    with np.errstate(invalid="ignore"):
+        indistinct = (np.isfinite(delta) & np.isfinite(se) & (np.abs(delta) <= 2 * se)
+                      if se is not None else np.zeros(delta.shape, dtype=bool))
+    warnings = []
+    if not _same_metric(a.metric, b.metric):
+        warnings.append(f"A gives {a.metric.label} and B gives {b.metric.label}: the difference "
+                        "mixes two metrics, so read it with care.")
+    made_up = [name for name, side in (("A", a), ("B", b)) if side.illustrative]
+    if made_up:
+        who = " and ".join(made_up) + (" hold" if len(made_up) == 2 else " holds")
+        warnings.append(f"{who} ILLUSTRATIVE values (made up, not results), and so does the "
+                        "difference.")
+    return Alignment(a, b, Dim(a.y.name, a.y.title, ys), Dim(a.x.name, a.x.title, xs),
+                     za, zb, delta, se, indistinct, tuple(warnings))
+
+
+def compatible(a: ComparePanel, b: ComparePanel) -> bool:
+    """Whether A and B share a cell both report (what :func:`align` needs)."""
+    try:
+        align(a, b)
+    except CompareError:
+        return False
+    return True
+
+
+def compare(catalog: Catalog, a_ref: str, b_ref: str) -> Alignment:
+    return align(resolve(catalog, a_ref, "A"), resolve(catalog, b_ref, "B"))
+
+
+# --------------------------------------------------------------------------- summary
+
+def _round(value: float) -> float:
+    return float(round(value, NOISE_DECIMALS))
+
+
+def summary(al: Alignment) -> dict:
+    """The numbers of a comparison, over the common cells only (JSON-ready, None = none).
+
+    ``mean_a``, ``mean_b``, ``mean_delta``; ``b_higher``/``b_lower``/``equal`` cell counts;
+    ``largest_gain``/``largest_loss``: the cell with the largest positive/negative difference
+    (first in display order on ties; None when B is never higher/lower); ``best_a``/``best_b``:
+    each side's highest common cell; ``n_with_se``/``n_indistinct``: cells with a standard error
+    and those within two of it.
+    """
+    common = al.common
+    d = al.delta[common]
+    out = {
+        "n_common": al.n_common,
+        "n_grid": int(al.delta.size),
+        "n_a": al.a.n_cells,
+        "n_b": al.b.n_cells,
+        "mean_a": _round(al.za[common].mean()),
+        "mean_b": _round(al.zb[common].mean()),
+        "mean_delta": _round(d.mean()),
+        "b_higher": int((d > 0).sum()),
+        "b_lower": int((d < 0).sum()),
+        "equal": int((d == 0).sum()),
+        "largest_gain": None,
+        "largest_loss": None,
+        "best_a": _best(al, al.za),
+        "best_b": _best(al, al.zb),
+        "n_with_se": 0 if al.se is None else int((common & np.isfinite(al.se)).sum()),
+        "n_indistinct": int((al.indistinct & common).sum()),
+    }
+    masked = np.where(common, al.delta, np.nan)
+    if out["b_higher"]:
+        out["largest_gain"] = al.cell(*np.unravel_index(np.nanargmax(masked), masked.shape))
+    if out["b_lower"]:
+        out["largest_loss"] = al.cell(*np.unravel_index(np.nanargmin(masked), masked.shape))
+    return out
+
+
+def _best(al: Alignment, grid: np.ndarray) -> dict:
+    masked = np.where(al.common, grid, np.nan)
+    i, j = np.unravel_index(np.nanargmax(masked), masked.shape)
+    return {al.y.name: al.y.labels[i], al.x.name: al.x.labels[j], "value": float(grid[i, j])}
+
+
+def points(metric: Metric) -> str:
+    """What a difference is counted in: 'points', 'percentage points', or the unit."""
+    if metric.unit == "%":
+        return "percentage points"
+    return metric.unit or "points"
+
+
+def names(al: Alignment) -> tuple[str, str]:
+    """How sentences call A and B: their short labels, or 'A'/'B' when those read alike."""
+    if al.a.short == al.b.short:
+        return "A", "B"
+    return tuple(("the " if side.derived else "") + side.short for side in (al.a, al.b))
+
+
+def where_of(al: Alignment, cell: dict) -> str:
+    return f"{al.y.title} {cell[al.y.name]} · {al.x.title} {cell[al.x.name]}"
+
+
+def sentences(al: Alignment, numbers: dict | None = None) -> list[str]:
+    """One or two sentences: 'B is higher in k of n cells, by d points on average.', then the
+    largest gain and loss (and, with standard errors, how many cells are within two of them)."""
+    s = numbers or summary(al)
+    name_a, name_b = names(al)
+    n, k = s["n_common"], s["b_higher"]
+    mean = s["mean_delta"]
+    unit = points(al.a.metric)
+    cells = "cell" if n == 1 else "cells"
+    ties = f" ({s['equal']} equal)" if s["equal"] else ""
+    size = format_mean(abs(mean), al.min_decimals)
+    if mean > 0:
+        first_sentence = (f"{name_b} is higher than {name_a} in {k} of {n} {cells}{ties}, "
+                          f"by {size} {unit} on average.")
+    elif mean < 0:
+        first_sentence = (f"{name_b} is higher than {name_a} in {k} of {n} {cells}{ties}, "
+                          f"and lower by {size} {unit} on average.")
+    else:
+        first_sentence = (f"{name_b} is higher than {name_a} in {k} of {n} {cells}{ties}, "
+                          f"and the same on average.")
+    parts = []
+    gain, loss = s["largest_gain"], s["largest_loss"]
+    if gain:
+        parts.append(f"the largest gain is {al.format_delta(gain['delta'])} "
+                     f"at {where_of(al, gain)}")
+    if loss:
+        word = "only loss" if s["b_lower"] == 1 else "largest loss"
+        parts.append(f"the {word} is {al.format_delta(loss['delta'])} at {where_of(al, loss)}")
+    elif gain:
+        parts.append(f"{name_b} is never lower")
+    out = [first_sentence]
+    if parts:
+        second = "; ".join(parts)
+        out.append(second[0].upper() + second[1:] + ".")
+    if s["n_with_se"]:
+        out.append(f"{s['n_indistinct']} of the {s['n_with_se']} cells with a standard error "
+                   "differ by no more than two standard errors (not distinguishable).")
+    return out
+
+
+# --------------------------------------------------------------------------- formatting
+
+def format_number(value: float, decimals: int, min_decimals: int | None = None) -> str:
+    """``decimals`` decimals; with ``min_decimals``, trailing zeros are trimmed down to it."""
+    text = f"{value:.{decimals}f}"
+    if min_decimals is not None and min_decimals < decimals and "." in text:
+        whole, frac = text.split(".")
+        frac = frac.rstrip("0").ljust(min_decimals, "0")
+        text = f"{whole}.{frac}" if frac else whole
+    return "0" + text[2:] if text.startswith("-0") and float(text) == 0 else text
+
+
+def format_signed(value: float, decimals: int, min_decimals: int | None = None) -> str:
+    text = format_number(value, decimals, min_decimals)
+    return text if text.startswith("-") or float(text) == 0 else "+" + text
+
+
+def format_mean(value: float, decimals: int) -> str:
+    """A mean of values with ``decimals`` decimals: up to two more, trailing zeros trimmed."""
+    return format_number(value, decimals + 2, decimals)
+
+
+# --------------------------------------------------------------------------- view state
+
+@dataclass(frozen=True)
+class CompareState:
+    """The compare view's state, as its URL holds it: ``?a=<ref>&b=<ref>&color=...&labels=off``.
+
+    Defaults are left out of the query. ``figure=<id>`` (what the nav links carry) picks that
+    figure's first two panels when ``a``/``b`` are not given.
+    """
+
+    a: str
+    b: str
+    color: str = DEFAULT_COLOR
+    labels: bool = True
+    problems: tuple[str, ...] = ()
+
+    def to_query(self, default: tuple[str, str] = (DEFAULT_A, DEFAULT_B)) -> str:
+        pairs = []
+        if self.a != default[0]:
+            pairs.append(("a", self.a))
+        if self.b != default[1]:
+            pairs.append(("b", self.b))
+        if self.color != DEFAULT_COLOR:
+            pairs.append(("color", self.color))
+        if not self.labels:
+            pairs.append(("labels", "off"))
+        return "?" + urlencode(pairs, safe=":(),") if pairs else ""
+
+
+def default_pair(catalog: Catalog, figure_id: str | None = None) -> tuple[str, str]:
+    """The pair a view opens with: R1-Llama vs R1-Qwen; for a figure, its first two panels."""
+    if figure_id is None:
+        try:
+            catalog.panel(DEFAULT_A), catalog.panel(DEFAULT_B)
+            return DEFAULT_A, DEFAULT_B
+        except (UnknownFigure, UnknownPanel):
+            figure_id = next((f.id for f in catalog if len(f.panels) >= 2), catalog.ids[0])
+    panels = list(catalog.figure(figure_id).panels.values())
+    if len(panels) >= 2:
+        return panels[0].global_key, panels[1].global_key
+    only = from_panel(catalog.figure(figure_id), panels[0])
+    for fig in catalog:
+        for panel in fig.panels.values():
+            if fig.id != figure_id and compatible(only, from_panel(fig, panel)):
+                return only.ref, panel.global_key
+    return only.ref, only.ref
+
+
+def parse_compare_state(query: Mapping[str, str | list[str]], catalog: Catalog) -> CompareState:
+    """Read the compare state from a query; what names nothing falls back (listed in problems)."""
+    problems: list[str] = []
+    figure_id = first(query.get("figure"))
+    if figure_id and figure_id not in catalog:
+        problems.append(f"There is no figure '{_clip(figure_id)}'; comparing the default pair.")
+        figure_id = None
+    default = default_pair(catalog, figure_id or None)
+    refs = []
+    for side, key, fallback in (("A", "a", default[0]), ("B", "b", default[1])):
+        ref = first(query.get(key))
+        if ref:
+            try:
+                resolve(catalog, ref, side)
+            except CompareError as exc:
+                problems.append(f"{exc} Showing {fallback} as {side} instead.")
+                ref = None
+        refs.append(ref or fallback)
+    color = first(query.get("color")) or DEFAULT_COLOR
+    if color not in COLOR_MODES:
+        problems.append(f"Colour mode '{_clip(color)}' is unknown; "
+                        "using a range shared by A and B.")
+        color = DEFAULT_COLOR
+    labels = (first(query.get("labels")) or "on") != "off"
+    return CompareState(refs[0], refs[1], color, labels, tuple(problems))
+
+
+def color_range(al: Alignment, mode: str) -> tuple[float, float]:
+    """One (zmin, zmax) for A and B: shared = the cells they show, figure = their figures' own
+    ranges (joined), fixed = 0-100."""
+    if mode == "fixed":
+        return FIXED_RANGE
+    if mode == "figure" and al.a.zrange and al.b.zrange:
+        return (min(al.a.zrange[0], al.b.zrange[0]), max(al.a.zrange[1], al.b.zrange[1]))
+    values = np.concatenate([al.za[np.isfinite(al.za)], al.zb[np.isfinite(al.zb)]])
+    lo, hi = float(values.min()), float(values.max())
+    return (lo, hi) if lo < hi else (lo - 0.5, hi + 0.5)
+
+
+def delta_range(al: Alignment) -> tuple[float, float]:
+    """Symmetric about 0: (-m, m) with m the largest |B - A|."""
+    finite = np.abs(al.delta[np.isfinite(al.delta)])
+    m = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+    return -m, m

@@ -1,0 +1,898 @@
+"""Trends: what researchers read off a heatmap by hand, computed for the slice on screen.
+
+A *line* is one row of a panel, its values along the x dimension (accuracy against length, per
+type), or, transposed, one column, its values along y. Along a numeric axis a line's points are in
+increasing order of their numbers; along a categorical axis, in the source's label order. Only the
+cells the source reports count: a missing cell is a gap, never filled in or interpolated.
+
+Per line (:func:`line_stats`): cells present, mean, min and max (and where), the least-squares
+slope per unit of the axis with R², the largest drop between neighbouring axis values, the first
+axis value below a threshold, and a class (:data:`CLASS_RULE`). Per panel: the best and worst cell
+(:func:`best_worst`) and, for grids whose two axes are numeric, the marginal means along each axis
+(:func:`marginal_means`). From all of it, a few sentences (:func:`observations`): every number in
+them comes from the data, and a sentence that does not apply to the slice is left out.
+
+Pure numpy: no Dash or Plotly here, so notebooks, the API and the page all use the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from evalmaps.model import Dim, FigureSpec, Metric
+from evalmaps.slicing import PanelView
+
+DEFAULT_THRESHOLD = 80.0
+STABLE_FRACTION = 0.05  # stable: max - min within 5% of the metric's range (5 points on 0-100)
+HIGH_FRACTION = 0.95  # "stable above 95%": the line's minimum at or above 95% of the range
+UNRANGED_BAND = 5.0  # the stable band of a metric that declares no range
+MIN_POINTS = 2  # a slope, an R² and a class need at least two cells
+MAX_SENTENCES = 6
+MAX_NAMED = 6  # lines named in one sentence before "and N more"
+MAX_LISTED = 3  # drops, tied cells or panels listed in one sentence
+CLASSES = ("stable", "declining", "rising", "mixed")
+
+
+# --------------------------------------------------------------------------- rules, in words
+
+def stable_band(metric: Metric) -> float:
+    """How far a line may move (max - min) and still be 'stable': 5% of the metric's range."""
+    if metric.range is None:
+        return UNRANGED_BAND
+    lo, hi = metric.range
+    return STABLE_FRACTION * (hi - lo) if hi > lo else UNRANGED_BAND
+
+
+def high_level(metric: Metric) -> float | None:
+    """The level a stable line must stay at or above to be 'stable above': 95% of the range."""
+    if metric.range is None:
+        return None
+    lo, hi = metric.range
+    return lo + HIGH_FRACTION * (hi - lo)
+
+
+def class_rule(metric: Metric) -> str:
+    """The classification rule as the UI states it."""
+    band = _plain(stable_band(metric))
+    return (f"Class: stable if max − min ≤ {band} points; otherwise declining if the slope is "
+            f"negative and the last value is below the first; rising if the slope is positive and "
+            f"the last value is above the first; otherwise mixed. A line with fewer than "
+            f"{MIN_POINTS} cells is not classified.")
+
+
+def rule_notes(spec: FigureSpec, transpose: bool = False) -> list[str]:
+    """How each statistic is computed, for the slice's axis (shown under the table)."""
+    axis = spec.dims[spec.y if transpose else spec.x]
+    name = axis.title.lower()
+    if axis.numeric:
+        slope = (f"Slope: least squares of {spec.metric.name} on {name} over the reported cells, "
+                 f"per unit of {name}, with R² (none for a constant line).")
+    else:
+        slope = (f"Slope: {axis.title} is categorical, so the slope is per step in the label "
+                 f"order ({', '.join(axis.labels[:4])}{', …' if len(axis.labels) > 4 else ''}), "
+                 f"not per unit; R² as for a numeric axis.")
+    return [
+        slope,
+        (f"Largest drop: between neighbouring {name} values that both have a cell. A missing "
+         f"(or hidden) cell breaks the line, so no drop is measured across a gap."),
+        f"First below: the first {name}, in axis order, whose value is below the threshold.",
+        class_rule(spec.metric),
+        "Missing cells are never interpolated: lines break where the source reports nothing.",
+    ]
+
+
+# --------------------------------------------------------------------------- options (URL keys)
+
+@dataclass(frozen=True)
+class TrendsOptions:
+    """The page's own state: transposed lines, overlaid panels, the threshold."""
+
+    transpose: bool = False
+    overlay: bool = False
+    threshold: float = DEFAULT_THRESHOLD
+    problems: tuple[str, ...] = ()
+
+    def extra(self) -> dict[str, str]:
+        """Query keys for :meth:`ViewState.to_query` (defaults left out)."""
+        out = {}
+        if self.transpose:
+            out["transpose"] = "1"
+        if self.overlay:
+            out["overlay"] = "1"
+        if self.threshold != DEFAULT_THRESHOLD:
+            out["threshold"] = f"{self.threshold:g}"
+        return out
+
+
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("0", "false", "no", "off", "")
+
+
+def _first(value: str | Sequence[str] | None) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    return value[0] if len(value) else None
+
+
+def parse_threshold(text: str | float | int | None) -> float | None:
+    """A finite number, or None (empty, not a number, infinite)."""
+    if text is None or isinstance(text, bool):
+        return None
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def parse_options(query: Mapping[str, str | Sequence[str]]) -> TrendsOptions:
+    """``transpose``, ``overlay`` and ``threshold`` from a query; bad values become problems."""
+    problems = []
+    flags = {}
+    for key in ("transpose", "overlay"):
+        text = _first(query.get(key))
+        word = (text or "").strip().lower()
+        flags[key] = word in TRUE_WORDS
+        if word not in TRUE_WORDS and word not in FALSE_WORDS:
+            problems.append(f"{key}={text} is not on/off; ignored.")
+    threshold = DEFAULT_THRESHOLD
+    text = _first(query.get("threshold"))
+    if text not in (None, ""):
+        value = parse_threshold(text)
+        if value is None:
+            problems.append(f"threshold={text} is not a number; using {DEFAULT_THRESHOLD:g}.")
+        else:
+            threshold = value
+    return TrendsOptions(flags["transpose"], flags["overlay"], threshold, tuple(problems))
+
+
+# --------------------------------------------------------------------------- lines
+
+def axis_order(dim: Dim) -> list[int]:
+    """Label indices in plotting order: by number on a numeric axis, else the source's order."""
+    if dim.numeric:
+        return sorted(range(len(dim.labels)), key=lambda i: (dim.numbers[i], i))
+    return list(range(len(dim.labels)))
+
+
+@dataclass(frozen=True, eq=False)
+class Line:
+    """One row (or, transposed, one column) of a panel view, in axis order."""
+
+    view: PanelView
+    label: str  # the row (or column) label
+    key: int  # the label's index in its dimension: a stable colour key across panels and slices
+    dim: str  # the dimension the lines are labelled by
+    axis: str  # the dimension along the line
+    labels: tuple[str, ...]  # axis labels of the points, in order
+    positions: np.ndarray  # numbers on a numeric axis, label indices on a categorical one
+    steps: np.ndarray  # rank in the full axis order: neighbours on the axis differ by 1
+    numeric: bool
+    values: np.ndarray  # NaN = not reported
+    cells: tuple[tuple[int, int], ...]  # (row, column) of each point in view.z
+
+
+def lines_of(view: PanelView, transpose: bool = False) -> list[Line]:
+    """A view's lines: its rows along x, or (transposed) its columns along y."""
+    spec = view.spec
+    line_name, axis_name = (spec.x, spec.y) if transpose else (spec.y, spec.x)
+    line_dim, axis_dim = spec.dims[line_name], spec.dims[axis_name]
+    line_labels = view.x_labels if transpose else view.y_labels
+    axis_labels = view.y_labels if transpose else view.x_labels
+    rank = {label_index: r for r, label_index in enumerate(axis_order(axis_dim))}
+    index = axis_dim.index()
+    order = sorted(range(len(axis_labels)), key=lambda k: rank[index[axis_labels[k]]])
+    steps = np.array([rank[index[axis_labels[k]]] for k in order], dtype=int)
+    if axis_dim.numeric:
+        positions = np.array([axis_dim.numbers[index[axis_labels[k]]] for k in order], dtype=float)
+    else:
+        positions = np.array([index[axis_labels[k]] for k in order], dtype=float)
+    labels = tuple(axis_labels[k] for k in order)
+    line_index = line_dim.index()
+    out = []
+    for li, label in enumerate(line_labels):
+        if transpose:
+            values = view.z[order, li] if order else np.array([], dtype=float)
+            cells = tuple((k, li) for k in order)
+        else:
+            values = view.z[li, order] if order else np.array([], dtype=float)
+            cells = tuple((li, k) for k in order)
+        out.append(Line(view, label, line_index[label], line_name, axis_name, labels, positions,
+                        steps, axis_dim.numeric, np.asarray(values, dtype=float), cells))
+    return out
+
+
+# --------------------------------------------------------------------------- line statistics
+
+@dataclass(frozen=True)
+class LineStats:
+    """Statistics of one line over its reported cells. None where a statistic does not apply."""
+
+    line: str
+    key: int = 0
+    panel: str = ""
+    panel_key: str = ""
+    n_present: int = 0
+    n_total: int = 0
+    mean: float | None = None
+    min: float | None = None
+    min_at: str | None = None
+    max: float | None = None
+    max_at: str | None = None
+    first: float | None = None
+    first_at: str | None = None
+    last: float | None = None
+    last_at: str | None = None
+    slope: float | None = None
+    r2: float | None = None
+    slope_basis: str = "numeric"  # "numeric": per unit of the axis; "index": per label step
+    drop: float | None = None  # the largest fall between neighbouring cells, > 0
+    drop_from: str | None = None
+    drop_to: str | None = None
+    drop_from_value: float | None = None
+    drop_to_value: float | None = None
+    threshold: float = DEFAULT_THRESHOLD
+    below_at: str | None = None  # the first axis label whose value is below the threshold
+    below: float | None = None
+    below_step: int | None = None  # its rank on the axis (for sorting)
+    cls: str | None = None  # one of CLASSES, None when not classified
+
+    @property
+    def change(self) -> float | None:
+        """Last minus first reported value."""
+        if self.first is None or self.last is None:
+            return None
+        return self.last - self.first
+
+    @property
+    def spread(self) -> float | None:
+        return None if self.min is None else self.max - self.min
+
+    def to_dict(self) -> dict:
+        return {
+            "panel": self.panel_key, "panel_title": self.panel, "line": self.line,
+            "n_present": self.n_present, "n_total": self.n_total,
+            "mean": self.mean, "min": self.min, "min_at": self.min_at,
+            "max": self.max, "max_at": self.max_at,
+            "first": self.first, "first_at": self.first_at, "last": self.last,
+            "last_at": self.last_at, "change": self.change,
+            "slope": self.slope, "slope_basis": self.slope_basis, "r2": self.r2,
+            "drop": self.drop, "drop_from": self.drop_from, "drop_to": self.drop_to,
+            "drop_from_value": self.drop_from_value, "drop_to_value": self.drop_to_value,
+            "threshold": self.threshold, "below_at": self.below_at, "below": self.below,
+            "class": self.cls,
+        }
+
+
+def _f(value) -> float:
+    return float(value)
+
+
+def _difference(a: float, b: float, decimals: int | None) -> float:
+    """a - b, rounded to the data's decimals (exact for values written with that many)."""
+    diff = float(a) - float(b)
+    return round(diff, decimals) if decimals is not None else diff
+
+
+def least_squares(x: np.ndarray, y: np.ndarray) -> tuple[float | None, float | None]:
+    """(slope, R²) of y on x; None when there are fewer than 2 points or x does not vary.
+
+    R² is None for a constant y (nothing to explain), and is clipped to [0, 1] against rounding.
+    """
+    if len(x) < MIN_POINTS:
+        return None, None
+    xm, ym = x.mean(), y.mean()
+    dx, dy = x - xm, y - ym
+    sxx = float(np.dot(dx, dx))
+    if not sxx > 0 or not math.isfinite(sxx):
+        return None, None
+    slope = float(np.dot(dx, dy)) / sxx
+    if not math.isfinite(slope):
+        return None, None
+    syy = float(np.dot(dy, dy))
+    if np.ptp(y) == 0 or not syy > 0 or not math.isfinite(syy):
+        return 0.0 if np.ptp(y) == 0 else slope, None  # constant: no noise in slope, no R²
+    residual = y - (ym + slope * dx)
+    r2 = 1.0 - float(np.dot(residual, residual)) / syy
+    return slope, min(1.0, max(0.0, r2)) if math.isfinite(r2) else None
+
+
+def classify(spread: float | None, slope: float | None, first: float | None,
+             last: float | None, n_present: int, band: float) -> str | None:
+    """The class rule (see :func:`class_rule`)."""
+    if n_present < MIN_POINTS or spread is None:
+        return None
+    if spread <= band + 1e-9:  # 5.0 points is stable; float noise must not decide
+        return "stable"
+    if slope is not None and slope < 0 and last < first:
+        return "declining"
+    if slope is not None and slope > 0 and last > first:
+        return "rising"
+    return "mixed"
+
+
+def line_stats(values: Sequence[float] | np.ndarray, labels: Sequence[str],
+               positions: Sequence[float] | np.ndarray | None = None, *,
+               steps: Sequence[int] | np.ndarray | None = None, numeric: bool = True,
+               threshold: float = DEFAULT_THRESHOLD, band: float = UNRANGED_BAND,
+               decimals: int | None = None, line: str = "", key: int = 0, panel: str = "",
+               panel_key: str = "") -> LineStats:
+    """Statistics of one line: ``values`` (NaN = missing) at ``labels``, in axis order.
+
+    ``positions`` are the x of the slope (default: 0, 1, 2 ...); ``steps`` the points' ranks on
+    the full axis (default: consecutive), so a drop is only measured between true neighbours.
+    ``decimals``: the data's, to round differences of two values exactly.
+    """
+    y = np.asarray(values, dtype=float).reshape(-1)
+    n = len(y)
+    if len(labels) != n:
+        raise ValueError("values and labels differ in length")
+    x = np.arange(n, dtype=float) if positions is None else np.asarray(positions, dtype=float)
+    rank = np.arange(n) if steps is None else np.asarray(steps, dtype=int)
+    present = np.isfinite(y)
+    base = dict(line=line, key=key, panel=panel, panel_key=panel_key, n_total=n,
+                threshold=float(threshold), slope_basis="numeric" if numeric else "index")
+    idx = np.nonzero(present)[0]
+    if idx.size == 0:
+        return LineStats(**base)
+    yp = y[idx]
+    i_min, i_max = idx[int(np.argmin(yp))], idx[int(np.argmax(yp))]  # first occurrence
+    slope, r2 = least_squares(x[idx], yp)
+
+    drop = drop_from = drop_to = drop_from_value = drop_to_value = None
+    for a, b in zip(idx[:-1], idx[1:]):
+        if b != a + 1 or rank[b] != rank[a] + 1:
+            continue  # a gap (missing or hidden cell) between them: no drop across it
+        fall = _difference(y[a], y[b], decimals)
+        if fall > 0 and (drop is None or fall > drop):
+            drop, drop_from, drop_to = fall, labels[a], labels[b]
+            drop_from_value, drop_to_value = _f(y[a]), _f(y[b])
+
+    below_at = below = below_step = None
+    under = idx[yp < threshold]
+    if under.size:
+        below_at, below, below_step = labels[under[0]], _f(y[under[0]]), int(rank[under[0]])
+
+    first, last = _f(y[idx[0]]), _f(y[idx[-1]])
+    lo, hi = _f(y[i_min]), _f(y[i_max])
+    spread = _difference(hi, lo, decimals)
+    return LineStats(
+        **base, n_present=int(idx.size), mean=float(np.mean(yp)),
+        min=lo, min_at=labels[i_min], max=hi, max_at=labels[i_max],
+        first=first, first_at=labels[idx[0]], last=last, last_at=labels[idx[-1]],
+        slope=slope, r2=r2, drop=drop, drop_from=drop_from, drop_to=drop_to,
+        drop_from_value=drop_from_value, drop_to_value=drop_to_value,
+        below_at=below_at, below=below, below_step=below_step,
+        cls=classify(spread, slope, first, last, int(idx.size), band),
+    )
+
+
+def stats_of(line: Line, threshold: float = DEFAULT_THRESHOLD,
+             band: float | None = None) -> LineStats:
+    view = line.view
+    return line_stats(line.values, line.labels, line.positions, steps=line.steps,
+                      numeric=line.numeric, threshold=threshold,
+                      band=stable_band(view.spec.metric) if band is None else band,
+                      decimals=view.decimals, line=line.label, key=line.key,
+                      panel=view.title, panel_key=view.panel.global_key)
+
+
+def panel_stats(view: PanelView, transpose: bool = False,
+                threshold: float = DEFAULT_THRESHOLD) -> list[LineStats]:
+    """Statistics of every line of one panel view."""
+    return [stats_of(line, threshold) for line in lines_of(view, transpose)]
+
+
+# --------------------------------------------------------------------------- best, worst, means
+
+@dataclass(frozen=True)
+class Extreme:
+    """The highest (or lowest) value of a panel and every cell that holds it (ties)."""
+
+    value: float
+    cells: tuple[tuple[str, str], ...]  # (y label, x label), in display order
+    panel: str = ""
+    panel_key: str = ""
+
+    def to_dict(self, spec: FigureSpec) -> dict:
+        return {"value": self.value,
+                "cells": [{spec.y: y, spec.x: x} for y, x in self.cells]}
+
+
+def best_worst(view: PanelView) -> tuple[Extreme | None, Extreme | None]:
+    """(highest, lowest) reported cell of a view; None for a view with no cell."""
+    z = view.z
+    present = np.isfinite(z)
+    if not present.any():
+        return None, None
+    out = []
+    for value in (z[present].max(), z[present].min()):
+        rows, cols = np.nonzero(present & (z == value))
+        cells = tuple((view.y_labels[i], view.x_labels[j]) for i, j in zip(rows, cols))
+        out.append(Extreme(_f(value), cells, view.title, view.panel.global_key))
+    return out[0], out[1]
+
+
+@dataclass(frozen=True)
+class AxisMeans:
+    """Mean value at each label of ``dim``, averaged over the other axis ``over``."""
+
+    dim: str
+    over: str
+    labels: tuple[str, ...]
+    means: tuple[float, ...]
+    counts: tuple[int, ...]
+
+    @property
+    def best(self) -> tuple[str, float]:
+        i = int(np.argmax(self.means))
+        return self.labels[i], self.means[i]
+
+    @property
+    def worst(self) -> tuple[str, float]:
+        i = int(np.argmin(self.means))
+        return self.labels[i], self.means[i]
+
+    def to_dict(self) -> dict:
+        return {"dim": self.dim, "over": self.over,
+                "means": [{"label": lab, "mean": m, "n": c}
+                          for lab, m, c in zip(self.labels, self.means, self.counts)]}
+
+
+@dataclass(frozen=True)
+class Marginals:
+    """The effect of each axis of a two-dimensional numeric grid: means along x and along y."""
+
+    panel: str
+    panel_key: str
+    by_x: AxisMeans  # e.g. the effect of ratio (mean over windows)
+    by_y: AxisMeans  # e.g. the effect of window (mean over ratios)
+
+    def to_dict(self) -> dict:
+        return {"by_x": self.by_x.to_dict(), "by_y": self.by_y.to_dict()}
+
+
+def marginals_unavailable(view: PanelView) -> str | None:
+    """Why a view has no marginal means (None when it has them)."""
+    spec = view.spec
+    xdim, ydim = spec.dims[spec.x], spec.dims[spec.y]
+    if not (xdim.numeric and ydim.numeric):
+        categorical = [d.title for d in (ydim, xdim) if not d.numeric]
+        return (f"Marginal means need two numeric axes; {' and '.join(categorical)} "
+                f"{'is' if len(categorical) == 1 else 'are'} categorical.")
+    present = np.isfinite(view.z)
+    rows, cols = present.any(axis=1), present.any(axis=0)
+    if rows.sum() < 2 or cols.sum() < 2:
+        return (f"Marginal means need at least two {ydim.title.lower()} and two "
+                f"{xdim.title.lower()} values with cells.")
+    if not present[np.ix_(rows, cols)].all():
+        return ("Marginal means are shown only for complete grids: here the rows report "
+                "different columns, so a mean would mix different cells.")
+    return None
+
+
+def _axis_means(view: PanelView, along_x: bool) -> AxisMeans:
+    spec = view.spec
+    dim_name, over = (spec.x, spec.y) if along_x else (spec.y, spec.x)
+    dim = spec.dims[dim_name]
+    labels = view.x_labels if along_x else view.y_labels
+    z = view.z if along_x else view.z.T
+    rank = {i: r for r, i in enumerate(axis_order(dim))}
+    index = dim.index()
+    out_labels, means, counts = [], [], []
+    for k in sorted(range(len(labels)), key=lambda k: rank[index[labels[k]]]):
+        column = z[:, k]
+        column = column[np.isfinite(column)]
+        if column.size:
+            out_labels.append(labels[k])
+            means.append(float(np.mean(column)))
+            counts.append(int(column.size))
+    return AxisMeans(dim_name, over, tuple(out_labels), tuple(means), tuple(counts))
+
+
+def marginal_means(view: PanelView) -> Marginals | None:
+    """Means along each axis of a complete numeric grid (e.g. effect of ratio, of window).
+
+    Only for grids whose rows and columns with cells form a full rectangle: otherwise a mean at
+    one label would average other rows than the mean at the next, and differ for that reason.
+    """
+    if marginals_unavailable(view) is not None:
+        return None
+    return Marginals(view.title, view.panel.global_key, _axis_means(view, True),
+                     _axis_means(view, False))
+
+
+# --------------------------------------------------------------------------- formatting
+
+def _plain(value: float) -> str:
+    return f"{value:g}"
+
+
+def fmt_value(metric: Metric, value: float | None, decimals: int) -> str:
+    """A data value (or a difference of two) as the file writes it: '77.3%'."""
+    return metric.format(value, decimals)
+
+
+def fmt_points(value: float, decimals: int) -> str:
+    return f"{value:.{decimals}f}"
+
+
+def mean_decimals(decimals: int) -> int:
+    """Means carry one more decimal than the data they average."""
+    return decimals + 1
+
+
+def fmt_mean(metric: Metric, value: float | None, decimals: int) -> str:
+    return metric.format(value, mean_decimals(decimals))
+
+
+def fmt_slope(value: float | None) -> str:
+    """Three significant digits, positional, with a real minus sign: '−4.86', '−0.000308'."""
+    if value is None:
+        return "—"
+    if value == 0:
+        return "0"
+    if not 1e-6 <= abs(value) < 1e6:
+        text = f"{value:.2e}"
+    elif abs(value) >= 100:
+        text = f"{value:.1f}"
+    else:
+        text = np.format_float_positional(value, precision=3, unique=False, fractional=False,
+                                          trim="k").rstrip(".")
+    return text.replace("-", "−")
+
+
+def fmt_r2(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def fmt_level(metric: Metric, value: float) -> str:
+    return metric.format(value, 0 if float(value).is_integer() else 2)
+
+
+def _join(items: Sequence[str]) -> str:
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def plural(title: str) -> str:
+    word = title.lower()
+    return f"{word} values" if word.endswith("s") else f"{word}s"
+
+
+# --------------------------------------------------------------------------- the report
+
+@dataclass(frozen=True)
+class PanelSummary:
+    key: str
+    title: str
+    best: Extreme | None
+    worst: Extreme | None
+    marginals: Marginals | None
+    marginals_note: str | None
+    mean: float | None
+    n_present: int
+    mask: bytes = b""  # where the panel has cells: comparable panels share it
+    short: str = ""  # the facet labels that tell it from the other visible panels
+
+    def to_dict(self, spec: FigureSpec) -> dict:
+        return {"key": self.key, "title": self.title, "n_present": self.n_present,
+                "mean": self.mean,
+                "best": self.best.to_dict(spec) if self.best else None,
+                "worst": self.worst.to_dict(spec) if self.worst else None,
+                "marginal_means": self.marginals.to_dict() if self.marginals else None,
+                "marginal_means_note": self.marginals_note}
+
+
+@dataclass(frozen=True)
+class Trends:
+    """Everything the Trends view shows for one slice."""
+
+    spec: FigureSpec
+    decimals: int
+    transpose: bool
+    threshold: float
+    lines: list[LineStats]
+    panels: list[PanelSummary]
+    observations: list[str] = field(default_factory=list)
+
+    @property
+    def line_dim(self) -> str:
+        return self.spec.x if self.transpose else self.spec.y
+
+    @property
+    def axis_dim(self) -> str:
+        return self.spec.y if self.transpose else self.spec.x
+
+    def to_dict(self) -> dict:
+        spec = self.spec
+        axis = spec.dims[self.axis_dim]
+        return {
+            "transpose": self.transpose,
+            "threshold": self.threshold,
+            "line_dim": self.line_dim,
+            "axis_dim": self.axis_dim,
+            "slope_basis": "numeric" if axis.numeric else "index",
+            "rules": {"stable_band": stable_band(spec.metric),
+                      "high_level": high_level(spec.metric),
+                      "notes": rule_notes(spec, self.transpose)},
+            "lines": [s.to_dict() for s in self.lines],
+            "panels": [p.to_dict(spec) for p in self.panels],
+            "observations": list(self.observations),
+        }
+
+
+def short_titles(views: Sequence[PanelView]) -> list[str]:
+    """Panel names from the facets whose labels differ among the views ('AIME24', not
+    'R1-Llama | AIME24' when every panel is R1-Llama)."""
+    if not views:
+        return []
+    facets = list(views[0].panel.facets)
+    varying = [f for f in facets if len({v.panel.facets.get(f) for v in views}) > 1]
+    return [" | ".join(v.panel.facets[f] for f in varying) or v.title for v in views]
+
+
+def panel_summary(view: PanelView, short: str | None = None) -> PanelSummary:
+    best, worst = best_worst(view)
+    present = np.isfinite(view.z)
+    values = view.z[present]
+    return PanelSummary(view.panel.global_key, view.title, best, worst, marginal_means(view),
+                        marginals_unavailable(view),
+                        float(values.mean()) if values.size else None, int(values.size),
+                        np.packbits(present).tobytes() + repr(present.shape).encode(),
+                        short or view.title)
+
+
+def analyse(views: Sequence[PanelView], *, transpose: bool = False,
+            threshold: float = DEFAULT_THRESHOLD) -> Trends | None:
+    """Line statistics, panel summaries and observations of a slice; None with no panel."""
+    if not views:
+        return None
+    spec = views[0].spec
+    lines = [s for view in views for s in panel_stats(view, transpose, threshold)]
+    panels = [panel_summary(view, short) for view, short in zip(views, short_titles(views))]
+    trends = Trends(spec, max(v.decimals for v in views), transpose, float(threshold), lines,
+                    panels)
+    return replace(trends, observations=observations(trends))
+
+
+# --------------------------------------------------------------------------- observations
+
+class _Words:
+    """Names and numbers for sentences about one report."""
+
+    def __init__(self, trends: Trends) -> None:
+        self.t = trends
+        spec = trends.spec
+        self.metric = spec.metric
+        self.d = trends.decimals
+        self.line_dim = spec.dims[trends.line_dim]
+        self.axis_dim = spec.dims[trends.axis_dim]
+        self.multi = len(trends.panels) > 1
+        self.short = {p.key: p.short for p in trends.panels}
+        self.n_lines = sum(1 for s in trends.lines if s.n_present)
+
+    def value(self, v: float) -> str:
+        return fmt_value(self.metric, v, self.d)
+
+    def mean(self, v: float) -> str:
+        return fmt_mean(self.metric, v, self.d)
+
+    def points(self, v: float) -> str:
+        return fmt_points(abs(v), self.d)
+
+    def panel(self, key: str) -> str:
+        return self.short.get(key, key)
+
+    def line(self, s: LineStats) -> str:
+        name = f"{self.line_dim.title.lower()} {s.line}"
+        return f"{name} in {self.panel(s.panel_key)}" if self.multi else name
+
+    def at(self, label: str) -> str:
+        return f"{self.axis_dim.title.lower()} {label}"
+
+    def lines(self, stats: Sequence[LineStats]) -> str:
+        """'types 2 and 6'; by panel: 'local window sizes 3000 and 2000 in R1-Llama'; many:
+        '30 of the 32 lines'."""
+        if len(stats) > MAX_NAMED:
+            return (f"all {len(stats)} lines" if len(stats) == self.n_lines
+                    else f"{len(stats)} of the {self.n_lines} lines")
+        title = self.line_dim.title.lower() if len(stats) == 1 else plural(self.line_dim.title)
+        if not self.multi:
+            return f"{title} {_join([s.line for s in stats])}"
+        groups: dict[str, list[str]] = {}
+        for s in stats:
+            groups.setdefault(self.panel(s.panel_key), []).append(s.line)
+        return title + " " + ", ".join(f"{_join(labels)} in {panel}"
+                                       for panel, labels in groups.items())
+
+    def cells(self, extremes: Sequence[Extreme]) -> str:
+        """'local window size 2000, ratio 0.4'; ties: 'type ~ at length 0 and type o at lengths
+        0 and 4'."""
+        spec = self.t.spec
+        ytitle, xtitle = spec.dims[spec.y].title.lower(), spec.dims[spec.x].title.lower()
+        cells = [(e.panel_key, y, x) for e in extremes for y, x in e.cells]
+        suffix = (lambda key: f" ({self.panel(key)})") if self.multi else (lambda key: "")
+        if len(cells) == 1:
+            key, y, x = cells[0]
+            return f"{ytitle} {y}, {xtitle} {x}{suffix(key)}"
+        groups: dict[tuple[str, str], list[str]] = {}
+        for key, y, x in cells:
+            groups.setdefault((key, y), []).append(x)
+        parts = [f"{ytitle} {y} at {xtitle if len(xs) == 1 else plural(xtitle)} {_join(xs)}"
+                 f"{suffix(key)}" for (key, y), xs in groups.items()]
+        more = len(parts) - MAX_LISTED
+        return _join(parts[:MAX_LISTED] + ([f"{more} more"] if more > 0 else []))
+
+
+def _stable_high(w: _Words) -> str | None:
+    level = high_level(w.metric)
+    if level is None:
+        return None
+    found = [s for s in w.t.lines if s.cls == "stable" and s.min >= level]
+    if not found:
+        return None
+    low = min(found, key=lambda s: s.min)
+    return (f"Stable above {fmt_level(w.metric, level)}: {w.lines(found)} "
+            f"(lowest value {w.value(low.min)}).")
+
+
+def _trend(w: _Words, cls: str) -> str | None:
+    found = [s for s in w.t.lines if s.cls == cls]
+    if not found:
+        return None
+    verb, most = ("falls", min) if cls == "declining" else ("rises", max)
+    top = most(found, key=lambda s: s.change)
+    what = (f"from {w.value(top.first)} at {w.at(top.first_at)} to {w.value(top.last)} at "
+            f"{w.at(top.last_at)} ({'−' if top.change < 0 else '+'}{w.points(top.change)} "
+            f"points)")
+    head = f"{cls.capitalize()} with {w.axis_dim.title.lower()}: {w.lines(found)}"
+    if len(found) == 1:
+        return f"{head}, {what}."
+    return f"{head}; {w.line(top)} {verb} most, {what}."
+
+
+def _drops(w: _Words) -> str | None:
+    band = stable_band(w.metric)
+    found = sorted((s for s in w.t.lines if s.drop is not None and s.drop >= band - 1e-9),
+                   key=lambda s: -s.drop)[:MAX_LISTED]
+    if not found:
+        return None
+    parts = [f"{w.line(s)} by {w.points(s.drop)} points, from {w.value(s.drop_from_value)} at "
+             f"{w.at(s.drop_from)} to {w.value(s.drop_to_value)} at {s.drop_to}" for s in found]
+    noun = "drop" if len(found) == 1 else "drops"
+    return (f"Largest {noun} between neighbouring {plural(w.axis_dim.title)}: "
+            f"{'; '.join(parts)}.")
+
+
+def _threshold(w: _Words) -> str | None:
+    t = w.t.threshold
+    present = [s for s in w.t.lines if s.n_present]
+    if not present or not any(s.max >= t for s in present):
+        return None  # every value is below it: the threshold says nothing about this slice
+    level = fmt_level(w.metric, t)
+    crossing = [s for s in present if s.below_at is not None and s.below_at != s.first_at]
+    from_start = [s for s in present if s.below_at is not None and s.below_at == s.first_at]
+    never = [s for s in present if s.below_at is None]
+    if not crossing and not from_start:
+        return f"No {w.line_dim.title.lower()} falls below {level}."
+    parts = []
+    if crossing:
+        shown = sorted(crossing, key=lambda s: s.below_step)[:MAX_NAMED]
+        listed = [f"{w.line(s)} at {s.below_at} ({w.value(s.below)})" for s in shown]
+        more = len(crossing) - len(shown)
+        parts.append(_join(listed + ([f"{more} more"] if more > 0 else [])))
+    if from_start:
+        verb = "is" if len(from_start) == 1 else "are"
+        parts.append(f"{w.lines(from_start)} {verb} below it from the first "
+                     f"{w.axis_dim.title.lower()} shown")
+    if never:
+        verb = "goes" if len(never) == 1 and not w.lines(never).startswith("all") else "go"
+        parts.append(f"{w.lines(never)} never {verb} below it")
+    head = (f"First {w.axis_dim.title.lower()} below {level}: " if crossing
+            else f"Below {level}: ")
+    text = head + "; ".join(parts)
+    return text[0].upper() + text[1:] + "."
+
+
+def _extremes(w: _Words) -> str | None:
+    summaries = [p for p in w.t.panels if p.best is not None]
+    if not summaries:
+        return None
+    top = max(p.best.value for p in summaries)
+    low = min(p.worst.value for p in summaries)
+    if top == low:
+        return f"Every reported cell is {w.value(top)}."
+    best = [p.best for p in summaries if p.best.value == top]
+    worst = [p.worst for p in summaries if p.worst.value == low]
+    return (f"Highest {w.metric.name}: {w.value(top)} at {w.cells(best)}; lowest: "
+            f"{w.value(low)} at {w.cells(worst)}.")
+
+
+def _panel_means(w: _Words) -> str | None:
+    panels = [p for p in w.t.panels if p.n_present]
+    if len(panels) < 2 or len({p.mask for p in panels}) != 1:
+        return None  # panels that report different cells: their means are not comparable
+    ranked = sorted(panels, key=lambda p: -p.mean)
+    shown = [f"{w.panel(p.key)} {w.mean(p.mean)}" for p in ranked[:MAX_NAMED]]
+    more = len(ranked) - len(shown)
+    return (f"Mean {w.metric.name} per panel, over the same {panels[0].n_present} cells: "
+            f"{_join(shown + ([f'{more} more'] if more > 0 else []))}.")
+
+
+def _marginal(w: _Words, along_x: bool) -> str | None:
+    found = [p for p in w.t.panels if p.marginals is not None]
+    if not found:
+        return None
+    spec = w.t.spec
+    means = [(p, p.marginals.by_x if along_x else p.marginals.by_y) for p in found]
+    dim, over = spec.dims[means[0][1].dim], spec.dims[means[0][1].over]
+    head = f"Effect of {dim.title.lower()} (mean over {plural(over.title)})"
+    if len(means) == 1:
+        am = means[0][1]
+        (hi_label, hi), (lo_label, lo) = am.best, am.worst
+        if hi == lo:
+            return f"{head}: the same at every {dim.title.lower()} ({w.mean(hi)})."
+        return f"{head}: highest at {hi_label} ({w.mean(hi)}), lowest at {lo_label} ({w.mean(lo)})."
+    parts = [f"{am.best[0]} in {w.panel(p.key)} ({w.mean(am.best[1])})" for p, am in means[:4]]
+    more = f" and {len(means) - 4} more panels" if len(means) > 4 else ""
+    return f"{head}: highest at {'; '.join(parts)}{more}."
+
+
+def _stable_rest(w: _Words) -> str | None:
+    level = high_level(w.metric)
+    classified = [s for s in w.t.lines if s.cls is not None]
+    stable = [s for s in classified if s.cls == "stable"]
+    if not stable:
+        return None
+    rest = [s for s in stable if level is None or s.min < level]
+    if not rest:
+        return None  # all said by "stable above"
+    band = _plain(stable_band(w.metric))
+    widest = max(stable, key=lambda s: s.spread)
+    if len(stable) == len(classified) and len(stable) > 1:
+        return (f"Every line is stable (max − min ≤ {band} points); the widest, "
+                f"{w.line(widest)}, spans {w.value(widest.min)} to {w.value(widest.max)}.")
+    return f"Stable (max − min ≤ {band} points): {w.lines(rest)}."
+
+
+def _mixed(w: _Words) -> str | None:
+    found = [s for s in w.t.lines if s.cls == "mixed"]
+    if not found:
+        return None
+    return f"No single direction (mixed): {w.lines(found)}."
+
+
+SENTENCES = (_stable_high, lambda w: _trend(w, "declining"), _drops, lambda w: _trend(w, "rising"),
+             _threshold, _extremes, _panel_means, lambda w: _marginal(w, True),
+             lambda w: _marginal(w, False), _stable_rest, _mixed)
+
+
+def observations(trends: Trends) -> list[str]:
+    """Up to :data:`MAX_SENTENCES` sentences about the slice, most telling first.
+
+    Each is computed from the statistics; one that does not apply (no stable line, no drop larger
+    than the stable band, no value above the threshold ...) is left out.
+    """
+    if not any(s.n_present for s in trends.lines):
+        return []
+    words = _Words(trends)
+    out = []
+    for make in SENTENCES:
+        sentence = make(words)
+        if sentence:
+            out.append(sentence)
+        if len(out) == MAX_SENTENCES:
+            break
+    if trends.spec.illustrative:
+        out.insert(0, "These values are ILLUSTRATIVE, not results: the observations below "
+                      "describe made-up numbers.")
+    return out

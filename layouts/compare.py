@@ -1,0 +1,276 @@
+"""Compare view (/compare): two panels side by side, their difference B - A, linked hover, summary.
+
+A and B are any panels of any figure (built-in or uploaded in this session) over the same axes,
+or a derived mean of several panels (``mean(<key>,...)``, built with the "Mean of panels" menu).
+State lives in the URL (``?a=<ref>&b=<ref>&color=...&labels=off``, defaults left out): the page's
+own ``dcc.Location`` (``compare-loc``) and the controls are kept in step by one callback, as on the
+browse page; a back/forward step writes the controls and maps. The linked hover is client side
+(``evalmaps.compareHover`` in assets/evalmaps.js): it outlines the hovered cell in the other maps
+(an overlay over each map: no map is redrawn, so no hover label is lost) and fills the readout,
+with no round trip.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from urllib.parse import parse_qs
+
+import dash
+import dash_bootstrap_components as dbc
+from dash import (ClientsideFunction, Input, Output, State, callback, clientside_callback, ctx, dcc,
+                  html, no_update)
+from dash.exceptions import PreventUpdate
+
+from components.compare import (compare_figures, panel_options, readouts, sentences_block,
+                                sides_card, summary_card)
+from components.controls import labelled
+from components.heatmap import graph_config
+from evalmaps.compare import (CompareError, CompareState, align, default_pair, is_derived,
+                              mean_ref, parse_compare_state, resolve, summary)
+from evalmaps.errors import EvalmapsError
+from layouts._shared import UPLOADS, get_catalog, page_location, problems_alert, register_nav_sync
+
+dash.register_page(__name__, path="/compare", name="Compare", title="evalmaps · Compare", order=2)
+
+PAGE = "compare"
+SIDES = ("a", "b", "delta")
+COLOR_OPTIONS = [
+    {"label": "Shared", "value": "shared"},  # the min..max of the cells A and B show
+    {"label": "Figures' own", "value": "figure"},
+    {"label": "0-100", "value": "fixed"},
+]
+EMPTY = {"data": [], "layout": {}}
+HIDDEN = {"display": "none"}
+READOUT_HINT = ("Hover a cell in any map: the same cell is outlined in the other two, and its A, "
+                "B and B − A values show here.")
+
+
+def graph_id(side: str) -> dict:
+    """Pattern-style ids, like the browse page's heatmaps (tests find them the same way)."""
+    return {"type": "compare-heatmap", "panel": side}
+
+
+def mark_id(side: str) -> dict:
+    return {"type": "compare-mark", "panel": side}
+
+
+def _graph(side: str, figure):
+    """A map and its linked-hover outline (an overlay placed by evalmaps.compareHover)."""
+    return html.Div([
+        dcc.Graph(id=graph_id(side), figure=figure if figure is not no_update else EMPTY,
+                  config=graph_config("compare", side), className="heatmap-graph"),
+        html.Div(id=mark_id(side), className="compare-mark", style=HIDDEN),
+    ], className="compare-map")
+
+
+def layout(uploads=None, **query):
+    catalog = get_catalog(uploads)
+    state = parse_compare_state(query, catalog)
+    values = render(catalog, state)
+    a_figure = state.a.partition(":")[0] if not is_derived(state.a) else ""
+    return dbc.Container([
+        page_location(PAGE, a_figure),
+        dcc.Store(id="compare-cells", data=values["cells"]),
+        dcc.Store(id="compare-hovered", data=None),  # the last hovered cell, to re-place outlines
+        html.Div(values["problems"], id="compare-problems"),
+        dbc.Row([
+            labelled("Panel A", dcc.Dropdown(id="compare-a", options=values["a_options"],
+                                             value=state.a, clearable=False, searchable=True,
+                                             optionHeight=50), html_for="compare-a", width=5),
+            dbc.Col(dbc.Button("⇄ Swap", id="compare-swap", color="secondary", outline=True,
+                               size="sm", title="Swap A and B"),
+                    md=1, className="mb-2 pt-4 text-center"),
+            labelled("Panel B", dcc.Dropdown(id="compare-b", options=values["b_options"],
+                                             value=state.b, clearable=False, searchable=True,
+                                             optionHeight=50), html_for="compare-b", width=6),
+        ], className="g-3 controls-row"),
+        dbc.Row([
+            labelled("Mean of panels (derived, over the cells all of them report)",
+                     dcc.Dropdown(id="compare-mean", options=values["mean_options"],
+                                  value=values["mean"], multi=True, searchable=True,
+                                  placeholder="Pick two or more panels, then use their mean as A "
+                                              "or B"), html_for="compare-mean", width=5),
+            dbc.Col(dbc.ButtonGroup([
+                dbc.Button("Use as A", id="compare-mean-as-a", color="primary", outline=True,
+                           size="sm"),
+                dbc.Button("Use as B", id="compare-mean-as-b", color="primary", outline=True,
+                           size="sm"),
+            ]), md=2, className="mb-2 pt-4"),
+            labelled("Colour range (A and B)",
+                     dbc.RadioItems(id="compare-color", options=COLOR_OPTIONS, value=state.color,
+                                    inline=True, className="small"), width=3),
+            dbc.Col(dbc.Switch(id="compare-labels", label="Values in cells", value=state.labels,
+                               className="small"), md=2, className="mb-2 pt-4"),
+        ], className="g-3 align-items-start controls-row"),
+        html.Div(values["error"], id="compare-error"),
+        html.Div([
+            html.H4(values["heading"], id="compare-heading", className="mt-2 figure-title"),
+            html.Div(values["text"], id="compare-text"),
+            html.Div(values["readout"], id="compare-readout", className="compare-readout",
+                     role="status", **{"aria-live": "polite"}),
+            html.Div([_graph(side, fig) for side, fig in zip(SIDES, values["figures"])],
+                     id="compare-maps", className=values["maps_class"]
+                     if values["maps_class"] is not no_update else "compare-maps"),
+            html.Div(values["legend"], id="compare-legend", className="small text-muted mt-1"),
+            html.Div(values["cards"], id="compare-cards", className="mt-3"),
+        ], id="compare-body", style=values["body_style"]),
+    ], fluid=True, className="py-3")
+
+
+# --------------------------------------------------------------------------- rendering
+
+def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict:
+    """Every output's value for a state (the layout's first paint and the sync callback)."""
+    problems = (*state.problems, *problems)
+    try:
+        a_side = resolve(catalog, state.a, "A")
+        b_side = resolve(catalog, state.b, "B")
+    except CompareError as exc:  # parse_compare_state checked them: only if the catalog changed
+        a_side = b_side = None
+        problems = (*problems, str(exc))
+    derived = [s for s in (a_side, b_side) if s is not None and s.derived]
+    out = {
+        "a": state.a, "b": state.b, "color": state.color, "labels": state.labels,
+        "a_options": panel_options(catalog, extra=derived),
+        "b_options": panel_options(catalog, against=a_side, extra=derived),
+        "mean_options": panel_options(catalog),
+        "mean": list(derived[0].sources) if derived else [],  # the builder shows what it made
+        "problems": problems_alert(problems),
+        "readout": READOUT_HINT,
+    }
+    try:
+        if a_side is None or b_side is None:
+            raise CompareError("Pick panels A and B.")
+        al = align(a_side, b_side)
+    except CompareError as exc:
+        return {**out, "error": dbc.Alert(str(exc), color="danger", className="py-2",
+                                          id="compare-error-alert"),
+                "body_style": {"display": "none"}, "heading": "", "text": "", "cells": None,
+                "figures": [no_update] * 3, "maps_class": no_update, "legend": "", "cards": ""}
+    numbers = summary(al)
+    warnings = dbc.Alert(" ".join(al.warnings), color="warning", className="py-2 small",
+                         id="compare-warnings") if al.warnings else None
+    legend = []
+    if al.se is not None:
+        legend.append("Dotted outline on B − A: the difference is within two standard errors "
+                      "(sqrt(sdA²/nA + sdB²/nB)), so the two are not distinguishable there. ")
+    legend.append("Grey cells: not reported (on B − A: missing in A or B). "
+                  "B − A is blue where B is higher, red where it is lower.")
+    wide = len(al.x.labels) > 8
+    return {
+        **out,
+        "error": None,
+        "body_style": {},
+        "heading": ["A · ", al.a.short, " vs B · ", al.b.short],
+        "text": [warnings, sentences_block(al, numbers)],
+        "cells": readouts(al),
+        "figures": list(compare_figures(al, state.color, state.labels)),
+        "maps_class": "compare-maps" + (" compare-maps-stacked" if wide else ""),
+        "legend": legend,
+        "cards": dbc.Row([dbc.Col(summary_card(al, numbers), lg=7),
+                          dbc.Col(sides_card(al), lg=5)], className="g-3"),
+    }
+
+
+# --------------------------------------------------------------------------- the sync callback
+
+@callback(
+    Output("compare-loc", "search"),
+    Output("compare-a", "value"),
+    Output("compare-a", "options"),
+    Output("compare-b", "value"),
+    Output("compare-b", "options"),
+    Output("compare-color", "value"),
+    Output("compare-labels", "value"),
+    Output("compare-mean", "value"),
+    Output("compare-problems", "children"),
+    Output("compare-error", "children"),
+    Output("compare-body", "style"),
+    Output("compare-heading", "children"),
+    Output("compare-text", "children"),
+    Output("compare-cells", "data"),
+    Output("compare-readout", "children"),
+    *[Output(graph_id(side), "figure") for side in SIDES],
+    *[Output(mark_id(side), "style") for side in SIDES],
+    Output("compare-hovered", "data"),
+    Output("compare-maps", "className"),
+    Output("compare-legend", "children"),
+    Output("compare-cards", "children"),
+    Input("compare-loc", "search"),
+    Input("compare-a", "value"),
+    Input("compare-b", "value"),
+    Input("compare-color", "value"),
+    Input("compare-labels", "value"),
+    Input("compare-swap", "n_clicks"),
+    Input("compare-mean-as-a", "n_clicks"),
+    Input("compare-mean-as-b", "n_clicks"),
+    State("compare-mean", "value"),
+    State(UPLOADS, "data"),
+    prevent_initial_call=True,  # the layout renders the URL's state itself
+)
+def sync(search, a, b, color, labels, _swap, _mean_a, _mean_b, mean_keys, uploads):
+    catalog = get_catalog(uploads)
+    triggered = ctx.triggered_id
+    problems: tuple[str, ...] = ()
+    if triggered == "compare-loc" or triggered is None:
+        if search is None:
+            raise PreventUpdate  # the location reports the URL as it mounts
+        state = parse_compare_state(parse_qs(search.lstrip("?"), keep_blank_values=True), catalog)
+        if (state.a, state.b, state.color, state.labels) == (a, b, color, labels):
+            raise PreventUpdate  # already shown: the location reporting the URL as it mounts
+        return _outputs(render(catalog, state), search=no_update, controls=True)
+    default = default_pair(catalog)
+    state = CompareState(a or default[0], b or default[1], color or "shared",
+                         True if labels is None else bool(labels))
+    controls = False
+    if triggered == "compare-swap":
+        state, controls = replace(state, a=state.b, b=state.a), True
+    elif triggered in ("compare-mean-as-a", "compare-mean-as-b"):
+        try:
+            if not mean_keys or len(mean_keys) < 2:
+                raise CompareError("Pick at least two panels in the mean menu, then use their "
+                                   "mean as A or B.")
+            ref = mean_ref(mean_keys)
+            resolve(catalog, ref, "A" if triggered.endswith("a") else "B")
+        except EvalmapsError as exc:
+            problems = (str(exc),)
+        else:
+            state = replace(state, **{triggered[-1]: ref})
+            controls = True
+    else:  # a menu: a value that names nothing (an upload gone) falls back, and says so
+        for side in ("a", "b"):
+            try:
+                resolve(catalog, getattr(state, side), side.upper())
+            except CompareError as exc:
+                problems += (str(exc),)
+                state, controls = replace(state, **{side: default["ab".index(side)]}), True
+    values = render(catalog, state, problems)
+    return _outputs(values, search=state.to_query(default), controls=controls)
+
+
+def _outputs(values: dict, search, controls: bool) -> tuple:
+    """The callback's outputs in order; the menus are only written when they must change."""
+    keep = (lambda key: values[key]) if controls else (lambda key: no_update)
+    return (search, keep("a"), values["a_options"], keep("b"), values["b_options"], keep("color"),
+            keep("labels"), values["mean"] if controls else no_update, values["problems"],
+            values["error"], values["body_style"], values["heading"], values["text"],
+            values["cells"], values["readout"], *values["figures"], *[HIDDEN] * len(SIDES), None,
+            values["maps_class"],
+            values["legend"], values["cards"])
+
+
+# The linked hover: any map's hoverData outlines that cell in the other maps and fills the readout;
+# a map's relayout (a resize) re-places the outlines.
+clientside_callback(
+    ClientsideFunction(namespace="evalmaps", function_name="compareHover"),
+    *[Output(mark_id(side), "style", allow_duplicate=True) for side in SIDES],
+    Output("compare-readout", "children", allow_duplicate=True),
+    Output("compare-hovered", "data", allow_duplicate=True),
+    *[Input(graph_id(side), "hoverData") for side in SIDES],
+    *[Input(graph_id(side), "relayoutData") for side in SIDES],
+    State("compare-cells", "data"),
+    State("compare-hovered", "data"),
+    prevent_initial_call=True,
+)
+
+register_nav_sync(PAGE)

@@ -1,0 +1,218 @@
+"""Trends view (/trends): line charts, per-line statistics and key observations of a slice.
+
+Same slicing state as the browse view (figure, facets, rows, x range), plus the page's own keys:
+``transpose=1`` (one line per column, against y), ``overlay=1`` (all panels in one chart) and
+``threshold=<number>`` (default 80). As on the browse view, the page's own ``dcc.Location``
+(``trends-loc``) and the controls are kept in step by one callback; choosing another figure
+navigates and the page renders anew. Callbacks only slice and call :mod:`evalmaps.trends`.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs
+
+import dash
+import dash_bootstrap_components as dbc
+from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
+from dash.exceptions import PreventUpdate
+
+from components.controls import facet_dropdowns, figure_dropdown, labelled, rows_dropdown, \
+    x_range_control
+from components.provenance import provenance_badge, source_card
+from components.trends import (chart_config, line_figure, observation_list, panel_summaries,
+                               rules_list, stats_columns, stats_grid, stats_rows)
+from evalmaps.slicing import select_panels, slice_panel
+from evalmaps.state import ViewState, parse_state, state_from_controls
+from evalmaps.trends import (DEFAULT_THRESHOLD, TrendsOptions, analyse, parse_options,
+                             parse_threshold, rule_notes, short_titles)
+from layouts._shared import (UPLOADS, empty_note, get_catalog, page_location, problems_alert,
+                             register_nav_sync)
+
+dash.register_page(__name__, path="/trends", name="Trends", title="evalmaps · Trends", order=1)
+
+PAGE = "trends"
+
+
+def layout(uploads=None, **query):
+    catalog = get_catalog(uploads)
+    state = parse_state(query, catalog)
+    options = parse_options(query)
+    figure = catalog.figure(state.figure)
+    spec = figure.spec
+    xdim, ydim = spec.dims[spec.x], spec.dims[spec.y]
+    return dbc.Container([
+        page_location(PAGE, figure.id),
+        html.Div(problems_alert((*state.problems, *options.problems)), id="trends-problems"),
+        dbc.Row([
+            labelled("Figure", figure_dropdown("trends-figure", catalog, figure.id),
+                     html_for="trends-figure", width=6),
+            *facet_dropdowns("trends-facet", figure, state, width=3),
+        ], className="g-3"),
+        dbc.Row([
+            labelled(f"Rows ({ydim.title})", rows_dropdown("trends-rows", ydim, state.rows),
+                     width=4),
+            labelled(f"{xdim.title} range",
+                     x_range_control("trends-xrange", xdim, state.x_range), width=3),
+            labelled(f"Threshold ({spec.metric.unit or spec.metric.name})",
+                     dbc.Input(id="trends-threshold", type="number", value=options.threshold,
+                               debounce=True, step="any", size="sm",
+                               placeholder=f"{DEFAULT_THRESHOLD:g}"),
+                     html_for="trends-threshold", width=2),
+            dbc.Col([
+                dbc.Switch(id="trends-transpose", value=options.transpose, className="small mb-1",
+                           label=f"Transpose: {spec.metric.name} against {ydim.title.lower()}, "
+                                 f"one line per {xdim.title.lower()}"),
+                dbc.Switch(id="trends-overlay", value=options.overlay, className="small mb-0",
+                           label="Overlay panels in one chart"),
+            ], md=3, className="mb-2 pt-1"),
+        ], className="g-3 align-items-start controls-row"),
+        html.H4([spec.title, provenance_badge(spec)], className="mt-2 figure-title"),
+        html.Div(id="trends-summary", className="small text-muted mb-2"),
+        dbc.Card([
+            dbc.CardHeader("Key observations", className="fw-semibold py-2"),
+            dbc.CardBody(id="trends-observations", className="py-2"),
+        ], className="mb-3 trends-card", id="trends-observations-card"),
+        html.Div(id="trends-graphs"),
+        dbc.Card([
+            dbc.CardHeader([html.Span("Statistics per line", className="fw-semibold"),
+                            html.Span(" · click a column header to sort",
+                                      className="small text-muted")], className="py-2"),
+            dbc.CardBody([stats_grid("trends-table"),
+                          html.Div(id="trends-rules", className="mt-2")], className="py-2"),
+        ], className="mt-3 trends-card"),
+        dbc.Card([
+            dbc.CardHeader("Per panel: best and worst cell, effect of each axis",
+                           className="fw-semibold py-2"),
+            dbc.CardBody(id="trends-panels", className="py-2"),
+        ], className="mt-3 trends-card"),
+        source_card(spec),
+    ], fluid=True, className="py-3")
+
+
+@callback(
+    Output("_pages_location", "href", allow_duplicate=True),
+    Input("trends-figure", "value"),
+    State("trends-rendered-figure", "data"),
+    State(UPLOADS, "data"),
+    prevent_initial_call=True,
+)
+def change_figure(figure_id, rendered, uploads):
+    """A new figure needs new controls: navigate, and the page renders anew from the URL."""
+    if figure_id == rendered or figure_id not in get_catalog(uploads):
+        raise PreventUpdate
+    return dash.get_relative_path("/trends") + ViewState(figure_id).to_query()
+
+
+def _controls(state: ViewState, options: TrendsOptions, figure, facet_ids) -> list:
+    selection = state.facet_selection(figure)
+    spec = figure.spec
+    xdim = spec.dims[spec.x]
+    x_range = list(state.x_range) if state.x_range else (
+        [min(xdim.numbers), max(xdim.numbers)] if xdim.numeric else [0, 1])
+    return [[selection[fid["dim"]] for fid in facet_ids],
+            list(spec.dims[spec.y].labels if state.rows is None else state.rows),
+            x_range, options.transpose, options.overlay, options.threshold]
+
+
+@callback(
+    Output("trends-loc", "search"),
+    Output("trends-problems", "children"),
+    Output("trends-graphs", "children"),
+    Output("trends-summary", "children"),
+    Output("trends-observations", "children"),
+    Output("trends-table", "rowData"),
+    Output("trends-table", "columnDefs"),
+    Output("trends-rules", "children"),
+    Output("trends-panels", "children"),
+    Output({"type": "trends-facet", "dim": ALL}, "value"),
+    Output("trends-rows", "value"),
+    Output("trends-xrange", "value"),
+    Output("trends-transpose", "value"),
+    Output("trends-overlay", "value"),
+    Output("trends-threshold", "value"),
+    Input("trends-loc", "search"),
+    Input({"type": "trends-facet", "dim": ALL}, "value"),
+    Input("trends-rows", "value"),
+    Input("trends-xrange", "value"),
+    Input("trends-transpose", "value"),
+    Input("trends-overlay", "value"),
+    Input("trends-threshold", "value"),
+    State({"type": "trends-facet", "dim": ALL}, "id"),
+    State("trends-rendered-figure", "data"),
+    State(UPLOADS, "data"),
+)
+def sync(search, facet_values, rows, x_range, transpose, overlay, threshold, facet_ids, rendered,
+         uploads):
+    catalog = get_catalog(uploads)
+    from_url = "trends-loc.search" in ctx.triggered_prop_ids or len(ctx.triggered_prop_ids) != 1
+    if from_url:
+        if search is None:
+            raise PreventUpdate  # the location reports the URL as it mounts
+        query = parse_qs(search.lstrip("?"), keep_blank_values=True)
+        state = parse_state(query, catalog)
+        if state.figure != rendered:
+            raise PreventUpdate  # another figure: Dash Pages renders the page anew
+        options = parse_options(query)
+        figure = catalog.figure(rendered)
+        problems = problems_alert((*state.problems, *options.problems))
+        return (no_update, problems, *render(figure, state, options),
+                *_controls(state, options, figure, facet_ids))
+    figure = catalog.figure(rendered)
+    facets = {fid["dim"]: value for fid, value in zip(facet_ids, facet_values)}
+    state = state_from_controls(figure, facets, rows, x_range, None, None)
+    value = parse_threshold(threshold)
+    problems = None
+    if value is None:
+        problems = problems_alert([f"The threshold must be a number; using "
+                                   f"{DEFAULT_THRESHOLD:g}."])
+    options = TrendsOptions(bool(transpose), bool(overlay),
+                            DEFAULT_THRESHOLD if value is None else value)
+    return (state.to_query(extra=options.extra()), problems, *render(figure, state, options),
+            [no_update] * len(facet_ids), *[no_update] * 5)
+
+
+def render(figure, state: ViewState, options: TrendsOptions) -> tuple:
+    """Charts, summary, observations, table rows and columns, rule notes, panel summaries."""
+    spec = figure.spec
+    panels = select_panels(figure, state.facet_selection(figure))
+    views = [slice_panel(figure, p, list(state.rows) if state.rows is not None else None,
+                         state.x_range) for p in panels]
+    note = None
+    if not views:
+        note = "No panel matches the selection: pick at least one label per facet."
+    elif not views[0].y_labels:
+        note = "No rows selected: pick rows in the Rows menu."
+    elif not views[0].x_labels:
+        note = "The x range holds no column: widen it."
+    if note:
+        return (empty_note(note), "", observation_list([]), [], no_update,
+                rules_list(rule_notes(spec, options.transpose)), "")
+    trends = analyse(views, transpose=options.transpose, threshold=options.threshold)
+    names = short_titles(views)
+    if options.overlay and len(views) > 1:
+        charts = [(line_figure(views, transpose=options.transpose,
+                               threshold=options.threshold, names=names), "overlay", 12)]
+    else:
+        width = 12 if len(views) == 1 else 6
+        charts = [(line_figure([v], transpose=options.transpose, threshold=options.threshold,
+                               names=[name]), v.panel.key, width)
+                  for v, name in zip(views, names)]
+    graphs = dbc.Row([
+        dbc.Col(dcc.Graph(id={"type": "trends-chart", "panel": key}, figure=fig,
+                          config=chart_config(figure.id, key), className="trends-graph"), md=width)
+        for fig, key, width in charts], className="g-2")
+    line_dim = spec.dims[spec.x if options.transpose else spec.y]
+    axis_dim = spec.dims[spec.y if options.transpose else spec.x]
+    shown = sum(v.n_cells for v in views)
+    total = sum(v.z.size for v in views)
+    summary = (f"{len(trends.lines)} line{'s' * (len(trends.lines) != 1)} "
+               f"(one per {line_dim.title.lower()}) against {axis_dim.title.lower()} · "
+               f"{len(views)} panel{'s' * (len(views) != 1)} · {shown} of {total} cells reported"
+               f" · missing cells break the lines, nothing is interpolated")
+    return (graphs, summary, observation_list(trends.observations, spec.illustrative),
+            stats_rows(trends),
+            stats_columns(spec, options.transpose, options.threshold, len(views) > 1),
+            rules_list(rule_notes(spec, options.transpose)), panel_summaries(trends))
+
+
+register_nav_sync(PAGE)

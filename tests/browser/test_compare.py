@@ -1,0 +1,269 @@
+"""The compare view in a real headless Chromium (dash_duo), against the real app and data:
+shared colour range, real mouse hovers with the linked outline and readout, menus that update all
+three maps and the summary, derived means built in the UI, URL state, clear errors."""
+
+from __future__ import annotations
+
+import pytest
+from dash.testing.wait import until
+from selenium.webdriver.common.by import By
+
+from tests.browser.helpers import (cell_center, close_dropdowns, graph_selector, hover_cell,
+                                   non_local_requests, screenshot)
+
+pytestmark = pytest.mark.browser
+
+A, B, DELTA = (graph_selector("compare", side) for side in ("a", "b", "delta"))
+MAPS = f"{DELTA} .main-svg"
+BENCH_TITLE = "R1-Llama Pass@1 by local window size and ratio, four benchmarks"
+QWEN_TITLE = "R1-Llama vs R1-Qwen: Pass@1 by local window size and ratio"
+DEFAULT_READOUT = "Local Window Size 2000 · Ratio 0.4 — A 52.5 · B 56.3 · B − A +3.8"
+
+
+def open_compare(dash_duo, query: str = "") -> None:
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/compare{query}")
+    dash_duo.wait_for_element(MAPS, timeout=15)
+
+
+def trace(driver, css: str) -> dict:
+    """What Plotly drew: colour range and bar, axes, title, cell texts of the map's heatmap."""
+    return driver.execute_script(
+        """
+        const gd = document.querySelector(arguments[0]).querySelector('.js-plotly-plot');
+        const t = gd._fullData[0];
+        return {zmin: t.zmin, zmax: t.zmax, zmid: gd.data[0].zmid === undefined ? null : gd.data[0].zmid,
+                showscale: t.showscale, x: gd._fullLayout.xaxis._categories,
+                y: gd._fullLayout.yaxis._categories, text: t.text,
+                title: gd._fullLayout.title.text};
+        """, css)
+
+
+def outline(driver, css: str):
+    """Centre (viewport px) of the linked-hover outline over a map, or None when hidden."""
+    return driver.execute_script(
+        """
+        const mark = document.querySelector(arguments[0]).parentElement
+            .querySelector('.compare-mark');
+        if (!mark || getComputedStyle(mark).display === 'none') { return null; }
+        const r = mark.getBoundingClientRect();
+        return [r.left + r.width / 2, r.top + r.height / 2];
+        """, css)
+
+
+def marks_cell(driver, css: str, x_label: str, y_label: str) -> bool:
+    centre = outline(driver, css)
+    if centre is None:
+        return False
+    x, y = cell_center(driver, css, x_label, y_label)
+    return abs(centre[0] - x) < 3 and abs(centre[1] - y) < 3
+
+
+def pick_option(dash_duo, dropdown_css: str, option_text: str) -> None:
+    """helpers.pick_option for long menus: the option is scrolled to the middle of the list
+    first (at the top, the menu's sticky search box would take the click)."""
+    close_dropdowns(dash_duo)
+    dash_duo.find_element(dropdown_css).click()
+    dash_duo.wait_for_element(".dash-dropdown-option")
+    for option in dash_duo.driver.find_elements(By.CSS_SELECTOR, ".dash-dropdown-option"):
+        if option.text.strip() == option_text:
+            dash_duo.driver.execute_script(
+                "arguments[0].scrollIntoView({block: 'center', behavior: 'instant'});", option)
+            option.click()
+            return
+    raise AssertionError(f"no option {option_text!r} in {dropdown_css}")
+
+
+def hover_lines(driver, css: str) -> list[str]:
+    """The lines of a map's hover label (Plotly draws each as a tspan)."""
+    return driver.execute_script(
+        "return Array.from(document.querySelector(arguments[0])"
+        ".querySelectorAll('.hoverlayer .hovertext tspan.line')).map(t => t.textContent);", css)
+
+
+def text(dash_duo, css: str) -> str:
+    return dash_duo.find_element(css).text
+
+
+@pytest.fixture()
+def served(dash_duo, dash_app):
+    dash_duo.start_server(dash_app)
+    return dash_duo
+
+
+def test_default_view_shares_one_colour_range(served, tmp_path):
+    open_compare(served)
+    a, b, d = (trace(served.driver, css) for css in (A, B, DELTA))
+    assert (a["zmin"], a["zmax"]) == (b["zmin"], b["zmax"]) == (49.1, 56.3)
+    assert a["showscale"] is False and b["showscale"] is True  # one colour bar for A and B
+    assert d["showscale"] is True and d["zmid"] == 0 and d["zmin"] == -d["zmax"] == -4.8
+    assert a["title"] == "A · R1-Llama" and b["title"] == "B · R1-Qwen" and d["title"] == "B − A"
+    assert a["y"] == b["y"] == d["y"] == ["3000", "2000", "1000", "500"]
+    assert d["text"][0][0] == "+4.8" and d["text"][3][1] == "-0.3"
+    assert text(served, "#compare-sentences").startswith(
+        "R1-Qwen is higher than R1-Llama in 19 of 20 cells, by 2.37 points on average.")
+    assert (text(served, "#compare-mean-a"), text(served, "#compare-mean-b"),
+            text(served, "#compare-mean-delta")) == ("51.08", "53.45", "+2.37")
+    assert "20 common cells compared" in text(served, "#compare-counts")
+    screenshot(served.driver, "compare-default", tmp_path)
+    assert served.get_logs() == [], "browser console errors"
+    assert non_local_requests(served.driver) == []
+
+
+def test_hover_on_a_shows_a_b_and_the_difference(served, tmp_path):
+    open_compare(served)
+    assert not marks_cell(served.driver, B, "0.4", "2000")
+    hover_cell(served, A, "0.4", "2000")
+    assert hover_lines(served.driver, A) == ["Local Window Size 2000 · Ratio 0.4", "Pass@1 52.5",
+                                             "A: R1-Llama"]
+    served.wait_for_text_to_equal("#compare-readout", DEFAULT_READOUT, timeout=5)
+    until(lambda: marks_cell(served.driver, B, "0.4", "2000"), timeout=5)
+    until(lambda: marks_cell(served.driver, DELTA, "0.4", "2000"), timeout=5)
+    screenshot(served.driver, "compare-hover", tmp_path)
+    # and from the difference map: A and B are outlined at that cell
+    hover_cell(served, DELTA, "0.2", "500")
+    assert hover_lines(served.driver, DELTA) == ["Local Window Size 500 · Ratio 0.2", "B − A -0.3",
+                                                 "A 52.1 · B 51.8"]
+    served.wait_for_text_to_equal(
+        "#compare-readout", "Local Window Size 500 · Ratio 0.2 — A 52.1 · B 51.8 · B − A -0.3")
+    until(lambda: marks_cell(served.driver, A, "0.2", "500"), timeout=5)
+    until(lambda: marks_cell(served.driver, B, "0.2", "500"), timeout=5)
+    assert outline(served.driver, DELTA) is None  # the hovered map shows its own hover label
+    assert hover_lines(served.driver, DELTA)[0] == "Local Window Size 500 · Ratio 0.2"
+    assert served.get_logs() == []
+
+
+def test_changing_b_updates_all_three_maps_and_the_summary(served, tmp_path):
+    open_compare(served)
+    before = trace(served.driver, A)
+    pick_option(served, "#compare-b", f"{BENCH_TITLE} — R1-Llama | AIME24")
+    served.wait_for_text_to_equal("#compare-mean-b", "45.538", timeout=10)
+    b, d = trace(served.driver, B), trace(served.driver, DELTA)
+    a = trace(served.driver, A)
+    assert b["title"] == "B · R1-Llama | AIME24"
+    assert (a["zmin"], a["zmax"]) == (b["zmin"], b["zmax"]) == (42.7, 52.8)  # new shared range
+    assert (a["zmin"], a["zmax"]) != (before["zmin"], before["zmax"])
+    assert d["text"][0][0] == "-3.8" and d["text"][0][1] == ""  # 45.3 - 49.1; ratio 0.2: a gap
+    assert text(served, "#compare-mean-a") == "50.5"  # R1-Llama over the 8 common cells
+    assert "8 common cells compared" in text(served, "#compare-counts")
+    assert text(served, "#compare-sentences").startswith(
+        "R1-Llama | AIME24 is higher than R1-Llama in 0 of 8 cells")
+    until(lambda: "b=dynts-r1-llama-benchmarks:r1-llama-aime24" in served.driver.current_url, 5)
+    label = hover_cell(served, A, "0.5", "1000")
+    served.wait_for_text_to_equal(
+        "#compare-readout", "Local Window Size 1000 · Ratio 0.5 — A 51.7 · B 46.0 · B − A -5.7")
+    assert "Pass@1 51.7" in label
+    screenshot(served.driver, "compare-cross-figure", tmp_path)
+    assert served.get_logs() == []
+
+
+def test_derived_mean_built_in_the_ui(served, tmp_path):
+    open_compare(served)
+    for bench in ("AIME24", "AIME25", "AMC23", "GPQA-Diamond"):
+        pick_option(served, "#compare-mean", f"{BENCH_TITLE} — R1-Llama | {bench}")
+    served.find_element("#compare-mean-as-a").click()
+    until(lambda: trace(served.driver, A)["title"] == "A · mean of 4 panels (derived)", timeout=10)
+    until(lambda: "a=mean(dynts-r1-llama-benchmarks:r1-llama-aime24," in served.driver.current_url,
+          timeout=5)
+    label = hover_cell(served, A, "0.1", "3000")
+    assert "Pass@1 51.075 (mean of 4 panels, derived)" in label
+    served.wait_for_text_to_equal(
+        "#compare-readout", "Local Window Size 3000 · Ratio 0.1 — A 51.075 · B 53.9 · B − A +2.825")
+    hover_cell(served, A, "0.3", "3000")
+    assert hover_lines(served.driver, A) == [
+        "Local Window Size 3000 · Ratio 0.3", "Pass@1 not reported",
+        "0 of 4 panels report it; a mean needs all", "A: mean of 4 panels"]
+    assert "8 common cells compared" in text(served, "#compare-counts")
+    screenshot(served.driver, "compare-derived-mean", tmp_path)
+    # the URL reopens it
+    served.driver.refresh()
+    served.wait_for_element(MAPS, timeout=15)
+    assert trace(served.driver, A)["title"] == "A · mean of 4 panels (derived)"
+    assert served.get_logs() == []
+
+
+def test_incompatible_choice_explains_instead_of_crashing(served):
+    open_compare(served)
+    pick_option(served, "#compare-a", "Baseline - Core Generalization - Qwen-2.5B — Qwen-2.5B")
+    served.wait_for_text_to_equal(
+        "#compare-error-alert", "Panels A and B have different axes: A's are Type × Length and "
+        "B's are Local Window Size × Ratio. Pick panels over the same axes.", timeout=10)
+    assert not served.find_element("#compare-body").is_displayed()
+    # B's menu now marks the panels that share no cell with A
+    served.find_element("#compare-b").click()
+    served.wait_for_element(".dash-dropdown-option")
+    options = [o.text for o in served.driver.find_elements(By.CSS_SELECTOR, ".dash-dropdown-option")]
+    assert f"{QWEN_TITLE} — R1-Qwen (no common cells with A)" in options
+    assert served.get_logs() == []
+
+
+def test_url_state_swap_and_back_forward(served):
+    open_compare(served, "?b=dynts-r1-llama-benchmarks:r1-llama-amc23&labels=off&color=fixed")
+    b = trace(served.driver, B)
+    assert b["title"] == "B · R1-Llama | AMC23" and (b["zmin"], b["zmax"]) == (0, 100)
+    assert served.find_element("#compare-labels").is_selected() is False
+    served.driver.execute_script("window.__same_document = true;")
+    served.find_element("#compare-swap").click()
+    until(lambda: trace(served.driver, A)["title"] == "A · R1-Llama | AMC23", timeout=10)
+    until(lambda: served.driver.current_url.endswith(
+        "/compare?a=dynts-r1-llama-benchmarks:r1-llama-amc23&b=dynts-llama-vs-qwen:r1-llama"
+        "&color=fixed&labels=off"), timeout=5)
+    served.driver.back()
+    until(lambda: trace(served.driver, A)["title"] == "A · R1-Llama", timeout=10)
+    assert trace(served.driver, B)["title"] == "B · R1-Llama | AMC23"
+    served.driver.forward()
+    until(lambda: trace(served.driver, A)["title"] == "A · R1-Llama | AMC23", timeout=10)
+    assert served.driver.execute_script("return window.__same_document === true;")
+    assert served.get_logs() == []
+
+
+def test_unknown_panel_in_url_is_explained(served):
+    open_compare(served, "?a=nope:x")
+    assert "Panel A: There is no figure 'nope'" in served.find_element(".alert").text
+    assert trace(served.driver, A)["title"] == "A · R1-Llama"
+    assert served.get_logs() == []
+
+
+def upload_with_replicates() -> dict:
+    """A session upload (as the Data page stores it): two models over 3 seeds, with sd and n."""
+    rows = ["model,window,ratio,value,sd,n"]
+    cells = {("3000", "0.1"): (50.0, 52.0, 2.0), ("3000", "0.2"): (50.0, 55.0, 1.0),
+             ("2000", "0.1"): (40.0, 40.5, 3.0)}  # (baseline, new method, sd of each)
+    for (window, ratio), (base, new, sd) in cells.items():
+        rows += [f"Baseline,{window},{ratio},{base},{sd},4", f"New method,{window},{ratio},{new},{sd},4"]
+    spec = {"id": "upload-seeds", "file": "seeds.csv", "title": "seeds.csv",
+            "metric": {"name": "Pass@1", "unit": "", "range": [0, 100]},
+            "x": "ratio", "y": "window", "facets": ["model"], "provenance": "uploaded",
+            "dims": {"model": {"title": "Model", "labels": ["Baseline", "New method"]},
+                     "window": {"title": "Local Window Size", "labels": ["3000", "2000"]},
+                     "ratio": {"title": "Ratio", "labels": ["0.1", "0.2"]}}}
+    return {"spec": spec, "csv": "\n".join(rows) + "\n"}
+
+
+def test_uploaded_panels_compare_with_standard_errors(served, tmp_path):
+    open_compare(served)
+    served.driver.execute_script(
+        "sessionStorage.setItem('uploads', JSON.stringify([arguments[0]]));"
+        "sessionStorage.setItem('uploads-timestamp', String(Date.now()));",
+        upload_with_replicates())
+    open_compare(served, "?a=upload-seeds:baseline&b=upload-seeds:new-method")
+    until(lambda: trace(served.driver, A)["title"] == "A · Baseline", timeout=10)
+    assert trace(served.driver, B)["title"] == "B · New method"
+    # SE = sqrt(2^2/4 + 2^2/4) = 1.41 at (3000, 0.1): |+2.0| <= 2.83, not distinguishable
+    hover_cell(served, DELTA, "0.1", "3000")
+    assert hover_lines(served.driver, DELTA) == [
+        "Local Window Size 3000 · Ratio 0.1", "B − A +2.0", "A 50.0 · B 52.0",
+        "SE 1.41, within 2 SE: not distinguishable"]
+    served.wait_for_text_to_equal(
+        "#compare-readout", "Local Window Size 3000 · Ratio 0.1 — A 50.0 · B 52.0 · B − A +2.0 · "
+        "SE 1.41, within 2 SE: not distinguishable")
+    dotted = served.driver.execute_script(
+        "return document.querySelector(arguments[0]).querySelectorAll('.shapelayer path').length;",
+        DELTA)
+    assert dotted == 2  # (3000, 0.1) and (2000, 0.1); (3000, 0.2) differs by 5.0 > 2 x 0.71
+    assert "2 of the 3 cells with a standard error" in text(served, "#compare-sentences")
+    screenshot(served.driver, "compare-uncertainty", tmp_path)
+    # the upload's panels are in the menus, next to the built-in ones
+    pick_option(served, "#compare-b", f"{QWEN_TITLE} — R1-Qwen")
+    until(lambda: trace(served.driver, B)["title"] == "B · R1-Qwen", timeout=10)
+    assert "3 common cells compared" in text(served, "#compare-counts")
+    assert served.get_logs() == []

@@ -1,0 +1,194 @@
+"""GET /api/compare through Flask's test client, against the real app and data: the default
+pair's cells and summary, panel keys and derived means, and 400s (never 404 or 500) for bad input.
+Also the /compare page itself: it answers for any query, with the problem explained."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+
+from tests.integration.test_api import assert_json_error, asset_refs, get_json, is_local
+
+BENCH = "dynts-r1-llama-benchmarks"
+LLAMA = "dynts-llama-vs-qwen:r1-llama"
+QWEN = "dynts-llama-vs-qwen:r1-qwen"
+MEAN = f"mean({BENCH}:r1-llama-aime24,{BENCH}:r1-llama-aime25,{BENCH}:r1-llama-amc23," \
+       f"{BENCH}:r1-llama-gpqa-diamond)"
+PAYLOAD_KEYS = ["a", "b", "url", "dims", "n_common", "summary", "sentences", "warnings", "cells"]
+
+
+def compare_url(a: str, b: str) -> str:
+    return f"/api/compare?a={quote(a)}&b={quote(b)}"
+
+
+def test_default_pair_without_arguments(client):
+    body = get_json(client, "/api/compare")
+    assert list(body) == PAYLOAD_KEYS
+    assert body["a"]["ref"] == LLAMA and body["b"]["ref"] == QWEN
+    assert body["a"]["provenance"] == "transcribed" and body["a"]["derived"] is False
+    assert body["url"] == "/compare"
+    assert body["dims"]["y"] == {"name": "window", "title": "Local Window Size",
+                                 "labels": ["3000", "2000", "1000", "500"]}
+    assert body["n_common"] == 20 and len(body["cells"]) == 20
+    assert body["cells"][0] == {"window": "3000", "ratio": "0.1", "a": 49.1, "b": 53.9, "delta": 4.8}
+    cell = next(c for c in body["cells"] if (c["window"], c["ratio"]) == ("2000", "0.4"))
+    assert (cell["a"], cell["b"], cell["delta"]) == (52.5, 56.3, 3.8)
+    s = body["summary"]
+    assert (s["mean_a"], s["mean_b"], s["mean_delta"]) == (51.08, 53.45, 2.37)
+    assert (s["b_higher"], s["n_common"]) == (19, 20)
+    assert s["largest_gain"]["delta"] == 4.8 and s["largest_loss"]["delta"] == -0.3
+    assert body["sentences"][0] == ("R1-Qwen is higher than R1-Llama in 19 of 20 cells, "
+                                    "by 2.37 points on average.")
+    assert body["warnings"] == []
+    assert get_json(client, compare_url(LLAMA, QWEN)) == body
+
+
+def test_panel_keys_are_the_ones_api_figures_lists(client):
+    keys = [p["key"] for f in get_json(client, "/api/figures")["figures"] for p in f["panels"]]
+    assert LLAMA in keys and QWEN in keys
+    body = get_json(client, compare_url(f"{BENCH}:r1-llama-aime24", LLAMA))
+    assert body["n_common"] == 8 and {c["ratio"] for c in body["cells"]} == {"0.1", "0.5"}
+    assert body["url"] == f"/compare?a={BENCH}:r1-llama-aime24&b={LLAMA}"
+
+
+def test_derived_mean_as_a_side(client):
+    body = get_json(client, compare_url(MEAN, LLAMA))
+    a = body["a"]
+    assert a["derived"] is True and a["provenance"] == "derived"
+    assert a["label"].endswith("(derived)") and len(a["panels"]) == 4
+    assert a["n_cells"] == 8
+    first = body["cells"][0]
+    assert (first["window"], first["ratio"], first["a"], first["b"]) == ("3000", "0.1", 51.075, 49.1)
+    assert first["delta"] == pytest.approx(-1.975)
+
+
+@pytest.mark.parametrize("query, says", [
+    (f"?a={LLAMA}", "Give both a and b"),
+    (f"?a={LLAMA}&a={QWEN}&b={QWEN}", "Give one panel"),
+    (f"?a=nofig:x&b={QWEN}", "Panel A: There is no figure 'nofig'."),
+    (f"?a={LLAMA}&b=dynts-llama-vs-qwen:zz", "Panel B: There is no panel"),
+    (f"?a={LLAMA}&b=core-generalization:qwen-2-5b", "Panels A and B have different axes"),
+    (f"?a={LLAMA}&b={quote('mean(a:b)')}", "A mean needs at least two panel keys"),
+    ("?a=" + quote("__import__('os')") + f"&b={QWEN}", "is neither a panel key"),
+    ("?a=" + quote(f"mean({BENCH}:r1-llama-aime24,core-generalization:qwen-2-5b)") + f"&b={QWEN}",
+     "must share their axes"),
+])
+def test_bad_panels_are_a_400_with_a_clear_message(client, query, says):
+    message = assert_json_error(client.get("/api/compare" + query), 400)
+    assert says in message
+
+
+def test_only_get(client):
+    assert_json_error(client.post("/api/compare"), 405)
+
+
+@pytest.mark.parametrize("query", [
+    "", "?a=nope:x", f"?a={quote(MEAN)}&b={LLAMA}", "?a=core-generalization:qwen-2-5b",
+    "?b=" + quote("<script>alert(1)</script>"), "?figure=short-to-long", "?color=nope&labels=off",
+])
+def test_compare_page_answers_for_any_query(client, query):
+    response = client.get("/compare" + query)
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    refs = asset_refs(html)
+    assert all(is_local(u) for u in [*refs.links, *refs.scripts, *refs.other])
+
+
+# --------------------------------------------------------------------------- the page's callback
+
+import json  # noqa: E402
+
+from tests.integration.dash_calls import find_callback  # noqa: E402
+
+SYNC = "compare-loc.search"
+
+
+def _outputs_spec(output: str) -> list[dict]:
+    """The outputs of a multi-output callback; pattern ids ('{"panel":...}') as dicts."""
+    specs = []
+    for part in output[2:-2].split("..."):
+        cid, prop = part.rsplit(".", 1)
+        specs.append({"id": json.loads(cid) if cid.startswith("{") else cid, "property": prop})
+    return specs
+
+
+def sync(client, changed: str, mean=None, uploads=None, **values):
+    """POST the page's sync callback as the browser does; {'id.prop': value} of what it wrote."""
+    dep = find_callback(client, SYNC)
+    # compare_a__value=... is 'compare-a.value'
+    values = {k.split("__")[0].replace("_", "-") + "." + k.split("__")[1]: v
+              for k, v in values.items()}
+    current = {"compare-loc.search": "", "compare-a.value": LLAMA, "compare-b.value": QWEN,
+               "compare-color.value": "shared", "compare-labels.value": True,
+               "compare-mean.value": mean, "uploads.data": uploads, **values}
+    body = {
+        "output": dep["output"], "outputs": _outputs_spec(dep["output"]),
+        "inputs": [{**i, "value": current.get(f"{i['id']}.{i['property']}")}
+                   for i in dep["inputs"]],
+        "state": [{**i, "value": current.get(f"{i['id']}.{i['property']}")} for i in dep["state"]],
+        "changedPropIds": [changed],
+    }
+    response = client.post("/_dash-update-component", data=json.dumps(body),
+                           content_type="application/json")
+    assert response.status_code == 200, response.get_data(True)[:300]
+    written = response.get_json()["response"]
+    return {f"{cid}.{prop}": value for cid, props in written.items() for prop, value in props.items()}
+
+
+def alert_text(component) -> str:
+    """The text of a dbc.Alert as serialised in a callback response."""
+    children = component["props"]["children"]
+    return children if isinstance(children, str) else " ".join(map(str, children))
+
+
+def test_layout_renders_any_query(dash_app):
+    from layouts.compare import layout
+
+    queries = [{}, {"a": "nope:x"}, {"a": MEAN, "b": LLAMA}, {"figure": "short-to-long"},
+               {"a": "core-generalization:qwen-2-5b"}, {"b": "<script>x</script>"},
+               {"a": ["x", "y"], "color": "nope", "labels": "off"}]
+    with dash_app.server.test_request_context("/compare"):
+        for query in queries:
+            assert layout(**query) is not None
+        page = str(layout(a="core-generalization:qwen-2-5b"))
+        assert "Panels A and B have different axes" in page
+
+
+def test_mean_built_in_the_menu_becomes_a_side(client):
+    keys = [f"{BENCH}:r1-llama-{b}" for b in ("aime24", "aime25", "amc23", "gpqa-diamond")]
+    out = sync(client, "compare-mean-as-a.n_clicks", mean=keys, compare_mean_as_a__n_clicks=1)
+    assert out["compare-a.value"] == MEAN
+    assert out["compare-loc.search"] == f"?a={MEAN}"
+    assert any(o["value"] == MEAN and o["label"].endswith("(derived)")
+               for o in out["compare-a.options"])
+
+
+@pytest.mark.parametrize("mean, says", [
+    ([], "Pick at least two panels"),
+    ([LLAMA], "Pick at least two panels"),
+    ([LLAMA, "core-generalization:qwen-2-5b"], "must share their axes"),
+])
+def test_bad_mean_is_explained_and_changes_nothing(client, mean, says):
+    out = sync(client, "compare-mean-as-b.n_clicks", mean=mean, compare_mean_as_b__n_clicks=1)
+    assert "compare-b.value" not in out  # no_update
+    assert says in alert_text(out["compare-problems.children"])
+    assert out["compare-loc.search"] == ""  # still the default pair
+
+
+def test_swap_and_incompatible_menus(client):
+    out = sync(client, "compare-swap.n_clicks", compare_swap__n_clicks=1)
+    assert (out["compare-a.value"], out["compare-b.value"]) == (QWEN, LLAMA)
+    assert out["compare-loc.search"] == f"?a={QWEN}&b={LLAMA}"
+    out = sync(client, "compare-a.value", compare_a__value="core-generalization:qwen-2-5b")
+    assert "different axes" in alert_text(out["compare-error.children"])
+    assert out["compare-body.style"] == {"display": "none"}
+    disabled = {o["value"] for o in out["compare-b.options"] if o.get("disabled")}
+    assert QWEN in disabled and "short-to-long:qwen-2-5-7b" not in disabled
+
+
+def test_a_panel_that_is_gone_falls_back_with_a_message(client):
+    out = sync(client, "compare-b.value", compare_b__value="upload-gone:x")
+    assert out["compare-b.value"] == QWEN
+    assert "Panel B: There is no figure 'upload-gone'" in alert_text(
+        out["compare-problems.children"])

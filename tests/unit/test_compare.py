@@ -1,0 +1,482 @@
+"""evalmaps.compare and components.compare: alignment, B - A, the summary against a hand
+transcription of seed 004, derived means over seed 003, uncertainty, references, view state, and
+the three heatmaps (shared colour range, diverging difference, escaping, outlines)."""
+
+from __future__ import annotations
+
+import math
+import re
+from html import escape
+from urllib.parse import parse_qs
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from components.compare import compare_figures, panel_options, readouts
+from evalmaps.compare import (DEFAULT_A, DEFAULT_B, CompareError, CompareState, align, color_range,
+                              compare, default_pair, delta_range, derived_mean, format_number,
+                              format_signed, from_panel, mean_ref, parse_compare_state, parse_ref,
+                              resolve, sentences, summary)
+from evalmaps.errors import EvalmapsError
+from evalmaps.loading import parse_spec, validate_cells
+from evalmaps.model import Catalog, Figure
+
+BENCH = "dynts-r1-llama-benchmarks"
+BENCH_KEYS = [f"{BENCH}:r1-llama-{b}" for b in ("aime24", "aime25", "amc23", "gpqa-diamond")]
+EVIL = "<b>x</b>"
+
+# Seed 004, typed again by hand from the description (rows 3000, 2000, 1000, 500; ratios 0.1-0.5)
+LLAMA = [[49.1, 50.1, 50.6, 50.7, 51.4],
+         [49.5, 51.7, 52.8, 52.5, 50.9],
+         [49.9, 52.7, 51.0, 51.9, 51.7],
+         [49.8, 52.1, 50.7, 50.8, 51.7]]
+QWEN = [[53.9, 53.9, 53.2, 54.4, 53.8],
+        [52.4, 51.9, 54.6, 56.3, 53.7],
+        [52.2, 54.4, 53.8, 53.3, 53.0],
+        [51.5, 51.8, 52.0, 54.3, 54.6]]
+# Qwen - Llama, worked out by hand cell by cell
+DELTA = [[4.8, 3.8, 2.6, 3.7, 2.4],
+         [2.9, 0.2, 1.8, 3.8, 2.8],
+         [2.3, 1.7, 2.8, 1.4, 1.3],
+         [1.7, -0.3, 1.3, 3.5, 2.9]]
+# Seed 003's ratio 0.1 and 0.5 columns (rows 3000, 2000, 1000, 500), per benchmark
+SEED_003 = {
+    "aime24": {"0.1": [45.3, 47.3, 49.3, 43.7], "0.5": [46.7, 43.3, 46.0, 42.7]},
+    "aime25": {"0.1": [27.3, 24.0, 26.7, 25.3], "0.5": [28.7, 26.7, 30.7, 26.7]},
+    "amc23": {"0.1": [87.5, 84.0, 87.0, 85.5], "0.5": [86.5, 86.0, 86.0, 86.0]},
+    "gpqa-diamond": {"0.1": [44.2, 45.1, 45.8, 44.1], "0.5": [46.5, 47.4, 45.4, 44.9]},
+}
+
+
+def make_figure(fid: str, panels: dict[str, dict[tuple[str, str], float | tuple]], *,
+                y=("3000", "2000", "1000", "500"), x=("0.1", "0.2", "0.3", "0.4", "0.5"),
+                y_name="window", x_name="ratio", metric=("Pass@1", ""), provenance="uploaded",
+                y_title="Local Window Size", x_title="Ratio") -> Figure:
+    """A figure with one facet ('model'); cells {(y, x): value or (value, sd, n)}."""
+    rows = []
+    for model, cells in panels.items():
+        for (yl, xl), v in cells.items():
+            value, sd, n = v if isinstance(v, tuple) else (v, None, None)
+            rows.append({"model": model, y_name: yl, x_name: xl, "value": str(value),
+                         **({"sd": str(sd), "n": str(n)} if sd is not None else {})})
+    spec = parse_spec({
+        "id": fid, "file": f"{fid}.csv", "title": f"Figure {fid}",
+        "metric": {"name": metric[0], "unit": metric[1], "range": [-1000, 1000]},
+        "x": x_name, "y": y_name, "facets": ["model"], "provenance": provenance,
+        "dims": {"model": {"title": "Model", "labels": list(panels)},
+                 y_name: {"title": y_title, "labels": list(y)},
+                 x_name: {"title": x_title, "labels": list(x)}},
+    }, where="test")
+    frame = pd.DataFrame(rows).fillna("").astype(str)
+    cells, decimals = validate_cells(frame, spec, file=f"{fid}.csv")
+    return Figure(spec, cells, decimals)
+
+
+def side(fig: Figure, key: str | None = None):
+    panel = fig.panels[key] if key else next(iter(fig.panels.values()))
+    return from_panel(fig, panel)
+
+
+def n_sentences(text: str) -> int:
+    return len([s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s])
+
+
+# --------------------------------------------------------------------------- default pair (seed 004)
+
+@pytest.fixture(scope="module")
+def default(catalog):
+    return compare(catalog, DEFAULT_A, DEFAULT_B)
+
+
+def test_default_pair_is_llama_vs_qwen(catalog):
+    assert default_pair(catalog) == ("dynts-llama-vs-qwen:r1-llama", "dynts-llama-vs-qwen:r1-qwen")
+
+
+def test_alignment_of_the_default_pair_is_the_seed(default):
+    assert default.y.labels == ("3000", "2000", "1000", "500")
+    assert default.x.labels == ("0.1", "0.2", "0.3", "0.4", "0.5")
+    np.testing.assert_array_equal(default.za, LLAMA)
+    np.testing.assert_array_equal(default.zb, QWEN)
+    np.testing.assert_array_equal(default.delta, DELTA)  # exact: float noise is rounded off
+    assert default.n_common == 20 and default.se is None and not default.indistinct.any()
+    assert default.warnings == ()
+
+
+def test_summary_of_the_default_pair_by_hand(default):
+    s = summary(default)
+    # by hand: Llama rows sum to 251.9 + 257.4 + 257.2 + 255.1 = 1021.6, / 20 = 51.08;
+    # Qwen rows to 269.2 + 268.9 + 266.7 + 264.2 = 1069.0, / 20 = 53.45; differences sum to 47.4
+    assert s["n_common"] == 20
+    assert s["mean_a"] == pytest.approx(51.08, abs=1e-9)
+    assert s["mean_b"] == pytest.approx(53.45, abs=1e-9)
+    assert s["mean_delta"] == pytest.approx(2.37, abs=1e-9)
+    assert (s["b_higher"], s["b_lower"], s["equal"]) == (19, 1, 0)
+    assert s["largest_gain"] == {"window": "3000", "ratio": "0.1", "a": 49.1, "b": 53.9, "delta": 4.8}
+    assert s["largest_loss"] == {"window": "500", "ratio": "0.2", "a": 52.1, "b": 51.8, "delta": -0.3}
+    assert s["best_a"] == {"window": "2000", "ratio": "0.3", "value": 52.8}
+    assert s["best_b"] == {"window": "2000", "ratio": "0.4", "value": 56.3}
+    assert s["n_with_se"] == 0 and s["n_indistinct"] == 0
+
+
+def test_sentences_of_the_default_pair(default):
+    assert sentences(default) == [
+        "R1-Qwen is higher than R1-Llama in 19 of 20 cells, by 2.37 points on average.",
+        "The largest gain is +4.8 at Local Window Size 3000 · Ratio 0.1; "
+        "the only loss is -0.3 at Local Window Size 500 · Ratio 0.2.",
+    ]
+
+
+def test_swapped_pair_mirrors_the_numbers(catalog):
+    s = summary(compare(catalog, DEFAULT_B, DEFAULT_A))
+    assert s["mean_delta"] == pytest.approx(-2.37, abs=1e-9)
+    assert (s["b_higher"], s["b_lower"]) == (1, 19)
+    assert s["largest_gain"]["delta"] == 0.3 and s["largest_loss"]["delta"] == -4.8
+    text = sentences(compare(catalog, DEFAULT_B, DEFAULT_A))[0]
+    assert text == ("R1-Llama is higher than R1-Qwen in 1 of 20 cells, "
+                    "and lower by 2.37 points on average.")
+
+
+def test_same_panel_twice_is_all_equal(catalog):
+    al = compare(catalog, DEFAULT_A, DEFAULT_A)
+    s = summary(al)
+    assert (s["equal"], s["b_higher"], s["largest_gain"], s["largest_loss"]) == (20, 0, None, None)
+    assert sentences(al, s) == ["B is higher than A in 0 of 20 cells (20 equal), and the same on "
+                                "average."]
+
+
+# --------------------------------------------------------------------------- cross-figure, partial
+
+def test_cross_figure_compares_only_the_common_cells(catalog):
+    al = compare(catalog, f"{BENCH}:r1-llama-aime24", DEFAULT_B)
+    assert al.n_common == 8  # the benchmarks figure reports ratios 0.1 and 0.5 only
+    assert np.isnan(al.delta[:, 1:4]).all()  # missing in A: missing in the difference
+    cells = al.cells()
+    assert len(cells) == 8 and {c["ratio"] for c in cells} == {"0.1", "0.5"}
+    first = cells[0]
+    assert first == {"window": "3000", "ratio": "0.1", "a": 45.3, "b": 53.9, "delta": 8.6}
+    s = summary(al)
+    assert s["n_a"] == 8 and s["n_b"] == 20 and s["n_grid"] == 20
+
+
+def test_common_labels_follow_a_and_missing_stays_missing():
+    a = make_figure("fa", {"A": {("3000", "0.1"): 1.0, ("500", "0.5"): 2.0, ("1000", "0.3"): 5.0}})
+    b = make_figure("fb", {"B": {("500", "0.5"): 2.5, ("3000", "0.1"): 0.5, ("2000", "0.2"): 9.0}},
+                    y=("500", "3000", "2000"), x=("0.5", "0.1", "0.2"))
+    al = align(side(a), side(b))
+    assert al.y.labels == ("3000", "2000", "500")  # A's order, B's labels
+    assert al.x.labels == ("0.1", "0.2", "0.5")
+    assert al.n_common == 2
+    assert np.isnan(al.delta[1, 1])  # (2000, 0.2): B only
+    assert al.delta[0, 0] == -0.5 and al.delta[2, 2] == 0.5
+
+
+def test_metric_and_illustrative_warnings(catalog):
+    a = make_figure("fa", {"A": {("3000", "0.1"): 1.0}}, metric=("Accuracy", "%"))
+    b = make_figure("fb", {"B": {("3000", "0.1"): 2.0}}, provenance="illustrative")
+    al = align(side(a), side(b))
+    assert any("Accuracy (%)" in w and "Pass@1" in w for w in al.warnings)
+    assert any(w.startswith("B holds ILLUSTRATIVE") for w in al.warnings)
+    assert sentences(al)[0].endswith("by 1.0 percentage points on average.")
+
+
+def test_axes_match_by_name_or_title():
+    a = make_figure("fa", {"A": {("3000", "0.1"): 1.0}})
+    b = make_figure("fb", {"B": {("3000", "0.1"): 2.0}}, y_name="win", x_name="r")  # same titles
+    assert align(side(a), side(b)).n_common == 1
+
+
+# --------------------------------------------------------------------------- refusals
+
+def test_different_axes_are_refused_clearly(catalog):
+    with pytest.raises(CompareError) as err:
+        compare(catalog, "core-generalization:qwen-2-5b", DEFAULT_B)
+    assert isinstance(err.value, EvalmapsError)
+    assert str(err.value) == ("Panels A and B have different axes: A's are Type × Length and B's "
+                              "are Local Window Size × Ratio. Pick panels over the same axes.")
+
+
+def test_disjoint_rows_are_refused_clearly(catalog):
+    other = make_figure("far", {"X": {("4000", "0.1"): 1.0}}, y=("4000", "5000"))
+    with pytest.raises(CompareError) as err:
+        align(resolve(catalog, DEFAULT_A), side(other))
+    message = str(err.value)
+    assert message == ("Panels A and B share no cells: A's rows (Local Window Size) are 3000, "
+                       "2000, 1000, 500 and B's are 4000, 5000. Pick panels with common labels.")
+    assert n_sentences(message) == 2
+
+
+def test_disjoint_columns_and_unreported_overlap_are_refused(catalog):
+    cols = make_figure("fc", {"X": {("3000", "0.9"): 1.0}}, x=("0.9",))
+    with pytest.raises(CompareError, match="A's columns \\(Ratio\\) are 0.1, 0.2, 0.3, 0.4, 0.5"):
+        align(resolve(catalog, DEFAULT_A), side(cols))
+    middle = make_figure("fm", {"X": {("3000", "0.3"): 1.0, ("500", "0.2"): 2.0}})
+    with pytest.raises(CompareError) as err:  # labels overlap, but AIME24 has only 0.1 and 0.5
+        align(resolve(catalog, f"{BENCH}:r1-llama-aime24"), side(middle))
+    assert str(err.value).startswith("Panels A and B share no reported cell")
+    assert n_sentences(str(err.value)) == 2
+
+
+# --------------------------------------------------------------------------- derived means (seed 003)
+
+def test_derived_mean_over_seed_003(catalog):
+    mean = resolve(catalog, mean_ref(BENCH_KEYS))
+    assert mean.derived and mean.provenance == "derived"
+    assert mean.label == ("mean of R1-Llama | AIME24, R1-Llama | AIME25, R1-Llama | AMC23, "
+                          "R1-Llama | GPQA-Diamond (derived)")
+    assert mean.sources == tuple(BENCH_KEYS)
+    # cells only where all four report: the ratio 0.1 and 0.5 columns, nothing in 0.2-0.4
+    assert np.isfinite(mean.z).sum() == 8
+    assert np.isnan(mean.z[:, 1:4]).all()
+    for col, j in (("0.1", 0), ("0.5", 4)):
+        for i in range(4):
+            by_hand = sum(SEED_003[b][col][i] for b in SEED_003) / 4
+            assert mean.z[i, j] == pytest.approx(by_hand, abs=1e-9)
+    assert mean.z[0, 0] == 51.075  # (45.3 + 27.3 + 87.5 + 44.2) / 4, exactly
+    assert (mean.n_panels[:, [0, 4]] == 4).all() and (mean.n_panels[:, 1:4] == 0).all()
+    assert mean.format(mean.z[3, 0]) == "49.65" and mean.format(mean.z[0, 4]) == "52.1"
+
+
+def test_derived_mean_has_cells_only_where_all_panels_have_values():
+    fig = make_figure("fd", {
+        "P": {("3000", "0.1"): 1.0, ("2000", "0.1"): 2.0, ("1000", "0.1"): 3.0},
+        "Q": {("3000", "0.1"): 3.0, ("2000", "0.1"): 4.0},
+        "R": {("3000", "0.1"): 5.0, ("1000", "0.1"): 7.0},
+    })
+    mean = derived_mean([side(fig, k) for k in fig.panels])
+    assert mean.z[0, 0] == 3.0
+    assert np.isfinite(mean.z).sum() == 1  # (2000, 0.1) lacks R, (1000, 0.1) lacks Q
+    assert mean.n_panels[1, 0] == 2 and mean.n_panels[2, 0] == 2 and mean.n_panels[3, 0] == 0
+
+
+def test_derived_mean_is_usable_as_a_side(catalog):
+    al = compare(catalog, mean_ref(BENCH_KEYS), DEFAULT_A)
+    assert al.n_common == 8
+    assert al.delta[0, 0] == pytest.approx(49.1 - 51.075, abs=1e-9)
+    assert sentences(al)[0].startswith("R1-Llama is higher than the mean of 4 panels in 3 of 8")
+    hover = compare_figures(al, "shared", True)[0].data[0].customdata
+    assert hover[0][0].split("<br>") == ["Local Window Size 3000 · Ratio 0.1",
+                                         "Pass@1 51.075 (mean of 4 panels, derived)",
+                                         "A: mean of 4 panels"]
+    assert hover[0][1].split("<br>")[1:3] == ["Pass@1 not reported",
+                                              "0 of 4 panels report it; a mean needs all"]
+
+
+def test_derived_mean_refusals(catalog):
+    with pytest.raises(CompareError, match="must share their axes"):
+        resolve(catalog, mean_ref([DEFAULT_A, "core-generalization:qwen-2-5b"]))
+    with pytest.raises(CompareError, match="no cell that all of them report"):
+        derived_mean([side(make_figure("f1", {"P": {("3000", "0.1"): 1.0}})),
+                      side(make_figure("f2", {"Q": {("3000", "0.2"): 1.0}}))])
+    with pytest.raises(CompareError, match="one metric"):
+        derived_mean([side(make_figure("f1", {"P": {("3000", "0.1"): 1.0}})),
+                      side(make_figure("f2", {"Q": {("3000", "0.1"): 1.0}},
+                                       metric=("Accuracy", "%")))])
+    with pytest.raises(CompareError, match="at least two"):
+        derived_mean([resolve(catalog, DEFAULT_A)])
+
+
+# --------------------------------------------------------------------------- references
+
+@pytest.mark.parametrize("ref, keys", [
+    (DEFAULT_A, (DEFAULT_A,)),
+    (" mean(a:b, c:d) ", ("a:b", "c:d")),
+    (mean_ref(BENCH_KEYS), tuple(BENCH_KEYS)),
+])
+def test_parse_ref(ref, keys):
+    assert parse_ref(ref) == keys
+
+
+@pytest.mark.parametrize("ref, says", [
+    ("", "empty"),
+    ("mean(a:b)", "at least two"),
+    ("mean(a:b,,c:d)", "at least two"),
+    ("mean(a:b,a:b)", "twice"),
+    ("mean(mean(a:b,c:d),e:f)", "neither a panel key"),
+    ("__import__('os').system('id')", "neither a panel key"),
+    ("mean(a:b,c)", "is not a panel key"),
+    ("mean(" + ",".join(f"f:p{i}" for i in range(17)) + ")", "at most 16"),
+    ("x" * 3000, "over the limit"),
+    ("figure-only", "neither a panel key"),
+])
+def test_bad_refs_are_refused_with_a_message(ref, says):
+    with pytest.raises(CompareError, match=says) as err:
+        parse_ref(ref)
+    assert 1 <= n_sentences(str(err.value)) <= 2
+
+
+def test_unknown_figure_or_panel_is_a_compare_error(catalog):
+    with pytest.raises(CompareError, match="^Panel B: There is no figure 'nofig'"):
+        resolve(catalog, "nofig:x", "B")
+    with pytest.raises(CompareError, match="^Panel A: There is no panel 'dynts-llama-vs-qwen:zz'"):
+        resolve(catalog, "dynts-llama-vs-qwen:zz", "A")
+    with pytest.raises(CompareError, match="Panel A: There is no figure 'nofig'"):
+        resolve(catalog, mean_ref([DEFAULT_A, "nofig:x"]), "A")
+
+
+# --------------------------------------------------------------------------- uncertainty
+
+@pytest.fixture()
+def replicates():
+    a = make_figure("ra", {"A": {("3000", "0.1"): (50.0, 2.0, 4), ("3000", "0.2"): (50.0, 1.0, 4),
+                                 ("2000", "0.1"): (40.0, 3.0, 9)}})
+    b = make_figure("rb", {"B": {("3000", "0.1"): (52.0, 2.0, 4), ("3000", "0.2"): (55.0, 1.0, 4),
+                                 ("2000", "0.1"): (40.5, 3.0, 9)}})
+    return align(side(a), side(b))
+
+
+def test_standard_error_and_indistinct_cells(replicates):
+    al = replicates
+    # SE = sqrt(sdA^2/nA + sdB^2/nB): sqrt(1 + 1) = 1.414 (|2.0| <= 2.83: not distinguishable);
+    # sqrt(0.25 + 0.25) = 0.707 (|5.0| > 1.41: distinguishable); sqrt(1 + 1) = 1.414 (0.5)
+    assert al.se[0, 0] == pytest.approx(math.sqrt(2))
+    assert al.se[0, 1] == pytest.approx(math.sqrt(0.5))
+    assert al.indistinct[0, 0] and not al.indistinct[0, 1] and al.indistinct[1, 0]
+    assert np.isnan(al.se[3, 4]) and not al.indistinct[3, 4]
+    s = summary(al)
+    assert (s["n_with_se"], s["n_indistinct"]) == (3, 2)
+    assert sentences(al, s)[-1] == ("2 of the 3 cells with a standard error differ by no more "
+                                    "than two standard errors (not distinguishable).")
+    cell = al.cell(0, 0)
+    assert cell["se"] == pytest.approx(1.414213562) and cell["distinguishable"] is False
+    assert al.cell(0, 1)["distinguishable"] is True
+
+
+def test_indistinct_cells_are_outlined_and_explained(replicates):
+    _, _, delta = compare_figures(replicates, "shared", True)
+    outlines = [s for s in delta.layout.shapes if s.name == "not-distinguishable"]
+    assert len(outlines) == 2
+    assert outlines[0].xref == "x domain" and outlines[0].line.dash == "dot"
+    # (3000, 0.1): row 0 of 4, column 0 of 5, inset a little
+    assert outlines[0].x0 == pytest.approx(0.08 / 5) and outlines[0].y1 == pytest.approx(1 - 0.08 / 4)
+    hover = delta.data[0].customdata[0][0]
+    assert "SE 1.41, within 2 SE: not distinguishable" in hover
+    assert "beyond 2 SE: distinguishable" in delta.data[0].customdata[0][1]
+    assert "SE 1.41" in readouts(replicates)["text"][0][0]
+
+
+# --------------------------------------------------------------------------- figures
+
+def test_a_and_b_share_one_colour_range_and_one_bar(default):
+    fa, fb, fd = compare_figures(default, "shared", True)
+    ta, tb = fa.data[0], fb.data[0]
+    assert (ta.zmin, ta.zmax) == (tb.zmin, tb.zmax) == (49.1, 56.3)
+    assert ta.colorscale == tb.colorscale
+    assert ta.showscale is False and tb.showscale is True
+    assert list(ta.customdata[1][3].split("<br>")) == ["Local Window Size 2000 · Ratio 0.4",
+                                                      "Pass@1 52.5", "A: R1-Llama"]
+    assert tb.text[1][3] == "56.3"
+
+
+def test_colour_modes(default):
+    assert color_range(default, "figure") == (49, 57)
+    assert color_range(default, "fixed") == (0.0, 100.0)
+    fa, fb, _ = compare_figures(default, "fixed", True)
+    assert (fa.data[0].zmin, fa.data[0].zmax) == (fb.data[0].zmin, fb.data[0].zmax) == (0, 100)
+
+
+def test_difference_map_is_diverging_and_centred(default):
+    _, _, fd = compare_figures(default, "shared", True)
+    trace = fd.data[0]
+    assert delta_range(default) == (-4.8, 4.8)
+    assert (trace.zmin, trace.zmax, trace.zmid) == (-4.8, 4.8, 0)
+    assert trace.colorscale[0][1] != trace.colorscale[-1][1]  # RdBu: red to blue
+    assert trace.text[3][1] == "-0.3" and trace.text[0][0] == "+4.8"
+    assert trace.customdata[1][3] == ("Local Window Size 2000 · Ratio 0.4<br>B − A +3.8"
+                                      "<br>A 52.5 · B 56.3")
+
+
+def test_missing_cells_are_gaps_everywhere(catalog):
+    al = compare(catalog, f"{BENCH}:r1-llama-aime24", DEFAULT_B)
+    fa, _, fd = compare_figures(al, "shared", True)
+    assert np.isnan(np.asarray(fa.data[0].z, dtype=float)[0, 1])
+    assert np.isnan(np.asarray(fd.data[0].z, dtype=float)[0, 1])
+    assert fd.data[0].text[0][1] == ""
+    assert fd.data[0].customdata[0][1].endswith("not comparable<br>A not reported")
+
+
+def test_axis_ranges_are_fixed_so_cells_have_known_places(default):
+    # the linked hover's outline and the dotted outlines rely on it: cell j spans j/nx..(j+1)/nx
+    for fig in compare_figures(default, "shared", True):
+        assert fig.layout.xaxis.range == (-0.5, 4.5) and fig.layout.yaxis.range == (3.5, -0.5)
+        assert fig.layout.xaxis.autorange is False and fig.layout.yaxis.autorange is False
+        assert fig.layout.shapes == ()  # no standard errors: nothing outlined
+
+
+def test_readouts(default):
+    data = readouts(default)
+    assert data["x"] == ["0.1", "0.2", "0.3", "0.4", "0.5"]
+    assert data["y"] == ["3000", "2000", "1000", "500"]
+    assert data["text"][1][3] == "Local Window Size 2000 · Ratio 0.4 — A 52.5 · B 56.3 · B − A +3.8"
+
+
+def test_labels_are_escaped_in_maps_and_sentences():
+    a = make_figure("ea", {EVIL: {(EVIL, "0.1"): 1.0}}, y=(EVIL, "2"))
+    b = make_figure("eb", {"B": {(EVIL, "0.1"): 2.0}}, y=(EVIL, "2"))
+    al = align(side(a), side(b))
+    fa, _, fd = compare_figures(al, "shared", True)
+    assert tuple(fa.data[0].y) == (escape(EVIL), "2")
+    assert EVIL not in fa.data[0].customdata[0][0] and escape(EVIL) in fa.data[0].customdata[0][0]
+    assert EVIL not in fa.layout.title.text and EVIL not in fd.data[0].customdata[0][0]
+    assert readouts(al)["y"][0] == escape(EVIL)  # as the axis holds it
+    assert EVIL in readouts(al)["text"][0][0]  # plain text: Dash renders it as text
+
+
+# --------------------------------------------------------------------------- menus and state
+
+def test_panel_options_list_every_panel_and_disable_incompatible(catalog):
+    options = panel_options(catalog, against=resolve(catalog, DEFAULT_A))
+    assert len(options) == sum(len(f.panels) for f in catalog)
+    by_value = {o["value"]: o for o in options}
+    assert by_value[DEFAULT_B]["label"] == ("R1-Llama vs R1-Qwen: Pass@1 by local window size and "
+                                            "ratio — R1-Qwen")
+    assert not by_value[DEFAULT_B].get("disabled")
+    assert by_value["core-generalization:qwen-2-5b"]["disabled"] is True
+    assert not by_value[f"{BENCH}:r1-llama-amc23"].get("disabled")
+    mean = resolve(catalog, mean_ref(BENCH_KEYS))
+    assert panel_options(catalog, extra=[mean])[-1] == {"label": mean.label, "value": mean.ref}
+
+
+def test_uploaded_panels_are_selectable(catalog):
+    upload = make_figure("upload-mine", {"Baseline": {("3000", "0.1"): 50.0}})
+    session = catalog.with_figures([upload])
+    values = [o["value"] for o in panel_options(session)]
+    assert "upload-mine:baseline" in values
+    assert compare(session, DEFAULT_A, "upload-mine:baseline").n_common == 1
+
+
+def test_state_round_trip_and_defaults(catalog):
+    assert CompareState(DEFAULT_A, DEFAULT_B).to_query() == ""
+    state = CompareState(mean_ref(BENCH_KEYS[:2]), DEFAULT_B, color="fixed", labels=False)
+    query = state.to_query()
+    assert query == (f"?a=mean({BENCH_KEYS[0]},{BENCH_KEYS[1]})&color=fixed&labels=off")
+    back = parse_compare_state(parse_qs(query.lstrip("?")), catalog)
+    assert back == state
+
+
+def test_state_from_figure_and_bad_values(catalog):
+    state = parse_compare_state({"figure": BENCH}, catalog)
+    assert (state.a, state.b) == (BENCH_KEYS[0], BENCH_KEYS[1])
+    state = parse_compare_state({"a": "nope:x", "b": "mean(a:b", "color": "weird"}, catalog)
+    assert (state.a, state.b, state.color) == (DEFAULT_A, DEFAULT_B, "shared")
+    assert len(state.problems) == 3
+    assert state.problems[0].startswith("Panel A: There is no figure 'nope'")
+
+
+def test_default_pair_falls_back_without_the_seed_figure(catalog):
+    only = Catalog([catalog.figure(BENCH)])
+    assert default_pair(only) == (BENCH_KEYS[0], BENCH_KEYS[1])
+
+
+# --------------------------------------------------------------------------- formatting
+
+@pytest.mark.parametrize("value, decimals, low, text", [
+    (51.08, 3, 1, "51.08"), (51.0, 3, 1, "51.0"), (51.0, 2, 0, "51"), (-0.0001, 1, None, "0.0"),
+    (2.125, 3, 1, "2.125"),
+])
+def test_format_number(value, decimals, low, text):
+    assert format_number(value, decimals, low) == text
+
+
+def test_format_signed():
+    assert [format_signed(v, 1) for v in (3.8, -0.3, 0.0)] == ["+3.8", "-0.3", "0.0"]
