@@ -258,7 +258,7 @@ def _averaged(cells: pd.DataFrame, keys: list[str], name: str, replicate: str | 
     present["v"] = present["value"].astype(float)
     if replicate is not None:  # the same replicate of a cell twice: merge repeats, refuse clashes
         present = _unique(present, [*keys, replicate], name, warnings,
-                          f"Choose another replicate column, or remove the repeated rows.")
+                          "Choose another replicate column, or remove the repeated rows.")
     if replicate is None:
         present = _unique(present, keys, name, warnings,
                           "Keep one row per cell, or choose the column that tells replicates "

@@ -26,7 +26,7 @@ from evalmaps.state import ViewState, parse_state, state_from_controls
 from evalmaps.trends import (DEFAULT_THRESHOLD, TrendsOptions, analyse, parse_options,
                              parse_threshold, rule_notes, short_titles)
 from layouts._shared import (UPLOADS, empty_note, get_catalog, page_location, problems_alert,
-                             register_nav_sync)
+                             register_figure_navigation, register_nav_sync, slicing_values)
 
 dash.register_page(__name__, path="/trends", name="Trends", title="evalmaps · Trends", order=1)
 
@@ -89,29 +89,12 @@ def layout(uploads=None, **query):
     ], fluid=True, className="py-3")
 
 
-@callback(
-    Output("_pages_location", "href", allow_duplicate=True),
-    Input("trends-figure", "value"),
-    State("trends-rendered-figure", "data"),
-    State(UPLOADS, "data"),
-    prevent_initial_call=True,
-)
-def change_figure(figure_id, rendered, uploads):
-    """A new figure needs new controls: navigate, and the page renders anew from the URL."""
-    if figure_id == rendered or figure_id not in get_catalog(uploads):
-        raise PreventUpdate
-    return dash.get_relative_path("/trends") + ViewState(figure_id).to_query()
+register_figure_navigation(PAGE, "/trends")
 
 
 def _controls(state: ViewState, options: TrendsOptions, figure, facet_ids) -> list:
-    selection = state.facet_selection(figure)
-    spec = figure.spec
-    xdim = spec.dims[spec.x]
-    x_range = list(state.x_range) if state.x_range else (
-        [min(xdim.numbers), max(xdim.numbers)] if xdim.numeric else [0, 1])
-    return [[selection[fid["dim"]] for fid in facet_ids],
-            list(spec.dims[spec.y].labels if state.rows is None else state.rows),
-            x_range, options.transpose, options.overlay, options.threshold]
+    return [*slicing_values(state, figure, facet_ids), options.transpose, options.overlay,
+            options.threshold]
 
 
 @callback(

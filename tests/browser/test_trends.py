@@ -54,14 +54,17 @@ def table(driver) -> list[dict]:
         """, ROWS)
 
 
-def header(driver, col_id: str) -> str:
-    return driver.find_element(
-        By.CSS_SELECTOR, f'.trends-table .ag-header-cell[col-id="{col_id}"] .ag-header-cell-text'
-    ).text
+def header(driver, col_id: str) -> str | None:
+    """A column header's text, read in one go (the grid may be re-rendering: None then)."""
+    return driver.execute_script(
+        "const e = document.querySelector(arguments[0]); return e ? e.textContent.trim() : null;",
+        f'.trends-table .ag-header-cell[col-id="{col_id}"] .ag-header-cell-text')
 
 
 def sentences(driver) -> list[str]:
-    return [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#trends-observations li")]
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#trends-observations li'))"
+        ".map(li => li.innerText.trim());")
 
 
 def hover_point(dash_duo, css: str, line_label: str, x_label: str, timeout: float = 5) -> str:

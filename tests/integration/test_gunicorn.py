@@ -10,7 +10,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -21,6 +20,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+
+from tests.servers import children_of, free_port
 
 pytestmark = pytest.mark.server
 
@@ -34,27 +35,6 @@ STOP_TIMEOUT = 10.0
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        return sock.getsockname()[1]
-
-
-def children_of(pid: int) -> list[int]:
-    """Pids whose parent is ``pid`` (Linux /proc)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        # field 4 (ppid) follows the ')' that closes the command name
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[1]) == pid:
-            found.append(int(entry.name))
-    return found
 
 
 def alive(pid: int) -> bool:
