@@ -25,6 +25,24 @@ def cell_texts(view: PanelView) -> np.ndarray:
                     dtype=object)
 
 
+def value_text(metric, value: float, decimals: int, sd: float | None = None,
+               n: float | None = None) -> str:
+    """'Pass@1 52.5 ± 1.2 sd (n=3)' (plain text; 'not reported' for a missing value)."""
+    text = f"{metric.name} {metric.format(value, decimals)}"
+    if np.isfinite(value) and sd is not None and np.isfinite(sd):
+        text += f" ± {sd:.{max(decimals, 1)}f} sd"
+    if np.isfinite(value) and n is not None and np.isfinite(n):
+        text += f" (n={int(n)})"
+    return text
+
+
+def add_illustrative_label(fig: go.Figure) -> None:
+    """The on-figure label of made-up values (seed 002): above the plot, in amber."""
+    fig.add_annotation(text="ILLUSTRATIVE values, not results", xref="paper", yref="paper",
+                       x=0.5, y=1.0, yanchor="bottom", showarrow=False,
+                       font=dict(size=11, color="#b45309"))
+
+
 def hover_texts(view: PanelView) -> np.ndarray:
     """'Type u · Length 3 · Accuracy 87.3%' per cell; 'not reported' for missing cells."""
     spec = view.spec
@@ -40,13 +58,10 @@ def hover_texts(view: PanelView) -> np.ndarray:
     out = np.empty(view.z.shape, dtype=object)
     for i, ylab in enumerate(view.y_labels):
         for j, xlab in enumerate(view.x_labels):
-            v = view.z[i, j]
-            text = f"{escape(metric.name)} {escape(metric.format(v, view.decimals))}"
-            if view.sd is not None and np.isfinite(v) and np.isfinite(view.sd[i, j]):
-                text += f" ± {view.sd[i, j]:.{max(view.decimals, 1)}f} sd"
-            if view.n is not None and np.isfinite(v) and np.isfinite(view.n[i, j]):
-                text += f" (n={int(view.n[i, j])})"
-            out[i, j] = f"{ytitle} {escape(ylab)} · {xtitle} {escape(xlab)} · {text}{tail}"
+            text = value_text(metric, view.z[i, j], view.decimals,
+                              None if view.sd is None else view.sd[i, j],
+                              None if view.n is None else view.n[i, j])
+            out[i, j] = f"{ytitle} {escape(ylab)} · {xtitle} {escape(xlab)} · {escape(text)}{tail}"
     return out
 
 
@@ -93,9 +108,7 @@ def heatmap_figure(view: PanelView, zrange: tuple[float, float] | None, *,
     fig.update_yaxes(title_text=escape(spec.dims[spec.y].title), type="category", showgrid=False,
                      autorange="reversed")
     if spec.illustrative:
-        fig.add_annotation(text="ILLUSTRATIVE values, not results", xref="paper", yref="paper",
-                           x=0.5, y=1.0, yanchor="bottom", showarrow=False,
-                           font=dict(size=11, color="#b45309"))
+        add_illustrative_label(fig)
     return fig
 
 

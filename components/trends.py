@@ -17,7 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 from dash import html
 
-from components.heatmap import FONT, hover_texts
+from components.heatmap import FONT, add_illustrative_label, hover_texts
 from evalmaps.model import FigureSpec
 from evalmaps.slicing import PanelView
 from evalmaps.trends import (Line, LineStats, PanelSummary, Trends, fmt_level, fmt_mean, fmt_r2,
@@ -156,9 +156,7 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
                                           font=dict(size=11, color=THRESHOLD_COLOR)),
                           annotation_position="top left")
     if spec.illustrative:
-        fig.add_annotation(text="ILLUSTRATIVE values, not results", xref="paper", yref="paper",
-                           x=0.5, y=1.0, yanchor="bottom", showarrow=False,
-                           font=dict(size=11, color="#b45309"))
+        add_illustrative_label(fig)
     return fig
 
 
