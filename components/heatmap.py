@@ -112,15 +112,21 @@ def heatmap_figure(view: PanelView, zrange: tuple[float, float] | None, *,
     return fig
 
 
-def graph_config(figure_id: str, panel_key: str) -> dict:
-    """Modebar config: no Plotly logo, image export named after the figure and panel."""
+# Buttons no chart of ours shows: Plotly's "Share chart" uploads the chart to Plotly Cloud
+# (nothing may leave the machine), and selections mean nothing on these charts.
+NEVER_BUTTONS = ["sendChartToCloud", "select2d", "lasso2d", "autoScale2d", "toggleSpikelines",
+                 "hoverClosestCartesian", "hoverCompareCartesian"]
+ZOOM_BUTTONS = ["zoom2d", "pan2d", "zoomIn2d", "zoomOut2d"]
+
+
+def graph_config(figure_id: str, panel_key: str, *, zoom: bool = False) -> dict:
+    """Modebar config: no Plotly logo, no cloud, image export named after the figure and panel.
+
+    Heatmaps of a few labelled cells need only export and reset; line charts keep zoom.
+    """
     return {
         "displaylogo": False,
+        "showSendToCloud": False,
         "toImageButtonOptions": {"format": "png", "filename": f"{figure_id}__{panel_key}", "scale": 2},
-        # heatmaps of a few labelled cells: export and reset are the useful buttons
-        "showSendToCloud": False,  # nothing leaves the machine
-        "modeBarButtonsToRemove": ["sendChartToCloud", "select2d", "lasso2d", "autoScale2d",
-                                   "zoom2d", "pan2d",
-                                   "zoomIn2d", "zoomOut2d", "toggleSpikelines",
-                                   "hoverClosestCartesian", "hoverCompareCartesian"],
+        "modeBarButtonsToRemove": NEVER_BUTTONS + ([] if zoom else ZOOM_BUTTONS),
     }

@@ -17,7 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 from dash import html
 
-from components.heatmap import FONT, add_illustrative_label, hover_texts
+from components.heatmap import FONT, add_illustrative_label, graph_config, hover_texts
 from evalmaps.model import FigureSpec
 from evalmaps.slicing import PanelView
 from evalmaps.trends import (Line, LineStats, PanelSummary, Trends, fmt_level, fmt_mean, fmt_r2,
@@ -161,14 +161,8 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
 
 
 def chart_config(figure_id: str, key: str) -> dict:
-    """Modebar: no Plotly logo, image export named after the figure and panel."""
-    return {
-        "displaylogo": False,
-        "toImageButtonOptions": {"format": "png", "filename": f"{figure_id}__{key}__trends",
-                                 "scale": 2},
-        "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d", "toggleSpikelines",
-                                   "hoverClosestCartesian", "hoverCompareCartesian"],
-    }
+    """Modebar of a trend chart: the shared config, zoom kept, files named ``..__trends``."""
+    return graph_config(figure_id, f"{key}__trends", zoom=True)
 
 
 # --------------------------------------------------------------------------- statistics table

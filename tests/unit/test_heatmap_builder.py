@@ -138,3 +138,16 @@ def test_labels_are_html_escaped(evil_view):
     for text in [*trace.x, *trace.y, *texts, fig.layout.title.text]:
         assert "<script>" not in text
     assert safe in fig.layout.title.text
+
+
+def test_no_chart_offers_to_send_itself_to_the_cloud():
+    """Plotly's "Share chart" button uploads the chart: heatmaps and trend lines both drop it."""
+    from components.heatmap import graph_config
+    from components.trends import chart_config
+
+    for config in (graph_config("f", "p"), chart_config("f", "p")):
+        assert "sendChartToCloud" in config["modeBarButtonsToRemove"]
+        assert config["showSendToCloud"] is False and config["displaylogo"] is False
+    assert chart_config("f", "p")["toImageButtonOptions"]["filename"] == "f__p__trends"
+    assert "zoom2d" not in chart_config("f", "p")["modeBarButtonsToRemove"]
+    assert "zoom2d" in graph_config("f", "p")["modeBarButtonsToRemove"]
