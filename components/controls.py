@@ -82,3 +82,28 @@ def color_mode_control(component_id: str, value: str) -> dbc.RadioItems:
 
 def labels_switch(component_id: str, value: bool) -> dbc.Switch:
     return dbc.Switch(id=component_id, label="Values in cells", value=value, className="small")
+
+
+def figure_row(page: str, catalog: Catalog, figure: Figure, state: ViewState):
+    """The first controls row of a sliced view: the figure, then one menu per facet.
+
+    Ids: ``<page>-figure`` and ``{"type": "<page>-facet", "dim": name}``.
+    """
+    return dbc.Row([
+        labelled("Figure", figure_dropdown(f"{page}-figure", catalog, figure.id),
+                 html_for=f"{page}-figure", width=6),
+        *facet_dropdowns(f"{page}-facet", figure, state, width=3),
+    ], className="g-3")
+
+
+def rows_and_range(page: str, figure: Figure, state: ViewState,
+                   widths: tuple[int, int] = (4, 3)) -> list:
+    """The row multi-select and the x-range slider (ids ``<page>-rows``, ``<page>-xrange``)."""
+    spec = figure.spec
+    ydim, xdim = spec.dims[spec.y], spec.dims[spec.x]
+    return [
+        labelled(f"Rows ({ydim.title})", rows_dropdown(f"{page}-rows", ydim, state.rows),
+                 width=widths[0]),
+        labelled(f"{xdim.title} range", x_range_control(f"{page}-xrange", xdim, state.x_range),
+                 width=widths[1]),
+    ]

@@ -15,8 +15,8 @@ import dash_bootstrap_components as dbc
 from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
-from components.controls import (color_mode_control, facet_dropdowns, figure_dropdown, labelled,
-                                 labels_switch, rows_dropdown, x_range_control)
+from components.controls import (color_mode_control, figure_row, labelled, labels_switch,
+                                 rows_and_range)
 from components.heatmap import graph_config, heatmap_figure
 from components.provenance import provenance_badge, source_card
 from evalmaps.slicing import color_range, select_panels, slice_panel
@@ -38,16 +38,9 @@ def layout(uploads=None, **query):
     return dbc.Container([
         page_location(PAGE, figure.id),
         problems_alert(explain_problems(state.problems, first(query.get("figure")))),
+        figure_row(PAGE, catalog, figure, state),
         dbc.Row([
-            labelled("Figure", figure_dropdown("browse-figure", catalog, figure.id),
-                     html_for="browse-figure", width=6),
-            *facet_dropdowns("browse-facet", figure, state, width=3),
-        ], className="g-3"),
-        dbc.Row([
-            labelled(f"Rows ({spec.dims[spec.y].title})",
-                     rows_dropdown("browse-rows", spec.dims[spec.y], state.rows), width=4),
-            labelled(f"{spec.dims[spec.x].title} range",
-                     x_range_control("browse-xrange", spec.dims[spec.x], state.x_range), width=3),
+            *rows_and_range(PAGE, figure, state),
             labelled("Colour range", color_mode_control("browse-color", state.color), width=3),
             dbc.Col(labels_switch("browse-labels", state.labels), md=2, className="mb-2 pt-4"),
         ], className="g-3 align-items-start controls-row"),

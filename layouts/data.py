@@ -18,8 +18,7 @@ from dash import (ALL, ClientsideFunction, Input, Output, State, callback, clien
 from dash.exceptions import PreventUpdate
 from flask import current_app
 
-from components.controls import facet_dropdowns, figure_dropdown, labelled, rows_dropdown, \
-    x_range_control
+from components.controls import figure_row, labelled, rows_and_range
 from components.datatable import cells_grid, preview_card, upload_box
 from components.provenance import provenance_badge
 from evalmaps.api import cells_csv
@@ -81,16 +80,8 @@ def layout(uploads=None, **query):
         dcc.Store(id="data-max-bytes", data=max_upload_bytes()),
         html.Hr(),
         html.H4(["Cells of ", spec.title, provenance_badge(spec)], className="section-title"),
-        dbc.Row([
-            labelled("Figure", figure_dropdown("data-figure", catalog, figure.id), width=6),
-            *facet_dropdowns("data-facet", figure, state, width=3),
-        ], className="g-3"),
-        dbc.Row([
-            labelled(f"Rows ({spec.dims[spec.y].title})",
-                     rows_dropdown("data-rows", spec.dims[spec.y], state.rows), width=6),
-            labelled(f"{spec.dims[spec.x].title} range",
-                     x_range_control("data-xrange", spec.dims[spec.x], state.x_range), width=6),
-        ], className="g-3 controls-row"),
+        figure_row(PAGE, catalog, figure, state),
+        dbc.Row(rows_and_range(PAGE, figure, state, widths=(6, 6)), className="g-3 controls-row"),
         html.Div([
             html.Div(id="data-summary", className="small text-muted"),
             dbc.Button("Download CSV of the rows shown", id="data-download-button",

@@ -16,8 +16,7 @@ import dash_bootstrap_components as dbc
 from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
-from components.controls import facet_dropdowns, figure_dropdown, labelled, rows_dropdown, \
-    x_range_control
+from components.controls import figure_row, labelled, rows_and_range
 from components.provenance import provenance_badge, source_card
 from components.trends import (chart_config, line_figure, observation_list, panel_summaries,
                                rules_list, stats_columns, stats_grid, stats_rows)
@@ -43,16 +42,9 @@ def layout(uploads=None, **query):
     return dbc.Container([
         page_location(PAGE, figure.id),
         html.Div(problems_alert((*state.problems, *options.problems)), id="trends-problems"),
+        figure_row(PAGE, catalog, figure, state),
         dbc.Row([
-            labelled("Figure", figure_dropdown("trends-figure", catalog, figure.id),
-                     html_for="trends-figure", width=6),
-            *facet_dropdowns("trends-facet", figure, state, width=3),
-        ], className="g-3"),
-        dbc.Row([
-            labelled(f"Rows ({ydim.title})", rows_dropdown("trends-rows", ydim, state.rows),
-                     width=4),
-            labelled(f"{xdim.title} range",
-                     x_range_control("trends-xrange", xdim, state.x_range), width=3),
+            *rows_and_range(PAGE, figure, state),
             labelled(f"Threshold ({spec.metric.unit or spec.metric.name})",
                      dbc.Input(id="trends-threshold", type="number", value=options.threshold,
                                debounce=True, step="any", size="sm",

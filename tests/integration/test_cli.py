@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import children_of, free_port
+from tests.servers import alive, children_of, free_port
 
 from evalmaps import load_catalog
 from evalmaps.importers import Mapping, import_bytes
@@ -270,15 +270,6 @@ def test_unknown_format_is_a_usage_error(tmp_path):
 
 
 # --------------------------------------------------------------------------- serve --data
-
-
-
-def alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def fetch(base: str, path: str, timeout: float = 10.0) -> tuple[int, bytes]:

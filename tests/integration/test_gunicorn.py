@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.servers import children_of, free_port
+from tests.servers import alive, children_of, free_port
 
 pytestmark = pytest.mark.server
 
@@ -33,16 +33,6 @@ STOP_TIMEOUT = 10.0
 
 # No proxies: only ever 127.0.0.1.
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-
-
-
-
-def alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 class Server:
