@@ -1,11 +1,11 @@
 """evalmaps: wires the domain package, the components and the pages into one Dash app.
 
-``gunicorn app:server`` serves it; ``evalmaps serve`` runs it for one user.
+``gunicorn app:server`` serves it (settings from the environment); ``evalmaps serve`` builds it
+with ``create_app(Settings...)`` and runs it for one user.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import dash
@@ -13,7 +13,8 @@ import dash_bootstrap_components as dbc
 from dash import ClientsideFunction, Dash, Input, Output, State, clientside_callback, dcc, html
 
 from evalmaps import DataError, load_catalog
-from evalmaps.importers import DEFAULT_MAX_BYTES, load_folder
+from evalmaps.importers import load_folder
+from evalmaps.settings import Settings
 from layouts._shared import NAV_PAGES, UPLOADS, nav_id
 from routes import api, vendor
 
@@ -31,14 +32,16 @@ def navbar() -> dbc.Navbar:
     ], fluid=True), color="#1f2a44", dark=True, className="evalmaps-navbar py-2")
 
 
-def create_app(data_dir: str | Path | None = None, extra_dirs: list[str | Path] = ()) -> Dash:
+def create_app(settings: Settings | None = None) -> Dash:
     """Load and validate the data once, then build the app. Bad data stops start-up here.
 
-    ``extra_dirs``: the user's folders of results (``evalmaps serve --data DIR``), shown next to
-    the built-in figures.
+    ``settings``: read once (default: from the environment, :meth:`Settings.from_env`).
+    ``settings.extra_data``: the user's folders of results (``evalmaps serve --data DIR``),
+    shown next to the built-in figures.
     """
-    catalog = load_catalog(data_dir)
-    extra = [figure for folder in extra_dirs for figure in load_folder(folder)]
+    settings = settings or Settings.from_env()
+    catalog = load_catalog(settings.data_dir)
+    extra = [figure for folder in settings.extra_data for figure in load_folder(folder)]
     for figure in extra:
         if figure.id in catalog:
             raise DataError(f"the figure id '{figure.id}' is already taken. Rename the file or "
@@ -56,11 +59,10 @@ def create_app(data_dir: str | Path | None = None, extra_dirs: list[str | Path] 
         # every page's layout also gets this browser session's uploaded figures
         routing_callback_inputs={"uploads": State(UPLOADS, "data")},
     )
-    app.server.extensions["evalmaps"] = {"catalog": catalog}
+    app.server.extensions["evalmaps"] = {"catalog": catalog, "settings": settings}
     # uploads arrive base64-encoded inside a callback request: refuse bodies that cannot hold
     # a file under the limit, server-side (dcc.Upload's own limit is only checked in the browser)
-    max_bytes = int(float(os.environ.get("EVALMAPS_MAX_UPLOAD_MB", DEFAULT_MAX_BYTES / 2**20))
-                    * 2**20)
+    max_bytes = settings.max_upload_bytes
     app.server.config["EVALMAPS_MAX_UPLOAD_BYTES"] = max_bytes
     app.server.config["MAX_CONTENT_LENGTH"] = max_bytes * 4 // 3 + 2**20
     app.server.json.sort_keys = False  # keep the API's documented key order
@@ -115,9 +117,26 @@ def secure_headers(app: Dash) -> None:
         return response
 
 
-app = create_app(os.environ.get("EVALMAPS_DATA"),
-                 [d for d in os.environ.get("EVALMAPS_EXTRA_DATA", "").split(os.pathsep) if d])
-server = app.server
+_apps: list[Dash] = []
+
+
+def get_app() -> Dash:
+    """The process's app, built on first use from the environment's settings."""
+    if not _apps:
+        _apps.append(create_app())
+    return _apps[0]
+
+
+def __getattr__(name: str):
+    """``app`` and ``server`` (what ``gunicorn app:server`` loads) are built on first use, so
+    importing this module for ``create_app`` (the CLI) builds nothing."""
+    if name == "app":
+        return get_app()
+    if name == "server":
+        return get_app().server
+    raise AttributeError(f"module 'app' has no attribute {name!r}")
+
 
 if __name__ == "__main__":
-    app.run(debug=os.environ.get("EVALMAPS_DEBUG") == "1")
+    main_app = get_app()
+    main_app.run(debug=main_app.server.extensions["evalmaps"]["settings"].debug)

@@ -1,9 +1,9 @@
 """The compare view's pieces: the A, B and B - A heatmaps, the summary card, the panel menus.
 
 A and B share one colour scale (A's), one (zmin, zmax) and one colour bar (on B); B - A has a
-diverging scale centred at 0 with its own bar. Hover and cell texts are preformatted from the
-data (each side's decimals), labels HTML-escaped. Axis ranges are fixed, so cell (i, j) spans the
-axis-domain fractions j/nx..(j+1)/nx and (rows top to bottom) 1-(i+1)/ny..1-i/ny: the linked
+diverging scale centred at 0 with its own bar. Hover and cell texts are Plotly templates the
+browser fills from the values (each side's decimals); labels are shown as typed. Axis ranges are
+fixed, so cell (i, j) spans the axis-domain fractions j/nx..(j+1)/nx and (rows top to bottom) 1-(i+1)/ny..1-i/ny: the linked
 hover's outline (``evalmaps.compareHover`` in assets/evalmaps.js, an overlay over the map, not a
 Plotly shape, so the hovered map is never redrawn) and, on B - A, the dotted outlines of cells
 whose difference is within two standard errors (not distinguishable) are placed that way.
@@ -11,119 +11,123 @@ whose difference is within two standard errors (not distinguishable) are placed 
 
 from __future__ import annotations
 
-from html import escape
-
 import dash_bootstrap_components as dbc
 import numpy as np
-import plotly.graph_objects as go
 from dash import html
 
-from components.heatmap import FONT, MISSING_COLOR, panel_height
-from components.provenance import BADGE
+from components import theme
+from components.heatmap import (Special, heatmap_layout, heatmap_traces, panel_height,
+                                value_template)
+from components.provenance import provenance_badge
+from evalmaps import formats as fmt
 from evalmaps.compare import (Alignment, ComparePanel, color_range, compatible, delta_range,
-                              format_mean, format_signed, from_panel, sentences, where_of)
+                              from_panel, sentences, where_of)
 from evalmaps.model import Catalog
 
 DELTA_COLORSCALE = "RdBu"  # red: B lower, white: equal, blue: B higher
-MINUS = "\u2212"
-DELTA_TITLE = f"B {MINUS} A"
+DELTA_TITLE = f"B {fmt.MINUS} A"
 INDISTINCT_COLOR = "#374151"
 
 
-# --------------------------------------------------------------------------- hover texts
+# --------------------------------------------------------------------------- hover templates
 
-def _where(al: Alignment, i: int, j: int, sep: str = " · ") -> str:
-    return f"{al.y.title} {al.y.labels[i]}{sep}{al.x.title} {al.x.labels[j]}"
-
-
-def _value_lines(side: ComparePanel, y_label: str, x_label: str) -> list[str]:
-    """A side's value at a cell, as hover lines (plain text): 'Pass@1 52.5 ± 1.2 sd (n=3)';
-    a derived mean adds how many panels are behind it."""
-    yi, xi = side.y.index()[y_label], side.x.index()[x_label]
-    v = side.z[yi, xi]
-    value = f"{side.metric.name} {side.format(v)}"
-    if side.sd is not None and np.isfinite(v) and np.isfinite(side.sd[yi, xi]):
-        value += f" ± {side.sd[yi, xi]:.{max(side.decimals, 1)}f} sd"
-    if side.n is not None and np.isfinite(v) and np.isfinite(side.n[yi, xi]):
-        value += f" (n={int(side.n[yi, xi])})"
-    if side.n_panels is None:
-        return [value]
-    k, total = int(side.n_panels[yi, xi]), len(side.sources)
-    if np.isfinite(v):
-        return [f"{value} (mean of {total} panels, derived)"]
-    return [value, f"{k} of {total} panels report it; a mean needs all"]
+def _where(al: Alignment) -> str:
+    return f"{theme.text(al.y.title)} %{{y}} · {theme.text(al.x.title)} %{{x}}"
 
 
-def side_hover(al: Alignment, which: str) -> np.ndarray:
-    """'Local Window Size 2000 · Ratio 0.4<br>Pass@1 52.5<br>A: R1-Llama' (short lines: the
+def _side_value(side: ComparePanel, field: str = "z") -> str:
+    return value_template(side.metric, side.decimals, field=field,
+                          trim=side.min_decimals is not None)
+
+
+def side_hovers(al: Alignment, which: str) -> tuple[str, str, np.ndarray | None]:
+    """(present, missing) hover templates of A or B, and their customdata:
+    'Local Window Size %{y} · Ratio %{x}<br>Pass@1 %{z:.1f}<br>A: R1-Llama' (short lines: the
     maps are narrow, and a long hover label would run off the map)."""
-    side, grid = (al.a, al.za) if which == "a" else (al.b, al.zb)
-    tail = [f"{which.upper()}: {side.short}"]
-    out = np.empty(grid.shape, dtype=object)
-    for i, ylab in enumerate(al.y.labels):
-        for j, xlab in enumerate(al.x.labels):
-            lines = [_where(al, i, j), *_value_lines(side, ylab, xlab), *tail]
-            text = "<br>".join(escape(line) for line in lines)
-            if side.illustrative:
-                text += "<br><b>ILLUSTRATIVE value, not a result</b>"
-            out[i, j] = text
-    return out
+    side = al.a if which == "a" else al.b
+    head = f"{_where(al)}<br>{theme.text(side.metric.name)} "
+    tail = f"<br>{which.upper()}: {theme.text(side.short)}"
+    if side.illustrative:
+        tail += "<br>" + theme.ILLUSTRATIVE_HOVER
+    if side.n_panels is not None:
+        total = len(side.sources)
+        present = f"{head}{_side_value(side)} (mean of {total} panels, derived){tail}"
+        missing = (f"{head}{fmt.NOT_REPORTED}<br>%{{customdata[0]:.0f}} of {total} panels "
+                   f"report it; a mean needs all{tail}")
+        counts = np.take(np.take(side.n_panels, _index(side.y, al.y.labels), 0),
+                         _index(side.x, al.x.labels), 1)
+        return present, missing, counts[..., None].astype(float)
+    extra, data = "", None
+    if side.sd is not None and side.n is not None:
+        extra = (f" ± %{{customdata[0]:.{max(fmt.places(side.decimals), 1)}f}} sd"
+                 f" (n=%{{customdata[1]:.0f}})")
+        data = np.stack([_on_common(al, side, side.sd), _on_common(al, side, side.n)], axis=-1)
+    return (f"{head}{_side_value(side)}{extra}{tail}", f"{head}{fmt.NOT_REPORTED}{tail}", data)
+
+
+def _index(dim, labels) -> list[int]:
+    index = dim.index()
+    return [index[label] for label in labels]
+
+
+def _on_common(al: Alignment, side: ComparePanel, grid: np.ndarray) -> np.ndarray:
+    return np.take(np.take(grid, _index(side.y, al.y.labels), 0), _index(side.x, al.x.labels), 1)
+
+
+def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
+    """'Local Window Size %{y} · Ratio %{x}<br>B − A +3.8<br>A 52.5 · B 56.3<br>SE ...': the
+    template of a compared cell, the groups with their own (not comparable; within 2 SE), and
+    the customdata (A, B, SE)."""
+    where = _where(al)
+    values = (f"<br>A {_side_value(al.a, 'customdata[0]')} · "
+              f"B {_side_value(al.b, 'customdata[1]')}")
+    delta = value_template(None, al.decimals, signed=True,
+                           trim=al.min_decimals != al.decimals)
+    head = f"{where}<br>{DELTA_TITLE} {delta}{values}"
+    se = f"<br>SE %{{customdata[2]:.{max(fmt.places(al.decimals), 1) + 1}f}}"
+    has_se = al.se is not None and np.isfinite(al.se).any()
+    present = head + (se + ", beyond 2 SE: distinguishable" if has_se else "")
+    special = []
+    if has_se:
+        no_se = np.isfinite(al.delta) & ~np.isfinite(al.se)
+        special.append(Special(no_se, head, value=True))
+        special.append(Special(al.indistinct & np.isfinite(al.delta),
+                               head + se + ", within 2 SE: not distinguishable", value=True))
+    a_missing, b_missing = ~np.isfinite(al.za), ~np.isfinite(al.zb)
+    for mask, who in ((a_missing & ~b_missing, "A"), (b_missing & ~a_missing, "B"),
+                      (a_missing & b_missing, "A and B")):
+        special.append(Special(mask, f"{where}<br>{DELTA_TITLE} not comparable<br>"
+                                     f"{who} not reported"))
+    se_grid = al.se if al.se is not None else np.full(al.delta.shape, np.nan)
+    return present, special, np.stack([al.za, al.zb, se_grid], axis=-1)
+
+
+def readouts(al: Alignment) -> dict:
+    """What the linked hover needs, per cell: the category labels (as the maps' axes hold them)
+    and the readout line (plain text: Dash renders it as text)."""
+    lines = []
+    for i in range(len(al.y.labels)):
+        row = []
+        for j in range(len(al.x.labels)):
+            text = (f"{al.y.title} {al.y.labels[i]} · {al.x.title} {al.x.labels[j]} — "
+                    f"A {al.a.format(al.za[i, j])} · B {al.b.format(al.zb[i, j])} · "
+                    f"{DELTA_TITLE} {al.format_delta(al.delta[i, j])}")
+            se = _se_text(al, i, j)
+            row.append(text + (f" · {se}" if se else ""))
+        lines.append(row)
+    return {"x": theme.texts(al.x.labels), "y": theme.texts(al.y.labels), "text": lines}
 
 
 def _se_text(al: Alignment, i: int, j: int) -> str:
     if al.se is None or not np.isfinite(al.se[i, j]) or not np.isfinite(al.delta[i, j]):
         return ""
-    se = f"{al.se[i, j]:.{max(al.decimals, 1) + 1}f}"
+    se = fmt.number(al.se[i, j], max(fmt.places(al.decimals), 1) + 1)
     if al.indistinct[i, j]:
         return f"SE {se}, within 2 SE: not distinguishable"
     return f"SE {se}, beyond 2 SE: distinguishable"
 
 
-def _missing_side(al: Alignment, i: int, j: int) -> str:
-    gone = [name for name, grid in (("A", al.za), ("B", al.zb)) if not np.isfinite(grid[i, j])]
-    return " and ".join(gone) + " not reported"
-
-
-def delta_hover(al: Alignment) -> np.ndarray:
-    """'Local Window Size 2000 · Ratio 0.4<br>B − A +3.8<br>A 52.5 · B 56.3<br>SE ...'."""
-    out = np.empty(al.delta.shape, dtype=object)
-    for i in range(len(al.y.labels)):
-        for j in range(len(al.x.labels)):
-            d = al.delta[i, j]
-            head = f"{escape(_where(al, i, j))}<br>{DELTA_TITLE} "
-            if not np.isfinite(d):
-                out[i, j] = head + f"not comparable<br>{_missing_side(al, i, j)}"
-                continue
-            text = (head + f"{al.format_delta(d)}<br>A {escape(al.a.format(al.za[i, j]))} · "
-                    f"B {escape(al.b.format(al.zb[i, j]))}")
-            se = _se_text(al, i, j)
-            out[i, j] = text + (f"<br>{se}" if se else "")
-    return out
-
-
-def readouts(al: Alignment) -> dict:
-    """What the linked hover needs, per cell: the escaped category labels (as the maps' axes
-    hold them) and the readout line (plain text: Dash renders it as text)."""
-    lines = []
-    for i in range(len(al.y.labels)):
-        row = []
-        for j in range(len(al.x.labels)):
-            text = (f"{_where(al, i, j)} — A {al.a.format(al.za[i, j])} · "
-                    f"B {al.b.format(al.zb[i, j])} · "
-                    f"{DELTA_TITLE} {al.format_delta(al.delta[i, j])}")
-            se = _se_text(al, i, j)
-            row.append(text + (f" · {se}" if se else ""))
-        lines.append(row)
-    return {"x": [escape(label) for label in al.x.labels],
-            "y": [escape(label) for label in al.y.labels], "text": lines}
-
-
 # --------------------------------------------------------------------------- figures
-
-def _cell_texts(grid: np.ndarray, fmt) -> np.ndarray:
-    return np.array([["" if not np.isfinite(v) else fmt(v) for v in row] for row in grid],
-                    dtype=object)
-
 
 def cell_box(i: int, j: int, ny: int, nx: int, inset: float = 0.0) -> dict:
     """A cell's rectangle in axis-domain fractions (0-1; rows top to bottom). Domain fractions,
@@ -139,89 +143,53 @@ def _outline(i: int, j: int, ny: int, nx: int) -> dict:
                 fillcolor="rgba(0,0,0,0)", name="not-distinguishable")
 
 
-def _layout(fig: go.Figure, al: Alignment, title: str, right: int) -> None:
-    fig.update_layout(
-        title=dict(text=title, x=0.02, xanchor="left", y=0.98, yanchor="top", font=dict(size=15)),
-        font=dict(family=FONT, size=12, color="#212529"),
-        margin=dict(l=70, r=right, t=64, b=55),
-        height=panel_height(len(al.y.labels)),
-        plot_bgcolor=MISSING_COLOR,
-        paper_bgcolor="white",
-        hoverlabel=dict(bgcolor="white", font=dict(family=FONT, size=13)),
-    )
+def _layout(al: Alignment, heading: str, right: int, illustrative: bool = False) -> dict:
     # fixed ranges (y reversed: first label on top), so that cell j spans the domain fractions
     # j/nx to (j+1)/nx: the outlines are placed that way
-    fig.update_xaxes(title_text=escape(al.x.title), type="category", showgrid=False,
-                     tickmode="linear", autorange=False, range=[-0.5, len(al.x.labels) - 0.5])
-    fig.update_yaxes(title_text=escape(al.y.title), type="category", showgrid=False,
-                     autorange=False, range=[len(al.y.labels) - 0.5, -0.5])
+    return heatmap_layout(al.x.labels, al.y.labels, x_title=al.x.title, y_title=al.y.title,
+                          heading=heading, height=panel_height(len(al.y.labels)),
+                          illustrative=illustrative, fixed_range=True, right=right)
 
 
-def _colorscale(side: ComparePanel):
-    scale = side.colorscale
-    return [list(stop) for stop in scale] if isinstance(scale, tuple) else scale
-
-
-def side_figure(al: Alignment, which: str, zrange: tuple[float, float], *, show_labels: bool = True,
-                show_colorbar: bool = False) -> go.Figure:
+def side_figure(al: Alignment, which: str, zrange: tuple[float, float], *,
+                show_values: bool = True, showscale: bool = False) -> dict:
     """A or B on the common labels, with A's colour scale and the shared (zmin, zmax)."""
     side, grid = (al.a, al.za) if which == "a" else (al.b, al.zb)
-    trace = go.Heatmap(
-        z=grid.astype(np.float32),
-        x=[escape(label) for label in al.x.labels],
-        y=[escape(label) for label in al.y.labels],
-        text=_cell_texts(grid, side.format),
-        texttemplate="%{text}" if show_labels else "",
-        customdata=side_hover(al, which),
-        hovertemplate="%{customdata}<extra></extra>",
-        hoverongaps=True,
-        colorscale=_colorscale(al.a),
-        zmin=zrange[0], zmax=zrange[1],
-        xgap=1, ygap=1,
-        showscale=show_colorbar,
-        colorbar=dict(title=dict(text=escape(al.a.metric.label) + " (A and B)", side="right"),
-                      thickness=14),
-    )
-    fig = go.Figure(trace)
+    present, missing, customdata = side_hovers(al, which)
+    text = value_template(None, side.decimals, trim=side.min_decimals is not None)
+    data = heatmap_traces(
+        grid, al.x.labels, al.y.labels, decimals=side.decimals, hovertemplate=present,
+        colorscale=al.a.colorscale, zrange=zrange, customdata=customdata,
+        special=(Special(~np.isfinite(grid), missing),), show_values=show_values,
+        texttemplate=text, showscale=showscale,
+        colorbar_title=f"{al.a.metric.label} (A and B)")
     tag = " (derived)" if side.derived else ""
-    _layout(fig, al, f"{which.upper()} · {escape(side.short)}{tag}",
-            right=20 if show_colorbar else 100)
-    if side.illustrative:
-        fig.add_annotation(text="ILLUSTRATIVE values, not results", xref="paper", yref="paper",
-                           x=0.5, y=1.0, yanchor="bottom", showarrow=False,
-                           font=dict(size=11, color="#b45309"))
-    return fig
+    return {"data": data, "layout": _layout(al, f"{which.upper()} · {side.short}{tag}",
+                                            right=20 if showscale else 100,
+                                            illustrative=side.illustrative)}
 
 
-def delta_figure(al: Alignment, *, show_labels: bool = True) -> go.Figure:
+def delta_figure(al: Alignment, *, show_values: bool = True) -> dict:
     """B - A on a diverging scale centred at 0 (symmetric range); NaN where either is missing."""
     lo, hi = delta_range(al)
-    x = [escape(label) for label in al.x.labels]
-    y = [escape(label) for label in al.y.labels]
-    trace = go.Heatmap(
-        z=al.delta.astype(np.float32), x=x, y=y,
-        text=_cell_texts(al.delta, al.format_delta),
-        texttemplate="%{text}" if show_labels else "",
-        customdata=delta_hover(al),
-        hovertemplate="%{customdata}<extra></extra>",
-        hoverongaps=True,
-        colorscale=DELTA_COLORSCALE, reversescale=False, zmin=lo, zmax=hi, zmid=0,
-        xgap=1, ygap=1,
-        colorbar=dict(title=dict(text=DELTA_TITLE, side="right"), thickness=14),
-    )
-    fig = go.Figure(trace)
-    _layout(fig, al, DELTA_TITLE, right=20)
+    present, special, customdata = delta_hovers(al)
+    text = value_template(None, al.decimals, signed=True, trim=al.min_decimals != al.decimals)
+    data = heatmap_traces(
+        al.delta, al.x.labels, al.y.labels, decimals=al.decimals, hovertemplate=present,
+        colorscale=DELTA_COLORSCALE, zrange=(lo, hi), zmid=0, customdata=customdata,
+        special=tuple(special), show_values=show_values, texttemplate=text,
+        colorbar_title=DELTA_TITLE)
+    layout = _layout(al, DELTA_TITLE, right=20)
     ny, nx = al.delta.shape
-    for i, j in zip(*np.nonzero(al.indistinct)):
-        fig.add_shape(**_outline(int(i), int(j), ny, nx))
-    return fig
+    layout["shapes"] = [_outline(int(i), int(j), ny, nx) for i, j in zip(*np.nonzero(al.indistinct))]
+    return {"data": data, "layout": layout}
 
 
-def compare_figures(al: Alignment, color: str, show_labels: bool) -> tuple[go.Figure, ...]:
+def compare_figures(al: Alignment, color: str, show_values: bool) -> tuple[dict, ...]:
     zrange = color_range(al, color)
-    return (side_figure(al, "a", zrange, show_labels=show_labels),
-            side_figure(al, "b", zrange, show_labels=show_labels, show_colorbar=True),
-            delta_figure(al, show_labels=show_labels))
+    return (side_figure(al, "a", zrange, show_values=show_values),
+            side_figure(al, "b", zrange, show_values=show_values, showscale=True),
+            delta_figure(al, show_values=show_values))
 
 
 # --------------------------------------------------------------------------- summary
@@ -249,9 +217,9 @@ def summary_card(al: Alignment, numbers: dict) -> dbc.Card:
     n = numbers["n_common"]
     rows = [
         html.Tr([html.Th("Mean"),
-                 html.Td(format_mean(numbers["mean_a"], a_dec), id="compare-mean-a"),
-                 html.Td(format_mean(numbers["mean_b"], b_dec), id="compare-mean-b"),
-                 html.Td(format_signed(numbers["mean_delta"], al.min_decimals + 2, al.min_decimals),
+                 html.Td(fmt.mean_number(numbers["mean_a"], a_dec), id="compare-mean-a"),
+                 html.Td(fmt.mean_number(numbers["mean_b"], b_dec), id="compare-mean-b"),
+                 html.Td(fmt.signed(numbers["mean_delta"], *fmt.mean_places(al.min_decimals)),
                          id="compare-mean-delta")]),
     ]
     table = html.Table([
@@ -279,17 +247,11 @@ def summary_card(al: Alignment, numbers: dict) -> dbc.Card:
     ], id="compare-summary-card", className="h-100")
 
 
-def side_badge(side: ComparePanel) -> dbc.Badge:
-    provenance = "illustrative" if side.illustrative else side.provenance
-    text, color = BADGE.get(provenance, (provenance, "secondary"))
-    return dbc.Badge(text, color=color, className="provenance-badge ms-2",
-                     text_color="dark" if color == "warning" else None)
-
-
 def sides_card(al: Alignment) -> dbc.Card:
     """What A and B are: their full labels, provenance and the panels behind a derived side."""
     def item(name: str, side: ComparePanel):
-        body = [html.Strong(f"{name}: "), side.label, side_badge(side)]
+        body = [html.Strong(f"{name}: "), side.label,
+                provenance_badge("illustrative" if side.illustrative else side.provenance)]
         if side.derived:
             body.append(html.Div(["Cell-wise mean of ", html.Code(", ".join(side.sources)),
                                   "; defined only where all of them report a value."],
@@ -322,7 +284,7 @@ def panel_options(catalog: Catalog, against: ComparePanel | None = None,
             figure.spec.title else ""
         for panel in figure.panels.values():
             option = {"label": f"{figure.spec.title}{tag} — {panel.title}",
-                      "value": panel.global_key}
+                      "value": panel.key}
             if against is not None and not compatible(against, from_panel(figure, panel)):
                 option["label"] += " (no common cells with A)"
                 option["disabled"] = True

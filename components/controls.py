@@ -80,7 +80,7 @@ def color_mode_control(component_id: str, value: str) -> dbc.RadioItems:
                           className="small")
 
 
-def labels_switch(component_id: str, value: bool) -> dbc.Switch:
+def values_switch(component_id: str, value: bool) -> dbc.Switch:
     return dbc.Switch(id=component_id, label="Values in cells", value=value, className="small")
 
 

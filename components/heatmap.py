@@ -1,132 +1,247 @@
-"""Heatmap figures for panel views: one Plotly figure per panel.
+"""The heatmap trace builder (Browse, Compare) and the Browse panel figure, as plain dicts.
 
-Hover and cell texts are preformatted strings (``customdata``/``text``) built from the data with
-the figure's own number of decimals, so what a user reads is exactly what the data file holds.
-Labels are HTML-escaped: Plotly renders a few tags in texts, and user labels must show as text.
+Values travel as typed arrays (float32 when that keeps them exact at the figure's decimals, else
+float64), and the browser formats them: cell text and hover are Plotly templates with the
+figure's decimals and unit (``%{z:.1f}%``), so no per-cell string is built or sent and what a
+user reads is exactly what the data file holds. ``sd`` and ``n`` travel as typed ``customdata``.
+
+Cells that need another hover line (a cell the source does not report, a cell without the
+figure's ``sd``) are drawn by small sparse traces on top, listing only those cells: a gap reads
+'not reported', never a made-up number.
 """
 
 from __future__ import annotations
 
-from html import escape
+from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
-import plotly.graph_objects as go
+from plotly.colors import get_colorscale
 
+from components import theme
+from evalmaps import formats as fmt
 from evalmaps.slicing import PanelView
 
-MISSING_COLOR = "#e9ecef"
-FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
+# Values are printed in cells only while cells are large enough to read them; gaps between
+# cells are drawn only while cells are large enough for a gap not to hide them.
+MAX_TEXT_ROWS = 40
+MAX_TEXT_COLUMNS = 36
+MAX_GAP_CELLS = 60
 
 
-def cell_texts(view: PanelView) -> np.ndarray:
-    """The value printed in each cell ('' where missing), with the figure's decimals."""
-    d = view.decimals
-    return np.array([[("" if not np.isfinite(v) else f"{v:.{d}f}") for v in row] for row in view.z],
-                    dtype=object)
+@dataclass(frozen=True)
+class Special:
+    """Cells drawn by a sparse trace of their own, with their own hover template.
+
+    ``value=False``: the cells are drawn in the missing colour, not by value."""
+
+    mask: np.ndarray
+    hovertemplate: str
+    value: bool = False
 
 
-def value_text(metric, value: float, decimals: int, sd: float | None = None,
-               n: float | None = None) -> str:
-    """'Pass@1 52.5 ± 1.2 sd (n=3)' (plain text; 'not reported' for a missing value)."""
-    text = f"{metric.name} {metric.format(value, decimals)}"
-    if np.isfinite(value) and sd is not None and np.isfinite(sd):
-        text += f" ± {sd:.{max(decimals, 1)}f} sd"
-    if np.isfinite(value) and n is not None and np.isfinite(n):
-        text += f" (n={int(n)})"
-    return text
+def readable(n_rows: int, n_cols: int) -> bool:
+    """Whether a panel's cells are large enough to print values in."""
+    return n_rows <= MAX_TEXT_ROWS and n_cols <= MAX_TEXT_COLUMNS
 
 
-def add_illustrative_label(fig: go.Figure) -> None:
-    """The on-figure label of made-up values (seed 002): above the plot, in amber."""
-    fig.add_annotation(text="ILLUSTRATIVE values, not results", xref="paper", yref="paper",
-                       x=0.5, y=1.0, yanchor="bottom", showarrow=False,
-                       font=dict(size=11, color="#b45309"))
+def values_note(n_rows: int, n_cols: int) -> str | None:
+    """Why values are not printed in the cells of a panel this size (None: they are)."""
+    if readable(n_rows, n_cols):
+        return None
+    return (f"Values are not printed in cells above {MAX_TEXT_ROWS} rows or {MAX_TEXT_COLUMNS} "
+            f"columns (too small to read): hover a cell, or narrow the rows or the range.")
 
 
-def hover_texts(view: PanelView) -> np.ndarray:
-    """'Type u · Length 3 · Accuracy 87.3%' per cell; 'not reported' for missing cells."""
-    spec = view.spec
-    ytitle, xtitle = escape(spec.dims[spec.y].title), escape(spec.dims[spec.x].title)
-    metric = spec.metric
-    facet_line = " · ".join(f"{escape(spec.dims[f].title)} {escape(v)}"
-                            for f, v in view.panel.facets.items())
-    tail = ""
-    if facet_line:
-        tail += "<br>" + facet_line
-    if spec.illustrative:
-        tail += "<br><b>ILLUSTRATIVE value, not a result</b>"
-    out = np.empty(view.z.shape, dtype=object)
-    for i, ylab in enumerate(view.y_labels):
-        for j, xlab in enumerate(view.x_labels):
-            text = value_text(metric, view.z[i, j], view.decimals,
-                              None if view.sd is None else view.sd[i, j],
-                              None if view.n is None else view.n[i, j])
-            out[i, j] = f"{ytitle} {escape(ylab)} · {xtitle} {escape(xlab)} · {escape(text)}{tail}"
-    return out
+@lru_cache(maxsize=64)
+def _named_scale(name: str) -> tuple:
+    return tuple(tuple(stop) for stop in get_colorscale(name))
+
+
+def colorscale_of(scale) -> list:
+    """Explicit stops. A name is resolved as plotly.py defines it (Python's 'RdBu' runs red to
+    blue; plotly.js's own runs blue to red, so a bare name would flip the scale)."""
+    stops = _named_scale(scale) if isinstance(scale, str) else scale
+    return [list(stop) for stop in stops]
+
+
+def value_template(metric, decimals: int, *, signed: bool = False, trim: bool = False,
+                   field: str = "z") -> str:
+    """The d3 template of a value: '%{z:.1f}%'; ``trim``: trailing zeros dropped (derived)."""
+    spec = f"{'+' if signed else ''}.{fmt.places(decimals)}{'~' if trim else ''}f"
+    return fmt.with_unit(f"%{{{field}:{spec}}}", metric.unit if metric else "")
+
+
+def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertemplate: str,
+                   colorscale, zrange: tuple[float, float] | None, zmid: float | None = None,
+                   customdata: np.ndarray | None = None, special: tuple[Special, ...] = (),
+                   show_values: bool = True, texttemplate: str | None = None,
+                   showscale: bool = True, colorbar_title: str = "") -> list[dict]:
+    """One dense heatmap trace of the values, plus a sparse trace per :class:`Special` group.
+
+    ``z``: rows top to bottom; NaN = missing. ``hovertemplate`` formats a present cell
+    (``%{y}``, ``%{x}``, ``%{z:...}``, ``%{customdata[k]}``); ``customdata``: (rows, cols, k).
+    ``texttemplate``: the cell text (default: the value with ``decimals``).
+    """
+    ny, nx = z.shape
+    x, y = theme.texts(x_labels), theme.texts(y_labels)
+    dense = z
+    taken = np.zeros(z.shape, dtype=bool)
+    for group in special:
+        taken |= group.mask
+    if taken.any():
+        dense = np.where(taken, np.nan, z)
+    gap = 1 if max(nx, ny) <= MAX_GAP_CELLS else 0
+    text_on = show_values and readable(ny, nx)
+    cell_text = texttemplate or f"%{{z:.{fmt.places(decimals)}f}}"
+    lo, hi = zrange if zrange else (None, None)
+    main = {
+        "type": "heatmap",
+        "z": theme.typed(dense, theme.exact_dtype(z, decimals)),
+        "x": x, "y": y,
+        "colorscale": colorscale_of(colorscale),
+        "zmin": lo, "zmax": hi,
+        "hovertemplate": hovertemplate + "<extra></extra>",
+        "hoverongaps": False,
+        "texttemplate": cell_text if text_on else "",
+        "xgap": gap, "ygap": gap,
+        "showscale": showscale,
+        "colorbar": {"title": {"text": theme.text(colorbar_title), "side": "right"},
+                     "thickness": 14},
+    }
+    if zmid is not None:
+        main["zmid"] = zmid
+    if customdata is not None:
+        main["customdata"] = theme.typed(customdata, "f8")
+    traces = [main]
+    for group in special:
+        rows, cols = np.nonzero(group.mask)
+        if rows.size == 0:
+            continue
+        trace = {
+            "type": "heatmap",
+            "x": [x[j] for j in cols], "y": [y[i] for i in rows],
+            "hovertemplate": group.hovertemplate + "<extra></extra>",
+            "hoverongaps": False, "xgap": gap, "ygap": gap, "showscale": False,
+        }
+        if group.value:
+            trace.update(z=z[rows, cols].tolist(), colorscale=main["colorscale"], zmin=lo, zmax=hi,
+                         texttemplate=main["texttemplate"])
+            if zmid is not None:
+                trace["zmid"] = zmid
+        else:
+            trace.update(z=[0] * rows.size, zmin=0, zmax=1,
+                         colorscale=[[0, theme.MISSING_COLOR], [1, theme.MISSING_COLOR]])
+        if customdata is not None and "customdata" in group.hovertemplate:
+            trace["customdata"] = [[None if v != v else v for v in point]
+                                   for point in customdata[rows, cols].tolist()]
+        traces.append(trace)
+    return traces
+
+
+def heatmap_layout(x_labels, y_labels, *, x_title: str, y_title: str, heading: str,
+                   height: int, illustrative: bool = False, fixed_range: bool = False,
+                   right: int = 20) -> dict:
+    """Axes (categorical, the source's order, first row on top), title and height."""
+    x, y = theme.texts(x_labels), theme.texts(y_labels)
+    nx, ny = len(x), len(y)
+    xaxis = {"title": {"text": theme.text(x_title)}, "type": "category",
+             "categoryorder": "array", "categoryarray": x}
+    yaxis = {"title": {"text": theme.text(y_title)}, "type": "category",
+             "categoryorder": "array", "categoryarray": y}
+    if fixed_range:  # cell j spans j/nx..(j+1)/nx of the axis: outlines are placed that way
+        xaxis.update(autorange=False, range=[-0.5, nx - 0.5])
+        yaxis.update(autorange=False, range=[ny - 0.5, -0.5])
+    else:
+        yaxis["autorange"] = "reversed"
+    if nx <= 60:
+        xaxis.update(tickmode="linear" if nx else "auto")
+    layout = {
+        "template": theme.TEMPLATE,
+        "title": theme.title(heading),
+        "margin": {"l": 70, "r": right, "t": 64, "b": 55},
+        "height": height,
+        "plot_bgcolor": "white",
+        "xaxis": xaxis,
+        "yaxis": yaxis,
+    }
+    if illustrative:
+        layout["annotations"] = [theme.illustrative_annotation()]
+    return layout
 
 
 def panel_height(n_rows: int) -> int:
     return int(min(max(150 + 38 * n_rows, 260), 720))
 
 
-def heatmap_figure(view: PanelView, zrange: tuple[float, float] | None, *,
-                   show_labels: bool = True, show_colorbar: bool = True,
-                   title: str | None = None) -> go.Figure:
+# --------------------------------------------------------------------------- Browse panels
+
+def hover_template(view: PanelView, *, with_sd: bool, with_n: bool) -> tuple[str, str]:
+    """(present, missing) hover templates: 'Type %{y} · Length %{x} · Accuracy %{z:.1f}%'."""
     spec = view.spec
     metric = spec.metric
-    trace = go.Heatmap(
-        z=view.z.astype(np.float32),
-        x=[escape(label) for label in view.x_labels],
-        y=[escape(label) for label in view.y_labels],
-        text=cell_texts(view),
-        texttemplate="%{text}" if show_labels else "",
-        customdata=hover_texts(view),
-        hovertemplate="%{customdata}<extra></extra>",
-        hoverongaps=True,
-        colorscale=[list(stop) for stop in spec.colorscale] if isinstance(spec.colorscale, tuple)
-        else spec.colorscale,
-        zmin=zrange[0] if zrange else None,
-        zmax=zrange[1] if zrange else None,
-        xgap=1,
-        ygap=1,
-        showscale=show_colorbar,
-        colorbar=dict(title=dict(text=escape(metric.label), side="right"), thickness=14),
-    )
-    fig = go.Figure(trace)
-    heading = escape(title if title is not None else view.title)
-    fig.update_layout(
-        title=dict(text=heading, x=0.02, xanchor="left", y=0.98, yanchor="top", font=dict(size=15)),
-        font=dict(family=FONT, size=12, color="#212529"),
-        margin=dict(l=70, r=20, t=64, b=55),
-        height=panel_height(len(view.y_labels)),
-        plot_bgcolor=MISSING_COLOR,
-        paper_bgcolor="white",
-        hoverlabel=dict(bgcolor="white", font=dict(family=FONT, size=13)),
-    )
-    fig.update_xaxes(title_text=escape(spec.dims[spec.x].title), type="category", showgrid=False,
-                     tickmode="linear" if len(view.x_labels) > 0 else "auto")
-    fig.update_yaxes(title_text=escape(spec.dims[spec.y].title), type="category", showgrid=False,
-                     autorange="reversed")
+    where = (f"{theme.text(spec.dims[spec.y].title)} %{{y}} · "
+             f"{theme.text(spec.dims[spec.x].title)} %{{x}} · {theme.text(metric.name)} ")
+    value = value_template(metric, view.decimals)
+    extra = ""
+    if with_sd:
+        extra += f" ± %{{customdata[0]:.{max(fmt.places(view.decimals), 1)}f}} sd"
+    if with_n:
+        extra += " (n=%{customdata[1]:.0f})"
+    tail = hover_tail(view)
+    return where + value + extra + tail, where + fmt.NOT_REPORTED + tail
+
+
+def hover_tail(view: PanelView) -> str:
+    """What every hover of a panel ends with: its facets, and the illustrative flag."""
+    spec = view.spec
+    tail = ""
+    facet_line = " · ".join(f"{theme.text(spec.dims[f].title)} {theme.text(v)}"
+                            for f, v in view.panel.facets.items())
+    if facet_line:
+        tail += "<br>" + facet_line
     if spec.illustrative:
-        add_illustrative_label(fig)
-    return fig
+        tail += "<br>" + theme.ILLUSTRATIVE_HOVER
+    return tail
 
 
-# Buttons no chart of ours shows: Plotly's "Share chart" uploads the chart to Plotly Cloud
-# (nothing may leave the machine), and selections mean nothing on these charts.
-NEVER_BUTTONS = ["sendChartToCloud", "select2d", "lasso2d", "autoScale2d", "toggleSpikelines",
-                 "hoverClosestCartesian", "hoverCompareCartesian"]
-ZOOM_BUTTONS = ["zoom2d", "pan2d", "zoomIn2d", "zoomOut2d"]
+def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
+                 show_values: bool = True, showscale: bool = True) -> list[dict]:
+    """A Browse panel's traces: its values, its gaps ('not reported'), and any cells whose hover
+    lacks the figure's sd or n."""
+    spec = view.spec
+    z = view.z
+    present = np.isfinite(z)
+    has_sd = view.sd is not None and bool(np.isfinite(view.sd[present]).any())
+    has_n = view.n is not None and bool(np.isfinite(view.n[present]).any())
+    full, missing = hover_template(view, with_sd=has_sd, with_n=has_n)
+    customdata = None
+    special = [Special(~present, missing)]
+    if has_sd or has_n:
+        nan = np.full(z.shape, np.nan)
+        customdata = np.stack([view.sd if has_sd else nan, view.n if has_n else nan], axis=-1)
+        sd_ok = np.isfinite(view.sd) if has_sd else present
+        n_ok = np.isfinite(view.n) if has_n else present
+        for with_sd, with_n in ((True, False), (False, True), (False, False)):
+            group = present & (sd_ok == with_sd) & (n_ok == with_n)
+            if group.any():
+                template, _ = hover_template(view, with_sd=has_sd and with_sd,
+                                             with_n=has_n and with_n)
+                special.append(Special(group, template, value=True))
+    return heatmap_traces(
+        z, view.x_labels, view.y_labels, decimals=view.decimals, hovertemplate=full,
+        colorscale=spec.colorscale, zrange=zrange, customdata=customdata, special=tuple(special),
+        show_values=show_values, showscale=showscale, colorbar_title=spec.metric.label)
 
 
-def graph_config(figure_id: str, panel_key: str, *, zoom: bool = False) -> dict:
-    """Modebar config: no Plotly logo, no cloud, image export named after the figure and panel.
-
-    Heatmaps of a few labelled cells need only export and reset; line charts keep zoom.
-    """
+def heatmap_figure(view: PanelView, zrange: tuple[float, float] | None, *,
+                   show_values: bool = True) -> dict:
+    """A Browse panel as a Plotly figure dict."""
+    spec = view.spec
     return {
-        "displaylogo": False,
-        "showSendToCloud": False,
-        "toImageButtonOptions": {"format": "png", "filename": f"{figure_id}__{panel_key}", "scale": 2},
-        "modeBarButtonsToRemove": NEVER_BUTTONS + ([] if zoom else ZOOM_BUTTONS),
+        "data": panel_traces(view, zrange, show_values=show_values),
+        "layout": heatmap_layout(view.x_labels, view.y_labels, x_title=spec.dims[spec.x].title,
+                                 y_title=spec.dims[spec.y].title, heading=view.title,
+                                 height=panel_height(len(view.y_labels)),
+                                 illustrative=spec.illustrative),
     }

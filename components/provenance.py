@@ -17,11 +17,12 @@ BADGE = {
 }
 
 
-def provenance_badge(spec: FigureSpec) -> dbc.Badge:
-    text, color = BADGE.get(spec.provenance, (spec.provenance, "secondary"))
+def provenance_badge(provenance: str, with_id: bool = False) -> dbc.Badge:
+    """The badge of a provenance ('ILLUSTRATIVE values, not results' in amber, ...)."""
+    text, color = BADGE.get(provenance, (provenance, "secondary"))
+    extra = {"id": f"badge-{provenance}"} if with_id else {}
     return dbc.Badge(text, color=color, className="provenance-badge ms-2",
-                     text_color="dark" if color == "warning" else None,
-                     id=f"badge-{spec.provenance}")
+                     text_color="dark" if color == "warning" else None, **extra)
 
 
 def source_card(spec: FigureSpec) -> dbc.Card:
@@ -34,7 +35,7 @@ def source_card(spec: FigureSpec) -> dbc.Card:
     rows.append(html.Tr([html.Th("Provenance", className="pe-3 fw-semibold"),
                          html.Td(spec.provenance)]))
     return dbc.Card([
-        dbc.CardHeader(["Provenance and source", provenance_badge(spec)]),
+        dbc.CardHeader(["Provenance and source", provenance_badge(spec.provenance)]),
         dbc.CardBody([
             html.Table(html.Tbody(rows), className="table table-sm mb-3 source-table"),
             html.H6("Notes", className="fw-semibold") if spec.notes else None,

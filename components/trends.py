@@ -2,26 +2,24 @@
 
 Line charts plot each line's reported cells only: a missing cell is a null point, and
 ``connectgaps=False`` breaks the line there (a hidden neighbour breaks it too), so nothing is
-interpolated. Hover texts are the heatmap's own (:func:`components.heatmap.hover_texts`): exact
-values with the figure's decimals and every coordinate. A line keeps its colour (keyed by its
-label's place in the catalog) in every panel and every slice. Labels are HTML-escaped.
+interpolated. Hovers read like the heatmap's (:func:`line_hover`): exact values with the figure's
+decimals (formatted by the browser) and every coordinate. A line keeps its colour (keyed by its
+label's place in the catalog) in every panel and every slice. Labels are shown as typed.
 """
 
 from __future__ import annotations
 
-from html import escape
-
 import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
 import numpy as np
-import plotly.graph_objects as go
 from dash import html
 
-from components.heatmap import FONT, add_illustrative_label, graph_config, hover_texts
+from components import theme
+from components.heatmap import hover_tail, value_template
+from evalmaps import formats as fmt
 from evalmaps.model import FigureSpec
 from evalmaps.slicing import PanelView
-from evalmaps.trends import (Line, LineStats, PanelSummary, Trends, fmt_level, fmt_mean, fmt_r2,
-                             fmt_slope, fmt_value, lines_of, plural, stable_band)
+from evalmaps.trends import Line, LineStats, PanelSummary, Trends, lines_of, plural, stable_band
 
 # Tableau 10: distinct, colour-blind-aware; beyond ten lines the dash pattern changes too
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
@@ -32,6 +30,7 @@ THRESHOLD_COLOR = "#6c757d"
 CHART_HEIGHT = 380
 CLASS_COLORS = {"declining": "#b02a37", "rising": "#146c43", "stable": "#495057",
                 "mixed": "#8a6d00"}
+GRID = {"showgrid": True, "gridcolor": "#eef0f3", "linecolor": "#ced4da", "showline": True}
 
 
 def chart_height(legend_entries: int) -> int:
@@ -49,45 +48,58 @@ def line_dash(key: int) -> str:
 
 # --------------------------------------------------------------------------- charts
 
-def line_points(line: Line, hover: np.ndarray) -> tuple[list, list, list]:
-    """(x, y, hover text) of a line's points; a null point wherever the line must break.
+def line_points(line: Line) -> tuple[list, list, list]:
+    """(x, y, axis label) of a line's points; a null point wherever the line must break.
 
     Missing cells are null; between two shown points that are not neighbours on the axis (a
     hidden label lies between them) a null point is inserted, so no segment spans a gap.
     """
-    xs, ys, texts = [], [], []
+    xs, ys, labels = [], [], []
     for k, (label, position, value) in enumerate(zip(line.labels, line.positions, line.values)):
         if k and line.steps[k] != line.steps[k - 1] + 1:
             xs.append(None)
             ys.append(None)
-            texts.append("")
-        xs.append(float(position) if line.numeric else escape(label))
+            labels.append("")
+        xs.append(float(position) if line.numeric else theme.text(label))
         present = bool(np.isfinite(value))
         ys.append(float(value) if present else None)
-        i, j = line.cells[k]
-        texts.append(hover[i, j] if present else "")
-    return xs, ys, texts
+        labels.append(theme.text(label))
+    return xs, ys, labels
+
+
+def line_hover(view: PanelView, line: Line) -> str:
+    """The heatmap's hover, for one line's points: 'Type u · Length %{text} · Accuracy
+    %{y:.1f}%' (the browser formats the value with the figure's decimals)."""
+    spec = view.spec
+    line_dim, axis_dim = spec.dims[line.dim], spec.dims[line.axis]
+    ytitle, xtitle = (axis_dim, line_dim) if line.axis == spec.y else (line_dim, axis_dim)
+    point = "%{text}"
+    y_part = point if line.axis == spec.y else theme.text(line.label)
+    x_part = point if line.axis == spec.x else theme.text(line.label)
+    text = (f"{theme.text(ytitle.title)} {y_part} · {theme.text(xtitle.title)} {x_part} · "
+            f"{theme.text(spec.metric.name)} {value_template(spec.metric, view.decimals, field='y')}")
+    return text + hover_tail(view) + "<extra></extra>"
 
 
 def _axis_layout(views: list[PanelView], transpose: bool) -> dict:
     spec = views[0].spec
     axis = spec.dims[spec.y if transpose else spec.x]
     lines = lines_of(views[0], transpose)
-    title = dict(text=escape(axis.title))
+    title = {"text": theme.text(axis.title)}
     if not lines:
-        return dict(title=title)
+        return {"title": title, **GRID}
     line = lines[0]
     if axis.numeric:
-        return dict(title=title, type="linear", tickmode="array",
-                    tickvals=[float(p) for p in line.positions],
-                    ticktext=[escape(label) for label in line.labels], zeroline=False)
-    return dict(title=title, type="category", categoryorder="array",
-                categoryarray=[escape(label) for label in line.labels])
+        return {"title": title, "type": "linear", "tickmode": "array",
+                "tickvals": [float(p) for p in line.positions],
+                "ticktext": theme.texts(line.labels), "zeroline": False, **GRID}
+    return {"title": title, "type": "category", "categoryorder": "array",
+            "categoryarray": theme.texts(line.labels), **GRID}
 
 
 def line_figure(views: list[PanelView], *, transpose: bool = False,
                 threshold: float | None = None, title: str | None = None,
-                names: list[str] | None = None) -> go.Figure:
+                names: list[str] | None = None) -> dict:
     """Value against the axis, one line per row (or column); several views are overlaid.
 
     Overlaid panels keep each line's colour and tell panels apart by dash and marker, with the
@@ -97,32 +109,31 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
     metric = spec.metric
     overlay = len(views) > 1
     names = names or [v.title for v in views]
-    fig = go.Figure()
+    data = []
     shown = []
     for p, view in enumerate(views):
-        hover = hover_texts(view)
         first_in_group = True
         for line in lines_of(view, transpose):
             if not np.isfinite(line.values).any():
                 continue  # no reported cell: nothing to draw (the table still lists it)
-            xs, ys, texts = line_points(line, hover)
+            xs, ys, labels = line_points(line)
             shown.extend(v for v in ys if v is not None)
             color = line_color(line.key)
-            trace = dict(
-                x=xs, y=ys, customdata=texts, mode="lines+markers", connectgaps=False,
-                name=escape(line.label), meta=[line.label, view.panel.key],
-                hovertemplate="%{customdata}<extra></extra>",
-                line=dict(color=color, width=2,
-                          dash=DASHES[p % len(DASHES)] if overlay else line_dash(line.key)),
-                marker=dict(color=color, size=7,
-                            symbol=SYMBOLS[p % len(SYMBOLS)] if overlay else "circle"),
-            )
+            trace = {
+                "type": "scatter", "x": xs, "y": ys, "text": labels, "mode": "lines+markers",
+                "connectgaps": False, "name": theme.text(line.label),
+                "meta": [line.label, view.panel.slug], "hovertemplate": line_hover(view, line),
+                "line": {"color": color, "width": 2,
+                         "dash": DASHES[p % len(DASHES)] if overlay else line_dash(line.key)},
+                "marker": {"color": color, "size": 7,
+                           "symbol": SYMBOLS[p % len(SYMBOLS)] if overlay else "circle"},
+            }
             if overlay:
-                trace.update(legendgroup=view.panel.key,
-                             legendgrouptitle=dict(text=escape(names[p])) if first_in_group
-                             else None)
+                trace["legendgroup"] = view.panel.slug
+                if first_in_group:
+                    trace["legendgrouptitle"] = {"text": theme.text(names[p])}
                 first_in_group = False
-            fig.add_trace(go.Scatter(**trace))
+            data.append(trace)
     line_title = spec.dims[spec.x if transpose else spec.y].title
     if title is not None:
         heading = title
@@ -130,39 +141,38 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
         heading = names[0]
     else:
         heading = (", ".join(names) if len(names) <= 4 else f"{len(names)} panels") + " (overlaid)"
-    fig.update_layout(
-        title=dict(text=escape(heading), x=0.02, xanchor="left", y=0.97, yanchor="top",
-                   font=dict(size=15)),
-        font=dict(family=FONT, size=12, color="#212529"),
-        margin=dict(l=64, r=16, t=56, b=52),
-        height=chart_height(len(fig.data) + (len(views) if overlay else 0)),
-        plot_bgcolor="white",
-        paper_bgcolor="white",
-        hovermode="closest",
-        hoverlabel=dict(bgcolor="white", font=dict(family=FONT, size=13)),
-        legend=dict(title=dict(text=escape(line_title)), tracegroupgap=6, itemsizing="constant",
-                    groupclick="toggleitem"),
-        xaxis=_axis_layout(views, transpose),
-        yaxis=dict(title=dict(text=escape(metric.label))),
-    )
-    fig.update_xaxes(showgrid=True, gridcolor="#eef0f3", linecolor="#ced4da", showline=True)
-    fig.update_yaxes(showgrid=True, gridcolor="#eef0f3", linecolor="#ced4da", showline=True,
-                     zeroline=False)
+    layout = {
+        "template": theme.TEMPLATE,
+        "title": theme.title(heading, y=0.97),
+        "margin": {"l": 64, "r": 16, "t": 56, "b": 52},
+        "height": chart_height(len(data) + (len(views) if overlay else 0)),
+        "hovermode": "closest",
+        "legend": {"title": {"text": theme.text(line_title)}, "tracegroupgap": 6,
+                   "itemsizing": "constant", "groupclick": "toggleitem"},
+        "xaxis": _axis_layout(views, transpose),
+        "yaxis": {"title": {"text": theme.text(metric.label)}, "zeroline": False, **GRID},
+        "shapes": [], "annotations": [],
+    }
     if threshold is not None and shown:
         band = stable_band(metric)
         if min(shown) - band <= threshold <= max(shown) + band:  # never stretch the axis for it
-            fig.add_hline(y=threshold, line=dict(color=THRESHOLD_COLOR, width=1, dash="dot"),
-                          annotation=dict(text=f"threshold {escape(fmt_level(metric, threshold))}",
-                                          font=dict(size=11, color=THRESHOLD_COLOR)),
-                          annotation_position="top left")
+            layout["shapes"].append({
+                "type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y",
+                "y0": threshold, "y1": threshold,
+                "line": {"color": THRESHOLD_COLOR, "width": 1, "dash": "dot"}})
+            layout["annotations"].append({
+                "text": f"threshold {theme.text(fmt.level(metric, threshold))}",
+                "xref": "x domain", "x": 0, "xanchor": "left", "yref": "y", "y": threshold,
+                "yanchor": "bottom", "showarrow": False,
+                "font": {"size": 11, "color": THRESHOLD_COLOR}})
     if spec.illustrative:
-        add_illustrative_label(fig)
-    return fig
+        layout["annotations"].append(theme.illustrative_annotation())
+    return {"data": data, "layout": layout}
 
 
 def chart_config(figure_id: str, key: str) -> dict:
     """Modebar of a trend chart: the shared config, zoom kept, files named ``..__trends``."""
-    return graph_config(figure_id, f"{key}__trends", zoom=True)
+    return theme.graph_config(figure_id, f"{key}__trends", zoom=True)
 
 
 # --------------------------------------------------------------------------- statistics table
@@ -201,7 +211,7 @@ def stats_columns(spec: FigureSpec, transpose: bool, threshold: float, multi: bo
         _text_col("r2", "R²"),
         _text_col("drop", "Largest drop (where)", minWidth=150,
                   headerTooltip="Between neighbouring cells that are both reported"),
-        _text_col("below", f"First < {fmt_level(spec.metric, threshold)}", minWidth=110,
+        _text_col("below", f"First < {fmt.level(spec.metric, threshold)}", minWidth=110,
                   headerTooltip=f"The first {axis.title.lower()} whose value is below the "
                                 f"threshold"),
         {"field": "cls", "headerName": "Class", "minWidth": 90,
@@ -219,27 +229,27 @@ def stats_rows(trends: Trends) -> list[dict]:
     rows = []
 
     def at(value, label):
-        return "—" if value is None else f"{fmt_value(metric, value, d)} at {label}"
+        return fmt.DASH if value is None else f"{fmt.value(metric, value, d)} at {label}"
 
     for s in trends.lines:
         s: LineStats
         rows.append({
             "id": f"{s.panel_key}|{s.line}",
-            "panel": short.get(s.panel_key, s.panel),
+            "panel": short.get(s.panel_key, s.panel_title),
             "line": order[s.panel_key] * 100000 + s.key, "line_text": s.line,
             "color": line_color(s.key),
             "n": s.n_present, "n_text": f"{s.n_present} of {s.n_total}",
-            "mean": s.mean, "mean_text": "—" if s.mean is None else fmt_mean(metric, s.mean, d),
+            "mean": s.mean, "mean_text": fmt.mean(metric, s.mean, d),
             "min": s.min, "min_text": at(s.min, s.min_at),
             "max": s.max, "max_text": at(s.max, s.max_at),
-            "slope": s.slope, "slope_text": fmt_slope(s.slope),
-            "r2": s.r2, "r2_text": fmt_r2(s.r2),
+            "slope": s.slope, "slope_text": fmt.slope(s.slope),
+            "r2": s.r2, "r2_text": fmt.r2(s.r2),
             "drop": s.drop,
-            "drop_text": ("—" if s.drop is None
-                          else f"{s.drop:.{d}f} ({s.drop_from} → {s.drop_to})"),
+            "drop_text": (fmt.DASH if s.drop is None
+                          else f"{fmt.points(s.drop, d)} ({s.drop_from} → {s.drop_to})"),
             "below": s.below_step,
-            "below_text": ("—" if s.n_present == 0 else "never" if s.below_at is None
-                           else f"{s.below_at} ({fmt_value(metric, s.below, d)})"),
+            "below_text": (fmt.DASH if s.n_present == 0 else "never" if s.below_at is None
+                           else f"{s.below_at} ({fmt.value(metric, s.below, d)})"),
             "cls": s.cls or "not classified",
         })
     return rows
@@ -287,7 +297,7 @@ def _means_table(spec: FigureSpec, means, decimals: int):
     head = [html.Th(spec.dims[means.dim].title, className="fw-semibold")]
     head += [html.Th(label) for label in means.labels]
     cells = [html.Td("mean", className="text-muted")]
-    cells += [html.Td(fmt_mean(spec.metric, m, decimals),
+    cells += [html.Td(fmt.mean(spec.metric, m, decimals),
                       className="fw-bold" if m == best else None,
                       title=f"mean of {n} cells") for m, n in zip(means.means, means.counts)]
     return html.Table([html.Thead(html.Tr(head)), html.Tbody(html.Tr(cells))],
@@ -308,10 +318,10 @@ def panel_summaries(trends: Trends) -> list:
             body.append(html.P("No reported cell in this slice.", className="text-muted mb-0"))
         else:
             body.append(html.P([html.Span("Best ", className="fw-semibold"),
-                                fmt_value(metric, p.best.value, d), " at ",
+                                fmt.value(metric, p.best.value, d), " at ",
                                 _cells_text(spec, p.best)], className="mb-1 trends-best"))
             body.append(html.P([html.Span("Worst ", className="fw-semibold"),
-                                fmt_value(metric, p.worst.value, d), " at ",
+                                fmt.value(metric, p.worst.value, d), " at ",
                                 _cells_text(spec, p.worst)], className="mb-2 trends-worst"))
         if p.marginals is not None:
             for means in (p.marginals.by_x, p.marginals.by_y):

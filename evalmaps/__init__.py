@@ -9,13 +9,14 @@ Pure Python + pandas/numpy. No Dash import: usable from a notebook or a script::
 """
 
 from evalmaps.errors import DataError, EvalmapsError, UnknownFigure, UnknownPanel
-from evalmaps.loading import DEFAULT_DATA_DIR, load_catalog
+from evalmaps.loading import load_catalog
 from evalmaps.model import Catalog, Dim, Figure, FigureSpec, Metric, Panel
+from evalmaps.settings import Settings
 
 __all__ = [
     "Catalog",
     "DataError",
-    "DEFAULT_DATA_DIR",
+    "Settings",
     "Dim",
     "EvalmapsError",
     "Figure",

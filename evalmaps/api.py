@@ -9,14 +9,15 @@ import csv
 import io
 import math
 from collections.abc import Mapping
-from dataclasses import replace
+
+import numpy as np
 
 from evalmaps import compare as comparing
 from evalmaps import trends as trending
 from evalmaps.errors import EvalmapsError
 from evalmaps.model import Catalog, Figure
-from evalmaps.slicing import select_panels, slice_panel
-from evalmaps.state import ViewState, as_list
+from evalmaps.slicing import PanelView, views_for
+from evalmaps.state import CompareState, ViewState, as_list, parse_options
 
 
 class BadQuery(EvalmapsError, ValueError):
@@ -28,7 +29,7 @@ def figure_url(figure_id: str, page: str = "/") -> str:
 
 
 def _number(value: float | None) -> float | None:
-    if value is None or not math.isfinite(value):
+    if value is None or value != value or not math.isfinite(value):
         return None
     return float(value)
 
@@ -45,7 +46,7 @@ def figure_summary(figure: Figure) -> dict:
         "url": figure_url(spec.id),
         "dims": [{"name": d.name, "title": d.title, "role": roles[d.name], "labels": list(d.labels)}
                  for d in spec.dims.values()],
-        "panels": [{"key": p.global_key, "title": p.title, "facets": p.facets, "n_cells": p.n_cells}
+        "panels": [{"key": p.key, "title": p.title, "facets": p.facets, "n_cells": p.n_cells}
                    for p in figure.panels.values()],
         "n_cells": figure.n_cells,
         "source": spec.source,
@@ -73,30 +74,38 @@ def parse_filters(figure: Figure, query: Mapping[str, str | list[str]]) -> dict[
     return filters
 
 
+def view_cells(views: list[PanelView], present_only: bool = False) -> list[dict]:
+    """The cells of panel views in display order (panels, rows top to bottom, columns left to
+    right): ``{<dim>: label, ..., "value": number or None}``, plus ``sd`` and ``n`` when the
+    figure has them. ``present_only``: only the cells the source reports."""
+    out = []
+    if not views:
+        return out
+    spec = views[0].spec
+    has_sd = any(v.panel.sd is not None for v in views)
+    has_n = any(v.panel.n is not None for v in views)
+    for view in views:
+        keep = np.isfinite(view.z) if present_only else np.ones(view.z.shape, dtype=bool)
+        rows, cols = np.nonzero(keep)
+        values = view.z[rows, cols].tolist()
+        sds = view.sd[rows, cols].tolist() if view.sd is not None else [None] * len(values)
+        ns = view.n[rows, cols].tolist() if view.n is not None else [None] * len(values)
+        for i, j, value, sd, n in zip(rows.tolist(), cols.tolist(), values, sds, ns):
+            cell = {**view.panel.facets, spec.y: view.y_labels[i], spec.x: view.x_labels[j],
+                    "value": _number(value)}
+            if has_sd:
+                cell["sd"] = _number(sd)
+            if has_n:
+                cell["n"] = _number(n)
+            out.append(cell)
+    return out
+
+
 def grid_cells(figure: Figure, filters: dict[str, set[str]] | None = None) -> list[dict]:
     """Every cell of every panel's grid in display order, ``value`` None where not reported."""
-    spec = figure.spec
     filters = filters or {}
-    out = []
-    has_sd = any(p.sd is not None for p in figure.panels.values())
-    has_n = any(p.n is not None for p in figure.panels.values())
-    ylabels, xlabels = spec.dims[spec.y].labels, spec.dims[spec.x].labels
-    for panel in figure.panels.values():
-        if any(panel.facets[f] not in filters[f] for f in spec.facets if f in filters):
-            continue
-        for i, ylab in enumerate(ylabels):
-            if spec.y in filters and ylab not in filters[spec.y]:
-                continue
-            for j, xlab in enumerate(xlabels):
-                if spec.x in filters and xlab not in filters[spec.x]:
-                    continue
-                cell = {**panel.facets, spec.y: ylab, spec.x: xlab, "value": _number(panel.z[i, j])}
-                if has_sd:
-                    cell["sd"] = _number(panel.sd[i, j]) if panel.sd is not None else None
-                if has_n:
-                    cell["n"] = _number(panel.n[i, j]) if panel.n is not None else None
-                out.append(cell)
-    return out
+    views, _ = views_for(figure, filter_state(figure, filters), filters.get(figure.spec.x))
+    return view_cells(views)
 
 
 def cells_payload(figure: Figure, query: Mapping[str, str | list[str]]) -> dict:
@@ -105,35 +114,29 @@ def cells_payload(figure: Figure, query: Mapping[str, str | list[str]]) -> dict:
             "metric": figure.spec.metric.name, "cells": cells}
 
 
-def trend_views(figure: Figure, filters: dict[str, set[str]]) -> list:
-    """Panel views for ``?<dim>=<label>`` filters: facets pick panels, y rows, x columns."""
+def filter_state(figure: Figure, filters: dict[str, set[str]]) -> ViewState:
+    """The view state of ``?<dim>=<label>`` filters: facets pick panels, y rows (x columns are
+    passed to :func:`views_for` as ``columns``)."""
     spec = figure.spec
-    facets = {f: [lab for lab in spec.dims[f].labels if lab in filters[f]]
+    facets = {f: tuple(lab for lab in spec.dims[f].labels if lab in filters[f])
               for f in spec.facets if f in filters}
-    rows = list(filters[spec.y]) if spec.y in filters else None
-    views = []
-    for panel in select_panels(figure, facets):
-        view = slice_panel(figure, panel, rows)
-        if spec.x in filters:
-            keep = [j for j, label in enumerate(view.x_labels) if label in filters[spec.x]]
-            view = replace(view, x_labels=tuple(view.x_labels[j] for j in keep), z=view.z[:, keep],
-                           sd=None if view.sd is None else view.sd[:, keep],
-                           n=None if view.n is None else view.n[:, keep])
-        views.append(view)
-    return views
+    rows = tuple(filters[spec.y]) if spec.y in filters else None
+    return ViewState(figure.id, facets, rows)
 
 
 def trends_payload(figure: Figure, query: Mapping[str, str | list[str]]) -> dict:
     """Per-line statistics, per-panel best/worst and marginal means, and the observation
     sentences (see evalmaps.trends). Filters as for cells; ``transpose=1``, ``threshold=<n>``."""
-    options = trending.parse_options(query)
+    options = parse_options(query)
     if options.problems:  # the page ignores them with a note; a script gets a 400
         raise BadQuery(f"{options.problems[0].split(';')[0]}. "
                        f"Use transpose=1 or 0 and a number for threshold.")
-    views = trend_views(figure, parse_filters(figure, query))
+    filters = parse_filters(figure, query)
+    views, empty = views_for(figure, filter_state(figure, filters), filters.get(figure.spec.x))
     payload = {"figure": figure.id, "provenance": figure.spec.provenance,
                "metric": {"name": figure.spec.metric.name, "unit": figure.spec.metric.unit}}
-    report = trending.analyse(views, transpose=options.transpose, threshold=options.threshold)
+    report = None if empty else trending.analyse(views, transpose=options.transpose,
+                                                 threshold=options.threshold)
     if report is None:
         return {**payload, "transpose": options.transpose, "threshold": options.threshold,
                 "lines": [], "panels": [], "observations": []}
@@ -193,7 +196,7 @@ def compare_payload(catalog: Catalog, query: Mapping[str, str | list[str]]) -> d
     a_ref, b_ref = (a_refs[0], b_refs[0]) if a_refs else comparing.default_pair(catalog)
     al = comparing.compare(catalog, a_ref, b_ref)
     numbers = comparing.summary(al)
-    view = comparing.CompareState(al.a.ref, al.b.ref).to_query(comparing.default_pair(catalog))
+    view = CompareState(al.a.ref, al.b.ref).to_query(comparing.default_pair(catalog))
     return {
         "a": _side(al.a),
         "b": _side(al.b),

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 from evalmaps.errors import EvalmapsError
 from evalmaps.importers import FORMATS, Mapping, import_bytes
+from evalmaps.settings import Settings
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,17 +44,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def serve(args: argparse.Namespace) -> int:
-    if args.data:
-        os.environ["EVALMAPS_EXTRA_DATA"] = os.pathsep.join(str(Path(d).resolve())
-                                                            for d in args.data)
-    import app as webapp  # the web layer is only imported to serve; it loads the data once
+    import app as webapp  # the web layer is only imported to serve
 
-    app = webapp.app
+    settings = Settings.from_env(extra_data=tuple(Path(d).resolve() for d in args.data) or None,
+                                 debug=args.debug or None)
+    app = webapp.create_app(settings)
     print(f"evalmaps: serving {len(app.server.extensions['evalmaps']['catalog'])} figures "
           f"on http://{args.host}:{args.port}/", flush=True)
     # no version check even in debug mode: nothing leaves the machine
-    app.run(host=args.host, port=args.port, debug=args.debug, dev_tools_ui=args.debug,
-            dev_tools_hot_reload=args.debug, dev_tools_disable_version_check=True)
+    app.run(host=args.host, port=args.port, debug=settings.debug, dev_tools_ui=settings.debug,
+            dev_tools_hot_reload=settings.debug, dev_tools_disable_version_check=True)
     return 0
 
 

@@ -33,20 +33,16 @@ Differences and means are rounded to 9 decimals, which only drops binary floatin
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from urllib.parse import urlencode
 
 import numpy as np
 
+from evalmaps import formats as fmt
 from evalmaps.errors import EvalmapsError, UnknownFigure, UnknownPanel
 from evalmaps.model import Catalog, Dim, Figure, Metric, Panel
-from evalmaps.slicing import COLOR_MODES, FIXED_RANGE
-from evalmaps.state import first
+from evalmaps.slicing import FIXED_RANGE
 
-DEFAULT_A = "dynts-llama-vs-qwen:r1-llama"
-DEFAULT_B = "dynts-llama-vs-qwen:r1-qwen"
-DEFAULT_COLOR = "shared"  # A and B on the min..max of the cells they show
 MAX_MEAN_PANELS = 16
 MAX_REF_LENGTH = 2000
 NOISE_DECIMALS = 9
@@ -76,7 +72,7 @@ def parse_ref(ref: str) -> tuple[str, ...]:
     """
     if not isinstance(ref, str) or not ref.strip():
         raise CompareError("A panel reference is empty. Give a panel key such as "
-                           f"'{DEFAULT_A}', as /api/figures lists them.")
+                           "'<figure>:<panel>', as /api/figures lists them.")
     ref = ref.strip()
     if len(ref) > MAX_REF_LENGTH:
         raise CompareError(f"A panel reference is {len(ref)} characters long, over the limit of "
@@ -96,17 +92,13 @@ def parse_ref(ref: str) -> tuple[str, ...]:
                                "List each panel once.")
         bad = [k for k in keys if not _KEY.fullmatch(k)]
         if bad:
-            raise CompareError(f"'{_clip(bad[0])}' is not a panel key. Keys look like "
+            raise CompareError(f"'{fmt.clip(bad[0])}' is not a panel key. Keys look like "
                                "'<figure>:<panel>', as /api/figures lists them.")
         return keys
     if not _KEY.fullmatch(ref):
-        raise CompareError(f"'{_clip(ref)}' is neither a panel key ('<figure>:<panel>', as "
+        raise CompareError(f"'{fmt.clip(ref)}' is neither a panel key ('<figure>:<panel>', as "
                            "/api/figures lists them) nor a mean(<key>,<key>,...).")
     return (ref,)
-
-
-def _clip(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 # --------------------------------------------------------------------------- panel-likes
@@ -156,16 +148,16 @@ class ComparePanel:
         """A value with this side's decimals ('52.5'); derived means trim trailing zeros."""
         if value is None or not np.isfinite(value):
             return "not reported"
-        return format_number(value, self.decimals, self.min_decimals)
+        return fmt.number(value, self.decimals, self.min_decimals)
 
 
 def from_panel(figure: Figure, panel: Panel) -> ComparePanel:
     spec = figure.spec
     return ComparePanel(
-        ref=panel.global_key, label=f"{spec.title} — {panel.title}", short=panel.title,
+        ref=panel.key, label=f"{spec.title} — {panel.title}", short=panel.title,
         y=spec.dims[spec.y], x=spec.dims[spec.x], z=panel.z, sd=panel.sd, n=panel.n,
         metric=spec.metric, decimals=figure.decimals, provenance=spec.provenance,
-        colorscale=spec.colorscale, zrange=spec.zrange, sources=(panel.global_key,),
+        colorscale=spec.colorscale, zrange=spec.zrange, sources=(panel.key,),
         facets=tuple((spec.dims[f].title, label) for f, label in panel.facets.items()),
         illustrative=spec.illustrative, figure_ids=(figure.id,),
     )
@@ -270,7 +262,7 @@ def derived_mean(panels: Sequence[ComparePanel]) -> ComparePanel:
         short=f"mean of {len(panels)} panels",
         y=Dim(first_panel.y.name, first_panel.y.title, ys),
         x=Dim(first_panel.x.name, first_panel.x.title, xs),
-        z=z, metric=first_panel.metric, decimals=min(decimals + 2, 4), min_decimals=decimals,
+        z=z, metric=first_panel.metric, decimals=fmt.mean_places(decimals)[0], min_decimals=decimals,
         provenance="derived", colorscale=first_panel.colorscale,
         zrange=(min(lows), max(highs)) if len(lows) == len(panels) else None,
         sources=keys, n_panels=count, illustrative=any(p.illustrative for p in panels),
@@ -320,11 +312,7 @@ class Alignment:
         """'+3.8', '-0.3', '0.0'; 'not comparable' where a side is missing."""
         if value is None or not np.isfinite(value):
             return "not comparable"
-        return format_signed(value, self.decimals, self.min_decimals)
-
-    def where(self, i: int, j: int) -> str:
-        """'Local Window Size 2000 · Ratio 0.4'."""
-        return f"{self.y.title} {self.y.labels[i]} · {self.x.title} {self.x.labels[j]}"
+        return fmt.signed(value, self.decimals, self.min_decimals)
 
     def cell(self, i: int, j: int) -> dict:
         """One cell as a dict keyed by A's dimension names, with a, b and delta (None = missing)."""
@@ -482,7 +470,7 @@ def sentences(al: Alignment, numbers: dict | None = None) -> list[str]:
     unit = points(al.a.metric)
     cells = "cell" if n == 1 else "cells"
     ties = f" ({s['equal']} equal)" if s["equal"] else ""
-    size = format_mean(abs(mean), al.min_decimals)
+    size = fmt.mean_number(abs(mean), al.min_decimals)
     if mean > 0:
         first_sentence = (f"{name_b} is higher than {name_a} in {k} of {n} {cells}{ties}, "
                           f"by {size} {unit} on average.")
@@ -512,101 +500,27 @@ def sentences(al: Alignment, numbers: dict | None = None) -> list[str]:
     return out
 
 
-# --------------------------------------------------------------------------- formatting
-
-def format_number(value: float, decimals: int, min_decimals: int | None = None) -> str:
-    """``decimals`` decimals; with ``min_decimals``, trailing zeros are trimmed down to it."""
-    text = f"{value:.{decimals}f}"
-    if min_decimals is not None and min_decimals < decimals and "." in text:
-        whole, frac = text.split(".")
-        frac = frac.rstrip("0").ljust(min_decimals, "0")
-        text = f"{whole}.{frac}" if frac else whole
-    return "0" + text[2:] if text.startswith("-0") and float(text) == 0 else text
-
-
-def format_signed(value: float, decimals: int, min_decimals: int | None = None) -> str:
-    text = format_number(value, decimals, min_decimals)
-    return text if text.startswith("-") or float(text) == 0 else "+" + text
-
-
-def format_mean(value: float, decimals: int) -> str:
-    """A mean of values with ``decimals`` decimals: up to two more, trailing zeros trimmed."""
-    return format_number(value, decimals + 2, decimals)
-
-
-# --------------------------------------------------------------------------- view state
-
-@dataclass(frozen=True)
-class CompareState:
-    """The compare view's state, as its URL holds it: ``?a=<ref>&b=<ref>&color=...&labels=off``.
-
-    Defaults are left out of the query. ``figure=<id>`` (what the nav links carry) picks that
-    figure's first two panels when ``a``/``b`` are not given.
-    """
-
-    a: str
-    b: str
-    color: str = DEFAULT_COLOR
-    labels: bool = True
-    problems: tuple[str, ...] = ()
-
-    def to_query(self, default: tuple[str, str] = (DEFAULT_A, DEFAULT_B)) -> str:
-        pairs = []
-        if self.a != default[0]:
-            pairs.append(("a", self.a))
-        if self.b != default[1]:
-            pairs.append(("b", self.b))
-        if self.color != DEFAULT_COLOR:
-            pairs.append(("color", self.color))
-        if not self.labels:
-            pairs.append(("labels", "off"))
-        return "?" + urlencode(pairs, safe=":(),") if pairs else ""
-
+# --------------------------------------------------------------------------- defaults
 
 def default_pair(catalog: Catalog, figure_id: str | None = None) -> tuple[str, str]:
-    """The pair a view opens with: R1-Llama vs R1-Qwen; for a figure, its first two panels."""
+    """The pair a view opens with: the catalog's own (``"compare"`` in catalog.json: R1-Llama
+    vs R1-Qwen), else the first figure's first two panels; for a figure, its first two panels."""
     if figure_id is None:
         try:
-            catalog.panel(DEFAULT_A), catalog.panel(DEFAULT_B)
-            return DEFAULT_A, DEFAULT_B
+            a, b = catalog.compare_pair or ("", "")
+            catalog.panel(a), catalog.panel(b)
+            return a, b
         except (UnknownFigure, UnknownPanel):
             figure_id = next((f.id for f in catalog if len(f.panels) >= 2), catalog.ids[0])
     panels = list(catalog.figure(figure_id).panels.values())
     if len(panels) >= 2:
-        return panels[0].global_key, panels[1].global_key
+        return panels[0].key, panels[1].key
     only = from_panel(catalog.figure(figure_id), panels[0])
     for fig in catalog:
         for panel in fig.panels.values():
             if fig.id != figure_id and compatible(only, from_panel(fig, panel)):
-                return only.ref, panel.global_key
+                return only.ref, panel.key
     return only.ref, only.ref
-
-
-def parse_compare_state(query: Mapping[str, str | list[str]], catalog: Catalog) -> CompareState:
-    """Read the compare state from a query; what names nothing falls back (listed in problems)."""
-    problems: list[str] = []
-    figure_id = first(query.get("figure"))
-    if figure_id and figure_id not in catalog:
-        problems.append(f"There is no figure '{_clip(figure_id)}'; comparing the default pair.")
-        figure_id = None
-    default = default_pair(catalog, figure_id or None)
-    refs = []
-    for side, key, fallback in (("A", "a", default[0]), ("B", "b", default[1])):
-        ref = first(query.get(key))
-        if ref:
-            try:
-                resolve(catalog, ref, side)
-            except CompareError as exc:
-                problems.append(f"{exc} Showing {fallback} as {side} instead.")
-                ref = None
-        refs.append(ref or fallback)
-    color = first(query.get("color")) or DEFAULT_COLOR
-    if color not in COLOR_MODES:
-        problems.append(f"Colour mode '{_clip(color)}' is unknown; "
-                        "using a range shared by A and B.")
-        color = DEFAULT_COLOR
-    labels = (first(query.get("labels")) or "on") != "off"
-    return CompareState(refs[0], refs[1], color, labels, tuple(problems))
 
 
 def color_range(al: Alignment, mode: str) -> tuple[float, float]:

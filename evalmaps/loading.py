@@ -8,26 +8,29 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from evalmaps.errors import DataError
+from evalmaps.formats import MAX_DECIMALS
 from evalmaps.model import PROVENANCES, Catalog, Dim, Figure, FigureSpec, Metric
+from evalmaps.settings import default_data_dir
+from evalmaps.state import RESERVED_NAMES
 
-DEFAULT_DATA_DIR = Path(os.environ.get("EVALMAPS_DATA", Path(__file__).resolve().parent.parent / "data"))
-# query parameters of the pages and the API: a dimension cannot share a name with one
-RESERVED_DIM_NAMES = {"figure", "value", "sd", "n", "rows", "xmin", "xmax", "color", "labels",
-                      "format", "a", "b", "view", "panels", "transpose", "overlay", "threshold"}
+# a dimension cannot share a name with a query key or a cell column
+RESERVED_DIM_NAMES = RESERVED_NAMES
+# the keys of a figure's catalog entry (data/README.md documents each) and of the catalog itself
+CATALOG_FIELDS = ("id", "file", "title", "metric", "x", "y", "facets", "dims", "colorscale",
+                  "zrange", "decimals", "provenance", "source", "notes")
+CATALOG_KEYS = ("figures", "compare")
 OPTIONAL_COLUMNS = ("sd", "n")
-MAX_DECIMALS = 4
 
 
 def load_catalog(data_dir: str | Path | None = None) -> Catalog:
     """Read ``catalog.json`` in ``data_dir`` and every figure file it names; validate all."""
-    data_dir = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
+    data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     catalog_path = data_dir / "catalog.json"
     try:
         raw = json.loads(catalog_path.read_text(encoding="utf-8"))
@@ -50,7 +53,18 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
         seen.add(spec.id)
         path = data_dir / spec.file
         figures.append(load_figure(spec, path))
-    return Catalog(figures)
+    return Catalog(figures, _compare_pair(raw.get("compare"), str(catalog_path)))
+
+
+def _compare_pair(entry: Any, where: str) -> tuple[str, str] | None:
+    """The catalog's ``"compare": {"a": "<figure>:<panel>", "b": ...}``: what Compare opens with."""
+    if entry is None:
+        return None
+    if not (isinstance(entry, dict) and isinstance(entry.get("a"), str)
+            and isinstance(entry.get("b"), str)):
+        raise DataError('"compare" must be {"a": "<figure>:<panel>", "b": "<figure>:<panel>"}.',
+                        file=where)
+    return entry["a"], entry["b"]
 
 
 def _need(entry: dict, key: str, kind: type | tuple, where: str) -> Any:

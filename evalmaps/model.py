@@ -54,15 +54,6 @@ class Metric:
     unit: str = ""
     range: tuple[float, float] | None = None
 
-    def format(self, value: float | None, decimals: int) -> str:
-        """'87.3%' / '56.3'; missing cells read 'not reported'."""
-        if value is None or not np.isfinite(value):
-            return "not reported"
-        text = f"{value:.{decimals}f}"
-        if not self.unit:
-            return text
-        return f"{text}{self.unit}" if self.unit == "%" else f"{text} {self.unit}"
-
     @property
     def label(self) -> str:
         """Axis or colour-bar title: 'Accuracy (%)', 'Pass@1'."""
@@ -106,15 +97,16 @@ class Panel:
     """One heatmap: a full y-by-x grid for one combination of facet labels. NaN = not reported."""
 
     figure_id: str
-    key: str  # unique within the figure; the global key is "<figure_id>:<key>"
+    slug: str  # unique within the figure: figure.panels is keyed by it
     facets: dict[str, str]
     z: np.ndarray
     sd: np.ndarray | None = None
     n: np.ndarray | None = None
 
     @property
-    def global_key(self) -> str:
-        return f"{self.figure_id}:{self.key}"
+    def key(self) -> str:
+        """The panel's key in the whole catalog: '<figure_id>:<slug>' (URLs and the API)."""
+        return f"{self.figure_id}:{self.slug}"
 
     @property
     def title(self) -> str:
@@ -152,11 +144,11 @@ class Figure:
         value = self._lookup.get(key)
         return None if value is None else float(value)
 
-    def panel(self, key: str) -> Panel:
+    def panel(self, slug: str) -> Panel:
         try:
-            return self.panels[key]
+            return self.panels[slug]
         except KeyError:
-            raise UnknownPanel(f"{self.id}:{key}",
+            raise UnknownPanel(f"{self.id}:{slug}",
                                f"Figure '{self.id}' has panels: {', '.join(self.panels)}.") from None
 
     def _build_panels(self) -> dict[str, Panel]:
@@ -190,18 +182,19 @@ class Figure:
                 n = np.full(shape, np.nan)
                 n[rows, cols] = group["n"].to_numpy(dtype=float)
             facets = dict(zip(spec.facets, labels))
-            key = slugify(".".join(labels)) if labels else "all"
-            while key in panels:  # labels that slugify alike still get distinct keys
-                key += "_"
-            panels[key] = Panel(spec.id, key, facets, z, sd, n)
+            slug = slugify(".".join(labels)) if labels else "all"
+            while slug in panels:  # labels that slugify alike still get distinct slugs
+                slug += "_"
+            panels[slug] = Panel(spec.id, slug, facets, z, sd, n)
         return panels
 
 
 class Catalog:
     """Figures by id, in catalog order, plus panel look-up by global key '<figure>:<panel>'."""
 
-    def __init__(self, figures: list[Figure]) -> None:
+    def __init__(self, figures: list[Figure], compare_pair: tuple[str, str] | None = None) -> None:
         self.figures: dict[str, Figure] = {f.id: f for f in figures}
+        self.compare_pair = compare_pair  # the panel keys Compare opens with (catalog "compare")
 
     def __iter__(self):
         return iter(self.figures.values())
@@ -222,13 +215,13 @@ class Catalog:
         except KeyError:
             raise UnknownFigure(figure_id, self.ids) from None
 
-    def panel(self, global_key: str) -> Panel:
-        figure_id, sep, key = global_key.partition(":")
+    def panel(self, key: str) -> Panel:
+        figure_id, sep, slug = key.partition(":")
         if not sep:
-            raise UnknownPanel(global_key, "Panel keys look like '<figure>:<panel>', "
+            raise UnknownPanel(key, "Panel keys look like '<figure>:<panel>', "
                                            "as /api/figures lists them.")
-        return self.figure(figure_id).panel(key)
+        return self.figure(figure_id).panel(slug)
 
     def with_figures(self, extra: list[Figure]) -> "Catalog":
         """A new catalog with ``extra`` figures added after these (e.g. a session's uploads)."""
-        return Catalog([*self.figures.values(), *extra])
+        return Catalog([*self.figures.values(), *extra], self.compare_pair)

@@ -6,12 +6,17 @@ index arrays out of them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import product
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from evalmaps.model import Figure, FigureSpec, Panel
+
+if TYPE_CHECKING:  # state imports this module
+    from evalmaps.state import ViewState
 
 COLOR_MODES = ("figure", "fixed", "shared")
 FIXED_RANGE = (0.0, 100.0)
@@ -38,14 +43,6 @@ class PanelView:
     def n_cells(self) -> int:
         return int(np.isfinite(self.z).sum())
 
-    @property
-    def x_numbers(self) -> np.ndarray | None:
-        dim = self.spec.dims[self.spec.x]
-        if not dim.numeric:
-            return None
-        index = dim.index()
-        return np.array([dim.numbers[index[label]] for label in self.x_labels])
-
 
 def select_panels(figure: Figure, facets: dict[str, list[str]] | None = None) -> list[Panel]:
     """Panels whose facet labels are all selected (a facet not in ``facets`` keeps all labels)."""
@@ -56,27 +53,35 @@ def select_panels(figure: Figure, facets: dict[str, list[str]] | None = None) ->
     return [p for p in figure.panels.values() if tuple(p.facets.values()) in wanted]
 
 
-def x_indices(spec: FigureSpec, x_range: tuple[float, float] | None) -> np.ndarray:
+def _kept(labels: tuple[str, ...], keep) -> np.ndarray:
+    keep = set(keep)
+    return np.array([i for i, label in enumerate(labels) if label in keep], dtype=int)
+
+
+def x_indices(spec: FigureSpec, x_range: tuple[float, float] | None,
+              columns: Iterable[str] | None = None) -> np.ndarray:
+    """The columns shown: within ``x_range`` (a numeric axis), and among ``columns`` if given."""
     dim = spec.dims[spec.x]
-    if x_range is None or not dim.numeric:
-        return np.arange(len(dim.labels))
-    lo, hi = min(x_range), max(x_range)
-    numbers = np.asarray(dim.numbers)
-    return np.nonzero((numbers >= lo) & (numbers <= hi))[0]
+    index = np.arange(len(dim.labels))
+    if x_range is not None and dim.numeric:
+        lo, hi = min(x_range), max(x_range)
+        numbers = np.asarray(dim.numbers)
+        index = np.nonzero((numbers >= lo) & (numbers <= hi))[0]
+    if columns is not None:
+        index = np.intersect1d(index, _kept(dim.labels, columns))
+    return index
 
 
-def y_indices(spec: FigureSpec, rows: list[str] | None) -> np.ndarray:
+def y_indices(spec: FigureSpec, rows: Iterable[str] | None) -> np.ndarray:
     dim = spec.dims[spec.y]
-    if rows is None:
-        return np.arange(len(dim.labels))
-    keep = set(rows)
-    return np.array([i for i, label in enumerate(dim.labels) if label in keep], dtype=int)
+    return np.arange(len(dim.labels)) if rows is None else _kept(dim.labels, rows)
 
 
-def slice_panel(figure: Figure, panel: Panel, rows: list[str] | None = None,
-                x_range: tuple[float, float] | None = None) -> PanelView:
+def slice_panel(figure: Figure, panel: Panel, rows: Iterable[str] | None = None,
+                x_range: tuple[float, float] | None = None,
+                columns: Iterable[str] | None = None) -> PanelView:
     spec = figure.spec
-    yi, xi = y_indices(spec, rows), x_indices(spec, x_range)
+    yi, xi = y_indices(spec, rows), x_indices(spec, x_range, columns)
     grid = np.ix_(yi, xi)
     return PanelView(
         spec=spec, panel=panel,
@@ -87,6 +92,27 @@ def slice_panel(figure: Figure, panel: Panel, rows: list[str] | None = None,
         n=None if panel.n is None else panel.n[grid],
         decimals=figure.decimals,
     )
+
+
+NO_PANEL = "No panel matches the selection: pick at least one label per facet."
+NO_ROWS = "No rows selected: pick rows in the Rows menu."
+NO_COLUMNS = "The x range holds no column: widen it."
+
+
+def views_for(figure: Figure, state: "ViewState",
+              columns: Iterable[str] | None = None) -> tuple[list[PanelView], str | None]:
+    """The panel views a view state shows, and why there are none when a slice is empty (a
+    sentence to show the user; None when the views have cells to draw)."""
+    panels = select_panels(figure, state.facet_selection(figure))
+    rows = None if state.rows is None else list(state.rows)
+    views = [slice_panel(figure, p, rows, state.x_range, columns) for p in panels]
+    if not views:
+        return views, NO_PANEL
+    if not views[0].y_labels:
+        return views, NO_ROWS
+    if not views[0].x_labels:
+        return views, NO_COLUMNS
+    return views, None
 
 
 def color_range(spec: FigureSpec, views: list[PanelView], mode: str) -> tuple[float, float] | None:

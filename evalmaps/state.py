@@ -1,19 +1,55 @@
-"""View state <-> query string. Every control's state lives in the URL, so a copied URL reopens
-the same view. Defaults are left out of the query, so URLs stay short.
+"""View state <-> query string: the one home of every page's URL state.
 
-Query keys: ``figure``; one key per facet dimension (repeated for several labels); ``rows``
-(repeated; an empty ``rows=`` means none); ``xmin``/``xmax``; ``color`` (figure|fixed|shared);
-``labels`` (on|off). Pages may add their own keys (``extra``).
+Every control's state lives in the URL, so a copied URL reopens the same view and back and
+forward step through views. Defaults are left out of the query, so URLs stay short. What a query
+names that does not exist is dropped with a note (``problems``), never an error: an old or
+hand-edited URL still opens a view.
+
+- :class:`ViewState`: the slice of a figure (Browse, Trends, Data): figure, facets, rows, x range,
+  colour range, values in cells;
+- :class:`TrendsOptions`: Trends' own keys (transpose, overlay, threshold);
+- :class:`CompareState`: the compare view (A, B, colour range, values in cells).
+
+:data:`QUERY_KEYS` lists every key any page or API route reads; dimension names may not take
+them (:data:`RESERVED_NAMES`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlencode
 
+from evalmaps import formats as fmt
+from evalmaps.compare import CompareError, default_pair, resolve
 from evalmaps.model import Catalog, Figure
 from evalmaps.slicing import COLOR_MODES
+from evalmaps.trends import DEFAULT_THRESHOLD
+
+# Every query key a page or API route reads: key -> (where, meaning). The README documents each
+# (tests/unit/test_docs.py checks it); a dimension may not be named like one.
+QUERY_KEYS: dict[str, tuple[str, str]] = {
+    "figure": ("/, /trends, /data, /compare", "the figure shown"),
+    "rows": ("/, /trends, /data", "the rows (y labels) shown; repeated; empty means none"),
+    "xmin": ("/, /trends, /data", "the low end of the x range (numeric x axes)"),
+    "xmax": ("/, /trends, /data", "the high end of the x range"),
+    "color": ("/, /compare", "colour range: figure, fixed (0-100) or shared"),
+    "labels": ("/, /compare", "values printed in cells: on (default) or off"),
+    "transpose": ("/trends, trends API", "1: one line per column, against y"),
+    "overlay": ("/trends", "1: all panels in one chart"),
+    "threshold": ("/trends, trends API", "the level of 'first below' (default 80)"),
+    "a": ("/compare, compare API", "panel A: a panel key or mean(<key>,...)"),
+    "b": ("/compare, compare API", "panel B"),
+    "format": ("cells API", "json (default) or csv"),
+}
+CELL_COLUMNS = ("value", "sd", "n")  # columns of a tidy file that are not dimensions
+RESERVED_NAMES = frozenset(QUERY_KEYS) | frozenset(CELL_COLUMNS)
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("0", "false", "no", "off", "")
+DEFAULT_COMPARE_COLOR = "shared"  # A and B on the min..max of the cells they show
+
+Query = Mapping[str, "str | list[str]"]
 
 # A figure with more panels than this opens on its first panel (first label of every facet):
 # a published table can have fifty; nobody reads fifty heatmaps at once.
@@ -35,6 +71,34 @@ def first(value: str | list[str] | None) -> str | None:
     return values[0] if values else None
 
 
+def finite_number(text: str | float | int | None) -> float | None:
+    """A finite number, or None (empty, not a number, infinite, a bool)."""
+    if text is None or isinstance(text, bool) or text == "":
+        return None
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _show_values(query: Query) -> bool:
+    return (first(query.get("labels")) or "on") != "off"
+
+
+def _color(query: Query, default: str, fallback: str, problems: list[str]) -> str:
+    color = first(query.get("color")) or default
+    if color not in COLOR_MODES:
+        problems.append(f"Colour mode '{fmt.clip(color)}' is unknown; using {fallback}.")
+        color = default
+    return color
+
+
+def _pairs(show_values: bool, color: str, default_color: str) -> list[tuple[str, str]]:
+    pairs = [] if color == default_color else [("color", color)]
+    return pairs + ([] if show_values else [("labels", "off")])
+
+
 @dataclass(frozen=True)
 class ViewState:
     figure: str
@@ -42,7 +106,7 @@ class ViewState:
     rows: tuple[str, ...] | None = None  # None = all rows
     x_range: tuple[float, float] | None = None  # None = the whole x axis
     color: str = "figure"
-    labels: bool = True
+    show_values: bool = True
     problems: tuple[str, ...] = ()  # what was dropped from the query, to tell the user
 
     def facet_selection(self, figure: Figure) -> dict[str, list[str]]:
@@ -57,20 +121,10 @@ class ViewState:
             pairs += [("rows", r) for r in self.rows] if self.rows else [("rows", "")]
         if self.x_range is not None:
             pairs += [("xmin", f"{self.x_range[0]:g}"), ("xmax", f"{self.x_range[1]:g}")]
-        if self.color != "figure":
-            pairs.append(("color", self.color))
-        if not self.labels:
-            pairs.append(("labels", "off"))
+        pairs += _pairs(self.show_values, self.color, "figure")
         for key, value in (extra or {}).items():
             pairs += [(key, v) for v in as_list(value) or []]
         return "?" + urlencode(pairs)
-
-
-def _number(text: str | None) -> float | None:
-    try:
-        return float(text) if text not in (None, "") else None
-    except ValueError:
-        return None
 
 
 def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
@@ -122,7 +176,7 @@ def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
     bounds = {}
     for key in ("xmin", "xmax"):
         text = first(query.get(key))
-        bounds[key] = _number(text)
+        bounds[key] = finite_number(text)
         if text not in (None, "") and bounds[key] is None:
             problems.append(f"{key}={text} is not a number; ignored.")
     lo, hi = bounds["xmin"], bounds["xmax"]
@@ -138,12 +192,8 @@ def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
         elif (lo, hi) != full:
             x_range = (lo, hi)
 
-    color = first(query.get("color")) or "figure"
-    if color not in COLOR_MODES:
-        problems.append(f"Colour mode '{color}' is unknown; using the figure's own range.")
-        color = "figure"
-    labels = (first(query.get("labels")) or "on") != "off"
-    return ViewState(fid, facets, rows, x_range, color, labels, tuple(problems))
+    color = _color(query, "figure", "the figure's own range", problems)
+    return ViewState(fid, facets, rows, x_range, color, _show_values(query), tuple(problems))
 
 
 def _first_panel(figure: Figure) -> dict[str, tuple[str, ...]]:
@@ -154,7 +204,7 @@ def _first_panel(figure: Figure) -> dict[str, tuple[str, ...]]:
 
 def state_from_controls(figure: Figure, facet_values: dict[str, list[str] | None],
                         rows: list[str] | None, x_range: list[float] | None, color: str | None,
-                        labels: bool | None) -> ViewState:
+                        show_values: bool | None) -> ViewState:
     """Normalise control values into a state (full selections collapse to the default)."""
     spec = figure.spec
     facets = {}
@@ -164,7 +214,7 @@ def state_from_controls(figure: Figure, facet_values: dict[str, list[str] | None
         if chosen is not None and (big or set(chosen) != set(spec.dims[dim].labels)):
             facets[dim] = tuple(label for label in spec.dims[dim].labels if label in set(chosen))
     state = ViewState(figure.id, facets, color=color or "figure",
-                      labels=True if labels is None else bool(labels))
+                      show_values=True if show_values is None else bool(show_values))
     if rows is not None:
         ylabels = spec.dims[spec.y].labels
         kept = tuple(label for label in ylabels if label in set(rows))
@@ -176,3 +226,95 @@ def state_from_controls(figure: Figure, facet_values: dict[str, list[str] | None
         if (lo, hi) != full:
             state = replace(state, x_range=(lo, hi))
     return state
+
+
+# --------------------------------------------------------------------------- Trends' own keys
+
+@dataclass(frozen=True)
+class TrendsOptions:
+    """Trends' own state: transposed lines, overlaid panels, the threshold."""
+
+    transpose: bool = False
+    overlay: bool = False
+    threshold: float = DEFAULT_THRESHOLD
+    problems: tuple[str, ...] = ()
+
+    def extra(self) -> dict[str, str]:
+        """Query keys for :meth:`ViewState.to_query` (defaults left out)."""
+        out = {}
+        if self.transpose:
+            out["transpose"] = "1"
+        if self.overlay:
+            out["overlay"] = "1"
+        if self.threshold != DEFAULT_THRESHOLD:
+            out["threshold"] = f"{self.threshold:g}"
+        return out
+
+
+def parse_options(query: Query) -> TrendsOptions:
+    """``transpose``, ``overlay`` and ``threshold`` from a query; bad values become problems."""
+    problems = []
+    flags = {}
+    for key in ("transpose", "overlay"):
+        text = first(query.get(key))
+        word = (text or "").strip().lower()
+        flags[key] = word in TRUE_WORDS
+        if word not in TRUE_WORDS and word not in FALSE_WORDS:
+            problems.append(f"{key}={fmt.clip(text)} is not on/off; ignored.")
+    threshold = DEFAULT_THRESHOLD
+    text = first(query.get("threshold"))
+    if text not in (None, ""):
+        value = finite_number(text)
+        if value is None:
+            problems.append(f"threshold={fmt.clip(text)} is not a number; "
+                            f"using {DEFAULT_THRESHOLD:g}.")
+        else:
+            threshold = value
+    return TrendsOptions(flags["transpose"], flags["overlay"], threshold, tuple(problems))
+
+
+# --------------------------------------------------------------------------- Compare
+
+@dataclass(frozen=True)
+class CompareState:
+    """The compare view's state, as its URL holds it: ``?a=<ref>&b=<ref>&color=...&labels=off``.
+
+    Defaults are left out of the query (``default``: the catalog's default pair).
+    ``figure=<id>`` (what the nav links carry) picks that figure's first two panels when
+    ``a``/``b`` are not given.
+    """
+
+    a: str
+    b: str
+    color: str = DEFAULT_COMPARE_COLOR
+    show_values: bool = True
+    problems: tuple[str, ...] = ()
+
+    def to_query(self, default: tuple[str, str] | None = None) -> str:
+        pairs = [(key, ref) for key, ref, dflt in (("a", self.a, default and default[0]),
+                                                   ("b", self.b, default and default[1]))
+                 if ref != dflt]
+        pairs += _pairs(self.show_values, self.color, DEFAULT_COMPARE_COLOR)
+        return "?" + urlencode(pairs, safe=":(),") if pairs else ""
+
+
+def parse_compare_state(query: Query, catalog: Catalog) -> CompareState:
+    """Read the compare state from a query; what names nothing falls back (listed in problems)."""
+    problems: list[str] = []
+    figure_id = first(query.get("figure"))
+    if figure_id and figure_id not in catalog:
+        problems.append(f"There is no figure '{fmt.clip(figure_id)}'; comparing the default pair.")
+        figure_id = None
+    default = default_pair(catalog, figure_id or None)
+    refs = []
+    for side, key, fallback in (("A", "a", default[0]), ("B", "b", default[1])):
+        ref = first(query.get(key))
+        if ref:
+            try:
+                resolve(catalog, ref, side)
+            except CompareError as exc:
+                problems.append(f"{exc} Showing {fallback} as {side} instead.")
+                ref = None
+        refs.append(ref or fallback)
+    color = _color(query, DEFAULT_COMPARE_COLOR, "a range shared by A and B", problems)
+    return CompareState(refs[0], refs[1], color, _show_values(query), tuple(problems))

@@ -18,11 +18,12 @@ Pure numpy: no Dash or Plotly here, so notebooks, the API and the page all use t
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from evalmaps import formats as fmt
 from evalmaps.model import Dim, FigureSpec, Metric
 from evalmaps.slicing import PanelView
 
@@ -57,7 +58,7 @@ def high_level(metric: Metric) -> float | None:
 
 def class_rule(metric: Metric) -> str:
     """The classification rule as the UI states it."""
-    band = _plain(stable_band(metric))
+    band = fmt.plain(stable_band(metric))
     return (f"Class: stable if max − min ≤ {band} points; otherwise declining if the slope is "
             f"negative and the last value is below the first; rising if the slope is positive and "
             f"the last value is above the first; otherwise mixed. A line with fewer than "
@@ -83,73 +84,6 @@ def rule_notes(spec: FigureSpec, transpose: bool = False) -> list[str]:
         class_rule(spec.metric),
         "Missing cells are never interpolated: lines break where the source reports nothing.",
     ]
-
-
-# --------------------------------------------------------------------------- options (URL keys)
-
-@dataclass(frozen=True)
-class TrendsOptions:
-    """The page's own state: transposed lines, overlaid panels, the threshold."""
-
-    transpose: bool = False
-    overlay: bool = False
-    threshold: float = DEFAULT_THRESHOLD
-    problems: tuple[str, ...] = ()
-
-    def extra(self) -> dict[str, str]:
-        """Query keys for :meth:`ViewState.to_query` (defaults left out)."""
-        out = {}
-        if self.transpose:
-            out["transpose"] = "1"
-        if self.overlay:
-            out["overlay"] = "1"
-        if self.threshold != DEFAULT_THRESHOLD:
-            out["threshold"] = f"{self.threshold:g}"
-        return out
-
-
-TRUE_WORDS = ("1", "true", "yes", "on")
-FALSE_WORDS = ("0", "false", "no", "off", "")
-
-
-def _first(value: str | Sequence[str] | None) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return value
-    return value[0] if len(value) else None
-
-
-def parse_threshold(text: str | float | int | None) -> float | None:
-    """A finite number, or None (empty, not a number, infinite)."""
-    if text is None or isinstance(text, bool):
-        return None
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        return None
-    return value if math.isfinite(value) else None
-
-
-def parse_options(query: Mapping[str, str | Sequence[str]]) -> TrendsOptions:
-    """``transpose``, ``overlay`` and ``threshold`` from a query; bad values become problems."""
-    problems = []
-    flags = {}
-    for key in ("transpose", "overlay"):
-        text = _first(query.get(key))
-        word = (text or "").strip().lower()
-        flags[key] = word in TRUE_WORDS
-        if word not in TRUE_WORDS and word not in FALSE_WORDS:
-            problems.append(f"{key}={text} is not on/off; ignored.")
-    threshold = DEFAULT_THRESHOLD
-    text = _first(query.get("threshold"))
-    if text not in (None, ""):
-        value = parse_threshold(text)
-        if value is None:
-            problems.append(f"threshold={text} is not a number; using {DEFAULT_THRESHOLD:g}.")
-        else:
-            threshold = value
-    return TrendsOptions(flags["transpose"], flags["overlay"], threshold, tuple(problems))
 
 
 # --------------------------------------------------------------------------- lines
@@ -216,7 +150,7 @@ class LineStats:
 
     line: str
     key: int = 0
-    panel: str = ""
+    panel_title: str = ""
     panel_key: str = ""
     n_present: int = 0
     n_total: int = 0
@@ -256,7 +190,7 @@ class LineStats:
 
     def to_dict(self) -> dict:
         return {
-            "panel": self.panel_key, "panel_title": self.panel, "line": self.line,
+            "panel": self.panel_key, "panel_title": self.panel_title, "line": self.line,
             "n_present": self.n_present, "n_total": self.n_total,
             "mean": self.mean, "min": self.min, "min_at": self.min_at,
             "max": self.max, "max_at": self.max_at,
@@ -268,10 +202,6 @@ class LineStats:
             "threshold": self.threshold, "below_at": self.below_at, "below": self.below,
             "class": self.cls,
         }
-
-
-def _f(value) -> float:
-    return float(value)
 
 
 def _difference(a: float, b: float, decimals: int | None) -> float:
@@ -321,7 +251,7 @@ def line_stats(values: Sequence[float] | np.ndarray, labels: Sequence[str],
                positions: Sequence[float] | np.ndarray | None = None, *,
                steps: Sequence[int] | np.ndarray | None = None, numeric: bool = True,
                threshold: float = DEFAULT_THRESHOLD, band: float = UNRANGED_BAND,
-               decimals: int | None = None, line: str = "", key: int = 0, panel: str = "",
+               decimals: int | None = None, line: str = "", key: int = 0, panel_title: str = "",
                panel_key: str = "") -> LineStats:
     """Statistics of one line: ``values`` (NaN = missing) at ``labels``, in axis order.
 
@@ -336,7 +266,7 @@ def line_stats(values: Sequence[float] | np.ndarray, labels: Sequence[str],
     x = np.arange(n, dtype=float) if positions is None else np.asarray(positions, dtype=float)
     rank = np.arange(n) if steps is None else np.asarray(steps, dtype=int)
     present = np.isfinite(y)
-    base = dict(line=line, key=key, panel=panel, panel_key=panel_key, n_total=n,
+    base = dict(line=line, key=key, panel_title=panel_title, panel_key=panel_key, n_total=n,
                 threshold=float(threshold), slope_basis="numeric" if numeric else "index")
     idx = np.nonzero(present)[0]
     if idx.size == 0:
@@ -352,15 +282,15 @@ def line_stats(values: Sequence[float] | np.ndarray, labels: Sequence[str],
         fall = _difference(y[a], y[b], decimals)
         if fall > 0 and (drop is None or fall > drop):
             drop, drop_from, drop_to = fall, labels[a], labels[b]
-            drop_from_value, drop_to_value = _f(y[a]), _f(y[b])
+            drop_from_value, drop_to_value = float(y[a]), float(y[b])
 
     below_at = below = below_step = None
     under = idx[yp < threshold]
     if under.size:
-        below_at, below, below_step = labels[under[0]], _f(y[under[0]]), int(rank[under[0]])
+        below_at, below, below_step = labels[under[0]], float(y[under[0]]), int(rank[under[0]])
 
-    first, last = _f(y[idx[0]]), _f(y[idx[-1]])
-    lo, hi = _f(y[i_min]), _f(y[i_max])
+    first, last = float(y[idx[0]]), float(y[idx[-1]])
+    lo, hi = float(y[i_min]), float(y[i_max])
     spread = _difference(hi, lo, decimals)
     return LineStats(
         **base, n_present=int(idx.size), mean=float(np.mean(yp)),
@@ -380,7 +310,7 @@ def stats_of(line: Line, threshold: float = DEFAULT_THRESHOLD,
                       numeric=line.numeric, threshold=threshold,
                       band=stable_band(view.spec.metric) if band is None else band,
                       decimals=view.decimals, line=line.label, key=line.key,
-                      panel=view.title, panel_key=view.panel.global_key)
+                      panel_title=view.title, panel_key=view.panel.key)
 
 
 def panel_stats(view: PanelView, transpose: bool = False,
@@ -415,7 +345,7 @@ def best_worst(view: PanelView) -> tuple[Extreme | None, Extreme | None]:
     for value in (z[present].max(), z[present].min()):
         rows, cols = np.nonzero(present & (z == value))
         cells = tuple((view.y_labels[i], view.x_labels[j]) for i, j in zip(rows, cols))
-        out.append(Extreme(_f(value), cells, view.title, view.panel.global_key))
+        out.append(Extreme(float(value), cells, view.title, view.panel.key))
     return out[0], out[1]
 
 
@@ -504,57 +434,11 @@ def marginal_means(view: PanelView) -> Marginals | None:
     """
     if marginals_unavailable(view) is not None:
         return None
-    return Marginals(view.title, view.panel.global_key, _axis_means(view, True),
+    return Marginals(view.title, view.panel.key, _axis_means(view, True),
                      _axis_means(view, False))
 
 
-# --------------------------------------------------------------------------- formatting
-
-def _plain(value: float) -> str:
-    return f"{value:g}"
-
-
-def fmt_value(metric: Metric, value: float | None, decimals: int) -> str:
-    """A data value (or a difference of two) as the file writes it: '77.3%'."""
-    return metric.format(value, decimals)
-
-
-def fmt_points(value: float, decimals: int) -> str:
-    return f"{value:.{decimals}f}"
-
-
-def mean_decimals(decimals: int) -> int:
-    """Means carry one more decimal than the data they average."""
-    return decimals + 1
-
-
-def fmt_mean(metric: Metric, value: float | None, decimals: int) -> str:
-    return metric.format(value, mean_decimals(decimals))
-
-
-def fmt_slope(value: float | None) -> str:
-    """Three significant digits, positional, with a real minus sign: '−4.86', '−0.000308'."""
-    if value is None:
-        return "—"
-    if value == 0:
-        return "0"
-    if not 1e-6 <= abs(value) < 1e6:
-        text = f"{value:.2e}"
-    elif abs(value) >= 100:
-        text = f"{value:.1f}"
-    else:
-        text = np.format_float_positional(value, precision=3, unique=False, fractional=False,
-                                          trim="k").rstrip(".")
-    return text.replace("-", "−")
-
-
-def fmt_r2(value: float | None) -> str:
-    return "—" if value is None else f"{value:.2f}"
-
-
-def fmt_level(metric: Metric, value: float) -> str:
-    return metric.format(value, 0 if float(value).is_integer() else 2)
-
+# --------------------------------------------------------------------------- words
 
 def _join(items: Sequence[str]) -> str:
     items = list(items)
@@ -644,7 +528,7 @@ def panel_summary(view: PanelView, short: str | None = None) -> PanelSummary:
     best, worst = best_worst(view)
     present = np.isfinite(view.z)
     values = view.z[present]
-    return PanelSummary(view.panel.global_key, view.title, best, worst, marginal_means(view),
+    return PanelSummary(view.panel.key, view.title, best, worst, marginal_means(view),
                         marginals_unavailable(view),
                         float(values.mean()) if values.size else None, int(values.size),
                         np.packbits(present).tobytes() + repr(present.shape).encode(),
@@ -681,13 +565,13 @@ class _Words:
         self.n_lines = sum(1 for s in trends.lines if s.n_present)
 
     def value(self, v: float) -> str:
-        return fmt_value(self.metric, v, self.d)
+        return fmt.value(self.metric, v, self.d)
 
     def mean(self, v: float) -> str:
-        return fmt_mean(self.metric, v, self.d)
+        return fmt.mean(self.metric, v, self.d)
 
     def points(self, v: float) -> str:
-        return fmt_points(abs(v), self.d)
+        return fmt.points(abs(v), self.d)
 
     def panel(self, key: str) -> str:
         return self.short.get(key, key)
@@ -741,7 +625,7 @@ def _stable_high(w: _Words) -> str | None:
     if not found:
         return None
     low = min(found, key=lambda s: s.min)
-    return (f"Stable above {fmt_level(w.metric, level)}: {w.lines(found)} "
+    return (f"Stable above {fmt.level(w.metric, level)}: {w.lines(found)} "
             f"(lowest value {w.value(low.min)}).")
 
 
@@ -778,7 +662,7 @@ def _threshold(w: _Words) -> str | None:
     present = [s for s in w.t.lines if s.n_present]
     if not present or not any(s.max >= t for s in present):
         return None  # every value is below it: the threshold says nothing about this slice
-    level = fmt_level(w.metric, t)
+    level = fmt.level(w.metric, t)
     crossing = [s for s in present if s.below_at is not None and s.below_at != s.first_at]
     from_start = [s for s in present if s.below_at is not None and s.below_at == s.first_at]
     never = [s for s in present if s.below_at is None]
@@ -856,7 +740,7 @@ def _stable_rest(w: _Words) -> str | None:
     rest = [s for s in stable if level is None or s.min < level]
     if not rest:
         return None  # all said by "stable above"
-    band = _plain(stable_band(w.metric))
+    band = fmt.plain(stable_band(w.metric))
     widest = max(stable, key=lambda s: s.spread)
     if len(stable) == len(classified) and len(stable) > 1:
         return (f"Every line is stable (max − min ≤ {band} points); the widest, "

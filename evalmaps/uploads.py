@@ -16,7 +16,7 @@ import pandas as pd
 
 from evalmaps.errors import DataError
 from evalmaps.loading import parse_spec, validate_cells
-from evalmaps.model import Catalog, Figure
+from evalmaps.model import Catalog, Figure, slugify
 
 UPLOAD_PREFIX = "upload-"
 
@@ -24,6 +24,17 @@ UPLOAD_PREFIX = "upload-"
 def upload_entry(spec: dict, tidy_csv: str) -> dict:
     """What the browser stores for one upload (JSON-serialisable)."""
     return {"spec": spec, "csv": tidy_csv}
+
+
+def upload_spec(imported_spec: dict, name: str, data: bytes) -> dict:
+    """The catalog entry of an upload: an id from the file's name and content, provenance
+    ``uploaded``."""
+    spec = dict(imported_spec)
+    digest = hashlib.sha256(data).hexdigest()[:8]
+    spec["id"] = f"{UPLOAD_PREFIX}{slugify(name.rsplit('.', 1)[0])[:32]}-{digest}"
+    spec["provenance"] = "uploaded"
+    spec["notes"] = [n.replace("Imported from", "Uploaded from") for n in spec["notes"]]
+    return spec
 
 
 def _key(entry: dict) -> str:

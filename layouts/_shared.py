@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs
+
 import dash
 import dash_bootstrap_components as dbc
-from dash import ClientsideFunction, Input, Output, State, callback, clientside_callback, dcc, html
+from dash import (ClientsideFunction, Input, Output, State, callback, clientside_callback, ctx,
+                  dcc, html, no_update)
 from dash.exceptions import PreventUpdate
 from flask import current_app
 
 from evalmaps.model import Catalog, Figure
-from evalmaps.state import ViewState
+from evalmaps.state import ViewState, parse_state, state_from_controls
 from evalmaps.uploads import UPLOAD_PREFIX, session_catalog
 
 NAV_PAGES = [("Browse", "/"), ("Trends", "/trends"), ("Compare", "/compare"), ("Data", "/data")]
@@ -77,15 +80,40 @@ def register_figure_navigation(page: str, path: str) -> None:
         return dash.get_relative_path(path) + ViewState(figure_id).to_query()
 
 
-def slicing_values(state: ViewState, figure: Figure, facet_ids: list[dict]) -> list:
-    """Control values for a state: [facet values per facet dropdown, rows, x range]."""
+def read_view(page: str, catalog: Catalog, rendered: str, search: str | None, facet_ids: list,
+              facet_values: list, rows, x_range, color=None, show_values=None):
+    """The view state a sliced page's sync callback works on: ``(figure, state, from_url)``.
+
+    When the page's location changed (back/forward, or the first report as it mounts), the state
+    is read from the URL and the controls must be written (``from_url``); when a control changed,
+    from the controls, and the URL must be written. ``PreventUpdate`` when there is nothing to do
+    (no URL yet, or another figure: Dash Pages renders the page anew)."""
+    if rendered not in catalog:
+        raise PreventUpdate
+    figure = catalog.figure(rendered)
+    if f"{page}-loc.search" in ctx.triggered_prop_ids or len(ctx.triggered_prop_ids) != 1:
+        if search is None:
+            raise PreventUpdate  # the location reports the URL as it mounts
+        query = parse_qs(search.lstrip("?"), keep_blank_values=True)
+        state = parse_state(query, catalog)
+        if state.figure != rendered:
+            raise PreventUpdate
+        return figure, state, query
+    facets = {fid["dim"]: value for fid, value in zip(facet_ids, facet_values)}
+    return figure, state_from_controls(figure, facets, rows, x_range, color, show_values), None
+
+
+def slicing_values(state: ViewState, figure: Figure, facet_ids: list[dict]) -> dict:
+    """Control values for a state, by output name: ``facets`` (per facet dropdown), ``rows``,
+    ``x_range``."""
     selection = state.facet_selection(figure)
     spec = figure.spec
     xdim = spec.dims[spec.x]
     x_range = list(state.x_range) if state.x_range else (
         [min(xdim.numbers), max(xdim.numbers)] if xdim.numeric else [0, 1])
-    return [[selection[fid["dim"]] for fid in facet_ids],
-            list(spec.dims[spec.y].labels if state.rows is None else state.rows), x_range]
+    return {"facets": [selection[fid["dim"]] for fid in facet_ids],
+            "rows": list(spec.dims[spec.y].labels if state.rows is None else state.rows),
+            "x_range": x_range}
 
 
 def explain_problems(problems: tuple[str, ...], figure_id: str | None) -> tuple[str, ...]:
@@ -94,3 +122,23 @@ def explain_problems(problems: tuple[str, ...], figure_id: str | None) -> tuple[
         return (*problems, "Uploaded figures live only in the browser session that uploaded "
                            "them: upload the file again on the Data page.")
     return problems
+
+
+class Outputs:
+    """A callback's outputs by name: ``OUT = Outputs(graphs=Output(...), ...)``, then
+    ``@callback(output=OUT.spec, ...)`` and ``return OUT(graphs=...)``. What is not named stays
+    as it is (``no_update``, a list of them for a pattern-matching output), so no callback
+    pads its return by count."""
+
+    def __init__(self, **outputs: Output) -> None:
+        self.spec = outputs
+
+    def __call__(self, **values) -> dict:
+        unknown = set(values) - set(self.spec)
+        if unknown:
+            raise TypeError(f"not an output of this callback: {', '.join(sorted(unknown))}")
+        grouping = ctx.outputs_grouping
+        return {key: values[key] if key in values
+                else [no_update] * len(grouping[key]) if isinstance(grouping[key], list)
+                else no_update
+                for key in self.spec}

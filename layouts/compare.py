@@ -23,12 +23,14 @@ from dash.exceptions import PreventUpdate
 
 from components.compare import (compare_figures, panel_options, readouts, sentences_block,
                                 sides_card, summary_card)
-from components.controls import labelled
-from components.heatmap import graph_config
-from evalmaps.compare import (CompareError, CompareState, align, default_pair, is_derived,
-                              mean_ref, parse_compare_state, resolve, summary)
+from components.controls import labelled, values_switch
+from components.theme import graph_config
+from evalmaps.compare import (CompareError, align, default_pair, is_derived, mean_ref, resolve,
+                              summary)
 from evalmaps.errors import EvalmapsError
-from layouts._shared import UPLOADS, get_catalog, page_location, problems_alert, register_nav_sync
+from evalmaps.state import DEFAULT_COMPARE_COLOR, CompareState, parse_compare_state
+from layouts._shared import (UPLOADS, Outputs, get_catalog, page_location, problems_alert,
+                             register_nav_sync)
 
 dash.register_page(__name__, path="/compare", name="Compare", title="evalmaps · Compare", order=2)
 
@@ -99,8 +101,8 @@ def layout(uploads=None, **query):
             labelled("Colour range (A and B)",
                      dbc.RadioItems(id="compare-color", options=COLOR_OPTIONS, value=state.color,
                                     inline=True, className="small"), width=3),
-            dbc.Col(dbc.Switch(id="compare-labels", label="Values in cells", value=state.labels,
-                               className="small"), md=2, className="mb-2 pt-4"),
+            dbc.Col(values_switch("compare-labels", state.show_values), md=2,
+                    className="mb-2 pt-4"),
         ], className="g-3 align-items-start controls-row"),
         html.Div(values["error"], id="compare-error"),
         html.Div([
@@ -130,7 +132,7 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         problems = (*problems, str(exc))
     derived = [s for s in (a_side, b_side) if s is not None and s.derived]
     out = {
-        "a": state.a, "b": state.b, "color": state.color, "labels": state.labels,
+        "a": state.a, "b": state.b, "color": state.color, "show_values": state.show_values,
         "a_options": panel_options(catalog, extra=derived),
         "b_options": panel_options(catalog, against=a_side, extra=derived),
         "mean_options": panel_options(catalog),
@@ -164,7 +166,7 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         "heading": ["A · ", al.a.short, " vs B · ", al.b.short],
         "text": [warnings, sentences_block(al, numbers)],
         "cells": readouts(al),
-        "figures": list(compare_figures(al, state.color, state.labels)),
+        "figures": list(compare_figures(al, state.color, state.show_values)),
         "maps_class": "compare-maps" + (" compare-maps-stacked" if wide else ""),
         "legend": legend,
         "cards": dbc.Row([dbc.Col(summary_card(al, numbers), lg=7),
@@ -174,41 +176,51 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
 
 # --------------------------------------------------------------------------- the sync callback
 
+OUT = Outputs(
+    search=Output("compare-loc", "search"),
+    a=Output("compare-a", "value"),
+    a_options=Output("compare-a", "options"),
+    b=Output("compare-b", "value"),
+    b_options=Output("compare-b", "options"),
+    color=Output("compare-color", "value"),
+    show_values=Output("compare-labels", "value"),
+    mean=Output("compare-mean", "value"),
+    problems=Output("compare-problems", "children"),
+    error=Output("compare-error", "children"),
+    body_style=Output("compare-body", "style"),
+    heading=Output("compare-heading", "children"),
+    text=Output("compare-text", "children"),
+    cells=Output("compare-cells", "data"),
+    readout=Output("compare-readout", "children"),
+    figures=[Output(graph_id(side), "figure") for side in SIDES],
+    marks=[Output(mark_id(side), "style") for side in SIDES],
+    hovered=Output("compare-hovered", "data"),
+    maps_class=Output("compare-maps", "className"),
+    legend=Output("compare-legend", "children"),
+    cards=Output("compare-cards", "children"),
+)
+CONTROLS = ("a", "b", "color", "show_values", "mean")  # written only when they must change
+SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading", "text", "cells",
+         "readout", "figures", "maps_class", "legend", "cards")
+
+
 @callback(
-    Output("compare-loc", "search"),
-    Output("compare-a", "value"),
-    Output("compare-a", "options"),
-    Output("compare-b", "value"),
-    Output("compare-b", "options"),
-    Output("compare-color", "value"),
-    Output("compare-labels", "value"),
-    Output("compare-mean", "value"),
-    Output("compare-problems", "children"),
-    Output("compare-error", "children"),
-    Output("compare-body", "style"),
-    Output("compare-heading", "children"),
-    Output("compare-text", "children"),
-    Output("compare-cells", "data"),
-    Output("compare-readout", "children"),
-    *[Output(graph_id(side), "figure") for side in SIDES],
-    *[Output(mark_id(side), "style") for side in SIDES],
-    Output("compare-hovered", "data"),
-    Output("compare-maps", "className"),
-    Output("compare-legend", "children"),
-    Output("compare-cards", "children"),
-    Input("compare-loc", "search"),
-    Input("compare-a", "value"),
-    Input("compare-b", "value"),
-    Input("compare-color", "value"),
-    Input("compare-labels", "value"),
-    Input("compare-swap", "n_clicks"),
-    Input("compare-mean-as-a", "n_clicks"),
-    Input("compare-mean-as-b", "n_clicks"),
-    State("compare-mean", "value"),
-    State(UPLOADS, "data"),
+    output=OUT.spec,
+    inputs=dict(
+        search=Input("compare-loc", "search"),
+        a=Input("compare-a", "value"),
+        b=Input("compare-b", "value"),
+        color=Input("compare-color", "value"),
+        show_values=Input("compare-labels", "value"),
+        _swap=Input("compare-swap", "n_clicks"),
+        _mean_a=Input("compare-mean-as-a", "n_clicks"),
+        _mean_b=Input("compare-mean-as-b", "n_clicks"),
+        mean_keys=State("compare-mean", "value"),
+        uploads=State(UPLOADS, "data"),
+    ),
     prevent_initial_call=True,  # the layout renders the URL's state itself
 )
-def sync(search, a, b, color, labels, _swap, _mean_a, _mean_b, mean_keys, uploads):
+def sync(search, a, b, color, show_values, _swap, _mean_a, _mean_b, mean_keys, uploads):
     catalog = get_catalog(uploads)
     triggered = ctx.triggered_id
     problems: tuple[str, ...] = ()
@@ -216,12 +228,12 @@ def sync(search, a, b, color, labels, _swap, _mean_a, _mean_b, mean_keys, upload
         if search is None:
             raise PreventUpdate  # the location reports the URL as it mounts
         state = parse_compare_state(parse_qs(search.lstrip("?"), keep_blank_values=True), catalog)
-        if (state.a, state.b, state.color, state.labels) == (a, b, color, labels):
+        if (state.a, state.b, state.color, state.show_values) == (a, b, color, show_values):
             raise PreventUpdate  # already shown: the location reporting the URL as it mounts
-        return _outputs(render(catalog, state), search=no_update, controls=True)
+        return _outputs(render(catalog, state), controls=True)
     default = default_pair(catalog)
-    state = CompareState(a or default[0], b or default[1], color or "shared",
-                         True if labels is None else bool(labels))
+    state = CompareState(a or default[0], b or default[1], color or DEFAULT_COMPARE_COLOR,
+                         True if show_values is None else bool(show_values))
     controls = False
     if triggered == "compare-swap":
         state, controls = replace(state, a=state.b, b=state.a), True
@@ -245,18 +257,14 @@ def sync(search, a, b, color, labels, _swap, _mean_a, _mean_b, mean_keys, upload
                 problems += (str(exc),)
                 state, controls = replace(state, **{side: default["ab".index(side)]}), True
     values = render(catalog, state, problems)
-    return _outputs(values, search=state.to_query(default), controls=controls)
+    return _outputs(values, controls=controls, search=state.to_query(default))
 
 
-def _outputs(values: dict, search, controls: bool) -> tuple:
-    """The callback's outputs in order; the menus are only written when they must change."""
-    keep = (lambda key: values[key]) if controls else (lambda key: no_update)
-    return (search, keep("a"), values["a_options"], keep("b"), values["b_options"], keep("color"),
-            keep("labels"), values["mean"] if controls else no_update, values["problems"],
-            values["error"], values["body_style"], values["heading"], values["text"],
-            values["cells"], values["readout"], *values["figures"], *[HIDDEN] * len(SIDES), None,
-            values["maps_class"],
-            values["legend"], values["cards"])
+def _outputs(values: dict, controls: bool, **extra) -> dict:
+    """The callback's outputs: what is shown, and the menus only when they must change; the
+    linked-hover outlines are hidden (the maps changed)."""
+    shown = {key: values[key] for key in SHOWN + (CONTROLS if controls else ())}
+    return OUT(**shown, marks=[HIDDEN] * len(SIDES), hovered=None, **extra)
 
 
 # The linked hover: any map's hoverData outlines that cell in the other maps and fills the readout;

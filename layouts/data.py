@@ -8,29 +8,26 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
-from urllib.parse import parse_qs
 
 import dash
 import dash_bootstrap_components as dbc
 from dash import (ALL, ClientsideFunction, Input, Output, State, callback, clientside_callback,
-                  ctx, dcc, html, no_update)
+                  ctx, dcc, html)
 from dash.exceptions import PreventUpdate
 from flask import current_app
 
 from components.controls import figure_row, labelled, rows_and_range
 from components.datatable import cells_grid, preview_card, upload_box
 from components.provenance import provenance_badge
-from evalmaps.api import cells_csv
+from evalmaps.api import cells_csv, view_cells
 from evalmaps.errors import EvalmapsError
 from evalmaps.importers import FORMATS, Mapping, import_bytes
-from evalmaps.model import slugify
-from evalmaps.slicing import select_panels, slice_panel
-from evalmaps.state import first, parse_state, state_from_controls
-from evalmaps.uploads import UPLOAD_PREFIX, upload_entry
-from layouts._shared import (UPLOADS, explain_problems, get_catalog, page_location,
-                             problems_alert, register_figure_navigation, register_nav_sync,
-                             slicing_values)
+from evalmaps.slicing import views_for
+from evalmaps.state import first, parse_state
+from evalmaps.uploads import upload_entry, upload_spec
+from layouts._shared import (UPLOADS, Outputs, explain_problems, get_catalog, page_location,
+                             problems_alert, read_view, register_figure_navigation,
+                             register_nav_sync, slicing_values)
 
 dash.register_page(__name__, path="/data", name="Data", title="evalmaps · Data", order=3)
 
@@ -79,7 +76,8 @@ def layout(uploads=None, **query):
         dcc.Store(id="data-pending"),
         dcc.Store(id="data-max-bytes", data=max_upload_bytes()),
         html.Hr(),
-        html.H4(["Cells of ", spec.title, provenance_badge(spec)], className="section-title"),
+        html.H4(["Cells of ", spec.title, provenance_badge(spec.provenance, with_id=True)],
+                className="section-title"),
         figure_row(PAGE, catalog, figure, state),
         dbc.Row(rows_and_range(PAGE, figure, state, widths=(6, 6)), className="g-3 controls-row"),
         html.Div([
@@ -99,61 +97,41 @@ register_figure_navigation(PAGE, "/data")
 
 def tidy_rows(figure, state) -> tuple[list[dict], int]:
     """Present cells of the slice, in display order, and how many grid cells are missing."""
-    spec = figure.spec
-    rows, missing = [], 0
-    for panel in select_panels(figure, state.facet_selection(figure)):
-        view = slice_panel(figure, panel, list(state.rows) if state.rows is not None else None,
-                           state.x_range)
-        for i, ylab in enumerate(view.y_labels):
-            for j, xlab in enumerate(view.x_labels):
-                value = view.z[i, j]
-                if value != value:  # NaN: not reported
-                    missing += 1
-                    continue
-                row = {**panel.facets, spec.y: ylab, spec.x: xlab, "value": float(value)}
-                if view.sd is not None and view.sd[i, j] == view.sd[i, j]:
-                    row["sd"] = float(view.sd[i, j])
-                if view.n is not None and view.n[i, j] == view.n[i, j]:
-                    row["n"] = int(view.n[i, j])
-                rows.append(row)
-    return rows, missing
+    views, _ = views_for(figure, state)
+    cells = view_cells(views, present_only=True)
+    return cells, sum(v.z.size for v in views) - len(cells)
+
+
+OUT = Outputs(
+    search=Output("data-loc", "search"),
+    cells=Output("data-grid", "rowData"),
+    summary=Output("data-summary", "children"),
+    facets=Output({"type": "data-facet", "dim": ALL}, "value"),
+    rows=Output("data-rows", "value"),
+    x_range=Output("data-xrange", "value"),
+)
 
 
 @callback(
-    Output("data-loc", "search"),
-    Output("data-grid", "rowData"),
-    Output("data-summary", "children"),
-    Output({"type": "data-facet", "dim": ALL}, "value"),
-    Output("data-rows", "value"),
-    Output("data-xrange", "value"),
-    Input("data-loc", "search"),
-    Input({"type": "data-facet", "dim": ALL}, "value"),
-    Input("data-rows", "value"),
-    Input("data-xrange", "value"),
-    State({"type": "data-facet", "dim": ALL}, "id"),
-    State("data-rendered-figure", "data"),
-    State(UPLOADS, "data"),
+    output=OUT.spec,
+    inputs=dict(
+        search=Input("data-loc", "search"),
+        facet_values=Input({"type": "data-facet", "dim": ALL}, "value"),
+        rows=Input("data-rows", "value"),
+        x_range=Input("data-xrange", "value"),
+        facet_ids=State({"type": "data-facet", "dim": ALL}, "id"),
+        rendered=State("data-rendered-figure", "data"),
+        uploads=State(UPLOADS, "data"),
+    ),
 )
 def sync(search, facet_values, rows, x_range, facet_ids, rendered, uploads):
-    catalog = get_catalog(uploads)
-    if rendered not in catalog:
-        raise PreventUpdate
-    figure = catalog.figure(rendered)
-    from_url = "data-loc.search" in ctx.triggered_prop_ids or len(ctx.triggered_prop_ids) != 1
-    if from_url:
-        if search is None:
-            raise PreventUpdate
-        state = parse_state(parse_qs(search.lstrip("?"), keep_blank_values=True), catalog)
-        if state.figure != rendered:
-            raise PreventUpdate
-        cells, missing = tidy_rows(figure, state)
-        return (no_update, cells, _summary(cells, missing),
-                *slicing_values(state, figure, facet_ids))
-    facets = {fid["dim"]: value for fid, value in zip(facet_ids, facet_values)}
-    state = state_from_controls(figure, facets, rows, x_range, None, None)
+    figure, state, query = read_view(PAGE, get_catalog(uploads), rendered, search, facet_ids,
+                                     facet_values, rows, x_range)
     cells, missing = tidy_rows(figure, state)
-    return (state.to_query(), cells, _summary(cells, missing), [no_update] * len(facet_ids),
-            no_update, no_update)
+    if query is not None:  # the URL changed: write the controls
+        return OUT(cells=cells, summary=_summary(cells, missing),
+                   **slicing_values(state, figure, facet_ids))
+    return OUT(search=state.to_query(), cells=cells, summary=_summary(cells, missing))
 
 
 def _summary(cells: list[dict], missing: int) -> str:
@@ -232,24 +210,31 @@ def _alert(message: str):
     return dbc.Alert(message, color="danger", className="py-2", id="data-upload-error")
 
 
+PREVIEW = Outputs(
+    status=Output("data-upload-status", "children"),
+    pending=Output("data-pending", "data"),
+    add_disabled=Output("data-add", "disabled"),
+    x_options=Output("data-x", "options"),
+    x=Output("data-x", "value"),
+    y_options=Output("data-y", "options"),
+    y=Output("data-y", "value"),
+    replicate_options=Output("data-replicate", "options"),
+    replicate=Output("data-replicate", "value"),
+)
+
+
 @callback(
-    Output("data-upload-status", "children"),
-    Output("data-pending", "data"),
-    Output("data-add", "disabled"),
-    Output("data-x", "options"),
-    Output("data-x", "value"),
-    Output("data-y", "options"),
-    Output("data-y", "value"),
-    Output("data-replicate", "options"),
-    Output("data-replicate", "value"),
-    Input("data-upload-raw", "data"),
-    Input("data-format", "value"),
-    Input("data-x", "value"),
-    Input("data-y", "value"),
-    Input("data-replicate", "value"),
-    Input("data-metric", "value"),
-    Input("data-unit", "value"),
-    Input("data-range", "value"),
+    output=PREVIEW.spec,
+    inputs=dict(
+        raw=Input("data-upload-raw", "data"),
+        fmt=Input("data-format", "value"),
+        x=Input("data-x", "value"),
+        y=Input("data-y", "value"),
+        replicate=Input("data-replicate", "value"),
+        metric=Input("data-metric", "value"),
+        unit=Input("data-unit", "value"),
+        in_range=Input("data-range", "value"),
+    ),
     prevent_initial_call=True,
 )
 def preview(raw, fmt, x, y, replicate, metric, unit, in_range):
@@ -262,37 +247,36 @@ def preview(raw, fmt, x, y, replicate, metric, unit, in_range):
                       metric=(metric or "value").strip()[:40] or "value",
                       unit=(unit or "").strip()[:10],
                       metric_range=(0.0, 100.0) if in_range else None)
-    keep = [no_update] * 6
+
+    def refused(message: str) -> dict:
+        return PREVIEW(status=_alert(message), pending=None, add_disabled=True)
+
     try:
         name, data = _decode_upload(raw)
         imported = import_bytes(data, name, mapping, max_bytes=max_upload_bytes())
         figure = imported.figure()
     except EvalmapsError as exc:
-        return (_alert(str(exc)), None, True, *keep)
+        return refused(str(exc))
     except Exception:  # noqa: BLE001 - a file must never take the server down; say what to do
         current_app.logger.exception("upload preview failed")
-        return (_alert("This file could not be read as a results table. Check that it is a CSV "
-                       "with a header row, or choose the format by hand."), None, True, *keep)
+        return refused("This file could not be read as a results table. Check that it is a CSV "
+                       "with a header row, or choose the format by hand.")
     tidy = imported.to_csv(for_spreadsheets=False)
     if len(tidy.encode()) > MAX_SESSION_BYTES:
-        return (_alert(f"{name}: its {imported.n_cells} cells are too many to keep in a browser "
+        return refused(f"{name}: its {imported.n_cells} cells are too many to keep in a browser "
                        f"session (over {MAX_SESSION_BYTES // 2**20} MB). Serve the file with "
-                       f"evalmaps serve --data instead."), None, True, *keep)
-    spec = dict(imported.spec)
-    digest = hashlib.sha256(data).hexdigest()[:8]
-    spec["id"] = f"{UPLOAD_PREFIX}{slugify(name.rsplit('.', 1)[0])[:32]}-{digest}"
-    spec["provenance"] = "uploaded"
-    spec["notes"] = [n.replace("Imported from", "Uploaded from") for n in spec["notes"]]
+                       f"evalmaps serve --data instead.")
+    spec = upload_spec(imported.spec, name, data)
     dims = list(spec["dims"])
     columns = list(_columns_for_replicate(raw))
-    summary = imported.summary()
-    return (
-        preview_card(summary, name),
-        upload_entry(spec, tidy),
-        False,
-        dims, figure.spec.x, dims, figure.spec.y,
-        [{"label": "none", "value": ""}] + [{"label": c, "value": c} for c in columns],
-        imported.replicate or "",
+    return PREVIEW(
+        status=preview_card(imported.summary(), name),
+        pending=upload_entry(spec, tidy),
+        add_disabled=False,
+        x_options=dims, x=figure.spec.x, y_options=dims, y=figure.spec.y,
+        replicate_options=[{"label": "none", "value": ""}]
+        + [{"label": c, "value": c} for c in columns],
+        replicate=imported.replicate or "",
     )
 
 

@@ -9,23 +9,21 @@ navigates and the page renders anew. Callbacks only slice and call :mod:`evalmap
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs
-
 import dash
 import dash_bootstrap_components as dbc
-from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
-from dash.exceptions import PreventUpdate
+from dash import ALL, Input, Output, State, callback, dcc, html
 
 from components.controls import figure_row, labelled, rows_and_range
 from components.provenance import provenance_badge, source_card
 from components.trends import (chart_config, line_figure, observation_list, panel_summaries,
                                rules_list, stats_columns, stats_grid, stats_rows)
-from evalmaps.slicing import select_panels, slice_panel
-from evalmaps.state import ViewState, parse_state, state_from_controls
-from evalmaps.trends import (DEFAULT_THRESHOLD, TrendsOptions, analyse, parse_options,
-                             parse_threshold, rule_notes, short_titles)
-from layouts._shared import (UPLOADS, empty_note, get_catalog, page_location, problems_alert,
-                             register_figure_navigation, register_nav_sync, slicing_values)
+from evalmaps.slicing import views_for
+from evalmaps.state import (TrendsOptions, ViewState, finite_number, parse_options,
+                            parse_state)
+from evalmaps.trends import DEFAULT_THRESHOLD, analyse, rule_notes, short_titles
+from layouts._shared import (UPLOADS, Outputs, empty_note, get_catalog, page_location,
+                             problems_alert, read_view, register_figure_navigation,
+                             register_nav_sync, slicing_values)
 
 dash.register_page(__name__, path="/trends", name="Trends", title="evalmaps · Trends", order=1)
 
@@ -58,7 +56,8 @@ def layout(uploads=None, **query):
                            label="Overlay panels in one chart"),
             ], md=3, className="mb-2 pt-1"),
         ], className="g-3 align-items-start controls-row"),
-        html.H4([spec.title, provenance_badge(spec)], className="mt-2 figure-title"),
+        html.H4([spec.title, provenance_badge(spec.provenance, with_id=True)],
+                className="mt-2 figure-title"),
         html.Div(id="trends-summary", className="small text-muted mb-2"),
         dbc.Card([
             dbc.CardHeader("Key observations", className="fw-semibold py-2"),
@@ -84,84 +83,69 @@ def layout(uploads=None, **query):
 register_figure_navigation(PAGE, "/trends")
 
 
-def _controls(state: ViewState, options: TrendsOptions, figure, facet_ids) -> list:
-    return [*slicing_values(state, figure, facet_ids), options.transpose, options.overlay,
-            options.threshold]
+OUT = Outputs(
+    search=Output("trends-loc", "search"),
+    problems=Output("trends-problems", "children"),
+    graphs=Output("trends-graphs", "children"),
+    summary=Output("trends-summary", "children"),
+    observations=Output("trends-observations", "children"),
+    table_rows=Output("trends-table", "rowData"),
+    table_columns=Output("trends-table", "columnDefs"),
+    rules=Output("trends-rules", "children"),
+    panels=Output("trends-panels", "children"),
+    facets=Output({"type": "trends-facet", "dim": ALL}, "value"),
+    rows=Output("trends-rows", "value"),
+    x_range=Output("trends-xrange", "value"),
+    transpose=Output("trends-transpose", "value"),
+    overlay=Output("trends-overlay", "value"),
+    threshold=Output("trends-threshold", "value"),
+)
 
 
 @callback(
-    Output("trends-loc", "search"),
-    Output("trends-problems", "children"),
-    Output("trends-graphs", "children"),
-    Output("trends-summary", "children"),
-    Output("trends-observations", "children"),
-    Output("trends-table", "rowData"),
-    Output("trends-table", "columnDefs"),
-    Output("trends-rules", "children"),
-    Output("trends-panels", "children"),
-    Output({"type": "trends-facet", "dim": ALL}, "value"),
-    Output("trends-rows", "value"),
-    Output("trends-xrange", "value"),
-    Output("trends-transpose", "value"),
-    Output("trends-overlay", "value"),
-    Output("trends-threshold", "value"),
-    Input("trends-loc", "search"),
-    Input({"type": "trends-facet", "dim": ALL}, "value"),
-    Input("trends-rows", "value"),
-    Input("trends-xrange", "value"),
-    Input("trends-transpose", "value"),
-    Input("trends-overlay", "value"),
-    Input("trends-threshold", "value"),
-    State({"type": "trends-facet", "dim": ALL}, "id"),
-    State("trends-rendered-figure", "data"),
-    State(UPLOADS, "data"),
+    output=OUT.spec,
+    inputs=dict(
+        search=Input("trends-loc", "search"),
+        facet_values=Input({"type": "trends-facet", "dim": ALL}, "value"),
+        rows=Input("trends-rows", "value"),
+        x_range=Input("trends-xrange", "value"),
+        transpose=Input("trends-transpose", "value"),
+        overlay=Input("trends-overlay", "value"),
+        threshold=Input("trends-threshold", "value"),
+        facet_ids=State({"type": "trends-facet", "dim": ALL}, "id"),
+        rendered=State("trends-rendered-figure", "data"),
+        uploads=State(UPLOADS, "data"),
+    ),
 )
 def sync(search, facet_values, rows, x_range, transpose, overlay, threshold, facet_ids, rendered,
          uploads):
-    catalog = get_catalog(uploads)
-    from_url = "trends-loc.search" in ctx.triggered_prop_ids or len(ctx.triggered_prop_ids) != 1
-    if from_url:
-        if search is None:
-            raise PreventUpdate  # the location reports the URL as it mounts
-        query = parse_qs(search.lstrip("?"), keep_blank_values=True)
-        state = parse_state(query, catalog)
-        if state.figure != rendered:
-            raise PreventUpdate  # another figure: Dash Pages renders the page anew
+    figure, state, query = read_view(PAGE, get_catalog(uploads), rendered, search, facet_ids,
+                                     facet_values, rows, x_range)
+    if query is not None:  # the URL changed: write the controls
         options = parse_options(query)
-        figure = catalog.figure(rendered)
-        problems = problems_alert((*state.problems, *options.problems))
-        return (no_update, problems, *render(figure, state, options),
-                *_controls(state, options, figure, facet_ids))
-    figure = catalog.figure(rendered)
-    facets = {fid["dim"]: value for fid, value in zip(facet_ids, facet_values)}
-    state = state_from_controls(figure, facets, rows, x_range, None, None)
-    value = parse_threshold(threshold)
+        return OUT(problems=problems_alert((*state.problems, *options.problems)),
+                   **render(figure, state, options), **slicing_values(state, figure, facet_ids),
+                   transpose=options.transpose, overlay=options.overlay,
+                   threshold=options.threshold)
+    value = finite_number(threshold)
     problems = None
     if value is None:
         problems = problems_alert([f"The threshold must be a number; using "
                                    f"{DEFAULT_THRESHOLD:g}."])
     options = TrendsOptions(bool(transpose), bool(overlay),
                             DEFAULT_THRESHOLD if value is None else value)
-    return (state.to_query(extra=options.extra()), problems, *render(figure, state, options),
-            [no_update] * len(facet_ids), *[no_update] * 5)
+    return OUT(search=state.to_query(extra=options.extra()), problems=problems,
+               **render(figure, state, options))
 
 
-def render(figure, state: ViewState, options: TrendsOptions) -> tuple:
+def render(figure, state: ViewState, options: TrendsOptions) -> dict:
     """Charts, summary, observations, table rows and columns, rule notes, panel summaries."""
     spec = figure.spec
-    panels = select_panels(figure, state.facet_selection(figure))
-    views = [slice_panel(figure, p, list(state.rows) if state.rows is not None else None,
-                         state.x_range) for p in panels]
-    note = None
-    if not views:
-        note = "No panel matches the selection: pick at least one label per facet."
-    elif not views[0].y_labels:
-        note = "No rows selected: pick rows in the Rows menu."
-    elif not views[0].x_labels:
-        note = "The x range holds no column: widen it."
-    if note:
-        return (empty_note(note), "", observation_list([]), [], no_update,
-                rules_list(rule_notes(spec, options.transpose)), "")
+    views, empty = views_for(figure, state)
+    rules = rules_list(rule_notes(spec, options.transpose))
+    if empty:
+        return {"graphs": empty_note(empty), "summary": "", "observations": observation_list([]),
+                "table_rows": [], "rules": rules, "panels": ""}
     trends = analyse(views, transpose=options.transpose, threshold=options.threshold)
     names = short_titles(views)
     if options.overlay and len(views) > 1:
@@ -170,7 +154,7 @@ def render(figure, state: ViewState, options: TrendsOptions) -> tuple:
     else:
         width = 12 if len(views) == 1 else 6
         charts = [(line_figure([v], transpose=options.transpose, threshold=options.threshold,
-                               names=[name]), v.panel.key, width)
+                               names=[name]), v.panel.slug, width)
                   for v, name in zip(views, names)]
     graphs = dbc.Row([
         dbc.Col(dcc.Graph(id={"type": "trends-chart", "panel": key}, figure=fig,
@@ -184,10 +168,12 @@ def render(figure, state: ViewState, options: TrendsOptions) -> tuple:
                f"(one per {line_dim.title.lower()}) against {axis_dim.title.lower()} · "
                f"{len(views)} panel{'s' * (len(views) != 1)} · {shown} of {total} cells reported"
                f" · missing cells break the lines, nothing is interpolated")
-    return (graphs, summary, observation_list(trends.observations, spec.illustrative),
-            stats_rows(trends),
-            stats_columns(spec, options.transpose, options.threshold, len(views) > 1),
-            rules_list(rule_notes(spec, options.transpose)), panel_summaries(trends))
+    return {"graphs": graphs, "summary": summary,
+            "observations": observation_list(trends.observations, spec.illustrative),
+            "table_rows": stats_rows(trends),
+            "table_columns": stats_columns(spec, options.transpose, options.threshold,
+                                           len(views) > 1),
+            "rules": rules, "panels": panel_summaries(trends)}
 
 
 register_nav_sync(PAGE)

@@ -75,7 +75,7 @@ def main() -> None:
     print(f"\n{'figure':32} {'cells':>6} {'callback ms':>12} {'bytes':>9} {'api ms':>8}")
     for figure in catalog:
         ms = timed(lambda: browse_work(figure), args.repeat)
-        size = sum(len(f.to_json()) for f in browse_work(figure))
+        size = sum(len(json.dumps(f)) for f in browse_work(figure))
         api_ms = timed(lambda: cells_payload(figure, {}), args.repeat)
         cells = sum(p.z.size for p in figure.panels.values())
         print(f"{figure.id:32} {cells:6d} {ms:12.1f} {size:9d} {api_ms:8.2f}")
@@ -85,7 +85,7 @@ def main() -> None:
             figure = load_catalog(synthetic(Path(tmp), side, panels)).figure("synthetic")
             cells = side * side * panels
             ms = timed(lambda: browse_work(figure), max(3, args.repeat // 3))
-            size = sum(len(f.to_json()) for f in browse_work(figure))
+            size = sum(len(json.dumps(f)) for f in browse_work(figure))
             print(f"{f'{side}x{side} x {panels} panels':32} {cells:6d} {ms:12.1f} {size:9d} "
                   f"{ms / cells * 1000:12.2f}")
 

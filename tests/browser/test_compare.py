@@ -31,9 +31,16 @@ def trace(driver, css: str) -> dict:
         """
         const gd = document.querySelector(arguments[0]).querySelector('.js-plotly-plot');
         const t = gd._fullData[0];
+        const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+        // the cell texts as drawn (each label placed back on its cell), '' where none is
+        const text = ya._categories.map(() => xa._categories.map(() => ''));
+        gd.querySelectorAll('.heatmap-label text').forEach(label => {
+          const j = Math.round(xa.p2c(+label.getAttribute('x')));
+          const i = Math.round(ya.p2c(+label.getAttribute('y')));
+          text[i][j] = label.textContent;
+        });
         return {zmin: t.zmin, zmax: t.zmax, zmid: gd.data[0].zmid === undefined ? null : gd.data[0].zmid,
-                showscale: t.showscale, x: gd._fullLayout.xaxis._categories,
-                y: gd._fullLayout.yaxis._categories, text: t.text,
+                showscale: t.showscale, x: xa._categories, y: ya._categories, text: text,
                 title: gd._fullLayout.title.text};
         """, css)
 

@@ -14,6 +14,9 @@ from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from evalmaps.slicing import views_for
+from evalmaps.state import parse_state
+from evalmaps.trends import analyse
 from tests.browser.helpers import close_dropdowns, non_local_requests, pick_option, screenshot
 
 pytestmark = pytest.mark.browser
@@ -111,7 +114,8 @@ def test_each_figure_loads_clean(served, catalog, figure_id, tmp_path):
           timeout=10)
     charts = served.driver.find_elements(By.CSS_SELECTOR, ".trends-graph")
     assert len(charts) == len(figure.panels)
-    assert 1 <= len(sentences(served.driver)) <= 7
+    views, _ = views_for(figure, parse_state({"figure": figure_id}, catalog))
+    assert sentences(served.driver) == analyse(views).observations
     assert figure.spec.title in served.find_element(".figure-title").text
     assert "trends" in served.find_element("#nav-trends").get_attribute("href")
     served.driver.set_window_size(1400, served.driver.execute_script(

@@ -15,6 +15,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from plotly.utils import PlotlyJSONEncoder
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOG_IDS = [f["id"] for f in json.loads((ROOT / "data" / "catalog.json").read_text())["figures"]]
@@ -455,7 +456,8 @@ def test_dash_version_check_is_off(client):
     assert config["serve_locally"] is True
 
 
-def test_dash_layout_endpoint(client):
+def test_dash_layout_endpoint(client, dash_app):
     response = client.get("/_dash-layout")
     assert response.status_code == 200 and response.mimetype == "application/json"
-    assert "evalmaps" in response.get_data(as_text=True)
+    expected = json.loads(json.dumps(dash_app.layout, cls=PlotlyJSONEncoder))
+    assert response.get_json() == expected  # the whole app shell, as built by create_app

@@ -4,9 +4,11 @@ Also the /compare page itself: it answers for any query, with the problem explai
 
 from __future__ import annotations
 
+import json
 from urllib.parse import quote
 
 import pytest
+from plotly.utils import PlotlyJSONEncoder
 
 from tests.integration.test_api import assert_json_error, asset_refs, get_json, is_local
 
@@ -97,7 +99,6 @@ def test_compare_page_answers_for_any_query(client, query):
 
 # --------------------------------------------------------------------------- the page's callback
 
-import json  # noqa: E402
 
 from tests.integration.dash_calls import find_callback  # noqa: E402
 
@@ -142,17 +143,54 @@ def alert_text(component) -> str:
     return children if isinstance(children, str) else " ".join(map(str, children))
 
 
-def test_layout_renders_any_query(dash_app):
+def find(node, component_id):
+    """The serialised component with this id in a layout tree (None when absent)."""
+    if isinstance(node, dict):
+        if node.get("props", {}).get("id") == component_id:
+            return node
+        children = node.values()
+    elif isinstance(node, list):
+        children = node
+    else:
+        return None
+    return next((hit for child in children if (hit := find(child, component_id))), None)
+
+
+def text_of(node) -> str | None:
+    return None if node is None else node["props"]["children"]
+
+
+NOT_A_KEY = "is neither a panel key ('<figure>:<panel>', as /api/figures lists them) nor a " \
+            "mean(<key>,<key>,...)."
+LAYOUT_CASES = [  # query -> A, B, the problems shown, the error shown
+    ({}, LLAMA, QWEN, None, None),
+    ({"a": "nope:x"}, LLAMA, QWEN,
+     "Panel A: There is no figure 'nope'. Pick one of: core-generalization, short-to-long, "
+     "acemath-training-progress, dynts-r1-llama-benchmarks, dynts-llama-vs-qwen. Showing "
+     f"{LLAMA} as A instead.", None),
+    ({"a": MEAN, "b": LLAMA}, MEAN, LLAMA, None, None),
+    ({"figure": "short-to-long"}, "short-to-long:qwen-2-5-7b", "core-generalization:qwen-2-5b",
+     None, None),
+    ({"a": "core-generalization:qwen-2-5b"}, "core-generalization:qwen-2-5b", QWEN, None,
+     "Panels A and B have different axes: A's are Type × Length and B's are Local Window Size "
+     "× Ratio. Pick panels over the same axes."),
+    ({"b": "<script>x</script>"}, LLAMA, QWEN,
+     f"'<script>x</script>' {NOT_A_KEY} Showing {QWEN} as B instead.", None),
+    ({"a": ["x", "y"], "color": "nope", "labels": "off"}, LLAMA, QWEN,
+     f"'x' {NOT_A_KEY} Showing {LLAMA} as A instead. Colour mode 'nope' is unknown; using a "
+     "range shared by A and B.", None),
+]
+
+
+@pytest.mark.parametrize("query, a, b, problems, error", LAYOUT_CASES)
+def test_layout_renders_any_query(dash_app, query, a, b, problems, error):
     from layouts.compare import layout
 
-    queries = [{}, {"a": "nope:x"}, {"a": MEAN, "b": LLAMA}, {"figure": "short-to-long"},
-               {"a": "core-generalization:qwen-2-5b"}, {"b": "<script>x</script>"},
-               {"a": ["x", "y"], "color": "nope", "labels": "off"}]
     with dash_app.server.test_request_context("/compare"):
-        for query in queries:
-            assert layout(**query) is not None
-        page = str(layout(a="core-generalization:qwen-2-5b"))
-        assert "Panels A and B have different axes" in page
+        page = json.loads(json.dumps(layout(**query), cls=PlotlyJSONEncoder))
+    assert (find(page, "compare-a")["props"]["value"], find(page, "compare-b")["props"]["value"],
+            text_of(text_of(find(page, "compare-problems"))),
+            text_of(text_of(find(page, "compare-error")))) == (a, b, problems, error)
 
 
 def test_mean_built_in_the_menu_becomes_a_side(client):

@@ -14,14 +14,19 @@ import pandas as pd
 import pytest
 
 from components.compare import compare_figures, panel_options, readouts
-from evalmaps.compare import (DEFAULT_A, DEFAULT_B, CompareError, CompareState, align, color_range,
-                              compare, default_pair, delta_range, derived_mean, format_number,
-                              format_signed, from_panel, mean_ref, parse_compare_state, parse_ref,
-                              resolve, sentences, summary)
+from evalmaps.compare import (CompareError, align, color_range, compare, default_pair,
+                              delta_range, derived_mean, from_panel, mean_ref, parse_ref, resolve,
+                              sentences, summary)
+from evalmaps.formats import number as format_number
+from evalmaps.formats import signed as format_signed
+from evalmaps.state import CompareState, parse_compare_state
 from evalmaps.errors import EvalmapsError
 from evalmaps.loading import parse_spec, validate_cells
 from evalmaps.model import Catalog, Figure
+from tests.plotly_render import decode, heatmap_cell
 
+DEFAULT_A = "dynts-llama-vs-qwen:r1-llama"  # the catalog's "compare" pair
+DEFAULT_B = "dynts-llama-vs-qwen:r1-qwen"
 BENCH = "dynts-r1-llama-benchmarks"
 BENCH_KEYS = [f"{BENCH}:r1-llama-{b}" for b in ("aime24", "aime25", "amc23", "gpqa-diamond")]
 EVIL = "<b>x</b>"
@@ -254,12 +259,12 @@ def test_derived_mean_is_usable_as_a_side(catalog):
     assert al.n_common == 8
     assert al.delta[0, 0] == pytest.approx(49.1 - 51.075, abs=1e-9)
     assert sentences(al)[0].startswith("R1-Llama is higher than the mean of 4 panels in 3 of 8")
-    hover = compare_figures(al, "shared", True)[0].data[0].customdata
-    assert hover[0][0].split("<br>") == ["Local Window Size 3000 · Ratio 0.1",
-                                         "Pass@1 51.075 (mean of 4 panels, derived)",
-                                         "A: mean of 4 panels"]
-    assert hover[0][1].split("<br>")[1:3] == ["Pass@1 not reported",
-                                              "0 of 4 panels report it; a mean needs all"]
+    fa = compare_figures(al, "shared", True)[0]
+    assert heatmap_cell(fa, "3000", "0.1")["hover"].split("<br>") == [
+        "Local Window Size 3000 · Ratio 0.1", "Pass@1 51.075 (mean of 4 panels, derived)",
+        "A: mean of 4 panels"]
+    assert heatmap_cell(fa, "3000", "0.2")["hover"].split("<br>")[1:3] == [
+        "Pass@1 not reported", "0 of 4 panels report it; a mean needs all"]
 
 
 def test_derived_mean_refusals(catalog):
@@ -344,14 +349,17 @@ def test_standard_error_and_indistinct_cells(replicates):
 
 def test_indistinct_cells_are_outlined_and_explained(replicates):
     _, _, delta = compare_figures(replicates, "shared", True)
-    outlines = [s for s in delta.layout.shapes if s.name == "not-distinguishable"]
+    outlines = [s for s in delta["layout"]["shapes"] if s["name"] == "not-distinguishable"]
     assert len(outlines) == 2
-    assert outlines[0].xref == "x domain" and outlines[0].line.dash == "dot"
+    assert outlines[0]["xref"] == "x domain" and outlines[0]["line"]["dash"] == "dot"
     # (3000, 0.1): row 0 of 4, column 0 of 5, inset a little
-    assert outlines[0].x0 == pytest.approx(0.08 / 5) and outlines[0].y1 == pytest.approx(1 - 0.08 / 4)
-    hover = delta.data[0].customdata[0][0]
-    assert "SE 1.41, within 2 SE: not distinguishable" in hover
-    assert "beyond 2 SE: distinguishable" in delta.data[0].customdata[0][1]
+    assert outlines[0]["x0"] == pytest.approx(0.08 / 5)
+    assert outlines[0]["y1"] == pytest.approx(1 - 0.08 / 4)
+    assert heatmap_cell(delta, "3000", "0.1")["hover"] == (
+        "Local Window Size 3000 · Ratio 0.1<br>B − A +2.0<br>A 50.0 · B 52.0"
+        "<br>SE 1.41, within 2 SE: not distinguishable")
+    assert heatmap_cell(delta, "3000", "0.2")["hover"].endswith(
+        ", beyond 2 SE: distinguishable")
     assert "SE 1.41" in readouts(replicates)["text"][0][0]
 
 
@@ -359,48 +367,55 @@ def test_indistinct_cells_are_outlined_and_explained(replicates):
 
 def test_a_and_b_share_one_colour_range_and_one_bar(default):
     fa, fb, fd = compare_figures(default, "shared", True)
-    ta, tb = fa.data[0], fb.data[0]
-    assert (ta.zmin, ta.zmax) == (tb.zmin, tb.zmax) == (49.1, 56.3)
-    assert ta.colorscale == tb.colorscale
-    assert ta.showscale is False and tb.showscale is True
-    assert list(ta.customdata[1][3].split("<br>")) == ["Local Window Size 2000 · Ratio 0.4",
-                                                      "Pass@1 52.5", "A: R1-Llama"]
-    assert tb.text[1][3] == "56.3"
+    ta, tb = fa["data"][0], fb["data"][0]
+    assert (ta["zmin"], ta["zmax"]) == (tb["zmin"], tb["zmax"]) == (49.1, 56.3)
+    assert ta["colorscale"] == tb["colorscale"]
+    assert ta["showscale"] is False and tb["showscale"] is True
+    assert heatmap_cell(fa, "2000", "0.4")["hover"].split("<br>") == [
+        "Local Window Size 2000 · Ratio 0.4", "Pass@1 52.5", "A: R1-Llama"]
+    assert heatmap_cell(fb, "2000", "0.4")["text"] == "56.3"
 
 
 def test_colour_modes(default):
     assert color_range(default, "figure") == (49, 57)
     assert color_range(default, "fixed") == (0.0, 100.0)
     fa, fb, _ = compare_figures(default, "fixed", True)
-    assert (fa.data[0].zmin, fa.data[0].zmax) == (fb.data[0].zmin, fb.data[0].zmax) == (0, 100)
+    assert ((fa["data"][0]["zmin"], fa["data"][0]["zmax"])
+            == (fb["data"][0]["zmin"], fb["data"][0]["zmax"]) == (0, 100))
 
 
 def test_difference_map_is_diverging_and_centred(default):
     _, _, fd = compare_figures(default, "shared", True)
-    trace = fd.data[0]
+    trace = fd["data"][0]
     assert delta_range(default) == (-4.8, 4.8)
-    assert (trace.zmin, trace.zmax, trace.zmid) == (-4.8, 4.8, 0)
-    assert trace.colorscale[0][1] != trace.colorscale[-1][1]  # RdBu: red to blue
-    assert trace.text[3][1] == "-0.3" and trace.text[0][0] == "+4.8"
-    assert trace.customdata[1][3] == ("Local Window Size 2000 · Ratio 0.4<br>B − A +3.8"
-                                      "<br>A 52.5 · B 56.3")
+    assert (trace["zmin"], trace["zmax"], trace["zmid"]) == (-4.8, 4.8, 0)
+    # plotly.py's RdBu, resolved to stops (plotly.js's own 'RdBu' would run blue to red):
+    # red where B is lower, blue where it is higher
+    assert (trace["colorscale"][0], trace["colorscale"][-1]) == ([0.0, "rgb(103,0,31)"],
+                                                                 [1.0, "rgb(5,48,97)"])
+    assert heatmap_cell(fd, "500", "0.2")["text"] == "-0.3"
+    assert heatmap_cell(fd, "3000", "0.1")["text"] == "+4.8"
+    assert heatmap_cell(fd, "2000", "0.4")["hover"] == (
+        "Local Window Size 2000 · Ratio 0.4<br>B − A +3.8<br>A 52.5 · B 56.3")
 
 
 def test_missing_cells_are_gaps_everywhere(catalog):
     al = compare(catalog, f"{BENCH}:r1-llama-aime24", DEFAULT_B)
     fa, _, fd = compare_figures(al, "shared", True)
-    assert np.isnan(np.asarray(fa.data[0].z, dtype=float)[0, 1])
-    assert np.isnan(np.asarray(fd.data[0].z, dtype=float)[0, 1])
-    assert fd.data[0].text[0][1] == ""
-    assert fd.data[0].customdata[0][1].endswith("not comparable<br>A not reported")
+    assert np.isnan(decode(fa["data"][0]["z"])[0, 1])
+    assert np.isnan(decode(fd["data"][0]["z"])[0, 1])
+    assert heatmap_cell(fd, "3000", "0.2") == {
+        "trace": 1, "z": None, "text": "",
+        "hover": "Local Window Size 3000 · Ratio 0.2<br>B − A not comparable<br>A not reported"}
 
 
 def test_axis_ranges_are_fixed_so_cells_have_known_places(default):
     # the linked hover's outline and the dotted outlines rely on it: cell j spans j/nx..(j+1)/nx
     for fig in compare_figures(default, "shared", True):
-        assert fig.layout.xaxis.range == (-0.5, 4.5) and fig.layout.yaxis.range == (3.5, -0.5)
-        assert fig.layout.xaxis.autorange is False and fig.layout.yaxis.autorange is False
-        assert fig.layout.shapes == ()  # no standard errors: nothing outlined
+        xaxis, yaxis = fig["layout"]["xaxis"], fig["layout"]["yaxis"]
+        assert xaxis["range"] == [-0.5, 4.5] and yaxis["range"] == [3.5, -0.5]
+        assert xaxis["autorange"] is False and yaxis["autorange"] is False
+        assert fig["layout"].get("shapes", []) == []  # no standard errors: nothing outlined
 
 
 def test_readouts(default):
@@ -415,10 +430,13 @@ def test_labels_are_escaped_in_maps_and_sentences():
     b = make_figure("eb", {"B": {(EVIL, "0.1"): 2.0}}, y=(EVIL, "2"))
     al = align(side(a), side(b))
     fa, _, fd = compare_figures(al, "shared", True)
-    assert tuple(fa.data[0].y) == (escape(EVIL), "2")
-    assert EVIL not in fa.data[0].customdata[0][0] and escape(EVIL) in fa.data[0].customdata[0][0]
-    assert EVIL not in fa.layout.title.text and EVIL not in fd.data[0].customdata[0][0]
-    assert readouts(al)["y"][0] == escape(EVIL)  # as the axis holds it
+    safe = escape(EVIL, quote=False)
+    assert fa["data"][0]["y"] == [safe, "2"]
+    assert heatmap_cell(fa, safe, "0.1")["hover"] == (
+        f"Local Window Size {safe} · Ratio 0.1<br>Pass@1 1.0<br>A: {safe}")
+    assert EVIL not in fa["layout"]["title"]["text"]
+    assert EVIL not in heatmap_cell(fd, safe, "0.1")["hover"]
+    assert readouts(al)["y"][0] == safe  # as the axis holds it
     assert EVIL in readouts(al)["text"][0][0]  # plain text: Dash renders it as text
 
 
@@ -446,9 +464,9 @@ def test_uploaded_panels_are_selectable(catalog):
 
 
 def test_state_round_trip_and_defaults(catalog):
-    assert CompareState(DEFAULT_A, DEFAULT_B).to_query() == ""
-    state = CompareState(mean_ref(BENCH_KEYS[:2]), DEFAULT_B, color="fixed", labels=False)
-    query = state.to_query()
+    assert CompareState(DEFAULT_A, DEFAULT_B).to_query((DEFAULT_A, DEFAULT_B)) == ""
+    state = CompareState(mean_ref(BENCH_KEYS[:2]), DEFAULT_B, color="fixed", show_values=False)
+    query = state.to_query(default_pair(catalog))
     assert query == (f"?a=mean({BENCH_KEYS[0]},{BENCH_KEYS[1]})&color=fixed&labels=off")
     back = parse_compare_state(parse_qs(query.lstrip("?")), catalog)
     assert back == state

@@ -1,17 +1,18 @@
-"""components.heatmap.heatmap_figure: axes order, colour range and scale, hover/cell texts, escaping."""
+"""components.heatmap: a Browse panel as a figure dict: axes order, colour range and scale, typed
+values, and the hover and cell texts the browser fills in from them (tests/plotly_render.py)."""
 
 from __future__ import annotations
-
-from html import escape
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from components.heatmap import heatmap_figure
+from components.heatmap import MAX_TEXT_ROWS, heatmap_figure, values_note
+from components.theme import exact_dtype, graph_config, text
 from evalmaps.loading import parse_spec, validate_cells
 from evalmaps.model import Figure
 from evalmaps.slicing import select_panels, slice_panel
+from tests.plotly_render import decode, heatmap_cell
 
 CORE = "core-generalization"
 QWEN = "dynts-llama-vs-qwen"
@@ -24,125 +25,169 @@ def view_of(catalog, fid, facets=None, rows=None, x_range=None):
     return slice_panel(fig, select_panels(fig, facets)[0], rows, x_range)
 
 
-def trace_of(view, zrange=None, **kw):
-    return heatmap_figure(view, zrange, **kw).data[0]
-
-
-def cell(trace, view, y, x, attr="customdata"):
-    return getattr(trace, attr)[view.y_labels.index(y)][view.x_labels.index(x)]
+def main_trace(view, zrange=None, **kw):
+    return heatmap_figure(view, zrange, **kw)["data"][0]
 
 
 def test_axes_order_seed_004(catalog):
     view = view_of(catalog, QWEN, {"model": ["R1-Qwen"]})
     fig = heatmap_figure(view, None)
-    assert tuple(fig.data[0].y) == ("3000", "2000", "1000", "500")  # first = top, with reversed
-    assert fig.layout.yaxis.autorange == "reversed"
-    assert tuple(fig.data[0].x) == ("0.1", "0.2", "0.3", "0.4", "0.5")
-    assert fig.layout.xaxis.type == fig.layout.yaxis.type == "category"
+    assert fig["data"][0]["y"] == ["3000", "2000", "1000", "500"]  # first = top, with reversed
+    assert fig["layout"]["yaxis"]["autorange"] == "reversed"
+    assert fig["data"][0]["x"] == ["0.1", "0.2", "0.3", "0.4", "0.5"]
+    assert fig["layout"]["xaxis"]["categoryarray"] == fig["data"][0]["x"]
+    assert fig["layout"]["xaxis"]["type"] == fig["layout"]["yaxis"]["type"] == "category"
 
 
 def test_axes_follow_slice_and_escape(catalog):
     view = view_of(catalog, CORE, rows=[">", "h", "u"], x_range=(3, 5))
-    trace = trace_of(view)
-    assert tuple(trace.y) == ("h", "u", "&gt;")  # catalog order, HTML-escaped
-    assert tuple(trace.x) == ("3", "4", "5")
+    trace = main_trace(view)
+    assert trace["y"] == ["h", "u", "&gt;"]  # catalog order, markup escaped
+    assert trace["x"] == ["3", "4", "5"]
 
 
 @pytest.mark.parametrize("zrange", [(49.0, 57.0), (0.0, 100.0), (50.5, 51.5), None])
 def test_zmin_zmax_equal_zrange(catalog, zrange):
-    trace = trace_of(view_of(catalog, QWEN), zrange)
-    assert (trace.zmin, trace.zmax) == (zrange or (None, None))
+    trace = main_trace(view_of(catalog, QWEN), zrange)
+    assert (trace["zmin"], trace["zmax"]) == (zrange or (None, None))
 
 
 @pytest.mark.parametrize("fid", [CORE, "short-to-long", ACE, "dynts-r1-llama-benchmarks", QWEN])
 def test_colorscale_is_the_catalogs(catalog, fid):
-    trace = trace_of(view_of(catalog, fid))
-    assert tuple(tuple(stop) for stop in trace.colorscale) == catalog.figure(fid).spec.colorscale
+    trace = main_trace(view_of(catalog, fid))
+    assert tuple(tuple(stop) for stop in trace["colorscale"]) == catalog.figure(fid).spec.colorscale
 
 
-@pytest.mark.parametrize("fid, title", [(CORE, "Accuracy (%)"), (QWEN, "Pass@1"), (ACE, "Accuracy (%)")])
+@pytest.mark.parametrize("fid, title", [(CORE, "Accuracy (%)"), (QWEN, "Pass@1"),
+                                        (ACE, "Accuracy (%)")])
 def test_colorbar_title_is_metric_label(catalog, fid, title):
-    assert trace_of(view_of(catalog, fid)).colorbar.title.text == title
+    assert main_trace(view_of(catalog, fid))["colorbar"]["title"]["text"] == title
 
 
-def test_hovertemplate(catalog):
-    assert trace_of(view_of(catalog, CORE)).hovertemplate == "%{customdata}<extra></extra>"
+def test_templates_format_in_the_browser(catalog):
+    """No per-cell strings: one hover template and one text template with the file's decimals."""
+    trace = main_trace(view_of(catalog, CORE))
+    assert trace["hovertemplate"] == ("Type %{y} · Length %{x} · Accuracy %{z:.1f}%"
+                                      "<br>Model Qwen-2.5B<extra></extra>")
+    assert trace["texttemplate"] == "%{z:.1f}"
+    assert "text" not in trace and "customdata" not in trace
 
 
 def test_hover_and_text_seed_000(catalog):
+    fig = heatmap_figure(view_of(catalog, CORE), (0, 100))
+    assert heatmap_cell(fig, "u", "3") == {
+        "trace": 0, "z": pytest.approx(87.3), "text": "87.3",
+        "hover": "Type u · Length 3 · Accuracy 87.3%<br>Model Qwen-2.5B"}
+    assert heatmap_cell(fig, "~", "0")["text"] == "100.0"  # the file's one decimal
+
+
+def test_missing_cells_are_gaps_that_say_so(catalog):
     view = view_of(catalog, CORE)
-    trace = trace_of(view, (0, 100))
-    assert cell(trace, view, "u", "3").startswith("Type u · Length 3 · Accuracy 87.3%")
-    assert "Model Qwen-2.5B" in cell(trace, view, "u", "3")
-    assert cell(trace, view, "u", "3", "text") == "87.3"
-    assert cell(trace, view, "~", "0", "text") == "100.0"  # the file's one decimal
+    fig = heatmap_figure(view, None)
+    assert heatmap_cell(fig, "h", "19") == {
+        "trace": 1, "z": None, "text": "",
+        "hover": "Type h · Length 19 · Accuracy not reported<br>Model Qwen-2.5B"}
+    z = decode(fig["data"][0]["z"])
+    assert np.isnan(z[view.y_labels.index("h"), view.x_labels.index("19")])
+    gaps = fig["data"][1]
+    assert len(gaps["x"]) == int((~np.isfinite(view.z)).sum())  # one point per missing cell
 
 
-def test_missing_cell_texts(catalog):
+@pytest.mark.parametrize("show, template", [(False, ""), (True, "%{z:.1f}")])
+def test_show_values(catalog, show, template):
+    assert main_trace(view_of(catalog, QWEN), show_values=show)["texttemplate"] == template
+
+
+def test_values_are_typed_float32_and_exact(catalog):
     view = view_of(catalog, CORE)
-    trace = trace_of(view)
-    assert "not reported" in cell(trace, view, "h", "19")
-    assert cell(trace, view, "h", "19", "text") == ""
-    assert np.isnan(cell(trace, view, "h", "19", "z"))
+    trace = main_trace(view)
+    assert trace["z"]["dtype"] == "f4" and trace["z"]["shape"] == "7, 20"
+    z = decode(trace["z"])
+    np.testing.assert_array_equal(np.isnan(z), np.isnan(view.z))
+    present = np.isfinite(view.z)
+    shown = [f"{v:.1f}" for v in z[present]]
+    assert shown == [f"{v:.1f}" for v in view.z[present]]
 
 
-@pytest.mark.parametrize("show, template", [(False, ""), (True, "%{text}")])
-def test_show_labels(catalog, show, template):
-    assert trace_of(view_of(catalog, QWEN), show_labels=show).texttemplate == template
+def test_float64_when_float32_would_change_a_printed_value():
+    assert exact_dtype(np.array([56.3, 99.1234, np.nan]), 4) == "f4"
+    assert exact_dtype(np.array([12345.6789]), 4) == "f8"  # float32 reads 12345.6787
+    assert exact_dtype(np.array([3.14159265]), 4) == "f4"
 
 
-def test_z_is_float32_and_matches_view(catalog):
-    view = view_of(catalog, CORE)
-    z = np.asarray(trace_of(view).z)
-    assert z.dtype == np.float32
-    np.testing.assert_allclose(z, view.z, rtol=1e-6)  # NaN positions must agree too
+def test_large_panels_print_no_values_and_say_why(catalog):
+    assert values_note(MAX_TEXT_ROWS, 10) is None
+    assert values_note(MAX_TEXT_ROWS + 1, 10) == (
+        "Values are not printed in cells above 40 rows or 36 columns (too small to read): "
+        "hover a cell, or narrow the rows or the range.")
 
 
 def test_illustrative_is_flagged(catalog):
     view = view_of(catalog, ACE, {"benchmark": ["GSM8K"]})
     fig = heatmap_figure(view, (0, 100))
-    assert any("ILLUSTRATIVE" in a.text for a in fig.layout.annotations)  # on the figure itself
-    assert all("ILLUSTRATIVE" in text for row in fig.data[0].customdata for text in row)
+    assert [a["text"] for a in fig["layout"]["annotations"]] == ["ILLUSTRATIVE values, not results"]
+    for trace in fig["data"]:  # every cell's hover, gaps included
+        assert trace["hovertemplate"].endswith(
+            "<br><b>ILLUSTRATIVE value, not a result</b><extra></extra>")
 
 
 def test_transcribed_is_not_flagged(catalog):
     fig = heatmap_figure(view_of(catalog, QWEN), None)
-    assert not any("ILLUSTRATIVE" in a.text for a in fig.layout.annotations)
-    assert not any("ILLUSTRATIVE" in text for row in fig.data[0].customdata for text in row)
+    assert "annotations" not in fig["layout"]
+    assert not any("ILLUSTRATIVE" in trace["hovertemplate"] for trace in fig["data"])
 
 
-@pytest.fixture()
-def evil_view():
+def make_view(frame: pd.DataFrame, dims: dict, metric=None):
     spec = parse_spec({
-        "id": "evil", "file": "evil.csv", "metric": {"name": "Score", "range": [0, 10]},
-        "x": "x", "y": "y", "facets": ["f"], "provenance": "uploaded",
-        "dims": {"f": {"title": "Facet", "labels": [EVIL]},
-                 "y": {"title": "Row", "labels": [EVIL, "ok"]},
-                 "x": {"title": "Col", "labels": ["1", EVIL]}},
+        "id": "t", "file": "t.csv", "metric": metric or {"name": "Score", "range": [0, 10]},
+        "x": "x", "y": "y", "facets": ["f"], "provenance": "uploaded", "dims": dims,
     }, where="test")
-    frame = pd.DataFrame({"f": [EVIL, EVIL], "y": [EVIL, "ok"], "x": [EVIL, "1"], "value": ["1.5", ""]},
-                         dtype=str)
-    cells, decimals = validate_cells(frame, spec, file="evil.csv")
+    cells, decimals = validate_cells(frame.astype(str), spec, file="t.csv")
     fig = Figure(spec, cells, decimals)
     return slice_panel(fig, next(iter(fig.panels.values())))
 
 
-def test_labels_are_html_escaped(evil_view):
+def test_sd_and_n_travel_as_typed_customdata():
+    view = make_view(pd.DataFrame({"f": ["a"] * 3, "y": ["r", "r", "s"], "x": ["1", "2", "1"],
+                                   "value": ["5.5", "6.25", "7.0"], "sd": ["0.5", "", "1.25"],
+                                   "n": ["3", "1", "4"]}),
+                     {"f": {"labels": ["a"]}, "y": {"title": "Row", "labels": ["r", "s"]},
+                      "x": {"title": "Col", "labels": ["1", "2"]}})
+    fig = heatmap_figure(view, None)
+    assert fig["data"][0]["customdata"]["shape"] == "2, 2, 2"
+    assert [heatmap_cell(fig, y, x)["hover"] for y, x in (("r", "1"), ("r", "2"), ("s", "1"))] == [
+        "Row r · Col 1 · Score 5.50 ± 0.50 sd (n=3)<br>f a",
+        "Row r · Col 2 · Score 6.25 (n=1)<br>f a",  # one replicate: no sd, and no 'NaN'
+        "Row s · Col 1 · Score 7.00 ± 1.25 sd (n=4)<br>f a",
+    ]
+    assert heatmap_cell(fig, "s", "2")["hover"] == "Row s · Col 2 · Score not reported<br>f a"
+
+
+@pytest.fixture()
+def evil_view():
+    return make_view(pd.DataFrame({"f": [EVIL, EVIL], "y": [EVIL, 'say "hi"'], "x": [EVIL, "1"],
+                                   "value": ["1.5", ""]}),
+                     {"f": {"title": "Facet", "labels": [EVIL]},
+                      "y": {"title": "Row", "labels": [EVIL, 'say "hi"']},
+                      "x": {"title": "Col %{x}", "labels": ["1", EVIL]}})
+
+
+def test_labels_are_shown_as_typed_never_as_markup(evil_view):
     fig = heatmap_figure(evil_view, None)
-    trace = fig.data[0]
-    safe = escape(EVIL)
-    assert tuple(trace.y) == (safe, "ok")
-    assert tuple(trace.x) == ("1", safe)
-    texts = [t for row in trace.customdata for t in row]
-    assert texts[1].startswith(f"Row {safe} · Col {safe} · Score 1.5<br>Facet {safe}")
-    for text in [*trace.x, *trace.y, *texts, fig.layout.title.text]:
-        assert "<script>" not in text
-    assert safe in fig.layout.title.text
+    trace = fig["data"][0]
+    safe = "&lt;script&gt;alert(1)&lt;/script&gt;"
+    assert text(EVIL) == safe
+    assert trace["y"] == [safe, 'say "hi"']  # quotes stay quotes (no &quot;)
+    assert trace["x"] == ["1", safe]
+    assert heatmap_cell(fig, safe, safe)["hover"] == (
+        f"Row {safe} · Col %\u200b{{x}} {safe} · Score 1.5<br>Facet {safe}")
+    for value in [*trace["x"], *trace["y"], trace["hovertemplate"], fig["layout"]["title"]["text"]]:
+        assert "<script>" not in value
+    assert fig["layout"]["title"]["text"] == safe
 
 
 def test_no_chart_offers_to_send_itself_to_the_cloud():
     """Plotly's "Share chart" button uploads the chart: heatmaps and trend lines both drop it."""
-    from components.heatmap import graph_config
     from components.trends import chart_config
 
     for config in (graph_config("f", "p"), chart_config("f", "p")):

@@ -213,6 +213,6 @@ def test_shipped_panel_grids_have_label_shape(catalog):
         spec = fig.spec
         shape = (len(spec.dims[spec.y].labels), len(spec.dims[spec.x].labels))
         for panel in fig.panels.values():
-            assert panel.z.shape == shape, panel.global_key
+            assert panel.z.shape == shape, panel.key
         assert sum(p.n_cells for p in fig.panels.values()) == fig.n_cells
         assert all(math.isfinite(v) for v in fig.cells["value"])

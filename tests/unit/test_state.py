@@ -26,10 +26,10 @@ STATES = [
     ViewState(QWEN),
     ViewState(CORE),
     ViewState(QWEN, {"model": ("R1-Qwen",)}, rows=("2000", "500"), x_range=(0.2, 0.4),
-              color="shared", labels=False),
+              color="shared", show_values=False),
     ViewState(BENCH, {"benchmark": ("AIME24", "AMC23", "GPQA-Diamond")}),
     ViewState(ACE, {"benchmark": ("Math 500", "Average")}, rows=("32b",), color="fixed"),
-    ViewState(CORE, rows=(), labels=False),
+    ViewState(CORE, rows=(), show_values=False),
     ViewState(CORE, x_range=(3.0, 5.0)),
     ViewState(CORE, x_range=(0.0, 5.0), rows=("~", ">")),
 ]
@@ -55,7 +55,7 @@ def test_defaults_are_omitted(state):
 @pytest.mark.parametrize("state, expected", [
     (ViewState("x", rows=()), "?figure=x&rows="),
     (ViewState("x", x_range=(0.2, 0.4)), "?figure=x&xmin=0.2&xmax=0.4"),
-    (ViewState("x", color="shared", labels=False), "?figure=x&color=shared&labels=off"),
+    (ViewState("x", color="shared", show_values=False), "?figure=x&color=shared&labels=off"),
     (ViewState("x", {"model": ("R1 Qwen",)}), "?figure=x&model=R1+Qwen"),
 ])
 def test_non_defaults_are_written(state, expected):
@@ -135,7 +135,7 @@ def test_x_range_parsing(catalog, query, x_range):
 
 @pytest.mark.parametrize("value, labels", [("off", False), ("on", True), (["off"], False)])
 def test_labels_parsing(catalog, value, labels):
-    assert parse_state({"figure": QWEN, "labels": value}, catalog).labels is labels
+    assert parse_state({"figure": QWEN, "labels": value}, catalog).show_values is labels
 
 
 def test_str_and_list_values_are_equivalent(catalog):
@@ -153,28 +153,28 @@ def test_controls_full_selections_collapse(catalog):
     state = state_from_controls(fig, {"model": ["R1-Llama"],
                                       "benchmark": ["AMC23", "AIME24", "AIME25", "GPQA-Diamond"]},
                                 rows=["500", "1000", "2000", "3000"], x_range=[0.1, 0.5],
-                                color=None, labels=None)
+                                color=None, show_values=None)
     assert state == ViewState(BENCH)
 
 
 def test_controls_narrowed_selection(catalog):
     fig = catalog.figure(BENCH)
     state = state_from_controls(fig, {"benchmark": ["AMC23", "AIME24"]}, rows=["500", "3000"],
-                                x_range=[0.4, 0.2], color="shared", labels=False)
+                                x_range=[0.4, 0.2], color="shared", show_values=False)
     assert state == ViewState(BENCH, {"benchmark": ("AIME24", "AMC23")}, rows=("3000", "500"),
-                              x_range=(0.2, 0.4), color="shared", labels=False)
+                              x_range=(0.2, 0.4), color="shared", show_values=False)
     assert round_trip(state, catalog) == state
 
 
 def test_controls_no_rows(catalog):
     state = state_from_controls(catalog.figure(QWEN), {}, rows=[], x_range=None, color="fixed",
-                                labels=True)
+                                show_values=True)
     assert state.rows == () and round_trip(state, catalog) == state
 
 
 def test_controls_empty_facet_selection_round_trips(catalog):
     state = state_from_controls(catalog.figure(QWEN), {"model": []}, rows=None, x_range=None,
-                                color=None, labels=None)
+                                color=None, show_values=None)
     assert state.facets == {"model": ()}
     assert round_trip(state, catalog) == state
 

@@ -15,10 +15,13 @@ from components.trends import line_color, line_figure, stats_columns, stats_rows
 from evalmaps.loading import parse_spec, validate_cells
 from evalmaps.model import Figure
 from evalmaps.slicing import select_panels, slice_panel
-from evalmaps.state import ViewState
-from evalmaps.trends import (DEFAULT_THRESHOLD, TrendsOptions, analyse, best_worst, classify,
-                             fmt_slope, least_squares, line_stats, lines_of, marginal_means,
-                             marginals_unavailable, panel_stats, parse_options, stable_band)
+from evalmaps.formats import mean_number
+from tests.plotly_render import point_hover
+from evalmaps.formats import slope as fmt_slope
+from evalmaps.state import TrendsOptions, ViewState, parse_options
+from evalmaps.trends import (DEFAULT_THRESHOLD, analyse, best_worst, classify, least_squares,
+                             line_stats, lines_of, marginal_means, marginals_unavailable,
+                             panel_stats, stable_band)
 
 S2L = "short-to-long"
 CORE = "core-generalization"
@@ -261,7 +264,7 @@ def test_qwen_observations_name_the_best_setting(catalog):
     joined = " ".join(sentences_of(catalog, QWEN))
     assert "56.3 at local window size 2000, ratio 0.4 (R1-Qwen)" in joined
     assert "Effect of ratio (mean over local window sizes)" in joined
-    assert "0.4 in R1-Qwen (54.58)" in joined
+    assert "0.4 in R1-Qwen (54.575)" in joined  # a mean: up to two more decimals
 
 
 def test_sentences_that_do_not_apply_are_left_out(catalog):
@@ -316,12 +319,12 @@ def test_every_number_in_a_sentence_comes_from_the_slice(catalog, fid, transpose
         allowed |= set(re.findall(r"\d+(?:\.\d+)?", v.title))
     for s in trends.lines:
         allowed |= {f"{abs(x):.{d}f}" for x in (s.change, s.drop) if x is not None}
-        allowed |= {f"{x:.{d + 1}f}" for x in (s.mean,) if x is not None}
+        allowed |= {mean_number(x, d) for x in (s.mean,) if x is not None}
         allowed |= {str(s.n_present), str(s.n_total)}
     for p in trends.panels:
-        allowed |= {f"{p.mean:.{d + 1}f}", str(p.n_present)} if p.mean is not None else set()
+        allowed |= {mean_number(p.mean, d), str(p.n_present)} if p.mean is not None else set()
         for am in ((p.marginals.by_x, p.marginals.by_y) if p.marginals else ()):
-            allowed |= {f"{m:.{d + 1}f}" for m in am.means}
+            allowed |= {mean_number(m, d) for m in am.means}
     allowed |= {str(n) for n in range(len(trends.lines) + 1)}  # "12 of the 16 lines"
     for sentence in trends.observations:
         for number in numbers_in(sentence):
@@ -392,7 +395,7 @@ def test_report_is_strict_json(catalog, fid):
 # --------------------------------------------------------------------------- builders
 
 def traces_by_name(fig):
-    return {t.name: t for t in fig.data}
+    return {t["name"]: t for t in fig["data"]}
 
 
 def test_line_chart_breaks_at_missing_cells_and_hovers_exact_values(catalog):
@@ -401,20 +404,20 @@ def test_line_chart_breaks_at_missing_cells_and_hovers_exact_values(catalog):
     traces = traces_by_name(fig)
     assert set(traces) == {"1", "2", "3", "4", "5", "6", "7"}
     t4 = traces["4"]
-    assert t4.connectgaps is False and t4.mode == "lines+markers"
-    assert list(t4.x) == [float(x) for x in range(5, 20)]
-    assert list(t4.y) == [None, None, 85.3, 83.3, 82.3, 78.7, 63.3] + [None] * 8
-    assert t4.customdata[6].startswith("Type 4 · Length 11 · Accuracy 63.3%")
-    assert t4.customdata[0] == ""  # nothing to hover where nothing is reported
-    assert t4.hovertemplate == "%{customdata}<extra></extra>"
-    assert fig.layout.xaxis.type == "linear"
+    assert t4["connectgaps"] is False and t4["mode"] == "lines+markers"
+    assert t4["x"] == [float(x) for x in range(5, 20)]
+    assert t4["y"] == [None, None, 85.3, 83.3, 82.3, 78.7, 63.3] + [None] * 8
+    assert point_hover(t4, 6) == "Type 4 · Length 11 · Accuracy 63.3%<br>Model Qwen-2.5 7B"
+    assert t4["hovertemplate"] == ("Type 4 · Length %{text} · Accuracy %{y:.1f}%"
+                                   "<br>Model Qwen-2.5 7B<extra></extra>")
+    assert fig["layout"]["xaxis"]["type"] == "linear"
 
 
 def test_hidden_neighbour_breaks_the_line(catalog):
     (view,) = views_of(catalog, QWEN, {"model": ["R1-Llama"]}, rows=["3000", "1000", "500"])
     trace = traces_by_name(line_figure([view], transpose=True))["0.1"]
-    assert list(trace.x) == [500.0, 1000.0, None, 3000.0]
-    assert list(trace.y) == [49.8, 49.9, None, 49.1]
+    assert trace["x"] == [500.0, 1000.0, None, 3000.0]
+    assert trace["y"] == [49.8, 49.9, None, 49.1]
 
 
 def test_colours_are_consistent_across_panels_and_slices(catalog):
@@ -422,32 +425,35 @@ def test_colours_are_consistent_across_panels_and_slices(catalog):
     a = traces_by_name(line_figure([llama]))
     b = traces_by_name(line_figure([qwen], names=["R1-Qwen"]))
     c = traces_by_name(line_figure([slice_panel(catalog.figure(QWEN), qwen.panel, ["2000"])]))
-    assert a["2000"].line.color == b["2000"].line.color == c["2000"].line.color == line_color(1)
-    assert a["3000"].line.color != a["2000"].line.color
+    assert (a["2000"]["line"]["color"] == b["2000"]["line"]["color"]
+            == c["2000"]["line"]["color"] == line_color(1))
+    assert a["3000"]["line"]["color"] != a["2000"]["line"]["color"]
 
 
 def test_overlay_groups_panels(catalog):
     views = views_of(catalog, QWEN)
     fig = line_figure(views, names=["R1-Llama", "R1-Qwen"])
-    assert len(fig.data) == 8
-    assert {t.legendgroup for t in fig.data} == {"r1-llama", "r1-qwen"}
-    assert {t.line.dash for t in fig.data} == {"solid", "dash"}
-    titles = [t.legendgrouptitle.text for t in fig.data if t.legendgrouptitle.text]
+    assert len(fig["data"]) == 8
+    assert {t["legendgroup"] for t in fig["data"]} == {"r1-llama", "r1-qwen"}
+    assert {t["line"]["dash"] for t in fig["data"]} == {"solid", "dash"}
+    titles = [t["legendgrouptitle"]["text"] for t in fig["data"] if "legendgrouptitle" in t]
     assert titles == ["R1-Llama", "R1-Qwen"]
 
 
 def test_categorical_axis_keeps_the_source_order(catalog):
     (view,) = views_of(catalog, CORE)
     fig = line_figure([view], transpose=True)
-    assert fig.layout.xaxis.type == "category"
-    assert tuple(fig.layout.xaxis.categoryarray) == ("h", "~", "m", "4", "u", "o", "&gt;")
+    assert fig["layout"]["xaxis"]["type"] == "category"
+    assert fig["layout"]["xaxis"]["categoryarray"] == ["h", "~", "m", "4", "u", "o", "&gt;"]
 
 
 def test_threshold_line_only_near_the_data(catalog):
     (s2l,) = views_of(catalog, S2L)
-    assert len(line_figure([s2l], threshold=80).layout.shapes) == 1
+    layout = line_figure([s2l], threshold=80)["layout"]
+    assert [(s["y0"], s["y1"], s["line"]["dash"]) for s in layout["shapes"]] == [(80, 80, "dot")]
+    assert [a["text"] for a in layout["annotations"]] == ["threshold 80%"]
     (qwen,) = views_of(catalog, QWEN, {"model": ["R1-Qwen"]})
-    assert len(line_figure([qwen], threshold=80).layout.shapes) == 0  # would squash 51-57
+    assert line_figure([qwen], threshold=80)["layout"]["shapes"] == []  # would squash 51-57
 
 
 def test_empty_lines_are_not_drawn(catalog):
@@ -482,7 +488,9 @@ def test_labels_are_escaped_in_charts():
                       facet=("f", [EVIL]))
     view = slice_panel(fig, next(iter(fig.panels.values())))
     chart = line_figure([view], transpose=True)
-    assert tuple(chart.layout.xaxis.categoryarray) == (escape(EVIL), "ok")
-    texts = [t for trace in chart.data for t in trace.customdata if t]
+    assert chart["layout"]["xaxis"]["categoryarray"] == [escape(EVIL), "ok"]
+    texts = [point_hover(trace, k) for trace in chart["data"] for k, y in enumerate(trace["y"])
+             if y is not None]
     assert texts and all("<b>x</b>" not in t for t in texts)
-    assert escape(EVIL) in chart.layout.title.text
+    assert texts[0] == f"Row {escape(EVIL)} · Step 1 · Score 50.0%<br>Facet {escape(EVIL)}"
+    assert escape(EVIL) in chart["layout"]["title"]["text"]

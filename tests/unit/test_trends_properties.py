@@ -152,9 +152,9 @@ def test_analyse_never_fails_on_any_grid(data, transpose, threshold):
     panel_summaries(trends)
     if views and views[0].y_labels:
         fig = line_figure(views, transpose=transpose, threshold=threshold)
-        for trace in fig.data:
-            assert trace.connectgaps is False
-            assert len(trace.x) == len(trace.y) == len(trace.customdata)
+        for trace in fig["data"]:
+            assert trace["connectgaps"] is False
+            assert len(trace["x"]) == len(trace["y"]) == len(trace["text"])
 
 
 @given(figures(), st.booleans())
@@ -169,8 +169,8 @@ def test_lines_follow_the_axis_order_and_break_at_gaps(data, transpose):
             assert list(line.steps) == sorted(line.steps)
         if not (view.x_labels and view.y_labels):
             continue
-        for trace in line_figure([view], transpose=transpose).data:
-            xs, ys = list(trace.x), list(trace.y)
+        for trace in line_figure([view], transpose=transpose)["data"]:
+            xs, ys = trace["x"], trace["y"]
             assert any(y is not None for y in ys)  # lines without a cell are not drawn
             for k, (x, y) in enumerate(zip(xs, ys)):
                 if x is None:  # a break: between two shown labels that are not neighbours

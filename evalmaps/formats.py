@@ -1,0 +1,147 @@
+"""How numbers are written: one vocabulary for the API, hovers, tables and sentences.
+
+A value is written with its figure's decimals (as many as the data file writes, see
+:func:`evalmaps.loading.validate_cells`), so a reader sees exactly what the file holds. Derived
+numbers follow two rules:
+
+- a **mean** (or a derived panel's cell) shows up to :data:`MEAN_EXTRA` more decimals than the
+  data it averages, trailing zeros trimmed down to the data's own decimals: the mean of 52.5 and
+  56.3 is ``54.4``, of 52.5 and 56.2 ``54.35``;
+- a **difference** of two values is written like a value, with a sign (``+3.8``, ``-0.3``).
+
+No decimals count ever exceeds :data:`MAX_DECIMALS`. Missing values read :data:`NOT_REPORTED`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+MAX_DECIMALS = 4
+MEAN_EXTRA = 2
+NOT_REPORTED = "not reported"
+DASH = "—"  # a statistic that does not apply
+MINUS = "\u2212"
+
+
+def finite(value) -> bool:
+    return value is not None and math.isfinite(value)
+
+
+def places(decimals: int) -> int:
+    """``decimals`` kept within 0..MAX_DECIMALS."""
+    return max(0, min(int(decimals), MAX_DECIMALS))
+
+
+def number(value: float, decimals: int, min_decimals: int | None = None) -> str:
+    """``decimals`` decimals; with ``min_decimals``, trailing zeros are trimmed down to it.
+
+    ``-0.0`` is written ``0.0``.
+    """
+    decimals = places(decimals)
+    text = f"{value:.{decimals}f}"
+    if min_decimals is not None and min_decimals < decimals and "." in text:
+        whole, frac = text.split(".")
+        frac = frac.rstrip("0").ljust(places(min_decimals), "0")
+        text = f"{whole}.{frac}" if frac else whole
+    return "0" + text[2:] if text.startswith("-0") and float(text) == 0 else text
+
+
+def signed(value: float, decimals: int, min_decimals: int | None = None) -> str:
+    """A difference: '+3.8', '-0.3', '0.0'."""
+    text = number(value, decimals, min_decimals)
+    return text if text.startswith("-") or float(text) == 0 else "+" + text
+
+
+def mean_places(decimals: int) -> tuple[int, int]:
+    """(most, least) decimals of a mean of values written with ``decimals`` decimals."""
+    return places(decimals + MEAN_EXTRA), places(decimals)
+
+
+def with_unit(text: str, unit: str) -> str:
+    """'87.3%', '3.2 ms', '56.3'."""
+    if not unit:
+        return text
+    return f"{text}{unit}" if unit == "%" else f"{text} {unit}"
+
+
+def value(metric, v: float | None, decimals: int, min_decimals: int | None = None) -> str:
+    """A data value with its unit: '87.3%'; 'not reported' when missing."""
+    if not finite(v):
+        return NOT_REPORTED
+    return with_unit(number(v, decimals, min_decimals), metric.unit)
+
+
+def mean(metric, v: float | None, decimals: int) -> str:
+    """A mean of values written with ``decimals`` decimals, with the unit: '71.33%'."""
+    if not finite(v):
+        return DASH
+    return with_unit(number(v, *mean_places(decimals)), metric.unit)
+
+
+def mean_number(v: float, decimals: int) -> str:
+    """A mean without its unit (tables whose header names the unit)."""
+    return number(v, *mean_places(decimals))
+
+
+def points(v: float, decimals: int) -> str:
+    """A size of a difference, no sign and no unit: '3.8'."""
+    return number(v, decimals)
+
+
+def level(metric, v: float) -> str:
+    """A threshold or level the user set or a rule names: '80%', '77.25%'."""
+    return with_unit(number(v, 0 if float(v).is_integer() else 2, 0), metric.unit)
+
+
+def plain(v: float) -> str:
+    """A rule's constant: '5', '2.5'."""
+    return f"{v:g}"
+
+
+def slope(v: float | None) -> str:
+    """Three significant digits, positional, with a real minus sign: '−4.86', '−0.000308'."""
+    if v is None:
+        return DASH
+    if v == 0:
+        return "0"
+    if not 1e-6 <= abs(v) < 1e6:
+        text = f"{v:.2e}"
+    elif abs(v) >= 100:
+        text = f"{v:.1f}"
+    else:
+        text = np.format_float_positional(v, precision=3, unique=False, fractional=False,
+                                          trim="k").rstrip(".")
+    return text.replace("-", MINUS)
+
+
+def r2(v: float | None) -> str:
+    return DASH if v is None else f"{v:.2f}"
+
+
+def spread(sd: float, decimals: int) -> str:
+    """A standard deviation or error: at least one decimal ('1.2')."""
+    return number(sd, max(places(decimals), 1))
+
+
+def value_text(metric, v: float | None, decimals: int, sd: float | None = None,
+               n: float | None = None, min_decimals: int | None = None) -> str:
+    """'Pass@1 52.5 ± 1.2 sd (n=3)' (plain text; 'Pass@1 not reported' when missing)."""
+    text = f"{metric.name} {value(metric, v, decimals, min_decimals)}"
+    if finite(v) and finite(sd):
+        text += f" ± {spread(sd, decimals)} sd"
+    if finite(v) and finite(n):
+        text += f" (n={int(n)})"
+    return text
+
+
+def d3(decimals: int) -> str:
+    """The d3-format of a value with ``decimals`` decimals, for Plotly templates: ',.1f' -> '.1f'."""
+    return f".{places(decimals)}f"
+
+
+def clip(text: str, limit: int = 60) -> str:
+    """User input quoted in a message: at most ``limit`` characters, then '…'."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -1,0 +1,94 @@
+"""The app's settings: read once, validated, passed to ``app.create_app``.
+
+Every setting comes from one ``EVALMAPS_*`` environment variable (or the ``evalmaps serve``
+option that sets it). :data:`SETTINGS` is the table of them, and the README documents each
+(``tests/unit/test_docs.py`` checks it). A bad value stops start-up with one sentence naming the
+setting and the values it accepts.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evalmaps.errors import EvalmapsError
+
+DEFAULT_MAX_UPLOAD_MB = 20.0
+
+
+class SettingsError(EvalmapsError, ValueError):
+    """A setting with a value it does not accept (start-up stops)."""
+
+
+def default_data_dir() -> Path:
+    """The built-in figures: ``data/`` beside the package (a checkout or an editable install),
+    else where a wheel installs it (``<prefix>/share/evalmaps/data``)."""
+    beside = Path(__file__).resolve().parent.parent / "data"
+    if (beside / "catalog.json").is_file():
+        return beside
+    return Path(sys.prefix) / "share" / "evalmaps" / "data"
+
+
+# name -> (environment variable, what it accepts, meaning); the README lists each
+SETTINGS: dict[str, tuple[str, str, str]] = {
+    "data_dir": ("EVALMAPS_DATA", "a folder with a catalog.json",
+                 "the built-in figures (default: the package's data/)"),
+    "extra_data": ("EVALMAPS_EXTRA_DATA", "folders separated by the path separator (':')",
+                   "your folders of results, served next to the built-in figures"),
+    "max_upload_mb": ("EVALMAPS_MAX_UPLOAD_MB", "a number of megabytes above 0, such as 20",
+                      "the largest file the Data page accepts (default 20)"),
+    "debug": ("EVALMAPS_DEBUG", "1 or 0", "Dash's debug mode and dev tools (default 0)"),
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path = field(default_factory=default_data_dir)
+    extra_data: tuple[Path, ...] = ()
+    max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB
+    debug: bool = False
+
+    @property
+    def max_upload_bytes(self) -> int:
+        return int(self.max_upload_mb * 2**20)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides) -> "Settings":
+        """The settings the environment gives (unset variables keep their defaults), then
+        ``overrides`` (what ``evalmaps serve`` options say). Raises :class:`SettingsError`."""
+        env = os.environ if environ is None else environ
+        values: dict = {}
+        for name, (var, accepts, _) in SETTINGS.items():
+            text = env.get(var)
+            if text is None or text.strip() == "":
+                continue
+            values[name] = _parse(name, text.strip(), var, accepts)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+
+def _parse(name: str, text: str, var: str, accepts: str):
+    def bad() -> SettingsError:
+        shown = text if len(text) <= 60 else text[:60] + "…"
+        return SettingsError(f"{var}={shown} is not valid: give {accepts}.")
+
+    if name == "data_dir":
+        return Path(text)
+    if name == "extra_data":
+        return tuple(Path(d) for d in text.split(os.pathsep) if d)
+    if name == "max_upload_mb":
+        try:
+            value = float(text)
+        except ValueError:
+            raise bad() from None
+        if not (0 < value < float("inf")):
+            raise bad()
+        return value
+    if name == "debug":
+        if text not in ("0", "1"):
+            raise bad()
+        return text == "1"
+    raise AssertionError(name)  # every name in SETTINGS is parsed above

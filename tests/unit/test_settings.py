@@ -1,0 +1,47 @@
+"""evalmaps.settings: read once from the environment, validated, with one-sentence errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evalmaps.settings import Settings, SettingsError, default_data_dir
+
+
+def test_defaults():
+    assert Settings.from_env({}) == Settings(data_dir=default_data_dir(), extra_data=(),
+                                             max_upload_mb=20.0, debug=False)
+    assert (default_data_dir() / "catalog.json").is_file()
+
+
+def test_every_variable_is_read():
+    env = {"EVALMAPS_DATA": "/d", "EVALMAPS_EXTRA_DATA": "/a:/b", "EVALMAPS_MAX_UPLOAD_MB": "2.5",
+           "EVALMAPS_DEBUG": "1"}
+    assert Settings.from_env(env) == Settings(Path("/d"), (Path("/a"), Path("/b")), 2.5, True)
+    assert Settings.from_env(env).max_upload_bytes == int(2.5 * 2**20)
+
+
+def test_overrides_win_over_the_environment():
+    settings = Settings.from_env({"EVALMAPS_DEBUG": "0"}, debug=True, extra_data=(Path("/x"),))
+    assert (settings.debug, settings.extra_data) == (True, (Path("/x"),))
+
+
+@pytest.mark.parametrize("var, value, message", [
+    ("EVALMAPS_MAX_UPLOAD_MB", "-1",
+     "EVALMAPS_MAX_UPLOAD_MB=-1 is not valid: give a number of megabytes above 0, such as 20."),
+    ("EVALMAPS_MAX_UPLOAD_MB", "abc",
+     "EVALMAPS_MAX_UPLOAD_MB=abc is not valid: give a number of megabytes above 0, such as 20."),
+    ("EVALMAPS_MAX_UPLOAD_MB", "inf",
+     "EVALMAPS_MAX_UPLOAD_MB=inf is not valid: give a number of megabytes above 0, such as 20."),
+    ("EVALMAPS_DEBUG", "yes", "EVALMAPS_DEBUG=yes is not valid: give 1 or 0."),
+])
+def test_a_bad_value_is_one_sentence_naming_the_setting(var, value, message):
+    with pytest.raises(SettingsError) as err:
+        Settings.from_env({var: value})
+    assert str(err.value) == message
+
+
+def test_empty_variables_keep_the_default():
+    assert Settings.from_env({"EVALMAPS_MAX_UPLOAD_MB": " ", "EVALMAPS_DEBUG": ""}) == \
+        Settings.from_env({})
