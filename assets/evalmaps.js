@@ -88,3 +88,62 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
     }
   }
 });
+
+/* Restyle heatmaps without new data: the colour range mode and values in cells. Each figure
+ * carries layout.meta.evalmaps = {ranges: {mode: [lo, hi] or null}, text: cell template or ''}
+ * (components.heatmap.style_meta); traces that draw values (those with a texttemplate) get the
+ * new zmin/zmax and texttemplate, gap traces stay as they are. The URL's color/labels keys are
+ * written too (defaults left out), only when they change. */
+window.dash_clientside.evalmaps.restyle = function (color, showValues, figures, search,
+                                                    defaultColor) {
+  const dc = window.dash_clientside;
+  const out = (figures || []).map(function (fig) {
+    const meta = fig && fig.layout && fig.layout.meta && fig.layout.meta.evalmaps;
+    if (!meta) {
+      return dc.no_update;
+    }
+    const range = meta.ranges ? meta.ranges[color] : undefined;
+    const data = fig.data.map(function (trace) {
+      if (!("texttemplate" in trace)) {
+        return trace;  // a gap: drawn in the missing colour whatever the mode
+      }
+      const styled = Object.assign({}, trace, {texttemplate: showValues ? meta.text : ""});
+      if (range !== undefined) {
+        if (range) {
+          styled.zmin = range[0];
+          styled.zmax = range[1];
+          styled.zauto = false;
+        } else {
+          delete styled.zmin;
+          delete styled.zmax;
+          styled.zauto = true;
+        }
+      }
+      return styled;
+    });
+    return Object.assign({}, fig, {data: data});
+  });
+  const params = new URLSearchParams(search || "");
+  const before = [params.get("color"), params.get("labels")];
+  if (color === defaultColor) {
+    params.delete("color");
+  } else {
+    params.set("color", color);
+  }
+  if (showValues) {
+    params.delete("labels");
+  } else {
+    params.set("labels", "off");
+  }
+  const changed = before[0] !== params.get("color") || before[1] !== params.get("labels");
+  const query = params.toString();
+  return [out, changed ? (query ? "?" + query : "") : dc.no_update];
+};
+
+/* The same for maps given one by one (Compare's A, B and B - A): [figure, ..., search]. */
+window.dash_clientside.evalmaps.restyleEach = function (color, showValues, search, defaultColor) {
+  const figures = Array.prototype.slice.call(arguments, 4);
+  const result = window.dash_clientside.evalmaps.restyle(color, showValues, figures, search,
+                                                         defaultColor);
+  return result[0].concat([result[1]]);
+};

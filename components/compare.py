@@ -17,12 +17,13 @@ from dash import html
 
 from components import theme
 from components.heatmap import (Special, heatmap_layout, heatmap_traces, panel_height,
-                                value_template)
+                                style_meta, value_template)
 from components.provenance import provenance_badge
 from evalmaps import formats as fmt
 from evalmaps.compare import (Alignment, ComparePanel, color_range, compatible, delta_range,
                               from_panel, sentences, where_of)
 from evalmaps.model import Catalog
+from evalmaps.slicing import COLOR_MODES
 
 DELTA_COLORSCALE = "RdBu"  # red: B lower, white: equal, blue: B higher
 DELTA_TITLE = f"B {fmt.MINUS} A"
@@ -164,9 +165,10 @@ def side_figure(al: Alignment, which: str, zrange: tuple[float, float], *,
         texttemplate=text, showscale=showscale,
         colorbar_title=f"{al.a.metric.label} (A and B)")
     tag = " (derived)" if side.derived else ""
-    return {"data": data, "layout": _layout(al, f"{which.upper()} · {side.short}{tag}",
-                                            right=20 if showscale else 100,
-                                            illustrative=side.illustrative)}
+    layout = _layout(al, f"{which.upper()} · {side.short}{tag}", right=20 if showscale else 100,
+                     illustrative=side.illustrative)
+    layout["meta"] = style_meta(data, {mode: color_range(al, mode) for mode in COLOR_MODES})
+    return {"data": data, "layout": layout}
 
 
 def delta_figure(al: Alignment, *, show_values: bool = True) -> dict:
@@ -180,6 +182,7 @@ def delta_figure(al: Alignment, *, show_values: bool = True) -> dict:
         special=tuple(special), show_values=show_values, texttemplate=text,
         colorbar_title=DELTA_TITLE)
     layout = _layout(al, DELTA_TITLE, right=20)
+    layout["meta"] = style_meta(data, None)  # its own range, whatever A and B use
     ny, nx = al.delta.shape
     layout["shapes"] = [_outline(int(i), int(j), ny, nx) for i, j in zip(*np.nonzero(al.indistinct))]
     return {"data": data, "layout": layout}

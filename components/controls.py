@@ -98,12 +98,40 @@ def figure_row(page: str, catalog: Catalog, figure: Figure, state: ViewState):
 
 def rows_and_range(page: str, figure: Figure, state: ViewState,
                    widths: tuple[int, int] = (4, 3)) -> list:
-    """The row multi-select and the x-range slider (ids ``<page>-rows``, ``<page>-xrange``)."""
+    """The row multi-select (with All and None), the x-range slider, and the row order (sort,
+    top N by mean). Ids ``<page>-rows``, ``<page>-rows-all``, ``<page>-rows-none``,
+    ``<page>-xrange``, ``<page>-sort``, ``<page>-top``."""
     spec = figure.spec
     ydim, xdim = spec.dims[spec.y], spec.dims[spec.x]
+    rows = html.Div([
+        rows_dropdown(f"{page}-rows", ydim, state.rows),
+        html.Div([
+            dbc.Button("All", id=f"{page}-rows-all", color="link", size="sm",
+                       className="p-0 me-2", title=f"Show every {ydim.title.lower()}"),
+            dbc.Button("None", id=f"{page}-rows-none", color="link", size="sm",
+                       className="p-0", title="Clear the rows, then pick some"),
+        ], className="small"),
+    ])
     return [
-        labelled(f"Rows ({ydim.title})", rows_dropdown(f"{page}-rows", ydim, state.rows),
-                 width=widths[0]),
+        labelled(f"Rows ({ydim.title})", rows, html_for=f"{page}-rows", width=widths[0]),
         labelled(f"{xdim.title} range", x_range_control(f"{page}-xrange", xdim, state.x_range),
                  width=widths[1]),
+        labelled("Row order", sort_dropdown(f"{page}-sort", ydim, xdim, state.sort),
+                 html_for=f"{page}-sort", width=2),
+        labelled("Top rows by mean", dbc.Input(
+            id=f"{page}-top", type="number", min=1, step=1, value=state.top, debounce=True,
+            size="sm", placeholder="all"), html_for=f"{page}-top", width=1),
     ]
+
+
+def sort_options(ydim: Dim, xdim: Dim) -> list[dict]:
+    return ([{"label": "As in the source", "value": "source"},
+             {"label": f"By {ydim.title.lower()} name", "value": "name"},
+             {"label": "By mean, highest first", "value": "mean"}]
+            + [{"label": f"By value at {xdim.title} {label}", "value": f"col:{label}"}
+               for label in xdim.labels])
+
+
+def sort_dropdown(component_id: str, ydim: Dim, xdim: Dim, value: str) -> dcc.Dropdown:
+    return dcc.Dropdown(id=component_id, options=sort_options(ydim, xdim), value=value,
+                        clearable=False, searchable=True)

@@ -104,6 +104,7 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
         "hovertemplate": hovertemplate + "<extra></extra>",
         "hoverongaps": False,
         "texttemplate": cell_text if text_on else "",
+        "meta": {"texttemplate": cell_text},
         "xgap": gap, "ygap": gap,
         "showscale": showscale,
         "colorbar": {"title": {"text": theme.text(colorbar_title), "side": "right"},
@@ -234,14 +235,27 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
         show_values=show_values, showscale=showscale, colorbar_title=spec.metric.label)
 
 
+def style_meta(traces: list[dict], ranges: dict | None) -> dict:
+    """What the browser needs to restyle a heatmap without new data (``evalmaps.restyle``):
+    its colour range per mode, and the cell-text template values switch on ('' while the cells
+    are too small to print in)."""
+    main = traces[0]
+    readable_cells = readable(len(main["y"]), len(main["x"]))
+    meta = {"text": main["meta"]["texttemplate"] if readable_cells else ""}
+    if ranges is not None:
+        meta["ranges"] = {mode: list(r) if r else None for mode, r in ranges.items()}
+    return {"evalmaps": meta}
+
+
 def heatmap_figure(view: PanelView, zrange: tuple[float, float] | None, *,
-                   show_values: bool = True) -> dict:
-    """A Browse panel as a Plotly figure dict."""
+                   show_values: bool = True, ranges: dict | None = None) -> dict:
+    """A Browse panel as a Plotly figure dict. ``ranges``: the colour range of each colour
+    mode, for the browser to switch between."""
     spec = view.spec
-    return {
-        "data": panel_traces(view, zrange, show_values=show_values),
-        "layout": heatmap_layout(view.x_labels, view.y_labels, x_title=spec.dims[spec.x].title,
-                                 y_title=spec.dims[spec.y].title, heading=view.title,
-                                 height=panel_height(len(view.y_labels)),
-                                 illustrative=spec.illustrative),
-    }
+    data = panel_traces(view, zrange, show_values=show_values)
+    layout = heatmap_layout(view.x_labels, view.y_labels, x_title=spec.dims[spec.x].title,
+                            y_title=spec.dims[spec.y].title, heading=view.title,
+                            height=panel_height(len(view.y_labels)),
+                            illustrative=spec.illustrative)
+    layout["meta"] = style_meta(data, ranges)
+    return {"data": data, "layout": layout}

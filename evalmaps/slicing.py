@@ -7,7 +7,7 @@ index arrays out of them.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import product
 from typing import TYPE_CHECKING
 
@@ -112,7 +112,57 @@ def views_for(figure: Figure, state: "ViewState",
         return views, NO_ROWS
     if not views[0].x_labels:
         return views, NO_COLUMNS
+    sort, top = getattr(state, "sort", "source"), getattr(state, "top", None)
+    if sort != "source" or top is not None:
+        order = row_order(views, sort, top)
+        views = [replace(v, y_labels=tuple(v.y_labels[i] for i in order), z=v.z[order],
+                         sd=None if v.sd is None else v.sd[order],
+                         n=None if v.n is None else v.n[order]) for v in views]
     return views, None
+
+
+def row_means(views: list[PanelView]) -> np.ndarray:
+    """Each shown row's mean over the cells the views show (every panel); NaN: no cell."""
+    stack = np.stack([v.z for v in views])
+    present = np.isfinite(stack)
+    counts = present.sum(axis=(0, 2))
+    sums = np.where(present, stack, 0.0).sum(axis=(0, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def _descending(values: np.ndarray) -> np.ndarray:
+    """Indices from the highest value down; missing (NaN) last; ties in the source's order."""
+    return np.lexsort((np.arange(values.size), np.where(np.isfinite(values), -values, np.inf)))
+
+
+def row_order(views: list[PanelView], sort: str = "source", top: int | None = None) -> np.ndarray:
+    """The shown rows' order (indices into ``views[0].y_labels``): the ``top`` rows by mean over
+    the shown cells (highest first), then sorted by ``sort``: 'source' (the source's order),
+    'name', 'mean' (highest first) or 'col:<x label>' (the value in that column, highest first,
+    averaged over the shown panels). Rows without a value sort last."""
+    labels = views[0].y_labels
+    order = np.arange(len(labels))
+    if top is not None:
+        order = np.sort(_descending(row_means(views))[:top])
+    kind, _, column = sort.partition(":")
+    if kind == "name":
+        order = np.array(sorted(order, key=lambda i: (labels[i].casefold(), i)), dtype=int)
+    elif kind == "mean":
+        order = order[_descending(row_means(views)[order])]
+    elif kind == "col":
+        dim = views[0].spec.dims[views[0].spec.y]
+        full = dim.index()
+        rows = [full[labels[i]] for i in order]
+        j = views[0].spec.dims[views[0].spec.x].index()[column]
+        stack = np.stack([v.panel.z[rows, j] for v in views])
+        present = np.isfinite(stack)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = np.where(present.any(axis=0),
+                              np.where(present, stack, 0).sum(axis=0) / np.maximum(
+                                  present.sum(axis=0), 1), np.nan)
+        order = order[_descending(values)]
+    return order
 
 
 def color_range(spec: FigureSpec, views: list[PanelView], mode: str) -> tuple[float, float] | None:

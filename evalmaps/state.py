@@ -34,6 +34,8 @@ QUERY_KEYS: dict[str, tuple[str, str]] = {
     "rows": ("/, /trends, /data", "the rows (y labels) shown; repeated; empty means none"),
     "xmin": ("/, /trends, /data", "the low end of the x range (numeric x axes)"),
     "xmax": ("/, /trends, /data", "the high end of the x range"),
+    "sort": ("/, /trends, /data", "row order: source, name, mean, or col:<x label>"),
+    "top": ("/, /trends, /data", "only the N rows with the highest mean"),
     "color": ("/, /compare", "colour range: figure, fixed (0-100) or shared"),
     "labels": ("/, /compare", "values printed in cells: on (default) or off"),
     "transpose": ("/trends, trends API", "1: one line per column, against y"),
@@ -48,6 +50,7 @@ RESERVED_NAMES = frozenset(QUERY_KEYS) | frozenset(CELL_COLUMNS)
 TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off", "")
 DEFAULT_COMPARE_COLOR = "shared"  # A and B on the min..max of the cells they show
+SORT_SOURCE = "source"
 
 Query = Mapping[str, "str | list[str]"]
 
@@ -107,6 +110,8 @@ class ViewState:
     x_range: tuple[float, float] | None = None  # None = the whole x axis
     color: str = "figure"
     show_values: bool = True
+    sort: str = SORT_SOURCE  # row order: source, name, mean, or "col:<x label>"
+    top: int | None = None  # only the rows with the highest mean
     problems: tuple[str, ...] = ()  # what was dropped from the query, to tell the user
 
     def facet_selection(self, figure: Figure) -> dict[str, list[str]]:
@@ -121,6 +126,10 @@ class ViewState:
             pairs += [("rows", r) for r in self.rows] if self.rows else [("rows", "")]
         if self.x_range is not None:
             pairs += [("xmin", f"{self.x_range[0]:g}"), ("xmax", f"{self.x_range[1]:g}")]
+        if self.sort != SORT_SOURCE:
+            pairs.append(("sort", self.sort))
+        if self.top is not None:
+            pairs.append(("top", str(self.top)))
         pairs += _pairs(self.show_values, self.color, "figure")
         for key, value in (extra or {}).items():
             pairs += [(key, v) for v in as_list(value) or []]
@@ -193,7 +202,35 @@ def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
             x_range = (lo, hi)
 
     color = _color(query, "figure", "the figure's own range", problems)
-    return ViewState(fid, facets, rows, x_range, color, _show_values(query), tuple(problems))
+    sort = first(query.get("sort")) or SORT_SOURCE
+    if parse_sort(sort, spec.dims[spec.x].labels) is None:
+        problems.append(f"Row order '{fmt.clip(sort)}' is unknown; keeping the source's order.")
+        sort = SORT_SOURCE
+    top = None
+    text = first(query.get("top"))
+    if text not in (None, ""):
+        top = _count(text)
+        if top is None:
+            problems.append(f"top={fmt.clip(text)} is not a whole number above 0; showing every "
+                            f"row.")
+    return ViewState(fid, facets, rows, x_range, color, _show_values(query), sort, top,
+                     tuple(problems))
+
+
+def _count(text) -> int | None:
+    """A whole number of at least 1, or None."""
+    value = finite_number(text)
+    return int(value) if value is not None and value >= 1 and value == int(value) else None
+
+
+def parse_sort(sort: str, x_labels: tuple[str, ...]) -> tuple[str, str | None] | None:
+    """('source'|'name'|'mean', None) or ('col', <x label>); None when it names nothing."""
+    if sort in (SORT_SOURCE, "name", "mean"):
+        return sort, None
+    kind, _, label = sort.partition(":")
+    if kind == "col" and label in x_labels:
+        return "col", label
+    return None
 
 
 def _first_panel(figure: Figure) -> dict[str, tuple[str, ...]]:
@@ -204,17 +241,22 @@ def _first_panel(figure: Figure) -> dict[str, tuple[str, ...]]:
 
 def state_from_controls(figure: Figure, facet_values: dict[str, list[str] | None],
                         rows: list[str] | None, x_range: list[float] | None, color: str | None,
-                        show_values: bool | None) -> ViewState:
-    """Normalise control values into a state (full selections collapse to the default)."""
+                        show_values: bool | None, sort: str | None = None,
+                        top: object = None) -> ViewState:
+    """Normalise control values into a state (full selections collapse to the default; a sort
+    or top that names nothing is the default)."""
     spec = figure.spec
+    sort = sort if isinstance(sort, str) and parse_sort(sort, spec.dims[spec.x].labels) \
+        else SORT_SOURCE
     facets = {}
     big = many_panels(figure)  # its full selections are explicit: the default is one panel
     for dim in spec.facets:
         chosen = facet_values.get(dim)
         if chosen is not None and (big or set(chosen) != set(spec.dims[dim].labels)):
             facets[dim] = tuple(label for label in spec.dims[dim].labels if label in set(chosen))
-    state = ViewState(figure.id, facets, color=color or "figure",
-                      show_values=True if show_values is None else bool(show_values))
+    state = ViewState(figure.id, facets, color=color if color in COLOR_MODES else "figure",
+                      show_values=True if show_values is None else bool(show_values),
+                      sort=sort, top=_count(top))
     if rows is not None:
         ylabels = spec.dims[spec.y].labels
         kept = tuple(label for label in ylabels if label in set(rows))

@@ -81,7 +81,8 @@ def register_figure_navigation(page: str, path: str) -> None:
 
 
 def read_view(page: str, catalog: Catalog, rendered: str, search: str | None, facet_ids: list,
-              facet_values: list, rows, x_range, color=None, show_values=None):
+              facet_values: list, rows, x_range, sort=None, top=None, color=None,
+              show_values=None):
     """The view state a sliced page's sync callback works on: ``(figure, state, from_url)``.
 
     When the page's location changed (back/forward, or the first report as it mounts), the state
@@ -100,7 +101,8 @@ def read_view(page: str, catalog: Catalog, rendered: str, search: str | None, fa
             raise PreventUpdate
         return figure, state, query
     facets = {fid["dim"]: value for fid, value in zip(facet_ids, facet_values)}
-    return figure, state_from_controls(figure, facets, rows, x_range, color, show_values), None
+    return figure, state_from_controls(figure, facets, rows, x_range, color, show_values, sort,
+                                       top), None
 
 
 def slicing_values(state: ViewState, figure: Figure, facet_ids: list[dict]) -> dict:
@@ -113,7 +115,29 @@ def slicing_values(state: ViewState, figure: Figure, facet_ids: list[dict]) -> d
         [min(xdim.numbers), max(xdim.numbers)] if xdim.numeric else [0, 1])
     return {"facets": [selection[fid["dim"]] for fid in facet_ids],
             "rows": list(spec.dims[spec.y].labels if state.rows is None else state.rows),
-            "x_range": x_range}
+            "x_range": x_range, "sort": state.sort, "top": state.top}
+
+
+def register_row_buttons(page: str) -> None:
+    """The rows menu's All and None buttons (the page's sync callback takes it from there)."""
+
+    @callback(
+        Output(f"{page}-rows", "value", allow_duplicate=True),
+        Input(f"{page}-rows-all", "n_clicks"),
+        Input(f"{page}-rows-none", "n_clicks"),
+        State(f"{page}-rendered-figure", "data"),
+        State(UPLOADS, "data"),
+        prevent_initial_call=True,
+    )
+    def all_or_none(_all, _none, rendered, uploads):
+        catalog = get_catalog(uploads)
+        if rendered not in catalog or ctx.triggered_id not in (f"{page}-rows-all",
+                                                               f"{page}-rows-none"):
+            raise PreventUpdate
+        if ctx.triggered_id.endswith("none"):
+            return []
+        spec = catalog.figure(rendered).spec
+        return list(spec.dims[spec.y].labels)
 
 
 def explain_problems(problems: tuple[str, ...], figure_id: str | None) -> tuple[str, ...]:

@@ -3,25 +3,30 @@
 State lives in the URL. The page's own ``dcc.Location`` (``browse-loc``) and the controls are kept
 in step by one callback: a control change writes the query (a history entry, no reload), and a
 back/forward step writes the controls. Choosing another figure navigates, and Dash Pages renders
-the page anew with that figure's controls.
+the page anew with that figure's controls and heatmaps. Heatmaps are sent only when the slice
+changes; the colour range and values in cells are restyled in the browser.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import dash
 import dash_bootstrap_components as dbc
-from dash import ALL, Input, Output, State, callback, dcc, html
+from dash import (ALL, ClientsideFunction, Input, Output, State, callback, clientside_callback,
+                  dcc, html)
+from dash.exceptions import PreventUpdate
 
 from components.controls import (color_mode_control, figure_row, labelled, rows_and_range,
                                  values_switch)
-from components.heatmap import heatmap_figure
-from components.theme import graph_config
+from components.heatmap import heatmap_figure, values_note
 from components.provenance import provenance_badge, source_card
-from evalmaps.slicing import color_range, views_for
-from evalmaps.state import first, parse_state
+from components.theme import graph_config
+from evalmaps.slicing import COLOR_MODES, color_range, views_for
+from evalmaps.state import ViewState, first, parse_state
 from layouts._shared import (UPLOADS, Outputs, empty_note, explain_problems, get_catalog,
                              page_location, problems_alert, read_view, register_figure_navigation,
-                             register_nav_sync, slicing_values)
+                             register_nav_sync, register_row_buttons, slicing_values)
 
 dash.register_page(__name__, path="/", name="Browse", title="evalmaps · Browse", order=0)
 
@@ -33,8 +38,11 @@ def layout(uploads=None, **query):
     state = parse_state(query, catalog)
     figure = catalog.figure(state.figure)
     spec = figure.spec
+    drawn = graphs(figure, state)  # drawn with the page: no second round trip on first paint
     return dbc.Container([
         page_location(PAGE, figure.id),
+        dcc.Store(id="browse-drawn", data=drawn["drawn"]),
+        dcc.Store(id="browse-default-color", data="figure"),
         problems_alert(explain_problems(state.problems, first(query.get("figure")))),
         figure_row(PAGE, catalog, figure, state),
         dbc.Row([
@@ -45,22 +53,26 @@ def layout(uploads=None, **query):
         ], className="g-3 align-items-start controls-row"),
         html.H4([spec.title, provenance_badge(spec.provenance, with_id=True)],
                 className="mt-2 figure-title"),
-        html.Div(id="browse-summary", className="small text-muted mb-2"),
-        html.Div(id="browse-graphs"),
+        html.Div(drawn["summary"], id="browse-summary", className="small text-muted mb-2"),
+        html.Div(drawn["graphs"], id="browse-graphs"),
         source_card(spec),
     ], fluid=True, className="py-3")
 
 
 register_figure_navigation(PAGE, "/")
+register_row_buttons(PAGE)
 
 
 OUT = Outputs(
     search=Output("browse-loc", "search"),
     graphs=Output("browse-graphs", "children"),
     summary=Output("browse-summary", "children"),
+    drawn=Output("browse-drawn", "data"),
     facets=Output({"type": "browse-facet", "dim": ALL}, "value"),
     rows=Output("browse-rows", "value"),
     x_range=Output("browse-xrange", "value"),
+    sort=Output("browse-sort", "value"),
+    top=Output("browse-top", "value"),
     color=Output("browse-color", "value"),
     show_values=Output("browse-labels", "value"),
 )
@@ -73,33 +85,54 @@ OUT = Outputs(
         facet_values=Input({"type": "browse-facet", "dim": ALL}, "value"),
         rows=Input("browse-rows", "value"),
         x_range=Input("browse-xrange", "value"),
-        color=Input("browse-color", "value"),
-        show_values=Input("browse-labels", "value"),
+        sort=Input("browse-sort", "value"),
+        top=Input("browse-top", "value"),
+        color=State("browse-color", "value"),
+        show_values=State("browse-labels", "value"),
         facet_ids=State({"type": "browse-facet", "dim": ALL}, "id"),
         rendered=State("browse-rendered-figure", "data"),
+        drawn=State("browse-drawn", "data"),
         uploads=State(UPLOADS, "data"),
     ),
 )
-def sync(search, facet_values, rows, x_range, color, show_values, facet_ids, rendered, uploads):
+def sync(search, facet_values, rows, x_range, sort, top, color, show_values, facet_ids,
+         rendered, drawn, uploads):
+    """What changes the data shown: the URL (back/forward) or a slicing control. The colour
+    range and values in cells are restyled in the browser (``evalmaps.restyle``), and the
+    heatmaps are only sent again when the slice changed (``browse-drawn``)."""
     figure, state, query = read_view(PAGE, get_catalog(uploads), rendered, search, facet_ids,
-                                     facet_values, rows, x_range, color, show_values)
-    if query is not None:  # the URL changed: write the controls
-        return OUT(**graphs(figure, state), **slicing_values(state, figure, facet_ids),
-                   color=state.color, show_values=state.show_values)
-    return OUT(search=state.to_query(), **graphs(figure, state))
+                                     facet_values, rows, x_range, sort, top, color, show_values)
+    if query is None:  # a slicing control: draw the slice, write the URL
+        return OUT(search=state.to_query(), **graphs(figure, state))
+    # the URL changed: write the controls that differ; draw only if the slice differs
+    out = {} if slice_key(state) == drawn else graphs(figure, state)
+    controls = {**slicing_values(state, figure, facet_ids), "color": state.color,
+                "show_values": state.show_values}
+    now = {"facets": facet_values, "rows": rows, "x_range": x_range, "sort": sort, "top": top,
+           "color": color, "show_values": show_values}
+    out.update({k: v for k, v in controls.items() if v != now[k]})
+    if not out:
+        raise PreventUpdate
+    return OUT(**out)
 
 
-def graphs(figure, state) -> dict:
-    """The heatmaps of a view and the line above them: ``graphs`` and ``summary``."""
+def slice_key(state: ViewState) -> str:
+    """What the heatmaps depend on: the state's query without the colour and values keys."""
+    return replace(state, color="figure", show_values=True, problems=()).to_query()
+
+
+def graphs(figure, state: ViewState) -> dict:
+    """The heatmaps of a view and the line above them: ``graphs``, ``summary``, ``drawn``."""
     views, empty = views_for(figure, state)
     if empty:
-        return {"graphs": empty_note(empty), "summary": ""}
-    zrange = color_range(figure.spec, views, state.color)
+        return {"graphs": empty_note(empty), "summary": "", "drawn": slice_key(state)}
+    ranges = {mode: color_range(figure.spec, views, mode) for mode in COLOR_MODES}
     per_row = 1 if len(views[0].x_labels) > 12 else (2 if len(views[0].x_labels) > 6 else 4)
     per_row = min(per_row, len(views))
     cols = []
     for view in views:
-        fig = heatmap_figure(view, zrange, show_values=state.show_values)
+        fig = heatmap_figure(view, ranges[state.color], show_values=state.show_values,
+                             ranges=ranges)
         cols.append(dbc.Col(dcc.Graph(
             id={"type": "browse-heatmap", "panel": view.panel.slug}, figure=fig,
             config=graph_config(figure.id, view.panel.slug), className="heatmap-graph"),
@@ -108,7 +141,26 @@ def graphs(figure, state) -> dict:
     total = sum(v.z.size for v in views)
     summary = (f"{len(views)} panel{'s' * (len(views) != 1)} · {shown} of {total} cells reported"
                f" · grey cells are not reported by the source")
-    return {"graphs": dbc.Row(cols, className="g-2"), "summary": summary}
+    note = values_note(len(views[0].y_labels), len(views[0].x_labels))
+    return {"graphs": dbc.Row(cols, className="g-2"),
+            "summary": [summary, html.Div(note, id="browse-values-note")] if note else summary,
+            "drawn": slice_key(state)}
+
+
+# The colour range and values in cells change no data: the browser restyles the heatmaps it
+# holds (each figure carries its three colour ranges and its cell-text template) and writes the
+# URL; nothing is sent.
+clientside_callback(
+    ClientsideFunction(namespace="evalmaps", function_name="restyle"),
+    Output({"type": "browse-heatmap", "panel": ALL}, "figure"),
+    Output("browse-loc", "search", allow_duplicate=True),
+    Input("browse-color", "value"),
+    Input("browse-labels", "value"),
+    State({"type": "browse-heatmap", "panel": ALL}, "figure"),
+    State("browse-loc", "search"),
+    State("browse-default-color", "data"),
+    prevent_initial_call=True,
+)
 
 
 register_nav_sync(PAGE)

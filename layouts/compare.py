@@ -73,6 +73,7 @@ def layout(uploads=None, **query):
     return dbc.Container([
         page_location(PAGE, a_figure),
         dcc.Store(id="compare-cells", data=values["cells"]),
+        dcc.Store(id="compare-default-color", data=DEFAULT_COMPARE_COLOR),
         dcc.Store(id="compare-hovered", data=None),  # the last hovered cell, to re-place outlines
         html.Div(values["problems"], id="compare-problems"),
         dbc.Row([
@@ -210,17 +211,19 @@ SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading",
         search=Input("compare-loc", "search"),
         a=Input("compare-a", "value"),
         b=Input("compare-b", "value"),
-        color=Input("compare-color", "value"),
-        show_values=Input("compare-labels", "value"),
         _swap=Input("compare-swap", "n_clicks"),
         _mean_a=Input("compare-mean-as-a", "n_clicks"),
         _mean_b=Input("compare-mean-as-b", "n_clicks"),
+        color=State("compare-color", "value"),
+        show_values=State("compare-labels", "value"),
         mean_keys=State("compare-mean", "value"),
         uploads=State(UPLOADS, "data"),
     ),
     prevent_initial_call=True,  # the layout renders the URL's state itself
 )
-def sync(search, a, b, color, show_values, _swap, _mean_a, _mean_b, mean_keys, uploads):
+def sync(search, a, b, _swap, _mean_a, _mean_b, color, show_values, mean_keys, uploads):
+    """What changes the panels compared: the URL (back/forward), a menu, swap, a mean. The colour
+    range and values in cells are restyled in the browser (``evalmaps.restyle``)."""
     catalog = get_catalog(uploads)
     triggered = ctx.triggered_id
     problems: tuple[str, ...] = ()
@@ -228,8 +231,12 @@ def sync(search, a, b, color, show_values, _swap, _mean_a, _mean_b, mean_keys, u
         if search is None:
             raise PreventUpdate  # the location reports the URL as it mounts
         state = parse_compare_state(parse_qs(search.lstrip("?"), keep_blank_values=True), catalog)
-        if (state.a, state.b, state.color, state.show_values) == (a, b, color, show_values):
-            raise PreventUpdate  # already shown: the location reporting the URL as it mounts
+        if (state.a, state.b) == (a, b):  # the same panels: only write the style controls
+            style = {k: v for k, v in (("color", state.color), ("show_values", state.show_values))
+                     if v != {"color": color, "show_values": show_values}[k]}
+            if not style:
+                raise PreventUpdate  # already shown: the location reporting the URL as it mounts
+            return OUT(**style)
         return _outputs(render(catalog, state), controls=True)
     default = default_pair(catalog)
     state = CompareState(a or default[0], b or default[1], color or DEFAULT_COMPARE_COLOR,
@@ -266,6 +273,19 @@ def _outputs(values: dict, controls: bool, **extra) -> dict:
     shown = {key: values[key] for key in SHOWN + (CONTROLS if controls else ())}
     return OUT(**shown, marks=[HIDDEN] * len(SIDES), hovered=None, **extra)
 
+
+# The colour range and values in cells change no data: the browser restyles the maps it holds.
+clientside_callback(
+    ClientsideFunction(namespace="evalmaps", function_name="restyleEach"),
+    *[Output(graph_id(side), "figure", allow_duplicate=True) for side in SIDES],
+    Output("compare-loc", "search", allow_duplicate=True),
+    Input("compare-color", "value"),
+    Input("compare-labels", "value"),
+    State("compare-loc", "search"),
+    State("compare-default-color", "data"),
+    *[State(graph_id(side), "figure") for side in SIDES],
+    prevent_initial_call=True,
+)
 
 # The linked hover: any map's hoverData outlines that cell in the other maps and fills the readout;
 # a map's relayout (a resize) re-places the outlines.

@@ -27,7 +27,7 @@ from evalmaps.state import first, parse_state
 from evalmaps.uploads import upload_entry, upload_spec
 from layouts._shared import (UPLOADS, Outputs, explain_problems, get_catalog, page_location,
                              problems_alert, read_view, register_figure_navigation,
-                             register_nav_sync, slicing_values)
+                             register_nav_sync, register_row_buttons, slicing_values)
 
 dash.register_page(__name__, path="/data", name="Data", title="evalmaps · Data", order=3)
 
@@ -79,7 +79,7 @@ def layout(uploads=None, **query):
         html.H4(["Cells of ", spec.title, provenance_badge(spec.provenance, with_id=True)],
                 className="section-title"),
         figure_row(PAGE, catalog, figure, state),
-        dbc.Row(rows_and_range(PAGE, figure, state, widths=(6, 6)), className="g-3 controls-row"),
+        dbc.Row(rows_and_range(PAGE, figure, state, widths=(5, 4)), className="g-3 controls-row"),
         html.Div([
             html.Div(id="data-summary", className="small text-muted"),
             dbc.Button("Download CSV of the rows shown", id="data-download-button",
@@ -91,6 +91,7 @@ def layout(uploads=None, **query):
 
 
 register_figure_navigation(PAGE, "/data")
+register_row_buttons(PAGE)
 
 
 # ------------------------------------------------------------------ the cells of the slice
@@ -109,6 +110,8 @@ OUT = Outputs(
     facets=Output({"type": "data-facet", "dim": ALL}, "value"),
     rows=Output("data-rows", "value"),
     x_range=Output("data-xrange", "value"),
+    sort=Output("data-sort", "value"),
+    top=Output("data-top", "value"),
 )
 
 
@@ -119,14 +122,16 @@ OUT = Outputs(
         facet_values=Input({"type": "data-facet", "dim": ALL}, "value"),
         rows=Input("data-rows", "value"),
         x_range=Input("data-xrange", "value"),
+        sort=Input("data-sort", "value"),
+        top=Input("data-top", "value"),
         facet_ids=State({"type": "data-facet", "dim": ALL}, "id"),
         rendered=State("data-rendered-figure", "data"),
         uploads=State(UPLOADS, "data"),
     ),
 )
-def sync(search, facet_values, rows, x_range, facet_ids, rendered, uploads):
+def sync(search, facet_values, rows, x_range, sort, top, facet_ids, rendered, uploads):
     figure, state, query = read_view(PAGE, get_catalog(uploads), rendered, search, facet_ids,
-                                     facet_values, rows, x_range)
+                                     facet_values, rows, x_range, sort, top)
     cells, missing = tidy_rows(figure, state)
     if query is not None:  # the URL changed: write the controls
         return OUT(cells=cells, summary=_summary(cells, missing),

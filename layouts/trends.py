@@ -23,7 +23,7 @@ from evalmaps.state import (TrendsOptions, ViewState, finite_number, parse_optio
 from evalmaps.trends import DEFAULT_THRESHOLD, analyse, rule_notes, short_titles
 from layouts._shared import (UPLOADS, Outputs, empty_note, get_catalog, page_location,
                              problems_alert, read_view, register_figure_navigation,
-                             register_nav_sync, slicing_values)
+                             register_nav_sync, register_row_buttons, slicing_values)
 
 dash.register_page(__name__, path="/trends", name="Trends", title="evalmaps · Trends", order=1)
 
@@ -81,6 +81,7 @@ def layout(uploads=None, **query):
 
 
 register_figure_navigation(PAGE, "/trends")
+register_row_buttons(PAGE)
 
 
 OUT = Outputs(
@@ -96,6 +97,8 @@ OUT = Outputs(
     facets=Output({"type": "trends-facet", "dim": ALL}, "value"),
     rows=Output("trends-rows", "value"),
     x_range=Output("trends-xrange", "value"),
+    sort=Output("trends-sort", "value"),
+    top=Output("trends-top", "value"),
     transpose=Output("trends-transpose", "value"),
     overlay=Output("trends-overlay", "value"),
     threshold=Output("trends-threshold", "value"),
@@ -109,6 +112,8 @@ OUT = Outputs(
         facet_values=Input({"type": "trends-facet", "dim": ALL}, "value"),
         rows=Input("trends-rows", "value"),
         x_range=Input("trends-xrange", "value"),
+        sort=Input("trends-sort", "value"),
+        top=Input("trends-top", "value"),
         transpose=Input("trends-transpose", "value"),
         overlay=Input("trends-overlay", "value"),
         threshold=Input("trends-threshold", "value"),
@@ -117,10 +122,10 @@ OUT = Outputs(
         uploads=State(UPLOADS, "data"),
     ),
 )
-def sync(search, facet_values, rows, x_range, transpose, overlay, threshold, facet_ids, rendered,
-         uploads):
+def sync(search, facet_values, rows, x_range, sort, top, transpose, overlay, threshold, facet_ids,
+         rendered, uploads):
     figure, state, query = read_view(PAGE, get_catalog(uploads), rendered, search, facet_ids,
-                                     facet_values, rows, x_range)
+                                     facet_values, rows, x_range, sort, top)
     if query is not None:  # the URL changed: write the controls
         options = parse_options(query)
         return OUT(problems=problems_alert((*state.problems, *options.problems)),

@@ -149,3 +149,68 @@ def test_unknown_figure_in_url_is_explained_not_a_crash(served):
     open_view(served, "?figure=no-such-figure")
     assert "There is no figure 'no-such-figure'" in served.find_element(".alert").text
     assert served.get_logs() == []
+
+
+def callback_posts(driver) -> list[int]:
+    """Bytes received for each callback request so far (resource timing)."""
+    return driver.execute_script(
+        "return performance.getEntriesByType('resource')"
+        ".filter(e => e.name.includes('_dash-update-component'))"
+        ".map(e => e.encodedBodySize);")
+
+
+def drawn_texts(driver, css: str) -> list[str]:
+    return driver.execute_script(
+        "return Array.from(document.querySelector(arguments[0]).querySelectorAll("
+        "'.heatmap-label text')).map(t => t.textContent);", css)
+
+
+def z_range(driver, css: str) -> list:
+    return driver.execute_script(
+        "const t = document.querySelector(arguments[0]).querySelector('.js-plotly-plot')"
+        "._fullData[0]; return [t.zmin, t.zmax];", css)
+
+
+def test_colour_range_and_values_restyle_in_the_browser(served):
+    """Changing no data sends no data: the heatmaps are restyled where they are."""
+    open_view(served, "?figure=dynts-llama-vs-qwen")
+    css = graph_selector("browse", "r1-qwen")
+    until(lambda: "56.3" in drawn_texts(served.driver, css), timeout=10)
+    assert z_range(served.driver, css) == [49, 57]  # the figure's own range
+    before = callback_posts(served.driver)
+    served.find_element("#browse-color input[value='shared']").click()
+    until(lambda: z_range(served.driver, css) == [49.1, 56.3], timeout=5)  # over both panels
+    served.find_element("#browse-labels").click()
+    until(lambda: drawn_texts(served.driver, css) == [], timeout=5)
+    until(lambda: served.driver.current_url.endswith("?figure=dynts-llama-vs-qwen&color=shared"
+                                                     "&labels=off"), timeout=5)
+    after = callback_posts(served.driver)
+    # no heatmap is sent again: the URL change is checked, and answered with nothing
+    assert after[:len(before)] == before and set(after[len(before):]) <= {0}
+    served.driver.back()  # values back on, from the URL
+    until(lambda: "56.3" in drawn_texts(served.driver, css), timeout=5)
+    served.driver.back()
+    until(lambda: z_range(served.driver, css) == [49, 57], timeout=5)
+    assert served.get_logs() == []
+
+
+def test_rows_can_be_ordered_cut_to_the_top_and_reset(served):
+    open_view(served, "?figure=short-to-long&sort=mean&top=3")
+    css = graph_selector("browse", "qwen-2-5-7b")
+    # means over the 15 lengths: type 2 95.2..., type 6, type 3 (highest first)
+    until(lambda: axis_ticks(served.driver, css, "y") == ["2", "6", "3"], timeout=10)
+    assert served.find_element("#browse-top").get_attribute("value") == "3"
+    pick_option(served, "#browse-sort", "By type name")
+    until(lambda: axis_ticks(served.driver, css, "y") == ["2", "3", "6"], timeout=10)
+    until(lambda: "sort=name" in served.driver.current_url, timeout=5)
+    served.find_element("#browse-rows-none").click()
+    served.wait_for_text_to_equal("#browse-graphs", "No rows selected: pick rows in the Rows menu.")
+    served.find_element("#browse-rows-all").click()
+    until(lambda: axis_ticks(served.driver, css, "y") == ["2", "3", "6"], timeout=10)
+    top = served.find_element("#browse-top")
+    top.clear()
+    top.send_keys("\n")
+    until(lambda: axis_ticks(served.driver, css, "y") == ["1", "2", "3", "4", "5", "6", "7"],
+          timeout=10)
+    assert "top=" not in served.driver.current_url
+    assert served.get_logs() == []
