@@ -13,12 +13,16 @@ COPY components ./components
 COPY layouts ./layouts
 COPY assets ./assets
 COPY data ./data
-COPY app.py routes.py ./
+COPY app.py routes.py gunicorn.conf.py gunicorn_worker.py ./
 RUN python -m pip install -e . \
     && useradd --create-home --uid 10001 evalmaps
 
 USER evalmaps
 EXPOSE 8050
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-    CMD python -c "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8050/healthz', timeout=4).status != 200)"
-CMD ["gunicorn", "app:server", "--bind", "0.0.0.0:8050", "--workers", "2", "--timeout", "60", "--access-logfile", "-"]
+    CMD python -c "import os, sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('PORT', '8050'), timeout=4).status != 200)"
+# gunicorn.conf.py: threaded workers that idle or slow clients cannot starve, 0.0.0.0:8050,
+# timeouts, request limits, worker recycling, access log on stdout. Named explicitly so that a
+# missing file is an error, not a silent fallback to gunicorn's defaults. Override with
+# WEB_CONCURRENCY, PORT or GUNICORN_CMD_ARGS (e.g. docker run -e GUNICORN_CMD_ARGS="--threads 4").
+CMD ["gunicorn", "--config", "gunicorn.conf.py", "app:server"]

@@ -28,6 +28,14 @@ def find_callback(client, output_fragment: str) -> dict:
 def call(client, output_fragment: str, inputs: dict, state: dict | None = None,
          changed: list[str] | None = None):
     """POST one callback; ``inputs``/``state`` map 'id.prop' to values. Returns the response."""
+    return client.post("/_dash-update-component",
+                       data=callback_body(client, output_fragment, inputs, state, changed),
+                       content_type="application/json")
+
+
+def callback_body(client, output_fragment: str, inputs: dict, state: dict | None = None,
+                  changed: list[str] | None = None) -> str:
+    """The JSON body the browser POSTs to /_dash-update-component for one callback."""
     dep = find_callback(client, output_fragment)
     state = state or {}
 
@@ -43,8 +51,7 @@ def call(client, output_fragment: str, inputs: dict, state: dict | None = None,
         "state": spec(dep["state"], state),
         "changedPropIds": changed if changed is not None else list(inputs)[:1],
     }
-    return client.post("/_dash-update-component", data=json.dumps(body),
-                       content_type="application/json")
+    return json.dumps(body)
 
 
 def outputs(response) -> dict:
