@@ -17,6 +17,7 @@ import tempfile
 import time
 
 from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 
@@ -71,7 +72,7 @@ class Browser:
         service = Service(shutil.which("chromedriver") or "/usr/bin/chromedriver")
         self.driver = webdriver.Chrome(service=service, options=options)
         self.driver.set_page_load_timeout(page_load_timeout)
-        self.driver.set_script_timeout(30)
+        self.driver.set_script_timeout(60)
         self._probe: str | None = None
 
     def version(self) -> str:
@@ -91,7 +92,10 @@ class Browser:
         deadline = time.monotonic() + timeout
         state = None
         while time.monotonic() < deadline:
-            state = self.driver.execute_script("return window.__bench || null;")
+            try:
+                state = self.driver.execute_script("return window.__bench || null;")
+            except TimeoutException:
+                continue  # the page's main thread is busy (drawing): the probe's time stands
             if state and state.get("painted") is not None:
                 return float(state["painted"])
             time.sleep(0.05)
@@ -103,6 +107,23 @@ class Browser:
         self.driver.get("about:blank")
         self.driver.get(url)
         return self.wait_painted(timeout)
+
+    def reload_painted(self, timeout: float) -> None:
+        """``location.reload()`` (same session, HTTP cache honoured) and wait until the new
+        document is painted."""
+        origin = self.driver.execute_script("return performance.timeOrigin;")
+        self.driver.execute_script("location.reload();")
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                now, state = self.driver.execute_script(
+                    "return [performance.timeOrigin, window.__bench || null];")
+            except TimeoutException:
+                continue
+            if now != origin and state and state.get("painted") is not None:
+                return
+            time.sleep(0.05)
+        raise TimeoutError(f"the reloaded page was not painted within {timeout:.0f} s")
 
     def graph_boxes(self) -> list[dict]:
         """Each painted graph's layout size and grid shape, in document order."""

@@ -107,7 +107,8 @@ def table(rows: list[Row]) -> str:
 
 
 def reason(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
+    message = getattr(exc, "msg", None)  # selenium: the message without the driver's stack
+    text = " ".join(str(message or exc).split()) or type(exc).__name__
     if isinstance(exc, (KeyError, AssertionError, TypeError, IndexError)):
         text = f"{type(exc).__name__}: {text}"
     return text[:240]
@@ -427,7 +428,7 @@ def section_paint(ctx: "Context") -> list[Row]:
             def measure(path=path, expected=expected, grids=grids, sweep=sweep, n=n):
                 ctx.require_figure(sweep.id)
                 url = ctx.server.base + path
-                budget = ctx.budget(sweep) * 2
+                budget = max(240.0, ctx.budget(sweep) * 3)
                 started = time.monotonic()
                 browser.paint(url, expected)  # warm-up: caches filled, sizes read
                 boxes = [(b["width"], b["height"]) for b in browser.graph_boxes()]
@@ -489,17 +490,7 @@ def section_transfer(ctx: "Context") -> list[Row]:
                 browser.wait_painted(120)
                 first = browser.transferred()
                 colds.append(first["bytes"] / 1024)
-                origin = browser.driver.execute_script("return performance.timeOrigin;")
-                browser.driver.execute_script("location.reload();")
-                deadline = time.monotonic() + 120
-                while time.monotonic() < deadline:
-                    state = browser.driver.execute_script(
-                        "return [performance.timeOrigin, window.__bench || null];")
-                    if state[0] != origin and state[1] and state[1].get("painted") is not None:
-                        break
-                    time.sleep(0.05)
-                else:
-                    raise TimeoutError("the reloaded page was not painted within 120 s")
+                browser.reload_painted(120)
                 second = browser.transferred()
                 warms.append(second["bytes"] / 1024)
                 details.append((first, second))
