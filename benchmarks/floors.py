@@ -1,0 +1,112 @@
+"""Floors, measured in the same run: what the same numbers cost with nothing around them.
+
+- JSON floor: ``orjson.dumps`` of the shown values alone, as float32 base64 typed-array dicts
+  (``{"dtype": "f4", "bdata": ..., "shape": "r, c"}``), timed in this process.
+- Payload floor: the bytes of those typed arrays plus the x and y labels.
+- Paint floor: a static HTML page drawing the same grids with ``Plotly.newPlot`` (the
+  plotly.min.js of the installed plotly package, typed arrays, one hovertemplate, the same
+  sizes as the app's graphs), served from 127.0.0.1 by Python's http.server in a thread.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import http.server
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import orjson
+import plotly
+
+PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+
+
+def typed(z: np.ndarray) -> dict:
+    z32 = np.ascontiguousarray(z, dtype=np.float32)
+    return {"dtype": "f4", "bdata": base64.b64encode(z32.tobytes()).decode("ascii"),
+            "shape": f"{z32.shape[0]}, {z32.shape[1]}"}
+
+
+def json_floor_seconds(grids: list[np.ndarray], repeat: int = 7) -> float:
+    """Median time to serialise the grids' values alone (float64 in, float32 base64 JSON out)."""
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        orjson.dumps([typed(z) for z in grids])
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def payload_floor_bytes(grids: list[np.ndarray], x_labels: list[str], y_labels: list[str]) -> int:
+    return len(orjson.dumps([{"z": typed(z), "x": x_labels, "y": y_labels} for z in grids]))
+
+
+STATIC_PAGE = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>static floor</title>
+<style>body {{ margin: 0; font-family: sans-serif; }} .g {{ margin: 4px; }}</style>
+<script src="plotly.min.js"></script></head>
+<body>{divs}
+<script>
+var FIGS = {figs};
+FIGS.forEach(function (f, i) {{
+  Plotly.newPlot('g' + i, [{{type: 'heatmap', z: f.z, x: f.x, y: f.y, zmin: f.zmin, zmax: f.zmax,
+    colorscale: 'Viridis', hovertemplate: '%{{y}} · %{{x}} · %{{z:.1f}}<extra></extra>'}}],
+    {{width: f.width, height: f.height, xaxis: {{type: 'category'}},
+      yaxis: {{type: 'category', autorange: 'reversed'}}}}, {{displaylogo: false}});
+}});
+</script></body></html>
+"""
+
+
+def static_page(grids: list[np.ndarray], x_labels: list[str], y_labels: list[str],
+                boxes: list[tuple[int, int]], zranges: list[tuple[float, float]]) -> str:
+    """The HTML of the floor page: one graph per grid, sized (width, height) as in the app."""
+    figs = [{"z": typed(z), "x": x_labels, "y": y_labels, "width": w, "height": h,
+             "zmin": lo, "zmax": hi} for z, (w, h), (lo, hi) in zip(grids, boxes, zranges)]
+    divs = "".join(f'<div class="g" id="g{i}"></div>' for i in range(len(figs)))
+    return STATIC_PAGE.format(divs=divs, figs=orjson.dumps(figs).decode())
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    def end_headers(self):
+        # cacheable like the app's fingerprinted bundles, so warm navigations compare alike
+        if self.path.endswith(".js"):
+            self.send_header("Cache-Control", "public, max-age=3600")
+        else:
+            self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+    def log_message(self, *args):  # quiet
+        pass
+
+
+class StaticServer:
+    """http.server on 127.0.0.1 (an ephemeral port) serving a temporary folder in a thread."""
+
+    def __init__(self):
+        self.folder = Path(tempfile.mkdtemp(prefix="evalmaps-bench-static-"))
+        (self.folder / "plotly.min.js").write_bytes(PLOTLY_JS.read_bytes())
+        handler = functools.partial(_Handler, directory=str(self.folder))
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def publish(self, name: str, html: str) -> str:
+        (self.folder / name).write_text(html, encoding="utf-8")
+        return f"{self.base}/{name}"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        for path in self.folder.iterdir():
+            path.unlink()
+        self.folder.rmdir()

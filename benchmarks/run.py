@@ -1,0 +1,713 @@
+"""evalmaps at scale, side by side with floors measured in the same run.
+
+    python benchmarks/run.py [--quick] [--only SECTION ...] [--markdown FILE]
+
+Sections: load, callback, payload, paint, transfer, throughput (see benchmarks/README.md).
+Every measurement that fails prints "failed: <reason>" in its row and the run goes on. Speed is
+reported here, never asserted in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from benchmarks import dash_requests, floors, throughput  # noqa: E402
+from benchmarks.server import Gunicorn, request  # noqa: E402
+from benchmarks.sweeps import Sweep, sweeps  # noqa: E402
+
+SECTIONS = ("load", "callback", "payload", "paint", "transfer", "throughput")
+SERVER_SECTIONS = {"callback", "payload", "paint", "transfer", "throughput"}
+JSON = {"Content-Type": "application/json"}
+
+
+# ----------------------------------------------------------------------------- the table
+
+@dataclass
+class Row:
+    what: str
+    unit: str  # s, ms, MB, KB, req/s
+    goal: str = "—"
+    evalmaps: float | None = None
+    floor: float | None = None
+    failed: str | None = None
+    within: Callable[[float, float | None], bool] | None = None
+
+    @property
+    def ratio(self) -> float | None:
+        if self.evalmaps is None or not self.floor:
+            return None
+        return self.evalmaps / self.floor
+
+    def cells(self) -> list[str]:
+        if self.failed is not None:
+            return [self.what, f"failed: {self.failed}", fmt(self.floor, self.unit), "—",
+                    self.goal, "—"]
+        ok = "—"
+        if self.within is not None and self.evalmaps is not None:
+            ok = "yes" if self.within(self.evalmaps, self.ratio) else "no"
+        ratio = "—" if self.ratio is None else f"{self.ratio:.2f}"
+        return [self.what, fmt(self.evalmaps, self.unit), fmt(self.floor, self.unit), ratio,
+                self.goal, ok]
+
+
+def fmt(value: float | None, unit: str) -> str:
+    if value is None:
+        return "—"
+    text = f"{value:.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+    return f"{text} {unit}"
+
+
+def ratio_at_most(limit: float):
+    return lambda value, ratio: ratio is not None and ratio <= limit
+
+
+def value_at_most(limit: float):
+    return lambda value, ratio: value <= limit
+
+
+def value_at_least(limit: float):
+    return lambda value, ratio: value >= limit
+
+
+HEADER = ["what", "evalmaps", "floor", "ratio", "goal", "within goal?"]
+
+
+def table(rows: list[Row]) -> str:
+    body = [HEADER] + [r.cells() for r in rows]
+    widths = [max(len(line[i]) for line in body) for i in range(len(HEADER))]
+
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"
+
+    body = [[c.replace("|", "\\|") for c in cells] for cells in body]
+    widths = [max(len(line[i]) for line in body) for i in range(len(HEADER))]
+    out = [line(HEADER), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    out += [line(cells) for cells in body[1:]]
+    return "\n".join(out)
+
+
+def reason(exc: BaseException) -> str:
+    message = getattr(exc, "msg", None)  # selenium: the message without the driver's stack
+    text = " ".join(str(message or exc).split()) or type(exc).__name__
+    if isinstance(exc, (KeyError, AssertionError, TypeError, IndexError)):
+        text = f"{type(exc).__name__}: {text}"
+    return text[:240]
+
+
+def attempt(row: Row, fn: Callable[[], tuple[float | None, float | None]], log) -> Row:
+    """Run one measurement into ``row``; a failure is written into the row, never raised."""
+    try:
+        row.evalmaps, floor = fn()
+        if floor is not None:
+            row.floor = floor
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a row
+        row.failed = reason(exc)
+        log(f"  {row.what}: failed: {row.failed}")
+        if os.environ.get("EVALMAPS_BENCH_DEBUG"):
+            traceback.print_exc()
+    return row
+
+
+def median_of(samples: list[float]) -> float:
+    return statistics.median(samples)
+
+
+# ----------------------------------------------------------------------------- the machine
+
+def machine_line(extra: list[str]) -> str:
+    model = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        nproc = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        nproc = str(os.cpu_count())
+    try:
+        mem = next(int(line.split()[1]) // 1024 for line in Path("/proc/meminfo").read_text()
+                   .splitlines() if line.startswith("MemTotal"))
+        mem_text = f", {mem / 1024:.1f} GB RAM"
+    except (OSError, StopIteration):
+        mem_text = ""
+    now = dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    return (f"Machine: {nproc} CPUs (nproc), {model}{mem_text}; {now}; Python "
+            f"{platform.python_version()}" + "".join(f"; {e}" for e in extra))
+
+
+def load_average() -> str:
+    try:
+        return Path("/proc/loadavg").read_text().split()[0]
+    except OSError:
+        return "?"
+
+
+def versions() -> list[str]:
+    out = []
+    for name in ("pandas", "plotly", "dash", "gunicorn", "orjson"):
+        try:
+            module = __import__(name)
+            out.append(f"{name} {module.__version__}")
+        except Exception:  # noqa: BLE001
+            pass
+    return out
+
+
+# ----------------------------------------------------------------------------- load
+
+LOAD_CHILD = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[3])
+import pandas as pd
+from evalmaps.importers import load_folder
+
+
+def hwm_mb():
+    # VmHWM: this process's peak resident set since exec (ru_maxrss would also count the
+    # parent's size at fork time)
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+
+
+mode, path = sys.argv[1], sys.argv[2]
+base = hwm_mb()
+start = time.perf_counter()
+try:
+    result = pd.read_csv(path) if mode == "read_csv" else load_folder(path)
+except Exception as exc:
+    print(json.dumps({"error": " ".join(str(exc).split()) or type(exc).__name__}))
+    sys.exit(0)
+seconds = time.perf_counter() - start
+print(json.dumps({"seconds": seconds, "peak_mb": hwm_mb(), "base_mb": base}))
+"""
+
+
+def load_once(mode: str, path: Path, timeout: float = 600) -> dict:
+    """One load in a fresh Python process (same imports for both modes): time and peak RSS."""
+    proc = subprocess.run([sys.executable, "-c", LOAD_CHILD, mode, str(path), str(ROOT)],
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if not lines:
+        raise RuntimeError(f"the loader exited with {proc.returncode}: "
+                           f"{(proc.stderr.strip().splitlines() or ['no output'])[-1]}")
+    result = json.loads(lines[-1])
+    if "error" in result:
+        raise RuntimeError(result["error"])
+    return result
+
+
+def load_median(mode: str, path: Path, repeat: int) -> dict:
+    runs = [load_once(mode, path) for _ in range(repeat)]
+    return {"seconds": median_of([r["seconds"] for r in runs]),
+            "peak_mb": median_of([r["peak_mb"] for r in runs]),
+            "base_mb": median_of([r["base_mb"] for r in runs])}
+
+
+def section_load(ctx: "Context") -> list[Row]:
+    rows = []
+    notes = ctx.notes
+    base = None
+    small, big = ctx.sweeps
+    for sweep, goal in ((small, False), (big, True)):
+        csv_path = ctx.csv[sweep.id]
+        size = human_bytes(csv_path.stat().st_size)
+        ctx.log(f"load: {sweep.id} ({size})")
+        try:
+            floor = load_median("read_csv", csv_path, ctx.repeat)
+        except Exception as exc:  # noqa: BLE001
+            floor = None
+            ctx.log(f"  read_csv failed: {reason(exc)}")
+        variants = [("catalog folder", ctx.folders[sweep.id])]
+        if goal:
+            variants.append(("plain folder, auto import", ctx.plain[sweep.id]))
+        for label, folder in variants:
+            cells = label_cells(sweep)
+            time_row = Row(f"load {cells} ({label}, {size} CSV): time", "s",
+                           "≤ 3x" if goal else "—", within=ratio_at_most(3) if goal else None)
+            mem_row = Row(f"load {cells} ({label}): peak RSS", "MB",
+                          "≤ 400 MB" if goal else "—", within=value_at_most(400) if goal else None)
+            measured: dict = {}
+
+            def run_load(folder=folder):
+                measured.update(load_median("load_folder", folder, ctx.repeat))
+                return measured["seconds"], floor["seconds"] if floor else None
+
+            attempt(time_row, run_load, ctx.log)
+            if floor:
+                mem_row.floor = floor["peak_mb"]
+            if time_row.failed:
+                mem_row.failed = time_row.failed
+            else:
+                mem_row.evalmaps = measured["peak_mb"]
+            rows += [time_row] + ([mem_row] if goal else [])
+        if floor:
+            base = floor["base_mb"]
+    notes.append("load: each load runs in a fresh Python process (median of "
+                 f"{ctx.repeat}); floor = pandas.read_csv(path) with its defaults on the same "
+                 "file; peak RSS (VmHWM) is the whole process, Python, pandas and evalmaps "
+                 "imported" + (f" ({base:.0f} MB before loading)." if base else "."))
+    return rows
+
+
+def human_bytes(n: int) -> str:
+    return f"{n / 2**20:.1f} MB" if n >= 2**20 else f"{n / 1024:.0f} KB"
+
+
+def label_cells(sweep: Sweep) -> str:
+    cells = sweep.cells
+    text = f"{cells / 1e6:g}e6" if cells >= 1e6 else f"{cells / 1000:g}k"
+    return f"{text} cells in {sweep.panels} panel{'s' * (sweep.panels != 1)} of " \
+           f"{sweep.rows}x{sweep.cols}"
+
+
+# ----------------------------------------------------------------------------- callback, payload
+
+def http_get(port: int):
+    def get(path: str) -> bytes:
+        r = request(port, "GET", path)
+        if r.status != 200:
+            raise RuntimeError(f"GET {path} answered {r.status}: {r.body[:160]!r}")
+        return r.body
+    return get
+
+
+def http_post(port: int):
+    def post(path: str, body: bytes) -> bytes:
+        r = request(port, "POST", path, body, JSON)
+        if r.status != 200:
+            raise RuntimeError(f"POST {path} answered {r.status}: {r.body[:160]!r}")
+        return r.body
+    return post
+
+
+def browse_call(ctx: "Context", sweep: Sweep) -> dict:
+    """The browse callback for ``?figure=<sweep>``: its body, timings and response size."""
+    if sweep.id in ctx.calls:
+        return ctx.calls[sweep.id]
+    ctx.require_figure(sweep.id)
+    port = ctx.server.port
+    body, _page = dash_requests.browse_request(http_get(port), http_post(port), sweep.id)
+    size, calls = None, []
+    budget = ctx.budget(sweep)
+    started = time.monotonic()
+    warmups = 2  # gunicorn has two workers: let both run the callback once
+    for i in range(warmups + ctx.callback_repeat):
+        r = request(port, "POST", "/_dash-update-component", body, JSON,
+                    timeout=max(60.0, budget))
+        if r.status != 200:
+            raise RuntimeError(f"the callback answered {r.status}: {r.body[:200]!r}")
+        if size is None:
+            size = len(r.body)
+            shown = len(dash_requests.figures_in(
+                dash_requests.response_outputs(r.body).get("browse-graphs.children")))
+            if shown != sweep.panels:
+                raise RuntimeError(f"the callback drew {shown} heatmaps, not {sweep.panels}")
+        calls.append(r.seconds)
+        if time.monotonic() - started > budget and len(calls) >= 2:
+            break
+    samples = calls[warmups:] or calls[-1:]  # out of time during the warm-ups: the last call
+    if not samples:
+        raise RuntimeError("no timed call within the time budget")
+    gz = request(port, "POST", "/_dash-update-component", body,
+                 {**JSON, "Accept-Encoding": "gzip, br"}, timeout=max(60.0, budget))
+    result = {"body": body, "seconds": median_of(samples), "n": len(samples), "bytes": size,
+              "wire": len(gz.body), "encoding": gz.headers.get("content-encoding", "identity")}
+    ctx.calls[sweep.id] = result
+    return result
+
+
+def sweep_grids(sweep: Sweep) -> list[np.ndarray]:
+    return [sweep.grid(p) for p in range(sweep.panels)]
+
+
+def section_callback(ctx: "Context") -> list[Row]:
+    rows = []
+    for sweep in ctx.sweeps:
+        ctx.log(f"callback: {sweep.id}")
+        row = Row(f"browse callback, {label_cells(sweep)}: server time", "ms", "≤ 1.5x",
+                  within=ratio_at_most(1.5))
+
+        def measure(sweep=sweep):
+            floor = floors.json_floor_seconds(sweep_grids(sweep)) * 1000
+            call = browse_call(ctx, sweep)
+            return call["seconds"] * 1000, floor
+
+        attempt(row, measure, ctx.log)
+        if not row.failed:
+            row.what += f" (median of {ctx.calls[sweep.id]['n']})"
+        rows.append(row)
+    ctx.notes.append("callback: server time = HTTP round trip of POST /_dash-update-component on "
+                     "127.0.0.1 (after one warm-up call per worker), body built from "
+                     "/_dash-layout, the routing callback's page and /_dash-dependencies, "
+                     "trigger browse-loc.search = ?figure=<id>. Floor = orjson.dumps of the "
+                     "shown grids alone as float32 base64 typed arrays, in this process.")
+    return rows
+
+
+def section_payload(ctx: "Context") -> list[Row]:
+    rows = []
+    for sweep in ctx.sweeps:
+        ctx.log(f"payload: {sweep.id}")
+        row = Row(f"browse callback response, {label_cells(sweep)}: bytes", "KB", "≤ 1.5x",
+                  within=ratio_at_most(1.5))
+
+        def measure(sweep=sweep):
+            floor = floors.payload_floor_bytes(sweep_grids(sweep), sweep.x_labels,
+                                               sweep.y_labels) / 1024
+            call = browse_call(ctx, sweep)
+            return call["bytes"] / 1024, floor
+
+        attempt(row, measure, ctx.log)
+        rows.append(row)
+        call = ctx.calls.get(sweep.id)
+        if call:
+            ctx.notes.append(f"payload {sweep.id}: {call['bytes']:,} bytes uncompressed; with "
+                             f"Accept-Encoding gzip, br the server sends {call['wire']:,} bytes "
+                             f"({call['encoding']}).")
+    ctx.notes.append("payload: floor = bytes of orjson.dumps of the shown grids as float32 "
+                     "base64 typed arrays (4 bytes per cell, base64) plus their x and y labels; "
+                     "evalmaps = the callback's response body, uncompressed.")
+    return rows
+
+
+# ----------------------------------------------------------------------------- paint
+
+def paint_pages(ctx: "Context") -> list[tuple[str, str, int, list[np.ndarray], Sweep, str, Callable]]:
+    small, big = ctx.sweeps
+    a, b = small.grid(0), small.grid(1)
+    delta = b - a  # NaN where either is missing, as the app's B - A map
+    return [
+        (f"paint browse, {label_cells(small)}", f"/?figure={small.id}", small.panels,
+         sweep_grids(small), small, "≤ 1.5x", ratio_at_most(1.5)),
+        (f"paint browse, {label_cells(big)}", f"/?figure={big.id}", big.panels,
+         sweep_grids(big), big, "≤ 2x", ratio_at_most(2)),
+        (f"paint compare, 2 panels of {small.rows}x{small.cols} (A, B, B − A)",
+         f"/compare?a={small.panel_key(0)}&b={small.panel_key(1)}", 3, [a, b, delta], small,
+         "≤ 1.5x", ratio_at_most(1.5)),
+    ]
+
+
+def section_paint(ctx: "Context") -> list[Row]:
+    from benchmarks.browser import Browser
+
+    rows = []
+    static = floors.StaticServer()
+    browser = None
+    try:
+        browser = Browser()
+        ctx.extra_versions.append(browser.version())
+        for n, (what, path, expected, grids, sweep, goal, within) in enumerate(paint_pages(ctx)):
+            ctx.log(f"paint: {path}")
+            row = Row(what + " (median of 3)" if ctx.repeat == 3 else what, "ms", goal,
+                      within=within)
+
+            def measure(path=path, expected=expected, grids=grids, sweep=sweep, n=n):
+                ctx.require_figure(sweep.id)
+                url = ctx.server.base + path
+                budget = max(240.0, ctx.budget(sweep) * 3)
+                started = time.monotonic()
+                browser.paint(url, expected)  # warm-up: caches filled, sizes read
+                boxes = [(b["width"], b["height"]) for b in browser.graph_boxes()]
+                if len(boxes) != len(grids):
+                    raise RuntimeError(f"the page has {len(boxes)} graphs, not {len(grids)}")
+                floor_url = static.publish(f"floor{n}.html", floors.static_page(
+                    grids, sweep.x_labels, sweep.y_labels, boxes,
+                    zranges=[(0, 100)] * (len(grids) - 1) + [
+                        (-100, 100) if path.startswith("/compare") else (0, 100)]))
+                browser.paint(floor_url, expected)  # warm-up of the floor page
+                app, floor = [], []
+                for _ in range(ctx.repeat):
+                    app.append(browser.paint(url, expected))
+                    floor.append(browser.paint(floor_url, expected))
+                    if time.monotonic() - started > budget:
+                        break
+                if len(app) != ctx.repeat:
+                    row.what += f" (only {len(app)} runs in the time budget)"
+                return median_of(app), median_of(floor)
+
+            attempt(row, measure, ctx.log)
+            rows.append(row)
+    except Exception as exc:  # noqa: BLE001 - no browser: every paint row fails, the run goes on
+        for what, *_ in paint_pages(ctx)[len(rows):]:
+            rows.append(Row(what, "ms", failed=reason(exc)))
+    finally:
+        if browser is not None:
+            browser.close()
+        static.close()
+    ctx.notes.append("paint: ms from navigation start (performance.now()) until every expected "
+                     "Plotly graph holds a drawn heatmap (no pending Plotly promise, "
+                     ".heatmaplayer image set) plus one frame; one warm-up navigation each, "
+                     "then app and floor alternately, warm HTTP cache, headless Chromium "
+                     "1400x1000. Floor = a static page drawing the same grids at the same sizes "
+                     "with Plotly.newPlot, the installed plotly package's plotly.min.js, float32 "
+                     "typed arrays and one hovertemplate.")
+    return rows
+
+
+# ----------------------------------------------------------------------------- transfer
+
+def section_transfer(ctx: "Context") -> list[Row]:
+    from benchmarks.browser import Browser
+
+    cold = Row("transfer of /, cold (fresh profile)", "KB", "≤ 2.5 MB",
+               within=value_at_most(2.5 * 1024))
+    warm = Row("transfer of /, warm reload (same session)", "KB", "≤ 150 KB",
+               within=value_at_most(150))
+    colds, warms, details = [], [], []
+
+    def measure_cold():
+        figures = json.loads(http_get(ctx.server.port)("/api/figures"))["figures"]
+        expected = len(figures[0]["panels"])  # / shows the catalog's first figure
+        for _ in range(ctx.repeat):
+            browser = Browser()
+            try:
+                browser.arm(expected)
+                browser.driver.get(ctx.server.base + "/")
+                browser.wait_painted(120)
+                first = browser.transferred()
+                colds.append(first["bytes"] / 1024)
+                browser.reload_painted(120)
+                second = browser.transferred()
+                warms.append(second["bytes"] / 1024)
+                details.append((first, second))
+            finally:
+                browser.close()
+        return median_of(colds), None
+
+    attempt(cold, measure_cold, ctx.log)
+    if cold.failed:
+        warm.failed = cold.failed
+    else:
+        warm.evalmaps = median_of(warms)
+        first, second = details[0]
+        ctx.notes.append(
+            f"transfer: Chromium Resource Timing, transferSize (headers + body as sent) of the "
+            f"navigation and every resource including Dash's fetches, counted once all heatmaps "
+            f"are painted and no request started for 750 ms; median of {len(colds)} fresh "
+            f"profiles. Cold: {first['resources']} resources. Warm = location.reload() in the "
+            f"same session (HTTP cache honoured): {second['from_cache']} of "
+            f"{second['resources']} resources from cache, {second['revalidated']} revalidated.")
+    return [cold, warm]
+
+
+# ----------------------------------------------------------------------------- throughput
+
+def section_throughput(ctx: "Context") -> list[Row]:
+    port = ctx.server.port
+    rows: list[Row] = []
+    figures = json.loads(http_get(port)("/api/figures"))["figures"]
+    default = figures[0]["id"]
+    seconds = ctx.throughput_seconds
+    ctx.log(f"throughput: /healthz (floor), {seconds:g} s")
+    try:
+        floor = throughput.run(port, "/healthz", seconds=seconds)
+    except Exception as exc:  # noqa: BLE001
+        floor = None
+        ctx.log(f"  floor failed: {reason(exc)}")
+    targets = [(f"cells API /api/figures/{default}/cells", f"/api/figures/{default}/cells",
+                None)]
+    try:
+        body, _ = dash_requests.browse_request(http_get(port), http_post(port), default)
+        targets.append((f"browse callback (POST /_dash-update-component, {default})",
+                        "/_dash-update-component", body))
+    except Exception as exc:  # noqa: BLE001
+        rows.append(Row("throughput browse callback: req/s", "req/s", failed=reason(exc)))
+    for label, path, body in targets:
+        ctx.log(f"throughput: {label}, {seconds:g} s")
+        rps = Row(f"{label}: req/s", "req/s")
+        p50 = Row(f"{label}: p50 latency", "ms")
+        p99 = Row(f"{label}: p99 latency", "ms")
+        result: dict = {}
+
+        def measure(path=path, body=body):
+            res = throughput.run(port, path, body, connections=32, seconds=seconds)
+            result["r"] = res
+            return res.rps, floor.rps if floor else None
+
+        attempt(rps, measure, ctx.log)
+        if rps.failed:
+            p50.failed = p99.failed = rps.failed
+        else:
+            res = result["r"]
+            rps.what += f" ({res.errors} errors of {res.requests})"
+            p50.evalmaps, p99.evalmaps = res.p50_ms, res.p99_ms
+            if floor:
+                p50.floor, p99.floor = floor.p50_ms, floor.p99_ms
+        rows += [rps, p50, p99]
+    tool = floor.tool if floor else ("wrk" if shutil.which("wrk") else "python threads")
+    ctx.notes.append(f"throughput: {tool}, 32 connections, {seconds:g} s per target, gunicorn "
+                     f"with 2 sync workers on 127.0.0.1 (the load generator shares the CPUs). "
+                     f"Floor = the same run against /healthz (a trivial JSON route)"
+                     + (f": {floor.errors} errors of {floor.requests}." if floor else "."))
+    return rows
+
+
+# ----------------------------------------------------------------------------- the run
+
+@dataclass
+class Context:
+    quick: bool
+    sweeps: tuple[Sweep, Sweep]
+    tmp: Path
+    log: Callable[[str], None]
+    folders: dict[str, Path] = field(default_factory=dict)
+    plain: dict[str, Path] = field(default_factory=dict)
+    csv: dict[str, Path] = field(default_factory=dict)
+    server: Gunicorn | None = None
+    calls: dict[str, dict] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    extra_versions: list[str] = field(default_factory=list)
+    figure_ids: list[str] | None = None
+
+    @property
+    def repeat(self) -> int:
+        return 1 if self.quick else 3
+
+    @property
+    def callback_repeat(self) -> int:
+        return 2 if self.quick else 5
+
+    @property
+    def throughput_seconds(self) -> float:
+        return 2 if self.quick else 10
+
+    def require_figure(self, figure_id: str) -> None:
+        """Raise unless the running app serves this figure (it may have started without it)."""
+        if self.figure_ids is None:
+            get = http_get(self.server.port)
+            self.figure_ids = [f["id"] for f in json.loads(get("/api/figures"))["figures"]]
+        if figure_id not in self.figure_ids:
+            raise RuntimeError(f"the app does not serve the figure {figure_id}")
+
+    def budget(self, sweep: Sweep) -> float:
+        """Seconds one measurement of a sweep may take (requests stop once it is spent)."""
+        return 30.0 if self.quick else (60.0 if sweep.cells < 500_000 else 240.0)
+
+
+SECTION_FUNCS = {"load": section_load, "callback": section_callback, "payload": section_payload,
+                 "paint": section_paint, "transfer": section_transfer,
+                 "throughput": section_throughput}
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="small sweeps, one repeat, 2 s load tests: checks the script itself")
+    parser.add_argument("--only", action="append", default=[], metavar="SECTION",
+                        help=f"run only these sections (repeat or comma-separate): "
+                             f"{', '.join(SECTIONS)}")
+    parser.add_argument("--markdown", metavar="FILE", help="also write the table to FILE")
+    args = parser.parse_args(argv)
+    only = [s.strip() for value in args.only for s in value.split(",") if s.strip()]
+    unknown = [s for s in only if s not in SECTIONS]
+    if unknown:
+        parser.error(f"unknown section {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")
+    args.sections = [s for s in SECTIONS if not only or s in only]
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    load_before = load_average()
+    tmp = Path(tempfile.mkdtemp(prefix="evalmaps-bench-"))
+    ctx = Context(args.quick, sweeps(args.quick), tmp, log)
+    rows: list[Row] = []
+    try:
+        for sweep in ctx.sweeps:
+            folder = tmp / sweep.id
+            ctx.csv[sweep.id] = sweep.write_catalog_folder(folder)
+            ctx.folders[sweep.id] = folder
+            ctx.plain[sweep.id] = tmp / f"{sweep.id}-plain"
+            sweep.write_plain_folder(ctx.plain[sweep.id], ctx.csv[sweep.id])
+        log(f"sweeps written to {tmp}")
+        server_error = None
+        for name in args.sections:  # load first: no server competes for the CPUs then
+            if name in SERVER_SECTIONS and ctx.server is None and server_error is None:
+                server_error = start_server(ctx)
+            if name in SERVER_SECTIONS and ctx.server is None:
+                rows.append(Row(f"{name}: every measurement", "", failed=server_error))
+                continue
+            try:
+                rows += SECTION_FUNCS[name](ctx)
+            except Exception as exc:  # noqa: BLE001 - one section's failure ends only it
+                rows.append(Row(f"{name}: the section", "", failed=reason(exc)))
+                log(f"{name}: failed: {reason(exc)}")
+                if os.environ.get("EVALMAPS_BENCH_DEBUG"):
+                    traceback.print_exc()
+    finally:
+        if ctx.server is not None:
+            ctx.server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    extra = [f"load average (1 min) {load_before} at start, {load_average()} at end"]
+    extra += versions() + ctx.extra_versions
+    if shutil.which("wrk") and "throughput" in args.sections:
+        extra.append("wrk " + (subprocess.run(["wrk", "--version"], capture_output=True,
+                                              text=True).stdout.split() or ["?", "?"])[1])
+    sizes = ", ".join(f"{s.id} = {label_cells(s)}" for s in ctx.sweeps)
+    lines = [machine_line(extra), "",
+             f"Sweeps{' (--quick)' if args.quick else ''}: {sizes}. Ratio = evalmaps / floor.",
+             "", table(rows), ""]
+    lines += [f"- {note}" for note in ctx.notes]
+    text = "\n".join(lines).rstrip() + "\n"
+    print(text, end="")
+    if args.markdown:
+        Path(args.markdown).write_text(text, encoding="utf-8")
+    return 0
+
+
+def start_server(ctx: Context) -> str | None:
+    """gunicorn with both sweeps; if it cannot start, with the small one only. Returns why the
+    server is missing (or None)."""
+    small, big = ctx.sweeps
+    attempts = [[ctx.folders[small.id], ctx.folders[big.id]], [ctx.folders[small.id]]]
+    error = None
+    for folders in attempts:
+        server = Gunicorn(folders)
+        ctx.log(f"gunicorn: starting on {server.base} with {len(folders)} sweep folder(s)")
+        try:
+            started = time.monotonic()
+            server.start()
+            ctx.server = server
+            ctx.notes.append(f"server: gunicorn app:server --workers 2 on 127.0.0.1, up in "
+                             f"{time.monotonic() - started:.1f} s with "
+                             f"{', '.join(f.name for f in folders)}"
+                             + (f" (with every sweep it failed: {error})" if error else "") + ".")
+            return None
+        except Exception as exc:  # noqa: BLE001
+            error = reason(exc)
+            ctx.log(f"gunicorn: failed: {error}")
+            server.stop()
+    return f"gunicorn did not start: {error}"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
