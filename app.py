@@ -9,7 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import dash
+import dash._callback as dash_callback_module
 import dash_bootstrap_components as dbc
+import orjson
+from dash._utils import to_json as dash_to_json
 from dash import ClientsideFunction, Dash, Input, Output, State, clientside_callback, dcc, html
 
 from evalmaps import DataError, load_catalog
@@ -79,7 +82,28 @@ def create_app(settings: Settings | None = None) -> Dash:
         Input("_pages_location", "pathname"),
     )
     secure_headers(app)
+    dash_callback_module.to_json = callback_json
     return app
+
+
+def _component_json(obj):
+    if hasattr(obj, "to_plotly_json"):  # a Dash component
+        return obj.to_plotly_json()
+    raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
+
+
+def callback_json(value) -> bytes | str:
+    """Callback responses serialised by orjson alone. Dash's own path (plotly's to_json_plotly)
+    walks every list in Python and then scans the whole text three times to make it safe inside
+    an HTML script tag; a callback response is read with JSON.parse, never embedded, and its
+    figures hold megabytes of base64 values. NaN becomes null either way. Anything orjson does
+    not know falls back to Dash's own serialiser. Bytes, as Flask sends them: a response of
+    megabytes is not decoded to text only to be encoded again."""
+    try:
+        return orjson.dumps(value, default=_component_json,
+                            option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS)
+    except TypeError:
+        return dash_to_json(value)
 
 
 def secure_headers(app: Dash) -> None:

@@ -136,7 +136,9 @@ def response_outputs(raw: bytes) -> dict[str, Any]:
 def browse_request(get: Callable[[str], bytes], post: Callable[[str, bytes], bytes],
                    figure_id: str) -> tuple[bytes, Page]:
     """The POST body of the browse callback (outputs include browse-graphs.children) for
-    ``/?figure=<id>``, triggered by browse-loc.search, as the renderer sends it on page load.
+    ``/?figure=<id>``, triggered by the rows menu (browse-rows.value, every row): a slicing
+    change, which draws every panel again. (The page's first heatmaps come with the page
+    itself, from the routing callback; the paint measurement covers that.)
 
     ``get(path)`` and ``post(path, body)`` return response bodies (they raise on failure).
     """
@@ -157,7 +159,7 @@ def browse_request(get: Callable[[str], bytes], post: Callable[[str, bytes], byt
         raise LookupError(f"the browse page rendered figure "
                           f"{page.props['browse-rendered-figure'].get('data')!r}, not {figure_id!r}")
     browse = find_dependency(dependencies, "browse-graphs.children")
-    return body(page, browse, ["browse-loc.search"]), page
+    return body(page, browse, ["browse-rows.value"]), page
 
 
 def figures_in(value: Any) -> list[dict]:

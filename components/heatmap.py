@@ -76,7 +76,8 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
                    colorscale, zrange: tuple[float, float] | None, zmid: float | None = None,
                    customdata: np.ndarray | None = None, special: tuple[Special, ...] = (),
                    show_values: bool = True, texttemplate: str | None = None,
-                   showscale: bool = True, colorbar_title: str = "") -> list[dict]:
+                   showscale: bool = True, colorbar_title: str = "",
+                   dtype: str | None = None) -> list[dict]:
     """One dense heatmap trace of the values, plus a sparse trace per :class:`Special` group.
 
     ``z``: rows top to bottom; NaN = missing. ``hovertemplate`` formats a present cell
@@ -97,7 +98,7 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
     lo, hi = zrange if zrange else (None, None)
     main = {
         "type": "heatmap",
-        "z": theme.typed(dense, theme.exact_dtype(z, decimals)),
+        "z": theme.typed(dense, dtype or theme.exact_dtype(z, decimals)),
         "x": x, "y": y,
         "colorscale": colorscale_of(colorscale),
         "zmin": lo, "zmax": hi,
@@ -212,7 +213,7 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
     lacks the figure's sd or n."""
     spec = view.spec
     z = view.z
-    present = np.isfinite(z)
+    present = view.present
     has_sd = view.sd is not None and bool(np.isfinite(view.sd[present]).any())
     has_n = view.n is not None and bool(np.isfinite(view.n[present]).any())
     full, missing = hover_template(view, with_sd=has_sd, with_n=has_n)
@@ -232,7 +233,8 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
     return heatmap_traces(
         z, view.x_labels, view.y_labels, decimals=view.decimals, hovertemplate=full,
         colorscale=spec.colorscale, zrange=zrange, customdata=customdata, special=tuple(special),
-        show_values=show_values, showscale=showscale, colorbar_title=spec.metric.label)
+        show_values=show_values, showscale=showscale, colorbar_title=spec.metric.label,
+        dtype=theme.panel_dtype(view.panel, view.decimals))
 
 
 def style_meta(traces: list[dict], ranges: dict | None) -> dict:

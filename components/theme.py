@@ -7,6 +7,7 @@ Figures are plain dicts (no ``go.Figure`` validation on hot paths) whose ``layou
 from __future__ import annotations
 
 import base64
+from functools import lru_cache
 from html import escape
 
 import numpy as np
@@ -38,7 +39,13 @@ def text(label: object) -> str:
 
 
 def texts(labels) -> list[str]:
-    return [text(label) for label in labels]
+    return list(_texts(tuple(labels)))
+
+
+@lru_cache(maxsize=512)
+def _texts(labels: tuple) -> tuple[str, ...]:
+    """Axis labels are escaped once per label set, not once per callback."""
+    return tuple(text(label) for label in labels)
 
 
 def typed(values: np.ndarray, dtype: str = "f4") -> dict:
@@ -49,6 +56,13 @@ def typed(values: np.ndarray, dtype: str = "f4") -> dict:
     if array.ndim > 1:
         spec["shape"] = ", ".join(str(n) for n in array.shape)
     return spec
+
+
+@lru_cache(maxsize=256)
+def panel_dtype(panel, decimals: int) -> str:
+    """:func:`exact_dtype` of a whole panel, worked out once (any slice of a panel that float32
+    keeps exact is kept exact too)."""
+    return exact_dtype(panel.z, decimals)
 
 
 def exact_dtype(values: np.ndarray, decimals: int) -> str:

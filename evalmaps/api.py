@@ -66,7 +66,7 @@ def parse_filters(figure: Figure, query: Mapping[str, str | list[str]]) -> dict[
         wanted = as_list(query.get(dim))
         if not wanted:
             continue
-        unknown = [w for w in wanted if w not in spec.dims[dim].labels]
+        unknown = [w for w in wanted if w not in spec.dims[dim].index()]
         if unknown:
             raise BadQuery(f"'{unknown[0]}' is not a label of '{dim}' in figure '{spec.id}'. "
                            f"Use one of: {', '.join(spec.dims[dim].labels)}.")

@@ -45,6 +45,11 @@ class Dim:
         return self.numbers is not None
 
     def index(self) -> dict[str, int]:
+        """Label -> position (built once; do not modify it)."""
+        return self._index
+
+    @cached_property
+    def _index(self) -> dict[str, int]:
         return {label: i for i, label in enumerate(self.labels)}
 
 

@@ -6,8 +6,10 @@ index arrays out of them.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import cached_property
 from itertools import product
 from typing import TYPE_CHECKING
 
@@ -39,9 +41,14 @@ class PanelView:
     def title(self) -> str:
         return self.panel.title
 
-    @property
+    @cached_property
+    def present(self) -> np.ndarray:
+        """Where the view has a value (worked out once)."""
+        return np.isfinite(self.z)
+
+    @cached_property
     def n_cells(self) -> int:
-        return int(np.isfinite(self.z).sum())
+        return int(self.present.sum())
 
 
 def select_panels(figure: Figure, facets: dict[str, list[str]] | None = None) -> list[Panel]:
@@ -82,7 +89,10 @@ def slice_panel(figure: Figure, panel: Panel, rows: Iterable[str] | None = None,
                 columns: Iterable[str] | None = None) -> PanelView:
     spec = figure.spec
     yi, xi = y_indices(spec, rows), x_indices(spec, x_range, columns)
-    grid = np.ix_(yi, xi)
+    if len(yi) == panel.z.shape[0] and len(xi) == panel.z.shape[1]:
+        grid = (slice(None), slice(None))  # the whole panel: views of its arrays, no copy
+    else:
+        grid = np.ix_(yi, xi)
     return PanelView(
         spec=spec, panel=panel,
         y_labels=tuple(spec.dims[spec.y].labels[i] for i in yi),
@@ -170,9 +180,12 @@ def color_range(spec: FigureSpec, views: list[PanelView], mode: str) -> tuple[fl
     if mode == "fixed":
         return FIXED_RANGE
     if mode == "shared":
-        values = np.concatenate([v.z[np.isfinite(v.z)] for v in views]) if views else np.array([])
-        if values.size == 0:
+        present = [v.z for v in views if v.n_cells]
+        if not present:
             return None
-        lo, hi = float(values.min()), float(values.max())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows
+            lo = float(min(np.nanmin(z) for z in present))
+            hi = float(max(np.nanmax(z) for z in present))
         return (lo, hi) if lo < hi else (lo - 0.5, hi + 0.5)
     return tuple(spec.zrange) if spec.zrange else None  # type: ignore[return-value]

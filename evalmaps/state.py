@@ -159,8 +159,9 @@ def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
         wanted = as_list(query.get(dim))
         if wanted is None:
             continue
-        known = [label for label in spec.dims[dim].labels if label in set(wanted)]
-        unknown = [w for w in wanted if w not in spec.dims[dim].labels and w != ""]
+        wanted_set = set(wanted)
+        known = [label for label in spec.dims[dim].labels if label in wanted_set]
+        unknown = [w for w in wanted if w not in spec.dims[dim].index() and w != ""]
         if unknown:
             problems.append(f"Unknown {spec.dims[dim].title.lower()} {', '.join(unknown)} ignored.")
         if known and (big or len(known) < len(spec.dims[dim].labels)):
@@ -172,11 +173,12 @@ def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
     wanted_rows = as_list(query.get("rows"))
     if wanted_rows is not None:
         ylabels = spec.dims[spec.y].labels
-        unknown = [w for w in wanted_rows if w not in ylabels and w != ""]
+        unknown = [w for w in wanted_rows if w not in spec.dims[spec.y].index() and w != ""]
         if unknown:
             problems.append(f"Unknown {spec.dims[spec.y].title.lower()} row(s) "
                             f"{', '.join(unknown)} ignored.")
-        rows = tuple(label for label in ylabels if label in set(wanted_rows))
+        wanted_set = set(wanted_rows)
+        rows = tuple(label for label in ylabels if label in wanted_set)
         if len(rows) == len(ylabels):
             rows = None
 
@@ -253,13 +255,15 @@ def state_from_controls(figure: Figure, facet_values: dict[str, list[str] | None
     for dim in spec.facets:
         chosen = facet_values.get(dim)
         if chosen is not None and (big or set(chosen) != set(spec.dims[dim].labels)):
-            facets[dim] = tuple(label for label in spec.dims[dim].labels if label in set(chosen))
+            chosen_set = set(chosen)
+            facets[dim] = tuple(label for label in spec.dims[dim].labels if label in chosen_set)
     state = ViewState(figure.id, facets, color=color if color in COLOR_MODES else "figure",
                       show_values=True if show_values is None else bool(show_values),
                       sort=sort, top=_count(top))
     if rows is not None:
         ylabels = spec.dims[spec.y].labels
-        kept = tuple(label for label in ylabels if label in set(rows))
+        rows_set = set(rows)
+        kept = tuple(label for label in ylabels if label in rows_set)
         state = replace(state, rows=None if len(kept) == len(ylabels) else kept)
     xdim = spec.dims[spec.x]
     if x_range and xdim.numeric:

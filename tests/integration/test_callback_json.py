@@ -1,0 +1,37 @@
+"""app.callback_json: callback responses serialised by orjson alone say exactly what Dash's
+own serialiser says."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from dash._utils import to_json as dash_to_json
+
+from app import callback_json
+
+
+def test_a_real_browse_response_serialises_the_same(dash_app, catalog):
+    from evalmaps.state import parse_state
+    from layouts.browse import graphs
+
+    with dash_app.server.test_request_context("/"):
+        for figure in catalog:
+            response = {"multi": True, "response": {
+                "browse-graphs": {"children": graphs(figure, parse_state(
+                    {"figure": figure.id}, catalog))["graphs"]}}}
+            assert json.loads(callback_json(response)) == json.loads(dash_to_json(response))
+
+
+def test_numbers_nan_and_numpy():
+    value = {"a": [1.5, float("nan"), None], "b": np.array([1.0, np.nan]), "c": {"d": "</script>"}}
+    ours = json.loads(callback_json(value))
+    assert ours == {"a": [1.5, None, None], "b": [1.0, None], "c": {"d": "</script>"}}
+    assert ours == json.loads(dash_to_json(value))
+
+
+def test_what_orjson_cannot_write_falls_back_to_dash():
+    import decimal
+
+    value = {"d": decimal.Decimal("1.5")}  # orjson refuses a Decimal; plotly's encoder writes it
+    assert json.loads(callback_json(value)) == json.loads(dash_to_json(value)) == {"d": 1.5}
