@@ -6,12 +6,15 @@ with ``create_app(Settings...)`` and runs it for one user.
 
 from __future__ import annotations
 
+from importlib.metadata import version as _version
 from pathlib import Path
 
 import dash
 import dash._callback as dash_callback_module
 import dash_bootstrap_components as dbc
 import orjson
+from flask import request
+from flask_compress import Compress
 from dash._utils import to_json as dash_to_json
 from dash import ClientsideFunction, Dash, Input, Output, State, clientside_callback, dcc, html
 
@@ -22,7 +25,8 @@ from layouts._shared import NAV_PAGES, UPLOADS, nav_id
 from routes import api, vendor
 
 HERE = Path(__file__).resolve().parent
-BOOTSTRAP_CSS = "/vendor/bootstrap/css/bootstrap.min.css"
+# fingerprinted by the installed Bootstrap-Flask version: cached for a year (routes.bootstrap)
+BOOTSTRAP_CSS = f"/vendor/bootstrap/css/bootstrap.min.css?v={_version('bootstrap-flask')}"
 
 
 def navbar() -> dbc.Navbar:
@@ -82,8 +86,63 @@ def create_app(settings: Settings | None = None) -> Dash:
         Input("_pages_location", "pathname"),
     )
     secure_headers(app)
+    compress(app.server)
     dash_callback_module.to_json = callback_json
     return app
+
+
+STATIC_PREFIXES = ("/_dash-component-suites/", "/assets/", "/vendor/")
+NOT_CACHED = "-"
+
+
+class StaticCache:
+    """flask-compress's cache: the compressed bytes of static files (fingerprinted, the same for
+    every client), bounded; dynamic responses are compressed afresh and never kept."""
+
+    def __init__(self, max_entries: int = 256) -> None:
+        self.entries: dict[str, bytes] = {}
+        self.max_entries = max_entries
+
+    def get(self, key: str):
+        return self.entries.get(key)
+
+    def set(self, key: str, value: bytes) -> None:
+        if not key.endswith(NOT_CACHED) and len(self.entries) < self.max_entries:
+            self.entries[key] = value
+
+
+def _static_key(request) -> str:
+    if request.method == "GET" and request.path.startswith(STATIC_PREFIXES):
+        return request.full_path
+    return NOT_CACHED
+
+
+def compress(server) -> None:
+    """gzip or brotli for every text response (flask-compress), at a level cheap enough for
+    callbacks of megabytes; static files are compressed once per worker and kept."""
+    server.config.update(
+        COMPRESS_ALGORITHM=["br", "gzip"],
+        COMPRESS_BR_LEVEL=4,
+        COMPRESS_LEVEL=4,
+        COMPRESS_MIN_SIZE=1024,
+        COMPRESS_MIMETYPES=["text/html", "text/css", "text/plain", "text/csv", "text/javascript",
+                            "application/javascript", "application/json", "image/svg+xml"],
+        COMPRESS_CACHE_BACKEND=StaticCache,
+        COMPRESS_CACHE_KEY=_static_key,
+        COMPRESS_STREAMS=False,
+    )
+    Compress(server)
+
+    @server.after_request
+    def static_for_compression(response):  # runs before flask-compress's hook (registered last)
+        if request.method == "GET" and request.path.startswith(STATIC_PREFIXES):
+            if response.status_code == 200 and response.is_streamed:
+                response.direct_passthrough = False  # a file response: read it, so that
+                response.set_data(response.get_data())  # it can be compressed (and cached)
+            if request.path.startswith("/assets/") and "m" in request.args:
+                # fingerprinted by Dash (?m=<mtime>): a changed file gets a new URL
+                response.headers["Cache-Control"] = "public, max-age=31536000, immutable"
+        return response
 
 
 def _component_json(obj):

@@ -123,4 +123,6 @@ def unexpected(exc: Exception):
 @vendor.get("/vendor/bootstrap/<path:filename>")
 def bootstrap(filename: str):
     """Bootstrap 5 CSS from the installed Bootstrap-Flask package: no CDN."""
-    return send_from_directory(BOOTSTRAP_DIR, filename, max_age=86400)
+    fingerprinted = "v" in request.args  # the app links it with ?v=<Bootstrap-Flask version>
+    return send_from_directory(BOOTSTRAP_DIR, filename,
+                               max_age=31536000 if fingerprinted else 86400)

@@ -26,11 +26,11 @@ def find_callback(client, output_fragment: str) -> dict:
 
 
 def call(client, output_fragment: str, inputs: dict, state: dict | None = None,
-         changed: list[str] | None = None):
+         changed: list[str] | None = None, headers: dict | None = None):
     """POST one callback; ``inputs``/``state`` map 'id.prop' to values. Returns the response."""
     return client.post("/_dash-update-component",
                        data=callback_body(client, output_fragment, inputs, state, changed),
-                       content_type="application/json")
+                       content_type="application/json", headers=headers or {})
 
 
 def callback_body(client, output_fragment: str, inputs: dict, state: dict | None = None,

@@ -1,0 +1,64 @@
+"""Transfer: every text response compressed (brotli or gzip, as the client accepts), static files
+cached for a year under fingerprinted URLs, and what is compressed decompresses to the original."""
+
+from __future__ import annotations
+
+import gzip
+import re
+
+import brotli
+import pytest
+
+from tests.integration.dash_calls import call
+from tests.integration.test_upload_callback import raw
+
+FINGERPRINTED = re.compile(r"(?:src|href)=\"(/(?:_dash-component-suites|assets|vendor)/[^\"]+)\"")
+
+
+def static_urls(client) -> list[str]:
+    return FINGERPRINTED.findall(client.get("/").get_data(as_text=True))
+
+
+def test_static_files_are_fingerprinted_and_cached_for_a_year(client):
+    urls = static_urls(client)
+    assert any(u.startswith("/assets/evalmaps.js?m=") for u in urls)
+    assert any(u.startswith("/vendor/bootstrap/css/bootstrap.min.css?v=") for u in urls)
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert "max-age=31536000" in response.headers["Cache-Control"], url
+
+
+@pytest.mark.parametrize("encoding, decode", [("br", brotli.decompress),
+                                              ("gzip", gzip.decompress)])
+def test_static_and_pages_are_compressed_as_the_client_accepts(client, encoding, decode):
+    for url in ["/", "/_dash-layout", "/api/figures", *static_urls(client)]:
+        plain = client.get(url).data
+        if len(plain) < 1024:
+            continue  # too small to be worth it
+        packed = client.get(url, headers={"Accept-Encoding": encoding})
+        assert packed.headers.get("Content-Encoding") == encoding, url
+        assert "Accept-Encoding" in packed.headers.get("Vary", ""), url
+        if url == "/":  # the page carries a fresh token every time: compare its start
+            assert decode(packed.data).startswith(b"<!DOCTYPE html>")
+        else:
+            assert decode(packed.data) == plain, url
+        assert len(packed.data) < len(plain), url
+
+
+def test_a_client_that_accepts_nothing_gets_plain_bytes(client):
+    response = client.get("/api/figures", headers={"Accept-Encoding": "identity"})
+    assert "Content-Encoding" not in response.headers
+    assert response.get_json()["figures"]
+
+
+def test_callback_responses_are_compressed_too(client):
+    csv = b"type,len,value\n" + b"".join(b"t%d,%d,%d.5\n" % (i % 7, i, i % 100) for i in range(300))
+    inputs = {"data-upload-raw.data": raw("many.csv", csv), "data-format.value": "auto",
+              "data-metric.value": "Accuracy", "data-unit.value": "%", "data-range.value": True}
+    plain = call(client, "data-upload-status.children", inputs)
+    packed = call(client, "data-upload-status.children", inputs, headers={"Accept-Encoding": "br"})
+    assert plain.status_code == packed.status_code == 200
+    assert packed.headers.get("Content-Encoding") == "br"
+    assert brotli.decompress(packed.data) == plain.data
+    assert len(packed.data) < len(plain.data) // 2
