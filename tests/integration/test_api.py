@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from importlib.metadata import version
 import csv
 import io
 import json
@@ -24,7 +25,7 @@ QWEN = "dynts-llama-vs-qwen"
 BENCH = "dynts-r1-llama-benchmarks"
 ACE = "acemath-training-progress"
 SUMMARY_KEYS = {"id", "title", "metric", "provenance", "url", "dims", "panels", "n_cells"}
-BOOTSTRAP_CSS = "/vendor/bootstrap/css/bootstrap.min.css"
+BOOTSTRAP_CSS = f"/vendor/bootstrap/css/bootstrap.min.css?v={version('bootstrap-flask')}"
 
 
 # --------------------------------------------------------------------------- helpers

@@ -6,6 +6,7 @@ finalizer also checks that neither the master nor its workers outlive the tests.
 
 from __future__ import annotations
 
+from importlib.metadata import version
 import json
 import os
 import re
@@ -27,7 +28,7 @@ pytestmark = pytest.mark.server
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
-BOOTSTRAP_CSS = "/vendor/bootstrap/css/bootstrap.min.css"
+BOOTSTRAP_CSS = f"/vendor/bootstrap/css/bootstrap.min.css?v={version('bootstrap-flask')}"
 START_TIMEOUT = 20.0
 STOP_TIMEOUT = 10.0
 
