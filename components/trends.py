@@ -54,17 +54,38 @@ def line_points(line: Line) -> tuple[list, list, list]:
     Missing cells are null; between two shown points that are not neighbours on the axis (a
     hidden label lies between them) a null point is inserted, so no segment spans a gap.
     """
-    xs, ys, labels = [], [], []
-    for k, (label, position, value) in enumerate(zip(line.labels, line.positions, line.values)):
-        if k and line.steps[k] != line.steps[k - 1] + 1:
-            xs.append(None)
-            ys.append(None)
-            labels.append("")
-        xs.append(float(position) if line.numeric else theme.text(label))
-        present = bool(np.isfinite(value))
-        ys.append(float(value) if present else None)
-        labels.append(theme.text(label))
-    return xs, ys, labels
+    n = len(line.labels)
+    breaks = np.nonzero(np.diff(line.steps) != 1)[0] + 1  # a null point goes before these
+    at = np.arange(n) + np.searchsorted(breaks, np.arange(n), side="right")
+    size = n + breaks.size
+    ys = np.full(size, np.nan)
+    ys[at] = line.values
+    labels = [""] * size
+    for k, label in zip(at.tolist(), theme.texts(line.labels)):
+        labels[k] = label
+    if line.numeric:
+        xs = np.full(size, np.nan)
+        xs[at] = line.positions
+        x_list = [None if v != v else v for v in xs.tolist()]
+    else:
+        x_list = [None] * size
+        for k, label in zip(at.tolist(), theme.texts(line.labels)):
+            x_list[k] = label
+    return x_list, [None if v != v else v for v in ys.tolist()], labels
+
+
+GL_POINTS = 4000  # above this many points in a chart, lines are drawn with WebGL
+
+
+def webgl(trace: dict, dtype: str) -> dict:
+    """A line drawn with WebGL (scattergl), its numbers as typed arrays (values as ``dtype``);
+    a break stays a break (NaN), and markers go (thousands of markers hide the lines)."""
+    ys = np.array([np.nan if v is None else v for v in trace["y"]], dtype=float)
+    out = {**trace, "type": "scattergl", "y": theme.typed(ys, dtype), "mode": "lines"}
+    if all(x is None or isinstance(x, float) for x in trace["x"]):
+        xs = np.array([np.nan if v is None else v for v in trace["x"]], dtype=float)
+        out["x"] = theme.typed(xs, "f8")
+    return out
 
 
 def line_hover(view: PanelView, line: Line) -> str:
@@ -134,6 +155,9 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
                     trace["legendgrouptitle"] = {"text": theme.text(names[p])}
                 first_in_group = False
             data.append(trace)
+    if sum(len(t["y"]) for t in data) > GL_POINTS:
+        dtype = max(theme.panel_dtype(v.panel, v.decimals) for v in views)  # f8 beats f4
+        data = [webgl(t, dtype) for t in data]
     line_title = spec.dims[spec.x if transpose else spec.y].title
     if title is not None:
         heading = title

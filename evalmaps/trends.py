@@ -276,13 +276,18 @@ def line_stats(values: Sequence[float] | np.ndarray, labels: Sequence[str],
     slope, r2 = least_squares(x[idx], yp)
 
     drop = drop_from = drop_to = drop_from_value = drop_to_value = None
-    for a, b in zip(idx[:-1], idx[1:]):
-        if b != a + 1 or rank[b] != rank[a] + 1:
-            continue  # a gap (missing or hidden cell) between them: no drop across it
-        fall = _difference(y[a], y[b], decimals)
-        if fall > 0 and (drop is None or fall > drop):
-            drop, drop_from, drop_to = fall, labels[a], labels[b]
-            drop_from_value, drop_to_value = float(y[a]), float(y[b])
+    a, b = idx[:-1], idx[1:]
+    neighbours = (b == a + 1) & (rank[b] == rank[a] + 1)  # no drop across a gap (missing or
+    a, b = a[neighbours], b[neighbours]  # hidden cell)
+    if a.size:
+        falls = y[a] - y[b]
+        if decimals is not None:
+            falls = np.round(falls, decimals)
+        k = int(np.argmax(falls))  # the first of the largest
+        if falls[k] > 0:
+            drop = _difference(y[a[k]], y[b[k]], decimals)
+            drop_from, drop_to = labels[a[k]], labels[b[k]]
+            drop_from_value, drop_to_value = float(y[a[k]]), float(y[b[k]])
 
     below_at = below = below_step = None
     under = idx[yp < threshold]

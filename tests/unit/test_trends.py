@@ -494,3 +494,27 @@ def test_labels_are_escaped_in_charts():
     assert texts and all("<b>x</b>" not in t for t in texts)
     assert texts[0] == f"Row {escape(EVIL)} · Step 1 · Score 50.0%<br>Facet {escape(EVIL)}"
     assert escape(EVIL) in chart["layout"]["title"]["text"]
+
+
+def test_many_points_are_drawn_with_webgl_and_stay_exact():
+    """Above GL_POINTS a chart's lines are scattergl with typed values; gaps stay gaps."""
+    from components.trends import GL_POINTS
+    from tests.plotly_render import decode
+
+    xs = [str(j) for j in range(100)]
+    rows = {f"r{i}": [None if (i + j) % 37 == 0 else round((i * 7 + j * 3) % 1000 / 10, 1)
+                      for j in range(100)] for i in range(GL_POINTS // 100 + 1)}
+    fig = make_figure(list(rows), xs, rows)
+    chart = line_figure([slice_panel(fig, next(iter(fig.panels.values())))])
+    assert {t["type"] for t in chart["data"]} == {"scattergl"}
+    for trace in chart["data"]:
+        ys = decode(trace["y"])
+        expected = rows[trace["meta"][0]]
+        assert [None if v != v else f"{v:.1f}" for v in ys] == \
+            [None if v is None else f"{v:.1f}" for v in expected]
+        np.testing.assert_array_equal(decode(trace["x"]), np.arange(100.0))
+
+
+def test_few_points_stay_svg_lines_with_markers(catalog):
+    (view,) = views_of(catalog, S2L)
+    assert {t["type"] for t in line_figure([view])["data"]} == {"scatter"}
