@@ -33,7 +33,8 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
      * Plotly's axis geometry (the maps' ranges are fixed: cell j spans j/nx..(j+1)/nx of the x
      * axis, row i from the top i/ny..(i+1)/ny of the y axis), so no map is redrawn and the
      * hovered map keeps its hover label. `cells`: {x: [...], y: [...], text: [[...]]}, the maps'
-     * category labels and the readouts; `last`: the last hovered cell {i, j, source}. */
+     * category labels and what compareReadout needs; `last`: the last hovered cell {i, j,
+     * source}. */
     compareHover: function (hoverA, hoverB, hoverDelta, relA, relB, relDelta, cells, last) {
       const dc = window.dash_clientside;
       const skip = [dc.no_update, dc.no_update, dc.no_update, dc.no_update, dc.no_update];
@@ -56,7 +57,7 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
           return skip;
         }
         hovered = {i: i, j: j, source: JSON.parse(prop.slice(0, dot)).panel};
-        readout = cells.text[i][j];
+        readout = window.dash_clientside.evalmaps.compareReadout(cells, i, j);
       } else if (!hovered) {
         return skip;
       }
@@ -146,4 +147,53 @@ window.dash_clientside.evalmaps.restyleEach = function (color, showValues, searc
   const result = window.dash_clientside.evalmaps.restyle(color, showValues, figures, search,
                                                          defaultColor);
   return result[0].concat([result[1]]);
+};
+
+/* Numbers as evalmaps.formats writes them: `decimals` places, trailing zeros trimmed down to
+ * `least` when given; -0.0 is 0.0. */
+window.dash_clientside.evalmaps.number = function (value, decimals, least) {
+  let text = value.toFixed(decimals);
+  if (least !== null && least !== undefined && least < decimals && text.indexOf(".") >= 0) {
+    const parts = text.split(".");
+    let frac = parts[1].replace(/0+$/, "");
+    while (frac.length < least) {
+      frac += "0";
+    }
+    text = frac ? parts[0] + "." + frac : parts[0];
+  }
+  return (text.charAt(0) === "-" && Number(text) === 0) ? text.slice(1) : text;
+};
+
+/* The compare readout of cell (i, j): 'Local Window Size 2000 · Ratio 0.4 — A 52.5 · B 56.3 ·
+ * B − A +3.8', from the B − A map's customdata (A, B, SE, within 2 SE) and `cells`
+ * (components.compare.readouts). */
+window.dash_clientside.evalmaps.compareReadout = function (cells, i, j) {
+  const number = window.dash_clientside.evalmaps.number;
+  const id = JSON.stringify({panel: "delta", type: "compare-heatmap"});
+  const host = document.getElementById(id);
+  const gd = host && host.querySelector(".js-plotly-plot");
+  const custom = gd && gd._fullData && gd._fullData[0] && gd._fullData[0].customdata;
+  if (!custom || !custom[i]) {
+    return "";
+  }
+  const cell = custom[i][j];
+  const present = function (v) { return v !== null && v !== undefined && isFinite(v); };
+  const side = function (v, places) {
+    return present(v) ? number(v, places[0], places[1]) : "not reported";
+  };
+  const a = cell[0], b = cell[1], se = cell[2], within = cell[3];
+  let delta = "not comparable";
+  if (present(a) && present(b)) {
+    const d = Math.round((b - a) * 1e9) / 1e9;  // as evalmaps.compare rounds away float noise
+    const text = number(d, cells.delta[0], cells.delta[1]);
+    delta = (text.charAt(0) === "-" || Number(text) === 0) ? text : "+" + text;
+  }
+  let line = cells.y_title + " " + cells.y_text[i] + " · " + cells.x_title + " " +
+      cells.x_text[j] + " — A " + side(a, cells.a) + " · B " + side(b, cells.b) + " · " +
+      cells.minus + " " + delta;
+  if (present(se) && present(a) && present(b)) {
+    line += " · SE " + number(se, cells.se, null) + (within ?
+      ", within 2 SE: not distinguishable" : ", beyond 2 SE: distinguishable");
+  }
+  return line;
 };

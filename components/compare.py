@@ -100,32 +100,25 @@ def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
         special.append(Special(mask, f"{where}<br>{DELTA_TITLE} not comparable<br>"
                                      f"{who} not reported"))
     se_grid = al.se if al.se is not None else np.full(al.delta.shape, np.nan)
-    return present, special, np.stack([al.za, al.zb, se_grid], axis=-1)
+    within = np.where(np.isfinite(se_grid) & np.isfinite(al.delta), al.indistinct, np.nan)
+    return present, special, np.stack([al.za, al.zb, se_grid, within.astype(float)], axis=-1)
 
 
 def readouts(al: Alignment) -> dict:
-    """What the linked hover needs, per cell: the category labels (as the maps' axes hold them)
-    and the readout line (plain text: Dash renders it as text)."""
-    lines = []
-    for i in range(len(al.y.labels)):
-        row = []
-        for j in range(len(al.x.labels)):
-            text = (f"{al.y.title} {al.y.labels[i]} · {al.x.title} {al.x.labels[j]} — "
-                    f"A {al.a.format(al.za[i, j])} · B {al.b.format(al.zb[i, j])} · "
-                    f"{DELTA_TITLE} {al.format_delta(al.delta[i, j])}")
-            se = _se_text(al, i, j)
-            row.append(text + (f" · {se}" if se else ""))
-        lines.append(row)
-    return {"x": theme.texts(al.x.labels), "y": theme.texts(al.y.labels), "text": lines}
+    """What the linked hover's readout needs to write a cell's line in the browser
+    (``evalmaps.compareHover``): the category labels as the maps' axes hold them, the labels
+    and titles as text, and each side's decimals. The values are the B − A map's own
+    (its customdata: A, B, SE, within 2 SE), so nothing is sent twice."""
+    def places(side: ComparePanel) -> list:
+        return [fmt.places(side.decimals), side.min_decimals]
 
-
-def _se_text(al: Alignment, i: int, j: int) -> str:
-    if al.se is None or not np.isfinite(al.se[i, j]) or not np.isfinite(al.delta[i, j]):
-        return ""
-    se = fmt.number(al.se[i, j], max(fmt.places(al.decimals), 1) + 1)
-    if al.indistinct[i, j]:
-        return f"SE {se}, within 2 SE: not distinguishable"
-    return f"SE {se}, beyond 2 SE: distinguishable"
+    return {"x": theme.texts(al.x.labels), "y": theme.texts(al.y.labels),
+            "x_text": list(al.x.labels), "y_text": list(al.y.labels),
+            "x_title": al.x.title, "y_title": al.y.title,
+            "a": places(al.a), "b": places(al.b),
+            "delta": [fmt.places(al.decimals),
+                      al.min_decimals if al.min_decimals != al.decimals else None],
+            "se": max(fmt.places(al.decimals), 1) + 1, "minus": DELTA_TITLE}
 
 
 # --------------------------------------------------------------------------- figures

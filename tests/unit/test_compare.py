@@ -360,7 +360,9 @@ def test_indistinct_cells_are_outlined_and_explained(replicates):
         "<br>SE 1.41, within 2 SE: not distinguishable")
     assert heatmap_cell(delta, "3000", "0.2")["hover"].endswith(
         ", beyond 2 SE: distinguishable")
-    assert "SE 1.41" in readouts(replicates)["text"][0][0]
+    custom = decode(delta["data"][0]["customdata"])
+    np.testing.assert_allclose(custom[0, 0], [50.0, 52.0, 1.414213562, 1.0])  # within 2 SE
+    np.testing.assert_allclose(custom[0, 1][3], 0.0)  # beyond
 
 
 # --------------------------------------------------------------------------- figures
@@ -419,10 +421,16 @@ def test_axis_ranges_are_fixed_so_cells_have_known_places(default):
 
 
 def test_readouts(default):
-    data = readouts(default)
-    assert data["x"] == ["0.1", "0.2", "0.3", "0.4", "0.5"]
-    assert data["y"] == ["3000", "2000", "1000", "500"]
-    assert data["text"][1][3] == "Local Window Size 2000 · Ratio 0.4 — A 52.5 · B 56.3 · B − A +3.8"
+    """What the browser writes the readout from (the values are the B − A map's customdata)."""
+    assert readouts(default) == {
+        "x": ["0.1", "0.2", "0.3", "0.4", "0.5"], "y": ["3000", "2000", "1000", "500"],
+        "x_text": ["0.1", "0.2", "0.3", "0.4", "0.5"], "y_text": ["3000", "2000", "1000", "500"],
+        "x_title": "Ratio", "y_title": "Local Window Size", "a": [1, None], "b": [1, None],
+        "delta": [1, None], "se": 2, "minus": "B − A"}
+    _, _, delta = compare_figures(default, "shared", True)
+    custom = decode(delta["data"][0]["customdata"])
+    assert custom.shape == (4, 5, 4)
+    np.testing.assert_array_equal(custom[1, 3], [52.5, 56.3, np.nan, np.nan])  # A, B, SE, within
 
 
 def test_labels_are_escaped_in_maps_and_sentences():
@@ -437,7 +445,7 @@ def test_labels_are_escaped_in_maps_and_sentences():
     assert EVIL not in fa["layout"]["title"]["text"]
     assert EVIL not in heatmap_cell(fd, safe, "0.1")["hover"]
     assert readouts(al)["y"][0] == safe  # as the axis holds it
-    assert EVIL in readouts(al)["text"][0][0]  # plain text: Dash renders it as text
+    assert readouts(al)["y_text"][0] == EVIL  # plain text: Dash renders it as text
 
 
 # --------------------------------------------------------------------------- menus and state
