@@ -32,6 +32,7 @@ from evalmaps.trends import DEFAULT_THRESHOLD
 QUERY_KEYS: dict[str, tuple[str, str]] = {
     "figure": ("/, /trends, /data, /compare", "the figure shown"),
     "rows": ("/, /trends, /data", "the rows (y labels) shown; repeated; empty means none"),
+    "hide": ("/, /trends, /data", "the rows hidden (when most are shown); repeated"),
     "xmin": ("/, /trends, /data", "the low end of the x range (numeric x axes)"),
     "xmax": ("/, /trends, /data", "the high end of the x range"),
     "sort": ("/, /trends, /data", "row order: source, name, mean, or col:<x label>"),
@@ -118,12 +119,20 @@ class ViewState:
         spec = figure.spec
         return {f: list(self.facets.get(f, spec.dims[f].labels)) for f in spec.facets}
 
-    def to_query(self, extra: Mapping[str, str | list[str]] | None = None) -> str:
+    def to_query(self, extra: Mapping[str, str | list[str]] | None = None, *,
+                 y_labels: tuple[str, ...] | None = None) -> str:
+        """The query of this state (defaults left out). With the figure's ``y_labels``, a
+        selection of most rows is written as the rows hidden (``hide=``)."""
         pairs: list[tuple[str, str]] = [("figure", self.figure)]
         for dim, labels in self.facets.items():
             pairs += [(dim, label) for label in labels] if labels else [(dim, "")]
         if self.rows is not None:
-            pairs += [("rows", r) for r in self.rows] if self.rows else [("rows", "")]
+            kept = set(self.rows)
+            if y_labels is not None and len(self.rows) > len(y_labels) / 2:
+                # most rows shown: name the hidden ones (URLs stay short at thousands of rows)
+                pairs += [("hide", r) for r in y_labels if r not in kept]
+            else:
+                pairs += [("rows", r) for r in self.rows] if self.rows else [("rows", "")]
         if self.x_range is not None:
             pairs += [("xmin", f"{self.x_range[0]:g}"), ("xmax", f"{self.x_range[1]:g}")]
         if self.sort != SORT_SOURCE:
@@ -171,6 +180,14 @@ def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
 
     rows = None
     wanted_rows = as_list(query.get("rows"))
+    hidden = as_list(query.get("hide"))
+    if wanted_rows is None and hidden is not None:
+        unknown = [w for w in hidden if w not in spec.dims[spec.y].index() and w != ""]
+        if unknown:
+            problems.append(f"Unknown {spec.dims[spec.y].title.lower()} row(s) "
+                            f"{', '.join(unknown)} ignored.")
+        hidden_set = set(hidden)
+        wanted_rows = [label for label in spec.dims[spec.y].labels if label not in hidden_set]
     if wanted_rows is not None:
         ylabels = spec.dims[spec.y].labels
         unknown = [w for w in wanted_rows if w not in spec.dims[spec.y].index() and w != ""]

@@ -118,6 +118,10 @@ def slicing_values(state: ViewState, figure: Figure, facet_ids: list[dict]) -> d
             "x_range": x_range, "sort": state.sort, "top": state.top}
 
 
+def row_labels(figure: Figure) -> tuple[str, ...]:
+    return figure.spec.dims[figure.spec.y].labels
+
+
 def register_row_buttons(page: str) -> None:
     """The rows menu's All and None buttons (the page's sync callback takes it from there)."""
 

@@ -26,7 +26,8 @@ from evalmaps.slicing import COLOR_MODES, color_range, views_for
 from evalmaps.state import ViewState, first, parse_state
 from layouts._shared import (UPLOADS, Outputs, empty_note, explain_problems, get_catalog,
                              page_location, problems_alert, read_view, register_figure_navigation,
-                             register_nav_sync, register_row_buttons, slicing_values)
+                             register_nav_sync, register_row_buttons, row_labels,
+                             slicing_values)
 
 dash.register_page(__name__, path="/", name="Browse", title="evalmaps · Browse", order=0)
 
@@ -103,7 +104,7 @@ def sync(search, facet_values, rows, x_range, sort, top, color, show_values, fac
     figure, state, query = read_view(PAGE, get_catalog(uploads), rendered, search, facet_ids,
                                      facet_values, rows, x_range, sort, top, color, show_values)
     if query is None:  # a slicing control: draw the slice, write the URL
-        return OUT(search=state.to_query(), **graphs(figure, state))
+        return OUT(search=state.to_query(y_labels=row_labels(figure)), **graphs(figure, state))
     # the URL changed: write the controls that differ; draw only if the slice differs
     out = {} if slice_key(state) == drawn else graphs(figure, state)
     controls = {**slicing_values(state, figure, facet_ids), "color": state.color,

@@ -27,7 +27,8 @@ from evalmaps.state import first, parse_state
 from evalmaps.uploads import upload_entry, upload_spec
 from layouts._shared import (UPLOADS, Outputs, explain_problems, get_catalog, page_location,
                              problems_alert, read_view, register_figure_navigation,
-                             register_nav_sync, register_row_buttons, slicing_values)
+                             register_nav_sync, register_row_buttons, row_labels,
+                             slicing_values)
 
 dash.register_page(__name__, path="/data", name="Data", title="evalmaps · Data", order=3)
 
@@ -136,7 +137,8 @@ def sync(search, facet_values, rows, x_range, sort, top, facet_ids, rendered, up
     if query is not None:  # the URL changed: write the controls
         return OUT(cells=cells, summary=_summary(cells, missing),
                    **slicing_values(state, figure, facet_ids))
-    return OUT(search=state.to_query(), cells=cells, summary=_summary(cells, missing))
+    return OUT(search=state.to_query(y_labels=row_labels(figure)), cells=cells,
+               summary=_summary(cells, missing))
 
 
 def _summary(cells: list[dict], missing: int) -> str:

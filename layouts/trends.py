@@ -23,7 +23,8 @@ from evalmaps.state import (TrendsOptions, ViewState, finite_number, parse_optio
 from evalmaps.trends import DEFAULT_THRESHOLD, analyse, rule_notes, short_titles
 from layouts._shared import (UPLOADS, Outputs, empty_note, get_catalog, page_location,
                              problems_alert, read_view, register_figure_navigation,
-                             register_nav_sync, register_row_buttons, slicing_values)
+                             register_nav_sync, register_row_buttons, row_labels,
+                             slicing_values)
 
 dash.register_page(__name__, path="/trends", name="Trends", title="evalmaps · Trends", order=1)
 
@@ -139,7 +140,8 @@ def sync(search, facet_values, rows, x_range, sort, top, transpose, overlay, thr
                                    f"{DEFAULT_THRESHOLD:g}."])
     options = TrendsOptions(bool(transpose), bool(overlay),
                             DEFAULT_THRESHOLD if value is None else value)
-    return OUT(search=state.to_query(extra=options.extra()), problems=problems,
+    return OUT(search=state.to_query(extra=options.extra(), y_labels=row_labels(figure)),
+               problems=problems,
                **render(figure, state, options))
 
 

@@ -211,3 +211,16 @@ def test_many_panel_figures_open_on_their_first_panel(tmp_path):
     everything = state_from_controls(many.figure("many"), {"model": models}, None, None, None, None)
     assert everything.facets == {"model": tuple(models)}  # explicit: "all" is not the default here
     assert round_trip(everything, many) == everything
+
+
+def test_most_rows_are_written_as_the_rows_hidden(catalog):
+    """At thousands of rows a URL must stay short: a selection of most rows names the rest."""
+    figure = catalog.figure("short-to-long")
+    ylabels = figure.spec.dims[figure.spec.y].labels  # 1..7
+    most = ViewState("short-to-long", rows=("1", "2", "3", "5", "6", "7"))
+    assert most.to_query(y_labels=ylabels) == "?figure=short-to-long&hide=4"
+    assert parse_state({"figure": "short-to-long", "hide": "4"}, catalog) == most
+    few = ViewState("short-to-long", rows=("2", "4"))
+    assert few.to_query(y_labels=ylabels) == "?figure=short-to-long&rows=2&rows=4"
+    assert parse_state({"figure": "short-to-long", "hide": ["4", "nope"]}, catalog).problems == (
+        "Unknown type row(s) nope ignored.",)
