@@ -66,6 +66,7 @@ def create_app(settings: Settings | None = None) -> Dash:
         # every page's layout also gets this browser session's uploaded figures
         routing_callback_inputs={"uploads": State(UPLOADS, "data")},
     )
+    load_plotly_up_front()
     app.server.extensions["evalmaps"] = {"catalog": catalog, "settings": settings}
     # uploads arrive base64-encoded inside a callback request: refuse bodies that cannot hold
     # a file under the limit, server-side (dcc.Upload's own limit is only checked in the browser)
@@ -143,6 +144,16 @@ def compress(server) -> None:
                 # fingerprinted by Dash (?m=<mtime>): a changed file gets a new URL
                 response.headers["Cache-Control"] = "public, max-age=31536000, immutable"
         return response
+
+
+def load_plotly_up_front() -> None:
+    """plotly.js with the page's first scripts. Dash registers it as an async resource, fetched
+    and run only once the first graph mounts, after the layout and the page's callbacks: every
+    page here draws graphs, so waiting for it only delays the first paint."""
+    for resource in dcc._js_dist:
+        if resource.get("namespace") == "plotly" and \
+                resource.get("relative_package_path", "").endswith("plotly.min.js"):
+            resource.pop("async", None)
 
 
 def _component_json(obj):

@@ -118,9 +118,10 @@ def rows_and_range(page: str, figure: Figure, state: ViewState,
                  width=widths[1]),
         labelled("Row order", sort_dropdown(f"{page}-sort", ydim, xdim, state.sort),
                  html_for=f"{page}-sort", width=2),
-        labelled("Top rows by mean", dbc.Input(
+        labelled("Top rows", dbc.Input(
             id=f"{page}-top", type="number", min=1, step=1, value=state.top, debounce=True,
-            size="sm", placeholder="all"), html_for=f"{page}-top", width=1),
+            size="sm", placeholder="all", title="Only the N rows with the highest mean"),
+            html_for=f"{page}-top", width=1),
     ]
 
 
