@@ -120,7 +120,7 @@ def rows_and_range(page: str, figure: Figure, state: ViewState,
                  html_for=f"{page}-sort", width=2),
         labelled("Top rows", dbc.Input(
             id=f"{page}-top", type="number", min=1, step=1, value=state.top, debounce=True,
-            size="sm", placeholder="all", title="Only the N rows with the highest mean"),
+            size="sm", placeholder="all"),
             html_for=f"{page}-top", width=1),
     ]
 

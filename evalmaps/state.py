@@ -225,15 +225,23 @@ def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
     if parse_sort(sort, spec.dims[spec.x].labels) is None:
         problems.append(f"Row order '{fmt.clip(sort)}' is unknown; keeping the source's order.")
         sort = SORT_SOURCE
-    top = None
-    text = first(query.get("top"))
-    if text not in (None, ""):
-        top = _count(text)
-        if top is None:
-            problems.append(f"top={fmt.clip(text)} is not a whole number above 0; showing every "
-                            f"row.")
+    top = _read(query, "top", _count, None, "is not a whole number above 0; showing every row.",
+                problems)
     return ViewState(fid, facets, rows, x_range, color, _show_values(query), sort, top,
                      tuple(problems))
+
+
+def _read(query: Query, key: str, parse, default, problem: str, problems: list[str]):
+    """The value of a one-value key, parsed; a value that does not parse is the default, and
+    ``problem`` says so ('top=abc is not a whole number above 0; showing every row.')."""
+    text = first(query.get(key))
+    if text in (None, ""):
+        return default
+    value = parse(text)
+    if value is None:
+        problems.append(f"{key}={fmt.clip(text)} {problem}")
+        return default
+    return value
 
 
 def _count(text) -> int | None:
@@ -324,15 +332,8 @@ def parse_options(query: Query) -> TrendsOptions:
         flags[key] = word in TRUE_WORDS
         if word not in TRUE_WORDS and word not in FALSE_WORDS:
             problems.append(f"{key}={fmt.clip(text)} is not on/off; ignored.")
-    threshold = DEFAULT_THRESHOLD
-    text = first(query.get("threshold"))
-    if text not in (None, ""):
-        value = finite_number(text)
-        if value is None:
-            problems.append(f"threshold={fmt.clip(text)} is not a number; "
-                            f"using {DEFAULT_THRESHOLD:g}.")
-        else:
-            threshold = value
+    threshold = _read(query, "threshold", finite_number, DEFAULT_THRESHOLD,
+                      f"is not a number; using {DEFAULT_THRESHOLD:g}.", problems)
     return TrendsOptions(flags["transpose"], flags["overlay"], threshold, tuple(problems))
 
 

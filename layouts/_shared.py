@@ -6,8 +6,8 @@ from urllib.parse import parse_qs
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import (ClientsideFunction, Input, Output, State, callback, clientside_callback, ctx,
-                  dcc, html, no_update)
+from dash import (ALL, ClientsideFunction, Input, Output, State, callback, clientside_callback,
+                  ctx, dcc, html, no_update)
 from dash.exceptions import PreventUpdate
 from flask import current_app
 
@@ -78,6 +78,35 @@ def register_figure_navigation(page: str, path: str) -> None:
         if figure_id == rendered or figure_id not in get_catalog(uploads):
             raise PreventUpdate
         return dash.get_relative_path(path) + ViewState(figure_id).to_query()
+
+
+def slicing_outputs(page: str) -> dict[str, Output]:
+    """The URL and the slicing controls of a sliced page (Browse, Trends, Data), by name: what
+    its sync callback writes besides its own outputs."""
+    return {
+        "search": Output(f"{page}-loc", "search"),
+        "facets": Output({"type": f"{page}-facet", "dim": ALL}, "value"),
+        "rows": Output(f"{page}-rows", "value"),
+        "x_range": Output(f"{page}-xrange", "value"),
+        "sort": Output(f"{page}-sort", "value"),
+        "top": Output(f"{page}-top", "value"),
+    }
+
+
+def slicing_inputs(page: str) -> dict:
+    """What a sliced page's sync callback reads: the URL, the slicing controls, the figure the
+    page was rendered for and the session's uploads (names as :func:`read_view` takes them)."""
+    return {
+        "search": Input(f"{page}-loc", "search"),
+        "facet_values": Input({"type": f"{page}-facet", "dim": ALL}, "value"),
+        "rows": Input(f"{page}-rows", "value"),
+        "x_range": Input(f"{page}-xrange", "value"),
+        "sort": Input(f"{page}-sort", "value"),
+        "top": Input(f"{page}-top", "value"),
+        "facet_ids": State({"type": f"{page}-facet", "dim": ALL}, "id"),
+        "rendered": State(f"{page}-rendered-figure", "data"),
+        "uploads": State(UPLOADS, "data"),
+    }
 
 
 def read_view(page: str, catalog: Catalog, rendered: str, search: str | None, facet_ids: list,

@@ -24,10 +24,10 @@ from components.provenance import provenance_badge, source_card
 from components.theme import graph_config
 from evalmaps.slicing import COLOR_MODES, color_range, views_for
 from evalmaps.state import ViewState, first, parse_state
-from layouts._shared import (UPLOADS, Outputs, empty_note, explain_problems, get_catalog,
+from layouts._shared import (Outputs, empty_note, explain_problems, get_catalog,
                              page_location, problems_alert, read_view, register_figure_navigation,
                              register_nav_sync, register_row_buttons, row_labels,
-                             slicing_values)
+                             slicing_inputs, slicing_outputs, slicing_values)
 
 dash.register_page(__name__, path="/", name="Browse", title="evalmaps · Browse", order=0)
 
@@ -65,15 +65,10 @@ register_row_buttons(PAGE)
 
 
 OUT = Outputs(
-    search=Output("browse-loc", "search"),
+    **slicing_outputs(PAGE),
     graphs=Output("browse-graphs", "children"),
     summary=Output("browse-summary", "children"),
     drawn=Output("browse-drawn", "data"),
-    facets=Output({"type": "browse-facet", "dim": ALL}, "value"),
-    rows=Output("browse-rows", "value"),
-    x_range=Output("browse-xrange", "value"),
-    sort=Output("browse-sort", "value"),
-    top=Output("browse-top", "value"),
     color=Output("browse-color", "value"),
     show_values=Output("browse-labels", "value"),
 )
@@ -82,18 +77,10 @@ OUT = Outputs(
 @callback(
     output=OUT.spec,
     inputs=dict(
-        search=Input("browse-loc", "search"),
-        facet_values=Input({"type": "browse-facet", "dim": ALL}, "value"),
-        rows=Input("browse-rows", "value"),
-        x_range=Input("browse-xrange", "value"),
-        sort=Input("browse-sort", "value"),
-        top=Input("browse-top", "value"),
+        **slicing_inputs(PAGE),
         color=State("browse-color", "value"),
         show_values=State("browse-labels", "value"),
-        facet_ids=State({"type": "browse-facet", "dim": ALL}, "id"),
-        rendered=State("browse-rendered-figure", "data"),
         drawn=State("browse-drawn", "data"),
-        uploads=State(UPLOADS, "data"),
     ),
 )
 def sync(search, facet_values, rows, x_range, sort, top, color, show_values, facet_ids,

@@ -11,7 +11,7 @@ import binascii
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import (ALL, ClientsideFunction, Input, Output, State, callback, clientside_callback,
+from dash import (ClientsideFunction, Input, Output, State, callback, clientside_callback,
                   ctx, dcc, html)
 from dash.exceptions import PreventUpdate
 from flask import current_app
@@ -28,7 +28,7 @@ from evalmaps.uploads import upload_entry, upload_spec
 from layouts._shared import (UPLOADS, Outputs, explain_problems, get_catalog, page_location,
                              problems_alert, read_view, register_figure_navigation,
                              register_nav_sync, register_row_buttons, row_labels,
-                             slicing_values)
+                             slicing_inputs, slicing_outputs, slicing_values)
 
 dash.register_page(__name__, path="/data", name="Data", title="evalmaps · Data", order=3)
 
@@ -105,30 +105,15 @@ def tidy_rows(figure, state) -> tuple[list[dict], int]:
 
 
 OUT = Outputs(
-    search=Output("data-loc", "search"),
+    **slicing_outputs(PAGE),
     cells=Output("data-grid", "rowData"),
     summary=Output("data-summary", "children"),
-    facets=Output({"type": "data-facet", "dim": ALL}, "value"),
-    rows=Output("data-rows", "value"),
-    x_range=Output("data-xrange", "value"),
-    sort=Output("data-sort", "value"),
-    top=Output("data-top", "value"),
 )
 
 
 @callback(
     output=OUT.spec,
-    inputs=dict(
-        search=Input("data-loc", "search"),
-        facet_values=Input({"type": "data-facet", "dim": ALL}, "value"),
-        rows=Input("data-rows", "value"),
-        x_range=Input("data-xrange", "value"),
-        sort=Input("data-sort", "value"),
-        top=Input("data-top", "value"),
-        facet_ids=State({"type": "data-facet", "dim": ALL}, "id"),
-        rendered=State("data-rendered-figure", "data"),
-        uploads=State(UPLOADS, "data"),
-    ),
+    inputs=slicing_inputs(PAGE),
 )
 def sync(search, facet_values, rows, x_range, sort, top, facet_ids, rendered, uploads):
     figure, state, query = read_view(PAGE, get_catalog(uploads), rendered, search, facet_ids,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import ALL, Input, Output, State, callback, dcc, html
+from dash import Input, Output, callback, dcc, html
 
 from components.controls import figure_row, labelled, rows_and_range
 from components.provenance import provenance_badge, source_card
@@ -21,10 +21,10 @@ from evalmaps.slicing import views_for
 from evalmaps.state import (TrendsOptions, ViewState, finite_number, parse_options,
                             parse_state)
 from evalmaps.trends import DEFAULT_THRESHOLD, analyse, rule_notes, short_titles
-from layouts._shared import (UPLOADS, Outputs, empty_note, get_catalog, page_location,
+from layouts._shared import (Outputs, empty_note, get_catalog, page_location,
                              problems_alert, read_view, register_figure_navigation,
                              register_nav_sync, register_row_buttons, row_labels,
-                             slicing_values)
+                             slicing_inputs, slicing_outputs, slicing_values)
 
 dash.register_page(__name__, path="/trends", name="Trends", title="evalmaps · Trends", order=1)
 
@@ -86,7 +86,7 @@ register_row_buttons(PAGE)
 
 
 OUT = Outputs(
-    search=Output("trends-loc", "search"),
+    **slicing_outputs(PAGE),
     problems=Output("trends-problems", "children"),
     graphs=Output("trends-graphs", "children"),
     summary=Output("trends-summary", "children"),
@@ -95,11 +95,6 @@ OUT = Outputs(
     table_columns=Output("trends-table", "columnDefs"),
     rules=Output("trends-rules", "children"),
     panels=Output("trends-panels", "children"),
-    facets=Output({"type": "trends-facet", "dim": ALL}, "value"),
-    rows=Output("trends-rows", "value"),
-    x_range=Output("trends-xrange", "value"),
-    sort=Output("trends-sort", "value"),
-    top=Output("trends-top", "value"),
     transpose=Output("trends-transpose", "value"),
     overlay=Output("trends-overlay", "value"),
     threshold=Output("trends-threshold", "value"),
@@ -109,18 +104,10 @@ OUT = Outputs(
 @callback(
     output=OUT.spec,
     inputs=dict(
-        search=Input("trends-loc", "search"),
-        facet_values=Input({"type": "trends-facet", "dim": ALL}, "value"),
-        rows=Input("trends-rows", "value"),
-        x_range=Input("trends-xrange", "value"),
-        sort=Input("trends-sort", "value"),
-        top=Input("trends-top", "value"),
+        **slicing_inputs(PAGE),
         transpose=Input("trends-transpose", "value"),
         overlay=Input("trends-overlay", "value"),
         threshold=Input("trends-threshold", "value"),
-        facet_ids=State({"type": "trends-facet", "dim": ALL}, "id"),
-        rendered=State("trends-rendered-figure", "data"),
-        uploads=State(UPLOADS, "data"),
     ),
 )
 def sync(search, facet_values, rows, x_range, sort, top, transpose, overlay, threshold, facet_ids,
