@@ -11,7 +11,8 @@ from components.heatmap import MAX_TEXT_ROWS, heatmap_figure, values_note
 from components.theme import exact_dtype, graph_config, text
 from evalmaps.loading import parse_spec, validate_cells
 from evalmaps.model import Figure
-from evalmaps.slicing import select_panels, slice_panel
+from evalmaps.slicing import slice_panel, views_for
+from evalmaps.state import ViewState
 from tests.plotly_render import decode, heatmap_cell
 
 CORE = "core-generalization"
@@ -21,8 +22,11 @@ EVIL = "<script>alert(1)</script>"
 
 
 def view_of(catalog, fid, facets=None, rows=None, x_range=None):
-    fig = catalog.figure(fid)
-    return slice_panel(fig, select_panels(fig, facets)[0], rows, x_range)
+    """The first view a page shows for this slice (slicing.views_for)."""
+    state = ViewState(fid, {f: tuple(v) for f, v in (facets or {}).items()},
+                      None if rows is None else tuple(rows), x_range)
+    views, _ = views_for(catalog.figure(fid), state)
+    return views[0]
 
 
 def main_trace(view, zrange=None, **kw):

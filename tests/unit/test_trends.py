@@ -14,7 +14,7 @@ import pytest
 from components.trends import line_color, line_figure, stats_columns, stats_rows
 from evalmaps.loading import parse_spec, validate_cells
 from evalmaps.model import Figure
-from evalmaps.slicing import select_panels, slice_panel
+from evalmaps.slicing import slice_panel, views_for
 from evalmaps.formats import mean_number
 from tests.plotly_render import point_hover
 from evalmaps.formats import slope as fmt_slope
@@ -32,8 +32,11 @@ EVIL = "<b>x</b>"
 
 
 def views_of(catalog, fid, facets=None, rows=None, x_range=None):
-    fig = catalog.figure(fid)
-    return [slice_panel(fig, p, rows, x_range) for p in select_panels(fig, facets)]
+    """The views a page shows for this slice (slicing.views_for, as every page uses it)."""
+    state = ViewState(fid, {f: tuple(v) for f, v in (facets or {}).items()},
+                      None if rows is None else tuple(rows), x_range)
+    views, _ = views_for(catalog.figure(fid), state)
+    return views
 
 
 def stats_by_line(catalog, fid, transpose=False, threshold=DEFAULT_THRESHOLD, **slicing):
