@@ -16,14 +16,18 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 
+from evalmaps import fastcsv
 from evalmaps.errors import DataError
 from evalmaps.loading import RESERVED_DIM_NAMES, parse_spec, validate_cells
 from evalmaps.model import Figure, slugify
@@ -79,12 +83,11 @@ class Imported:
         """The tidy cells as CSV. An export (the default) neutralises text that a spreadsheet
         would run as a formula; ``for_spreadsheets=False`` keeps the labels as they are, for
         the app's own use (a session's upload)."""
-        from evalmaps.api import neutralise
+        from evalmaps.api import FORMULA_PREFIXES, neutralise
 
-        tidy = self.tidy.map(neutralise) if for_spreadsheets else self.tidy
-        buf = io.StringIO()
-        tidy.to_csv(buf, index=False, lineterminator="\n")
-        return buf.getvalue()
+        if not for_spreadsheets:
+            return fastcsv.write_csv(self.tidy)
+        return fastcsv.write_csv(self.tidy, neutralise, FORMULA_PREFIXES)
 
     def summary(self) -> dict:
         return {"format": self.format, "x": self.spec["x"], "y": self.spec["y"],
@@ -104,9 +107,12 @@ def _mb_pair(size: int, limit: int) -> tuple[str, str]:
     return shown
 
 
-def decode(data: bytes, name: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
-    """Bytes -> text, refusing what is not a CSV: too big, empty, binary, not UTF-8."""
-    if len(data) > max_bytes:
+def decode(data: bytes, name: str, max_bytes: int | None = DEFAULT_MAX_BYTES) -> str:
+    """Bytes -> text, refusing what is not a CSV: too big, empty, binary, not UTF-8.
+
+    ``max_bytes`` is the browser upload's limit; None (files on disk, the CLI): no limit.
+    """
+    if max_bytes is not None and len(data) > max_bytes:
         size, limit = _mb_pair(len(data), max_bytes)
         raise ImportError_(f"the file is {size} MB, over the {limit} MB limit. Split it, or "
                            f"drop unused columns.", file=name)
@@ -127,10 +133,21 @@ def decode(data: bytes, name: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
     return text
 
 
+def _first_lines(text: str, count: int) -> list[str]:
+    """The first ``count`` non-blank lines of ``text`` (as ``str.splitlines`` splits them),
+    without splitting the whole text."""
+    size = 1 << 16
+    while True:
+        lines = [line for line in text[:size].splitlines() if line.strip()]
+        if size >= len(text) or len(lines) > count:
+            return lines[:count]
+        size *= 4
+
+
 def read_table(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
     """Text -> a table of strings, checking delimiter, header and ragged rows."""
     warnings: list[str] = []
-    lines = [line for line in text.splitlines() if line.strip()]
+    lines = _first_lines(text, 2)
     header = lines[0]
     counts = {d: header.count(d) for d in DELIMITERS}
     delimiter = max(counts, key=lambda d: counts[d]) if any(counts.values()) else ","
@@ -144,6 +161,29 @@ def read_table(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
                            "and a value column, separated by commas.", file=name)
     if delimiter != ",":
         warnings.append(f"Read as {DELIMITERS[delimiter]}-separated.")
+    try:  # pyarrow, when it reads the file exactly as the csv module would
+        fields, columns = fastcsv.read_csv_module_like(text, delimiter)
+    except fastcsv.Unsupported:
+        return _read_table_csv(text, name, delimiter), warnings
+    head = [h.strip() for h in fields]
+    if not len(columns[0]):
+        raise ImportError_("the file has a header but no data rows. Add one row per result.",
+                           file=name)
+    _check_header(head, name)
+    frame = pd.DataFrame({h: pd.Series(c.to_pandas(), dtype="str") for h, c in zip(head, columns)})
+    return frame, warnings
+
+
+def _check_header(head: list[str], name: str) -> None:
+    if any(h == "" for h in head[1:]) or len(set(head)) != len(head):
+        dup = [h for h, c in Counter(head).items() if c > 1 or h == ""]
+        raise ImportError_(f"the header has an empty or repeated column name "
+                           f"({', '.join(repr(d) for d in dup)}). Give every column its own "
+                           f"name.", file=name)
+
+
+def _read_table_csv(text: str, name: str, delimiter: str) -> pd.DataFrame:
+    """The reference reader (row by row, with the csv module): it names the row of a problem."""
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)
     numbered: list[tuple[int, list[str]]] = []  # (row number as a spreadsheet shows it, fields)
     try:
@@ -161,18 +201,13 @@ def read_table(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
     if len(rows) == 1:
         raise ImportError_("the file has a header but no data rows. Add one row per result.",
                            file=name)
-    if any(h == "" for h in head[1:]) or len(set(head)) != len(head):
-        dup = [h for h, c in Counter(head).items() if c > 1 or h == ""]
-        raise ImportError_(f"the header has an empty or repeated column name "
-                           f"({', '.join(repr(d) for d in dup)}). Give every column its own "
-                           f"name.", file=name)
+    _check_header(head, name)
     for i, row in numbered[1:]:
         if len(row) != len(head):
             raise ImportError_(f"this row has {len(row)} fields but the header has {len(head)}. "
                                f"Fix the row (a stray {DELIMITERS[delimiter]}? a missing "
                                f"cell?) so every row has the header's columns.", file=name, row=i)
-    frame = pd.DataFrame([[c.strip() for c in r] for r in rows[1:]], columns=head, dtype=str)
-    return frame, warnings
+    return pd.DataFrame([[c.strip() for c in r] for r in rows[1:]], columns=head, dtype=str)
 
 
 # --------------------------------------------------------------------------------- detection
@@ -185,8 +220,16 @@ def _is_number(text: str) -> bool:
 
 
 def _numeric_share(values) -> float:
-    values = [v for v in values if v != ""]
-    return sum(_is_number(v) for v in values) / len(values) if values else 0.0
+    text = fastcsv.as_text(values)
+    given = pc.filter(text, pc.fill_null(pc.not_equal(text, ""), True))
+    return float(fastcsv.python_numbers(given).mean()) if len(given) else 0.0
+
+
+def _not_numbers(values) -> np.ndarray:
+    """Where a text is neither empty nor a finite number (as ``float()`` reads it)."""
+    text = fastcsv.as_text(values)
+    empty = pc.fill_null(pc.equal(text, ""), False).to_numpy(zero_copy_only=False)
+    return ~empty & ~fastcsv.python_numbers(text)
 
 
 def cell_pattern(columns: list[str], name: str) -> tuple[tuple[str, str], list[str]] | None:
@@ -245,7 +288,7 @@ def _dim_name(raw: str) -> str:
 
 def _order(labels) -> list[str]:
     """Labels in a natural order: numeric ones by value, others as they first appear."""
-    seen = list(dict.fromkeys(labels))
+    seen = [str(v) for v in pd.unique(pd.Series(labels, dtype="str"))] if len(labels) else []
     if seen and all(_is_number(v) for v in seen):
         return sorted(seen, key=float)
     return seen
@@ -254,8 +297,10 @@ def _order(labels) -> list[str]:
 def _averaged(cells: pd.DataFrame, keys: list[str], name: str, replicate: str | None,
               warnings: list[str]) -> tuple[pd.DataFrame, int]:
     """One row per cell: replicates averaged (value = mean, sd, n); conflicts refused."""
-    present = cells[cells["value"] != ""].copy()
-    present["v"] = present["value"].astype(float)
+    given = ~fastcsv.empty(fastcsv.as_text(cells["value"]))
+    present = cells if given.all() else fastcsv.take_rows(cells, np.flatnonzero(given))
+    present = present.copy()
+    present["v"] = _floats(present["value"])
     if replicate is not None:  # the same replicate of a cell twice: merge repeats, refuse clashes
         present = _unique(present, [*keys, replicate], name, warnings,
                           "Choose another replicate column, or remove the repeated rows.")
@@ -278,9 +323,19 @@ def _averaged(cells: pd.DataFrame, keys: list[str], name: str, replicate: str | 
     return out, int(stats["count"].max()) if len(stats) else 0
 
 
+def _floats(values: pd.Series) -> np.ndarray:
+    """Texts of numbers (as ``float()`` reads them) -> floats; pyarrow reads the plain ones."""
+    try:
+        return fastcsv.to_floats(fastcsv.as_text(values))
+    except ValueError:
+        return values.astype(float).to_numpy()
+
+
 def _unique(present: pd.DataFrame, keys: list[str], name: str, warnings: list[str],
             fix: str) -> pd.DataFrame:
     """One row per key: identical repeats are merged (with a warning), different values refused."""
+    if not fastcsv.any_repeated([fastcsv.as_text(present[k]) for k in keys]):
+        return present
     dup = present.duplicated(keys, keep=False)
     if not dup.any():
         return present
@@ -355,7 +410,8 @@ def import_wide(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: list
 def import_matrix(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: list[str]):
     first = frame.columns[0]
     for col in frame.columns[1:]:
-        bad = [v for v in frame[col] if v != "" and not _is_number(v)]
+        not_numbers = _not_numbers(frame[col])
+        bad = [frame[col].iloc[int(not_numbers.argmax())]] if not_numbers.any() else []
         if bad:
             hint = ("This file has a 'value' column: choose the tidy format."
                     if "value" in [c.lower() for c in frame.columns] else "Choose another format.")
@@ -398,9 +454,9 @@ def import_table(frame: pd.DataFrame, name: str, mapping: Mapping | None = None,
 
     # numbers: refuse what is not a finite number, naming the first offender
     values = long["value"]
-    bad = (values != "") & ~values.map(_is_number)
+    bad = _not_numbers(values)
     if bad.any():
-        i = int(bad.to_numpy().argmax())
+        i = int(bad.argmax())
         where = {d: long[d].iloc[i] for d in dims}
         coords = ", ".join(f"{d} {v}" for d, v in where.items())
         raise ImportError_(f"'{values.iloc[i]}' is not a finite number (cell {coords}). Write a "
@@ -410,10 +466,11 @@ def import_table(frame: pd.DataFrame, name: str, mapping: Mapping | None = None,
     facets = [d for d in dims if d not in (x, y)]
     if mapping.metric_range is not None:  # every given value, before any averaging
         lo, hi = mapping.metric_range
-        numbers = pd.to_numeric(long["value"].where(long["value"] != ""), errors="coerce")
-        out = (numbers < lo) | (numbers > hi)
+        numbers, _ = fastcsv.pandas_numbers(fastcsv.as_text(long["value"]))
+        with np.errstate(invalid="ignore"):
+            out = (numbers < lo) | (numbers > hi)
         if out.any():
-            i = int(out.to_numpy().argmax())
+            i = int(out.argmax())
             coords = ", ".join(f"{d} {long[d].iloc[i]}" for d in (*facets, y, x))
             raise ImportError_(f"the value {long['value'].iloc[i]} (cell {coords}) is outside "
                                f"the range of {mapping.metric} ({lo:g} to {hi:g}). Fix the number, "
@@ -442,9 +499,9 @@ def import_table(frame: pd.DataFrame, name: str, mapping: Mapping | None = None,
     if mapping.metric_range is None:
         spec.pop("zrange")
     if replicate:  # means: one more decimal than the inputs carry
-        given = [t for t in long["value"] if t != ""]
-        spec["decimals"] = min(4, 1 + max((len(t.split(".", 1)[1]) if "." in t and "e" not in
-                                           t.lower() else 0) for t in given))
+        text = fastcsv.as_text(long["value"])
+        given = pc.filter(text, pc.fill_null(pc.not_equal(text, ""), True))
+        spec["decimals"] = min(4, 1 + fastcsv.decimals_written(given, exponent=0))
     return Imported(fmt, spec, cells, facets, replicate, replicates, labels, warnings)
 
 
@@ -465,17 +522,75 @@ def _axes(long: pd.DataFrame, dims: list[str], mapping: Mapping, name: str) -> t
 
 
 def import_bytes(data: bytes, name: str, mapping: Mapping | None = None,
-                 max_bytes: int = DEFAULT_MAX_BYTES) -> Imported:
-    """The whole path: bytes of a file -> an :class:`Imported` (or a clear ImportError_)."""
+                 max_bytes: int | None = DEFAULT_MAX_BYTES) -> Imported:
+    """The whole path: bytes of a file -> an :class:`Imported` (or a clear ImportError_).
+
+    ``max_bytes``: the browser upload's size limit; None for files on disk (no limit)."""
     text = decode(data, name, max_bytes)
     frame, warnings = read_table(text, name)
     return import_table(frame, name, mapping, warnings)
 
 
-def load_folder(folder) -> list[Figure]:
-    """A user's folder: its own catalog.json (like data/), or else every *.csv imported (auto)."""
-    from pathlib import Path
+def import_parquet(data: bytes, name: str, mapping: Mapping | None = None) -> Imported:
+    """A tidy Parquet file -> an :class:`Imported`, as its CSV would import: every column read as
+    the text of its values (numbers in their shortest round-trip form), then the tidy importer."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
+    try:
+        table = pq.read_table(io.BytesIO(data))
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise ImportError_(f"the file cannot be read as Parquet ({exc}). Write it again as "
+                           f"Parquet, or give a CSV file.", file=name) from None
+    try:
+        names, columns = fastcsv.parquet_texts(table)
+    except fastcsv.ParquetColumnError as exc:
+        raise ImportError_(f"the column holds values of type {exc.type_name}; a column may hold "
+                           f"text or numbers only. Store it as text.", file=name,
+                           column=exc.column) from None
+    head = [str(h).strip() for h in names]
+    if len(head) < 2:
+        raise ImportError_("the file has one column only. A tidy file needs one column per "
+                           "dimension and a 'value' column.", file=name)
+    if table.num_rows == 0:
+        raise ImportError_("the file has a header but no data rows. Add one row per result.",
+                           file=name)
+    _check_header(head, name)
+    frame = pd.DataFrame({h: pd.Series(fastcsv.strip(c).to_pandas(), dtype="str")
+                          for h, c in zip(head, columns)})
+    mapping = mapping or Mapping(format="tidy")
+    return import_table(frame, name, mapping)
+
+
+def _import_file(path, cache_dir) -> Figure:
+    """One file of a data folder (CSV or Parquet) -> its figure, through the cache if given."""
+    import dataclasses
+
+    from evalmaps import cache
+
+    data = path.read_bytes()
+    parquet = path.suffix.lower() == ".parquet"
+    mapping = Mapping(format="tidy") if parquet else Mapping()
+    key = None
+    if cache_dir is not None:
+        key = cache.key("import", path.suffix.lower(), path.name,
+                        json.dumps(dataclasses.asdict(mapping)), data)
+        hit = cache.load(cache_dir, key)
+        if hit is not None and isinstance(hit.meta.get("spec"), dict):
+            spec = parse_spec(hit.meta["spec"], where=f"import of {path.name}")
+            return Figure(spec, hit.cells, hit.decimals)
+    imported = (import_parquet(data, path.name, mapping) if parquet
+                else import_bytes(data, path.name, mapping, max_bytes=None))
+    figure = imported.figure()
+    if key is not None:
+        cache.store(cache_dir, key, figure.cells, figure.decimals, {"spec": imported.spec})
+    return figure
+
+
+def load_folder(folder, cache_dir: str | Path | None = None) -> list[Figure]:
+    """A user's folder: its own catalog.json (like data/), or else every *.csv and *.parquet
+    imported (auto-detected CSV format; Parquet: tidy). No size limit: files on disk are the
+    user's own. ``cache_dir``: where validated cells are kept between start-ups (None: none)."""
     from evalmaps.loading import load_catalog
 
     folder = Path(folder)
@@ -483,9 +598,9 @@ def load_folder(folder) -> list[Figure]:
         raise ImportError_("the data folder does not exist. Give the path of a folder of CSV "
                            "files.", file=str(folder))
     if (folder / "catalog.json").exists():
-        return list(load_catalog(folder))
-    files = sorted(folder.glob("*.csv"))
+        return list(load_catalog(folder, cache_dir=cache_dir))
+    files = sorted([*folder.glob("*.csv"), *folder.glob("*.parquet")])
     if not files:
         raise ImportError_("the data folder holds no .csv files and no catalog.json.",
                            file=str(folder))
-    return [import_bytes(path.read_bytes(), path.name).figure() for path in files]
+    return [_import_file(path, cache_dir) for path in files]

@@ -1,0 +1,402 @@
+"""Columnar reading of big tables: CSV through pyarrow, every field kept as the text it is.
+
+The reference readers stay the small, careful ones (pandas for catalog files, :mod:`csv` for
+imports): they name the row of a problem. The readers here are fast and promise the *same*
+result on the files they accept; on anything they cannot promise that for (a ragged row, a
+whitespace-only line, a duplicate header name, ...) they raise :class:`Unsupported` and the caller
+falls back to the reference reader, which gives its usual result or its usual error message.
+
+Also here: vectorised text helpers shared by validation and import (stripping, numbers, decimals)
+and Parquet reading (a Parquet table becomes a table of texts, so that it is checked by the same
+code as a CSV).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from decimal import Decimal
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+
+STRING_TYPES = (pa.string(), pa.large_string())
+_INT_RE = r"^[+-]?[0-9]+$"
+
+
+class Unsupported(Exception):
+    """The fast reader cannot promise the reference reader's result on this input."""
+
+
+# ------------------------------------------------------------------------------------- CSV
+
+def read_fields(data: bytes, delimiter: str = ",") -> tuple[list[str], list[pa.ChunkedArray]]:
+    """CSV bytes -> (header fields, one array of texts per column), quotes resolved.
+
+    Blank lines are skipped, nothing is stripped or converted. Raises :class:`Unsupported` when
+    pyarrow refuses the file (ragged rows, unclosed quotes, invalid UTF-8, a huge row, ...).
+    """
+    first = data[:data.find(b"\n")] if b"\n" in data else data
+    guess = first.count(delimiter.encode()) + 1
+    types = {f"f{i}": pa.string() for i in range(guess)}
+    try:
+        table = pcsv.read_csv(
+            io.BytesIO(data),
+            read_options=pcsv.ReadOptions(autogenerate_column_names=True, use_threads=True),
+            parse_options=pcsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
+            convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False,
+                                                quoted_strings_can_be_null=False, null_values=[],
+                                                check_utf8=True))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
+        raise Unsupported(str(exc)) from None
+    if table.num_columns == 0 or table.num_rows == 0:
+        raise Unsupported("no header")
+    if any(t not in STRING_TYPES for t in table.schema.types):  # more columns than guessed
+        raise Unsupported("column types")
+    header = [str(table.column(i)[0].as_py()) for i in range(table.num_columns)]
+    columns = [table.column(i).slice(1) for i in range(table.num_columns)]
+    return header, columns
+
+
+def read_pandas_like(data: bytes) -> tuple[list[str], list[pa.ChunkedArray]]:
+    """What ``pd.read_csv(dtype=str, keep_default_na=False)`` reads, or :class:`Unsupported`.
+
+    pandas renames repeated and empty header names and skips whitespace-only lines; such files
+    go to pandas itself.
+    """
+    header, columns = read_fields(data)
+    if len(set(header)) != len(header) or any(h == "" for h in header):
+        raise Unsupported("header names pandas would rename")
+    return header, columns
+
+
+def read_csv_module_like(text: str, delimiter: str) -> tuple[list[str], list[pa.ChunkedArray]]:
+    """What :func:`csv.reader` reads from ``text`` (records with only blank fields dropped, every
+    field stripped), or :class:`Unsupported`."""
+    data = text.encode("utf-8")
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):  # csv.reader refuses a lone CR outside quotes
+        raise Unsupported("lone carriage return")
+    header, columns = read_fields(data, delimiter)
+    limit = csv.field_size_limit()
+    longest = max([max(len(h) for h in header)]
+                  + [pc.max(pc.binary_length(c)).as_py() or 0 for c in columns])
+    if longest > limit:  # csv.reader refuses a field longer than its limit
+        raise Unsupported("field over csv's limit")
+    if not any(h.strip() for h in header):
+        raise Unsupported("blank first record")
+    columns = [strip(c) for c in columns]
+    if columns and len(columns[0]):
+        blank = np.ones(len(columns[0]), dtype=bool)
+        for col in columns:
+            blank &= pc.equal(col, "").to_numpy(zero_copy_only=False)
+            if not blank.any():
+                break
+        if blank.any():
+            keep = pa.array(~blank)
+            columns = [c.filter(keep) for c in columns]
+    return header, columns
+
+
+# ------------------------------------------------------------------------------- texts
+
+def as_text(values) -> pa.ChunkedArray:
+    """A pandas Series (or array-like) of strings -> a chunked array of strings (None: null)."""
+    try:
+        arr = pa.array(values, type=pa.string(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        arr = pa.array([v if isinstance(v, str) else None for v in values], type=pa.string())
+    return arr if isinstance(arr, pa.ChunkedArray) else pa.chunked_array([arr], type=arr.type)
+
+
+def strip(col: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Every text without surrounding whitespace (what ``str.strip`` removes), nulls kept."""
+    if len(col) == 0:
+        return col
+    enc = _one_chunk(pc.dictionary_encode(col))
+    if len(enc.dictionary) * 4 < len(col):  # few distinct texts: strip those only
+        trimmed = pc.utf8_trim_whitespace(enc.dictionary)
+        if trimmed.equals(enc.dictionary):
+            return col
+        return pa.chunked_array([trimmed.take(enc.indices)])
+    return pc.utf8_trim_whitespace(col)
+
+
+def _one_chunk(col) -> pa.Array:
+    return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+
+
+def encode(col) -> tuple[list[str | None], np.ndarray]:
+    """Distinct texts in order of first appearance, and each row's position among them."""
+    enc = _one_chunk(pc.dictionary_encode(col, null_encoding="encode"))
+    codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    return enc.dictionary.to_pylist(), codes
+
+
+def empty(col) -> np.ndarray:
+    """Where a text is empty (a null is not)."""
+    return pc.fill_null(pc.equal(col, ""), False).to_numpy(zero_copy_only=False)
+
+
+def to_floats(col) -> np.ndarray:
+    """Texts that are all numbers pyarrow reads -> floats; ValueError when one is not."""
+    try:
+        values = pc.cast(col, pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        raise ValueError("not plain numbers") from None
+    return np.asarray(values.to_numpy(zero_copy_only=False) if len(values) else [], dtype=float)
+
+
+def take_rows(frame, rows: np.ndarray):
+    """``frame.iloc[rows]`` (index kept), with columns of texts taken by pyarrow."""
+    import pandas as pd
+
+    index = pa.array(rows, type=pa.int64())
+    data = {}
+    for name in frame.columns:
+        series = frame[name]
+        if isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow":
+            data[name] = pd.Series(as_text(series).take(index).to_pandas(), dtype=series.dtype)
+            data[name].index = frame.index[rows]
+        else:
+            data[name] = series.iloc[rows]
+    return pd.DataFrame(data, index=frame.index[rows], columns=frame.columns)
+
+
+def any_repeated(columns: list) -> bool:
+    """Whether two rows hold the same texts in every one of ``columns``."""
+    import pandas as pd
+
+    if not columns or len(columns[0]) < 2:
+        return False
+    key = np.zeros(len(columns[0]), dtype=np.int64)
+    span = 1
+    for col in columns:
+        labels, codes = encode(col)
+        size = len(labels) + 1
+        if span * size >= 2**62:  # too many combinations for one number: let pandas hash rows
+            return bool(pd.DataFrame({i: encode(c)[1] for i, c in enumerate(columns)})
+                        .duplicated().any())
+        key = key * size + codes
+        span *= size
+    return bool(pd.Series(key).duplicated().any())
+
+
+def stripped_numbers(col) -> tuple[pa.ChunkedArray, tuple[np.ndarray, np.ndarray]]:
+    """The texts stripped, and :func:`pandas_numbers` of them. Texts that pyarrow reads as
+    numbers have no surrounding whitespace, so the stripping is skipped when it reads them all."""
+    col = col if isinstance(col, pa.ChunkedArray) else pa.chunked_array([col])
+    try:
+        values = pc.cast(pc.if_else(pc.equal(col, ""), None, col), pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        col = strip(col)
+        return col, pandas_numbers(col)
+    return col, pandas_numbers(col, values)
+
+
+def pandas_numbers(col: pa.ChunkedArray, parsed=None) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.to_numeric(text.where(text != ""), errors="coerce")`` as floats, vectorised.
+
+    Returns (values, given): NaN where a text is empty or not a number; ``given`` marks the texts
+    that are not empty (nulls count as given: they read as 'nan'). pyarrow parses the plain
+    numbers (correctly rounded, as pandas); anything it does not parse goes through pandas.
+    """
+    n = len(col)
+    given = ~empty(col)
+    try:
+        values = parsed if parsed is not None else pc.cast(pc.if_else(pc.equal(col, ""), None, col),
+                                                           pa.float64())
+        values = values.to_numpy(zero_copy_only=False) if n else np.empty(0)
+        values = np.asarray(values, dtype=float)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        import pandas as pd
+
+        series = pd.Series(col.to_pandas())
+        parsed = pd.to_numeric(series.where(series != ""), errors="coerce")
+        return parsed.to_numpy(dtype=float, na_value=np.nan), given
+    if n and given.all() and np.any((values == 0) & np.signbit(values)):
+        # pandas reads a column of whole numbers as integers: there "-0" is 0
+        ints = pc.match_substring_regex(col, _INT_RE)
+        if pc.all(ints).as_py():
+            values = values + 0.0
+    return values, given
+
+
+def python_numbers(col: pa.ChunkedArray) -> np.ndarray:
+    """Which texts ``float()`` reads as a finite number, vectorised (pyarrow first, then Python
+    for the distinct texts pyarrow does not read)."""
+    n = len(col)
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    try:
+        values = pc.cast(col, pa.float64()).to_numpy(zero_copy_only=False)
+        return np.isfinite(np.asarray(values, dtype=float))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    labels, codes = encode(col)
+    ok = np.array([_is_finite_number(v) for v in labels], dtype=bool)
+    return ok[codes]
+
+
+def _is_finite_number(text) -> bool:
+    if text is None:
+        return False
+    try:
+        return bool(np.isfinite(float(text)))
+    except ValueError:
+        return False
+
+
+def decimals_written(col: pa.ChunkedArray, exponent: int) -> int:
+    """The most decimals among number texts: digits after '.'; a text with an exponent counts
+    ``exponent``. Texts are those of numbers, so ASCII when pyarrow read them."""
+    if len(col) == 0:
+        return 0
+    col = pc.utf8_trim_whitespace(col)
+    if not pc.all(pc.string_is_ascii(col)).as_py():
+        best = 0
+        for text in col.to_pylist():
+            low = text.lower()
+            count = exponent if "e" in low else (len(low.split(".", 1)[1]) if "." in low else 0)
+            best = max(best, count)
+        return best
+    has_e = pc.greater_equal(pc.find_substring(col, "e", ignore_case=True), 0)
+    if pc.any(has_e).as_py():
+        rest = pc.filter(col, pc.invert(has_e))
+        return max(exponent, decimals_written(rest, exponent)) if len(rest) else exponent
+    dot = pc.find_substring(col, ".").to_numpy(zero_copy_only=False)
+    length = pc.binary_length(col).to_numpy(zero_copy_only=False)
+    counts = np.where(dot >= 0, length - dot - 1, 0)
+    return int(counts.max()) if len(counts) else 0
+
+
+# ----------------------------------------------------------------------------------- Parquet
+
+class ParquetColumnError(ValueError):
+    def __init__(self, column: str, type_name: str) -> None:
+        super().__init__(column)
+        self.column = column
+        self.type_name = type_name
+
+
+_PANDAS_INDEX = re.compile(r"^__index_level_\d+__$")
+
+
+def parquet_texts(table: pa.Table) -> tuple[list[str], list[pa.ChunkedArray]]:
+    """A Parquet table as texts, as a CSV of it would read: numbers in their shortest round-trip
+    form without exponent (-0 as 0), nulls as empty cells. Text and number columns only: another
+    type raises :class:`ParquetColumnError`. Columns of a pandas index are left out."""
+    names, columns = [], []
+    for name, col in zip(table.column_names, table.columns):
+        if _PANDAS_INDEX.match(name):
+            continue
+        names.append(name)
+        columns.append(_column_text(name, col))
+    return names, columns
+
+
+def _column_text(name: str, col: pa.ChunkedArray) -> pa.ChunkedArray:
+    kind = col.type
+    if pa.types.is_dictionary(kind):
+        col = col.cast(kind.value_type)
+        kind = kind.value_type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
+        text = col.cast(pa.string())
+    elif pa.types.is_integer(kind) or pa.types.is_decimal(kind):
+        text = col.cast(pa.string())
+    elif pa.types.is_floating(kind):
+        text = _float_text(col)
+    else:
+        raise ParquetColumnError(name, str(kind))
+    return pc.fill_null(text, "")
+
+
+def _float_text(col: pa.ChunkedArray) -> pa.ChunkedArray:
+    if pa.types.is_float16(col.type):
+        col = col.cast(pa.float32())
+    col = pc.add(col, pa.scalar(0.0, col.type))  # -0.0 + 0.0 == 0.0
+    text = col.cast(pa.string()).combine_chunks()
+    has_e = pc.greater_equal(pc.find_substring(text, "e"), 0)
+    if not pc.any(has_e).as_py():
+        return pa.chunked_array([text])
+    values = text.to_pylist()
+    for i in np.flatnonzero(has_e.to_numpy(zero_copy_only=False)):
+        values[i] = _positional(values[i])
+    return pa.chunked_array([pa.array(values, type=pa.string())])
+
+
+def _positional(text: str | None) -> str | None:
+    """'1e-07' -> '0.0000001', '1.5e+20' -> '150000000000000000000' (the same number)."""
+    if text is None or text.lower() in ("nan", "inf", "-inf"):
+        return text
+    return format(Decimal(text), "f")
+
+
+# ----------------------------------------------------------------------------------- writing
+
+def write_csv(frame, neutralise=None, prefixes: tuple[str, ...] = ()) -> str:
+    """``frame.map(neutralise).to_csv(index=False, lineterminator="\\n")`` for a table of texts,
+    vectorised: the same text, quoted as the csv module quotes (asked of it for the few fields
+    that need it). ``neutralise`` is applied to the distinct texts that start with one of
+    ``prefixes`` (the only ones it may change)."""
+    header = io.StringIO()
+    csv.writer(header, lineterminator="\n").writerow([str(c) for c in frame.columns])
+    if frame.shape[1] < 2 or len(frame) == 0:  # a lone empty field is quoted: the reference
+        body = io.StringIO()
+        (frame.map(neutralise) if neutralise else frame).to_csv(body, index=False,
+                                                               lineterminator="\n")
+        return body.getvalue()
+    columns = []
+    for name in frame.columns:
+        col = pc.fill_null(as_text(frame[name]), "").combine_chunks()
+        if neutralise is not None:
+            col = _apply_to_prefixed(col, neutralise, prefixes)
+        columns.append(_quoted(col))
+    rows = pc.binary_join_element_wise(*columns, ",")
+    rows = pc.binary_join_element_wise(rows, pa.scalar(""), "\n")  # each row ends in "\n"
+    if isinstance(rows, pa.ChunkedArray):
+        rows = rows.combine_chunks()
+    offsets = rows.buffers()[1]
+    first, last = np.frombuffer(offsets, dtype=np.int32, count=len(rows) + 1,
+                                offset=rows.offset * 4)[[0, -1]]
+    body = rows.buffers()[2][first:last].to_pybytes().decode("utf-8")
+    return header.getvalue() + body
+
+
+def _apply_to_prefixed(col: pa.Array, fn, prefixes: tuple[str, ...]) -> pa.Array:
+    if not prefixes or len(col) == 0:
+        return col
+    first = pc.utf8_slice_codeunits(col, 0, 1)
+    candidate = pc.is_in(first, value_set=pa.array(list(prefixes), type=pa.string()))
+    if not pc.any(candidate).as_py():
+        return col
+    texts, codes = encode(pc.filter(col, candidate))
+    changed = [fn(t) for t in texts]
+    if changed == texts:
+        return col
+    return _replace_where(col, candidate, pa.array(changed, type=pa.string()).take(pa.array(codes)))
+
+
+def _quoted(col: pa.Array) -> pa.Array:
+    special = pc.match_substring(col, ",")
+    for char in ('"', "\r", "\n"):
+        special = pc.or_(special, pc.match_substring(col, char))
+    if not pc.any(special).as_py():
+        return col
+    texts, codes = encode(pc.filter(col, special))
+    quoted = []
+    for text in texts:
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerow([text, ""])
+        quoted.append(buf.getvalue()[:-2])  # the field, without ",\n"
+    return _replace_where(col, special, pa.array(quoted, type=pa.string()).take(pa.array(codes)))
+
+
+def _replace_where(col: pa.Array, mask: pa.Array, new: pa.Array) -> pa.Array:
+    """``col`` with the texts where ``mask`` holds replaced, in order, by ``new``."""
+    where = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
+    take = np.arange(len(col), dtype=np.int64)
+    take[where] = len(col) + np.arange(len(where))
+    return pa.concat_arrays([col, new]).take(pa.array(take))
