@@ -70,6 +70,8 @@ def read_pandas_like(data: bytes) -> tuple[list[str], list[pa.ChunkedArray]]:
     header, columns = read_fields(data)
     if len(set(header)) != len(header) or any(h == "" for h in header):
         raise Unsupported("header names pandas would rename")
+    if len(header) < 2:  # pandas skips whitespace-only lines, which pyarrow reads as one field
+        raise Unsupported("one column")
     return header, columns
 
 
@@ -113,15 +115,7 @@ def as_text(values) -> pa.ChunkedArray:
 
 def strip(col: pa.ChunkedArray) -> pa.ChunkedArray:
     """Every text without surrounding whitespace (what ``str.strip`` removes), nulls kept."""
-    if len(col) == 0:
-        return col
-    enc = _one_chunk(pc.dictionary_encode(col))
-    if len(enc.dictionary) * 4 < len(col):  # few distinct texts: strip those only
-        trimmed = pc.utf8_trim_whitespace(enc.dictionary)
-        if trimmed.equals(enc.dictionary):
-            return col
-        return pa.chunked_array([trimmed.take(enc.indices)])
-    return pc.utf8_trim_whitespace(col)
+    return pc.utf8_trim_whitespace(col) if len(col) else col
 
 
 def _one_chunk(col) -> pa.Array:
@@ -165,23 +159,42 @@ def take_rows(frame, rows: np.ndarray):
     return pd.DataFrame(data, index=frame.index[rows], columns=frame.columns)
 
 
-def any_repeated(columns: list) -> bool:
-    """Whether two rows hold the same texts in every one of ``columns``."""
+def encode_all(columns: list) -> list[tuple[list[str | None], np.ndarray]]:
+    return [encode(col) for col in columns]
+
+
+def any_repeated(encoded: list[tuple[list, np.ndarray]]) -> bool:
+    """Whether two rows hold the same texts in every column (columns given by :func:`encode`)."""
     import pandas as pd
 
-    if not columns or len(columns[0]) < 2:
+    if not encoded or len(encoded[0][1]) < 2:
         return False
-    key = np.zeros(len(columns[0]), dtype=np.int64)
+    key = np.zeros(len(encoded[0][1]), dtype=np.int64)
     span = 1
-    for col in columns:
-        labels, codes = encode(col)
+    for labels, codes in encoded:
         size = len(labels) + 1
         if span * size >= 2**62:  # too many combinations for one number: let pandas hash rows
-            return bool(pd.DataFrame({i: encode(c)[1] for i, c in enumerate(columns)})
+            return bool(pd.DataFrame({i: c for i, (_, c) in enumerate(encoded)})
                         .duplicated().any())
         key = key * size + codes
         span *= size
     return bool(pd.Series(key).duplicated().any())
+
+
+def value_numbers(col) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """For an import's value texts: (where a text is neither empty nor a finite number as
+    ``float()`` reads it, the numbers as pandas reads them, the numbers as ``float()`` reads them
+    or None when pyarrow could not read every text). One parse when pyarrow reads them all."""
+    col = col if isinstance(col, pa.ChunkedArray) else pa.chunked_array([col])
+    try:
+        parsed = pc.cast(pc.if_else(pc.equal(col, ""), None, col), pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        is_empty = empty(col)
+        return ~is_empty & ~python_numbers(col), pandas_numbers(col)[0], None
+    values = np.asarray(parsed.to_numpy(zero_copy_only=False) if len(col) else [], dtype=float)
+    given = ~empty(col)
+    bad = given & ~np.isfinite(values)  # a null (no text) is not a number either
+    return bad, pandas_numbers(col, parsed)[0], values
 
 
 def stripped_numbers(col) -> tuple[pa.ChunkedArray, tuple[np.ndarray, np.ndarray]]:
@@ -249,23 +262,46 @@ def _is_finite_number(text) -> bool:
         return False
 
 
-def decimals_written(col: pa.ChunkedArray, exponent: int) -> int:
-    """The most decimals among number texts: digits after '.'; a text with an exponent counts
-    ``exponent``. Texts are those of numbers, so ASCII when pyarrow read them."""
+def _text_bytes(chunk: pa.Array) -> bytes:
+    """The bytes of all texts of a string array, one after the other (nulls and slices right)."""
+    if len(chunk) == 0 or chunk.buffers()[2] is None:
+        return b""
+    width = 8 if pa.types.is_large_string(chunk.type) else 4
+    offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32 if width == 4 else np.int64,
+                            count=len(chunk) + 1, offset=chunk.offset * width)
+    return chunk.buffers()[2][int(offsets[0]):int(offsets[-1])].to_pybytes()
+
+
+def _has_byte(col, chars: bytes) -> bool:
+    """Whether any text of ``col`` holds one of the ASCII ``chars`` (a scan of the raw bytes)."""
+    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+    for chunk in chunks:
+        data = _text_bytes(chunk)
+        if any(data.find(bytes([c])) >= 0 for c in chars):
+            return True
+    return False
+
+
+def decimals_written(col, exponent: int) -> int:
+    """The most decimals among number texts (stripped; empty texts count 0): digits after '.';
+    a text with an exponent counts ``exponent``."""
     if len(col) == 0:
         return 0
-    col = pc.utf8_trim_whitespace(col)
+    col = col if isinstance(col, pa.ChunkedArray) else pa.chunked_array([col])
     if not pc.all(pc.string_is_ascii(col)).as_py():
         best = 0
         for text in col.to_pylist():
-            low = text.lower()
+            low = (text or "").lower()
             count = exponent if "e" in low else (len(low.split(".", 1)[1]) if "." in low else 0)
             best = max(best, count)
         return best
-    has_e = pc.greater_equal(pc.find_substring(col, "e", ignore_case=True), 0)
-    if pc.any(has_e).as_py():
-        rest = pc.filter(col, pc.invert(has_e))
-        return max(exponent, decimals_written(rest, exponent)) if len(rest) else exponent
+    if _has_byte(col, b"eE"):
+        has_e = pc.or_(pc.match_substring(col, "e"), pc.match_substring(col, "E"))
+        if pc.any(has_e).as_py():
+            rest = pc.filter(col, pc.invert(has_e))
+            return max(exponent, decimals_written(rest, exponent)) if len(rest) else exponent
+    if not _has_byte(col, b"."):
+        return 0
     dot = pc.find_substring(col, ".").to_numpy(zero_copy_only=False)
     length = pc.binary_length(col).to_numpy(zero_copy_only=False)
     counts = np.where(dot >= 0, length - dot - 1, 0)

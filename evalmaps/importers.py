@@ -29,7 +29,8 @@ import pyarrow.compute as pc
 
 from evalmaps import fastcsv
 from evalmaps.errors import DataError
-from evalmaps.loading import RESERVED_DIM_NAMES, parse_spec, validate_cells
+from evalmaps.loading import (RESERVED_DIM_NAMES, _frame_columns, _validate, parse_spec,
+                               validate_cells)
 from evalmaps.model import Figure, slugify
 
 FORMATS = ("auto", "tidy", "wide", "matrix")
@@ -69,6 +70,9 @@ class Imported:
     replicates: int  # most replicates behind one cell (1 = none averaged)
     dims: dict[str, list[str]]
     warnings: list[str] = field(default_factory=list)
+    # the tidy dims' distinct labels and each row's position among them, when the import has
+    # them already (validation then does not hash the labels again); not part of the result
+    encodings: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def n_cells(self) -> int:
@@ -76,7 +80,12 @@ class Imported:
 
     def figure(self) -> Figure:
         spec = parse_spec(self.spec, where=f"import of {self.spec.get('title', 'a file')}")
-        cells, decimals = validate_cells(self.tidy, spec, file=self.spec.get("title", "import"))
+        file = self.spec.get("title", "import")
+        if self.encodings is None:
+            cells, decimals = validate_cells(self.tidy, spec, file=file)
+        else:
+            columns, arrays = _frame_columns(self.tidy)
+            cells, decimals = _validate(columns, arrays, spec, file, encodings=self.encodings)
         return Figure(spec, cells, decimals)
 
     def to_csv(self, for_spreadsheets: bool = True) -> str:
@@ -295,19 +304,27 @@ def _order(labels) -> list[str]:
 
 
 def _averaged(cells: pd.DataFrame, keys: list[str], name: str, replicate: str | None,
-              warnings: list[str]) -> tuple[pd.DataFrame, int]:
-    """One row per cell: replicates averaged (value = mean, sd, n); conflicts refused."""
+              warnings: list[str], parsed: np.ndarray | None = None,
+              encodings: dict | None = None) -> tuple[pd.DataFrame, int]:
+    """One row per cell: replicates averaged (value = mean, sd, n); conflicts refused.
+
+    ``parsed``: the values as ``float()`` reads them, when known. ``encodings``: filled with the
+    keys' encodings of the rows returned, when they come for free."""
     given = ~fastcsv.empty(fastcsv.as_text(cells["value"]))
-    present = cells if given.all() else fastcsv.take_rows(cells, np.flatnonzero(given))
+    rows = np.flatnonzero(given)
+    present = cells if given.all() else fastcsv.take_rows(cells, rows)
     present = present.copy()
-    present["v"] = _floats(present["value"])
+    present["v"] = parsed[rows] if parsed is not None else _floats(present["value"])
     if replicate is not None:  # the same replicate of a cell twice: merge repeats, refuse clashes
         present = _unique(present, [*keys, replicate], name, warnings,
                           "Choose another replicate column, or remove the repeated rows.")
     if replicate is None:
+        found: dict = {}
         present = _unique(present, keys, name, warnings,
                           "Keep one row per cell, or choose the column that tells replicates "
-                          "apart (a seed) to average them.")
+                          "apart (a seed) to average them.", found)
+        if encodings is not None:
+            encodings.update(found)
         out = present[keys].copy()
         out["value"] = present["value"]
         for col in OPTIONAL:  # a tidy file's own sd and n are kept
@@ -332,9 +349,14 @@ def _floats(values: pd.Series) -> np.ndarray:
 
 
 def _unique(present: pd.DataFrame, keys: list[str], name: str, warnings: list[str],
-            fix: str) -> pd.DataFrame:
-    """One row per key: identical repeats are merged (with a warning), different values refused."""
-    if not fastcsv.any_repeated([fastcsv.as_text(present[k]) for k in keys]):
+            fix: str, encodings: dict | None = None) -> pd.DataFrame:
+    """One row per key: identical repeats are merged (with a warning), different values refused.
+
+    ``encodings``: filled with the keys' encodings when no row repeats (the rows returned)."""
+    found = fastcsv.encode_all([fastcsv.as_text(present[k]) for k in keys])
+    if not fastcsv.any_repeated(found):
+        if encodings is not None:
+            encodings.update(zip(keys, found))
         return present
     dup = present.duplicated(keys, keep=False)
     if not dup.any():
@@ -454,7 +476,7 @@ def import_table(frame: pd.DataFrame, name: str, mapping: Mapping | None = None,
 
     # numbers: refuse what is not a finite number, naming the first offender
     values = long["value"]
-    bad = _not_numbers(values)
+    bad, numbers, parsed = fastcsv.value_numbers(fastcsv.as_text(values))
     if bad.any():
         i = int(bad.argmax())
         where = {d: long[d].iloc[i] for d in dims}
@@ -466,7 +488,6 @@ def import_table(frame: pd.DataFrame, name: str, mapping: Mapping | None = None,
     facets = [d for d in dims if d not in (x, y)]
     if mapping.metric_range is not None:  # every given value, before any averaging
         lo, hi = mapping.metric_range
-        numbers, _ = fastcsv.pandas_numbers(fastcsv.as_text(long["value"]))
         with np.errstate(invalid="ignore"):
             out = (numbers < lo) | (numbers > hi)
         if out.any():
@@ -475,10 +496,13 @@ def import_table(frame: pd.DataFrame, name: str, mapping: Mapping | None = None,
             raise ImportError_(f"the value {long['value'].iloc[i]} (cell {coords}) is outside "
                                f"the range of {mapping.metric} ({lo:g} to {hi:g}). Fix the number, "
                                f"or set the metric's range.", file=name)
-    cells, replicates = _averaged(long, [*facets, y, x], name, replicate, warnings)
+    encodings: dict = {}
+    cells, replicates = _averaged(long, [*facets, y, x], name, replicate, warnings, parsed,
+                                  encodings)
     if cells.empty:
         raise ImportError_("the file holds no values. Fill in at least one cell.", file=name)
-    labels = {d: _order(cells[d]) for d in (*facets, y, x)}
+    labels = {d: _order(encodings[d][0] if d in encodings else cells[d])
+              for d in (*facets, y, x)}
     spec = {
         "id": "import-" + slugify(name.rsplit("/", 1)[-1].rsplit(".", 1)[0])[:40],
         "file": name,
@@ -502,7 +526,8 @@ def import_table(frame: pd.DataFrame, name: str, mapping: Mapping | None = None,
         text = fastcsv.as_text(long["value"])
         given = pc.filter(text, pc.fill_null(pc.not_equal(text, ""), True))
         spec["decimals"] = min(4, 1 + fastcsv.decimals_written(given, exponent=0))
-    return Imported(fmt, spec, cells, facets, replicate, replicates, labels, warnings)
+    return Imported(fmt, spec, cells, facets, replicate, replicates, labels, warnings,
+                    encodings if len(encodings) == len(labels) else None)
 
 
 def _axes(long: pd.DataFrame, dims: list[str], mapping: Mapping, name: str) -> tuple[str, str]:

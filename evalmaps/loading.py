@@ -234,12 +234,13 @@ def _shown(text) -> str:
     return "nan" if text is None else text
 
 
-def _validate(columns: list[str], arrays: list, spec: FigureSpec,
-              file: str) -> tuple[pd.DataFrame, int]:
+def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
+              encodings: dict | None = None) -> tuple[pd.DataFrame, int]:
     """:func:`validate_cells` on columns of texts (pyarrow arrays), vectorised.
 
     The checks and their order are those of the original row-by-row code: the first problem in
-    that order is the one reported, at the first row that has it.
+    that order is the one reported, at the first row that has it. ``encodings``: the dims'
+    :func:`fastcsv.encode` of these arrays, when the caller has them.
     """
     for col in spec.dim_names:
         if col not in columns:
@@ -262,7 +263,7 @@ def _validate(columns: list[str], arrays: list, spec: FigureSpec,
     for col in spec.dim_names:
         labels = spec.dims[col].labels
         known = spec.dims[col].index()
-        seen, codes = fastcsv.encode(raw[col])
+        seen, codes = (encodings or {}).get(col) or fastcsv.encode(raw[col])
         seen = [v.strip() if v is not None else None for v in seen]  # what str.strip() leaves
         where = np.array([known.get(v, -1) if v is not None else -1 for v in seen],
                          dtype=np.int64)
@@ -325,7 +326,7 @@ def _validate(columns: list[str], arrays: list, spec: FigureSpec,
             cells[col] = numbers[col][rows]
     if spec.decimals is not None:
         return cells, spec.decimals
-    decimals = fastcsv.decimals_written(text["value"].filter(pa.array(present)), MAX_DECIMALS)
+    decimals = fastcsv.decimals_written(text["value"], MAX_DECIMALS)  # empty texts count 0
     return cells, min(decimals, MAX_DECIMALS)
 
 

@@ -192,13 +192,16 @@ class Figure:
         positions = [self._positions(f) for f in spec.facets]
         for size, pos in zip(sizes, positions):
             combo = combo * size + pos
-        present, start = np.unique(combo, return_index=True)
-        order = np.argsort(combo, kind="stable")
-        bounds = np.searchsorted(combo[order], present, side="left")
-        bounds = [*bounds.tolist(), len(order)]
+        if len(combo) and (combo == combo[0]).all():  # one panel: no grouping needed
+            groups = [(0, slice(None))]
+        else:
+            present, start = np.unique(combo, return_index=True)
+            order = np.argsort(combo, kind="stable")
+            bounds = [*np.searchsorted(combo[order], present, side="left").tolist(), len(order)]
+            groups = [(first, order[bounds[k]:bounds[k + 1]])
+                      for k, first in enumerate(start.tolist())]
         panels: dict[str, Panel] = {}
-        for k, first in enumerate(start.tolist()):
-            members = order[bounds[k]:bounds[k + 1]]
+        for first, members in groups:
             labels = tuple(spec.dims[f].labels[pos[first]] for f, pos in zip(spec.facets, positions))
             grids = {}
             for name, values in columns.items():
