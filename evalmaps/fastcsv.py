@@ -64,9 +64,12 @@ def read_fields(data: bytes, delimiter: str = ",") -> tuple[list[str], list[pa.C
 def read_pandas_like(data: bytes) -> tuple[list[str], list[pa.ChunkedArray]]:
     """What ``pd.read_csv(dtype=str, keep_default_na=False)`` reads, or :class:`Unsupported`.
 
-    pandas renames repeated and empty header names and skips whitespace-only lines; such files
-    go to pandas itself.
+    pandas renames repeated and empty header names, skips whitespace-only lines and refuses a
+    quoted field that runs to the end of the file (pyarrow takes it); such files, and any file
+    with a quote, go to pandas itself.
     """
+    if b'"' in data:
+        raise Unsupported("quotes")
     header, columns = read_fields(data)
     if len(set(header)) != len(header) or any(h == "" for h in header):
         raise Unsupported("header names pandas would rename")

@@ -72,7 +72,7 @@ class Imported:
     warnings: list[str] = field(default_factory=list)
     # the tidy dims' distinct labels and each row's position among them, when the import has
     # them already (validation then does not hash the labels again); not part of the result
-    encodings: dict | None = field(default=None, repr=False, compare=False)
+    _encodings: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def n_cells(self) -> int:
@@ -81,11 +81,11 @@ class Imported:
     def figure(self) -> Figure:
         spec = parse_spec(self.spec, where=f"import of {self.spec.get('title', 'a file')}")
         file = self.spec.get("title", "import")
-        if self.encodings is None:
+        if self._encodings is None:
             cells, decimals = validate_cells(self.tidy, spec, file=file)
         else:
             columns, arrays = _frame_columns(self.tidy)
-            cells, decimals = _validate(columns, arrays, spec, file, encodings=self.encodings)
+            cells, decimals = _validate(columns, arrays, spec, file, encodings=self._encodings)
         return Figure(spec, cells, decimals)
 
     def to_csv(self, for_spreadsheets: bool = True) -> str:

@@ -199,8 +199,10 @@ def test_second_folder_load_does_not_parse(tmp_path, monkeypatch):
                    tmp_path / "data" / "more.parquet")
     first = load_folder(tmp_path / "data", cache_dir=tmp_path / "cache")
     block_parsing(monkeypatch)
-    monkeypatch.setattr(importers.pq if hasattr(importers, "pq") else pq, "read_table",
-                        lambda *a, **k: (_ for _ in ()).throw(AssertionError("parsed again")))
+    def refuse(*args, **kwargs):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(pq, "read_table", refuse)
     with pytest.raises(AssertionError, match="parsed again"):
         load_folder(tmp_path / "data")
     again = load_folder(tmp_path / "data", cache_dir=tmp_path / "cache")
