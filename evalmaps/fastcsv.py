@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from contextlib import contextmanager
 from decimal import Decimal
 
 import numpy as np
@@ -25,6 +26,19 @@ import pyarrow.csv as pcsv
 
 STRING_TYPES = (pa.string(), pa.large_string())
 _INT_RE = r"^[+-]?[0-9]+$"
+
+
+@contextmanager
+def lean_memory():
+    """Let pyarrow allocate from the system allocator meanwhile: it gives a big freed buffer back
+    at once, where pyarrow's own pools keep it for later (and apart from numpy's), so a load's
+    peak memory stays near what it holds. Results do not depend on it."""
+    previous = pa.default_memory_pool()
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(previous)
 
 
 class Unsupported(Exception):
@@ -44,8 +58,8 @@ def read_fields(data: bytes, delimiter: str = ",") -> tuple[list[str], list[pa.C
     types = {f"f{i}": pa.string() for i in range(guess)}
     try:
         table = pcsv.read_csv(
-            io.BytesIO(data),
-            read_options=pcsv.ReadOptions(autogenerate_column_names=True, use_threads=True),
+            pa.BufferReader(data),
+            read_options=pcsv.ReadOptions(autogenerate_column_names=True, use_threads=False),
             parse_options=pcsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
             convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False,
                                                 quoted_strings_can_be_null=False, null_values=[],
@@ -78,11 +92,15 @@ def read_pandas_like(data: bytes) -> tuple[list[str], list[pa.ChunkedArray]]:
     return header, columns
 
 
-def read_csv_module_like(text: str, delimiter: str) -> tuple[list[str], list[pa.ChunkedArray]]:
+def read_csv_module_like(text: str, delimiter: str,
+                         data: bytes | None = None) -> tuple[list[str], list[pa.ChunkedArray]]:
     """What :func:`csv.reader` reads from ``text`` (records with only blank fields dropped, every
-    field stripped), or :class:`Unsupported`."""
-    data = text.encode("utf-8")
-    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):  # csv.reader refuses a lone CR outside quotes
+    field stripped), or :class:`Unsupported`. ``data``: the UTF-8 bytes of ``text`` (a leading
+    BOM allowed: pyarrow skips it as the decoding did)."""
+    if data is None:
+        data = text.encode("utf-8")
+    crs = data.count(b"\r") if b"\r" in data else 0
+    if crs and crs != data.count(b"\r\n"):  # csv.reader refuses a lone CR outside quotes
         raise Unsupported("lone carriage return")
     header, columns = read_fields(data, delimiter)
     limit = csv.field_size_limit()
@@ -92,7 +110,9 @@ def read_csv_module_like(text: str, delimiter: str) -> tuple[list[str], list[pa.
         raise Unsupported("field over csv's limit")
     if not any(h.strip() for h in header):
         raise Unsupported("blank first record")
-    columns = [strip(c) for c in columns]
+    if _may_need_strip(data, delimiter):
+        for i in range(len(columns)):  # in place: each column's unstripped texts freed in turn
+            columns[i] = strip(columns[i])
     if columns and len(columns[0]):
         blank = np.ones(len(columns[0]), dtype=bool)
         for col in columns:
@@ -103,6 +123,17 @@ def read_csv_module_like(text: str, delimiter: str) -> tuple[list[str], list[pa.
             keep = pa.array(~blank)
             columns = [c.filter(keep) for c in columns]
     return header, columns
+
+
+
+
+def _may_need_strip(data: bytes, delimiter: str) -> bool:
+    """Whether a field could have surrounding whitespace: not when the file is ASCII without
+    quotes and its only whitespace bytes are line breaks and the delimiter (a scan of bytes)."""
+    if not data.isascii() or b'"' in data:
+        return True
+    spaces = b" \t\x0b\x0c\x1c\x1d\x1e\x1f".replace(delimiter.encode(), b"")
+    return any(data.find(bytes([c])) >= 0 for c in spaces)
 
 
 # ------------------------------------------------------------------------------- texts
@@ -128,7 +159,7 @@ def _one_chunk(col) -> pa.Array:
 def encode(col) -> tuple[list[str | None], np.ndarray]:
     """Distinct texts in order of first appearance, and each row's position among them."""
     enc = _one_chunk(pc.dictionary_encode(col, null_encoding="encode"))
-    codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    codes = enc.indices.to_numpy(zero_copy_only=False)
     return enc.dictionary.to_pylist(), codes
 
 
@@ -146,20 +177,21 @@ def to_floats(col) -> np.ndarray:
     return np.asarray(values.to_numpy(zero_copy_only=False) if len(values) else [], dtype=float)
 
 
-def take_rows(frame, rows: np.ndarray):
-    """``frame.iloc[rows]`` (index kept), with columns of texts taken by pyarrow."""
+def filter_rows(frame, keep: np.ndarray):
+    """``frame[keep]`` (index kept), with columns of texts filtered by pyarrow."""
     import pandas as pd
 
-    index = pa.array(rows, type=pa.int64())
+    mask = pa.array(keep, type=pa.bool_())
+    index = frame.index[keep]
     data = {}
     for name in frame.columns:
         series = frame[name]
         if isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow":
-            data[name] = pd.Series(as_text(series).take(index).to_pandas(), dtype=series.dtype)
-            data[name].index = frame.index[rows]
+            data[name] = pd.Series(as_text(series).filter(mask).to_pandas(), dtype=series.dtype)
+            data[name].index = index
         else:
-            data[name] = series.iloc[rows]
-    return pd.DataFrame(data, index=frame.index[rows], columns=frame.columns)
+            data[name] = series[keep]
+    return pd.DataFrame(data, index=index, columns=frame.columns)
 
 
 def encode_all(columns: list) -> list[tuple[list[str | None], np.ndarray]]:
@@ -168,19 +200,30 @@ def encode_all(columns: list) -> list[tuple[list[str | None], np.ndarray]]:
 
 def any_repeated(encoded: list[tuple[list, np.ndarray]]) -> bool:
     """Whether two rows hold the same texts in every column (columns given by :func:`encode`)."""
-    import pandas as pd
-
     if not encoded or len(encoded[0][1]) < 2:
         return False
-    key = np.zeros(len(encoded[0][1]), dtype=np.int64)
+    return repeated_keys([codes for _, codes in encoded], [len(labels) for labels, _ in encoded])
+
+
+def repeated_keys(codes: list[np.ndarray], sizes: list[int]) -> np.ndarray | bool:
+    """Whether two rows share all their codes (each in ``range(size)``); as cheap as it gets:
+    one number per row and a bitmap of the numbers seen when that fits in memory."""
+    import pandas as pd
+
+    n = len(codes[0])
     span = 1
-    for labels, codes in encoded:
-        size = len(labels) + 1
-        if span * size >= 2**62:  # too many combinations for one number: let pandas hash rows
-            return bool(pd.DataFrame({i: c for i, (_, c) in enumerate(encoded)})
-                        .duplicated().any())
-        key = key * size + codes
-        span *= size
+    for size in sizes:
+        span *= max(size, 1)
+    if span >= 2**62:  # too many combinations for one number: let pandas hash the rows
+        return bool(pd.DataFrame(dict(enumerate(codes))).duplicated().any())
+    key = np.zeros(n, dtype=np.int64)
+    for c, size in zip(codes, sizes):
+        key *= max(size, 1)
+        key += c
+    if span <= max(16 * n, 1 << 20):  # one byte per possible key
+        seen = np.zeros(span, dtype=bool)
+        seen[key] = True
+        return int(np.count_nonzero(seen)) < n
     return bool(pd.Series(key).duplicated().any())
 
 
@@ -195,9 +238,10 @@ def value_numbers(col) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         is_empty = empty(col)
         return ~is_empty & ~python_numbers(col), pandas_numbers(col)[0], None
     values = np.asarray(parsed.to_numpy(zero_copy_only=False) if len(col) else [], dtype=float)
+    del parsed
     given = ~empty(col)
     bad = given & ~np.isfinite(values)  # a null (no text) is not a number either
-    return bad, pandas_numbers(col, parsed)[0], values
+    return bad, pandas_numbers(col, values)[0], values
 
 
 def stripped_numbers(col) -> tuple[pa.ChunkedArray, tuple[np.ndarray, np.ndarray]]:
@@ -224,7 +268,8 @@ def pandas_numbers(col: pa.ChunkedArray, parsed=None) -> tuple[np.ndarray, np.nd
     try:
         values = parsed if parsed is not None else pc.cast(pc.if_else(pc.equal(col, ""), None, col),
                                                            pa.float64())
-        values = values.to_numpy(zero_copy_only=False) if n else np.empty(0)
+        if not isinstance(values, np.ndarray):
+            values = values.to_numpy(zero_copy_only=False) if n else np.empty(0)
         values = np.asarray(values, dtype=float)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         import pandas as pd
@@ -275,16 +320,6 @@ def _text_bytes(chunk: pa.Array) -> bytes:
     return chunk.buffers()[2][int(offsets[0]):int(offsets[-1])].to_pybytes()
 
 
-def _has_byte(col, chars: bytes) -> bool:
-    """Whether any text of ``col`` holds one of the ASCII ``chars`` (a scan of the raw bytes)."""
-    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
-    for chunk in chunks:
-        data = _text_bytes(chunk)
-        if any(data.find(bytes([c])) >= 0 for c in chars):
-            return True
-    return False
-
-
 def decimals_written(col, exponent: int) -> int:
     """The most decimals among number texts (stripped; empty texts count 0): digits after '.';
     a text with an exponent counts ``exponent``."""
@@ -298,13 +333,10 @@ def decimals_written(col, exponent: int) -> int:
             count = exponent if "e" in low else (len(low.split(".", 1)[1]) if "." in low else 0)
             best = max(best, count)
         return best
-    if _has_byte(col, b"eE"):
-        has_e = pc.or_(pc.match_substring(col, "e"), pc.match_substring(col, "E"))
-        if pc.any(has_e).as_py():
-            rest = pc.filter(col, pc.invert(has_e))
-            return max(exponent, decimals_written(rest, exponent)) if len(rest) else exponent
-    if not _has_byte(col, b"."):
-        return 0
+    has_e = pc.or_(pc.match_substring(col, "e"), pc.match_substring(col, "E"))
+    if pc.any(has_e).as_py():
+        rest = pc.filter(col, pc.invert(has_e))
+        return max(exponent, decimals_written(rest, exponent)) if len(rest) else exponent
     dot = pc.find_substring(col, ".").to_numpy(zero_copy_only=False)
     length = pc.binary_length(col).to_numpy(zero_copy_only=False)
     counts = np.where(dot >= 0, length - dot - 1, 0)
@@ -380,28 +412,30 @@ def write_csv(frame, neutralise=None, prefixes: tuple[str, ...] = ()) -> str:
     vectorised: the same text, quoted as the csv module quotes (asked of it for the few fields
     that need it). ``neutralise`` is applied to the distinct texts that start with one of
     ``prefixes`` (the only ones it may change)."""
-    header = io.StringIO()
-    csv.writer(header, lineterminator="\n").writerow([str(c) for c in frame.columns])
+    return bytes(write_csv_buffer(frame, neutralise, prefixes)).decode("utf-8")
+
+
+def write_csv_buffer(frame, neutralise=None, prefixes: tuple[str, ...] = ()):
+    """:func:`write_csv` as UTF-8 bytes (a buffer: no copy of the text is made to return it)."""
     if frame.shape[1] < 2 or len(frame) == 0:  # a lone empty field is quoted: the reference
         body = io.StringIO()
         (frame.map(neutralise) if neutralise else frame).to_csv(body, index=False,
                                                                lineterminator="\n")
-        return body.getvalue()
-    columns = []
+        return body.getvalue().encode("utf-8")
+    parts = []
     for name in frame.columns:
         col = pc.fill_null(as_text(frame[name]), "").combine_chunks()
         if neutralise is not None:
             col = _apply_to_prefixed(col, neutralise, prefixes)
-        columns.append(_quoted(col))
-    rows = pc.binary_join_element_wise(*columns, ",")
-    rows = pc.binary_join_element_wise(rows, pa.scalar(""), "\n")  # each row ends in "\n"
-    if isinstance(rows, pa.ChunkedArray):
-        rows = rows.combine_chunks()
-    offsets = rows.buffers()[1]
-    first, last = np.frombuffer(offsets, dtype=np.int32, count=len(rows) + 1,
-                                offset=rows.offset * 4)[[0, -1]]
-    body = rows.buffers()[2][first:last].to_pybytes().decode("utf-8")
-    return header.getvalue() + body
+        col = pa.concat_arrays([pa.array([str(name)], type=pa.string()), col])  # the header
+        parts += [_quoted(col), pa.scalar(",")]
+    parts[-1] = pa.scalar("\n")
+    rows = pc.binary_join_element_wise(*parts, "")
+    del parts
+    rows = rows.combine_chunks() if isinstance(rows, pa.ChunkedArray) else rows
+    offsets = np.frombuffer(rows.buffers()[1], dtype=np.int32, count=len(rows) + 1,
+                            offset=rows.offset * 4)
+    return rows.buffers()[2][int(offsets[0]):int(offsets[-1])]
 
 
 def _apply_to_prefixed(col: pa.Array, fn, prefixes: tuple[str, ...]) -> pa.Array:

@@ -79,6 +79,10 @@ class Imported:
         return int((self.tidy["value"] != "").sum())
 
     def figure(self) -> Figure:
+        with fastcsv.lean_memory():
+            return self._figure()
+
+    def _figure(self) -> Figure:
         spec = parse_spec(self.spec, where=f"import of {self.spec.get('title', 'a file')}")
         file = self.spec.get("title", "import")
         if self._encodings is None:
@@ -92,11 +96,16 @@ class Imported:
         """The tidy cells as CSV. An export (the default) neutralises text that a spreadsheet
         would run as a formula; ``for_spreadsheets=False`` keeps the labels as they are, for
         the app's own use (a session's upload)."""
+        return bytes(self.to_csv_bytes(for_spreadsheets)).decode("utf-8")
+
+    def to_csv_bytes(self, for_spreadsheets: bool = True):
+        """:meth:`to_csv` as UTF-8 bytes (a buffer), without building the text in between."""
         from evalmaps.api import FORMULA_PREFIXES, neutralise
 
-        if not for_spreadsheets:
-            return fastcsv.write_csv(self.tidy)
-        return fastcsv.write_csv(self.tidy, neutralise, FORMULA_PREFIXES)
+        with fastcsv.lean_memory():
+            if not for_spreadsheets:
+                return fastcsv.write_csv_buffer(self.tidy)
+            return fastcsv.write_csv_buffer(self.tidy, neutralise, FORMULA_PREFIXES)
 
     def summary(self) -> dict:
         return {"format": self.format, "x": self.spec["x"], "y": self.spec["y"],
@@ -125,7 +134,7 @@ def decode(data: bytes, name: str, max_bytes: int | None = DEFAULT_MAX_BYTES) ->
         size, limit = _mb_pair(len(data), max_bytes)
         raise ImportError_(f"the file is {size} MB, over the {limit} MB limit. Split it, or "
                            f"drop unused columns.", file=name)
-    if not data.strip():
+    if not data or data.isspace():  # what strip() would leave empty, without copying the file
         raise ImportError_("the file is empty. It needs a header row and at least one data row.",
                            file=name)
     if b"\x00" in data[:8192]:
@@ -136,7 +145,7 @@ def decode(data: bytes, name: str, max_bytes: int | None = DEFAULT_MAX_BYTES) ->
     except UnicodeDecodeError as exc:
         raise ImportError_(f"the file is not UTF-8 text (byte {exc.start} cannot be read). "
                            f"Save it as CSV with UTF-8 encoding.", file=name) from None
-    if not text.strip():
+    if not text or text.isspace():
         raise ImportError_("the file is empty. It needs a header row and at least one data row.",
                            file=name)
     return text
@@ -155,6 +164,12 @@ def _first_lines(text: str, count: int) -> list[str]:
 
 def read_table(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
     """Text -> a table of strings, checking delimiter, header and ragged rows."""
+    return _read_table(text, name)
+
+
+def _read_table(text: str, name: str, raw: bytes | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """:func:`read_table`; ``raw``: the bytes ``text`` was decoded from (UTF-8, a BOM allowed),
+    read as they are instead of encoding the text again."""
     warnings: list[str] = []
     lines = _first_lines(text, 2)
     header = lines[0]
@@ -171,7 +186,7 @@ def read_table(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
     if delimiter != ",":
         warnings.append(f"Read as {DELIMITERS[delimiter]}-separated.")
     try:  # pyarrow, when it reads the file exactly as the csv module would
-        fields, columns = fastcsv.read_csv_module_like(text, delimiter)
+        fields, columns = fastcsv.read_csv_module_like(text, delimiter, raw)
     except fastcsv.Unsupported:
         return _read_table_csv(text, name, delimiter), warnings
     head = [h.strip() for h in fields]
@@ -311,10 +326,9 @@ def _averaged(cells: pd.DataFrame, keys: list[str], name: str, replicate: str | 
     ``parsed``: the values as ``float()`` reads them, when known. ``encodings``: filled with the
     keys' encodings of the rows returned, when they come for free."""
     given = ~fastcsv.empty(fastcsv.as_text(cells["value"]))
-    rows = np.flatnonzero(given)
-    present = cells if given.all() else fastcsv.take_rows(cells, rows)
+    present = cells if given.all() else fastcsv.filter_rows(cells, given)
     present = present.copy()
-    present["v"] = parsed[rows] if parsed is not None else _floats(present["value"])
+    present["v"] = parsed[given] if parsed is not None else _floats(present["value"])
     if replicate is not None:  # the same replicate of a cell twice: merge repeats, refuse clashes
         present = _unique(present, [*keys, replicate], name, warnings,
                           "Choose another replicate column, or remove the repeated rows.")
@@ -551,9 +565,11 @@ def import_bytes(data: bytes, name: str, mapping: Mapping | None = None,
     """The whole path: bytes of a file -> an :class:`Imported` (or a clear ImportError_).
 
     ``max_bytes``: the browser upload's size limit; None for files on disk (no limit)."""
-    text = decode(data, name, max_bytes)
-    frame, warnings = read_table(text, name)
-    return import_table(frame, name, mapping, warnings)
+    with fastcsv.lean_memory():
+        text = decode(data, name, max_bytes)
+        frame, warnings = _read_table(text, name, data)
+        del text  # the table holds the fields now
+        return import_table(frame, name, mapping, warnings)
 
 
 def import_parquet(data: bytes, name: str, mapping: Mapping | None = None) -> Imported:
@@ -624,6 +640,11 @@ def load_folder(folder, cache_dir: str | Path | None = None) -> list[Figure]:
                            "files.", file=str(folder))
     if (folder / "catalog.json").exists():
         return list(load_catalog(folder, cache_dir=cache_dir))
+    with fastcsv.lean_memory():
+        return _load_files(folder, cache_dir)
+
+
+def _load_files(folder: Path, cache_dir) -> list[Figure]:
     files = sorted([*folder.glob("*.csv"), *folder.glob("*.parquet")])
     if not files:
         raise ImportError_("the data folder holds no .csv files and no catalog.json.",

@@ -33,7 +33,12 @@ def load_catalog(data_dir: str | Path | None = None, cache_dir: str | Path | Non
 
     ``cache_dir``: where validated cells are kept between start-ups (None: no cache).
     """
-    data_dir = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
+    with fastcsv.lean_memory():
+        return _load_catalog(Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR,
+                             cache_dir)
+
+
+def _load_catalog(data_dir: Path, cache_dir: str | Path | None) -> Catalog:
     catalog_path = data_dir / "catalog.json"
     try:
         raw = json.loads(catalog_path.read_text(encoding="utf-8"))
@@ -55,7 +60,7 @@ def load_catalog(data_dir: str | Path | None = None, cache_dir: str | Path | Non
                             file=str(catalog_path))
         seen.add(spec.id)
         path = data_dir / spec.file
-        figures.append(load_figure(spec, path, cache_dir))
+        figures.append(_load_figure(spec, path, cache_dir))
     return Catalog(figures)
 
 
@@ -143,7 +148,11 @@ def load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None = Non
     With ``cache_dir``, cells validated once are kept there, keyed by the file's content and
     what the catalog says of it; an unchanged file is not parsed again.
     """
-    path = Path(path)
+    with fastcsv.lean_memory():
+        return _load_figure(spec, Path(path), cache_dir)
+
+
+def _load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None) -> Figure:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -225,8 +234,9 @@ def validate_cells(frame: pd.DataFrame, spec: FigureSpec, file: str) -> tuple[pd
 
     Row numbers in messages count the header as row 1, as a spreadsheet shows them.
     """
-    columns, arrays = _frame_columns(frame)
-    return _validate(columns, arrays, spec, file)
+    with fastcsv.lean_memory():
+        columns, arrays = _frame_columns(frame)
+        return _validate(columns, arrays, spec, file)
 
 
 def _shown(text) -> str:
@@ -266,8 +276,8 @@ def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
         seen, codes = (encodings or {}).get(col) or fastcsv.encode(raw[col])
         seen = [v.strip() if v is not None else None for v in seen]  # what str.strip() leaves
         where = np.array([known.get(v, -1) if v is not None else -1 for v in seen],
-                         dtype=np.int64)
-        pos = where[codes] if len(codes) else np.zeros(0, dtype=np.int64)
+                         dtype=np.int32)
+        pos = where[codes] if len(codes) else np.zeros(0, dtype=np.int32)
         bad = pos < 0
         if bad.any():
             i = int(bad.argmax())
@@ -335,15 +345,10 @@ def _check_unique(positions: dict, spec: FigureSpec, file: str, nrows: int) -> N
     if nrows < 2:
         return
     sizes = [len(spec.dims[d].labels) for d in spec.dim_names]
-    if math.prod(sizes) < 2**62:
-        key = np.zeros(nrows, dtype=np.int64)
-        for d, size in zip(spec.dim_names, sizes):
-            key = key * size + positions[d]
-        dup = pd.Series(key).duplicated(keep="first").to_numpy()
-    else:
-        dup = pd.DataFrame(positions).duplicated(keep="first").to_numpy()
-    if not dup.any():
+    codes = [positions[d] for d in spec.dim_names]
+    if not fastcsv.repeated_keys(codes, sizes):
         return
+    dup = pd.DataFrame(dict(enumerate(codes))).duplicated(keep="first").to_numpy()
     later = int(dup.argmax())
     same = np.ones(nrows, dtype=bool)
     for d in spec.dim_names:

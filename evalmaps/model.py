@@ -177,7 +177,7 @@ class Figure:
         if len(pos) and np.isnan(pos.astype(float)).any():
             raise ValueError(f"figure '{self.spec.id}': a cell has a {dim} label the catalog does "
                              f"not list")
-        return pos.astype(np.int64)
+        return pos.astype(np.int32)
 
     def _build_panels(self) -> dict[str, Panel]:
         spec = self.spec
