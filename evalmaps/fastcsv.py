@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
+TEXT = pa.large_string()  # what pandas' str columns hold: no copy between the two
 STRING_TYPES = (pa.string(), pa.large_string())
 _INT_RE = r"^[+-]?[0-9]+$"
 
@@ -55,7 +56,7 @@ def read_fields(data: bytes, delimiter: str = ",") -> tuple[list[str], list[pa.C
     """
     first = data[:data.find(b"\n")] if b"\n" in data else data
     guess = first.count(delimiter.encode()) + 1
-    types = {f"f{i}": pa.string() for i in range(guess)}
+    types = {f"f{i}": TEXT for i in range(guess)}
     try:
         table = pcsv.read_csv(
             pa.BufferReader(data),
@@ -139,11 +140,14 @@ def _may_need_strip(data: bytes, delimiter: str) -> bool:
 # ------------------------------------------------------------------------------- texts
 
 def as_text(values) -> pa.ChunkedArray:
-    """A pandas Series (or array-like) of strings -> a chunked array of strings (None: null)."""
+    """A pandas Series (or array-like) of strings -> a chunked array of strings (None: null);
+    no copy of a pandas str column."""
     try:
-        arr = pa.array(values, type=pa.string(), from_pandas=True)
+        arr = pa.array(values, from_pandas=True)
+        if arr.type not in STRING_TYPES:
+            arr = pa.array(values, type=TEXT, from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
-        arr = pa.array([v if isinstance(v, str) else None for v in values], type=pa.string())
+        arr = pa.array([v if isinstance(v, str) else None for v in values], type=TEXT)
     return arr if isinstance(arr, pa.ChunkedArray) else pa.chunked_array([arr], type=arr.type)
 
 
@@ -374,9 +378,9 @@ def _column_text(name: str, col: pa.ChunkedArray) -> pa.ChunkedArray:
         col = col.cast(kind.value_type)
         kind = kind.value_type
     if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
-        text = col.cast(pa.string())
+        text = col.cast(TEXT)
     elif pa.types.is_integer(kind) or pa.types.is_decimal(kind):
-        text = col.cast(pa.string())
+        text = col.cast(TEXT)
     elif pa.types.is_floating(kind):
         text = _float_text(col)
     else:
@@ -388,14 +392,14 @@ def _float_text(col: pa.ChunkedArray) -> pa.ChunkedArray:
     if pa.types.is_float16(col.type):
         col = col.cast(pa.float32())
     col = pc.add(col, pa.scalar(0.0, col.type))  # -0.0 + 0.0 == 0.0
-    text = col.cast(pa.string()).combine_chunks()
+    text = col.cast(TEXT).combine_chunks()
     has_e = pc.greater_equal(pc.find_substring(text, "e"), 0)
     if not pc.any(has_e).as_py():
         return pa.chunked_array([text])
     values = text.to_pylist()
     for i in np.flatnonzero(has_e.to_numpy(zero_copy_only=False)):
         values[i] = _positional(values[i])
-    return pa.chunked_array([pa.array(values, type=pa.string())])
+    return pa.chunked_array([pa.array(values, type=TEXT)])
 
 
 def _positional(text: str | None) -> str | None:
@@ -424,17 +428,18 @@ def write_csv_buffer(frame, neutralise=None, prefixes: tuple[str, ...] = ()):
         return body.getvalue().encode("utf-8")
     parts = []
     for name in frame.columns:
-        col = pc.fill_null(as_text(frame[name]), "").combine_chunks()
+        col = pc.fill_null(as_text(frame[name]), "").combine_chunks().cast(TEXT)
         if neutralise is not None:
             col = _apply_to_prefixed(col, neutralise, prefixes)
-        col = pa.concat_arrays([pa.array([str(name)], type=pa.string()), col])  # the header
-        parts += [_quoted(col), pa.scalar(",")]
-    parts[-1] = pa.scalar("\n")
-    rows = pc.binary_join_element_wise(*parts, "")
+        col = pa.concat_arrays([pa.array([str(name)], type=col.type), col])  # the header
+        parts += [_quoted(col), pa.scalar(",", type=TEXT)]
+    parts[-1] = pa.scalar("\n", type=TEXT)
+    rows = pc.binary_join_element_wise(*parts, pa.scalar("", type=TEXT))
     del parts
     rows = rows.combine_chunks() if isinstance(rows, pa.ChunkedArray) else rows
-    offsets = np.frombuffer(rows.buffers()[1], dtype=np.int32, count=len(rows) + 1,
-                            offset=rows.offset * 4)
+    width = 8 if pa.types.is_large_string(rows.type) else 4
+    offsets = np.frombuffer(rows.buffers()[1], dtype=np.int64 if width == 8 else np.int32,
+                            count=len(rows) + 1, offset=rows.offset * width)
     return rows.buffers()[2][int(offsets[0]):int(offsets[-1])]
 
 
@@ -449,7 +454,7 @@ def _apply_to_prefixed(col: pa.Array, fn, prefixes: tuple[str, ...]) -> pa.Array
     changed = [fn(t) for t in texts]
     if changed == texts:
         return col
-    return _replace_where(col, candidate, pa.array(changed, type=pa.string()).take(pa.array(codes)))
+    return _replace_where(col, candidate, pa.array(changed, type=col.type).take(pa.array(codes)))
 
 
 def _quoted(col: pa.Array) -> pa.Array:
@@ -464,7 +469,7 @@ def _quoted(col: pa.Array) -> pa.Array:
         buf = io.StringIO()
         csv.writer(buf, lineterminator="\n").writerow([text, ""])
         quoted.append(buf.getvalue()[:-2])  # the field, without ",\n"
-    return _replace_where(col, special, pa.array(quoted, type=pa.string()).take(pa.array(codes)))
+    return _replace_where(col, special, pa.array(quoted, type=col.type).take(pa.array(codes)))
 
 
 def _replace_where(col: pa.Array, mask: pa.Array, new: pa.Array) -> pa.Array:

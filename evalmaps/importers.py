@@ -151,15 +151,32 @@ def decode(data: bytes, name: str, max_bytes: int | None = DEFAULT_MAX_BYTES) ->
     return text
 
 
-def _first_lines(text: str, count: int) -> list[str]:
+def _first_lines(text: str, count: int, ascii_bytes: bytes | None = None) -> list[str]:
     """The first ``count`` non-blank lines of ``text`` (as ``str.splitlines`` splits them),
-    without splitting the whole text."""
+    without splitting the whole text. ``ascii_bytes``: the text as ASCII bytes, when ``text`` was
+    not built (``text`` is then None)."""
     size = 1 << 16
+    whole = len(text) if text is not None else len(ascii_bytes)
     while True:
-        lines = [line for line in text[:size].splitlines() if line.strip()]
-        if size >= len(text) or len(lines) > count:
+        prefix = text[:size] if text is not None else ascii_bytes[:size].decode("ascii")
+        lines = [line for line in prefix.splitlines() if line.strip()]
+        if size >= whole or len(lines) > count:
             return lines[:count]
         size *= 4
+
+
+_NOT_SPACE = re.compile(rb"[^\t\n\x0b\x0c\r\x1c-\x1f ]")  # ASCII that str.strip() keeps
+
+
+def _decode_unless_ascii(data: bytes, name: str, max_bytes: int | None) -> str | None:
+    """:func:`decode`, its checks and errors; but for an ASCII file (valid UTF-8 as it is, no BOM)
+    the text is not built: None. Saves a copy of a big file."""
+    if not data.isascii():
+        return decode(data, name, max_bytes)
+    if (max_bytes is not None and len(data) > max_bytes) or b"\x00" in data[:8192] \
+            or _NOT_SPACE.search(data) is None:
+        return decode(data, name, max_bytes)  # raises its error
+    return None
 
 
 def read_table(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
@@ -167,11 +184,13 @@ def read_table(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
     return _read_table(text, name)
 
 
-def _read_table(text: str, name: str, raw: bytes | None = None) -> tuple[pd.DataFrame, list[str]]:
+def _read_table(text: str | None, name: str,
+                raw: bytes | None = None) -> tuple[pd.DataFrame, list[str]]:
     """:func:`read_table`; ``raw``: the bytes ``text`` was decoded from (UTF-8, a BOM allowed),
-    read as they are instead of encoding the text again."""
+    read as they are instead of encoding the text again. ``text`` None: ``raw`` is ASCII and the
+    text is built only if the reference reader needs it."""
     warnings: list[str] = []
-    lines = _first_lines(text, 2)
+    lines = _first_lines(text, 2, raw if text is None else None)
     header = lines[0]
     counts = {d: header.count(d) for d in DELIMITERS}
     delimiter = max(counts, key=lambda d: counts[d]) if any(counts.values()) else ","
@@ -188,6 +207,7 @@ def _read_table(text: str, name: str, raw: bytes | None = None) -> tuple[pd.Data
     try:  # pyarrow, when it reads the file exactly as the csv module would
         fields, columns = fastcsv.read_csv_module_like(text, delimiter, raw)
     except fastcsv.Unsupported:
+        text = raw.decode("ascii") if text is None else text
         return _read_table_csv(text, name, delimiter), warnings
     head = [h.strip() for h in fields]
     if not len(columns[0]):
@@ -566,7 +586,7 @@ def import_bytes(data: bytes, name: str, mapping: Mapping | None = None,
 
     ``max_bytes``: the browser upload's size limit; None for files on disk (no limit)."""
     with fastcsv.lean_memory():
-        text = decode(data, name, max_bytes)
+        text = _decode_unless_ascii(data, name, max_bytes)
         frame, warnings = _read_table(text, name, data)
         del text  # the table holds the fields now
         return import_table(frame, name, mapping, warnings)
@@ -622,6 +642,7 @@ def _import_file(path, cache_dir) -> Figure:
             return Figure(spec, hit.cells, hit.decimals)
     imported = (import_parquet(data, path.name, mapping) if parquet
                 else import_bytes(data, path.name, mapping, max_bytes=None))
+    del data  # the import holds what it needs: free the file's bytes before building the figure
     figure = imported.figure()
     if key is not None:
         cache.store(cache_dir, key, figure.cells, figure.decimals, {"spec": imported.spec})

@@ -327,7 +327,7 @@ def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
 
     rows = np.flatnonzero(present)
     cells = pd.DataFrame({
-        col: pd.Series(pa.array(spec.dims[col].labels, type=pa.string())
+        col: pd.Series(pa.array(spec.dims[col].labels, type=fastcsv.TEXT)
                        .take(pa.array(positions[col][rows])).to_pandas())
         for col in spec.dim_names})
     cells["value"] = value[rows]

@@ -169,10 +169,12 @@ class Figure:
         labels = self.spec.dims[dim].labels
         column = self.cells[dim]
         try:
-            text = pa.array(column, type=pa.string(), from_pandas=True)
+            text = pa.array(column, from_pandas=True)  # no copy of a pandas str column
+            if not (pa.types.is_string(text.type) or pa.types.is_large_string(text.type)):
+                raise pa.ArrowTypeError("not text")
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             text = pa.array([str(v) for v in column], type=pa.string())
-        pos = pc.index_in(text, value_set=pa.array(labels, type=pa.string()))
+        pos = pc.index_in(text, value_set=pa.array(labels, type=text.type))
         pos = pos.to_numpy(zero_copy_only=False) if len(pos) else np.zeros(0)
         if len(pos) and np.isnan(pos.astype(float)).any():
             raise ValueError(f"figure '{self.spec.id}': a cell has a {dim} label the catalog does "
