@@ -29,6 +29,7 @@ FORMAT_VERSION = 1
 MAGIC = b"evalmaps-cells/1\n"
 OPTIONAL = ("sd", "n")
 _META = b"evalmaps"
+COMPRESSION = "lz4"  # fast to write and read; None: none
 
 
 @dataclass
@@ -101,7 +102,7 @@ def _encode(cells: pd.DataFrame, decimals: int, meta: dict) -> bytes:
         {_META: json.dumps(info).encode("utf-8")})
     sink = pa.BufferOutputStream()
     options = pa.ipc.IpcWriteOptions(
-        compression="zstd" if pa.Codec.is_available("zstd") else None)
+        compression=COMPRESSION if COMPRESSION and pa.Codec.is_available(COMPRESSION) else None)
     with pa.ipc.new_file(sink, table.schema, options=options) as writer:
         writer.write_table(table)
     payload = sink.getvalue().to_pybytes()

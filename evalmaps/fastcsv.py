@@ -443,13 +443,35 @@ def write_csv_buffer(frame, neutralise=None, prefixes: tuple[str, ...] = ()):
     return rows.buffers()[2][int(offsets[0]):int(offsets[-1])]
 
 
+def _views(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """A string array's offsets and bytes as numpy views (no copy)."""
+    width = 8 if pa.types.is_large_string(col.type) else 4
+    offsets = np.frombuffer(col.buffers()[1], dtype=np.int64 if width == 8 else np.int32,
+                            count=len(col) + 1, offset=col.offset * width)
+    data = col.buffers()[2]
+    raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    return offsets, raw
+
+
 def _apply_to_prefixed(col: pa.Array, fn, prefixes: tuple[str, ...]) -> pa.Array:
     if not prefixes or len(col) == 0:
         return col
-    first = pc.utf8_slice_codeunits(col, 0, 1)
-    candidate = pc.is_in(first, value_set=pa.array(list(prefixes), type=pa.string()))
-    if not pc.any(candidate).as_py():
-        return col
+    if all(len(p) == 1 and p.isascii() for p in prefixes):  # by the first byte, vectorised
+        offsets, raw = _views(col)
+        starts = offsets[:-1]
+        nonempty = offsets[1:] > starts
+        first = np.zeros(len(col), dtype=np.uint8)
+        first[nonempty] = raw[starts[nonempty]]
+        hit = np.isin(first, np.frombuffer("".join(prefixes).encode(), dtype=np.uint8)) & nonempty
+        if not hit.any():
+            return col
+        candidate = pa.array(hit)
+    else:
+        candidate = pc.fill_null(pc.is_in(pc.utf8_slice_codeunits(col, 0, 1),
+                                           value_set=pa.array(list(prefixes), type=col.type)),
+                                 False)
+        if not pc.any(candidate).as_py():
+            return col
     texts, codes = encode(pc.filter(col, candidate))
     changed = [fn(t) for t in texts]
     if changed == texts:
@@ -458,6 +480,9 @@ def _apply_to_prefixed(col: pa.Array, fn, prefixes: tuple[str, ...]) -> pa.Array
 
 
 def _quoted(col: pa.Array) -> pa.Array:
+    offsets, raw = _views(col)
+    if not np.isin(raw[offsets[0]:offsets[-1]], np.frombuffer(b',"\r\n', dtype=np.uint8)).any():
+        return col
     special = pc.match_substring(col, ",")
     for char in ('"', "\r", "\n"):
         special = pc.or_(special, pc.match_substring(col, char))
