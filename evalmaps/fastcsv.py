@@ -105,10 +105,12 @@ def read_csv_module_like(text: str, delimiter: str,
         raise Unsupported("lone carriage return")
     header, columns = read_fields(data, delimiter)
     limit = csv.field_size_limit()
-    longest = max([max(len(h) for h in header)]
-                  + [pc.max(pc.binary_length(c)).as_py() or 0 for c in columns])
-    if longest > limit:  # csv.reader refuses a field longer than its limit
-        raise Unsupported("field over csv's limit")
+    if len(data) > limit:  # csv.reader refuses a field longer than its limit
+        longest = max([max(len(h) for h in header)]
+                      + [int(np.diff(_views(chunk)[0]).max(initial=0))
+                         for c in columns for chunk in c.chunks])
+        if longest > limit:
+            raise Unsupported("field over csv's limit")
     if not any(h.strip() for h in header):
         raise Unsupported("blank first record")
     if _may_need_strip(data, delimiter):
@@ -325,26 +327,37 @@ def _text_bytes(chunk: pa.Array) -> bytes:
 
 
 def decimals_written(col, exponent: int) -> int:
-    """The most decimals among number texts (stripped; empty texts count 0): digits after '.';
-    a text with an exponent counts ``exponent``."""
-    if len(col) == 0:
-        return 0
-    col = col if isinstance(col, pa.ChunkedArray) else pa.chunked_array([col])
-    if not pc.all(pc.string_is_ascii(col)).as_py():
-        best = 0
-        for text in col.to_pylist():
-            low = (text or "").lower()
-            count = exponent if "e" in low else (len(low.split(".", 1)[1]) if "." in low else 0)
-            best = max(best, count)
-        return best
-    has_e = pc.or_(pc.match_substring(col, "e"), pc.match_substring(col, "E"))
-    if pc.any(has_e).as_py():
-        rest = pc.filter(col, pc.invert(has_e))
-        return max(exponent, decimals_written(rest, exponent)) if len(rest) else exponent
-    dot = pc.find_substring(col, ".").to_numpy(zero_copy_only=False)
-    length = pc.binary_length(col).to_numpy(zero_copy_only=False)
-    counts = np.where(dot >= 0, length - dot - 1, 0)
-    return int(counts.max()) if len(counts) else 0
+    """The most decimals among number texts (stripped; empty texts count 0): digits after the
+    first '.'; a text with an exponent counts ``exponent``. Vectorised over the raw bytes."""
+    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+    best = 0
+    for chunk in chunks:
+        if len(chunk) == 0 or chunk.null_count:
+            best = max(best, _decimals_slow(chunk, exponent))
+            continue
+        offsets, raw = _views(chunk)
+        raw = raw[offsets[0]:offsets[-1]]
+        offsets = offsets - offsets[0]
+        if raw.size and raw.max() >= 0x80:  # not ASCII: count as Python does
+            best = max(best, _decimals_slow(chunk, exponent))
+            continue
+        if (raw == ord("e")).any() or (raw == ord("E")).any():
+            best = max(best, _decimals_slow(chunk, exponent))
+            continue
+        if (raw == ord(".")).any():
+            dot = pc.find_substring(chunk, ".").to_numpy(zero_copy_only=False)  # the first '.'
+            after = np.diff(offsets) - dot - 1
+            best = max(best, int(after[dot >= 0].max()))
+    return best
+
+
+def _decimals_slow(chunk, exponent: int) -> int:
+    best = 0
+    for text in chunk.to_pylist():
+        low = (text or "").strip().lower()
+        count = exponent if "e" in low else (len(low.split(".", 1)[1]) if "." in low else 0)
+        best = max(best, count)
+    return best
 
 
 # ----------------------------------------------------------------------------------- Parquet

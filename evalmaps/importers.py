@@ -89,7 +89,9 @@ class Imported:
             cells, decimals = validate_cells(self.tidy, spec, file=file)
         else:
             columns, arrays = _frame_columns(self.tidy)
-            cells, decimals = _validate(columns, arrays, spec, file, encodings=self._encodings)
+            # the encodings come from an import that found no repeated cell in these rows
+            cells, decimals = _validate(columns, arrays, spec, file, encodings=self._encodings,
+                                        unique=True)
         return Figure(spec, cells, decimals)
 
     def to_csv(self, for_spreadsheets: bool = True) -> str:

@@ -245,13 +245,16 @@ def _shown(text) -> str:
 
 
 def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
-              encodings: dict | None = None) -> tuple[pd.DataFrame, int]:
+              encodings: dict | None = None, unique: bool = False) -> tuple[pd.DataFrame, int]:
     """:func:`validate_cells` on columns of texts (pyarrow arrays), vectorised.
 
     The checks and their order are those of the original row-by-row code: the first problem in
     that order is the one reported, at the first row that has it. ``encodings``: the dims'
-    :func:`fastcsv.encode` of these arrays, when the caller has them.
+    :func:`fastcsv.encode` of these arrays, when the caller has them; ``unique``: the caller
+    knows no two rows hold the same texts in the dims (the check is then left out when no label
+    has surrounding whitespace, the only way two distinct texts could name one cell).
     """
+    unique_rows = unique
     for col in spec.dim_names:
         if col not in columns:
             raise DataError(f"the column '{col}' is missing. The file needs one column per "
@@ -274,7 +277,9 @@ def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
         labels = spec.dims[col].labels
         known = spec.dims[col].index()
         seen, codes = (encodings or {}).get(col) or fastcsv.encode(raw[col])
-        seen = [v.strip() if v is not None else None for v in seen]  # what str.strip() leaves
+        stripped = [v.strip() if v is not None else None for v in seen]  # what str.strip() leaves
+        unique_rows = unique_rows and stripped == seen
+        seen = stripped
         where = np.array([known.get(v, -1) if v is not None else -1 for v in seen],
                          dtype=np.int32)
         pos = where[codes] if len(codes) else np.zeros(0, dtype=np.int32)
@@ -323,7 +328,8 @@ def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
             i = int(bad.argmax())
             raise DataError("n must be a whole number of at least 1.", file=file, row=i + 2, column="n")
 
-    _check_unique(positions, spec, file, nrows)
+    if not (encodings and unique_rows):  # an import whose rows are unique already: no need
+        _check_unique(positions, spec, file, nrows)
 
     rows = np.flatnonzero(present)
     cells = pd.DataFrame({
