@@ -1,8 +1,8 @@
 """The vectorised data path against the row-by-row code it replaced, on generated inputs.
 
-The reference implementations are kept here verbatim (validate_cells as it was; the csv-module
-table reader and pandas' reader are still the library's fallbacks). For every generated input the
-fast path gives the same result, or the same error: message, row and column.
+The reference is that code, kept verbatim in tests/reference (and the csv-module table reader and
+pandas' reader, still the library's fallbacks). For every generated input the fast path gives the
+same result, or the same error: message, row and column.
 """
 
 from __future__ import annotations
@@ -23,107 +23,13 @@ from evalmaps import fastcsv
 from evalmaps.api import FORMULA_PREFIXES, neutralise
 from evalmaps.errors import DataError
 from evalmaps.importers import ImportError_, _read_table_csv, read_table
-from evalmaps.loading import MAX_DECIMALS, OPTIONAL_COLUMNS, parse_spec, validate_cells
-from evalmaps.model import FigureSpec
+from evalmaps.loading import MAX_DECIMALS, parse_spec, validate_cells
+from tests.reference.loading import _decimals
+from tests.reference.loading import validate_cells as reference_validate_cells
 
 # EVALMAPS_EQUIVALENCE_EXAMPLES=5000 for a deeper search than the suite's
 SETTINGS = settings(max_examples=int(os.environ.get("EVALMAPS_EQUIVALENCE_EXAMPLES", 300)), deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-
-
-def _decimals(text: str) -> int:
-    text = text.strip().lower()
-    if "e" in text:
-        return MAX_DECIMALS
-    return len(text.split(".", 1)[1]) if "." in text else 0
-
-
-# ------------------------------------------------------- the reference: validate_cells as it was
-
-def reference_validate_cells(frame: pd.DataFrame, spec: FigureSpec, file: str) -> tuple[pd.DataFrame, int]:
-    """Check a tidy table of strings against ``spec``; return the present cells and the decimals.
-
-    Row numbers in messages count the header as row 1, as a spreadsheet shows them.
-    """
-    columns = [str(c).strip() for c in frame.columns]
-    frame = frame.copy()
-    frame.columns = columns
-    for col in spec.dim_names:
-        if col not in columns:
-            raise DataError(f"the column '{col}' is missing. The file needs one column per "
-                            f"dimension ({', '.join(spec.dim_names)}) and a 'value' column.",
-                            file=file, column=col)
-    if "value" not in columns:
-        raise DataError("there is no 'value' column. Add one with the cell values.", file=file)
-    allowed = {*spec.dim_names, "value", *OPTIONAL_COLUMNS}
-    for col in columns:
-        if col not in allowed:
-            raise DataError(f"the column '{col}' is not a dimension of figure '{spec.id}'. "
-                            f"Remove it or add the dimension to the catalog.", file=file, column=col)
-    if len(set(columns)) != len(columns):
-        raise DataError("a column name appears twice. Give each column its own name.", file=file)
-
-    frame = frame.apply(lambda s: s.str.strip())
-    for col in spec.dim_names:
-        known = set(spec.dims[col].labels)
-        bad = ~frame[col].isin(known)
-        if bad.any():
-            i = int(bad.to_numpy().argmax())
-            label = frame[col].iloc[i]
-            raise DataError(f"'{label}' is not a label of dimension '{col}' "
-                            f"(known: {', '.join(spec.dims[col].labels)}). "
-                            f"Fix the cell or add the label to the catalog.", file=file, row=i + 2)
-
-    present = frame["value"] != ""
-    numbers = {}
-    for col in ("value", *[c for c in OPTIONAL_COLUMNS if c in columns]):
-        parsed = pd.to_numeric(frame[col].where(frame[col] != ""), errors="coerce")
-        bad = (frame[col] != "") & ~parsed.map(lambda v: v is not None and math.isfinite(v))
-        if bad.any():
-            i = int(bad.to_numpy().argmax())
-            raise DataError(f"'{frame[col].iloc[i]}' is not a finite number. Write the number "
-                            f"or leave the cell empty if the source does not report it.",
-                            file=file, row=i + 2, column=col)
-        numbers[col] = parsed
-    value = numbers["value"]
-    if spec.metric.range is not None:
-        lo, hi = spec.metric.range
-        out = present & ((value < lo) | (value > hi))
-        if out.any():
-            i = int(out.to_numpy().argmax())
-            raise DataError(f"{frame['value'].iloc[i]} is outside the range of {spec.metric.name} "
-                            f"({lo:g} to {hi:g}). Check the number or the metric's range.",
-                            file=file, row=i + 2, column="value")
-    if "sd" in numbers and (numbers["sd"] < 0).any():
-        i = int((numbers["sd"] < 0).to_numpy().argmax())
-        raise DataError("a standard deviation cannot be negative.", file=file, row=i + 2, column="sd")
-    if "n" in numbers:
-        n = numbers["n"]
-        bad = n.notna() & ((n < 1) | (n != n.round()))
-        if bad.any():
-            i = int(bad.to_numpy().argmax())
-            raise DataError("n must be a whole number of at least 1.", file=file, row=i + 2, column="n")
-
-    keys = frame[list(spec.dim_names)]
-    dup = keys.duplicated(keep="first")
-    if dup.any():
-        later = int(dup.to_numpy().argmax())
-        key = tuple(keys.iloc[later])
-        earlier = next(i for i, row in enumerate(keys.itertuples(index=False, name=None))
-                       if row == key)
-        coords = ", ".join(f"{d} {label}" for d, label in zip(spec.dim_names, key))
-        raise DataError(f"rows {earlier + 2} and {later + 2} both give the cell ({coords}). "
-                        f"Keep one row per cell.", file=file)
-
-    cells = keys[present].reset_index(drop=True)
-    cells["value"] = value[present].to_numpy(dtype=float)
-    for col in OPTIONAL_COLUMNS:
-        if col in numbers:
-            cells[col] = numbers[col][present].to_numpy(dtype=float)
-    decimals = max((_decimals(t) for t in frame["value"][present]), default=0)
-    if spec.decimals is not None:
-        return cells, spec.decimals
-    return cells, min(decimals, MAX_DECIMALS)
 
 
 # ----------------------------------------------------------------------------- validate_cells
@@ -336,3 +242,147 @@ def test_csv_writer_matches_pandas_to_csv(table):
         buf = io.StringIO()
         (frame.map(fn) if fn else frame).to_csv(buf, index=False, lineterminator="\n")
         assert fastcsv.write_csv(frame, fn, prefixes) == buf.getvalue()
+
+
+# ------------------------------------------------------ the whole import, and catalog loading
+
+from evalmaps import importers as fast_importers  # noqa: E402
+from evalmaps import load_catalog  # noqa: E402
+from tests.reference import importers as ref_importers  # noqa: E402
+from tests.reference import loading as ref_loading  # noqa: E402
+
+DIM_NAMES = ["model", "type", "len", "seed", "Run", " size ", "value", "Value", "sd", "n", "note"]
+FIELD = st.sampled_from(["m1", "m2", " m1", "a", "b", "1", "2", "10", "0.5", "", " ", "-",
+                         "x,y", 'q"t', "=1+1", "-3", "5", "5.5", "99.9", "101", "-0", "abc",
+                         "inf", "1e2", "7.25", "1_000"])
+
+
+@st.composite
+def import_files(draw):
+    """Small results tables as bytes, tidy-like, wide-like or matrix-like, with their faults."""
+    kind = draw(st.sampled_from(["tidy", "tidy", "wide", "matrix"]))
+    if kind == "tidy":
+        head = draw(st.lists(st.sampled_from(DIM_NAMES), min_size=2, max_size=5, unique=True))
+    elif kind == "wide":
+        head = ["model", "seed"] + draw(st.lists(st.sampled_from(
+            ["type_1_len_1", "type_1_len_2", "type_2_len_1", "type_2_len_2", "kind_1_size_2"]),
+            min_size=1, max_size=4, unique=True))
+    else:
+        head = ["size"] + draw(st.lists(st.sampled_from(["0.1", "0.2", "0.3", "value"]),
+                                        min_size=1, max_size=3, unique=True))
+    rows = draw(st.lists(st.lists(FIELD, min_size=len(head), max_size=len(head)), min_size=0,
+                         max_size=8))
+    if rows and draw(st.integers(0, 6)) == 0:  # a ragged row
+        rows[draw(st.integers(0, len(rows) - 1))].append("9")
+    delimiter = draw(st.sampled_from([",", ",", ",", ";", "\t"]))
+    newline = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+    buf = io.StringIO()
+    writer = csv.writer(buf, delimiter=delimiter, lineterminator=newline)
+    writer.writerow(head)
+    for row in rows:
+        if draw(st.integers(0, 8)) == 0:
+            buf.write(newline)  # a blank line
+        writer.writerow(row)
+    data = buf.getvalue().encode("utf-8")
+    if draw(st.integers(0, 10)) == 0:
+        data = b"\xef\xbb\xbf" + data
+    mapping = draw(st.sampled_from([
+        {}, {"format": "tidy"}, {"replicate": ""}, {"replicate": "seed"}, {"metric_range": None},
+        {"format": "matrix"}, {"format": "wide"}, {"x": "model", "y": "type"}]))
+    return data, mapping
+
+
+def import_outcome(module, data, mapping):
+    """Every stage of an import with ``module``: the Imported, its figure and its CSV export,
+    or the first stage's error (class name, message, row, column)."""
+    try:
+        imported = module.import_bytes(data, "t.csv", module.Mapping(**mapping))
+    except DataError as err:
+        return [("error", type(err).__name__, str(err), err.row, err.column)]
+    stages = [("imported", imported.format, imported.spec, imported.facets, imported.replicate,
+               imported.replicates, imported.dims, imported.warnings, imported.n_cells)]
+    tidy = imported.tidy.reset_index(drop=True)
+    try:
+        figure = imported.figure()
+    except DataError as err:
+        return stages + [("error", type(err).__name__, str(err), err.row, err.column)]
+    panels = {k: (p.facets, p.z.tolist(), None if p.sd is None else p.sd.tolist(),
+                  None if p.n is None else p.n.tolist()) for k, p in figure.panels.items()}
+    return stages + [("figure", figure.decimals, figure.cells, panels), ("csv", imported.to_csv(),
+                                                                         tidy)]
+
+
+def same_outcome(got, want):
+    assert len(got) == len(want), (got, want)
+    for g, w in zip(got, want):
+        assert g[0] == w[0], (g, w)
+        if g[0] == "figure":
+            assert g[1] == w[1]
+            pd.testing.assert_frame_equal(g[2], w[2], check_exact=True)
+            assert repr(g[3]) == repr(w[3])  # NaN-aware, order-aware
+        elif g[0] == "csv":
+            assert g[1] == w[1]
+            pd.testing.assert_frame_equal(g[2], w[2], check_exact=True)
+        else:
+            assert g == w
+
+
+@SETTINGS
+@given(import_files())
+def test_imports_match_the_row_by_row_importer(case):
+    data, mapping = case
+    same_outcome(import_outcome(fast_importers, data, mapping),
+                 import_outcome(ref_importers, data, mapping))
+
+
+CATALOG_CELL = st.sampled_from(["A", "B", "p", "q", "1", "2", "3", " A", "", "5", "5.5", "101",
+                                '"A"', '"x,1"', "abc", "-0", "1e1", "7.25"])
+
+
+@st.composite
+def catalog_files(draw):
+    head = draw(st.sampled_from(["model,kind,len,value", "model,kind,len,value,sd",
+                                 "model,kind,len,value,n", "model, kind ,len,value",
+                                 "model,kind,len,value,value", "model,kind,value",
+                                 "model,kind,len,value,note", '"model",kind,len,value']))
+    width = head.count(",") + 1
+    lines = [head]
+    for _ in range(draw(st.integers(0, 8))):
+        k = width + draw(st.sampled_from([0, 0, 0, 0, 0, 0, -1, 1]))
+        lines.append(",".join(draw(st.lists(CATALOG_CELL, min_size=k, max_size=k))))
+        if draw(st.integers(0, 10)) == 0:
+            lines.append(draw(st.sampled_from(["", "  ", ",,,"])))
+    newline = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    return (newline.join(lines) + draw(st.sampled_from([newline, ""]))).encode("utf-8")
+
+
+CATALOG_ENTRY = {"id": "tiny", "file": "tiny.csv", "metric": {"name": "Accuracy", "range": [0, 100]},
+                 "x": "len", "y": "kind", "facets": ["model"],
+                 "dims": {"model": {"labels": ["A", "B"]}, "kind": {"labels": ["p", "q"]},
+                          "len": {"labels": ["1", "2", "3"]}}, "provenance": "transcribed"}
+
+
+def catalog_outcome(load, folder):
+    try:
+        figure = load(folder).figure("tiny")
+    except DataError as err:
+        return ("error", str(err), err.row, err.column)
+    panels = {k: (p.z.tolist(), None if p.sd is None else p.sd.tolist(),
+                  None if p.n is None else p.n.tolist()) for k, p in figure.panels.items()}
+    return ("ok", figure.decimals, figure.cells, repr(panels))
+
+
+@SETTINGS
+@given(catalog_files())
+def test_catalog_files_load_as_the_row_by_row_loader_loads_them(tmp_path_factory, data):
+    folder = tmp_path_factory.mktemp("cat")
+    (folder / "catalog.json").write_text(__import__("json").dumps({"figures": [CATALOG_ENTRY]}))
+    (folder / "tiny.csv").write_bytes(data)
+    got, want = catalog_outcome(load_catalog, folder), catalog_outcome(ref_loading.load_catalog,
+                                                                       folder)
+    assert got[0] == want[0], (data, got, want)
+    if got[0] == "error":
+        assert got == want, data
+    else:
+        assert got[1] == want[1] and got[3] == want[3], data
+        pd.testing.assert_frame_equal(got[2], want[2], check_exact=True)
