@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import threading
 from contextlib import contextmanager
 from decimal import Decimal
 
@@ -29,17 +30,31 @@ STRING_TYPES = (pa.string(), pa.large_string())
 _INT_RE = r"^[+-]?[0-9]+$"
 
 
+_POOL_LOCK = threading.Lock()
+_pool_users = 0
+_pool_before = None
+
+
 @contextmanager
 def lean_memory():
     """Let pyarrow allocate from the system allocator meanwhile: it gives a big freed buffer back
     at once, where pyarrow's own pools keep it for later (and apart from numpy's), so a load's
-    peak memory stays near what it holds. Results do not depend on it."""
-    previous = pa.default_memory_pool()
-    pa.set_memory_pool(pa.system_memory_pool())
+    peak memory stays near what it holds. Results do not depend on it. Threads may overlap: the
+    pool in use before the first of them is put back when the last one is done."""
+    global _pool_users, _pool_before
+    with _POOL_LOCK:
+        if _pool_users == 0:
+            _pool_before = pa.default_memory_pool()
+            pa.set_memory_pool(pa.system_memory_pool())
+        _pool_users += 1
     try:
         yield
     finally:
-        pa.set_memory_pool(previous)
+        with _POOL_LOCK:
+            _pool_users -= 1
+            if _pool_users == 0:
+                pa.set_memory_pool(_pool_before)
+                _pool_before = None
 
 
 class Unsupported(Exception):

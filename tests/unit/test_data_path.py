@@ -353,3 +353,17 @@ def test_an_import_is_refused_over_the_upload_limit_only_when_one_is_given(big):
     with pytest.raises(ImportError_, match="over the 20.0 MB limit"):
         importers.import_bytes(data, "big.csv")
     assert importers.import_bytes(data, "big.csv", max_bytes=None).n_cells > 0
+
+
+def test_loads_put_pyarrows_memory_pool_back(tmp_path):
+    before = pa.default_memory_pool().backend_name
+    data = write_catalog(tmp_path / "data", entry())
+    (data / "tiny.csv").write_text(CSV, encoding="utf-8")
+    load_catalog(data)
+    with pytest.raises(DataError):
+        load_catalog(tmp_path / "nowhere")
+    with fastcsv.lean_memory():
+        with fastcsv.lean_memory():
+            assert pa.default_memory_pool().backend_name == "system"
+        assert pa.default_memory_pool().backend_name == "system"
+    assert pa.default_memory_pool().backend_name == before
