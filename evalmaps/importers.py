@@ -90,8 +90,10 @@ class Imported:
         else:
             columns, arrays = _frame_columns(self.tidy)
             # the encodings come from an import that found no repeated cell in these rows
+            positions: dict = {}
             cells, decimals = _validate(columns, arrays, spec, file, encodings=self._encodings,
-                                        unique=True)
+                                        unique=True, positions_out=positions)
+            return Figure(spec, cells, decimals, _positions=positions)
         return Figure(spec, cells, decimals)
 
     def to_csv(self, for_spreadsheets: bool = True) -> str:
@@ -430,6 +432,11 @@ def _facet_columns(frame: pd.DataFrame, meta: list[str], replicate: str | None,
 
 def import_tidy(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: list[str]):
     cols = {c.lower(): c for c in frame.columns}
+    for role in ("value", *OPTIONAL):
+        same = [c for c in frame.columns if c.lower() == role]
+        if len(same) > 1:
+            raise ImportError_(f"the columns {' and '.join(repr(c) for c in same)} would both be "
+                               f"the '{role}' column. Keep one, or rename the other.", file=name)
     value_col = cols["value"] if "value" in cols else None
     if value_col is None:
         raise ImportError_("there is no 'value' column. A tidy file needs one column per "

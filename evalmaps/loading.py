@@ -168,10 +168,11 @@ def _load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None) -> 
         columns, arrays = _read_parquet(data, str(path))
     else:
         columns, arrays = _read_csv(data, path)
-    cells, decimals = _validate(columns, arrays, spec, str(path))
+    positions: dict = {}
+    cells, decimals = _validate(columns, arrays, spec, str(path), positions_out=positions)
     if key is not None:
         cache.store(cache_dir, key, cells, decimals)
-    return Figure(spec, cells, decimals)
+    return Figure(spec, cells, decimals, _positions=positions)
 
 
 def _validation_key(spec: FigureSpec) -> str:
@@ -245,7 +246,8 @@ def _shown(text) -> str:
 
 
 def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
-              encodings: dict | None = None, unique: bool = False) -> tuple[pd.DataFrame, int]:
+              encodings: dict | None = None, unique: bool = False,
+              positions_out: dict | None = None) -> tuple[pd.DataFrame, int]:
     """:func:`validate_cells` on columns of texts (pyarrow arrays), vectorised.
 
     The checks and their order are those of the original row-by-row code: the first problem in
@@ -253,6 +255,7 @@ def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
     :func:`fastcsv.encode` of these arrays, when the caller has them; ``unique``: the caller
     knows no two rows hold the same texts in the dims (the check is then left out when no label
     has surrounding whitespace, the only way two distinct texts could name one cell).
+    ``positions_out``: filled with each cell's labels as positions among the catalog's labels.
     """
     unique_rows = unique
     for col in spec.dim_names:
@@ -273,12 +276,14 @@ def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
     raw = dict(zip(columns, arrays))
     nrows = len(arrays[0]) if arrays else 0
     positions = {}  # per dim: each row's label as its position in the catalog's labels
+    as_written = {}  # per dim: every text is its label as it is (nothing to strip)
     for col in spec.dim_names:
         labels = spec.dims[col].labels
         known = spec.dims[col].index()
         seen, codes = (encodings or {}).get(col) or fastcsv.encode(raw[col])
         stripped = [v.strip() if v is not None else None for v in seen]  # what str.strip() leaves
-        unique_rows = unique_rows and stripped == seen
+        as_written[col] = stripped == seen and None not in seen
+        unique_rows = unique_rows and as_written[col]
         seen = stripped
         where = np.array([known.get(v, -1) if v is not None else -1 for v in seen],
                          dtype=np.int32)
@@ -331,11 +336,18 @@ def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
     if not (encodings and unique_rows):  # an import whose rows are unique already: no need
         _check_unique(positions, spec, file, nrows)
 
-    rows = np.flatnonzero(present)
-    cells = pd.DataFrame({
-        col: pd.Series(pa.array(spec.dims[col].labels, type=fastcsv.TEXT)
-                       .take(pa.array(positions[col][rows])).to_pandas())
-        for col in spec.dim_names})
+    every = bool(present.all())
+    rows = slice(None) if every else np.flatnonzero(present)
+    labels = {}
+    for col in spec.dim_names:
+        if every and as_written[col]:  # the texts are the labels: no copy
+            labels[col] = pd.Series(raw[col].to_pandas(), dtype="str")
+        else:
+            labels[col] = pd.Series(pa.array(spec.dims[col].labels, type=fastcsv.TEXT)
+                                    .take(pa.array(positions[col][rows])).to_pandas())
+        if positions_out is not None:
+            positions_out[col] = positions[col][rows]
+    cells = pd.DataFrame(labels)
     cells["value"] = value[rows]
     for col in OPTIONAL_COLUMNS:
         if col in numbers:

@@ -130,13 +130,18 @@ class Panel:
 class Figure:
     """A validated figure: its spec, its present cells (tidy) and its panels as dense grids."""
 
-    def __init__(self, spec: FigureSpec, cells: pd.DataFrame, decimals: int) -> None:
+    def __init__(self, spec: FigureSpec, cells: pd.DataFrame, decimals: int,
+                 _positions: dict | None = None) -> None:
+        """``_positions``: each cell's label per dim as its position among the spec's labels,
+        when validation has them (else they are looked up here)."""
         self.spec = spec
         self.cells = cells  # present cells only: dim columns (str), value, optional sd, n
         self.decimals = decimals
         self._index = {d: spec.dims[d].index() for d in spec.dim_names}
         self._by_facets: dict[tuple[str, ...], Panel] = {}
+        self._given_positions = _positions or {}
         self.panels: dict[str, Panel] = self._build_panels()
+        del self._given_positions
 
     @property
     def id(self) -> str:
@@ -166,6 +171,8 @@ class Figure:
 
     def _positions(self, dim: str) -> np.ndarray:
         """Each cell's label of ``dim`` as its position among the spec's labels."""
+        if dim in self._given_positions:
+            return self._given_positions[dim]
         labels = self.spec.dims[dim].labels
         column = self.cells[dim]
         try:
