@@ -431,12 +431,8 @@ def _facet_columns(frame: pd.DataFrame, meta: list[str], replicate: str | None,
 
 
 def import_tidy(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: list[str]):
+    given = list(frame.columns)
     cols = {c.lower(): c for c in frame.columns}
-    for role in ("value", *OPTIONAL):
-        same = [c for c in frame.columns if c.lower() == role]
-        if len(same) > 1:
-            raise ImportError_(f"the columns {' and '.join(repr(c) for c in same)} would both be "
-                               f"the '{role}' column. Keep one, or rename the other.", file=name)
     value_col = cols["value"] if "value" in cols else None
     if value_col is None:
         raise ImportError_("there is no 'value' column. A tidy file needs one column per "
@@ -450,6 +446,9 @@ def import_tidy(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: list
     if len(dims) < 2:
         raise ImportError_("a tidy file needs at least two dimension columns (one for the rows, "
                            "one for the columns of the heatmap) besides 'value'.", file=name)
+    if value_col != "value" and "value" in given:  # 'Value' is read as 'value'
+        raise ImportError_(f"the columns 'value' and '{value_col}' would both be the 'value' "
+                           f"column. Keep one, or rename the other.", file=name)
     return frame, dims, replicate
 
 
@@ -539,6 +538,10 @@ def import_table(frame: pd.DataFrame, name: str, mapping: Mapping | None = None,
             raise ImportError_(f"the value {long['value'].iloc[i]} (cell {coords}) is outside "
                                f"the range of {mapping.metric} ({lo:g} to {hi:g}). Fix the number, "
                                f"or set the metric's range.", file=name)
+    for opt in OPTIONAL:  # 'SD' is read as 'sd': unless there is one too (kept when no replicate)
+        if replicate is None and list(long.columns).count(opt) > 1:
+            raise ImportError_(f"two columns would both be the '{opt}' column (their names differ "
+                               f"only in case). Keep one, or rename the other.", file=name)
     encodings: dict = {}
     cells, replicates = _averaged(long, [*facets, y, x], name, replicate, warnings, parsed,
                                   encodings)
