@@ -371,8 +371,9 @@ def decimals_written(col, exponent: int) -> int:
         if raw.size and raw.max() >= 0x80:  # not ASCII: count as Python does
             best = max(best, _decimals_slow(chunk, exponent))
             continue
-        if (raw == ord("e")).any() or (raw == ord("E")).any():
-            best = max(best, _decimals_slow(chunk, exponent))
+        if (raw == ord("e")).any() or (raw == ord("E")).any():  # those count ``exponent``
+            has_e = pc.or_(pc.match_substring(chunk, "e"), pc.match_substring(chunk, "E"))
+            best = max(best, exponent, decimals_written(chunk.filter(pc.invert(has_e)), exponent))
             continue
         if (raw == ord(".")).any():
             dot = pc.find_substring(chunk, ".").to_numpy(zero_copy_only=False)  # the first '.'

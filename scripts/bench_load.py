@@ -164,6 +164,9 @@ def main() -> None:
                                                               str(folder), str(cache))))
             rows.append(("load_catalog, no cache", median_of(args.repeat, "load_catalog",
                                                              str(cat), "")))
+            rows.append(("load_catalog, cold cache", median_of(args.repeat, "load_catalog",
+                                                               str(cat), str(cache),
+                                                               before=clear)))
             rows.append(("load_catalog, warm cache", median_of(args.repeat, "load_catalog",
                                                                str(cat), str(cache))))
             rows.append(("evalmaps import -o", median_of(args.repeat, "cli_import", str(path),
