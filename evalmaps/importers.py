@@ -682,4 +682,12 @@ def _load_files(folder: Path, cache_dir) -> list[Figure]:
     if not files:
         raise ImportError_("the data folder holds no .csv files and no catalog.json.",
                            file=str(folder))
-    return [_import_file(path, cache_dir) for path in files]
+    figures, where = [], {}
+    for path in files:
+        figure = _import_file(path, cache_dir)
+        if figure.id in where:  # runs.csv and runs.parquet, say
+            raise ImportError_(f"the files {where[figure.id]} and {path.name} would both be the "
+                               f"figure '{figure.id}'. Rename one of them.", file=str(folder))
+        where[figure.id] = path.name
+        figures.append(figure)
+    return figures

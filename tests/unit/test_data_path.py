@@ -367,3 +367,13 @@ def test_loads_put_pyarrows_memory_pool_back(tmp_path):
             assert pa.default_memory_pool().backend_name == "system"
         assert pa.default_memory_pool().backend_name == "system"
     assert pa.default_memory_pool().backend_name == before
+
+
+def test_two_files_that_would_be_one_figure_are_refused(tmp_path):
+    (tmp_path / "runs.csv").write_text(CSV, encoding="utf-8")
+    pq.write_table(pa.Table.from_pandas(tidy_frame(), preserve_index=False),
+                   tmp_path / "runs.parquet")
+    with pytest.raises(ImportError_) as info:
+        load_folder(tmp_path)
+    assert str(info.value) == (f"{tmp_path}: the files runs.csv and runs.parquet would both be the "
+                               f"figure 'import-runs'. Rename one of them.")
