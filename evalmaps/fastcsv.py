@@ -94,12 +94,16 @@ def read_fields(data: bytes, delimiter: str = ",") -> tuple[list[str], list[pa.C
 def read_pandas_like(data: bytes) -> tuple[list[str], list[pa.ChunkedArray]]:
     """What ``pd.read_csv(dtype=str, keep_default_na=False)`` reads, or :class:`Unsupported`.
 
-    pandas renames repeated and empty header names, skips whitespace-only lines and refuses a
-    quoted field that runs to the end of the file (pyarrow takes it); such files, and any file
-    with a quote, go to pandas itself.
+    pandas renames repeated and empty header names, skips whitespace-only lines, refuses a
+    quoted field that runs to the end of the file (pyarrow takes it) and reads a carriage return
+    after a newline in its own way; such files, and any file with a quote or a lone carriage
+    return, go to pandas itself.
     """
     if b'"' in data:
         raise Unsupported("quotes")
+    crs = data.count(b"\r") if b"\r" in data else 0
+    if crs and crs != data.count(b"\r\n"):  # pandas reads "\n\r," as neither reader does
+        raise Unsupported("lone carriage return")
     header, columns = read_fields(data)
     if len(set(header)) != len(header) or any(h == "" for h in header):
         raise Unsupported("header names pandas would rename")
