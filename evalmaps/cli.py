@@ -65,12 +65,13 @@ def import_command(args: argparse.Namespace) -> int:
         print(f"evalmaps: {path}: cannot read the file ({exc.strerror}). Check the path.",
               file=sys.stderr)
         return 2
+    # no size limit: the file is the user's own (the limit is for the browser's uploads)
     imported = import_bytes(data, str(path), Mapping(format=args.format, x=args.x, y=args.y,
-                                                     replicate=args.replicate))
+                                                     replicate=args.replicate), max_bytes=None)
     imported.figure()  # validate the result as the app would
     if args.output:
         try:
-            Path(args.output).write_text(imported.to_csv(), encoding="utf-8")
+            Path(args.output).write_bytes(imported.to_csv_bytes())  # the to_csv() text, UTF-8
         except OSError as exc:
             print(f"evalmaps: {args.output}: cannot write the file ({exc.strerror}). Check that "
                   f"its folder exists and is writable.", file=sys.stderr)

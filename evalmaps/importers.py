@@ -16,16 +16,21 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 
+from evalmaps import fastcsv
 from evalmaps.errors import DataError
-from evalmaps.loading import RESERVED_DIM_NAMES, parse_spec, validate_cells
+from evalmaps.loading import (RESERVED_DIM_NAMES, _frame_columns, _validate, parse_spec,
+                               validate_cells)
 from evalmaps.model import Figure, slugify
 
 FORMATS = ("auto", "tidy", "wide", "matrix")
@@ -65,26 +70,46 @@ class Imported:
     replicates: int  # most replicates behind one cell (1 = none averaged)
     dims: dict[str, list[str]]
     warnings: list[str] = field(default_factory=list)
+    # the tidy dims' distinct labels and each row's position among them, when the import has
+    # them already (validation then does not hash the labels again); not part of the result
+    _encodings: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def n_cells(self) -> int:
         return int((self.tidy["value"] != "").sum())
 
     def figure(self) -> Figure:
+        with fastcsv.lean_memory():
+            return self._figure()
+
+    def _figure(self) -> Figure:
         spec = parse_spec(self.spec, where=f"import of {self.spec.get('title', 'a file')}")
-        cells, decimals = validate_cells(self.tidy, spec, file=self.spec.get("title", "import"))
+        file = self.spec.get("title", "import")
+        if self._encodings is None:
+            cells, decimals = validate_cells(self.tidy, spec, file=file)
+        else:
+            columns, arrays = _frame_columns(self.tidy)
+            # the encodings come from an import that found no repeated cell in these rows
+            positions: dict = {}
+            cells, decimals = _validate(columns, arrays, spec, file, encodings=self._encodings,
+                                        unique=True, positions_out=positions)
+            return Figure(spec, cells, decimals, _positions=positions)
         return Figure(spec, cells, decimals)
 
     def to_csv(self, for_spreadsheets: bool = True) -> str:
         """The tidy cells as CSV. An export (the default) neutralises text that a spreadsheet
         would run as a formula; ``for_spreadsheets=False`` keeps the labels as they are, for
         the app's own use (a session's upload)."""
-        from evalmaps.api import neutralise
+        return bytes(self.to_csv_bytes(for_spreadsheets)).decode("utf-8")
 
-        tidy = self.tidy.map(neutralise) if for_spreadsheets else self.tidy
-        buf = io.StringIO()
-        tidy.to_csv(buf, index=False, lineterminator="\n")
-        return buf.getvalue()
+    def to_csv_bytes(self, for_spreadsheets: bool = True):
+        """:meth:`to_csv` as UTF-8 bytes (a buffer), without building the text in between."""
+        from evalmaps.api import FORMULA_PREFIXES, neutralise
+
+        with fastcsv.lean_memory():
+            if not for_spreadsheets:
+                return fastcsv.write_csv_buffer(self.tidy)
+            return fastcsv.write_csv_buffer(self.tidy, neutralise, FORMULA_PREFIXES)
 
     def summary(self) -> dict:
         return {"format": self.format, "x": self.spec["x"], "y": self.spec["y"],
@@ -104,13 +129,16 @@ def _mb_pair(size: int, limit: int) -> tuple[str, str]:
     return shown
 
 
-def decode(data: bytes, name: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
-    """Bytes -> text, refusing what is not a CSV: too big, empty, binary, not UTF-8."""
-    if len(data) > max_bytes:
+def decode(data: bytes, name: str, max_bytes: int | None = DEFAULT_MAX_BYTES) -> str:
+    """Bytes -> text, refusing what is not a CSV: too big, empty, binary, not UTF-8.
+
+    ``max_bytes`` is the browser upload's limit; None (files on disk, the CLI): no limit.
+    """
+    if max_bytes is not None and len(data) > max_bytes:
         size, limit = _mb_pair(len(data), max_bytes)
         raise ImportError_(f"the file is {size} MB, over the {limit} MB limit. Split it, or "
                            f"drop unused columns.", file=name)
-    if not data.strip():
+    if not data or data.isspace():  # what strip() would leave empty, without copying the file
         raise ImportError_("the file is empty. It needs a header row and at least one data row.",
                            file=name)
     if b"\x00" in data[:8192]:
@@ -121,16 +149,52 @@ def decode(data: bytes, name: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
     except UnicodeDecodeError as exc:
         raise ImportError_(f"the file is not UTF-8 text (byte {exc.start} cannot be read). "
                            f"Save it as CSV with UTF-8 encoding.", file=name) from None
-    if not text.strip():
+    if not text or text.isspace():
         raise ImportError_("the file is empty. It needs a header row and at least one data row.",
                            file=name)
     return text
 
 
+def _first_lines(text: str, count: int, ascii_bytes: bytes | None = None) -> list[str]:
+    """The first ``count`` non-blank lines of ``text`` (as ``str.splitlines`` splits them),
+    without splitting the whole text. ``ascii_bytes``: the text as ASCII bytes, when ``text`` was
+    not built (``text`` is then None)."""
+    size = 1 << 16
+    whole = len(text) if text is not None else len(ascii_bytes)
+    while True:
+        prefix = text[:size] if text is not None else ascii_bytes[:size].decode("ascii")
+        lines = [line for line in prefix.splitlines() if line.strip()]
+        if size >= whole or len(lines) > count:
+            return lines[:count]
+        size *= 4
+
+
+_NOT_SPACE = re.compile(rb"[^\t\n\x0b\x0c\r\x1c-\x1f ]")  # ASCII that str.strip() keeps
+
+
+def _decode_unless_ascii(data: bytes, name: str, max_bytes: int | None) -> str | None:
+    """:func:`decode`, its checks and errors; but for an ASCII file (valid UTF-8 as it is, no BOM)
+    the text is not built: None. Saves a copy of a big file."""
+    if not data.isascii():
+        return decode(data, name, max_bytes)
+    if (max_bytes is not None and len(data) > max_bytes) or b"\x00" in data[:8192] \
+            or _NOT_SPACE.search(data) is None:
+        return decode(data, name, max_bytes)  # raises its error
+    return None
+
+
 def read_table(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
     """Text -> a table of strings, checking delimiter, header and ragged rows."""
+    return _read_table(text, name)
+
+
+def _read_table(text: str | None, name: str,
+                raw: bytes | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """:func:`read_table`; ``raw``: the bytes ``text`` was decoded from (UTF-8, a BOM allowed),
+    read as they are instead of encoding the text again. ``text`` None: ``raw`` is ASCII and the
+    text is built only if the reference reader needs it."""
     warnings: list[str] = []
-    lines = [line for line in text.splitlines() if line.strip()]
+    lines = _first_lines(text, 2, raw if text is None else None)
     header = lines[0]
     counts = {d: header.count(d) for d in DELIMITERS}
     delimiter = max(counts, key=lambda d: counts[d]) if any(counts.values()) else ","
@@ -144,6 +208,30 @@ def read_table(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
                            "and a value column, separated by commas.", file=name)
     if delimiter != ",":
         warnings.append(f"Read as {DELIMITERS[delimiter]}-separated.")
+    try:  # pyarrow, when it reads the file exactly as the csv module would
+        fields, columns = fastcsv.read_csv_module_like(text, delimiter, raw)
+    except fastcsv.Unsupported:
+        text = raw.decode("ascii") if text is None else text
+        return _read_table_csv(text, name, delimiter), warnings
+    head = [h.strip() for h in fields]
+    if not len(columns[0]):
+        raise ImportError_("the file has a header but no data rows. Add one row per result.",
+                           file=name)
+    _check_header(head, name)
+    frame = pd.DataFrame({h: pd.Series(c.to_pandas(), dtype="str") for h, c in zip(head, columns)})
+    return frame, warnings
+
+
+def _check_header(head: list[str], name: str) -> None:
+    if any(h == "" for h in head[1:]) or len(set(head)) != len(head):
+        dup = [h for h, c in Counter(head).items() if c > 1 or h == ""]
+        raise ImportError_(f"the header has an empty or repeated column name "
+                           f"({', '.join(repr(d) for d in dup)}). Give every column its own "
+                           f"name.", file=name)
+
+
+def _read_table_csv(text: str, name: str, delimiter: str) -> pd.DataFrame:
+    """The reference reader (row by row, with the csv module): it names the row of a problem."""
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)
     numbered: list[tuple[int, list[str]]] = []  # (row number as a spreadsheet shows it, fields)
     try:
@@ -161,18 +249,13 @@ def read_table(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
     if len(rows) == 1:
         raise ImportError_("the file has a header but no data rows. Add one row per result.",
                            file=name)
-    if any(h == "" for h in head[1:]) or len(set(head)) != len(head):
-        dup = [h for h, c in Counter(head).items() if c > 1 or h == ""]
-        raise ImportError_(f"the header has an empty or repeated column name "
-                           f"({', '.join(repr(d) for d in dup)}). Give every column its own "
-                           f"name.", file=name)
+    _check_header(head, name)
     for i, row in numbered[1:]:
         if len(row) != len(head):
             raise ImportError_(f"this row has {len(row)} fields but the header has {len(head)}. "
                                f"Fix the row (a stray {DELIMITERS[delimiter]}? a missing "
                                f"cell?) so every row has the header's columns.", file=name, row=i)
-    frame = pd.DataFrame([[c.strip() for c in r] for r in rows[1:]], columns=head, dtype=str)
-    return frame, warnings
+    return pd.DataFrame([[c.strip() for c in r] for r in rows[1:]], columns=head, dtype=str)
 
 
 # --------------------------------------------------------------------------------- detection
@@ -185,8 +268,16 @@ def _is_number(text: str) -> bool:
 
 
 def _numeric_share(values) -> float:
-    values = [v for v in values if v != ""]
-    return sum(_is_number(v) for v in values) / len(values) if values else 0.0
+    text = fastcsv.as_text(values)
+    given = pc.filter(text, pc.fill_null(pc.not_equal(text, ""), True))
+    return float(fastcsv.python_numbers(given).mean()) if len(given) else 0.0
+
+
+def _not_numbers(values) -> np.ndarray:
+    """Where a text is neither empty nor a finite number (as ``float()`` reads it)."""
+    text = fastcsv.as_text(values)
+    empty = pc.fill_null(pc.equal(text, ""), False).to_numpy(zero_copy_only=False)
+    return ~empty & ~fastcsv.python_numbers(text)
 
 
 def cell_pattern(columns: list[str], name: str) -> tuple[tuple[str, str], list[str]] | None:
@@ -245,24 +336,33 @@ def _dim_name(raw: str) -> str:
 
 def _order(labels) -> list[str]:
     """Labels in a natural order: numeric ones by value, others as they first appear."""
-    seen = list(dict.fromkeys(labels))
+    seen = [str(v) for v in pd.unique(pd.Series(labels, dtype="str"))] if len(labels) else []
     if seen and all(_is_number(v) for v in seen):
         return sorted(seen, key=float)
     return seen
 
 
 def _averaged(cells: pd.DataFrame, keys: list[str], name: str, replicate: str | None,
-              warnings: list[str]) -> tuple[pd.DataFrame, int]:
-    """One row per cell: replicates averaged (value = mean, sd, n); conflicts refused."""
-    present = cells[cells["value"] != ""].copy()
-    present["v"] = present["value"].astype(float)
+              warnings: list[str], parsed: np.ndarray | None = None,
+              encodings: dict | None = None) -> tuple[pd.DataFrame, int]:
+    """One row per cell: replicates averaged (value = mean, sd, n); conflicts refused.
+
+    ``parsed``: the values as ``float()`` reads them, when known. ``encodings``: filled with the
+    keys' encodings of the rows returned, when they come for free."""
+    given = ~fastcsv.empty(fastcsv.as_text(cells["value"]))
+    present = cells if given.all() else fastcsv.filter_rows(cells, given)
+    present = present.copy()
+    present["v"] = parsed[given] if parsed is not None else _floats(present["value"])
     if replicate is not None:  # the same replicate of a cell twice: merge repeats, refuse clashes
         present = _unique(present, [*keys, replicate], name, warnings,
                           "Choose another replicate column, or remove the repeated rows.")
     if replicate is None:
+        found: dict = {}
         present = _unique(present, keys, name, warnings,
                           "Keep one row per cell, or choose the column that tells replicates "
-                          "apart (a seed) to average them.")
+                          "apart (a seed) to average them.", found)
+        if encodings is not None:
+            encodings.update(found)
         out = present[keys].copy()
         out["value"] = present["value"]
         for col in OPTIONAL:  # a tidy file's own sd and n are kept
@@ -278,9 +378,24 @@ def _averaged(cells: pd.DataFrame, keys: list[str], name: str, replicate: str | 
     return out, int(stats["count"].max()) if len(stats) else 0
 
 
+def _floats(values: pd.Series) -> np.ndarray:
+    """Texts of numbers (as ``float()`` reads them) -> floats; pyarrow reads the plain ones."""
+    try:
+        return fastcsv.to_floats(fastcsv.as_text(values))
+    except ValueError:
+        return values.astype(float).to_numpy()
+
+
 def _unique(present: pd.DataFrame, keys: list[str], name: str, warnings: list[str],
-            fix: str) -> pd.DataFrame:
-    """One row per key: identical repeats are merged (with a warning), different values refused."""
+            fix: str, encodings: dict | None = None) -> pd.DataFrame:
+    """One row per key: identical repeats are merged (with a warning), different values refused.
+
+    ``encodings``: filled with the keys' encodings when no row repeats (the rows returned)."""
+    found = fastcsv.encode_all([fastcsv.as_text(present[k]) for k in keys])
+    if not fastcsv.any_repeated(found):
+        if encodings is not None:
+            encodings.update(zip(keys, found))
+        return present
     dup = present.duplicated(keys, keep=False)
     if not dup.any():
         return present
@@ -316,6 +431,7 @@ def _facet_columns(frame: pd.DataFrame, meta: list[str], replicate: str | None,
 
 
 def import_tidy(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: list[str]):
+    given = list(frame.columns)
     cols = {c.lower(): c for c in frame.columns}
     value_col = cols["value"] if "value" in cols else None
     if value_col is None:
@@ -330,6 +446,9 @@ def import_tidy(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: list
     if len(dims) < 2:
         raise ImportError_("a tidy file needs at least two dimension columns (one for the rows, "
                            "one for the columns of the heatmap) besides 'value'.", file=name)
+    if value_col != "value" and "value" in given:  # 'Value' is read as 'value'
+        raise ImportError_(f"the columns 'value' and '{value_col}' would both be the 'value' "
+                           f"column. Keep one, or rename the other.", file=name)
     return frame, dims, replicate
 
 
@@ -355,7 +474,8 @@ def import_wide(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: list
 def import_matrix(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: list[str]):
     first = frame.columns[0]
     for col in frame.columns[1:]:
-        bad = [v for v in frame[col] if v != "" and not _is_number(v)]
+        not_numbers = _not_numbers(frame[col])
+        bad = [frame[col].iloc[int(not_numbers.argmax())]] if not_numbers.any() else []
         if bad:
             hint = ("This file has a 'value' column: choose the tidy format."
                     if "value" in [c.lower() for c in frame.columns] else "Choose another format.")
@@ -398,9 +518,9 @@ def import_table(frame: pd.DataFrame, name: str, mapping: Mapping | None = None,
 
     # numbers: refuse what is not a finite number, naming the first offender
     values = long["value"]
-    bad = (values != "") & ~values.map(_is_number)
+    bad, numbers, parsed = fastcsv.value_numbers(fastcsv.as_text(values))
     if bad.any():
-        i = int(bad.to_numpy().argmax())
+        i = int(bad.argmax())
         where = {d: long[d].iloc[i] for d in dims}
         coords = ", ".join(f"{d} {v}" for d, v in where.items())
         raise ImportError_(f"'{values.iloc[i]}' is not a finite number (cell {coords}). Write a "
@@ -410,18 +530,25 @@ def import_table(frame: pd.DataFrame, name: str, mapping: Mapping | None = None,
     facets = [d for d in dims if d not in (x, y)]
     if mapping.metric_range is not None:  # every given value, before any averaging
         lo, hi = mapping.metric_range
-        numbers = pd.to_numeric(long["value"].where(long["value"] != ""), errors="coerce")
-        out = (numbers < lo) | (numbers > hi)
+        with np.errstate(invalid="ignore"):
+            out = (numbers < lo) | (numbers > hi)
         if out.any():
-            i = int(out.to_numpy().argmax())
+            i = int(out.argmax())
             coords = ", ".join(f"{d} {long[d].iloc[i]}" for d in (*facets, y, x))
             raise ImportError_(f"the value {long['value'].iloc[i]} (cell {coords}) is outside "
                                f"the range of {mapping.metric} ({lo:g} to {hi:g}). Fix the number, "
                                f"or set the metric's range.", file=name)
-    cells, replicates = _averaged(long, [*facets, y, x], name, replicate, warnings)
+    for opt in OPTIONAL:  # 'SD' is read as 'sd': unless there is one too (kept when no replicate)
+        if replicate is None and list(long.columns).count(opt) > 1:
+            raise ImportError_(f"two columns would both be the '{opt}' column (their names differ "
+                               f"only in case). Keep one, or rename the other.", file=name)
+    encodings: dict = {}
+    cells, replicates = _averaged(long, [*facets, y, x], name, replicate, warnings, parsed,
+                                  encodings)
     if cells.empty:
         raise ImportError_("the file holds no values. Fill in at least one cell.", file=name)
-    labels = {d: _order(cells[d]) for d in (*facets, y, x)}
+    labels = {d: _order(encodings[d][0] if d in encodings else cells[d])
+              for d in (*facets, y, x)}
     spec = {
         "id": "import-" + slugify(name.rsplit("/", 1)[-1].rsplit(".", 1)[0])[:40],
         "file": name,
@@ -442,10 +569,11 @@ def import_table(frame: pd.DataFrame, name: str, mapping: Mapping | None = None,
     if mapping.metric_range is None:
         spec.pop("zrange")
     if replicate:  # means: one more decimal than the inputs carry
-        given = [t for t in long["value"] if t != ""]
-        spec["decimals"] = min(4, 1 + max((len(t.split(".", 1)[1]) if "." in t and "e" not in
-                                           t.lower() else 0) for t in given))
-    return Imported(fmt, spec, cells, facets, replicate, replicates, labels, warnings)
+        text = fastcsv.as_text(long["value"])
+        given = pc.filter(text, pc.fill_null(pc.not_equal(text, ""), True))
+        spec["decimals"] = min(4, 1 + fastcsv.decimals_written(given, exponent=0))
+    return Imported(fmt, spec, cells, facets, replicate, replicates, labels, warnings,
+                    encodings if len(encodings) == len(labels) else None)
 
 
 def _axes(long: pd.DataFrame, dims: list[str], mapping: Mapping, name: str) -> tuple[str, str]:
@@ -465,17 +593,78 @@ def _axes(long: pd.DataFrame, dims: list[str], mapping: Mapping, name: str) -> t
 
 
 def import_bytes(data: bytes, name: str, mapping: Mapping | None = None,
-                 max_bytes: int = DEFAULT_MAX_BYTES) -> Imported:
-    """The whole path: bytes of a file -> an :class:`Imported` (or a clear ImportError_)."""
-    text = decode(data, name, max_bytes)
-    frame, warnings = read_table(text, name)
-    return import_table(frame, name, mapping, warnings)
+                 max_bytes: int | None = DEFAULT_MAX_BYTES) -> Imported:
+    """The whole path: bytes of a file -> an :class:`Imported` (or a clear ImportError_).
+
+    ``max_bytes``: the browser upload's size limit; None for files on disk (no limit)."""
+    with fastcsv.lean_memory():
+        text = _decode_unless_ascii(data, name, max_bytes)
+        frame, warnings = _read_table(text, name, data)
+        del text  # the table holds the fields now
+        return import_table(frame, name, mapping, warnings)
 
 
-def load_folder(folder) -> list[Figure]:
-    """A user's folder: its own catalog.json (like data/), or else every *.csv imported (auto)."""
-    from pathlib import Path
+def import_parquet(data: bytes, name: str, mapping: Mapping | None = None) -> Imported:
+    """A tidy Parquet file -> an :class:`Imported`, as its CSV would import: every column read as
+    the text of its values (numbers in their shortest round-trip form), then the tidy importer."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
+    try:
+        table = pq.read_table(io.BytesIO(data))
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise ImportError_(f"the file cannot be read as Parquet ({exc}). Write it again as "
+                           f"Parquet, or give a CSV file.", file=name) from None
+    try:
+        names, columns = fastcsv.parquet_texts(table)
+    except fastcsv.ParquetColumnError as exc:
+        raise ImportError_(f"the column holds values of type {exc.type_name}; a column may hold "
+                           f"text or numbers only. Store it as text.", file=name,
+                           column=exc.column) from None
+    head = [str(h).strip() for h in names]
+    if len(head) < 2:
+        raise ImportError_("the file has one column only. A tidy file needs one column per "
+                           "dimension and a 'value' column.", file=name)
+    if table.num_rows == 0:
+        raise ImportError_("the file has a header but no data rows. Add one row per result.",
+                           file=name)
+    _check_header(head, name)
+    frame = pd.DataFrame({h: pd.Series(fastcsv.strip(c).to_pandas(), dtype="str")
+                          for h, c in zip(head, columns)})
+    mapping = mapping or Mapping(format="tidy")
+    return import_table(frame, name, mapping)
+
+
+def _import_file(path, cache_dir) -> Figure:
+    """One file of a data folder (CSV or Parquet) -> its figure, through the cache if given."""
+    import dataclasses
+
+    from evalmaps import cache
+
+    data = path.read_bytes()
+    parquet = path.suffix.lower() == ".parquet"
+    mapping = Mapping(format="tidy") if parquet else Mapping()
+    key = None
+    if cache_dir is not None:
+        key = cache.key("import", path.suffix.lower(), path.name,
+                        json.dumps(dataclasses.asdict(mapping)), data)
+        hit = cache.load(cache_dir, key)
+        if hit is not None and isinstance(hit.meta.get("spec"), dict):
+            spec = parse_spec(hit.meta["spec"], where=f"import of {path.name}")
+            return Figure(spec, hit.cells, hit.decimals)
+    imported = (import_parquet(data, path.name, mapping) if parquet
+                else import_bytes(data, path.name, mapping, max_bytes=None))
+    del data  # the import holds what it needs: free the file's bytes before building the figure
+    figure = imported.figure()
+    if key is not None:
+        cache.store(cache_dir, key, figure.cells, figure.decimals, {"spec": imported.spec})
+    return figure
+
+
+def load_folder(folder, cache_dir: str | Path | None = None) -> list[Figure]:
+    """A user's folder: its own catalog.json (like data/), or else every *.csv and *.parquet
+    imported (auto-detected CSV format; Parquet: tidy). No size limit: files on disk are the
+    user's own. ``cache_dir``: where validated cells are kept between start-ups (None: none)."""
     from evalmaps.loading import load_catalog
 
     folder = Path(folder)
@@ -483,9 +672,22 @@ def load_folder(folder) -> list[Figure]:
         raise ImportError_("the data folder does not exist. Give the path of a folder of CSV "
                            "files.", file=str(folder))
     if (folder / "catalog.json").exists():
-        return list(load_catalog(folder))
-    files = sorted(folder.glob("*.csv"))
+        return list(load_catalog(folder, cache_dir=cache_dir))
+    with fastcsv.lean_memory():
+        return _load_files(folder, cache_dir)
+
+
+def _load_files(folder: Path, cache_dir) -> list[Figure]:
+    files = sorted([*folder.glob("*.csv"), *folder.glob("*.parquet")])
     if not files:
         raise ImportError_("the data folder holds no .csv files and no catalog.json.",
                            file=str(folder))
-    return [import_bytes(path.read_bytes(), path.name).figure() for path in files]
+    figures, where = [], {}
+    for path in files:
+        figure = _import_file(path, cache_dir)
+        if figure.id in where:  # runs.csv and runs.parquet, say
+            raise ImportError_(f"the files {where[figure.id]} and {path.name} would both be the "
+                               f"figure '{figure.id}'. Rename one of them.", file=str(folder))
+        where[figure.id] = path.name
+        figures.append(figure)
+    return figures

@@ -11,8 +11,11 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 
+from evalmaps import cache, fastcsv
 from evalmaps.errors import DataError
 from evalmaps.formats import MAX_DECIMALS
 from evalmaps.model import PROVENANCES, Catalog, Dim, Figure, FigureSpec, Metric
@@ -28,9 +31,17 @@ CATALOG_KEYS = ("figures", "compare")
 OPTIONAL_COLUMNS = ("sd", "n")
 
 
-def load_catalog(data_dir: str | Path | None = None) -> Catalog:
-    """Read ``catalog.json`` in ``data_dir`` and every figure file it names; validate all."""
-    data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
+def load_catalog(data_dir: str | Path | None = None, cache_dir: str | Path | None = None) -> Catalog:
+    """Read ``catalog.json`` in ``data_dir`` and every figure file it names; validate all.
+
+    ``cache_dir``: where validated cells are kept between start-ups (None: no cache).
+    """
+    with fastcsv.lean_memory():
+        return _load_catalog(Path(data_dir) if data_dir is not None else default_data_dir(),
+                             cache_dir)
+
+
+def _load_catalog(data_dir: Path, cache_dir: str | Path | None) -> Catalog:
     catalog_path = data_dir / "catalog.json"
     try:
         raw = json.loads(catalog_path.read_text(encoding="utf-8"))
@@ -52,7 +63,7 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
                             file=str(catalog_path))
         seen.add(spec.id)
         path = data_dir / spec.file
-        figures.append(load_figure(spec, path))
+        figures.append(_load_figure(spec, path, cache_dir))
     return Catalog(figures, _compare_pair(raw.get("compare"), str(catalog_path)))
 
 
@@ -145,7 +156,54 @@ def _decimals_entry(entry: dict, where: str) -> int | None:
     return value
 
 
-def load_figure(spec: FigureSpec, path: Path) -> Figure:
+def load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None = None) -> Figure:
+    """Read and validate one figure file (tidy CSV, or Parquet when it ends in ``.parquet``).
+
+    With ``cache_dir``, cells validated once are kept there, keyed by the file's content and
+    what the catalog says of it; an unchanged file is not parsed again.
+    """
+    with fastcsv.lean_memory():
+        return _load_figure(spec, Path(path), cache_dir)
+
+
+def _load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None) -> Figure:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise DataError("the figure file is missing. Check the \"file\" entry in the catalog.",
+                        file=str(path)) from None
+    key = None
+    if cache_dir is not None:
+        key = cache.key("catalog", path.suffix.lower(), _validation_key(spec), data)
+        hit = cache.load(cache_dir, key)
+        if hit is not None:
+            return Figure(spec, hit.cells, hit.decimals)
+    if path.suffix.lower() == ".parquet":
+        columns, arrays = _read_parquet(data, str(path))
+    else:
+        columns, arrays = _read_csv(data, path)
+    positions: dict = {}
+    cells, decimals = _validate(columns, arrays, spec, str(path), positions_out=positions)
+    if key is not None:
+        cache.store(cache_dir, key, cells, decimals)
+    return Figure(spec, cells, decimals, _positions=positions)
+
+
+def _validation_key(spec: FigureSpec) -> str:
+    """What validation depends on besides the file: dims and labels, range, decimals."""
+    return json.dumps({"dims": [[d, list(spec.dims[d].labels)] for d in spec.dim_names],
+                       "range": list(spec.metric.range) if spec.metric.range else None,
+                       "decimals": spec.decimals})
+
+
+def _read_csv(data: bytes, path: Path) -> tuple[list[str], list]:
+    """The file's columns as texts: pyarrow when it reads the file as pandas would, else pandas
+    (with its own errors)."""
+    try:
+        header, arrays = fastcsv.read_pandas_like(data)
+        return [str(c).strip() for c in header], arrays
+    except fastcsv.Unsupported:
+        pass
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
     except FileNotFoundError:
@@ -153,8 +211,30 @@ def load_figure(spec: FigureSpec, path: Path) -> Figure:
                         file=str(path)) from None
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise DataError(f"the file cannot be read as UTF-8 CSV ({exc}).", file=str(path)) from None
-    cells, decimals = validate_cells(frame, spec, file=str(path))
-    return Figure(spec, cells, decimals)
+    return _frame_columns(frame)
+
+
+def _read_parquet(data: bytes, file: str) -> tuple[list[str], list]:
+    import io
+
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(io.BytesIO(data))
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise DataError(f"the file cannot be read as Parquet ({exc}). Write it again as Parquet, "
+                        f"or give a CSV file.", file=file) from None
+    try:
+        names, arrays = fastcsv.parquet_texts(table)
+    except fastcsv.ParquetColumnError as exc:
+        raise DataError(f"the column holds values of type {exc.type_name}; a column may hold text "
+                        f"or numbers only. Store it as text.", file=file, column=exc.column) from None
+    return [str(c).strip() for c in names], arrays
+
+
+def _frame_columns(frame: pd.DataFrame) -> tuple[list[str], list]:
+    columns = [str(c).strip() for c in frame.columns]
+    return columns, [fastcsv.as_text(frame.iloc[:, i]) for i in range(frame.shape[1])]
 
 
 def _decimals(text: str) -> int:
@@ -169,9 +249,29 @@ def validate_cells(frame: pd.DataFrame, spec: FigureSpec, file: str) -> tuple[pd
 
     Row numbers in messages count the header as row 1, as a spreadsheet shows them.
     """
-    columns = [str(c).strip() for c in frame.columns]
-    frame = frame.copy()
-    frame.columns = columns
+    with fastcsv.lean_memory():
+        columns, arrays = _frame_columns(frame)
+        return _validate(columns, arrays, spec, file)
+
+
+def _shown(text) -> str:
+    """A cell's text as messages quote it (a missing field reads 'nan', as pandas shows it)."""
+    return "nan" if text is None else text
+
+
+def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
+              encodings: dict | None = None, unique: bool = False,
+              positions_out: dict | None = None) -> tuple[pd.DataFrame, int]:
+    """:func:`validate_cells` on columns of texts (pyarrow arrays), vectorised.
+
+    The checks and their order are those of the original row-by-row code: the first problem in
+    that order is the one reported, at the first row that has it. ``encodings``: the dims'
+    :func:`fastcsv.encode` of these arrays, when the caller has them; ``unique``: the caller
+    knows no two rows hold the same texts in the dims (the check is then left out when no label
+    has surrounding whitespace, the only way two distinct texts could name one cell).
+    ``positions_out``: filled with each cell's labels as positions among the catalog's labels.
+    """
+    unique_rows = unique
     for col in spec.dim_names:
         if col not in columns:
             raise DataError(f"the column '{col}' is missing. The file needs one column per "
@@ -187,64 +287,106 @@ def validate_cells(frame: pd.DataFrame, spec: FigureSpec, file: str) -> tuple[pd
     if len(set(columns)) != len(columns):
         raise DataError("a column name appears twice. Give each column its own name.", file=file)
 
-    frame = frame.apply(lambda s: s.str.strip())
+    raw = dict(zip(columns, arrays))
+    nrows = len(arrays[0]) if arrays else 0
+    positions = {}  # per dim: each row's label as its position in the catalog's labels
+    as_written = {}  # per dim: every text is its label as it is (nothing to strip)
     for col in spec.dim_names:
-        known = set(spec.dims[col].labels)
-        bad = ~frame[col].isin(known)
+        labels = spec.dims[col].labels
+        known = spec.dims[col].index()
+        seen, codes = (encodings or {}).get(col) or fastcsv.encode(raw[col])
+        stripped = [v.strip() if v is not None else None for v in seen]  # what str.strip() leaves
+        as_written[col] = stripped == seen and None not in seen
+        unique_rows = unique_rows and as_written[col]
+        seen = stripped
+        where = np.array([known.get(v, -1) if v is not None else -1 for v in seen],
+                         dtype=np.int32)
+        pos = where[codes] if len(codes) else np.zeros(0, dtype=np.int32)
+        bad = pos < 0
         if bad.any():
-            i = int(bad.to_numpy().argmax())
-            label = frame[col].iloc[i]
-            raise DataError(f"'{label}' is not a label of dimension '{col}' "
-                            f"(known: {', '.join(spec.dims[col].labels)}). "
+            i = int(bad.argmax())
+            raise DataError(f"'{_shown(seen[codes[i]])}' is not a label of dimension '{col}' "
+                            f"(known: {', '.join(labels)}). "
                             f"Fix the cell or add the label to the catalog.", file=file, row=i + 2)
+        positions[col] = pos
 
-    present = frame["value"] != ""
-    numbers = {}
+    numbers, text = {}, {}
+    present = None
     for col in ("value", *[c for c in OPTIONAL_COLUMNS if c in columns]):
-        parsed = pd.to_numeric(frame[col].where(frame[col] != ""), errors="coerce")
-        bad = (frame[col] != "") & ~parsed.map(lambda v: v is not None and math.isfinite(v))
+        text[col], (values, given) = fastcsv.stripped_numbers(raw[col])
+        bad = given & ~np.isfinite(values)
         if bad.any():
-            i = int(bad.to_numpy().argmax())
-            raise DataError(f"'{frame[col].iloc[i]}' is not a finite number. Write the number "
-                            f"or leave the cell empty if the source does not report it.",
+            i = int(bad.argmax())
+            raise DataError(f"'{_shown(text[col][i].as_py())}' is not a finite number. Write the "
+                            f"number or leave the cell empty if the source does not report it.",
                             file=file, row=i + 2, column=col)
-        numbers[col] = parsed
+        numbers[col] = values
+        if col == "value":
+            present = given
     value = numbers["value"]
     if spec.metric.range is not None:
         lo, hi = spec.metric.range
-        out = present & ((value < lo) | (value > hi))
+        with np.errstate(invalid="ignore"):
+            out = present & ((value < lo) | (value > hi))
         if out.any():
-            i = int(out.to_numpy().argmax())
-            raise DataError(f"{frame['value'].iloc[i]} is outside the range of {spec.metric.name} "
+            i = int(out.argmax())
+            raise DataError(f"{text['value'][i].as_py()} is outside the range of {spec.metric.name} "
                             f"({lo:g} to {hi:g}). Check the number or the metric's range.",
                             file=file, row=i + 2, column="value")
-    if "sd" in numbers and (numbers["sd"] < 0).any():
-        i = int((numbers["sd"] < 0).to_numpy().argmax())
-        raise DataError("a standard deviation cannot be negative.", file=file, row=i + 2, column="sd")
+    if "sd" in numbers:
+        with np.errstate(invalid="ignore"):
+            negative = numbers["sd"] < 0
+        if negative.any():
+            raise DataError("a standard deviation cannot be negative.", file=file,
+                            row=int(negative.argmax()) + 2, column="sd")
     if "n" in numbers:
         n = numbers["n"]
-        bad = n.notna() & ((n < 1) | (n != n.round()))
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isnan(n) & ((n < 1) | (n != np.round(n)))
         if bad.any():
-            i = int(bad.to_numpy().argmax())
+            i = int(bad.argmax())
             raise DataError("n must be a whole number of at least 1.", file=file, row=i + 2, column="n")
 
-    keys = frame[list(spec.dim_names)]
-    dup = keys.duplicated(keep="first")
-    if dup.any():
-        later = int(dup.to_numpy().argmax())
-        key = tuple(keys.iloc[later])
-        earlier = next(i for i, row in enumerate(keys.itertuples(index=False, name=None))
-                       if row == key)
-        coords = ", ".join(f"{d} {label}" for d, label in zip(spec.dim_names, key))
-        raise DataError(f"rows {earlier + 2} and {later + 2} both give the cell ({coords}). "
-                        f"Keep one row per cell.", file=file)
+    if not (encodings and unique_rows):  # an import whose rows are unique already: no need
+        _check_unique(positions, spec, file, nrows)
 
-    cells = keys[present].reset_index(drop=True)
-    cells["value"] = value[present].to_numpy(dtype=float)
+    every = bool(present.all())
+    rows = slice(None) if every else np.flatnonzero(present)
+    labels = {}
+    for col in spec.dim_names:
+        if every and as_written[col]:  # the texts are the labels: no copy
+            labels[col] = pd.Series(raw[col].to_pandas(), dtype="str")
+        else:
+            labels[col] = pd.Series(pa.array(spec.dims[col].labels, type=fastcsv.TEXT)
+                                    .take(pa.array(positions[col][rows])).to_pandas())
+        if positions_out is not None:
+            positions_out[col] = positions[col][rows]
+    cells = pd.DataFrame(labels)
+    cells["value"] = value[rows]
     for col in OPTIONAL_COLUMNS:
         if col in numbers:
-            cells[col] = numbers[col][present].to_numpy(dtype=float)
-    decimals = max((_decimals(t) for t in frame["value"][present]), default=0)
+            cells[col] = numbers[col][rows]
     if spec.decimals is not None:
         return cells, spec.decimals
+    decimals = fastcsv.decimals_written(text["value"], MAX_DECIMALS)  # empty texts count 0
     return cells, min(decimals, MAX_DECIMALS)
+
+
+def _check_unique(positions: dict, spec: FigureSpec, file: str, nrows: int) -> None:
+    """Refuse two rows for one cell, naming the first row that repeats one and the row before."""
+    if nrows < 2:
+        return
+    sizes = [len(spec.dims[d].labels) for d in spec.dim_names]
+    codes = [positions[d] for d in spec.dim_names]
+    if not fastcsv.repeated_keys(codes, sizes):
+        return
+    dup = pd.DataFrame(dict(enumerate(codes))).duplicated(keep="first").to_numpy()
+    later = int(dup.argmax())
+    same = np.ones(nrows, dtype=bool)
+    for d in spec.dim_names:
+        same &= positions[d] == positions[d][later]
+    earlier = int(same.argmax())
+    labels = [spec.dims[d].labels[positions[d][later]] for d in spec.dim_names]
+    coords = ", ".join(f"{d} {label}" for d, label in zip(spec.dim_names, labels))
+    raise DataError(f"rows {earlier + 2} and {later + 2} both give the cell ({coords}). "
+                    f"Keep one row per cell.", file=file)

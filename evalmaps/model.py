@@ -14,6 +14,8 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from evalmaps.errors import UnknownFigure, UnknownPanel
 
@@ -125,15 +127,18 @@ class Panel:
 class Figure:
     """A validated figure: its spec, its present cells (tidy) and its panels as dense grids."""
 
-    def __init__(self, spec: FigureSpec, cells: pd.DataFrame, decimals: int) -> None:
+    def __init__(self, spec: FigureSpec, cells: pd.DataFrame, decimals: int,
+                 _positions: dict | None = None) -> None:
+        """``_positions``: each cell's label per dim as its position among the spec's labels,
+        when validation has them (else they are looked up here)."""
         self.spec = spec
         self.cells = cells  # present cells only: dim columns (str), value, optional sd, n
         self.decimals = decimals
-        self._lookup = {
-            tuple(row[:-1]): row[-1]
-            for row in cells[[*spec.dim_names, "value"]].itertuples(index=False, name=None)
-        }
+        self._index = {d: spec.dims[d].index() for d in spec.dim_names}
+        self._by_facets: dict[tuple[str, ...], Panel] = {}
+        self._given_positions = _positions or {}
         self.panels: dict[str, Panel] = self._build_panels()
+        del self._given_positions
 
     @property
     def id(self) -> str:
@@ -146,8 +151,13 @@ class Figure:
     def value(self, **coords: str) -> float | None:
         """The value of one cell, or None when it is not reported. Give every dim by name."""
         key = tuple(str(coords[d]) for d in self.spec.dim_names)
-        value = self._lookup.get(key)
-        return None if value is None else float(value)
+        panel = self._by_facets.get(key[:-2])
+        i = self._index[self.spec.y].get(key[-2])
+        j = self._index[self.spec.x].get(key[-1])
+        if panel is None or i is None or j is None:
+            return None
+        value = panel.z[i, j]
+        return None if np.isnan(value) else float(value)
 
     def panel(self, slug: str) -> Panel:
         try:
@@ -156,41 +166,61 @@ class Figure:
             raise UnknownPanel(f"{self.id}:{slug}",
                                f"Figure '{self.id}' has panels: {', '.join(self.panels)}.") from None
 
+    def _positions(self, dim: str) -> np.ndarray:
+        """Each cell's label of ``dim`` as its position among the spec's labels."""
+        if dim in self._given_positions:
+            return self._given_positions[dim]
+        labels = self.spec.dims[dim].labels
+        column = self.cells[dim]
+        try:
+            text = pa.array(column, from_pandas=True)  # no copy of a pandas str column
+            if not (pa.types.is_string(text.type) or pa.types.is_large_string(text.type)):
+                raise pa.ArrowTypeError("not text")
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            text = pa.array([str(v) for v in column], type=pa.string())
+        pos = pc.index_in(text, value_set=pa.array(labels, type=text.type))
+        pos = pos.to_numpy(zero_copy_only=False) if len(pos) else np.zeros(0)
+        if len(pos) and np.isnan(pos.astype(float)).any():
+            raise ValueError(f"figure '{self.spec.id}': a cell has a {dim} label the catalog does "
+                             f"not list")
+        return pos.astype(np.int32)
+
     def _build_panels(self) -> dict[str, Panel]:
         spec = self.spec
         ydim, xdim = spec.dims[spec.y], spec.dims[spec.x]
-        yi = ydim.index()
-        xi = xdim.index()
         shape = (len(ydim.labels), len(xdim.labels))
-        has_sd = "sd" in self.cells.columns
-        has_n = "n" in self.cells.columns
+        columns = {c: self.cells[c].to_numpy(dtype=float)
+                   for c in ("value", "sd", "n") if c in self.cells.columns}
+        rows, cols = self._positions(spec.y), self._positions(spec.x)
+        # one number per combination of facet labels, ordered as the catalog orders the labels
+        combo = np.zeros(len(self.cells), dtype=np.int64)
+        sizes = [len(spec.dims[f].labels) for f in spec.facets]
+        positions = [self._positions(f) for f in spec.facets]
+        for size, pos in zip(sizes, positions):
+            combo = combo * size + pos
+        if len(combo) and (combo == combo[0]).all():  # one panel: no grouping needed
+            groups = [(0, slice(None))]
+        else:
+            present, start = np.unique(combo, return_index=True)
+            order = np.argsort(combo, kind="stable")
+            bounds = [*np.searchsorted(combo[order], present, side="left").tolist(), len(order)]
+            groups = [(first, order[bounds[k]:bounds[k + 1]])
+                      for k, first in enumerate(start.tolist())]
         panels: dict[str, Panel] = {}
-        groups = self.cells.groupby(list(spec.facets), sort=False) if spec.facets else [((), self.cells)]
-        by_facets = {}
-        for labels, group in groups:
-            labels = labels if isinstance(labels, tuple) else (labels,)
-            by_facets[tuple(labels)] = group
-        # panels in catalog label order, not in file order
-        order = [tuple(spec.dims[f].index()[lab] for f, lab in zip(spec.facets, labels))
-                 for labels in by_facets]
-        for _, labels in sorted(zip(order, by_facets)):
-            group = by_facets[labels]
-            rows = group[spec.y].map(yi).to_numpy()
-            cols = group[spec.x].map(xi).to_numpy()
-            z = np.full(shape, np.nan)
-            z[rows, cols] = group["value"].to_numpy(dtype=float)
-            sd = n = None
-            if has_sd:
-                sd = np.full(shape, np.nan)
-                sd[rows, cols] = group["sd"].to_numpy(dtype=float)
-            if has_n:
-                n = np.full(shape, np.nan)
-                n[rows, cols] = group["n"].to_numpy(dtype=float)
+        for first, members in groups:
+            labels = tuple(spec.dims[f].labels[pos[first]] for f, pos in zip(spec.facets, positions))
+            grids = {}
+            for name, values in columns.items():
+                grid = np.full(shape, np.nan)
+                grid[rows[members], cols[members]] = values[members]
+                grids[name] = grid
             facets = dict(zip(spec.facets, labels))
             slug = slugify(".".join(labels)) if labels else "all"
             while slug in panels:  # labels that slugify alike still get distinct slugs
                 slug += "_"
-            panels[slug] = Panel(spec.id, slug, facets, z, sd, n)
+            panel = Panel(spec.id, slug, facets, grids["value"], grids.get("sd"), grids.get("n"))
+            panels[slug] = panel
+            self._by_facets[labels] = panel
         return panels
 
 

@@ -397,3 +397,26 @@ def test_serve_bad_extra_data_folder_fails_to_start_naming_the_file(tmp_path, st
     log = server.log()
     assert "broken_results.csv" in log, log[-4000:]
     assert "row 3" in log
+
+
+def test_import_of_a_million_cells_over_the_upload_limit(tmp_path):
+    """No size limit on the command line: a 1000 x 1000 tidy file (over 20 MB) is imported and
+    written back cell for cell (rows without a value left out, every text as in the file)."""
+    import numpy as np
+
+    rng = np.random.default_rng(11)
+    n = 1000 * 1000
+    texts = np.char.mod("%.1f", rng.uniform(0, 100, n)).astype(object)
+    texts[rng.random(n) < 0.01] = ""
+    windows = np.repeat([str(100 * (i + 1)) for i in range(1000)], 1000)
+    ratios = np.tile([f"{j / 1000:.3f}" for j in range(1000)], 1000)
+    rows = [f"R1-Llama-8B,{w},{r},{v}" for w, r, v in zip(windows, ratios, texts)]
+    path = tmp_path / "big.csv"
+    path.write_text("model,window,ratio,value\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    assert path.stat().st_size > 20 * 2**20
+    out = tmp_path / "out.csv"
+    proc = run_cli("import", path, "-o", out, cwd=tmp_path)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    present = [row for row, v in zip(rows, texts) if v]
+    assert proc.stderr.strip() == f"evalmaps: wrote {len(present)} cells to {out}"
+    assert out.read_text(encoding="utf-8") == "model,window,ratio,value\n" + "\n".join(present) + "\n"

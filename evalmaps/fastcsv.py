@@ -1,0 +1,553 @@
+"""Columnar reading of big tables: CSV through pyarrow, every field kept as the text it is.
+
+The reference readers stay the small, careful ones (pandas for catalog files, :mod:`csv` for
+imports): they name the row of a problem. The readers here are fast and promise the *same*
+result on the files they accept; on anything they cannot promise that for (a ragged row, a
+whitespace-only line, a duplicate header name, ...) they raise :class:`Unsupported` and the caller
+falls back to the reference reader, which gives its usual result or its usual error message.
+
+Also here: vectorised text helpers shared by validation and import (stripping, numbers, decimals)
+and Parquet reading (a Parquet table becomes a table of texts, so that it is checked by the same
+code as a CSV).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import threading
+from contextlib import contextmanager
+from decimal import Decimal
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+
+TEXT = pa.large_string()  # what pandas' str columns hold: no copy between the two
+STRING_TYPES = (pa.string(), pa.large_string())
+_INT_RE = r"^[+-]?[0-9]+$"
+
+
+_POOL_LOCK = threading.Lock()
+_pool_users = 0
+_pool_before = None
+
+
+@contextmanager
+def lean_memory():
+    """Let pyarrow allocate from the system allocator meanwhile: it gives a big freed buffer back
+    at once, where pyarrow's own pools keep it for later (and apart from numpy's), so a load's
+    peak memory stays near what it holds. Results do not depend on it. Threads may overlap: the
+    pool in use before the first of them is put back when the last one is done."""
+    global _pool_users, _pool_before
+    with _POOL_LOCK:
+        if _pool_users == 0:
+            _pool_before = pa.default_memory_pool()
+            pa.set_memory_pool(pa.system_memory_pool())
+        _pool_users += 1
+    try:
+        yield
+    finally:
+        with _POOL_LOCK:
+            _pool_users -= 1
+            if _pool_users == 0:
+                pa.set_memory_pool(_pool_before)
+                _pool_before = None
+
+
+class Unsupported(Exception):
+    """The fast reader cannot promise the reference reader's result on this input."""
+
+
+# ------------------------------------------------------------------------------------- CSV
+
+def read_fields(data: bytes, delimiter: str = ",") -> tuple[list[str], list[pa.ChunkedArray]]:
+    """CSV bytes -> (header fields, one array of texts per column), quotes resolved.
+
+    Blank lines are skipped, nothing is stripped or converted. Raises :class:`Unsupported` when
+    pyarrow refuses the file (ragged rows, unclosed quotes, invalid UTF-8, a huge row, ...).
+    """
+    first = data[:data.find(b"\n")] if b"\n" in data else data
+    guess = first.count(delimiter.encode()) + 1
+    types = {f"f{i}": TEXT for i in range(guess)}
+    try:
+        table = pcsv.read_csv(
+            pa.BufferReader(data),
+            read_options=pcsv.ReadOptions(autogenerate_column_names=True, use_threads=False),
+            parse_options=pcsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
+            convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False,
+                                                quoted_strings_can_be_null=False, null_values=[],
+                                                check_utf8=True))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
+        raise Unsupported(str(exc)) from None
+    if table.num_columns == 0 or table.num_rows == 0:
+        raise Unsupported("no header")
+    if any(t not in STRING_TYPES for t in table.schema.types):  # more columns than guessed
+        raise Unsupported("column types")
+    header = [str(table.column(i)[0].as_py()) for i in range(table.num_columns)]
+    columns = [table.column(i).slice(1) for i in range(table.num_columns)]
+    return header, columns
+
+
+def read_pandas_like(data: bytes) -> tuple[list[str], list[pa.ChunkedArray]]:
+    """What ``pd.read_csv(dtype=str, keep_default_na=False)`` reads, or :class:`Unsupported`.
+
+    pandas renames repeated and empty header names, skips whitespace-only lines, refuses a
+    quoted field that runs to the end of the file (pyarrow takes it) and reads a carriage return
+    after a newline in its own way; such files, and any file with a quote or a lone carriage
+    return, go to pandas itself.
+    """
+    if b'"' in data:
+        raise Unsupported("quotes")
+    crs = data.count(b"\r") if b"\r" in data else 0
+    if crs and crs != data.count(b"\r\n"):  # pandas reads "\n\r," as neither reader does
+        raise Unsupported("lone carriage return")
+    header, columns = read_fields(data)
+    if len(set(header)) != len(header) or any(h == "" for h in header):
+        raise Unsupported("header names pandas would rename")
+    if len(header) < 2:  # pandas skips whitespace-only lines, which pyarrow reads as one field
+        raise Unsupported("one column")
+    return header, columns
+
+
+def read_csv_module_like(text: str, delimiter: str,
+                         data: bytes | None = None) -> tuple[list[str], list[pa.ChunkedArray]]:
+    """What :func:`csv.reader` reads from ``text`` (records with only blank fields dropped, every
+    field stripped), or :class:`Unsupported`. ``data``: the UTF-8 bytes of ``text`` (a leading
+    BOM allowed: pyarrow skips it as the decoding did)."""
+    if data is None:
+        data = text.encode("utf-8")
+    crs = data.count(b"\r") if b"\r" in data else 0
+    if crs and crs != data.count(b"\r\n"):  # csv.reader refuses a lone CR outside quotes
+        raise Unsupported("lone carriage return")
+    header, columns = read_fields(data, delimiter)
+    limit = csv.field_size_limit()
+    if len(data) > limit:  # csv.reader refuses a field longer than its limit
+        longest = max([max(len(h) for h in header)]
+                      + [int(np.diff(_views(chunk)[0]).max(initial=0))
+                         for c in columns for chunk in c.chunks])
+        if longest > limit:
+            raise Unsupported("field over csv's limit")
+    if not any(h.strip() for h in header):
+        raise Unsupported("blank first record")
+    if _may_need_strip(data, delimiter):
+        for i in range(len(columns)):  # in place: each column's unstripped texts freed in turn
+            columns[i] = strip(columns[i])
+    if columns and len(columns[0]):
+        blank = np.ones(len(columns[0]), dtype=bool)
+        for col in columns:
+            blank &= pc.equal(col, "").to_numpy(zero_copy_only=False)
+            if not blank.any():
+                break
+        if blank.any():
+            keep = pa.array(~blank)
+            columns = [c.filter(keep) for c in columns]
+    return header, columns
+
+
+
+
+def _may_need_strip(data: bytes, delimiter: str) -> bool:
+    """Whether a field could have surrounding whitespace: not when the file is ASCII without
+    quotes and its only whitespace bytes are line breaks and the delimiter (a scan of bytes)."""
+    if not data.isascii() or b'"' in data:
+        return True
+    spaces = b" \t\x0b\x0c\x1c\x1d\x1e\x1f".replace(delimiter.encode(), b"")
+    return any(data.find(bytes([c])) >= 0 for c in spaces)
+
+
+# ------------------------------------------------------------------------------- texts
+
+def as_text(values) -> pa.ChunkedArray:
+    """A pandas Series (or array-like) of strings -> a chunked array of strings (None: null);
+    no copy of a pandas str column."""
+    try:
+        arr = pa.array(values, from_pandas=True)
+        if arr.type not in STRING_TYPES:
+            arr = pa.array(values, type=TEXT, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        arr = pa.array([v if isinstance(v, str) else None for v in values], type=TEXT)
+    return arr if isinstance(arr, pa.ChunkedArray) else pa.chunked_array([arr], type=arr.type)
+
+
+def strip(col: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Every text without surrounding whitespace (what ``str.strip`` removes), nulls kept."""
+    return pc.utf8_trim_whitespace(col) if len(col) else col
+
+
+def _one_chunk(col) -> pa.Array:
+    return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+
+
+def encode(col) -> tuple[list[str | None], np.ndarray]:
+    """Distinct texts in order of first appearance, and each row's position among them."""
+    enc = _one_chunk(pc.dictionary_encode(col, null_encoding="encode"))
+    codes = enc.indices.to_numpy(zero_copy_only=False)
+    return enc.dictionary.to_pylist(), codes
+
+
+def empty(col) -> np.ndarray:
+    """Where a text is empty (a null is not)."""
+    return pc.fill_null(pc.equal(col, ""), False).to_numpy(zero_copy_only=False)
+
+
+def to_floats(col) -> np.ndarray:
+    """Texts that are all numbers pyarrow reads -> floats; ValueError when one is not."""
+    try:
+        values = pc.cast(col, pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        raise ValueError("not plain numbers") from None
+    return np.asarray(values.to_numpy(zero_copy_only=False) if len(values) else [], dtype=float)
+
+
+def filter_rows(frame, keep: np.ndarray):
+    """``frame[keep]`` (index kept), with columns of texts filtered by pyarrow."""
+    import pandas as pd
+
+    mask = pa.array(keep, type=pa.bool_())
+    index = frame.index[keep]
+    data = {}
+    for name in frame.columns:
+        series = frame[name]
+        if isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow":
+            data[name] = pd.Series(as_text(series).filter(mask).to_pandas(), dtype=series.dtype)
+            data[name].index = index
+        else:
+            data[name] = series[keep]
+    return pd.DataFrame(data, index=index, columns=frame.columns)
+
+
+def encode_all(columns: list) -> list[tuple[list[str | None], np.ndarray]]:
+    return [encode(col) for col in columns]
+
+
+def any_repeated(encoded: list[tuple[list, np.ndarray]]) -> bool:
+    """Whether two rows hold the same texts in every column (columns given by :func:`encode`)."""
+    if not encoded or len(encoded[0][1]) < 2:
+        return False
+    return repeated_keys([codes for _, codes in encoded], [len(labels) for labels, _ in encoded])
+
+
+def repeated_keys(codes: list[np.ndarray], sizes: list[int]) -> np.ndarray | bool:
+    """Whether two rows share all their codes (each in ``range(size)``); as cheap as it gets:
+    one number per row and a bitmap of the numbers seen when that fits in memory."""
+    import pandas as pd
+
+    n = len(codes[0])
+    span = 1
+    for size in sizes:
+        span *= max(size, 1)
+    if span >= 2**62:  # too many combinations for one number: let pandas hash the rows
+        return bool(pd.DataFrame(dict(enumerate(codes))).duplicated().any())
+    key = np.zeros(n, dtype=np.int64)
+    for c, size in zip(codes, sizes):
+        key *= max(size, 1)
+        key += c
+    if span <= max(16 * n, 1 << 20):  # one byte per possible key
+        seen = np.zeros(span, dtype=bool)
+        seen[key] = True
+        return int(np.count_nonzero(seen)) < n
+    return bool(pd.Series(key).duplicated().any())
+
+
+def value_numbers(col) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """For an import's value texts: (where a text is neither empty nor a finite number as
+    ``float()`` reads it, the numbers as pandas reads them, the numbers as ``float()`` reads them
+    or None when pyarrow could not read every text). One parse when pyarrow reads them all."""
+    col = col if isinstance(col, pa.ChunkedArray) else pa.chunked_array([col])
+    try:
+        parsed = pc.cast(pc.if_else(pc.equal(col, ""), None, col), pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        is_empty = empty(col)
+        return ~is_empty & ~python_numbers(col), pandas_numbers(col)[0], None
+    values = np.asarray(parsed.to_numpy(zero_copy_only=False) if len(col) else [], dtype=float)
+    del parsed
+    given = ~empty(col)
+    bad = given & ~np.isfinite(values)  # a null (no text) is not a number either
+    return bad, pandas_numbers(col, values)[0], values
+
+
+def stripped_numbers(col) -> tuple[pa.ChunkedArray, tuple[np.ndarray, np.ndarray]]:
+    """The texts stripped, and :func:`pandas_numbers` of them. Texts that pyarrow reads as
+    numbers have no surrounding whitespace, so the stripping is skipped when it reads them all."""
+    col = col if isinstance(col, pa.ChunkedArray) else pa.chunked_array([col])
+    try:
+        values = pc.cast(pc.if_else(pc.equal(col, ""), None, col), pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        col = strip(col)
+        return col, pandas_numbers(col)
+    return col, pandas_numbers(col, values)
+
+
+def pandas_numbers(col: pa.ChunkedArray, parsed=None) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.to_numeric(text.where(text != ""), errors="coerce")`` as floats, vectorised.
+
+    Returns (values, given): NaN where a text is empty or not a number; ``given`` marks the texts
+    that are not empty (nulls count as given: they read as 'nan'). pandas decides what is a
+    number; the value is the nearest double to the text, as Python's float() reads it (pyarrow
+    reads plain numbers so; pandas' own parser is a unit off in the last place on a few texts,
+    such as '+3E23', and is not used for values).
+    """
+    n = len(col)
+    given = ~empty(col)
+    try:
+        values = parsed if parsed is not None else pc.cast(pc.if_else(pc.equal(col, ""), None, col),
+                                                           pa.float64())
+        if not isinstance(values, np.ndarray):
+            values = values.to_numpy(zero_copy_only=False) if n else np.empty(0)
+        values = np.asarray(values, dtype=float)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        import pandas as pd
+
+        series = pd.Series(col.to_pandas())
+        parsed = pd.to_numeric(series.where(series != ""), errors="coerce")
+        values = np.array(parsed.to_numpy(dtype=float, na_value=np.nan))  # writable
+        numbers = np.flatnonzero(np.isfinite(values))
+        if len(numbers):  # what pandas reads as a number, to the nearest double
+            texts, codes = encode(col.take(pa.array(numbers)))
+            exact = np.array([_nearest(t) for t in texts], dtype=float)[codes]
+            values[numbers] = np.where(np.isnan(exact), values[numbers], exact)
+        return values, given
+    if n and given.all() and np.any((values == 0) & np.signbit(values)):
+        # pandas reads a column of whole numbers as integers: there "-0" is 0
+        ints = pc.match_substring_regex(col, _INT_RE)
+        if pc.all(ints).as_py():
+            values = values + 0.0
+    return values, given
+
+
+def _nearest(text) -> float:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def python_numbers(col: pa.ChunkedArray) -> np.ndarray:
+    """Which texts ``float()`` reads as a finite number, vectorised (pyarrow first, then Python
+    for the distinct texts pyarrow does not read)."""
+    n = len(col)
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    try:
+        values = pc.cast(col, pa.float64()).to_numpy(zero_copy_only=False)
+        return np.isfinite(np.asarray(values, dtype=float))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    labels, codes = encode(col)
+    ok = np.array([_is_finite_number(v) for v in labels], dtype=bool)
+    return ok[codes]
+
+
+def _is_finite_number(text) -> bool:
+    if text is None:
+        return False
+    try:
+        return bool(np.isfinite(float(text)))
+    except ValueError:
+        return False
+
+
+def _text_bytes(chunk: pa.Array) -> bytes:
+    """The bytes of all texts of a string array, one after the other (nulls and slices right)."""
+    if len(chunk) == 0 or chunk.buffers()[2] is None:
+        return b""
+    width = 8 if pa.types.is_large_string(chunk.type) else 4
+    offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32 if width == 4 else np.int64,
+                            count=len(chunk) + 1, offset=chunk.offset * width)
+    return chunk.buffers()[2][int(offsets[0]):int(offsets[-1])].to_pybytes()
+
+
+def decimals_written(col, exponent: int) -> int:
+    """The most decimals among number texts (stripped; empty texts count 0): digits after the
+    first '.'; a text with an exponent counts ``exponent``. Vectorised over the raw bytes."""
+    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+    best = 0
+    for chunk in chunks:
+        if len(chunk) == 0 or chunk.null_count:
+            best = max(best, _decimals_slow(chunk, exponent))
+            continue
+        offsets, raw = _views(chunk)
+        raw = raw[offsets[0]:offsets[-1]]
+        offsets = offsets - offsets[0]
+        if raw.size and raw.max() >= 0x80:  # not ASCII: count as Python does
+            best = max(best, _decimals_slow(chunk, exponent))
+            continue
+        if (raw == ord("e")).any() or (raw == ord("E")).any():  # those count ``exponent``
+            has_e = pc.or_(pc.match_substring(chunk, "e"), pc.match_substring(chunk, "E"))
+            best = max(best, exponent, decimals_written(chunk.filter(pc.invert(has_e)), exponent))
+            continue
+        if (raw == ord(".")).any():
+            dot = pc.find_substring(chunk, ".").to_numpy(zero_copy_only=False)  # the first '.'
+            after = np.diff(offsets) - dot - 1
+            best = max(best, int(after[dot >= 0].max()))
+    return best
+
+
+def _decimals_slow(chunk, exponent: int) -> int:
+    best = 0
+    for text in chunk.to_pylist():
+        low = (text or "").strip().lower()
+        count = exponent if "e" in low else (len(low.split(".", 1)[1]) if "." in low else 0)
+        best = max(best, count)
+    return best
+
+
+# ----------------------------------------------------------------------------------- Parquet
+
+class ParquetColumnError(ValueError):
+    def __init__(self, column: str, type_name: str) -> None:
+        super().__init__(column)
+        self.column = column
+        self.type_name = type_name
+
+
+_PANDAS_INDEX = re.compile(r"^__index_level_\d+__$")
+
+
+def parquet_texts(table: pa.Table) -> tuple[list[str], list[pa.ChunkedArray]]:
+    """A Parquet table as texts, as a CSV of it would read: numbers in their shortest round-trip
+    form without exponent (-0 as 0), nulls as empty cells. Text and number columns only: another
+    type raises :class:`ParquetColumnError`. Columns of a pandas index are left out."""
+    names, columns = [], []
+    for name, col in zip(table.column_names, table.columns):
+        if _PANDAS_INDEX.match(name):
+            continue
+        names.append(name)
+        columns.append(_column_text(name, col))
+    return names, columns
+
+
+def _column_text(name: str, col: pa.ChunkedArray) -> pa.ChunkedArray:
+    kind = col.type
+    if pa.types.is_dictionary(kind):
+        col = col.cast(kind.value_type)
+        kind = kind.value_type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
+        text = col.cast(TEXT)
+    elif pa.types.is_integer(kind) or pa.types.is_decimal(kind):
+        text = col.cast(TEXT)
+    elif pa.types.is_floating(kind):
+        text = _float_text(col)
+    else:
+        raise ParquetColumnError(name, str(kind))
+    return pc.fill_null(text, "")
+
+
+def _float_text(col: pa.ChunkedArray) -> pa.ChunkedArray:
+    if pa.types.is_float16(col.type):
+        col = col.cast(pa.float32())
+    col = pc.add(col, pa.scalar(0.0, col.type))  # -0.0 + 0.0 == 0.0
+    text = col.cast(TEXT).combine_chunks()
+    has_e = pc.greater_equal(pc.find_substring(text, "e"), 0)
+    if not pc.any(has_e).as_py():
+        return pa.chunked_array([text])
+    values = text.to_pylist()
+    for i in np.flatnonzero(has_e.to_numpy(zero_copy_only=False)):
+        values[i] = _positional(values[i])
+    return pa.chunked_array([pa.array(values, type=TEXT)])
+
+
+def _positional(text: str | None) -> str | None:
+    """'1e-07' -> '0.0000001', '1.5e+20' -> '150000000000000000000' (the same number)."""
+    if text is None or text.lower() in ("nan", "inf", "-inf"):
+        return text
+    return format(Decimal(text), "f")
+
+
+# ----------------------------------------------------------------------------------- writing
+
+def write_csv(frame, neutralise=None, prefixes: tuple[str, ...] = ()) -> str:
+    """``frame.map(neutralise).to_csv(index=False, lineterminator="\\n")`` for a table of texts,
+    vectorised: the same text, quoted as the csv module quotes (asked of it for the few fields
+    that need it). ``neutralise`` is applied to the distinct texts that start with one of
+    ``prefixes`` (the only ones it may change)."""
+    return bytes(write_csv_buffer(frame, neutralise, prefixes)).decode("utf-8")
+
+
+def write_csv_buffer(frame, neutralise=None, prefixes: tuple[str, ...] = ()):
+    """:func:`write_csv` as UTF-8 bytes (a buffer: no copy of the text is made to return it)."""
+    if frame.shape[1] < 2 or len(frame) == 0:  # a lone empty field is quoted: the reference
+        body = io.StringIO()
+        (frame.map(neutralise) if neutralise else frame).to_csv(body, index=False,
+                                                               lineterminator="\n")
+        return body.getvalue().encode("utf-8")
+    parts = []
+    for name in frame.columns:
+        col = pc.fill_null(as_text(frame[name]), "").combine_chunks().cast(TEXT)
+        if neutralise is not None:
+            col = _apply_to_prefixed(col, neutralise, prefixes)
+        col = pa.concat_arrays([pa.array([str(name)], type=col.type), col])  # the header
+        parts += [_quoted(col), pa.scalar(",", type=TEXT)]
+    parts[-1] = pa.scalar("\n", type=TEXT)
+    rows = pc.binary_join_element_wise(*parts, pa.scalar("", type=TEXT))
+    del parts
+    rows = rows.combine_chunks() if isinstance(rows, pa.ChunkedArray) else rows
+    width = 8 if pa.types.is_large_string(rows.type) else 4
+    offsets = np.frombuffer(rows.buffers()[1], dtype=np.int64 if width == 8 else np.int32,
+                            count=len(rows) + 1, offset=rows.offset * width)
+    return rows.buffers()[2][int(offsets[0]):int(offsets[-1])]
+
+
+def _views(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """A string array's offsets and bytes as numpy views (no copy)."""
+    width = 8 if pa.types.is_large_string(col.type) else 4
+    offsets = np.frombuffer(col.buffers()[1], dtype=np.int64 if width == 8 else np.int32,
+                            count=len(col) + 1, offset=col.offset * width)
+    data = col.buffers()[2]
+    raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    return offsets, raw
+
+
+def _apply_to_prefixed(col: pa.Array, fn, prefixes: tuple[str, ...]) -> pa.Array:
+    if not prefixes or len(col) == 0:
+        return col
+    if all(len(p) == 1 and p.isascii() for p in prefixes):  # by the first byte, vectorised
+        offsets, raw = _views(col)
+        starts = offsets[:-1]
+        nonempty = offsets[1:] > starts
+        first = np.zeros(len(col), dtype=np.uint8)
+        first[nonempty] = raw[starts[nonempty]]
+        hit = np.isin(first, np.frombuffer("".join(prefixes).encode(), dtype=np.uint8)) & nonempty
+        if not hit.any():
+            return col
+        candidate = pa.array(hit)
+    else:
+        candidate = pc.fill_null(pc.is_in(pc.utf8_slice_codeunits(col, 0, 1),
+                                           value_set=pa.array(list(prefixes), type=col.type)),
+                                 False)
+        if not pc.any(candidate).as_py():
+            return col
+    texts, codes = encode(pc.filter(col, candidate))
+    changed = [fn(t) for t in texts]
+    if changed == texts:
+        return col
+    return _replace_where(col, candidate, pa.array(changed, type=col.type).take(pa.array(codes)))
+
+
+def _quoted(col: pa.Array) -> pa.Array:
+    offsets, raw = _views(col)
+    if not np.isin(raw[offsets[0]:offsets[-1]], np.frombuffer(b',"\r\n', dtype=np.uint8)).any():
+        return col
+    special = pc.match_substring(col, ",")
+    for char in ('"', "\r", "\n"):
+        special = pc.or_(special, pc.match_substring(col, char))
+    if not pc.any(special).as_py():
+        return col
+    texts, codes = encode(pc.filter(col, special))
+    quoted = []
+    for text in texts:
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerow([text, ""])
+        quoted.append(buf.getvalue()[:-2])  # the field, without ",\n"
+    return _replace_where(col, special, pa.array(quoted, type=col.type).take(pa.array(codes)))
+
+
+def _replace_where(col: pa.Array, mask: pa.Array, new: pa.Array) -> pa.Array:
+    """``col`` with the texts where ``mask`` holds replaced, in order, by ``new``."""
+    where = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
+    take = np.arange(len(col), dtype=np.int64)
+    take[where] = len(col) + np.arange(len(where))
+    return pa.concat_arrays([col, new]).take(pa.array(take))
