@@ -47,8 +47,9 @@ def create_app(settings: Settings | None = None) -> Dash:
     shown next to the built-in figures.
     """
     settings = settings or Settings.from_env()
-    catalog = load_catalog(settings.data_dir)
-    extra = [figure for folder in settings.extra_data for figure in load_folder(folder)]
+    catalog = load_catalog(settings.data_dir, cache_dir=settings.cache_dir)
+    extra = [figure for folder in settings.extra_data
+             for figure in load_folder(folder, cache_dir=settings.cache_dir)]
     for figure in extra:
         if figure.id in catalog:
             raise DataError(f"the figure id '{figure.id}' is already taken. Rename the file or "

@@ -32,6 +32,12 @@ def default_data_dir() -> Path:
     return Path(sys.prefix) / "share" / "evalmaps" / "data"
 
 
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/evalmaps`` (``~/.cache/evalmaps``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "evalmaps"
+
+
 # name -> (environment variable, what it accepts, meaning); the README lists each
 SETTINGS: dict[str, tuple[str, str, str]] = {
     "data_dir": ("EVALMAPS_DATA", "a folder with a catalog.json",
@@ -40,6 +46,9 @@ SETTINGS: dict[str, tuple[str, str, str]] = {
                    "your folders of results, served next to the built-in figures"),
     "max_upload_mb": ("EVALMAPS_MAX_UPLOAD_MB", "a number of megabytes above 0, such as 20",
                       "the largest file the Data page accepts (default 20)"),
+    "cache_dir": ("EVALMAPS_CACHE", "a folder, or 'off'",
+                  "where validated cells are kept between start-ups, keyed by content "
+                  "(default: the user's cache folder)"),
     "debug": ("EVALMAPS_DEBUG", "1 or 0", "Dash's debug mode and dev tools (default 0)"),
 }
 
@@ -49,6 +58,7 @@ class Settings:
     data_dir: Path = field(default_factory=default_data_dir)
     extra_data: tuple[Path, ...] = ()
     max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB
+    cache_dir: Path | None = field(default_factory=default_cache_dir)  # None: no cache
     debug: bool = False
 
     @property
@@ -87,6 +97,8 @@ def _parse(name: str, text: str, var: str, accepts: str):
         if not (0 < value < float("inf")):
             raise bad()
         return value
+    if name == "cache_dir":
+        return None if text.lower() == "off" else Path(text)
     if name == "debug":
         if text not in ("0", "1"):
             raise bad()

@@ -6,19 +6,22 @@ from pathlib import Path
 
 import pytest
 
-from evalmaps.settings import Settings, SettingsError, default_data_dir
+from evalmaps.settings import Settings, SettingsError, default_cache_dir, default_data_dir
 
 
 def test_defaults():
     assert Settings.from_env({}) == Settings(data_dir=default_data_dir(), extra_data=(),
-                                             max_upload_mb=20.0, debug=False)
+                                             max_upload_mb=20.0, cache_dir=default_cache_dir(),
+                                             debug=False)
     assert (default_data_dir() / "catalog.json").is_file()
 
 
 def test_every_variable_is_read():
     env = {"EVALMAPS_DATA": "/d", "EVALMAPS_EXTRA_DATA": "/a:/b", "EVALMAPS_MAX_UPLOAD_MB": "2.5",
-           "EVALMAPS_DEBUG": "1"}
-    assert Settings.from_env(env) == Settings(Path("/d"), (Path("/a"), Path("/b")), 2.5, True)
+           "EVALMAPS_CACHE": "/c", "EVALMAPS_DEBUG": "1"}
+    assert Settings.from_env(env) == Settings(Path("/d"), (Path("/a"), Path("/b")), 2.5, Path("/c"),
+                                              True)
+    assert Settings.from_env({"EVALMAPS_CACHE": "off"}).cache_dir is None
     assert Settings.from_env(env).max_upload_bytes == int(2.5 * 2**20)
 
 
