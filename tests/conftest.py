@@ -13,6 +13,14 @@ SHARED = ROOT.parent / "shared"
 EXTERNAL = SHARED / "external" / "meta-learning-logic"
 
 
+def pytest_configure(config):
+    """The suite's cache of validated cells lives in a temporary folder (the app's default is
+    the user's cache folder), so test files never pile up there."""
+    import tempfile
+
+    os.environ.setdefault("EVALMAPS_CACHE", tempfile.mkdtemp(prefix="evalmaps-test-cache-"))
+
+
 def _browser_available() -> bool:
     return bool((os.environ.get("DASH_TEST_CHROMEPATH") or shutil.which("chromium")
                  or shutil.which("chromium-browser") or shutil.which("google-chrome"))
