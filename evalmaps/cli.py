@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from evalmaps.errors import EvalmapsError
-from evalmaps.importers import FORMATS, Mapping, import_bytes
+from evalmaps.importers import FORMATS, ImportOptions, import_bytes
 from evalmaps.settings import Settings
 
 
@@ -66,7 +66,7 @@ def import_command(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     # no size limit: the file is the user's own (the limit is for the browser's uploads)
-    imported = import_bytes(data, str(path), Mapping(format=args.format, x=args.x, y=args.y,
+    imported = import_bytes(data, str(path), ImportOptions(format=args.format, x=args.x, y=args.y,
                                                      replicate=args.replicate), max_bytes=None)
     imported.figure()  # validate the result as the app would
     if args.output:

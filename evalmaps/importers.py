@@ -8,7 +8,7 @@ Three formats, auto-detected and overridable:
   replicate column (``seed``) is averaged into ``value`` with ``sd`` and ``n``.
 - ``matrix``: as pasted from a paper: first column the row labels, header the column labels.
 
-Every problem is an :class:`ImportError_` (a DataError) whose message names the file, row or
+Every problem is an :class:`ImportFailed` (a DataError) whose message names the file, row or
 column and says what to do. Nothing here reads the network or runs anything from the file.
 """
 
@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 
 from evalmaps import fastcsv
 from evalmaps.errors import DataError
+from evalmaps.formats import places
 from evalmaps.loading import (RESERVED_DIM_NAMES, _frame_columns, _validate, parse_spec,
                                validate_cells)
 from evalmaps.model import Figure, slugify
@@ -41,12 +42,12 @@ CELL_RE = re.compile(r"^([A-Za-z]+)_([^_]+)_([A-Za-z]+)_([^_]+)$")
 OPTIONAL = ("sd", "n")
 
 
-class ImportError_(DataError):
+class ImportFailed(DataError):
     """A file that cannot be imported; the message says why and what to do."""
 
 
 @dataclass
-class Mapping:
+class ImportOptions:
     """How a table becomes a figure: which dimension is x, y, which are facets, replicates."""
 
     format: str = "auto"
@@ -73,6 +74,7 @@ class Imported:
     # the tidy dims' distinct labels and each row's position among them, when the import has
     # them already (validation then does not hash the labels again); not part of the result
     _encodings: dict | None = field(default=None, repr=False, compare=False)
+    columns: list[str] = field(default_factory=list)  # the file's header, as read
 
     @property
     def n_cells(self) -> int:
@@ -136,21 +138,21 @@ def decode(data: bytes, name: str, max_bytes: int | None = DEFAULT_MAX_BYTES) ->
     """
     if max_bytes is not None and len(data) > max_bytes:
         size, limit = _mb_pair(len(data), max_bytes)
-        raise ImportError_(f"the file is {size} MB, over the {limit} MB limit. Split it, or "
+        raise ImportFailed(f"the file is {size} MB, over the {limit} MB limit. Split it, or "
                            f"drop unused columns.", file=name)
     if not data or data.isspace():  # what strip() would leave empty, without copying the file
-        raise ImportError_("the file is empty. It needs a header row and at least one data row.",
+        raise ImportFailed("the file is empty. It needs a header row and at least one data row.",
                            file=name)
     if b"\x00" in data[:8192]:
-        raise ImportError_("the file is binary, not a CSV text file. Export it as CSV "
+        raise ImportFailed("the file is binary, not a CSV text file. Export it as CSV "
                            "(comma-separated, UTF-8) and try again.", file=name)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ImportError_(f"the file is not UTF-8 text (byte {exc.start} cannot be read). "
+        raise ImportFailed(f"the file is not UTF-8 text (byte {exc.start} cannot be read). "
                            f"Save it as CSV with UTF-8 encoding.", file=name) from None
     if not text or text.isspace():
-        raise ImportError_("the file is empty. It needs a header row and at least one data row.",
+        raise ImportFailed("the file is empty. It needs a header row and at least one data row.",
                            file=name)
     return text
 
@@ -201,10 +203,10 @@ def _read_table(text: str | None, name: str,
     if not any(counts.values()):
         for odd in ("|", ":", " "):
             if header.count(odd) >= 1 and len(lines) > 1 and lines[1].count(odd) >= 1:
-                raise ImportError_(f"the header has one column only; the file seems to separate "
+                raise ImportFailed(f"the header has one column only; the file seems to separate "
                                    f"columns with '{odd}'. Save it with commas (or semicolons or "
                                    f"tabs) between columns.", file=name)
-        raise ImportError_("the header has one column only. A CSV needs at least a label column "
+        raise ImportFailed("the header has one column only. A CSV needs at least a label column "
                            "and a value column, separated by commas.", file=name)
     if delimiter != ",":
         warnings.append(f"Read as {DELIMITERS[delimiter]}-separated.")
@@ -215,7 +217,7 @@ def _read_table(text: str | None, name: str,
         return _read_table_csv(text, name, delimiter), warnings
     head = [h.strip() for h in fields]
     if not len(columns[0]):
-        raise ImportError_("the file has a header but no data rows. Add one row per result.",
+        raise ImportFailed("the file has a header but no data rows. Add one row per result.",
                            file=name)
     _check_header(head, name)
     frame = pd.DataFrame({h: pd.Series(c.to_pandas(), dtype="str") for h, c in zip(head, columns)})
@@ -225,7 +227,7 @@ def _read_table(text: str | None, name: str,
 def _check_header(head: list[str], name: str) -> None:
     if any(h == "" for h in head[1:]) or len(set(head)) != len(head):
         dup = [h for h, c in Counter(head).items() if c > 1 or h == ""]
-        raise ImportError_(f"the header has an empty or repeated column name "
+        raise ImportFailed(f"the header has an empty or repeated column name "
                            f"({', '.join(repr(d) for d in dup)}). Give every column its own "
                            f"name.", file=name)
 
@@ -241,18 +243,18 @@ def _read_table_csv(text: str, name: str, delimiter: str) -> pd.DataFrame:
                 numbered.append((start, record))
             start = reader.line_num + 1  # a quoted field may span lines: number by the first
     except csv.Error:
-        raise ImportError_("a quote (\") opens a field that never closes, so the rows after it "
+        raise ImportFailed("a quote (\") opens a field that never closes, so the rows after it "
                            "cannot be read. Close or remove the stray quote.", file=name,
                            row=reader.line_num) from None
     rows = [r for _, r in numbered]
     head = [h.strip() for h in rows[0]]
     if len(rows) == 1:
-        raise ImportError_("the file has a header but no data rows. Add one row per result.",
+        raise ImportFailed("the file has a header but no data rows. Add one row per result.",
                            file=name)
     _check_header(head, name)
     for i, row in numbered[1:]:
         if len(row) != len(head):
-            raise ImportError_(f"this row has {len(row)} fields but the header has {len(head)}. "
+            raise ImportFailed(f"this row has {len(row)} fields but the header has {len(head)}. "
                                f"Fix the row (a stray {DELIMITERS[delimiter]}? a missing "
                                f"cell?) so every row has the header's columns.", file=name, row=i)
     return pd.DataFrame([[c.strip() for c in r] for r in rows[1:]], columns=head, dtype=str)
@@ -306,7 +308,7 @@ def cell_pattern(columns: list[str], name: str) -> tuple[tuple[str, str], list[s
         ordered = sorted(patterns.items(), key=lambda kv: -len(kv[1]))
         desc = " and ".join(f"{a}_<{a}>_{b}_<{b}> ({len(cols)} columns, like {cols[0]})"
                             for (a, b), cols in ordered[:3])
-        raise ImportError_(f"the cell columns follow more than one pattern: {desc}. Rename the "
+        raise ImportFailed(f"the cell columns follow more than one pattern: {desc}. Rename the "
                            f"columns to one pattern, or split the file.", file=name)
     (key, cols), = patterns.items()
     return key, cols
@@ -321,7 +323,7 @@ def detect_format(frame: pd.DataFrame, name: str) -> str:
     if len(columns) >= 2 and all(_numeric_share(frame[c]) == 1.0 or (frame[c] == "").all()
                                  for c in columns[1:]):
         return "matrix"
-    raise ImportError_("the format is not recognised: there is no 'value' column (tidy), no "
+    raise ImportFailed("the format is not recognised: there is no 'value' column (tidy), no "
                        "cell columns like type_3_len_15 (wide), and the columns after the first "
                        "are not all numbers (matrix). Choose the format, or reshape the file.",
                        file=name)
@@ -404,7 +406,7 @@ def _unique(present: pd.DataFrame, keys: list[str], name: str, warnings: list[st
         key = clash[clash > 1].index[0]
         key = key if isinstance(key, tuple) else (key,)
         coords = ", ".join(f"{k} {v}" for k, v in zip(keys, key))
-        raise ImportError_(f"the cell ({coords}) is given more than once with different values. "
+        raise ImportFailed(f"the cell ({coords}) is given more than once with different values. "
                            f"{fix}", file=name)
     repeats = int(dup.sum() - present[dup].drop_duplicates(keys).shape[0])
     warnings.append(f"{repeats} repeated value(s) identical to another row were merged.")
@@ -430,12 +432,12 @@ def _facet_columns(frame: pd.DataFrame, meta: list[str], replicate: str | None,
     return facets
 
 
-def import_tidy(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: list[str]):
+def import_tidy(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings: list[str]):
     given = list(frame.columns)
     cols = {c.lower(): c for c in frame.columns}
     value_col = cols["value"] if "value" in cols else None
     if value_col is None:
-        raise ImportError_("there is no 'value' column. A tidy file needs one column per "
+        raise ImportFailed("there is no 'value' column. A tidy file needs one column per "
                            "dimension and a 'value' column.", file=name)
     frame = frame.rename(columns={value_col: "value"})
     for opt in OPTIONAL:
@@ -444,18 +446,18 @@ def import_tidy(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: list
     replicate = _replicate(list(frame.columns), mapping, name)
     dims = [c for c in frame.columns if c not in ("value", *OPTIONAL) and c != replicate]
     if len(dims) < 2:
-        raise ImportError_("a tidy file needs at least two dimension columns (one for the rows, "
+        raise ImportFailed("a tidy file needs at least two dimension columns (one for the rows, "
                            "one for the columns of the heatmap) besides 'value'.", file=name)
     if value_col != "value" and "value" in given:  # 'Value' is read as 'value'
-        raise ImportError_(f"the columns 'value' and '{value_col}' would both be the 'value' "
+        raise ImportFailed(f"the columns 'value' and '{value_col}' would both be the 'value' "
                            f"column. Keep one, or rename the other.", file=name)
     return frame, dims, replicate
 
 
-def import_wide(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: list[str]):
+def import_wide(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings: list[str]):
     found = cell_pattern(list(frame.columns), name)
     if not found:
-        raise ImportError_("no cell columns like type_3_len_15 were found, so the file is not a "
+        raise ImportFailed("no cell columns like type_3_len_15 were found, so the file is not a "
                            "wide results table. Choose another format.", file=name)
     (d1, d2), cell_cols = found
     meta = [c for c in frame.columns if c not in cell_cols]
@@ -471,7 +473,7 @@ def import_wide(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: list
     return long, [*facets, dim1, dim2], replicate
 
 
-def import_matrix(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: list[str]):
+def import_matrix(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings: list[str]):
     first = frame.columns[0]
     for col in frame.columns[1:]:
         not_numbers = _not_numbers(frame[col])
@@ -479,7 +481,7 @@ def import_matrix(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: li
         if bad:
             hint = ("This file has a 'value' column: choose the tidy format."
                     if "value" in [c.lower() for c in frame.columns] else "Choose another format.")
-            raise ImportError_(f"in the matrix format every column after the first holds "
+            raise ImportFailed(f"in the matrix format every column after the first holds "
                                f"numbers, but '{col}' holds '{bad[0]}'. {hint}",
                                file=name, column=col)
     ydim = _dim_name(first) if first.strip() else "row"
@@ -489,30 +491,30 @@ def import_matrix(frame: pd.DataFrame, name: str, mapping: Mapping, warnings: li
     long = long.rename(columns={first: ydim, "_x": xdim, "_value": "value"})
     if (long[ydim] == "").any():
         i = int((frame[first] == "").to_numpy().argmax())
-        raise ImportError_("a row has no label in the first column. Give every row a label.",
+        raise ImportFailed("a row has no label in the first column. Give every row a label.",
                            file=name, row=i + 2)
     return long, [ydim, xdim], None
 
 
-def _replicate(columns: list[str], mapping: Mapping, name: str) -> str | None:
+def _replicate(columns: list[str], mapping: ImportOptions, name: str) -> str | None:
     if mapping.replicate == "":
         return None
     if mapping.replicate:
         if mapping.replicate not in columns:
-            raise ImportError_(f"the replicate column '{mapping.replicate}' is not in the file "
+            raise ImportFailed(f"the replicate column '{mapping.replicate}' is not in the file "
                                f"(columns: {', '.join(columns)}). Choose one of those, or none.",
                                file=name)
         return mapping.replicate
     return next((c for c in columns if c.lower() in REPLICATE_NAMES), None)
 
 
-def import_table(frame: pd.DataFrame, name: str, mapping: Mapping | None = None,
+def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None = None,
                  warnings: list[str] | None = None) -> Imported:
-    mapping = mapping or Mapping()
+    mapping = mapping or ImportOptions()
     warnings = list(warnings or [])
     fmt = detect_format(frame, name) if mapping.format == "auto" else mapping.format
     if fmt not in FORMATS[1:]:
-        raise ImportError_(f"unknown format '{fmt}'. Use one of {', '.join(FORMATS)}.", file=name)
+        raise ImportFailed(f"unknown format '{fmt}'. Use one of {', '.join(FORMATS)}.", file=name)
     importer = {"tidy": import_tidy, "wide": import_wide, "matrix": import_matrix}[fmt]
     long, dims, replicate = importer(frame, name, mapping, warnings)
 
@@ -523,7 +525,7 @@ def import_table(frame: pd.DataFrame, name: str, mapping: Mapping | None = None,
         i = int(bad.argmax())
         where = {d: long[d].iloc[i] for d in dims}
         coords = ", ".join(f"{d} {v}" for d, v in where.items())
-        raise ImportError_(f"'{values.iloc[i]}' is not a finite number (cell {coords}). Write a "
+        raise ImportFailed(f"'{values.iloc[i]}' is not a finite number (cell {coords}). Write a "
                            f"number, or leave the cell empty if there is no result.", file=name)
 
     x, y = _axes(long, dims, mapping, name)
@@ -535,18 +537,18 @@ def import_table(frame: pd.DataFrame, name: str, mapping: Mapping | None = None,
         if out.any():
             i = int(out.argmax())
             coords = ", ".join(f"{d} {long[d].iloc[i]}" for d in (*facets, y, x))
-            raise ImportError_(f"the value {long['value'].iloc[i]} (cell {coords}) is outside "
+            raise ImportFailed(f"the value {long['value'].iloc[i]} (cell {coords}) is outside "
                                f"the range of {mapping.metric} ({lo:g} to {hi:g}). Fix the number, "
                                f"or set the metric's range.", file=name)
     for opt in OPTIONAL:  # 'SD' is read as 'sd': unless there is one too (kept when no replicate)
         if replicate is None and list(long.columns).count(opt) > 1:
-            raise ImportError_(f"two columns would both be the '{opt}' column (their names differ "
+            raise ImportFailed(f"two columns would both be the '{opt}' column (their names differ "
                                f"only in case). Keep one, or rename the other.", file=name)
     encodings: dict = {}
     cells, replicates = _averaged(long, [*facets, y, x], name, replicate, warnings, parsed,
                                   encodings)
     if cells.empty:
-        raise ImportError_("the file holds no values. Fill in at least one cell.", file=name)
+        raise ImportFailed("the file holds no values. Fill in at least one cell.", file=name)
     labels = {d: _order(encodings[d][0] if d in encodings else cells[d])
               for d in (*facets, y, x)}
     spec = {
@@ -571,19 +573,20 @@ def import_table(frame: pd.DataFrame, name: str, mapping: Mapping | None = None,
     if replicate:  # means: one more decimal than the inputs carry
         text = fastcsv.as_text(long["value"])
         given = pc.filter(text, pc.fill_null(pc.not_equal(text, ""), True))
-        spec["decimals"] = min(4, 1 + fastcsv.decimals_written(given, exponent=0))
+        spec["decimals"] = places(1 + fastcsv.decimals_written(given, exponent=0))
     return Imported(fmt, spec, cells, facets, replicate, replicates, labels, warnings,
-                    encodings if len(encodings) == len(labels) else None)
+                    encodings if len(encodings) == len(labels) else None,
+                    columns=[str(c) for c in frame.columns])
 
 
-def _axes(long: pd.DataFrame, dims: list[str], mapping: Mapping, name: str) -> tuple[str, str]:
+def _axes(long: pd.DataFrame, dims: list[str], mapping: ImportOptions, name: str) -> tuple[str, str]:
     for role, chosen in (("x", mapping.x), ("y", mapping.y)):
         if chosen is not None and chosen not in dims:
-            raise ImportError_(f"the {role} dimension '{chosen}' is not among the file's "
+            raise ImportFailed(f"the {role} dimension '{chosen}' is not among the file's "
                                f"dimensions ({', '.join(dims)}).", file=name)
     if mapping.x and mapping.y:
         if mapping.x == mapping.y:
-            raise ImportError_("x and y must be different dimensions.", file=name)
+            raise ImportFailed("x and y must be different dimensions.", file=name)
         return mapping.x, mapping.y
     # defaults: the last two dimensions are y then x (wide: type then len; matrix: row, column)
     rest = [d for d in dims if d not in (mapping.x, mapping.y)]
@@ -592,9 +595,9 @@ def _axes(long: pd.DataFrame, dims: list[str], mapping: Mapping, name: str) -> t
     return x, y
 
 
-def import_bytes(data: bytes, name: str, mapping: Mapping | None = None,
+def import_bytes(data: bytes, name: str, mapping: ImportOptions | None = None,
                  max_bytes: int | None = DEFAULT_MAX_BYTES) -> Imported:
-    """The whole path: bytes of a file -> an :class:`Imported` (or a clear ImportError_).
+    """The whole path: bytes of a file -> an :class:`Imported` (or a clear ImportFailed).
 
     ``max_bytes``: the browser upload's size limit; None for files on disk (no limit)."""
     with fastcsv.lean_memory():
@@ -604,7 +607,7 @@ def import_bytes(data: bytes, name: str, mapping: Mapping | None = None,
         return import_table(frame, name, mapping, warnings)
 
 
-def import_parquet(data: bytes, name: str, mapping: Mapping | None = None) -> Imported:
+def import_parquet(data: bytes, name: str, mapping: ImportOptions | None = None) -> Imported:
     """A tidy Parquet file -> an :class:`Imported`, as its CSV would import: every column read as
     the text of its values (numbers in their shortest round-trip form), then the tidy importer."""
     import pyarrow as pa
@@ -613,25 +616,25 @@ def import_parquet(data: bytes, name: str, mapping: Mapping | None = None) -> Im
     try:
         table = pq.read_table(io.BytesIO(data))
     except (pa.ArrowException, OSError, ValueError) as exc:
-        raise ImportError_(f"the file cannot be read as Parquet ({exc}). Write it again as "
+        raise ImportFailed(f"the file cannot be read as Parquet ({exc}). Write it again as "
                            f"Parquet, or give a CSV file.", file=name) from None
     try:
         names, columns = fastcsv.parquet_texts(table)
     except fastcsv.ParquetColumnError as exc:
-        raise ImportError_(f"the column holds values of type {exc.type_name}; a column may hold "
+        raise ImportFailed(f"the column holds values of type {exc.type_name}; a column may hold "
                            f"text or numbers only. Store it as text.", file=name,
                            column=exc.column) from None
     head = [str(h).strip() for h in names]
     if len(head) < 2:
-        raise ImportError_("the file has one column only. A tidy file needs one column per "
+        raise ImportFailed("the file has one column only. A tidy file needs one column per "
                            "dimension and a 'value' column.", file=name)
     if table.num_rows == 0:
-        raise ImportError_("the file has a header but no data rows. Add one row per result.",
+        raise ImportFailed("the file has a header but no data rows. Add one row per result.",
                            file=name)
     _check_header(head, name)
     frame = pd.DataFrame({h: pd.Series(fastcsv.strip(c).to_pandas(), dtype="str")
                           for h, c in zip(head, columns)})
-    mapping = mapping or Mapping(format="tidy")
+    mapping = mapping or ImportOptions(format="tidy")
     return import_table(frame, name, mapping)
 
 
@@ -643,7 +646,7 @@ def _import_file(path, cache_dir) -> Figure:
 
     data = path.read_bytes()
     parquet = path.suffix.lower() == ".parquet"
-    mapping = Mapping(format="tidy") if parquet else Mapping()
+    mapping = ImportOptions(format="tidy") if parquet else ImportOptions()
     key = None
     if cache_dir is not None:
         key = cache.key("import", path.suffix.lower(), path.name,
@@ -669,7 +672,7 @@ def load_folder(folder, cache_dir: str | Path | None = None) -> list[Figure]:
 
     folder = Path(folder)
     if not folder.is_dir():
-        raise ImportError_("the data folder does not exist. Give the path of a folder of CSV "
+        raise ImportFailed("the data folder does not exist. Give the path of a folder of CSV "
                            "files.", file=str(folder))
     if (folder / "catalog.json").exists():
         return list(load_catalog(folder, cache_dir=cache_dir))
@@ -680,13 +683,13 @@ def load_folder(folder, cache_dir: str | Path | None = None) -> list[Figure]:
 def _load_files(folder: Path, cache_dir) -> list[Figure]:
     files = sorted([*folder.glob("*.csv"), *folder.glob("*.parquet")])
     if not files:
-        raise ImportError_("the data folder holds no .csv files and no catalog.json.",
+        raise ImportFailed("the data folder holds no .csv files and no catalog.json.",
                            file=str(folder))
     figures, where = [], {}
     for path in files:
         figure = _import_file(path, cache_dir)
         if figure.id in where:  # runs.csv and runs.parquet, say
-            raise ImportError_(f"the files {where[figure.id]} and {path.name} would both be the "
+            raise ImportFailed(f"the files {where[figure.id]} and {path.name} would both be the "
                                f"figure '{figure.id}'. Rename one of them.", file=str(folder))
         where[figure.id] = path.name
         figures.append(figure)

@@ -21,7 +21,7 @@ from components.datatable import cells_grid, preview_card, upload_box
 from components.provenance import provenance_badge
 from evalmaps.api import cells_csv, view_cells
 from evalmaps.errors import EvalmapsError
-from evalmaps.importers import FORMATS, Mapping, import_bytes
+from evalmaps.importers import FORMATS, ImportOptions, import_bytes
 from evalmaps.slicing import views_for
 from evalmaps.state import first, parse_state
 from evalmaps.uploads import upload_entry, upload_spec
@@ -234,7 +234,7 @@ def preview(raw, fmt, x, y, replicate, metric, unit, in_range):
     if not raw:
         raise PreventUpdate
     fresh = ctx.triggered_id in ("data-upload-raw", "data-format")
-    mapping = Mapping(format=fmt or "auto", x=None if fresh else x, y=None if fresh else y,
+    mapping = ImportOptions(format=fmt or "auto", x=None if fresh else x, y=None if fresh else y,
                       replicate=None if fresh else (replicate or ""),
                       metric=(metric or "value").strip()[:40] or "value",
                       unit=(unit or "").strip()[:10],
@@ -260,7 +260,7 @@ def preview(raw, fmt, x, y, replicate, metric, unit, in_range):
                        f"evalmaps serve --data instead.")
     spec = upload_spec(imported.spec, name, data)
     dims = list(spec["dims"])
-    columns = list(_columns_for_replicate(raw))
+    columns = imported.columns[:200]
     return PREVIEW(
         status=preview_card(imported.summary(), name),
         pending=upload_entry(spec, tidy),
@@ -270,19 +270,6 @@ def preview(raw, fmt, x, y, replicate, metric, unit, in_range):
         + [{"label": c, "value": c} for c in columns],
         replicate=imported.replicate or "",
     )
-
-
-def _columns_for_replicate(raw: dict) -> list[str]:
-    """Header names of the uploaded file (for the replicate menu)."""
-    try:
-        _, data = _decode_upload(raw)
-        head = data.decode("utf-8-sig", errors="replace").splitlines()[0]
-    except (EvalmapsError, IndexError):
-        return []
-    for sep in (",", ";", "\t"):
-        if sep in head:
-            return [h.strip() for h in head.split(sep) if h.strip()][:200]
-    return []
 
 
 @callback(

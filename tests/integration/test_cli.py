@@ -24,7 +24,7 @@ import pytest
 from tests.servers import alive, children_of, free_port
 
 from evalmaps import load_catalog
-from evalmaps.importers import Mapping, import_bytes
+from evalmaps.importers import ImportOptions, import_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -111,7 +111,7 @@ def test_import_output_is_a_tidy_csv_the_loader_accepts(tmp_path, name):
 
     # re-imported as tidy, every cell value comes back
     fig = original.figure()
-    again = import_bytes(out.read_bytes(), "out.csv", Mapping(format="tidy")).figure()
+    again = import_bytes(out.read_bytes(), "out.csv", ImportOptions(format="tidy")).figure()
     assert again.n_cells == fig.n_cells
     for row in fig.cells.itertuples(index=False):
         coords = {d: getattr(row, d) for d in fig.spec.dim_names}

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from evalmaps import load_catalog
-from evalmaps.importers import Mapping, import_bytes
+from evalmaps.importers import ImportOptions, import_bytes
 
 pytestmark = pytest.mark.external
 
@@ -29,7 +29,7 @@ QWEN7B_BASE = {"model": "qwen-7b", "model_type": "base", "dataset": "base", "tes
                "type_x_len_samples": "1000", "ft_type": "lora"}
 
 
-def imported(external_dir: Path, name: str, mapping: Mapping | None = None):
+def imported(external_dir: Path, name: str, mapping: ImportOptions | None = None):
     return import_bytes((external_dir / name).read_bytes(), name, mapping)
 
 
@@ -115,7 +115,7 @@ def test_core_imports_with_the_dash_placeholder(external_dir):
 
 
 def test_core_with_an_explicit_mapping(external_dir):
-    imp = imported(external_dir, CORE, Mapping(format="wide", x="type", y="len"))
+    imp = imported(external_dir, CORE, ImportOptions(format="wide", x="type", y="len"))
     assert (imp.spec["x"], imp.spec["y"]) == ("type", "len")
     assert imp.figure().n_cells == imported(external_dir, CORE).n_cells
 
@@ -151,5 +151,5 @@ def test_core_output_csv_round_trips_with_its_placeholder_label(external_dir, tm
                                                                     "file": "out.csv"}]}))
     fig = load_catalog(tmp_path).figure(imp.spec["id"])
     assert fig.n_cells == imp.n_cells
-    again = import_bytes((tmp_path / "out.csv").read_bytes(), "out.csv", Mapping(format="tidy"))
+    again = import_bytes((tmp_path / "out.csv").read_bytes(), "out.csv", ImportOptions(format="tidy"))
     assert again.dims["type_x_len_samples"] == imp.dims["type_x_len_samples"]

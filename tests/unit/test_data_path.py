@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from evalmaps import DataError, cache, fastcsv, importers, load_catalog, loading
-from evalmaps.importers import DEFAULT_MAX_BYTES, ImportError_, load_folder
+from evalmaps.importers import DEFAULT_MAX_BYTES, ImportFailed, load_folder
 from evalmaps.loading import MAX_DECIMALS, load_figure, parse_spec
 
 ENTRY = {
@@ -350,7 +350,7 @@ def test_a_million_cell_catalog_file_loads_every_value_exactly(big, tmp_path):
 def test_an_import_is_refused_over_the_upload_limit_only_when_one_is_given(big):
     folder = big[0]
     data = (folder / "big.csv").read_bytes()
-    with pytest.raises(ImportError_, match="over the 20.0 MB limit"):
+    with pytest.raises(ImportFailed, match="over the 20.0 MB limit"):
         importers.import_bytes(data, "big.csv")
     assert importers.import_bytes(data, "big.csv", max_bytes=None).n_cells > 0
 
@@ -373,7 +373,7 @@ def test_two_files_that_would_be_one_figure_are_refused(tmp_path):
     (tmp_path / "runs.csv").write_text(CSV, encoding="utf-8")
     pq.write_table(pa.Table.from_pandas(tidy_frame(), preserve_index=False),
                    tmp_path / "runs.parquet")
-    with pytest.raises(ImportError_) as info:
+    with pytest.raises(ImportFailed) as info:
         load_folder(tmp_path)
     assert str(info.value) == (f"{tmp_path}: the files runs.csv and runs.parquet would both be the "
                                f"figure 'import-runs'. Rename one of them.")

@@ -1,4 +1,4 @@
-"""The importer: tidy / wide / matrix tables -> a validated figure, or one clear ImportError_.
+"""The importer: tidy / wide / matrix tables -> a validated figure, or one clear ImportFailed.
 
 Every bad input is built as bytes in the test. Each message must name the file (and the row or
 column where one is to blame), say what to do, and stay within two sentences.
@@ -19,14 +19,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalmaps.errors import DataError
-from evalmaps.importers import DEFAULT_MAX_BYTES, ImportError_, Imported, Mapping, import_bytes
+from evalmaps.importers import DEFAULT_MAX_BYTES, ImportFailed, Imported, ImportOptions, import_bytes
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 # --------------------------------------------------------------------------- helpers
 
-def load(name: str, mapping: Mapping | None = None) -> Imported:
+def load(name: str, mapping: ImportOptions | None = None) -> Imported:
     return import_bytes((FIXTURES / name).read_bytes(), name, mapping)
 
 
@@ -35,8 +35,8 @@ def sentences(text: str) -> int:
     return len(re.findall(r"[.!?](?=\s+[A-Z'\"(]|\s*$)", text.strip()))
 
 
-def refused(data: bytes, name: str, mapping: Mapping | None = None, **kwargs) -> ImportError_:
-    with pytest.raises(ImportError_) as info:
+def refused(data: bytes, name: str, mapping: ImportOptions | None = None, **kwargs) -> ImportFailed:
+    with pytest.raises(ImportFailed) as info:
         import_bytes(data, name, mapping, **kwargs)
     err = info.value
     assert isinstance(err, DataError)
@@ -142,28 +142,28 @@ def test_matrix_small():
 
 def test_format_override_tidy_on_a_wide_file_is_a_clear_error():
     err = refused((FIXTURES / "wide_small.csv").read_bytes(), "wide_small.csv",
-                  Mapping(format="tidy"))
+                  ImportOptions(format="tidy"))
     says(str(err), "'value' column")
 
 
 def test_format_override_wide_on_a_tidy_file_is_a_clear_error():
     err = refused((FIXTURES / "tidy_small.csv").read_bytes(), "tidy_small.csv",
-                  Mapping(format="wide"))
+                  ImportOptions(format="wide"))
     says(str(err), "type_3_len_15", "choose another format")
 
 
 def test_format_override_matrix_on_a_tidy_file_is_a_clear_error():
     err = refused((FIXTURES / "tidy_small.csv").read_bytes(), "tidy_small.csv",
-                  Mapping(format="matrix"))
+                  ImportOptions(format="matrix"))
     says(str(err), "value")
 
 
 def test_format_override_tidy_on_a_tidy_file_is_the_same_as_auto():
-    assert load("tidy_small.csv", Mapping(format="tidy")).tidy.equals(load("tidy_small.csv").tidy)
+    assert load("tidy_small.csv", ImportOptions(format="tidy")).tidy.equals(load("tidy_small.csv").tidy)
 
 
 def test_xy_override_swaps_axes():
-    imp = load("tidy_small.csv", Mapping(x="type", y="length"))
+    imp = load("tidy_small.csv", ImportOptions(x="type", y="length"))
     assert (imp.spec["x"], imp.spec["y"]) == ("type", "length")
     assert imp.facets == ["model"]
     fig = imp.figure()
@@ -175,31 +175,31 @@ def test_xy_override_swaps_axes():
 
 
 def test_x_only_override_picks_y_from_the_rest():
-    imp = load("tidy_small.csv", Mapping(x="model"))
+    imp = load("tidy_small.csv", ImportOptions(x="model"))
     assert imp.spec["x"] == "model" and imp.spec["y"] == "length"
     assert imp.facets == ["type"]
 
 
 def test_xy_override_on_a_wide_file():
-    imp = load("wide_small.csv", Mapping(x="type", y="len"))
+    imp = load("wide_small.csv", ImportOptions(x="type", y="len"))
     assert (imp.spec["x"], imp.spec["y"]) == ("type", "len")
     assert imp.figure().value(model="tiny-a", ft_type="lora", type="1", len="1") == 90.0
 
 
 def test_xy_override_naming_no_dimension_is_a_clear_error():
-    err = refused((FIXTURES / "tidy_small.csv").read_bytes(), "tidy_small.csv", Mapping(x="size"))
+    err = refused((FIXTURES / "tidy_small.csv").read_bytes(), "tidy_small.csv", ImportOptions(x="size"))
     says(str(err), "'size'", "model, type, length")
 
 
 def test_xy_override_same_dimension_twice_is_an_error():
     err = refused((FIXTURES / "tidy_small.csv").read_bytes(), "tidy_small.csv",
-                  Mapping(x="type", y="type"))
+                  ImportOptions(x="type", y="type"))
     says(str(err), "different")
 
 
 def test_replicate_override_names_a_column_to_average():
     data = b"model,type,run_id,value\nm,a,r1,10\nm,a,r2,20\nm,b,r1,30\n"
-    imp = import_bytes(data, "runs.csv", Mapping(replicate="run_id"))
+    imp = import_bytes(data, "runs.csv", ImportOptions(replicate="run_id"))
     assert imp.replicate == "run_id" and imp.replicates == 2
     assert imp.facets == [] and (imp.spec["x"], imp.spec["y"]) == ("type", "model")
     fig = imp.figure()
@@ -216,14 +216,14 @@ def test_replicate_auto_detects_a_seed_column_in_a_tidy_file():
 
 def test_replicate_none_keeps_the_seed_column_as_a_dimension():
     data = b"model,type,seed,value\nm,a,1,10\nm,a,2,20\n"
-    imp = import_bytes(data, "seeds.csv", Mapping(replicate=""))
+    imp = import_bytes(data, "seeds.csv", ImportOptions(replicate=""))
     assert imp.replicate is None and imp.replicates == 1
     assert imp.spec["x"] == "seed" and imp.n_cells == 2
     assert imp.figure().value(model="m", type="a", seed="2") == 20.0
 
 
 def test_replicate_none_on_a_wide_file_makes_seed_a_facet():
-    imp = load("wide_small.csv", Mapping(replicate=""))
+    imp = load("wide_small.csv", ImportOptions(replicate=""))
     assert imp.replicate is None and "seed" in imp.facets
     assert imp.figure().value(model="tiny-a", seed="2", ft_type="lora", type="1", len="1") == 92.0
     assert any("'seed'" in w and "'-'" in w for w in imp.warnings)  # gpt-x's "-" seed
@@ -231,24 +231,24 @@ def test_replicate_none_on_a_wide_file_makes_seed_a_facet():
 
 def test_replicate_none_with_conflicting_duplicates_suggests_a_replicate_column():
     data = b"model,type,value\nm,a,10\nm,a,20\nm,b,30\n"
-    err = refused(data, "dups.csv", Mapping(replicate=""))
+    err = refused(data, "dups.csv", ImportOptions(replicate=""))
     says(str(err), "model m", "type a", "more than once", "replicate", "seed")
 
 
 def test_replicate_override_naming_no_column_names_the_file():
     err = refused((FIXTURES / "tidy_small.csv").read_bytes(), "tidy_small.csv",
-                  Mapping(replicate="nope"))
+                  ImportOptions(replicate="nope"))
     says(str(err), "'nope'")
 
 
 def test_replicate_override_naming_no_column_is_an_import_error():
-    with pytest.raises(ImportError_, match="'nope' is not in the file"):
-        load("tidy_small.csv", Mapping(replicate="nope"))
+    with pytest.raises(ImportFailed, match="'nope' is not in the file"):
+        load("tidy_small.csv", ImportOptions(replicate="nope"))
 
 
 def test_unknown_format_is_refused():
     err = refused((FIXTURES / "tidy_small.csv").read_bytes(), "tidy_small.csv",
-                  Mapping(format="json"))
+                  ImportOptions(format="json"))
     says(str(err), "json", "tidy", "wide", "matrix")
 
 
@@ -334,7 +334,7 @@ def test_repeated_column_name():
 
 
 def test_no_value_column_with_format_tidy():
-    err = refused(b"model,type,score\nm,a,1\n", "noval.csv", Mapping(format="tidy"))
+    err = refused(b"model,type,score\nm,a,1\n", "noval.csv", ImportOptions(format="tidy"))
     says(str(err), "no 'value' column")
 
 
@@ -344,7 +344,7 @@ def test_unrecognised_format():
 
 
 def test_tidy_needs_two_dimensions():
-    err = refused(b"model,value\nm,1\n", "onedim.csv", Mapping(format="tidy"))
+    err = refused(b"model,value\nm,1\n", "onedim.csv", ImportOptions(format="tidy"))
     says(str(err), "two dimension columns")
 
 
@@ -381,7 +381,7 @@ def test_negative_value_outside_the_default_range():
 
 def test_metric_range_none_accepts_any_finite_number():
     imp = import_bytes(b"model,type,value\nm,a,101\nm,b,-3.5\n", "free.csv",
-                       Mapping(metric_range=None))
+                       ImportOptions(metric_range=None))
     fig = imp.figure()
     assert fig.value(model="m", type="a") == 101.0 and fig.value(model="m", type="b") == -3.5
 
@@ -489,14 +489,14 @@ def test_formula_like_labels_are_neutralised_in_csv_and_numbers_stay_numbers():
 
 def test_negative_values_stay_numbers_in_csv():
     imp = import_bytes(b"model,type,value\nm,a,-5\nm,b,-0.25\n", "neg.csv",
-                       Mapping(metric_range=None))
+                       ImportOptions(metric_range=None))
     rows = list(csv.DictReader(io.StringIO(imp.to_csv())))
     assert [r["value"] for r in rows] == ["-5", "-0.25"]
 
 
 def test_to_csv_of_a_wide_import_round_trips_through_the_tidy_importer():
     imp = load("wide_small.csv")
-    again = import_bytes(imp.to_csv().encode(), "again.csv", Mapping(format="tidy"))
+    again = import_bytes(imp.to_csv().encode(), "again.csv", ImportOptions(format="tidy"))
     assert again.format == "tidy"
     fig, fig2 = imp.figure(), again.figure()
     assert fig2.n_cells == fig.n_cells
