@@ -560,7 +560,7 @@ def section_throughput(ctx: "Context") -> list[Row]:
         rows += [rps, p50, p99]
     tool = floor.tool if floor else ("wrk" if shutil.which("wrk") else "python threads")
     ctx.notes.append(f"throughput: {tool}, 32 connections, {seconds:g} s per target, gunicorn "
-                     f"with 2 sync workers on 127.0.0.1 (the load generator shares the CPUs). "
+                     f"with gunicorn.conf.py (2 workers x 8 threads) on 127.0.0.1 (the load generator shares the CPUs). "
                      f"Floor = the same run against /healthz (a trivial JSON route)"
                      + (f": {floor.errors} errors of {floor.requests}." if floor else "."))
     return rows
