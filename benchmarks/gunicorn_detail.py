@@ -1,8 +1,8 @@
 """Measure the deployed server: a real gunicorn (gunicorn.conf.py from the repository root) on
 127.0.0.1. Speed is measured here, never asserted in tests.
 
-    python scripts/bench_gunicorn.py idle [--sockets 200] [--repeat 20] [--kind silent]
-    python scripts/bench_gunicorn.py load [--configs 2x8,2x4,2x16,4x2,4x4] [--clients 8]
+    python benchmarks/gunicorn_detail.py idle [--sockets 200] [--repeat 20] [--kind silent]
+    python benchmarks/gunicorn_detail.py load [--configs 2x8,2x4,2x16,4x2,4x4] [--clients 8]
 
 idle: the median time to answer /healthz (``--repeat`` sequential requests), first with no other
 connection open (the floor), then with ``--sockets`` idle connections open (silent, or having sent

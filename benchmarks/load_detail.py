@@ -1,7 +1,7 @@
 """Benchmark of the data path at the size of real results: load_folder, load_catalog and
 ``evalmaps import`` against ``pandas.read_csv`` on the same file, each in a fresh process.
 
-Speed is measured here, never asserted in tests. Run:  python scripts/bench_load.py [--repeat N]
+Speed is measured here, never asserted in tests. Run:  python benchmarks/load_detail.py [--repeat N]
 
 Files (generated in a temporary folder, deterministic):
 - big.csv: 1000 x 1000 tidy cells (one panel), values with one decimal, ~1% missing;
