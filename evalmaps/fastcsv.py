@@ -75,7 +75,7 @@ def read_fields(data: bytes, delimiter: str = ",") -> tuple[list[str], list[pa.C
     try:
         table = pcsv.read_csv(
             pa.BufferReader(data),
-            read_options=pcsv.ReadOptions(autogenerate_column_names=True, use_threads=False),
+            read_options=pcsv.ReadOptions(autogenerate_column_names=True, use_threads=True),
             parse_options=pcsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
             convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False,
                                                 quoted_strings_can_be_null=False, null_values=[],
