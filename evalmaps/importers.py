@@ -100,10 +100,10 @@ class Imported:
         """The tidy cells as CSV. An export (the default) neutralises text that a spreadsheet
         would run as a formula; ``for_spreadsheets=False`` keeps the labels as they are, for
         the app's own use (a session's upload)."""
-        return bytes(self.to_csv_bytes(for_spreadsheets)).decode("utf-8")
+        return self.to_csv_bytes(for_spreadsheets).decode("utf-8")
 
-    def to_csv_bytes(self, for_spreadsheets: bool = True):
-        """:meth:`to_csv` as UTF-8 bytes (a buffer), without building the text in between."""
+    def to_csv_bytes(self, for_spreadsheets: bool = True) -> bytes:
+        """:meth:`to_csv` as UTF-8 bytes, without building the text in between."""
         from evalmaps.api import FORMULA_PREFIXES, neutralise
 
         with fastcsv.lean_memory():
