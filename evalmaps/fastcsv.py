@@ -467,13 +467,19 @@ def write_csv(frame, neutralise=None, prefixes: tuple[str, ...] = ()) -> str:
     return write_csv_buffer(frame, neutralise, prefixes).decode("utf-8")
 
 
-def write_csv_buffer(frame, neutralise=None, prefixes: tuple[str, ...] = ()):
+def write_csv_buffer(frame, neutralise=None, prefixes: tuple[str, ...] = ()) -> bytes:
     """:func:`write_csv` as UTF-8 bytes (no str of the whole text is built)."""
+    return b"".join(write_csv_parts(frame, neutralise, prefixes))
+
+
+def write_csv_parts(frame, neutralise=None, prefixes: tuple[str, ...] = ()) -> list:
+    """:func:`write_csv_buffer` in parts (bytes-like) to write one after the other: the rows
+    are not copied to put the header in front of them."""
     if frame.shape[1] < 2 or len(frame) == 0:  # a lone empty field is quoted: the reference
         body = io.StringIO()
         (frame.map(neutralise) if neutralise else frame).to_csv(body, index=False,
                                                                lineterminator="\n")
-        return body.getvalue().encode("utf-8")
+        return [body.getvalue().encode("utf-8")]
     header = io.StringIO()  # quoted as the csv module quotes: asked of it
     csv.writer(header, lineterminator="\n").writerow([str(name) for name in frame.columns])
     parts = []
@@ -490,7 +496,7 @@ def write_csv_buffer(frame, neutralise=None, prefixes: tuple[str, ...] = ()):
     offsets = np.frombuffer(rows.buffers()[1], dtype=np.int64 if width == 8 else np.int32,
                             count=len(rows) + 1, offset=rows.offset * width)
     body = memoryview(rows.buffers()[2])[int(offsets[0]):int(offsets[-1])]
-    return b"".join([header.getvalue().encode("utf-8"), body])
+    return [header.getvalue().encode("utf-8"), body]
 
 
 def _views(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
