@@ -7,7 +7,6 @@ the problem. Nothing is filled in: a cell absent from the file (or with an empty
 from __future__ import annotations
 
 import json
-import math
 import os
 from pathlib import Path
 from typing import Any
