@@ -151,26 +151,27 @@ def main() -> None:
             n = models * ys * xs
             size = path.stat().st_size / 2**20
             print(f"\n{label}: {n} cells, {size:.1f} MB ({models} panel(s) of {ys} x {xs})")
-            floor = median_of(args.repeat, "read_csv", str(path))
-            rows = [("pd.read_csv (floor)", floor)]
             cache = tmp / f"cache-{label}"
             clear = lambda: shutil.rmtree(cache, ignore_errors=True)  # noqa: E731
-            rows.append(("load_folder, no cache", median_of(args.repeat, "load_folder",
-                                                            str(folder), "")))
-            rows.append(("load_folder, cold cache", median_of(args.repeat, "load_folder",
-                                                              str(folder), str(cache),
-                                                              before=clear)))
-            rows.append(("load_folder, warm cache", median_of(args.repeat, "load_folder",
-                                                              str(folder), str(cache))))
-            rows.append(("load_catalog, no cache", median_of(args.repeat, "load_catalog",
-                                                             str(cat), "")))
-            rows.append(("load_catalog, cold cache", median_of(args.repeat, "load_catalog",
-                                                               str(cat), str(cache),
-                                                               before=clear)))
-            rows.append(("load_catalog, warm cache", median_of(args.repeat, "load_catalog",
-                                                               str(cat), str(cache))))
-            rows.append(("evalmaps import -o", median_of(args.repeat, "cli_import", str(path),
-                                                         str(tmp / "out.csv"))))
+            plan = [  # (row, kind, args, before each run)
+                ("pd.read_csv (floor)", "read_csv", [str(path)], None),
+                ("load_folder, no cache", "load_folder", [str(folder), ""], None),
+                ("load_folder, cold cache", "load_folder", [str(folder), str(cache)], clear),
+                ("load_folder, warm cache", "load_folder", [str(folder), str(cache)], None),
+                ("load_catalog, no cache", "load_catalog", [str(cat), ""], None),
+                ("load_catalog, cold cache", "load_catalog", [str(cat), str(cache)], clear),
+                ("load_catalog, warm cache", "load_catalog", [str(cat), str(cache)], None),
+                ("evalmaps import -o", "cli_import", [str(path), str(tmp / "out.csv")], None),
+            ]
+            runs: dict[str, list[dict]] = {name: [] for name, *_ in plan}
+            for _ in range(args.repeat):  # interleaved: a busy moment of the machine hits all
+                for name, kind, run_args, before in plan:
+                    if before:
+                        before()
+                    runs[name].append(run(kind, *run_args))
+            rows = [(name, {k: statistics.median(r[k] for r in runs[name]) for k in runs[name][0]})
+                    for name, *_ in plan]
+            floor = rows[0][1]
             print(f"{'':28} {'seconds':>8} {'x floor':>8} {'peak RSS MB':>12} "
                   f"{'over baseline':>14} {'whole process s':>16}")
             for name, r in rows:

@@ -71,7 +71,7 @@ def import_command(args: argparse.Namespace) -> int:
     imported.figure()  # validate the result as the app would
     if args.output:
         try:
-            Path(args.output).write_bytes(imported.to_csv_bytes())  # the to_csv() text, UTF-8
+            imported.write_csv(args.output)  # the to_csv() text, UTF-8
         except OSError as exc:
             print(f"evalmaps: {args.output}: cannot write the file ({exc.strerror}). Check that "
                   f"its folder exists and is writable.", file=sys.stderr)

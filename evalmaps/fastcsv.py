@@ -75,7 +75,7 @@ def read_fields(data: bytes, delimiter: str = ",") -> tuple[list[str], list[pa.C
     try:
         table = pcsv.read_csv(
             pa.BufferReader(data),
-            read_options=pcsv.ReadOptions(autogenerate_column_names=True, use_threads=False),
+            read_options=pcsv.ReadOptions(autogenerate_column_names=True, use_threads=True),
             parse_options=pcsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
             convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False,
                                                 quoted_strings_can_be_null=False, null_values=[],
@@ -464,22 +464,29 @@ def write_csv(frame, neutralise=None, prefixes: tuple[str, ...] = ()) -> str:
     vectorised: the same text, quoted as the csv module quotes (asked of it for the few fields
     that need it). ``neutralise`` is applied to the distinct texts that start with one of
     ``prefixes`` (the only ones it may change)."""
-    return bytes(write_csv_buffer(frame, neutralise, prefixes)).decode("utf-8")
+    return write_csv_buffer(frame, neutralise, prefixes).decode("utf-8")
 
 
-def write_csv_buffer(frame, neutralise=None, prefixes: tuple[str, ...] = ()):
-    """:func:`write_csv` as UTF-8 bytes (a buffer: no copy of the text is made to return it)."""
+def write_csv_buffer(frame, neutralise=None, prefixes: tuple[str, ...] = ()) -> bytes:
+    """:func:`write_csv` as UTF-8 bytes (no str of the whole text is built)."""
+    return b"".join(write_csv_parts(frame, neutralise, prefixes))
+
+
+def write_csv_parts(frame, neutralise=None, prefixes: tuple[str, ...] = ()) -> list:
+    """:func:`write_csv_buffer` in parts (bytes-like) to write one after the other: the rows
+    are not copied to put the header in front of them."""
     if frame.shape[1] < 2 or len(frame) == 0:  # a lone empty field is quoted: the reference
         body = io.StringIO()
         (frame.map(neutralise) if neutralise else frame).to_csv(body, index=False,
                                                                lineterminator="\n")
-        return body.getvalue().encode("utf-8")
+        return [body.getvalue().encode("utf-8")]
+    header = io.StringIO()  # quoted as the csv module quotes: asked of it
+    csv.writer(header, lineterminator="\n").writerow([str(name) for name in frame.columns])
     parts = []
     for name in frame.columns:
         col = pc.fill_null(as_text(frame[name]), "").combine_chunks().cast(TEXT)
         if neutralise is not None:
             col = _apply_to_prefixed(col, neutralise, prefixes)
-        col = pa.concat_arrays([pa.array([str(name)], type=col.type), col])  # the header
         parts += [_quoted(col), pa.scalar(",", type=TEXT)]
     parts[-1] = pa.scalar("\n", type=TEXT)
     rows = pc.binary_join_element_wise(*parts, pa.scalar("", type=TEXT))
@@ -488,7 +495,8 @@ def write_csv_buffer(frame, neutralise=None, prefixes: tuple[str, ...] = ()):
     width = 8 if pa.types.is_large_string(rows.type) else 4
     offsets = np.frombuffer(rows.buffers()[1], dtype=np.int64 if width == 8 else np.int32,
                             count=len(rows) + 1, offset=rows.offset * width)
-    return rows.buffers()[2][int(offsets[0]):int(offsets[-1])]
+    body = memoryview(rows.buffers()[2])[int(offsets[0]):int(offsets[-1])]
+    return [header.getvalue().encode("utf-8"), body]
 
 
 def _views(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:

@@ -102,16 +102,25 @@ class Imported:
         """The tidy cells as CSV. An export (the default) neutralises text that a spreadsheet
         would run as a formula; ``for_spreadsheets=False`` keeps the labels as they are, for
         the app's own use (a session's upload)."""
-        return bytes(self.to_csv_bytes(for_spreadsheets)).decode("utf-8")
+        return self.to_csv_bytes(for_spreadsheets).decode("utf-8")
 
-    def to_csv_bytes(self, for_spreadsheets: bool = True):
-        """:meth:`to_csv` as UTF-8 bytes (a buffer), without building the text in between."""
+    def to_csv_bytes(self, for_spreadsheets: bool = True) -> bytes:
+        """:meth:`to_csv` as UTF-8 bytes, without building the text in between."""
+        return b"".join(self._csv_parts(for_spreadsheets))
+
+    def write_csv(self, path, for_spreadsheets: bool = True) -> None:
+        """Write :meth:`to_csv` to ``path`` (UTF-8), without building it whole in memory."""
+        with open(path, "wb") as out:
+            for part in self._csv_parts(for_spreadsheets):
+                out.write(part)
+
+    def _csv_parts(self, for_spreadsheets: bool) -> list:
         from evalmaps.api import FORMULA_PREFIXES, neutralise
 
         with fastcsv.lean_memory():
             if not for_spreadsheets:
-                return fastcsv.write_csv_buffer(self.tidy)
-            return fastcsv.write_csv_buffer(self.tidy, neutralise, FORMULA_PREFIXES)
+                return fastcsv.write_csv_parts(self.tidy)
+            return fastcsv.write_csv_parts(self.tidy, neutralise, FORMULA_PREFIXES)
 
     def summary(self) -> dict:
         return {"format": self.format, "x": self.spec["x"], "y": self.spec["y"],

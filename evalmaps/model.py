@@ -198,7 +198,7 @@ class Figure:
         positions = [self._positions(f) for f in spec.facets]
         for size, pos in zip(sizes, positions):
             combo = combo * size + pos
-        if len(combo) and (combo == combo[0]).all():  # one panel: no grouping needed
+        if not spec.facets or (len(combo) and (combo == combo[0]).all()):  # one panel
             groups = [(0, slice(None))]
         else:
             present, start = np.unique(combo, return_index=True)

@@ -289,7 +289,7 @@ def test_a_bad_file_is_never_cached(tmp_path):
     for _ in range(2):
         with pytest.raises(DataError, match="'abc' is not a finite number"):
             load_catalog(data, cache_dir=store)
-    assert not list(store.glob("*.cells")) if store.exists() else True
+    assert not store.exists() or list(store.glob("*.cells")) == []
 
 
 # ------------------------------------------------------------------------- a million cells
@@ -377,3 +377,14 @@ def test_two_files_that_would_be_one_figure_are_refused(tmp_path):
         load_folder(tmp_path)
     assert str(info.value) == (f"{tmp_path}: the files runs.csv and runs.parquet would both be the "
                                f"figure 'import-runs'. Rename one of them.")
+
+
+def test_a_figure_without_facets_and_without_cells_has_its_one_empty_panel(tmp_path):
+    spec = parse_spec({"id": "e", "file": "e.csv", "metric": {"name": "v"}, "x": "x", "y": "y",
+                       "dims": {"y": {"labels": ["a"]}, "x": {"labels": ["1", "2"]}},
+                       "provenance": "published"}, where="test")
+    (tmp_path / "e.csv").write_text("y,x,value\n", encoding="utf-8")
+    fig = load_figure(spec, tmp_path / "e.csv")
+    assert fig.n_cells == 0 and list(fig.panels) == ["all"]
+    assert np.isnan(fig.panels["all"].z).all() and fig.panels["all"].z.shape == (1, 2)
+    assert fig.value(y="a", x="1") is None

@@ -377,7 +377,8 @@ def catalog_files(draw):
     head = draw(st.sampled_from(["model,kind,len,value", "model,kind,len,value,sd",
                                  "model,kind,len,value,n", "model, kind ,len,value",
                                  "model,kind,len,value,value", "model,kind,value",
-                                 "model,kind,len,value,note", '"model",kind,len,value']))
+                                 "model,kind,len,value,note", '"model",kind,len,value',
+                                 "kind,len,value", "kind,len,value,sd"]))
     width = head.count(",") + 1
     lines = [head]
     for _ in range(draw(st.integers(0, 8))):
@@ -409,10 +410,17 @@ def catalog_outcome(load, folder):
 @given(catalog_files())
 def test_catalog_files_load_as_the_row_by_row_loader_loads_them(tmp_path_factory, data):
     folder = tmp_path_factory.mktemp("cat")
-    (folder / "catalog.json").write_text(__import__("json").dumps({"figures": [CATALOG_ENTRY]}))
+    entry = CATALOG_ENTRY
+    if not data.lstrip(b"\xef\xbb\xbf").startswith((b"model", b'"model"')):  # no facet
+        entry = {**CATALOG_ENTRY, "facets": [],
+                 "dims": {k: v for k, v in CATALOG_ENTRY["dims"].items() if k != "model"}}
+    (folder / "catalog.json").write_text(__import__("json").dumps({"figures": [entry]}))
     (folder / "tiny.csv").write_bytes(data)
-    got, want = catalog_outcome(load_catalog, folder), catalog_outcome(ref_loading.load_catalog,
-                                                                       folder)
+    got = catalog_outcome(load_catalog, folder)
+    try:
+        want = catalog_outcome(ref_loading.load_catalog, folder)
+    except (IndexError, ValueError, KeyError):  # the old loader crashed (a header-only file
+        return                                  # without facets): now it loads or says why
     assert got[0] == want[0], (data, got, want)
     if got[0] == "error":
         assert got == want, data
