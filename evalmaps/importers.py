@@ -31,7 +31,7 @@ from evalmaps import fastcsv
 from evalmaps.errors import DataError
 from evalmaps.formats import places
 from evalmaps.loading import (RESERVED_DIM_NAMES, _frame_columns, _validate, parse_spec,
-                               validate_cells)
+                               read_parquet_texts, validate_cells)
 from evalmaps.model import Figure, slugify
 
 FORMATS = ("auto", "tidy", "wide", "matrix")
@@ -619,25 +619,12 @@ def import_bytes(data: bytes, name: str, mapping: ImportOptions | None = None,
 def import_parquet(data: bytes, name: str, mapping: ImportOptions | None = None) -> Imported:
     """A tidy Parquet file -> an :class:`Imported`, as its CSV would import: every column read as
     the text of its values (numbers in their shortest round-trip form), then the tidy importer."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        table = pq.read_table(io.BytesIO(data))
-    except (pa.ArrowException, OSError, ValueError) as exc:
-        raise ImportFailed(f"the file cannot be read as Parquet ({exc}). Write it again as "
-                           f"Parquet, or give a CSV file.", file=name) from None
-    try:
-        names, columns = fastcsv.parquet_texts(table)
-    except fastcsv.ParquetColumnError as exc:
-        raise ImportFailed(f"the column holds values of type {exc.type_name}; a column may hold "
-                           f"text or numbers only. Store it as text.", file=name,
-                           column=exc.column) from None
+    names, columns = read_parquet_texts(data, name)
     head = [str(h).strip() for h in names]
     if len(head) < 2:
         raise ImportFailed("the file has one column only. A tidy file needs one column per "
                            "dimension and a 'value' column.", file=name)
-    if table.num_rows == 0:
+    if not columns or len(columns[0]) == 0:
         raise ImportFailed("the file has a header but no data rows. Add one row per result.",
                            file=name)
     _check_header(head, name)

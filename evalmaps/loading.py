@@ -178,7 +178,7 @@ def _load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None) -> 
         if hit is not None:
             return Figure(spec, hit.cells, hit.decimals)
     if path.suffix.lower() == ".parquet":
-        columns, arrays = _read_parquet(data, str(path))
+        columns, arrays = read_parquet_texts(data, str(path))
     else:
         columns, arrays = _read_csv(data, path)
     positions: dict = {}
@@ -213,7 +213,9 @@ def _read_csv(data: bytes, path: Path) -> tuple[list[str], list]:
     return _frame_columns(frame)
 
 
-def _read_parquet(data: bytes, file: str) -> tuple[list[str], list]:
+def read_parquet_texts(data: bytes, file: str) -> tuple[list[str], list]:
+    """A Parquet file's column names and its columns as texts (numbers in their shortest
+    round-trip form), as a CSV would give them; a clear DataError when it cannot be read."""
     import io
 
     import pyarrow.parquet as pq
