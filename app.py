@@ -177,6 +177,12 @@ def callback_json(value) -> bytes | str:
         return dash_to_json(value)
 
 
+# evalmaps uses none of these browser features
+PERMISSIONS_POLICY = ", ".join(f"{feature}=()" for feature in (
+    "camera", "microphone", "geolocation", "payment", "usb", "serial", "magnetometer",
+    "gyroscope", "accelerometer"))
+
+
 def secure_headers(app: Dash) -> None:
     """A strict Content Security Policy: only this origin; inline scripts only by hash.
 
@@ -209,6 +215,9 @@ def secure_headers(app: Dash) -> None:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")
         response.headers.setdefault("Referrer-Policy", "same-origin")
+        response.headers.setdefault("Permissions-Policy", PERMISSIONS_POLICY)
+        if request.is_secure:  # behind TLS: browsers keep to HTTPS for a year
+            response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
         return response
 
 

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import dash
 import flask_bootstrap
+from dash.exceptions import DependencyException
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
 
 from evalmaps import api as payloads
-from evalmaps.errors import EvalmapsError, UnknownFigure
+from evalmaps.errors import MAX_QUOTED, EvalmapsError, UnknownFigure
+from evalmaps.formats import clip
 
 api = Blueprint("evalmaps_api", __name__)
 vendor = Blueprint("evalmaps_vendor", __name__)
@@ -50,7 +53,8 @@ def cells(figure_id: str):
     query = _query()
     fmt = (query.pop("format", None) or ["json"])[0]
     if fmt not in ("json", "csv"):
-        return error(400, f"Unknown format '{fmt}'. Use format=json or format=csv.")
+        return error(400, f"Unknown format '{clip(fmt, MAX_QUOTED)}'. Use format=json or "
+                          f"format=csv.")
     payload = payloads.cells_payload(fig, query)
     if fmt == "csv":
         return Response(payloads.cells_csv(fig, payload["cells"]), mimetype="text/csv",
@@ -74,7 +78,38 @@ def compare():
 @api.get("/api/")
 @api.get("/api/<path:rest>")
 def unknown_api_route(rest: str = ""):
-    return error(404, f"There is no API route /api/{rest}. See /api/figures.")
+    return error(404, f"There is no API route /api/{clip(rest, MAX_QUOTED)}. See /api/figures.")
+
+
+# What the server answers besides the pages: Dash's own routes, assets, the API, the health check.
+SERVED_PREFIXES = ("/_dash-", "/assets/", "/vendor/", "/api", "/healthz", "/_favicon.ico")
+DEV_ONLY = ("/_reload-hash",)  # Dash's hot-reload poll: only with debug on
+
+
+@api.before_app_request
+def known_paths_only():
+    """Unknown paths answer 404: the app's own page (its 'not found' view) for a browser, JSON
+    under /api; Dash's development endpoints answer 404 unless debug is on."""
+    path = request.path
+    if path in DEV_ONLY:
+        if current_app.extensions["evalmaps"]["settings"].debug:
+            return None
+        return error(404, f"There is no route {path}.")
+    if request.method != "GET" or path.startswith(SERVED_PREFIXES):
+        return None
+    pages = {page["path"] for page in dash.page_registry.values()}
+    if path in pages or path.rstrip("/") in pages:
+        return None
+    index = current_app.view_functions[_index_endpoint()]
+    return Response(index(path=path.lstrip("/")), status=404, mimetype="text/html")
+
+
+def _index_endpoint() -> str:
+    """The endpoint Dash serves its page shell from, for any path."""
+    for rule in current_app.url_map.iter_rules():
+        if rule.rule == "/<path:path>":
+            return rule.endpoint
+    raise LookupError("Dash's catch-all page route is missing")
 
 
 @api.get("/healthz")
@@ -104,6 +139,12 @@ def too_large(exc):
     limit = current_app.config.get("EVALMAPS_MAX_UPLOAD_BYTES", 0) / 2**20
     return error(413, f"The request is too large: files may be at most {limit:g} MB. Split the "
                       f"file, or serve its folder with evalmaps serve --data.")
+
+
+@api.app_errorhandler(DependencyException)
+def unknown_script(exc):
+    """A component-suite path Dash does not serve: 404, without Dash's list of every path."""
+    return error(404, f"There is no script or style sheet at {clip(request.path, MAX_QUOTED)}.")
 
 
 @api.app_errorhandler(405)

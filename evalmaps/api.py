@@ -14,7 +14,8 @@ import numpy as np
 
 from evalmaps import compare as comparing
 from evalmaps import trends as trending
-from evalmaps.errors import EvalmapsError
+from evalmaps import formats as fmt
+from evalmaps.errors import MAX_LISTED, MAX_QUOTED, EvalmapsError
 from evalmaps.model import Catalog, Figure
 from evalmaps.slicing import PanelView, views_for
 from evalmaps.state import CompareState, ViewState, as_list, parse_options
@@ -68,8 +69,9 @@ def parse_filters(figure: Figure, query: Mapping[str, str | list[str]]) -> dict[
             continue
         unknown = [w for w in wanted if w not in spec.dims[dim].index()]
         if unknown:
-            raise BadQuery(f"'{unknown[0]}' is not a label of '{dim}' in figure '{spec.id}'. "
-                           f"Use one of: {', '.join(spec.dims[dim].labels)}.")
+            raise BadQuery(f"'{fmt.clip(unknown[0], MAX_QUOTED)}' is not a label of '{dim}' in "
+                           f"figure '{spec.id}'. "
+                           f"Use one of: {fmt.listing(spec.dims[dim].labels, MAX_LISTED)}.")
         filters[dim] = set(wanted)
     return filters
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from evalmaps.formats import clip, listing
+
+MAX_QUOTED = 100  # characters of a user's input quoted back in a message
+MAX_LISTED = 20  # names listed in a message before "and N more"
+
 
 class EvalmapsError(Exception):
     """Base class: ``str(err)`` is a one- or two-sentence message fit to show a user."""
@@ -41,8 +46,8 @@ class UnknownFigure(EvalmapsError, KeyError):
     def __init__(self, figure_id: str, known: list[str]) -> None:
         self.figure_id = figure_id
         super().__init__(figure_id)
-        self.msg = (f"There is no figure '{figure_id}'. "
-                    f"Pick one of: {', '.join(known)}.")
+        self.msg = (f"There is no figure '{clip(figure_id, MAX_QUOTED)}'. Pick one of: "
+                    f"{listing(known, MAX_LISTED, 'see /api/figures')}.")
 
     def __str__(self) -> str:  # KeyError would repr() the key
         return self.msg
@@ -51,7 +56,7 @@ class UnknownFigure(EvalmapsError, KeyError):
 class UnknownPanel(EvalmapsError, KeyError):
     def __init__(self, key: str, hint: str = "") -> None:
         super().__init__(key)
-        self.msg = f"There is no panel '{key}'." + (f" {hint}" if hint else "")
+        self.msg = f"There is no panel '{clip(key, MAX_QUOTED)}'." + (f" {hint}" if hint else "")
 
     def __str__(self) -> str:
         return self.msg

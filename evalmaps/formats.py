@@ -145,3 +145,12 @@ def clip(text: str, limit: int = 60) -> str:
     """User input quoted in a message: at most ``limit`` characters, then '…'."""
     text = str(text)
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def listing(items, limit: int = 20, more: str = "") -> str:
+    """'a, b, c' — at most ``limit`` names, then 'and N more' (``more``: where to see them)."""
+    items = [str(i) for i in items]
+    shown = ", ".join(items[:limit])
+    if len(items) <= limit:
+        return shown
+    return f"{shown} and {len(items) - limit} more" + (f" ({more})" if more else "")

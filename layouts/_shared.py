@@ -136,7 +136,7 @@ def read_view(page: str, catalog: Catalog, rendered: str, search: str | None, fa
 
 def slicing_values(state: ViewState, figure: Figure, facet_ids: list[dict]) -> dict:
     """Control values for a state, by output name: ``facets`` (per facet dropdown), ``rows``,
-    ``x_range``."""
+    ``x_range``, ``sort``, ``top``."""
     selection = state.facet_selection(figure)
     spec = figure.spec
     xdim = spec.dims[spec.x]
