@@ -88,6 +88,8 @@ def create_app(settings: Settings | None = None) -> Dash:
         Input("_pages_location", "pathname"),
     )
     secure_headers(app)
+    if not settings.debug:
+        no_version_banner(app)
     compress(app.server)
     dash_callback_module.to_json = callback_json
     return app
@@ -175,6 +177,24 @@ def callback_json(value) -> bytes | str:
                             option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS)
     except TypeError:
         return dash_to_json(value)
+
+
+VERSION_KEYS = ("dash_version", "python_version", "dash_version_url", "ddk_version",
+                "plotly_version")
+
+
+def no_version_banner(app: Dash) -> None:
+    """The page's Dash config without the Python, Dash and Plotly versions (only Dash's dev tools
+    read them; nothing else needs to know what the server runs)."""
+    config = app._config
+
+    def without_versions():
+        out = config()
+        for key in VERSION_KEYS:
+            out.pop(key, None)
+        return out
+
+    app._config = without_versions
 
 
 # evalmaps uses none of these browser features

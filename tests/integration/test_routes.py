@@ -52,3 +52,16 @@ def test_security_headers(client):
     assert "Strict-Transport-Security" not in headers  # plain HTTP: no HSTS
     secure = client.get("/", base_url="https://localhost").headers
     assert secure["Strict-Transport-Security"] == "max-age=31536000"
+
+
+def test_the_page_names_no_server_versions(client):
+    import json
+    import re
+    import sys
+
+    html = client.get("/").get_data(as_text=True)
+    config = json.loads(re.search(r'<script id="_dash-config" type="application/json">(.*?)'
+                                  r'</script>', html, re.S).group(1))
+    assert {"dash_version", "python_version", "plotly_version", "ddk_version",
+            "dash_version_url"}.isdisjoint(config)
+    assert sys.version.split()[0] not in html
