@@ -38,3 +38,59 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def wait_until_serving(proc, healthy, log, timeout: float, workers: int = 2) -> list[int]:
+    """Wait (bounded) until a gunicorn started as ``proc`` answers (``healthy()`` is true) and its
+    master reports ``workers`` workers; return their pids. Fails the test, with ``log()``, if
+    gunicorn exits or does not answer in time. ``healthy`` may raise OSError or ValueError
+    while the server is not up yet."""
+    import time
+
+    import pytest
+
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            pytest.fail(f"gunicorn exited with {proc.returncode} on start-up:\n{log()}")
+        try:
+            if healthy():
+                break
+        except (OSError, ValueError):
+            pass
+        if time.monotonic() > deadline:
+            pytest.fail(f"gunicorn did not answer /healthz within {timeout:g} s:\n{log()}")
+        time.sleep(0.2)
+    deadline = time.monotonic() + timeout  # workers boot independently
+    while len(children_of(proc.pid)) < workers and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return children_of(proc.pid)
+
+
+def stop_gunicorn(proc, workers: list[int], timeout: float) -> list[int]:
+    """Stop a gunicorn started in its own session: SIGTERM (graceful), then SIGKILL to the whole
+    group; return the pids still alive after ``timeout`` (none, normally)."""
+    import contextlib
+    import os
+    import signal
+    import subprocess
+    import time
+
+    if proc.poll() is None:
+        proc.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=timeout)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=timeout)
+    leftovers: list[int] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        leftovers = [pid for pid in [proc.pid, *workers] if alive(pid)]
+        if not leftovers:
+            break
+        time.sleep(0.1)
+    for pid in leftovers:  # last resort
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return leftovers

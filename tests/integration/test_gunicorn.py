@@ -8,13 +8,10 @@ from __future__ import annotations
 
 from importlib.metadata import version
 import json
-import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -22,7 +19,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.servers import alive, children_of, free_port
+from tests.servers import children_of, free_port, stop_gunicorn, wait_until_serving
 
 pytestmark = pytest.mark.server
 
@@ -60,19 +57,6 @@ class Server:
                 return err.code, dict(err.headers), err.read()
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()  # SIGTERM: gunicorn's graceful shutdown, workers included
-        try:
-            proc.wait(timeout=STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)  # our own session: master and workers
-            except ProcessLookupError:
-                pass
-            proc.wait(timeout=STOP_TIMEOUT)
-
-
 @pytest.fixture(scope="module")
 def server():
     port = free_port()
@@ -86,42 +70,16 @@ def server():
     log_file.close()
     srv = Server(f"http://{HOST}:{port}", proc, log_path)
     workers: list[int] = []
+
+    def healthy() -> bool:
+        status, _, body = srv.fetch("/healthz", timeout=2)
+        return status == 200 and json.loads(body).get("status") == "ok"
+
     try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"gunicorn exited with {proc.returncode} on start-up:\n{srv.log()}")
-            try:
-                status, _, body = srv.fetch("/healthz", timeout=2)
-                if status == 200 and json.loads(body).get("status") == "ok":
-                    break
-            except (urllib.error.URLError, ConnectionError, OSError, ValueError):
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"gunicorn did not answer /healthz within {START_TIMEOUT:g} s:\n"
-                            f"{srv.log()}")
-            time.sleep(0.2)
-        # both workers boot independently: wait (bounded) until the master reports two
-        deadline = time.monotonic() + START_TIMEOUT
-        while len(children_of(proc.pid)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.2)
-        workers = children_of(proc.pid)
+        workers = wait_until_serving(proc, healthy, srv.log, START_TIMEOUT)
         yield srv
     finally:
-        _stop(proc)
-        leftovers = []
-        deadline = time.monotonic() + STOP_TIMEOUT
-        while time.monotonic() < deadline:
-            leftovers = [pid for pid in [proc.pid, *workers] if alive(pid)]
-            if not leftovers:
-                break
-            time.sleep(0.1)
-        if leftovers:  # last resort, then fail loudly: the test must leave nothing behind
-            for pid in leftovers:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+        leftovers = stop_gunicorn(proc, workers, STOP_TIMEOUT)
         log_path.unlink(missing_ok=True)
         assert not leftovers, f"gunicorn processes outlived the tests: {leftovers}"
 

@@ -15,7 +15,6 @@ import importlib.util
 import json
 import os
 import select
-import signal
 import socket
 import subprocess
 import sys
@@ -28,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.dash_calls import callback_body
-from tests.servers import alive, children_of, free_port
+from tests.servers import children_of, free_port, stop_gunicorn, wait_until_serving
 
 pytestmark = pytest.mark.server
 
@@ -114,37 +113,11 @@ def gunicorn(*args: str):
     server = Server(port, proc, out, err)
     workers: list[int] = []
     try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"gunicorn exited with {proc.returncode} on start-up:\n{server.log()}")
-            with contextlib.suppress(OSError, ValueError):
-                if server.healthz(timeout=2) == (200, HEALTHY):
-                    break
-            if time.monotonic() > deadline:
-                pytest.fail(f"gunicorn did not answer /healthz within {START_TIMEOUT:g} s:\n"
-                            f"{server.log()}")
-            time.sleep(0.2)
-        deadline = time.monotonic() + START_TIMEOUT
-        while len(children_of(proc.pid)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
-        workers = children_of(proc.pid)
+        workers = wait_until_serving(proc, lambda: server.healthz(timeout=2) == (200, HEALTHY),
+                                     server.log, START_TIMEOUT)
         yield server
     finally:
-        if proc.poll() is None:
-            proc.terminate()  # graceful shutdown first
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=STOP_TIMEOUT)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)  # then the whole group, whatever is left
-        proc.wait(timeout=STOP_TIMEOUT)
-        leftovers: list[int] = []
-        deadline = time.monotonic() + STOP_TIMEOUT
-        while time.monotonic() < deadline:
-            leftovers = [pid for pid in [proc.pid, *workers] if alive(pid)]
-            if not leftovers:
-                break
-            time.sleep(0.1)
+        leftovers = stop_gunicorn(proc, workers, STOP_TIMEOUT)
         out.unlink(missing_ok=True)
         err.unlink(missing_ok=True)
         assert not leftovers, f"gunicorn processes outlived the test: {leftovers}"
