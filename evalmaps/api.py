@@ -78,27 +78,31 @@ def parse_filters(figure: Figure, query: Mapping[str, str | list[str]]) -> dict[
 
 def view_cells(views: list[PanelView], present_only: bool = False) -> list[dict]:
     """The cells of panel views in display order (panels, rows top to bottom, columns left to
-    right): ``{<dim>: label, ..., "value": number or None}``, plus ``sd`` and ``n`` when the
-    figure has them. ``present_only``: only the cells the source reports."""
+    right): ``{<dim>: label, ..., "value": number or None}``, plus ``sd``, ``n`` and ``se`` when
+    the figure has them. ``present_only``: only the cells the source reports."""
     out = []
     if not views:
         return out
     spec = views[0].spec
     has_sd = any(v.panel.sd is not None for v in views)
     has_n = any(v.panel.n is not None for v in views)
+    has_se = any(v.panel.se is not None for v in views)
     for view in views:
         keep = np.isfinite(view.z) if present_only else np.ones(view.z.shape, dtype=bool)
         rows, cols = np.nonzero(keep)
         values = view.z[rows, cols].tolist()
         sds = view.sd[rows, cols].tolist() if view.sd is not None else [None] * len(values)
         ns = view.n[rows, cols].tolist() if view.n is not None else [None] * len(values)
-        for i, j, value, sd, n in zip(rows.tolist(), cols.tolist(), values, sds, ns):
+        ses = view.se[rows, cols].tolist() if view.se is not None else [None] * len(values)
+        for i, j, value, sd, n, se in zip(rows.tolist(), cols.tolist(), values, sds, ns, ses):
             cell = {**view.panel.facets, spec.y: view.y_labels[i], spec.x: view.x_labels[j],
                     "value": _number(value)}
             if has_sd:
                 cell["sd"] = _number(sd)
             if has_n:
                 cell["n"] = _number(n)
+            if has_se:
+                cell["se"] = _number(se)
             out.append(cell)
     return out
 
@@ -165,7 +169,8 @@ def neutralise(text: str) -> str:
 def cells_csv(figure: Figure, cells: list[dict]) -> str:
     """Cells as CSV (header from the first cell's keys), with a provenance column."""
     spec = figure.spec
-    columns = [*spec.dim_names, "value"] + [c for c in ("sd", "n") if cells and c in cells[0]]
+    columns = [*spec.dim_names, "value"] + [c for c in ("sd", "n", "se")
+                                              if cells and c in cells[0]]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow([*columns, "provenance"])

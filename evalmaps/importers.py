@@ -39,7 +39,7 @@ DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 DELIMITERS = {",": "comma", ";": "semicolon", "\t": "tab"}
 REPLICATE_NAMES = ("seed", "seeds", "run", "replicate", "rep", "trial")
 CELL_RE = re.compile(r"^([A-Za-z]+)_([^_]+)_([A-Za-z]+)_([^_]+)$")
-OPTIONAL = ("sd", "n")
+OPTIONAL = ("sd", "n", "se")
 
 
 class ImportFailed(DataError):

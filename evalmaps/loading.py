@@ -27,7 +27,7 @@ RESERVED_DIM_NAMES = RESERVED_NAMES
 CATALOG_FIELDS = ("id", "file", "title", "metric", "x", "y", "facets", "dims", "colorscale",
                   "zrange", "decimals", "provenance", "source", "notes")
 CATALOG_KEYS = ("figures", "compare")
-OPTIONAL_COLUMNS = ("sd", "n")
+OPTIONAL_COLUMNS = ("sd", "n", "se")
 
 
 def load_catalog(data_dir: str | Path | None = None, cache_dir: str | Path | None = None) -> Catalog:
@@ -334,12 +334,13 @@ def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
             raise DataError(f"{text['value'][i].as_py()} is outside the range of {spec.metric.name} "
                             f"({lo:g} to {hi:g}). Check the number or the metric's range.",
                             file=file, row=i + 2, column="value")
-    if "sd" in numbers:
-        with np.errstate(invalid="ignore"):
-            negative = numbers["sd"] < 0
-        if negative.any():
-            raise DataError("a standard deviation cannot be negative.", file=file,
-                            row=int(negative.argmax()) + 2, column="sd")
+    for col, what in (("sd", "a standard deviation"), ("se", "a standard error")):
+        if col in numbers:
+            with np.errstate(invalid="ignore"):
+                negative = numbers[col] < 0
+            if negative.any():
+                raise DataError(f"{what} cannot be negative.", file=file,
+                                row=int(negative.argmax()) + 2, column=col)
     if "n" in numbers:
         n = numbers["n"]
         with np.errstate(invalid="ignore"):

@@ -109,6 +109,7 @@ class Panel:
     z: np.ndarray
     sd: np.ndarray | None = None
     n: np.ndarray | None = None
+    se: np.ndarray | None = None  # a standard error the source gives (e.g. lm-eval's acc_stderr)
 
     @property
     def key(self) -> str:
@@ -132,7 +133,7 @@ class Figure:
         """``_positions``: each cell's label per dim as its position among the spec's labels,
         when validation has them (else they are looked up here)."""
         self.spec = spec
-        self.cells = cells  # present cells only: dim columns (str), value, optional sd, n
+        self.cells = cells  # present cells only: dim columns (str), value, optional sd, n, se
         self.decimals = decimals
         self._index = {d: spec.dims[d].index() for d in spec.dim_names}
         self._by_facets: dict[tuple[str, ...], Panel] = {}
@@ -190,7 +191,7 @@ class Figure:
         ydim, xdim = spec.dims[spec.y], spec.dims[spec.x]
         shape = (len(ydim.labels), len(xdim.labels))
         columns = {c: self.cells[c].to_numpy(dtype=float)
-                   for c in ("value", "sd", "n") if c in self.cells.columns}
+                   for c in ("value", "sd", "n", "se") if c in self.cells.columns}
         rows, cols = self._positions(spec.y), self._positions(spec.x)
         # one number per combination of facet labels, ordered as the catalog orders the labels
         combo = np.zeros(len(self.cells), dtype=np.int64)
@@ -218,7 +219,8 @@ class Figure:
             slug = slugify(".".join(labels)) if labels else "all"
             while slug in panels:  # labels that slugify alike still get distinct slugs
                 slug += "_"
-            panel = Panel(spec.id, slug, facets, grids["value"], grids.get("sd"), grids.get("n"))
+            panel = Panel(spec.id, slug, facets, grids["value"], grids.get("sd"), grids.get("n"),
+                          grids.get("se"))
             panels[slug] = panel
             self._by_facets[labels] = panel
         return panels

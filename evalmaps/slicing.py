@@ -36,6 +36,7 @@ class PanelView:
     sd: np.ndarray | None
     n: np.ndarray | None
     decimals: int
+    se: np.ndarray | None = None
 
     @property
     def title(self) -> str:
@@ -101,6 +102,7 @@ def slice_panel(figure: Figure, panel: Panel, rows: Iterable[str] | None = None,
         sd=None if panel.sd is None else panel.sd[grid],
         n=None if panel.n is None else panel.n[grid],
         decimals=figure.decimals,
+        se=None if panel.se is None else panel.se[grid],
     )
 
 
@@ -127,7 +129,8 @@ def views_for(figure: Figure, state: "ViewState",
         order = row_order(views, sort, top)
         views = [replace(v, y_labels=tuple(v.y_labels[i] for i in order), z=v.z[order],
                          sd=None if v.sd is None else v.sd[order],
-                         n=None if v.n is None else v.n[order]) for v in views]
+                         n=None if v.n is None else v.n[order],
+                         se=None if v.se is None else v.se[order]) for v in views]
     return views, None
 
 

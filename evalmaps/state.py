@@ -46,7 +46,7 @@ QUERY_KEYS: dict[str, tuple[str, str]] = {
     "b": ("/compare, compare API", "panel B"),
     "format": ("cells API", "json (default) or csv"),
 }
-CELL_COLUMNS = ("value", "sd", "n")  # columns of a tidy file that are not dimensions
+CELL_COLUMNS = ("value", "sd", "n", "se")  # columns of a tidy file that are not dimensions
 RESERVED_NAMES = frozenset(QUERY_KEYS) | frozenset(CELL_COLUMNS)
 TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off", "")

@@ -548,6 +548,17 @@ def test_tidy_sd_and_n_columns_are_kept():
     assert (row["sd"], row["n"]) == (2.5, 3.0)
 
 
+def test_tidy_se_column_is_kept_as_a_grid_and_in_the_cells_api():
+    from evalmaps.api import grid_cells
+
+    imp = import_bytes(b"model,type,value,se\nm,a,50,2.5\nm,b,60,\n", "withse.csv")
+    assert list(imp.dims) == ["model", "type"]
+    fig = imp.figure()
+    assert [(r["type"], r["value"], r["se"]) for _, r in fig.cells.iterrows()][0] == ("a", 50.0, 2.5)
+    assert grid_cells(fig) == [{"model": "m", "type": "a", "value": 50.0, "se": 2.5},
+                               {"model": "m", "type": "b", "value": 60.0, "se": None}]
+
+
 def test_tidy_sd_and_n_columns_are_not_dimensions():
     imp = import_bytes(b"model,type,value,sd,n\nm,a,50,2.5,3\nm,b,60,1.0,4\n", "withsd.csv")
     assert list(imp.dims) == ["model", "type"] and imp.n_cells == 2

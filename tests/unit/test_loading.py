@@ -171,8 +171,10 @@ def test_missing_figure_csv(tmp_path):
      ["standard deviation cannot be negative"]),
     (csv_text("A,p,1,5,3", "A,p,2,6,3", "A,p,3,7,2.5", header=HEADER + ",n"), 4, "n",
      ["n must be a whole number"]),
+    (csv_text("A,p,1,5,0.1", "A,p,2,6,-0.2", header=HEADER + ",se"), 3, "se",
+     ["standard error cannot be negative"]),
 ], ids=["no-dim-column", "no-value-column", "extra-column", "unknown-label", "not-a-number",
-        "infinite", "out-of-range", "negative-sd", "fractional-n"])
+        "infinite", "out-of-range", "negative-sd", "fractional-n", "negative-se"])
 def test_csv_problems(tmp_path, csv, row, column, fragments):
     err = load_error(make_dir(tmp_path, csv=csv))
     msg = str(err)
