@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 MAGIC = b"evalmaps-cells/1\n"
-OPTIONAL = ("sd", "n")
+OPTIONAL = ("sd", "n", "se")
 _META = b"evalmaps"
 COMPRESSION = "lz4"  # fast to write and read; None: none
 

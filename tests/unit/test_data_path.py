@@ -51,7 +51,7 @@ def assert_same_figure(a, b) -> None:
     for key in a.panels:
         pa_, pb = a.panels[key], b.panels[key]
         assert pa_.facets == pb.facets
-        for grid in ("z", "sd", "n"):
+        for grid in ("z", "sd", "n", "se"):
             ga, gb = getattr(pa_, grid), getattr(pb, grid)
             assert (ga is None) == (gb is None)
             if ga is not None:
@@ -388,3 +388,16 @@ def test_a_figure_without_facets_and_without_cells_has_its_one_empty_panel(tmp_p
     assert fig.n_cells == 0 and list(fig.panels) == ["all"]
     assert np.isnan(fig.panels["all"].z).all() and fig.panels["all"].z.shape == (1, 2)
     assert fig.value(y="a", x="1") is None
+
+
+def test_the_cache_keeps_sd_n_and_se(tmp_path, monkeypatch):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "runs.csv").write_text(
+        "model,task,value,sd,n,se\nA,x,0.5,0.1,3,0.02\nA,y,0.25,,,\n", encoding="utf-8")
+    (first,) = load_folder(tmp_path / "data", cache_dir=tmp_path / "cache")
+    block_parsing(monkeypatch)
+    (again,) = load_folder(tmp_path / "data", cache_dir=tmp_path / "cache")
+    assert_same_figure(first, again)
+    panel = again.panels["all"]
+    assert [np.nan_to_num(g, nan=-1).tolist() for g in (panel.z, panel.sd, panel.n, panel.se)] == \
+        [[[0.5, 0.25]], [[0.1, -1]], [[3.0, -1]], [[0.02, -1]]]
