@@ -21,6 +21,8 @@ from dash import ClientsideFunction, Dash, Input, Output, State, clientside_call
 from evalmaps import DataError, load_catalog
 from evalmaps.importers import load_folder
 from evalmaps.settings import Settings
+from evalmaps.store import Store
+from evalmaps.uploads import Budget
 from layouts._shared import NAV_PAGES, UPLOADS, nav_id
 from routes import api, vendor
 
@@ -64,11 +66,14 @@ def create_app(settings: Settings | None = None) -> Dash:
         serve_locally=True,
         title="evalmaps",
         update_title=None,
-        # every page's layout also gets this browser session's uploaded figures
+        # every page's layout also gets the ids of this browser's recent uploads
         routing_callback_inputs={"uploads": State(UPLOADS, "data")},
     )
     load_plotly_up_front()
-    app.server.extensions["evalmaps"] = {"catalog": catalog, "settings": settings}
+    app.server.extensions["evalmaps"] = {
+        "catalog": catalog, "settings": settings, "store": upload_store(settings),
+        "upload_budget": Budget(settings.max_upload_bytes, settings.upload_seconds,
+                                settings.upload_memory_mb)}
     # uploads arrive base64-encoded inside a callback request: refuse bodies that cannot hold
     # a file under the limit, server-side (dcc.Upload's own limit is only checked in the browser)
     max_bytes = settings.max_upload_bytes
@@ -78,7 +83,7 @@ def create_app(settings: Settings | None = None) -> Dash:
     app.server.register_blueprint(api)
     app.server.register_blueprint(vendor)
     app.layout = html.Div([
-        dcc.Store(id=UPLOADS, storage_type="session", data=[]),
+        dcc.Store(id=UPLOADS, storage_type="local", data=[]),
         navbar(),
         dash.page_container,
     ])
@@ -93,6 +98,15 @@ def create_app(settings: Settings | None = None) -> Dash:
     compress(app.server)
     dash_callback_module.to_json = callback_json
     return app
+
+
+def upload_store(settings: Settings) -> Store | None:
+    """The upload store (None: read-only); a folder that cannot be written stops start-up."""
+    if settings.store_dir is None:
+        return None
+    store = Store(settings.store_dir, settings.store_max_bytes, settings.store_max_figures)
+    store.ensure()
+    return store
 
 
 STATIC_PREFIXES = ("/_dash-component-suites/", "/assets/", "/vendor/")

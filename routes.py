@@ -16,6 +16,8 @@ from flask import Blueprint, Response, current_app, jsonify, request, send_from_
 from evalmaps import api as payloads
 from evalmaps.errors import MAX_QUOTED, EvalmapsError, UnknownFigure
 from evalmaps.formats import clip
+from evalmaps.store import STORED_ID_IN
+from evalmaps.uploads import catalog_with
 
 api = Blueprint("evalmaps_api", __name__)
 vendor = Blueprint("evalmaps_vendor", __name__)
@@ -23,8 +25,10 @@ vendor = Blueprint("evalmaps_vendor", __name__)
 BOOTSTRAP_DIR = Path(flask_bootstrap.__file__).resolve().parent / "static" / "bootstrap5"
 
 
-def _catalog():
-    return current_app.extensions["evalmaps"]["catalog"]
+def _catalog(*figure_ids):
+    """The built-in catalog, plus the stored uploads named in ``figure_ids`` (found by id)."""
+    evalmaps = current_app.extensions["evalmaps"]
+    return catalog_with(evalmaps["catalog"], evalmaps["store"], list(figure_ids))
 
 
 def _query() -> dict[str, list[str]]:
@@ -44,12 +48,12 @@ def figures():
 
 @api.get("/api/figures/<figure_id>")
 def figure(figure_id: str):
-    return jsonify(payloads.figure_summary(_catalog().figure(figure_id)))
+    return jsonify(payloads.figure_summary(_catalog(figure_id).figure(figure_id)))
 
 
 @api.get("/api/figures/<figure_id>/cells")
 def cells(figure_id: str):
-    fig = _catalog().figure(figure_id)
+    fig = _catalog(figure_id).figure(figure_id)
     query = _query()
     fmt = (query.pop("format", None) or ["json"])[0]
     if fmt not in ("json", "csv"):
@@ -65,13 +69,15 @@ def cells(figure_id: str):
 @api.get("/api/figures/<figure_id>/trends")
 def trends(figure_id: str):
     """Per-line statistics and observation sentences of a slice (same filters as /cells)."""
-    return jsonify(payloads.trends_payload(_catalog().figure(figure_id), _query()))
+    return jsonify(payloads.trends_payload(_catalog(figure_id).figure(figure_id), _query()))
 
 
 @api.get("/api/compare")
 def compare():
     """Two panels' common cells, B - A and the summary (see evalmaps.compare for references)."""
-    return jsonify(payloads.compare_payload(_catalog(), _query()))
+    query = _query()
+    ids = STORED_ID_IN.findall(" ".join(v[:200] for values in query.values() for v in values))
+    return jsonify(payloads.compare_payload(_catalog(*ids), query))
 
 
 @api.get("/api")

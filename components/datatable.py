@@ -32,13 +32,19 @@ def cells_grid(component_id: str, spec: FigureSpec, rows: list[dict]) -> dag.AgG
     )
 
 
-def upload_box(component_id: str, max_mb: float) -> dcc.Upload:
+def upload_box(component_id: str, max_mb: float, disabled_note: str | None = None):
+    """The file drop. ``disabled_note``: why uploads are off (a read-only server)."""
+    if disabled_note:
+        return html.Div([dcc.Upload(id=component_id, disabled=True, style={"display": "none"}),
+                         html.Div(disabled_note, className="small text-muted")],
+                        className="upload-box upload-box-disabled", id=f"{component_id}-off")
     return dcc.Upload(
         id=component_id,
         children=html.Div([
-            html.Strong("Drop a results CSV here"), " or ", html.A("choose a file", href="#"),
-            html.Div(f"tidy, wide (e.g. type_3_len_15 columns) or matrix; up to {max_mb:g} MB. "
-                     "It stays in this browser session; the server keeps nothing.",
+            html.Strong("Drop a results file here"), " or ", html.A("choose a file", href="#"),
+            html.Div(f"tidy, wide (e.g. type_3_len_15 columns) or matrix CSV, Parquet; up to "
+                     f"{max_mb:g} MB. It is kept on this server, and its link opens the same "
+                     f"figure for anyone who can reach the server.",
                      className="small text-muted"),
         ]),
         multiple=False,

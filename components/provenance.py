@@ -12,7 +12,7 @@ BADGE = {
     "published": ("Published results table", "success"),
     "illustrative": ("ILLUSTRATIVE values, not results", "warning"),
     "imported": ("Imported results", "info"),
-    "uploaded": ("Uploaded in this browser session", "info"),
+    "uploaded": ("Uploaded to this server", "info"),
     "derived": ("Derived from other panels", "info"),
 }
 

@@ -1,6 +1,6 @@
 """The ``evalmaps`` command.
 
-    evalmaps serve [--port N] [--host H] [--debug] [--data DIR ...]
+    evalmaps serve [--port N] [--host H] [--debug] [--data DIR ...] [--store DIR | --no-store]
     evalmaps import FILE [--format auto|tidy|wide|matrix] [--replicate COL] [-x DIM] [-y DIM]
                          [-o OUT.csv]
 
@@ -10,6 +10,7 @@ Errors are one or two sentences on stderr and a non-zero exit, never a traceback
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -30,6 +31,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--data", action="append", default=[], metavar="DIR",
                        help="a folder of CSVs (or CSVs plus catalog.json) to serve next to the "
                             "built-in figures; repeatable")
+    store = serve.add_mutually_exclusive_group()
+    store.add_argument("--store", default=None, metavar="DIR",
+                       help="where uploads are kept (default: EVALMAPS_STORE, else the user's data "
+                            "folder); processes that name the same folder share it")
+    store.add_argument("--no-store", action="store_true",
+                       help="read-only: keep no uploads (the Data page's upload is off)")
     imp = sub.add_parser("import", help="turn a results table into a tidy CSV")
     imp.add_argument("file")
     imp.add_argument("--format", choices=FORMATS, default="auto")
@@ -47,7 +54,10 @@ def serve(args: argparse.Namespace) -> int:
     import app as webapp  # the web layer is only imported to serve
 
     settings = Settings.from_env(extra_data=tuple(Path(d).resolve() for d in args.data) or None,
-                                 debug=args.debug or None)
+                                 debug=args.debug or None,
+                                 store_dir=Path(args.store).resolve() if args.store else None)
+    if args.no_store:
+        settings = dataclasses.replace(settings, store_dir=None)
     app = webapp.create_app(settings)
     print(f"evalmaps: serving {len(app.server.extensions['evalmaps']['catalog'])} figures "
           f"on http://{args.host}:{args.port}/", flush=True)

@@ -32,6 +32,12 @@ def default_data_dir() -> Path:
     return Path(sys.prefix) / "share" / "evalmaps" / "data"
 
 
+def default_store_dir() -> Path:
+    """``$XDG_DATA_HOME/evalmaps/store`` (``~/.local/share/evalmaps/store``)."""
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "evalmaps" / "store"
+
+
 def default_cache_dir() -> Path:
     """``$XDG_CACHE_HOME/evalmaps`` (``~/.cache/evalmaps``)."""
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
@@ -49,6 +55,17 @@ SETTINGS: dict[str, tuple[str, str, str]] = {
     "cache_dir": ("EVALMAPS_CACHE", "a folder, or 'off'",
                   "where validated cells are kept between start-ups, keyed by content "
                   "(default: the user's cache folder)"),
+    "store_dir": ("EVALMAPS_STORE", "a folder, or 'off'",
+                  "where uploads are kept, shared by every process that names the same folder "
+                  "(default: the user's data folder; 'off': read-only, uploads disabled)"),
+    "store_max_mb": ("EVALMAPS_STORE_MAX_MB", "a number of megabytes above 0, such as 1024",
+                     "the most the upload store may hold (default 1024)"),
+    "store_max_figures": ("EVALMAPS_STORE_MAX_FIGURES", "a whole number above 0, such as 1000",
+                          "the most figures the upload store may hold (default 1000)"),
+    "upload_seconds": ("EVALMAPS_UPLOAD_SECONDS", "a number of seconds above 0, such as 30",
+                       "the time one upload's import may take (default 30)"),
+    "upload_memory_mb": ("EVALMAPS_UPLOAD_MEMORY_MB", "a number of megabytes above 0, such as "
+                         "1024", "the memory one upload's import may take (default 1024)"),
     "debug": ("EVALMAPS_DEBUG", "1 or 0", "Dash's debug mode and dev tools (default 0)"),
 }
 
@@ -59,11 +76,20 @@ class Settings:
     extra_data: tuple[Path, ...] = ()
     max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB
     cache_dir: Path | None = field(default_factory=default_cache_dir)  # None: no cache
+    store_dir: Path | None = field(default_factory=default_store_dir)  # None: read-only
+    store_max_mb: float = 1024.0
+    store_max_figures: int = 1000
+    upload_seconds: float = 30.0
+    upload_memory_mb: float = 1024.0
     debug: bool = False
 
     @property
     def max_upload_bytes(self) -> int:
         return int(self.max_upload_mb * 2**20)
+
+    @property
+    def store_max_bytes(self) -> int:
+        return int(self.store_max_mb * 2**20)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides) -> "Settings":
@@ -89,7 +115,7 @@ def _parse(name: str, text: str, var: str, accepts: str):
         return Path(text)
     if name == "extra_data":
         return tuple(Path(d) for d in text.split(os.pathsep) if d)
-    if name == "max_upload_mb":
+    if name in ("max_upload_mb", "store_max_mb", "upload_seconds", "upload_memory_mb"):
         try:
             value = float(text)
         except ValueError:
@@ -97,7 +123,11 @@ def _parse(name: str, text: str, var: str, accepts: str):
         if not (0 < value < float("inf")):
             raise bad()
         return value
-    if name == "cache_dir":
+    if name == "store_max_figures":
+        if not text.isdigit() or int(text) < 1:
+            raise bad()
+        return int(text)
+    if name in ("cache_dir", "store_dir"):
         return None if text.lower() == "off" else Path(text)
     if name == "debug":
         if text not in ("0", "1"):

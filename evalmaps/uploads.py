@@ -1,71 +1,120 @@
-"""Figures that live in a browser session (uploads): rebuilt from what the browser holds.
+"""Uploads: a file goes to the server once, is imported within a budget, and is kept in the store.
 
-The server keeps no uploaded data. The browser's session store holds, per upload, a catalog entry
-and the tidy CSV text; every request that needs them sends them, and they are validated and built
-here. Built figures are cached by content (a cache, not state: any worker can rebuild them).
+The Data page stages the file's bytes (:meth:`Store.stage`), previews its import with the options
+the user picks (:func:`preview`), then stores the figure (:func:`store_upload`); every step after
+the first carries the staged file's key, never its contents. Both import steps run in a child
+process with a time and memory budget (:mod:`evalmaps.budget`). Pages then name stored figures
+by id (``?figure=upload-...``): :func:`catalog_with` adds them to the built-in catalog.
 """
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
-from functools import lru_cache
+from dataclasses import dataclass
+from pathlib import Path
 
-import pandas as pd
+from evalmaps import budget
+from evalmaps.errors import EvalmapsError
+from evalmaps.importers import ImportOptions, import_bytes
+from evalmaps.model import Catalog
+from evalmaps.store import UPLOAD_PREFIX, Store, is_stored_id
 
-from evalmaps.errors import DataError
-from evalmaps.loading import parse_spec, validate_cells
-from evalmaps.model import Catalog, Figure, slugify
+MAX_COLUMNS = 5000  # refused before parsing: a results table has far fewer
+MAX_RECENT = 8  # stored figures a browser lists in its menus (its most recent uploads)
 
-UPLOAD_PREFIX = "upload-"
-
-
-def upload_entry(spec: dict, tidy_csv: str) -> dict:
-    """What the browser stores for one upload (JSON-serialisable)."""
-    return {"spec": spec, "csv": tidy_csv}
+__all__ = ["UPLOAD_PREFIX", "Budget", "catalog_with", "preview", "store_upload",
+           "too_many_columns", "upload_spec"]
 
 
-def upload_spec(imported_spec: dict, name: str, data: bytes) -> dict:
-    """The catalog entry of an upload: an id from the file's name and content, provenance
-    ``uploaded``."""
+@dataclass(frozen=True)
+class Budget:
+    """What one upload's import may take (``EVALMAPS_UPLOAD_SECONDS``, ``..._MEMORY_MB``)."""
+
+    max_bytes: int
+    seconds: float
+    memory_mb: float
+
+
+def upload_spec(imported_spec: dict) -> dict:
+    """The catalog entry of an upload (the store gives it its id): provenance ``uploaded``."""
     spec = dict(imported_spec)
-    digest = hashlib.sha256(data).hexdigest()[:8]
-    spec["id"] = f"{UPLOAD_PREFIX}{slugify(name.rsplit('.', 1)[0])[:32]}-{digest}"
+    spec.pop("id", None)
     spec["provenance"] = "uploaded"
-    spec["notes"] = [n.replace("Imported from", "Uploaded from") for n in spec["notes"]]
+    spec["notes"] = [n.replace("Imported from", "Uploaded from") for n in spec.get("notes", [])]
     return spec
 
 
-def _key(entry: dict) -> str:
-    return hashlib.sha256(json.dumps(entry, sort_keys=True).encode()).hexdigest()
+def too_many_columns(data: bytes, name: str) -> str | None:
+    """A sentence when a text file's header has more than :data:`MAX_COLUMNS` fields (checked
+    before any parsing), else None."""
+    head = data[:2**20]
+    end = head.find(b"\n")
+    line = head if end < 0 else head[:end]
+    if b"\0" in line[:8]:  # binary (zip, Parquet): the importer decides
+        return None
+    fields = max(line.count(sep) for sep in (b",", b";", b"\t")) + 1
+    if fields > MAX_COLUMNS or (end < 0 and len(data) > 2**20):
+        return (f"{name}: its header has more than {MAX_COLUMNS:,} columns. A results table has "
+                f"one column per dimension and a value (or one per cell of a wide table); "
+                f"split the file or make it tidy.")
+    return None
 
 
-@lru_cache(maxsize=64)
-def _build(key: str, payload: str) -> Figure:
-    entry = json.loads(payload)
-    spec = parse_spec(entry["spec"], where=f"upload '{entry['spec'].get('id', '?')}'")
-    frame = pd.read_csv(io.StringIO(entry["csv"]), dtype=str, keep_default_na=False)
-    cells, decimals = validate_cells(frame, spec, file=f"upload '{spec.id}'")
-    return Figure(spec, cells, decimals)
+def _import(path: str, name: str, options: ImportOptions, max_bytes: int):
+    _, _, data = Path(path).read_bytes().partition(b"\n")  # a staged file: name, then bytes
+    imported = import_bytes(data, name, options, max_bytes=max_bytes)
+    return imported, imported.figure()
 
 
-def figure_from_upload(entry: dict) -> Figure:
-    if not isinstance(entry, dict) or "spec" not in entry or "csv" not in entry:
-        raise DataError("an uploaded figure in this browser session is malformed; upload it again.")
-    return _build(_key(entry), json.dumps(entry, sort_keys=True))
+def preview_in_child(path: str, name: str, options: ImportOptions, max_bytes: int) -> dict:
+    """Import a staged file; what the Data page shows about it (small: no cells)."""
+    imported, figure = _import(path, name, options, max_bytes)
+    return {"name": name, "summary": imported.summary(), "columns": list(imported.columns[:200]),
+            "dims": list(imported.spec["dims"]), "x": figure.spec.x, "y": figure.spec.y,
+            "replicate": imported.replicate or ""}
 
 
-def session_catalog(base: Catalog, uploads: list[dict] | None) -> Catalog:
-    """The built-in figures plus this session's uploads (malformed uploads are left out)."""
-    if not uploads:
+def store_in_child(path: str, name: str, options: ImportOptions, max_bytes: int,
+                   root: str, max_store_bytes: int | None, max_figures: int | None) -> str:
+    """Import a staged file and keep its figure in the store; its id."""
+    imported, _ = _import(path, name, options, max_bytes)
+    store = Store(root, max_store_bytes, max_figures)
+    return store.put(upload_spec(imported.spec), imported.to_csv(for_spreadsheets=False), name)
+
+
+def _bounded(store: Store, key: str, limits: Budget, fn, *extra):
+    staged = store.staged(key)
+    if staged is None:
+        raise EvalmapsError("The uploaded file is no longer on the server. Upload it again.")
+    name, data = staged
+    problem = too_many_columns(data, name)
+    if problem:
+        raise EvalmapsError(problem)
+    del data
+    try:
+        return budget.run(fn, str(store.staging_dir / key), name, *extra, seconds=limits.seconds,
+                          memory_mb=limits.memory_mb, what=name)
+    except budget.ChildFailed as exc:
+        raise EvalmapsError(str(exc)) from None
+
+
+def preview(store: Store, key: str, options: ImportOptions, limits: Budget) -> dict:
+    return _bounded(store, key, limits, preview_in_child, options, limits.max_bytes)
+
+
+def store_upload(store: Store, key: str, options: ImportOptions, limits: Budget) -> str:
+    return _bounded(store, key, limits, store_in_child, options, limits.max_bytes,
+                    str(store.root), store.max_bytes, store.max_figures)
+
+
+def catalog_with(base: Catalog, store: Store | None, ids) -> Catalog:
+    """The built-in catalog plus the stored figures named in ``ids`` (unknown or malformed ids
+    are left out; at most :data:`MAX_RECENT` of them)."""
+    if store is None or not ids:
         return base
-    figures = []
-    for entry in uploads:
-        try:
-            figure = figure_from_upload(entry)
-        except (DataError, KeyError, TypeError, ValueError):
-            continue  # never let one bad stored upload break every view
-        if figure.id not in base and figure.id.startswith(UPLOAD_PREFIX):
-            figures.append(figure)
+    wanted, seen = [], set()
+    for fid in ids if isinstance(ids, (list, tuple)) else [ids]:
+        if is_stored_id(fid) and fid not in seen and fid not in base:
+            seen.add(fid)
+            wanted.append(fid)
+    figures = [f for f in (store.figure(fid) for fid in wanted[-MAX_RECENT - 2:]) if f is not None]
     return base.with_figures(figures) if figures else base

@@ -13,19 +13,36 @@ from flask import current_app
 
 from evalmaps.model import Catalog, Figure
 from evalmaps.state import ViewState, parse_state, state_from_controls
-from evalmaps.uploads import UPLOAD_PREFIX, session_catalog
+from evalmaps.store import STORED_ID_IN
+from evalmaps.uploads import catalog_with
 
 NAV_PAGES = [("Browse", "/"), ("Trends", "/trends"), ("Compare", "/compare"), ("Data", "/data")]
-UPLOADS = "uploads"  # the session store (in app.layout) holding this browser's uploaded figures
+UPLOADS = "uploads"  # the local store (in app.layout): ids of this browser's recent uploads
 
 
-def get_catalog(uploads: list[dict] | None = None) -> Catalog:
-    """The catalog loaded once at start-up (see app.create_app), plus this session's uploads.
+def get_catalog(uploads: list | None = None, *figure_ids) -> Catalog:
+    """The catalog loaded once at start-up (see app.create_app), plus the stored uploads this
+    browser lists (``uploads``: ids) and any other stored figure named in ``figure_ids`` (the
+    URL's, or the one a page was rendered for).
 
     Pages get ``uploads`` as a layout keyword (Dash Pages routing input) and callbacks as
     ``State(UPLOADS, "data")``.
     """
-    return session_catalog(current_app.extensions["evalmaps"]["catalog"], uploads)
+    evalmaps = current_app.extensions["evalmaps"]
+    return catalog_with(evalmaps["catalog"], evalmaps["store"],
+                        [*(uploads if isinstance(uploads, list) else []), *figure_ids])
+
+
+def stored_ids(*texts) -> list[str]:
+    """The stored figures' ids named anywhere in ``texts`` (query values, panel references,
+    a URL's query string, lists of those)."""
+    found = []
+    for text in texts:
+        if isinstance(text, (list, tuple)):
+            found += stored_ids(*text)
+        elif isinstance(text, str) and "upload-" in text:
+            found += STORED_ID_IN.findall(text[:2000])
+    return found
 
 
 def nav_id(path: str) -> str:
@@ -75,7 +92,7 @@ def register_figure_navigation(page: str, path: str) -> None:
         prevent_initial_call=True,
     )
     def change_figure(figure_id, rendered, uploads):
-        if figure_id == rendered or figure_id not in get_catalog(uploads):
+        if figure_id == rendered or figure_id not in get_catalog(uploads, figure_id):
             raise PreventUpdate
         return dash.get_relative_path(path) + ViewState(figure_id).to_query()
 
@@ -163,7 +180,7 @@ def register_row_buttons(page: str) -> None:
         prevent_initial_call=True,
     )
     def all_or_none(_all, _none, rendered, uploads):
-        catalog = get_catalog(uploads)
+        catalog = get_catalog(uploads, rendered)
         if rendered not in catalog or ctx.triggered_id not in (f"{page}-rows-all",
                                                                f"{page}-rows-none"):
             raise PreventUpdate
@@ -174,10 +191,11 @@ def register_row_buttons(page: str) -> None:
 
 
 def explain_problems(problems: tuple[str, ...], figure_id: str | None) -> tuple[str, ...]:
-    """Add why an uploaded figure's URL may not open: uploads live in one browser session."""
-    if figure_id and figure_id.startswith(UPLOAD_PREFIX) and problems:
-        return (*problems, "Uploaded figures live only in the browser session that uploaded "
-                           "them: upload the file again on the Data page.")
+    """Add why an uploaded figure's URL may not open: it is not in this server's store."""
+    if isinstance(figure_id, str) and figure_id.startswith("upload-") and problems:
+        return (*problems, "This server's upload store does not hold that figure: it was "
+                           "uploaded to another server, or the link is cut short. Upload the "
+                           "file again on the Data page.")
     return problems
 
 

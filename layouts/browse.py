@@ -24,7 +24,7 @@ from components.provenance import provenance_badge, source_card
 from components.theme import graph_config
 from evalmaps.slicing import COLOR_MODES, color_range, views_for
 from evalmaps.state import ViewState, first, parse_state
-from layouts._shared import (Outputs, empty_note, explain_problems, get_catalog,
+from layouts._shared import (stored_ids, Outputs, empty_note, explain_problems, get_catalog,
                              page_location, problems_alert, read_view, register_figure_navigation,
                              register_nav_sync, register_row_buttons, row_labels,
                              slicing_inputs, slicing_outputs, slicing_values)
@@ -35,7 +35,7 @@ PAGE = "browse"
 
 
 def layout(uploads=None, **query):
-    catalog = get_catalog(uploads)
+    catalog = get_catalog(uploads, *stored_ids(query.get("figure")))
     state = parse_state(query, catalog)
     figure = catalog.figure(state.figure)
     spec = figure.spec
@@ -88,7 +88,7 @@ def sync(search, facet_values, rows, x_range, sort, top, color, show_values, fac
     """What changes the data shown: the URL (back/forward) or a slicing control. The colour
     range and values in cells are restyled in the browser (``evalmaps.restyle``), and the
     heatmaps are only sent again when the slice changed (``browse-drawn``)."""
-    figure, state, query = read_view(PAGE, get_catalog(uploads), rendered, search, facet_ids,
+    figure, state, query = read_view(PAGE, get_catalog(uploads, rendered), rendered, search, facet_ids,
                                      facet_values, rows, x_range, sort, top, color, show_values)
     if query is None:  # a slicing control: draw the slice, write the URL
         return OUT(search=state.to_query(y_labels=row_labels(figure)), **graphs(figure, state))

@@ -1,6 +1,6 @@
 """Compare view (/compare): two panels side by side, their difference B - A, linked hover, summary.
 
-A and B are any panels of any figure (built-in or uploaded in this session) over the same axes,
+A and B are any panels of any figure (built-in or uploaded to this server) over the same axes,
 or a derived mean of several panels (``mean(<key>,...)``, built with the "Mean of panels" menu).
 State lives in the URL (``?a=<ref>&b=<ref>&color=...&labels=off``, defaults left out): the page's
 own ``dcc.Location`` (``compare-loc``) and the controls are kept in step by one callback, as on the
@@ -29,7 +29,7 @@ from evalmaps.compare import (CompareError, align, default_pair, is_derived, mea
                               summary)
 from evalmaps.errors import EvalmapsError
 from evalmaps.state import DEFAULT_COMPARE_COLOR, CompareState, parse_compare_state
-from layouts._shared import (UPLOADS, Outputs, get_catalog, page_location, problems_alert,
+from layouts._shared import (stored_ids, UPLOADS, Outputs, get_catalog, page_location, problems_alert,
                              register_nav_sync)
 
 dash.register_page(__name__, path="/compare", name="Compare", title="evalmaps · Compare", order=2)
@@ -66,7 +66,7 @@ def _graph(side: str, figure):
 
 
 def layout(uploads=None, **query):
-    catalog = get_catalog(uploads)
+    catalog = get_catalog(uploads, *stored_ids(*query.values()))
     state = parse_compare_state(query, catalog)
     values = render(catalog, state)
     a_figure = state.a.partition(":")[0] if not is_derived(state.a) else ""
@@ -224,7 +224,7 @@ SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading",
 def sync(search, a, b, _swap, _mean_a, _mean_b, color, show_values, mean_keys, uploads):
     """What changes the panels compared: the URL (back/forward), a menu, swap, a mean. The colour
     range and values in cells are restyled in the browser (``evalmaps.restyle``)."""
-    catalog = get_catalog(uploads)
+    catalog = get_catalog(uploads, *stored_ids(search, a, b, mean_keys))
     triggered = ctx.triggered_id
     problems: tuple[str, ...] = ()
     if triggered == "compare-loc" or triggered is None:

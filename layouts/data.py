@@ -1,18 +1,20 @@
 """Data view (/data): bring your own results (upload, preview, mapping), and the tidy cells of
 the current slice in a grid with a CSV download of exactly the visible rows.
 
-Uploaded data stays in the browser session (the ``uploads`` store): the server writes nothing.
+An upload goes to the server once: it is staged in the upload store, previewed with the options
+the user picks, and kept there as a figure whose link opens anywhere (:mod:`evalmaps.uploads`).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 
 import dash
 import dash_bootstrap_components as dbc
 from dash import (ClientsideFunction, Input, Output, State, callback, clientside_callback,
-                  ctx, dcc, html)
+                  ctx, dcc, html, no_update)
 from dash.exceptions import PreventUpdate
 from flask import current_app
 
@@ -21,11 +23,13 @@ from components.datatable import cells_grid, preview_card, upload_box
 from components.provenance import provenance_badge
 from evalmaps.api import cells_csv, view_cells
 from evalmaps.errors import EvalmapsError
-from evalmaps.importers import FORMATS, ImportOptions, import_bytes
+from evalmaps.importers import FORMATS, ImportOptions
 from evalmaps.slicing import views_for
 from evalmaps.state import first, parse_state
-from evalmaps.uploads import upload_entry, upload_spec
-from layouts._shared import (UPLOADS, Outputs, explain_problems, get_catalog, page_location,
+from evalmaps import formats as fmt
+from evalmaps import uploads
+from evalmaps.uploads import Budget
+from layouts._shared import (stored_ids, UPLOADS, Outputs, explain_problems, get_catalog, page_location,
                              problems_alert, read_view, register_figure_navigation,
                              register_nav_sync, register_row_buttons, row_labels,
                              slicing_inputs, slicing_outputs, slicing_values)
@@ -33,7 +37,8 @@ from layouts._shared import (UPLOADS, Outputs, explain_problems, get_catalog, pa
 dash.register_page(__name__, path="/data", name="Data", title="evalmaps · Data", order=3)
 
 PAGE = "data"
-MAX_SESSION_BYTES = 4 * 2**20  # what one browser tab's session storage can reliably hold
+READ_ONLY = ("This server is read-only (it runs without an upload store), so uploads are off. "
+             "Serve your files with evalmaps serve --data DIR instead.")
 
 
 def max_upload_bytes() -> int:
@@ -41,17 +46,18 @@ def max_upload_bytes() -> int:
 
 
 def layout(uploads=None, **query):
-    catalog = get_catalog(uploads)
+    catalog = get_catalog(uploads, *stored_ids(query.get("figure")))
     state = parse_state(query, catalog)
     figure = catalog.figure(state.figure)
     spec = figure.spec
     max_mb = max_upload_bytes() / 2**20
+    read_only = _store() is None
     return dbc.Container([
         page_location(PAGE, figure.id),
         problems_alert(explain_problems(state.problems, first(query.get("figure")))),
         html.H4("Bring your own results", className="section-title"),
         dbc.Row([
-            dbc.Col(upload_box("data-upload", max_mb), md=5),
+            dbc.Col(upload_box("data-upload", max_mb, READ_ONLY if read_only else None), md=5),
             dbc.Col(dbc.Row([
                 labelled("Format", dcc.Dropdown(id="data-format", options=list(FORMATS),
                                                 value="auto", clearable=False), width=3),
@@ -71,9 +77,10 @@ def layout(uploads=None, **query):
         ], className="g-3"),
         html.Div(id="data-upload-client-error"),
         html.Div(id="data-upload-status", className="mt-2"),
-        dbc.Button("Add to this session and open it", id="data-add", color="primary",
+        dbc.Button("Keep it on this server and open it", id="data-add", color="primary",
                    disabled=True, className="mb-3"),
         dcc.Store(id="data-upload-raw"),
+        dcc.Store(id="data-staged"),
         dcc.Store(id="data-pending"),
         dcc.Store(id="data-max-bytes", data=max_upload_bytes()),
         html.Hr(),
@@ -116,7 +123,7 @@ OUT = Outputs(
     inputs=slicing_inputs(PAGE),
 )
 def sync(search, facet_values, rows, x_range, sort, top, facet_ids, rendered, uploads):
-    figure, state, query = read_view(PAGE, get_catalog(uploads), rendered, search, facet_ids,
+    figure, state, query = read_view(PAGE, get_catalog(uploads, rendered), rendered, search, facet_ids,
                                      facet_values, rows, x_range, sort, top)
     cells, missing = tidy_rows(figure, state)
     if query is not None:  # the URL changed: write the controls
@@ -144,7 +151,7 @@ def _summary(cells: list[dict], missing: int) -> str:
 def download(_, shown, rendered, uploads):
     """The rows the grid shows (after its filters and sort), with values looked up in the data:
     coordinates come from the browser, numbers only from the figure."""
-    catalog = get_catalog(uploads)
+    catalog = get_catalog(uploads, rendered)
     if rendered not in catalog:
         raise PreventUpdate
     figure = catalog.figure(rendered)
@@ -159,11 +166,12 @@ def download(_, shown, rendered, uploads):
             continue  # not a cell of this figure: never write what the data does not hold
         cell = {**coords, "value": value}
         cells.append(cell)
-    if "sd" in figure.cells.columns or "n" in figure.cells.columns:
+    extras = [c for c in ("sd", "n", "se") if c in figure.cells.columns]
+    if extras:
         extra = figure.cells.set_index(list(spec.dim_names))
         for cell in cells:
             key = tuple(cell[d] for d in spec.dim_names)
-            for col in ("sd", "n"):
+            for col in extras:
                 if col in extra.columns:
                     v = extra.at[key, col] if len(spec.dim_names) > 1 else extra.at[key[0], col]
                     cell[col] = None if v != v else float(v)
@@ -185,21 +193,60 @@ clientside_callback(
 
 
 def _decode_upload(raw: dict) -> tuple[str, bytes]:
-    name = str(raw.get("name") or "upload.csv")[:120]
+    if not isinstance(raw, dict):
+        raise EvalmapsError("The upload arrived damaged. Upload the file again.")
+    name = " ".join(str(raw.get("name") or "upload.csv").split())[:120] or "upload.csv"
     contents = str(raw.get("contents") or "")
     _, _, b64 = contents.partition(",")
     limit = max_upload_bytes()
     if len(b64) * 3 // 4 > limit + 3:
-        raise EvalmapsError(f"{name}: the file is over the {limit / 2**20:g} MB limit. Split it, "
-                            f"or serve the folder with evalmaps serve --data.")
+        raise EvalmapsError(f"{fmt.clip(name)}: the file is over the {limit / 2**20:g} MB limit. "
+                            f"Split it, or serve the folder with evalmaps serve --data.")
     try:
         return name, base64.b64decode(b64, validate=True)
     except (binascii.Error, ValueError):
-        raise EvalmapsError(f"{name}: the upload arrived damaged. Upload the file again.") from None
+        raise EvalmapsError(f"{fmt.clip(name)}: the upload arrived damaged. Upload the file "
+                            f"again.") from None
 
 
 def _alert(message: str):
     return dbc.Alert(message, color="danger", className="py-2", id="data-upload-error")
+
+
+def _store():
+    return current_app.extensions["evalmaps"]["store"]
+
+
+def _budget() -> Budget:
+    return current_app.extensions["evalmaps"]["upload_budget"]
+
+
+STAGE = Outputs(
+    staged=Output("data-staged", "data"),
+    raw=Output("data-upload-raw", "data", allow_duplicate=True),
+    contents=Output("data-upload", "contents"),
+    status=Output("data-upload-status", "children", allow_duplicate=True),
+    add_disabled=Output("data-add", "disabled", allow_duplicate=True),
+)
+
+
+@callback(output=STAGE.spec, inputs=dict(raw=Input("data-upload-raw", "data")),
+          prevent_initial_call=True)
+def stage(raw):
+    """The file goes to the server once: its bytes are staged in the store, and the browser
+    keeps only their key (the preview and the add send the key)."""
+    if not raw:
+        raise PreventUpdate
+    store = _store()
+    try:
+        if store is None:
+            raise EvalmapsError(READ_ONLY)
+        name, data = _decode_upload(raw)
+        key = store.stage(data, name)
+    except EvalmapsError as exc:
+        return STAGE(staged=None, raw=None, contents=None, status=_alert(str(exc)),
+                     add_disabled=True)
+    return STAGE(staged=key, raw=None, contents=None)
 
 
 PREVIEW = Outputs(
@@ -215,11 +262,27 @@ PREVIEW = Outputs(
 )
 
 
+def _text(value, limit: int, default: str = "") -> str:
+    return value.strip()[:limit] if isinstance(value, str) else default
+
+
+def _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh: bool) -> ImportOptions:
+    """Import options from the controls, whatever the request holds (junk falls back)."""
+    def label(value):
+        return value if isinstance(value, str) and value and not fresh else None
+
+    return ImportOptions(
+        format=fmt_value if fmt_value in FORMATS else "auto", x=label(x), y=label(y),
+        replicate=None if fresh else (replicate if isinstance(replicate, str) else ""),
+        metric=_text(metric, 40) or "value", unit=_text(unit, 10),
+        metric_range=(0.0, 100.0) if in_range is True else None)
+
+
 @callback(
     output=PREVIEW.spec,
     inputs=dict(
-        raw=Input("data-upload-raw", "data"),
-        fmt=Input("data-format", "value"),
+        staged=Input("data-staged", "data"),
+        fmt_value=Input("data-format", "value"),
         x=Input("data-x", "value"),
         y=Input("data-y", "value"),
         replicate=Input("data-replicate", "value"),
@@ -229,64 +292,64 @@ PREVIEW = Outputs(
     ),
     prevent_initial_call=True,
 )
-def preview(raw, fmt, x, y, replicate, metric, unit, in_range):
-    """Import the uploaded file with the chosen mapping and show what was detected."""
-    if not raw:
+def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range):
+    """Import the staged file with the chosen options (in a child process, within the upload
+    budget) and show what was detected."""
+    if not isinstance(staged, str) or not staged:
         raise PreventUpdate
-    fresh = ctx.triggered_id in ("data-upload-raw", "data-format")
-    mapping = ImportOptions(format=fmt or "auto", x=None if fresh else x, y=None if fresh else y,
-                      replicate=None if fresh else (replicate or ""),
-                      metric=(metric or "value").strip()[:40] or "value",
-                      unit=(unit or "").strip()[:10],
-                      metric_range=(0.0, 100.0) if in_range else None)
+    fresh = ctx.triggered_id in ("data-staged", "data-format")
+    options = _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh)
 
     def refused(message: str) -> dict:
         return PREVIEW(status=_alert(message), pending=None, add_disabled=True)
 
     try:
-        name, data = _decode_upload(raw)
-        imported = import_bytes(data, name, mapping, max_bytes=max_upload_bytes())
-        figure = imported.figure()
+        seen = uploads.preview(_store(), staged, options, _budget())
     except EvalmapsError as exc:
         return refused(str(exc))
     except Exception:  # noqa: BLE001 - a file must never take the server down; say what to do
         current_app.logger.exception("upload preview failed")
         return refused("This file could not be read as a results table. Check that it is a CSV "
                        "with a header row, or choose the format by hand.")
-    tidy = imported.to_csv(for_spreadsheets=False)
-    if len(tidy.encode()) > MAX_SESSION_BYTES:
-        return refused(f"{name}: its {imported.n_cells} cells are too many to keep in a browser "
-                       f"session (over {MAX_SESSION_BYTES // 2**20} MB). Serve the file with "
-                       f"evalmaps serve --data instead.")
-    spec = upload_spec(imported.spec, name, data)
-    dims = list(spec["dims"])
-    columns = imported.columns[:200]
+    dims = seen["dims"]
     return PREVIEW(
-        status=preview_card(imported.summary(), name),
-        pending=upload_entry(spec, tidy),
+        status=preview_card(seen["summary"], seen["name"]),
+        # what the preview resolved (detected axes and replicates): the kept figure is this one
+        pending={"key": staged, "options": dataclasses.asdict(dataclasses.replace(
+            options, x=seen["x"], y=seen["y"], replicate=seen["replicate"]))},
         add_disabled=False,
-        x_options=dims, x=figure.spec.x, y_options=dims, y=figure.spec.y,
+        x_options=dims, x=seen["x"], y_options=dims, y=seen["y"],
         replicate_options=[{"label": "none", "value": ""}]
-        + [{"label": c, "value": c} for c in columns],
-        replicate=imported.replicate or "",
+        + [{"label": c, "value": c} for c in seen["columns"]],
+        replicate=seen["replicate"],
     )
 
 
 @callback(
     Output(UPLOADS, "data"),
     Output("_pages_location", "href", allow_duplicate=True),
+    Output("data-upload-status", "children", allow_duplicate=True),
     Input("data-add", "n_clicks"),
     State("data-pending", "data"),
     State(UPLOADS, "data"),
     prevent_initial_call=True,
 )
-def add_upload(_, pending, uploads):
-    """Keep the figure in this browser session and open it in the browse view."""
-    if not pending:
+def add_upload(_, pending, recent):
+    """Keep the figure in the server's store, list it among this browser's uploads, open it."""
+    if not isinstance(pending, dict) or not isinstance(pending.get("key"), str):
         raise PreventUpdate
-    fid = pending["spec"]["id"]
-    kept = [u for u in (uploads or []) if u.get("spec", {}).get("id") != fid]
-    return kept + [pending], dash.get_relative_path("/") + f"?figure={fid}"
+    given = pending.get("options") if isinstance(pending.get("options"), dict) else {}
+    options = _options(given.get("format"), given.get("x"), given.get("y"),
+                       given.get("replicate"), given.get("metric"), given.get("unit"),
+                       given.get("metric_range") is not None, fresh=False)
+    try:
+        fid = uploads.store_upload(_store(), pending["key"], options, _budget())
+    except EvalmapsError as exc:
+        return no_update, no_update, _alert(str(exc))
+    kept = [u for u in (recent if isinstance(recent, list) else [])
+            if isinstance(u, str) and u != fid]
+    return ([*kept, fid][-uploads.MAX_RECENT:], dash.get_relative_path("/") + f"?figure={fid}",
+            no_update)
 
 
 register_nav_sync(PAGE)

@@ -21,7 +21,7 @@ from evalmaps.slicing import views_for
 from evalmaps.state import (TrendsOptions, ViewState, finite_number, parse_options,
                             parse_state)
 from evalmaps.trends import DEFAULT_THRESHOLD, analyse, rule_notes, short_titles
-from layouts._shared import (Outputs, empty_note, get_catalog, page_location,
+from layouts._shared import (stored_ids, Outputs, empty_note, get_catalog, page_location,
                              problems_alert, read_view, register_figure_navigation,
                              register_nav_sync, register_row_buttons, row_labels,
                              slicing_inputs, slicing_outputs, slicing_values)
@@ -32,7 +32,7 @@ PAGE = "trends"
 
 
 def layout(uploads=None, **query):
-    catalog = get_catalog(uploads)
+    catalog = get_catalog(uploads, *stored_ids(query.get("figure")))
     state = parse_state(query, catalog)
     options = parse_options(query)
     figure = catalog.figure(state.figure)
@@ -112,7 +112,7 @@ OUT = Outputs(
 )
 def sync(search, facet_values, rows, x_range, sort, top, transpose, overlay, threshold, facet_ids,
          rendered, uploads):
-    figure, state, query = read_view(PAGE, get_catalog(uploads), rendered, search, facet_ids,
+    figure, state, query = read_view(PAGE, get_catalog(uploads, rendered), rendered, search, facet_ids,
                                      facet_values, rows, x_range, sort, top)
     if query is not None:  # the URL changed: write the controls
         options = parse_options(query)

@@ -14,11 +14,12 @@ EXTERNAL = SHARED / "external" / "meta-learning-logic"
 
 
 def pytest_configure(config):
-    """The suite's cache of validated cells lives in a temporary folder (the app's default is
-    the user's cache folder), so test files never pile up there."""
+    """The suite's cache of validated cells and its upload store live in temporary folders (the
+    app's defaults are the user's cache and data folders), so test files never pile up there."""
     import tempfile
 
     os.environ.setdefault("EVALMAPS_CACHE", tempfile.mkdtemp(prefix="evalmaps-test-cache-"))
+    os.environ.setdefault("EVALMAPS_STORE", tempfile.mkdtemp(prefix="evalmaps-test-store-"))
 
 
 def _browser_available() -> bool:

@@ -50,17 +50,54 @@ def test_upload_shows_preview_then_its_heatmap_with_exact_values(served, tmp_pat
     served.find_element("#data-add").click()
     served.wait_for_text_to_equal(".figure-title", served.find_element(".figure-title").text)
     until(lambda: "wide_small.csv" in served.find_element(".figure-title").text, timeout=10)
-    assert "Uploaded in this browser session" in served.find_element(".figure-title").text
+    assert "Uploaded to this server" in served.find_element(".figure-title").text
     served.wait_for_element(".heatmap-graph .main-svg")
     css = heatmap_css("tiny-a-lora")
     text = hover_cell(served, css, "1", "1")
     assert "Type 1 · Len 1 · Accuracy 90.00% ± 2.00 sd (n=3)" in text
     screenshot(served.driver, "data-upload-heatmap", tmp_path)
-    # the upload is a figure of this session: it survives a reload of the page
+    # the upload is kept on the server: it survives a reload, and its link opens the same
+    # figure in a fresh browser profile (no storage shared with this one)
     served.driver.refresh()
     served.wait_for_element(".heatmap-graph .main-svg", timeout=15)
     assert "wide_small.csv" in served.find_element(".figure-title").text
+    link = served.driver.current_url
+    assert "figure=upload-wide-small-" in link
     assert served.get_logs() == []
+    other = fresh_browser(tmp_path / "profile")
+    try:
+        other.get(link)
+        until(lambda: other.find_elements(By.CSS_SELECTOR, css + " .main-svg"), timeout=20)
+        assert "wide_small.csv" in other.find_element(By.CSS_SELECTOR, ".figure-title").text
+        # a fresh profile: this browser lists no uploads of its own, the link alone opened it
+        assert other.execute_script("return JSON.parse(localStorage.getItem('uploads'))") == []
+        text = hover_cell(Driven(other), css, "1", "1")
+        assert "Type 1 · Len 1 · Accuracy 90.00% ± 2.00 sd (n=3)" in text
+        screenshot(other, "data-upload-link-in-a-fresh-profile", tmp_path)
+    finally:
+        other.quit()
+
+
+class Driven:
+    """What tests.browser.helpers needs of dash_duo, for a second browser."""
+
+    def __init__(self, driver) -> None:
+        self.driver = driver
+
+    def wait_for_element(self, css: str, timeout: float = 10):
+        until(lambda: self.driver.find_elements(By.CSS_SELECTOR, css), timeout=timeout)
+        return self.driver.find_element(By.CSS_SELECTOR, css)
+
+
+def fresh_browser(profile: Path):
+    """Another headless Chromium with its own, empty profile."""
+    from selenium import webdriver
+
+    options = webdriver.ChromeOptions()
+    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000",
+                f"--user-data-dir={profile}"):
+        options.add_argument(arg)
+    return webdriver.Chrome(options=options)
 
 
 def test_bad_file_is_refused_with_a_clear_message(served, tmp_path):

@@ -10,7 +10,7 @@ import brotli
 import pytest
 
 from tests.integration.dash_calls import call
-from tests.integration.test_upload_callback import raw
+from tests.integration.test_upload_callback import stage
 
 FINGERPRINTED = re.compile(r"(?:src|href)=\"(/(?:_dash-component-suites|assets|vendor)/[^\"]+)\"")
 
@@ -53,11 +53,13 @@ def test_a_client_that_accepts_nothing_gets_plain_bytes(client):
 
 
 def test_callback_responses_are_compressed_too(client):
-    csv = b"type,len,value\n" + b"".join(b"t%d,%d,%d.5\n" % (i % 7, i, i % 100) for i in range(300))
-    inputs = {"data-upload-raw.data": raw("many.csv", csv), "data-format.value": "auto",
-              "data-metric.value": "Accuracy", "data-unit.value": "%", "data-range.value": True}
-    plain = call(client, "data-upload-status.children", inputs)
-    packed = call(client, "data-upload-status.children", inputs, headers={"Accept-Encoding": "br"})
+    # a matrix of 150 columns: the preview lists each column as a replicate option
+    header = "model," + ",".join(f"column_label_{i}" for i in range(150))
+    rows = [f"m{r}," + ",".join(str((r * i) % 100) for i in range(150)) for r in range(5)]
+    key = stage(client, "wide.csv", "\n".join([header, *rows]).encode())["data-staged.data"]
+    inputs = {"data-staged.data": key, "data-format.value": "auto", "data-range.value": True}
+    plain = call(client, "data-pending.data", inputs)
+    packed = call(client, "data-pending.data", inputs, headers={"Accept-Encoding": "br"})
     assert plain.status_code == packed.status_code == 200
     assert packed.headers.get("Content-Encoding") == "br"
     assert brotli.decompress(packed.data) == plain.data

@@ -22,13 +22,39 @@ def raw(name: str, data: bytes) -> dict:
     return {"name": name, "contents": "data:text/csv;base64," + base64.b64encode(data).decode()}
 
 
-def preview(client, name: str, data: bytes, **mapping):
-    inputs = {"data-upload-raw.data": raw(name, data), "data-format.value": "auto",
-              "data-metric.value": "Accuracy", "data-unit.value": "%", "data-range.value": True}
-    inputs.update({f"data-{k}.value": v for k, v in mapping.items()})
-    response = call(client, PREVIEW, inputs)
+def stage(client, name: str, data: bytes) -> dict:
+    response = call(client, "data-staged.data", {"data-upload-raw.data": raw(name, data)})
     assert response.status_code == 200, response.data[:300]
     return outputs(response)
+
+
+def preview(client, name: str, data: bytes, **mapping):
+    """Stage the file (its one trip to the server), then preview it as the page does."""
+    staged = stage(client, name, data)
+    if not staged.get("data-staged.data"):
+        return staged
+    assert staged["data-upload-raw.data"] is None and staged["data-upload.contents"] is None
+    return preview_staged(client, staged["data-staged.data"], **mapping)
+
+
+def preview_staged(client, key: str, changed=None, **mapping):
+    inputs = {"data-staged.data": key, "data-format.value": "auto",
+              "data-metric.value": "Accuracy", "data-unit.value": "%", "data-range.value": True}
+    inputs.update({f"data-{k}.value": v for k, v in mapping.items()})
+    response = call(client, "data-pending.data", inputs, changed=changed)
+    assert response.status_code == 200, response.data[:300]
+    return outputs(response)
+
+
+def keep(client, pending: dict, recent=None) -> dict:
+    response = call(client, "uploads.data", {"data-add.n_clicks": 1},
+                    state={"data-pending.data": pending, "uploads.data": recent or []})
+    assert response.status_code == 200, response.data[:300]
+    return outputs(response)
+
+
+def current_store(client):
+    return client.application.extensions["evalmaps"]["store"]
 
 
 def alert_text(out: dict) -> str | None:
@@ -38,35 +64,46 @@ def alert_text(out: dict) -> str | None:
     return None
 
 
-def test_good_upload_previews_and_yields_a_session_figure(client):
-    out = preview(client, "wide_small.csv", (FIXTURES / "wide_small.csv").read_bytes())
+def test_good_upload_previews_then_is_kept_on_the_server(client, dash_app):
+    data = (FIXTURES / "wide_small.csv").read_bytes()
+    out = preview(client, "wide_small.csv", data)
     assert alert_text(out) is None
     assert out["data-add.disabled"] is False
     pending = out["data-pending.data"]
-    assert pending["spec"]["id"].startswith("upload-wide-small-")
-    assert pending["spec"]["provenance"] == "uploaded"
+    assert set(pending) == {"key", "options"} and len(json.dumps(pending)) < 400  # no contents
     assert out["data-x.value"] == "len" and out["data-y.value"] == "type"
     assert out["data-replicate.value"] == "seed"
     preview_json = json.dumps(out[PREVIEW])
     for fragment in ("wide", "seed", "15"):
         assert fragment in preview_json
-    # the stored entry rebuilds into the same figure any worker can serve
-    from evalmaps.uploads import figure_from_upload
+    kept = keep(client, pending, recent=["upload-older-0123456789abcdef"])
+    fid = kept["uploads.data"][-1]
+    assert kept["uploads.data"] == ["upload-older-0123456789abcdef", fid]
+    assert fid.startswith("upload-wide-small-")
+    assert kept["_pages_location.href"] == f"/?figure={fid}"
+    # the figure is in the store: any worker, any browser opens it by id
+    store = dash_app.server.extensions["evalmaps"]["store"]
+    from evalmaps.store import Store
 
-    figure = figure_from_upload(pending)
+    figure = Store(store.root).figure(fid)
+    assert figure.spec.provenance == "uploaded"
     assert figure.value(model="tiny-a", ft_type="lora", type="1", len="1") == 90.0
+    summary = client.get(f"/api/figures/{fid}").get_json()
+    assert (summary["id"], summary["provenance"]) == (fid, "uploaded")
+    assert client.get(f"/?figure={fid}").status_code == 200
 
 
-def test_mapping_change_re_imports(client):
+def test_mapping_change_re_imports_from_the_staged_file(client):
     data = (FIXTURES / "tidy_small.csv").read_bytes()
-    out = preview(client, "tidy_small.csv", data)
+    key = stage(client, "tidy_small.csv", data)["data-staged.data"]
+    out = preview_staged(client, key)
     assert (out["data-x.value"], out["data-y.value"]) == ("length", "type")
-    inputs = {"data-upload-raw.data": raw("tidy_small.csv", data), "data-format.value": "auto",
-              "data-x.value": "type", "data-y.value": "length", "data-replicate.value": "",
-              "data-metric.value": "Accuracy", "data-unit.value": "%", "data-range.value": True}
-    swapped = outputs(call(client, PREVIEW, inputs, changed=["data-x.value"]))
-    spec = swapped["data-pending.data"]["spec"]
-    assert (spec["x"], spec["y"]) == ("type", "length")
+    swapped = preview_staged(client, key, changed=["data-x.value"], x="type", y="length",
+                             replicate="")
+    assert swapped["data-pending.data"]["options"]["x"] == "type"
+    fid = keep(client, swapped["data-pending.data"])["uploads.data"][-1]
+    roles = {d["name"]: d["role"] for d in client.get(f"/api/figures/{fid}").get_json()["dims"]}
+    assert (roles["type"], roles["length"]) == ("x", "y")
 
 
 BAD_FILES = {
@@ -105,13 +142,14 @@ def test_html_labels_stay_text(client):
     data = b"type,len,value\n<script>alert(1)</script>,1,50\n<img src=x onerror=alert(2)>,2,60\n"
     out = preview(client, "html.csv", data)
     assert alert_text(out) is None
-    labels = out["data-pending.data"]["spec"]["dims"]["type"]["labels"]
+    fid = keep(client, out["data-pending.data"])["uploads.data"][-1]
+    dims = client.get(f"/api/figures/{fid}").get_json()["dims"]
+    labels = [d for d in dims if d["name"] == "type"][0]["labels"]
     assert "<script>alert(1)</script>" in labels  # kept as data; every view renders it as text
     from evalmaps.slicing import slice_panel
-    from evalmaps.uploads import figure_from_upload
     from components.heatmap import heatmap_figure
 
-    figure = figure_from_upload(out["data-pending.data"])
+    figure = current_store(client).figure(fid)
     view = slice_panel(figure, next(iter(figure.panels.values())))
     fig = heatmap_figure(view, (0, 100))
     assert fig["data"][0]["y"] == ["&lt;script&gt;alert(1)&lt;/script&gt;",
@@ -167,10 +205,55 @@ def test_download_holds_exactly_the_rows_shown(client):
 def test_download_neutralises_formula_labels(client):
     data = b"type,len,value\n=1+2,1,50\n@cmd,2,60\n"
     pending = preview(client, "formula.csv", data)["data-pending.data"]
-    fid = pending["spec"]["id"]
+    fid = keep(client, pending)["uploads.data"][-1]
     shown = [{"type": "=1+2", "len": "1"}, {"type": "@cmd", "len": "2"}]
     response = call(client, "data-download.data", {"data-download-button.n_clicks": 1},
                     state={"data-grid.virtualRowData": shown, "data-rendered-figure.data": fid,
-                           "uploads.data": [pending]})
+                           "uploads.data": [fid]})
     content = outputs(response)["data-download.data"]["content"]
     assert "'=1+2,1,50.0" in content and "'@cmd,2,60.0" in content
+
+
+def test_a_read_only_server_turns_the_upload_off(client, dash_app, monkeypatch):
+    monkeypatch.setitem(dash_app.server.extensions["evalmaps"], "store", None)
+    out = stage(client, "tidy_small.csv", (FIXTURES / "tidy_small.csv").read_bytes())
+    assert alert_text(out) == ("This server is read-only (it runs without an upload store), so "
+                               "uploads are off. Serve your files with evalmaps serve --data DIR "
+                               "instead.")
+    assert out["data-staged.data"] is None and out["data-upload-raw.data"] is None
+    from layouts import data as data_page
+
+    with dash_app.server.test_request_context("/data"):
+        page = json.dumps(data_page.layout(), cls=__import__("plotly").utils.PlotlyJSONEncoder)
+    assert '"disabled": true' in page and "uploads are off" in page
+
+
+@pytest.mark.parametrize("pending", [None, 5, "x", [], {"key": 5}, {"key": "../../etc/passwd"},
+                                     {"key": "a" * 64, "options": "junk"},
+                                     {"key": "a" * 64, "options": {"format": ["tidy"], "x": 5}}])
+def test_junk_pending_uploads_get_a_message_or_nothing(client, pending):
+    response = call(client, "uploads.data", {"data-add.n_clicks": 1},
+                    state={"data-pending.data": pending, "uploads.data": "junk"})
+    assert response.status_code in (200, 204)
+    if response.status_code == 200:
+        assert alert_text(outputs(response)) == ("The uploaded file is no longer on the server. "
+                                                 "Upload it again.")
+
+
+@pytest.mark.parametrize("staged", [5, ["a"], {"k": 1}, "not-a-key", "b" * 64])
+def test_junk_staged_keys_get_a_message_or_nothing(client, staged):
+    response = call(client, "data-pending.data", {"data-staged.data": staged,
+                                                  "data-format.value": ["x"],
+                                                  "data-range.value": "yes"})
+    assert response.status_code in (200, 204)
+    if response.status_code == 200:
+        assert alert_text(outputs(response)) == ("The uploaded file is no longer on the server. "
+                                                 "Upload it again.")
+
+
+def test_a_file_of_100000_columns_is_refused_before_parsing(client):
+    data = (",".join(f"c{i}" for i in range(100_000)) + "\n" + "1," * 99_999 + "1\n").encode()
+    out = preview(client, "columns.csv", data)
+    assert alert_text(out) == ("columns.csv: its header has more than 5,000 columns. A results "
+                               "table has one column per dimension and a value (or one per cell "
+                               "of a wide table); split the file or make it tidy.")

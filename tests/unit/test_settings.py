@@ -6,22 +6,29 @@ from pathlib import Path
 
 import pytest
 
-from evalmaps.settings import Settings, SettingsError, default_cache_dir, default_data_dir
+from evalmaps.settings import (Settings, SettingsError, default_cache_dir, default_data_dir,
+                               default_store_dir)
 
 
 def test_defaults():
-    assert Settings.from_env({}) == Settings(data_dir=default_data_dir(), extra_data=(),
-                                             max_upload_mb=20.0, cache_dir=default_cache_dir(),
-                                             debug=False)
+    assert Settings.from_env({}) == Settings(
+        data_dir=default_data_dir(), extra_data=(), max_upload_mb=20.0,
+        cache_dir=default_cache_dir(), store_dir=default_store_dir(), store_max_mb=1024.0,
+        store_max_figures=1000, upload_seconds=30.0, upload_memory_mb=1024.0, debug=False)
     assert (default_data_dir() / "catalog.json").is_file()
 
 
 def test_every_variable_is_read():
     env = {"EVALMAPS_DATA": "/d", "EVALMAPS_EXTRA_DATA": "/a:/b", "EVALMAPS_MAX_UPLOAD_MB": "2.5",
-           "EVALMAPS_CACHE": "/c", "EVALMAPS_DEBUG": "1"}
-    assert Settings.from_env(env) == Settings(Path("/d"), (Path("/a"), Path("/b")), 2.5, Path("/c"),
-                                              True)
+           "EVALMAPS_CACHE": "/c", "EVALMAPS_DEBUG": "1", "EVALMAPS_STORE": "/s",
+           "EVALMAPS_STORE_MAX_MB": "64", "EVALMAPS_STORE_MAX_FIGURES": "7",
+           "EVALMAPS_UPLOAD_SECONDS": "2.5", "EVALMAPS_UPLOAD_MEMORY_MB": "300"}
+    assert Settings.from_env(env) == Settings(
+        data_dir=Path("/d"), extra_data=(Path("/a"), Path("/b")), max_upload_mb=2.5,
+        cache_dir=Path("/c"), store_dir=Path("/s"), store_max_mb=64.0, store_max_figures=7,
+        upload_seconds=2.5, upload_memory_mb=300.0, debug=True)
     assert Settings.from_env({"EVALMAPS_CACHE": "off"}).cache_dir is None
+    assert Settings.from_env({"EVALMAPS_STORE": "off"}).store_dir is None
     assert Settings.from_env(env).max_upload_bytes == int(2.5 * 2**20)
 
 
@@ -38,6 +45,10 @@ def test_overrides_win_over_the_environment():
     ("EVALMAPS_MAX_UPLOAD_MB", "inf",
      "EVALMAPS_MAX_UPLOAD_MB=inf is not valid: give a number of megabytes above 0, such as 20."),
     ("EVALMAPS_DEBUG", "yes", "EVALMAPS_DEBUG=yes is not valid: give 1 or 0."),
+    ("EVALMAPS_STORE_MAX_FIGURES", "2.5", "EVALMAPS_STORE_MAX_FIGURES=2.5 is not valid: give a "
+     "whole number above 0, such as 1000."),
+    ("EVALMAPS_UPLOAD_SECONDS", "0", "EVALMAPS_UPLOAD_SECONDS=0 is not valid: give a number of "
+     "seconds above 0, such as 30."),
 ])
 def test_a_bad_value_is_one_sentence_naming_the_setting(var, value, message):
     with pytest.raises(SettingsError) as err:

@@ -1,0 +1,216 @@
+"""The upload store, the bounded import of uploads, and the catalog of stored figures."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from evalmaps import budget, uploads
+from evalmaps.errors import EvalmapsError
+from evalmaps.importers import ImportOptions, import_bytes
+from evalmaps.model import Catalog
+from evalmaps.store import STORED_ID_IN, Store, StoreFull, figure_id, is_stored_id
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+LIMITS = uploads.Budget(max_bytes=20 * 2**20, seconds=30, memory_mb=1024)
+
+
+def imported_entry(name="tidy_small.csv"):
+    imported = import_bytes((FIXTURES / name).read_bytes(), name)
+    return uploads.upload_spec(imported.spec), imported.to_csv(for_spreadsheets=False), imported
+
+
+def test_put_then_read_gives_the_imported_figure(tmp_path):
+    store = Store(tmp_path)
+    store.ensure()
+    spec, tidy, imported = imported_entry()
+    fid = store.put(spec, tidy, "tidy_small.csv")
+    assert is_stored_id(fid) and fid.startswith("upload-tidy-small-")
+    assert fid == figure_id(spec, tidy, "tidy_small.csv")
+    stored = Store(tmp_path).figure(fid)  # another process: nothing cached
+    expected = imported.figure()
+    assert stored.spec.title == expected.spec.title and stored.spec.dims == expected.spec.dims
+    assert stored.spec.provenance == "uploaded"
+    assert stored.cells.to_dict("records") == expected.cells.to_dict("records")
+    assert stored.decimals == expected.decimals
+    assert Store(tmp_path).title(fid) == expected.spec.title
+    assert sorted(p.name for p in (tmp_path / "figures" / fid).iterdir()) == ["cells.csv",
+                                                                              "spec.json"]
+
+
+def test_the_same_upload_has_the_same_id_and_nothing_is_overwritten(tmp_path):
+    store = Store(tmp_path)
+    store.ensure()
+    spec, tidy, _ = imported_entry()
+    fid = store.put(spec, tidy, "tidy_small.csv")
+    before = (tmp_path / "figures" / fid / "cells.csv").stat().st_mtime_ns
+    time.sleep(0.01)
+    assert store.put(spec, tidy, "tidy_small.csv") == fid
+    assert (tmp_path / "figures" / fid / "cells.csv").stat().st_mtime_ns == before
+    other = store.put(dict(spec, title="Another title"), tidy, "tidy_small.csv")
+    assert other != fid and store.count() == 2
+
+
+def test_concurrent_writers_of_one_upload_agree(tmp_path):
+    spec, tidy, _ = imported_entry()
+    Store(tmp_path).ensure()
+    ids, errors = [], []
+
+    def write():
+        try:
+            ids.append(Store(tmp_path).put(spec, tidy, "tidy_small.csv"))
+        except Exception as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and len(set(ids)) == 1 and Store(tmp_path).count() == 1
+    assert not [p for p in (tmp_path / "figures").iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_bounds_refuse_with_a_message(tmp_path):
+    spec, tidy, _ = imported_entry()
+    store = Store(tmp_path, max_figures=1)
+    store.ensure()
+    store.put(spec, tidy, "a.csv")
+    with pytest.raises(StoreFull) as err:
+        store.put(spec, tidy, "b.csv")
+    assert str(err.value) == ("the upload store is full (1 figures). Ask the server's admin to "
+                              "raise EVALMAPS_STORE_MAX_FIGURES or to make room.")
+    small = Store(tmp_path / "small", max_bytes=100)
+    small.ensure()
+    with pytest.raises(StoreFull, match=r"full \(9.53674e-05 MB\).*EVALMAPS_STORE_MAX_MB"):
+        small.put(spec, tidy, "a.csv")
+
+
+@pytest.mark.parametrize("fid", ["../etc", "upload-x-0123", "upload-../../x-0123456789abcdef",
+                                 "UPLOAD-X-0123456789ABCDEF", 5, None, ["upload-a-0123456789abcdef"]])
+def test_malformed_or_unknown_ids_name_nothing(tmp_path, fid):
+    store = Store(tmp_path)
+    store.ensure()
+    assert store.figure(fid) is None and (fid in store) is False and store.title(fid) is None
+
+
+def test_a_damaged_entry_is_not_served(tmp_path):
+    store = Store(tmp_path)
+    store.ensure()
+    spec, tidy, _ = imported_entry()
+    fid = store.put(spec, tidy, "t.csv")
+    (tmp_path / "figures" / fid / "cells.csv").write_text("type,length\nx,1\n")
+    assert Store(tmp_path).figure(fid) is None
+    (tmp_path / "figures" / fid / "spec.json").write_text("{not json")
+    assert Store(tmp_path).figure(fid) is None
+
+
+def test_staging_round_trip_and_expiry(tmp_path):
+    store = Store(tmp_path)
+    store.ensure()
+    key = store.stage(b"a,b\n1,2\n", "my\nfile.csv")
+    assert store.staged(key) == ("my file.csv", b"a,b\n1,2\n")
+    assert store.staged("../" + key) is None and store.staged(7) is None
+    old = time.time() - 2 * 24 * 3600
+    os.utime(store.staging_dir / key, (old, old))
+    store.stage(b"other", "o.csv")  # a later upload sweeps what expired
+    assert store.staged(key) is None
+
+
+def test_ids_are_found_in_query_values_and_panel_references():
+    fid = "upload-runs-0123456789abcdef"
+    text = f"?a={fid}:all&b=core:x&figure={fid}"
+    assert STORED_ID_IN.findall(text) == [fid, fid]
+    assert STORED_ID_IN.findall("upload-runs-0123456789abcdef0") == []
+
+
+def test_catalog_with_adds_only_named_stored_figures(tmp_path):
+    store = Store(tmp_path)
+    store.ensure()
+    spec, tidy, _ = imported_entry()
+    fid = store.put(spec, tidy, "t.csv")
+    base = Catalog([])
+    assert uploads.catalog_with(base, store, [fid, "junk", 5, {"spec": []}]).ids == [fid]
+    assert uploads.catalog_with(base, store, None) is base
+    assert uploads.catalog_with(base, None, [fid]) is base
+
+
+# ------------------------------------------------------------------------ bounded uploads
+
+def staged(tmp_path, data: bytes, name: str) -> tuple[Store, str]:
+    store = Store(tmp_path)
+    store.ensure()
+    return store, store.stage(data, name)
+
+
+def test_preview_and_store_through_the_child_process(tmp_path):
+    data = (FIXTURES / "wide_small.csv").read_bytes()
+    store, key = staged(tmp_path, data, "wide_small.csv")
+    seen = uploads.preview(store, key, ImportOptions(), LIMITS)
+    imported = import_bytes(data, "wide_small.csv")
+    assert seen == {"name": "wide_small.csv", "summary": imported.summary(),
+                    "columns": list(imported.columns), "dims": list(imported.spec["dims"]),
+                    "x": "len", "y": "type", "replicate": "seed"}
+    fid = uploads.store_upload(store, key, ImportOptions(), LIMITS)
+    assert store.figure(fid).value(model="tiny-a", ft_type="lora", type="1", len="1") == 90.0
+
+
+def test_an_import_error_comes_back_as_its_message(tmp_path):
+    store, key = staged(tmp_path, b"type,len,value\na,1,5\nb,2,abc\n", "bad.csv")
+    with pytest.raises(EvalmapsError) as err:
+        uploads.preview(store, key, ImportOptions(), LIMITS)
+    expected = None
+    try:
+        import_bytes(b"type,len,value\na,1,5\nb,2,abc\n", "bad.csv").figure()
+    except EvalmapsError as exc:
+        expected = str(exc)
+    assert str(err.value) == expected
+
+
+def test_too_many_columns_are_refused_before_parsing(tmp_path, monkeypatch):
+    data = (",".join(f"c{i}" for i in range(100_000)) + "\n" + ",".join(["1"] * 100_000)).encode()
+    store, key = staged(tmp_path, data, "wide.csv")
+    monkeypatch.setattr(budget, "run", lambda *a, **k: pytest.fail("parsed"))
+    with pytest.raises(EvalmapsError) as err:
+        uploads.preview(store, key, ImportOptions(), LIMITS)
+    assert str(err.value) == ("wide.csv: its header has more than 5,000 columns. A results table "
+                              "has one column per dimension and a value (or one per cell of a "
+                              "wide table); split the file or make it tidy.")
+
+
+def _sleep(seconds):
+    time.sleep(seconds)
+    return "slept"
+
+
+def _grow(mb):
+    blob = bytearray(mb * 2**20)
+    for i in range(0, len(blob), 4096):
+        blob[i] = 1
+    time.sleep(5)
+    return len(blob)
+
+
+def test_budget_stops_slow_and_hungry_work():
+    start = time.monotonic()
+    with pytest.raises(budget.OverBudget, match=r"took longer than the 0.5 s"):
+        budget.run(_sleep, 10, seconds=0.5, memory_mb=500)
+    assert time.monotonic() - start < 5
+    with pytest.raises(budget.OverBudget, match=r"more than the 50 MB of memory"):
+        budget.run(_grow, 400, seconds=20, memory_mb=50)
+    assert budget.run(_sleep, 0, seconds=20, memory_mb=500) == "slept"
+
+
+def test_the_store_files_are_plain_json_and_csv(tmp_path):
+    store = Store(tmp_path)
+    store.ensure()
+    spec, tidy, _ = imported_entry()
+    fid = store.put(spec, tidy, "t.csv")
+    entry = json.loads((tmp_path / "figures" / fid / "spec.json").read_text())
+    assert entry == dict(spec, id=fid)
+    assert (tmp_path / "figures" / fid / "cells.csv").read_text() == tidy
