@@ -20,6 +20,7 @@ from dash import ClientsideFunction, Dash, Input, Output, State, clientside_call
 
 from evalmaps import DataError, load_catalog
 from evalmaps.importers import load_folder
+from evalmaps.resources import resource
 from evalmaps.settings import Settings
 from layouts._shared import NAV_PAGES, UPLOADS, nav_id
 from routes import api, vendor
@@ -59,7 +60,7 @@ def create_app(settings: Settings | None = None) -> Dash:
         __name__,
         use_pages=True,
         pages_folder=str(HERE / "layouts"),
-        assets_folder=str(HERE / "assets"),
+        assets_folder=str(resource("assets")),  # the checkout's, or the wheel's copy
         external_stylesheets=[BOOTSTRAP_CSS],
         serve_locally=True,
         title="evalmaps",
