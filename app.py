@@ -1,7 +1,8 @@
 """evalmaps: wires the domain package, the components and the pages into one Dash app.
 
 ``gunicorn app:server`` serves it (settings from the environment); ``evalmaps serve`` builds it
-with ``create_app(Settings...)`` and runs it for one user.
+with ``create_app(Settings...)`` and runs it under gunicorn (``evalmaps.server``), or under Flask's
+development server with ``--debug``.
 """
 
 from __future__ import annotations
