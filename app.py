@@ -1,7 +1,8 @@
 """evalmaps: wires the domain package, the components and the pages into one Dash app.
 
 ``gunicorn app:server`` serves it (settings from the environment); ``evalmaps serve`` builds it
-with ``create_app(Settings...)`` and runs it for one user.
+with ``create_app(Settings...)`` and runs it under gunicorn (``evalmaps.server``), or under Flask's
+development server with ``--debug``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dash import ClientsideFunction, Dash, Input, Output, State, clientside_call
 
 from evalmaps import DataError, load_catalog
 from evalmaps.importers import load_folder
+from evalmaps.resources import resource
 from evalmaps.settings import Settings
 from evalmaps.store import Store
 from evalmaps.uploads import Budget
@@ -61,7 +63,7 @@ def create_app(settings: Settings | None = None) -> Dash:
         __name__,
         use_pages=True,
         pages_folder=str(HERE / "layouts"),
-        assets_folder=str(HERE / "assets"),
+        assets_folder=str(resource("assets")),  # the checkout's, or the wheel's copy
         external_stylesheets=[BOOTSTRAP_CSS],
         serve_locally=True,
         title="evalmaps",

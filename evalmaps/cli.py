@@ -1,6 +1,7 @@
 """The ``evalmaps`` command.
 
-    evalmaps serve [--port N] [--host H] [--debug] [--data DIR ...] [--store DIR | --no-store]
+    evalmaps serve [--port N] [--host H] [--workers N] [--debug] [--data DIR ...]
+                   [--store DIR | --no-store]
     evalmaps import FILE [--format auto|tidy|wide|matrix] [--replicate COL] [-x DIM] [-y DIM]
                          [-o OUT.csv]
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -24,10 +26,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="evalmaps", description="Browse, slice and compare "
                                      "result heatmaps of ML papers.")
     sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the dashboard (default http://127.0.0.1:8050)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8050)
-    serve.add_argument("--debug", action="store_true", help="Dash debug mode and dev tools")
+    serve = sub.add_parser("serve", help="run the dashboard under gunicorn, with the settings "
+                           "of gunicorn.conf.py (default http://127.0.0.1:8050)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="the address to listen on (default 127.0.0.1; 0.0.0.0 for all)")
+    serve.add_argument("--port", type=port_number, default=None,
+                       help="the port (default: $PORT, else 8050)")
+    serve.add_argument("--workers", type=positive_int, default=None, metavar="N",
+                       help="gunicorn worker processes (default: $WEB_CONCURRENCY, else 2)")
+    serve.add_argument("--debug", action="store_true",
+                       help="Flask's development server with Dash's debug mode and dev tools, "
+                            "instead of gunicorn")
     serve.add_argument("--data", action="append", default=[], metavar="DIR",
                        help="a folder of CSVs (or CSVs plus catalog.json) to serve next to the "
                             "built-in figures; repeatable")
@@ -50,20 +59,65 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class UsageError(EvalmapsError):
+    """Options that do not go together, or a bad value from the environment."""
+
+
+def port_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 < value < 65536:
+        raise argparse.ArgumentTypeError(f"'{text[:20]}' is not a port: give a number from 1 "
+                                         f"to 65535")
+    return value
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"'{text[:20]}' is not a number of workers: give a "
+                                         f"whole number of at least 1")
+    return value
+
+
 def serve(args: argparse.Namespace) -> int:
+    """Build the app once (bad data or settings stop here, with one message), then serve it:
+    gunicorn with gunicorn.conf.py's settings, or Flask's development server with ``--debug``."""
     import app as webapp  # the web layer is only imported to serve
 
+    if args.debug and args.workers is not None:
+        raise UsageError("--workers applies to gunicorn, which --debug does not use. Leave out "
+                         "one of them.")
+    port = args.port
+    if port is None:
+        text = os.environ.get("PORT", "").strip()
+        try:
+            port = port_number(text) if text else 8050
+        except argparse.ArgumentTypeError:
+            raise UsageError(f"PORT={text[:20]} is not a port: give a number from 1 to 65535, "
+                             f"or --port.") from None
     settings = Settings.from_env(extra_data=tuple(Path(d).resolve() for d in args.data) or None,
                                  debug=args.debug or None,
                                  store_dir=Path(args.store).resolve() if args.store else None)
     if args.no_store:
         settings = dataclasses.replace(settings, store_dir=None)
     app = webapp.create_app(settings)
+    host = f"[{args.host}]" if ":" in args.host and not args.host.startswith("[") else args.host
     print(f"evalmaps: serving {len(app.server.extensions['evalmaps']['catalog'])} figures "
-          f"on http://{args.host}:{args.port}/", flush=True)
-    # no version check even in debug mode: nothing leaves the machine
-    app.run(host=args.host, port=args.port, debug=settings.debug, dev_tools_ui=settings.debug,
-            dev_tools_hot_reload=settings.debug, dev_tools_disable_version_check=True)
+          f"on http://{host}:{port}/", flush=True)
+    if settings.debug:
+        # no version check even in debug mode: nothing leaves the machine
+        app.run(host=args.host, port=port, debug=True, dev_tools_ui=True,
+                dev_tools_hot_reload=True, dev_tools_disable_version_check=True)
+        return 0
+    from evalmaps.server import Production
+
+    Production(app.server, bind=f"{host}:{port}", workers=args.workers).run()
     return 0
 
 

@@ -9,12 +9,12 @@ setting and the values it accepts.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalmaps.errors import EvalmapsError
+from evalmaps.resources import resource
 
 DEFAULT_MAX_UPLOAD_MB = 20.0
 
@@ -24,12 +24,9 @@ class SettingsError(EvalmapsError, ValueError):
 
 
 def default_data_dir() -> Path:
-    """The built-in figures: ``data/`` beside the package (a checkout or an editable install),
-    else where a wheel installs it (``<prefix>/share/evalmaps/data``)."""
-    beside = Path(__file__).resolve().parent.parent / "data"
-    if (beside / "catalog.json").is_file():
-        return beside
-    return Path(sys.prefix) / "share" / "evalmaps" / "data"
+    """The built-in figures: ``data/`` of the checkout, or the copy a wheel installs inside the
+    package (:func:`evalmaps.resources.resource`)."""
+    return resource("data")
 
 
 def default_store_dir() -> Path:

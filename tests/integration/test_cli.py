@@ -2,8 +2,8 @@
 
 ``evalmaps import`` prints a JSON summary or writes a tidy CSV; every bad file is exit 2 with a
 one-line message on stderr naming the file and no traceback. ``serve --data DIR`` is checked
-through a real gunicorn with ``EVALMAPS_EXTRA_DATA`` (what ``serve --data`` sets), not the Dash
-dev server.
+as run: ``evalmaps serve`` starts a real gunicorn (tests/integration/test_wheel.py checks it from
+an installed wheel).
 """
 
 from __future__ import annotations
@@ -269,6 +269,34 @@ def test_unknown_format_is_a_usage_error(tmp_path):
     assert "invalid choice" in proc.stderr
 
 
+# --------------------------------------------------------------------------- serve: bad options
+
+
+def test_serve_debug_with_workers_is_a_clean_error(tmp_path):
+    proc = run_cli("serve", "--debug", "--workers", "2", cwd=tmp_path)
+    line = assert_clean_failure(proc, "--workers")
+    assert line == ("evalmaps: --workers applies to gunicorn, which --debug does not use. "
+                    "Leave out one of them.")
+
+
+def test_serve_bad_port_from_the_environment_is_a_clean_error(tmp_path):
+    cmd = [sys.executable, "-m", "evalmaps.cli", "serve"]
+    proc = subprocess.run(cmd, cwd=tmp_path, env=_env(PORT="80a"), capture_output=True,
+                          text=True, timeout=CLI_TIMEOUT, stdin=subprocess.DEVNULL)
+    line = assert_clean_failure(proc, "PORT=80a")
+    assert line == "evalmaps: PORT=80a is not a port: give a number from 1 to 65535, or --port."
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--workers", "0", "'0' is not a number of workers: give a whole number of at least 1"),
+    ("--port", "70000", "'70000' is not a port: give a number from 1 to 65535"),
+])
+def test_serve_bad_option_values_are_usage_errors(tmp_path, option, value, message):
+    proc = run_cli("serve", option, value, cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].endswith(f"argument {option}: {message}")
+
+
 # --------------------------------------------------------------------------- serve --data
 
 
@@ -282,7 +310,8 @@ def fetch(base: str, path: str, timeout: float = 10.0) -> tuple[int, bytes]:
 
 
 class Gunicorn:
-    """``gunicorn app:server`` with one worker in its own session; stopped by :meth:`stop`."""
+    """``evalmaps serve --data DIR`` (gunicorn) with one worker in its own session; stopped by
+    :meth:`stop`."""
 
     def __init__(self, extra_data: Path, log_path: Path):
         self.port = free_port()
@@ -291,9 +320,9 @@ class Gunicorn:
         self.workers: list[int] = []
         with open(log_path, "wb") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "app:server", "--bind", f"{HOST}:{self.port}",
-                 "--workers", "1", "--timeout", "60", "--graceful-timeout", "5"],
-                cwd=ROOT, env=_env(EVALMAPS_EXTRA_DATA=str(extra_data)), stdout=log,
+                [sys.executable, "-m", "evalmaps.cli", "serve", "--data", str(extra_data),
+                 "--host", HOST, "--port", str(self.port), "--workers", "1"],
+                cwd=extra_data, env=_env(), stdout=log,
                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
 
     def log(self) -> str:
@@ -393,10 +422,11 @@ def test_serve_bad_extra_data_folder_fails_to_start_naming_the_file(tmp_path, st
         server.proc.wait(timeout=START_TIMEOUT + 10)
     except subprocess.TimeoutExpired:
         pytest.fail(f"gunicorn still runs with a broken data folder:\n{server.log()[-4000:]}")
-    assert server.proc.returncode != 0
+    assert server.proc.returncode == 2
     log = server.log()
-    assert "broken_results.csv" in log, log[-4000:]
-    assert "row 3" in log
+    assert "Traceback" not in log, log[-4000:]
+    (line,) = log.strip().splitlines()  # the one message, before gunicorn starts
+    assert line.startswith("evalmaps: ") and "broken_results.csv" in line and "row 3" in line
 
 
 def test_import_of_a_million_cells_over_the_upload_limit(tmp_path):
