@@ -10,7 +10,7 @@ from pathlib import Path
 
 import dash
 import flask_bootstrap
-from dash.exceptions import DependencyException
+from dash.exceptions import CallbackException, DependencyException
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
 
 from evalmaps import api as payloads
@@ -110,6 +110,69 @@ def known_paths_only():
     return Response(index(path=path.lstrip("/")), status=404, mimetype="text/html")
 
 
+CALLBACK_PATH = "/_dash-update-component"
+
+
+@api.before_app_request
+def callback_envelope():
+    """A callback request whose envelope does not fit the app gets a 400 JSON error before Dash
+    reads it (Dash would fail on it with a 500): the body must be a JSON object naming one of the
+    app's callbacks, with lists of inputs and state, each an ``{id, property}`` object (or a list
+    of them for a pattern-matching input)."""
+    if request.path != CALLBACK_PATH or request.method != "POST":
+        return None
+    problem = envelope_problem(request.get_json(silent=True), dash.get_app().callback_map)
+    if problem:
+        return error(400, f"This is not a callback request of this app: {problem}. Reload the "
+                          f"page.")
+    return None
+
+
+def _prop(item) -> bool:
+    return (isinstance(item, dict) and isinstance(item.get("property"), str)
+            and isinstance(item.get("id"), (str, dict)))
+
+
+def _props(items, optional: bool = False) -> bool:
+    if items is None and optional:
+        return True
+    return isinstance(items, list) and all(
+        _prop(i) or (isinstance(i, list) and all(_prop(j) for j in i)) for i in items)
+
+
+def envelope_problem(body, callbacks) -> str | None:
+    """Why a callback request's body does not fit the app (a few words), or None."""
+    if not isinstance(body, dict):
+        return "the body is not a JSON object"
+    output = body.get("output")
+    if not isinstance(output, str) or "callback" not in callbacks.get(output, {}):
+        return "it names no server callback of this app"
+    outputs = body.get("outputs")
+    if not (_prop(outputs) or _props(outputs)):
+        return "its outputs are malformed"
+    if not _props(body.get("inputs")):
+        return "its inputs are malformed"
+    if not _props(body.get("state"), optional=True):
+        return "its state is malformed"
+    changed = body.get("changedPropIds", [])
+    if not isinstance(changed, list) or not all(isinstance(c, str) for c in changed):
+        return "its changedPropIds are malformed"
+    callback = callbacks[output]
+    if len(body["inputs"]) != len(callback.get("inputs", [])) or \
+            len(body.get("state") or []) != len(callback.get("state", [])):
+        return "its inputs do not match the callback"
+    for item in [*body["inputs"], *(body.get("state") or [])]:
+        for one in item if isinstance(item, list) else [item]:
+            if one["property"] in LOCATION_PROPS and not (
+                    one.get("value") is None or isinstance(one.get("value"), str)):
+                return f"its {one['property']} is not text"
+    return None
+
+
+# a browser's location (dcc.Location) is text: Dash Pages' own routing callback reads these
+LOCATION_PROPS = ("pathname", "search", "hash", "href")
+
+
 def _index_endpoint() -> str:
     """The endpoint Dash serves its page shell from, for any path."""
     for rule in current_app.url_map.iter_rules():
@@ -151,6 +214,13 @@ def too_large(exc):
 def unknown_script(exc):
     """A component-suite path Dash does not serve: 404, without Dash's list of every path."""
     return error(404, f"There is no script or style sheet at {clip(request.path, MAX_QUOTED)}.")
+
+
+@api.app_errorhandler(CallbackException)
+def callback_mismatch(exc):
+    """Outputs that are not the callback's (a request not made by this app's pages)."""
+    return error(400, "This is not a callback request of this app: its outputs do not match the "
+                      "callback. Reload the page.")
 
 
 @api.app_errorhandler(405)

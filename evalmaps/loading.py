@@ -7,6 +7,7 @@ the problem. Nothing is filled in: a cell absent from the file (or with an empty
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -131,11 +132,12 @@ def parse_spec(entry: Any, where: str) -> FigureSpec:
     if provenance not in PROVENANCES:
         raise DataError(f"provenance '{provenance}' is not one of {', '.join(PROVENANCES)}.", file=where)
     zrange = entry.get("zrange")
-    if zrange is not None and (len(zrange) != 2 or zrange[0] >= zrange[1]):
-        raise DataError("zrange must be [low, high] with low < high.", file=where)
-    colorscale = entry.get("colorscale", "Viridis")
-    if isinstance(colorscale, list):
-        colorscale = tuple((float(stop), str(color)) for stop, color in colorscale)
+    if zrange is not None and not (
+            isinstance(zrange, list) and len(zrange) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                    for v in zrange) and zrange[0] < zrange[1]):
+        raise DataError("zrange must be [low, high], two numbers with low < high.", file=where)
+    colorscale = _colorscale(entry.get("colorscale", "Viridis"), where)
     return FigureSpec(
         id=fid, title=str(entry.get("title", fid)), metric=metric, x=x, y=y, facets=facets,
         dims={name: dims[name] for name in (*facets, y, x)}, colorscale=colorscale,
@@ -144,6 +146,30 @@ def parse_spec(entry: Any, where: str) -> FigureSpec:
         notes=tuple(str(n) for n in entry.get("notes", [])), file=_need(entry, "file", str, where),
         decimals=_decimals_entry(entry, where),
     )
+
+
+def _colorscale(value: Any, where: str):
+    """A Plotly colour scale name ('Viridis', 'Blues_r'), or [[stop, colour], ...] with stops
+    rising from 0 to 1."""
+    if isinstance(value, str):
+        from plotly.colors import named_colorscales
+
+        if value.lower().removesuffix("_r") in named_colorscales():
+            return value
+        raise DataError(f"colorscale '{value[:40]}' is not a Plotly colour scale name. Use one "
+                        f"such as Viridis or Blues, or a list of [stop, colour] pairs.", file=where)
+    stops = []
+    if isinstance(value, list) and len(value) >= 2:
+        for pair in value:
+            if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[1], str)
+                    and isinstance(pair[0], (int, float)) and not isinstance(pair[0], bool)):
+                break
+            stops.append((float(pair[0]), pair[1]))
+    if (isinstance(value, list) and len(stops) == len(value) >= 2 and stops[0][0] == 0
+            and stops[-1][0] == 1 and all(a[0] < b[0] for a, b in zip(stops, stops[1:]))):
+        return tuple(stops)
+    raise DataError("colorscale must be a Plotly colour scale name, or a list of [stop, colour] "
+                    "pairs with stops rising from 0 to 1.", file=where)
 
 
 def _decimals_entry(entry: dict, where: str) -> int | None:

@@ -195,8 +195,8 @@ class Store:
             spec = parse_spec(entry, where=f"stored upload '{fid}'")
             frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
             cells, decimals = validate_cells(frame, spec, file=f"stored upload '{fid}'")
-        except (DataError, ValueError):
-            return None
+        except (DataError, ValueError, TypeError, KeyError, AttributeError):
+            return None  # a damaged or tampered entry names no figure
         return Figure(spec, cells, decimals)
 
     def title(self, fid: str) -> str | None:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+import math
+from typing import Callable
 from urllib.parse import parse_qs
 
 import dash
@@ -91,6 +95,7 @@ def register_figure_navigation(page: str, path: str) -> None:
         State(UPLOADS, "data"),
         prevent_initial_call=True,
     )
+    @boundary
     def change_figure(figure_id, rendered, uploads):
         if figure_id == rendered or figure_id not in get_catalog(uploads, figure_id):
             raise PreventUpdate
@@ -179,6 +184,7 @@ def register_row_buttons(page: str) -> None:
         State(UPLOADS, "data"),
         prevent_initial_call=True,
     )
+    @boundary
     def all_or_none(_all, _none, rendered, uploads):
         catalog = get_catalog(uploads, rendered)
         if rendered not in catalog or ctx.triggered_id not in (f"{page}-rows-all",
@@ -197,6 +203,73 @@ def explain_problems(problems: tuple[str, ...], figure_id: str | None) -> tuple[
                            "uploaded to another server, or the link is cut short. Upload the "
                            "file again on the Data page.")
     return problems
+
+
+# ------------------------------------------------------------------ the callbacks' boundary
+
+def _text(v) -> bool:
+    return v is None or (isinstance(v, str) and len(v) <= 20_000)
+
+
+def _texts(v) -> bool:
+    return v is None or (isinstance(v, list) and len(v) <= 100_000
+                         and all(isinstance(x, str) for x in v))
+
+
+def _number(v) -> bool:
+    return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)
+                         and math.isfinite(v))
+
+
+def _facet_id(v) -> bool:
+    return isinstance(v, dict) and isinstance(v.get("dim"), str)
+
+
+# What each named callback input may hold. A request whose value does not fit is not from one
+# of our pages (or is from a stale one): the callback does nothing (PreventUpdate). Values that
+# fit are still checked for meaning by the domain code (unknown figures, labels, panels...).
+INPUT_KINDS: dict[str, Callable[[object], bool]] = {
+    "text": _text,
+    "texts": _texts,
+    "text_lists": lambda v: isinstance(v, list) and all(_texts(x) for x in v),
+    "facet_ids": lambda v: isinstance(v, list) and all(_facet_id(x) for x in v),
+    "range": lambda v: v is None or (isinstance(v, list) and len(v) == 2
+                                     and all(_number(x) and x is not None for x in v)),
+    "number": _number,
+    "flag": lambda v: v is None or isinstance(v, bool),
+    "clicks": lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)),
+    "any": lambda v: True,  # checked where it is used (uploads, pending, raw, rows shown)
+}
+INPUTS: dict[str, str] = {
+    "search": "text", "facet_values": "text_lists", "rows": "texts", "x_range": "range",
+    "sort": "text", "top": "number", "color": "text", "show_values": "flag",
+    "facet_ids": "facet_ids", "rendered": "text", "drawn": "any", "uploads": "any",
+    "transpose": "flag", "overlay": "flag", "threshold": "number", "a": "text", "b": "text",
+    "mean_keys": "texts", "figure_id": "text", "staged": "text", "fmt_value": "text", "x": "text",
+    "y": "text", "replicate": "text", "metric": "text", "unit": "text", "in_range": "flag",
+    "pending": "any", "raw": "any", "recent": "any", "shown": "any", "clicks": "clicks",
+}
+
+
+def boundary(fn):
+    """Check a callback's inputs against :data:`INPUTS` (by parameter name; names starting with
+    '_' are click counts) before it runs: a value of the wrong kind ends the call with
+    PreventUpdate, never an exception (a 500)."""
+    names = list(inspect.signature(fn).parameters)
+    for name in names:
+        if not name.startswith("_") and name not in INPUTS:
+            raise TypeError(f"{fn.__name__}: no boundary kind for input '{name}'")
+
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        values = {**dict(zip(names, args)), **kwargs}
+        for name, value in values.items():
+            kind = "clicks" if name.startswith("_") else INPUTS[name]
+            if not INPUT_KINDS[kind](value):
+                raise PreventUpdate
+        return fn(*args, **kwargs)
+
+    return checked
 
 
 class Outputs:

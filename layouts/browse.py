@@ -24,7 +24,7 @@ from components.provenance import provenance_badge, source_card
 from components.theme import graph_config
 from evalmaps.slicing import COLOR_MODES, color_range, views_for
 from evalmaps.state import ViewState, first, parse_state
-from layouts._shared import (stored_ids, Outputs, empty_note, explain_problems, get_catalog,
+from layouts._shared import (boundary, stored_ids, Outputs, empty_note, explain_problems, get_catalog,
                              page_location, problems_alert, read_view, register_figure_navigation,
                              register_nav_sync, register_row_buttons, row_labels,
                              slicing_inputs, slicing_outputs, slicing_values)
@@ -83,6 +83,7 @@ OUT = Outputs(
         drawn=State("browse-drawn", "data"),
     ),
 )
+@boundary
 def sync(search, facet_values, rows, x_range, sort, top, color, show_values, facet_ids,
          rendered, drawn, uploads):
     """What changes the data shown: the URL (back/forward) or a slicing control. The colour

@@ -29,7 +29,7 @@ from evalmaps.compare import (CompareError, align, default_pair, is_derived, mea
                               summary)
 from evalmaps.errors import EvalmapsError
 from evalmaps.state import DEFAULT_COMPARE_COLOR, CompareState, parse_compare_state
-from layouts._shared import (stored_ids, UPLOADS, Outputs, get_catalog, page_location, problems_alert,
+from layouts._shared import (boundary, stored_ids, UPLOADS, Outputs, get_catalog, page_location, problems_alert,
                              register_nav_sync)
 
 dash.register_page(__name__, path="/compare", name="Compare", title="evalmaps · Compare", order=2)
@@ -221,6 +221,7 @@ SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading",
     ),
     prevent_initial_call=True,  # the layout renders the URL's state itself
 )
+@boundary
 def sync(search, a, b, _swap, _mean_a, _mean_b, color, show_values, mean_keys, uploads):
     """What changes the panels compared: the URL (back/forward), a menu, swap, a mean. The colour
     range and values in cells are restyled in the browser (``evalmaps.restyle``)."""

@@ -29,7 +29,7 @@ from evalmaps.state import first, parse_state
 from evalmaps import formats as fmt
 from evalmaps import uploads
 from evalmaps.uploads import Budget
-from layouts._shared import (stored_ids, UPLOADS, Outputs, explain_problems, get_catalog, page_location,
+from layouts._shared import (boundary, stored_ids, UPLOADS, Outputs, explain_problems, get_catalog, page_location,
                              problems_alert, read_view, register_figure_navigation,
                              register_nav_sync, register_row_buttons, row_labels,
                              slicing_inputs, slicing_outputs, slicing_values)
@@ -122,6 +122,7 @@ OUT = Outputs(
     output=OUT.spec,
     inputs=slicing_inputs(PAGE),
 )
+@boundary
 def sync(search, facet_values, rows, x_range, sort, top, facet_ids, rendered, uploads):
     figure, state, query = read_view(PAGE, get_catalog(uploads, rendered), rendered, search, facet_ids,
                                      facet_values, rows, x_range, sort, top)
@@ -148,6 +149,7 @@ def _summary(cells: list[dict], missing: int) -> str:
     State(UPLOADS, "data"),
     prevent_initial_call=True,
 )
+@boundary
 def download(_, shown, rendered, uploads):
     """The rows the grid shows (after its filters and sort), with values looked up in the data:
     coordinates come from the browser, numbers only from the figure."""
@@ -232,6 +234,7 @@ STAGE = Outputs(
 
 @callback(output=STAGE.spec, inputs=dict(raw=Input("data-upload-raw", "data")),
           prevent_initial_call=True)
+@boundary
 def stage(raw):
     """The file goes to the server once: its bytes are staged in the store, and the browser
     keeps only their key (the preview and the add send the key)."""
@@ -292,6 +295,7 @@ def _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh: bool) ->
     ),
     prevent_initial_call=True,
 )
+@boundary
 def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range):
     """Import the staged file with the chosen options (in a child process, within the upload
     budget) and show what was detected."""
@@ -334,6 +338,7 @@ def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range):
     State(UPLOADS, "data"),
     prevent_initial_call=True,
 )
+@boundary
 def add_upload(_, pending, recent):
     """Keep the figure in the server's store, list it among this browser's uploads, open it."""
     if not isinstance(pending, dict) or not isinstance(pending.get("key"), str):

@@ -21,7 +21,7 @@ from evalmaps.slicing import views_for
 from evalmaps.state import (TrendsOptions, ViewState, finite_number, parse_options,
                             parse_state)
 from evalmaps.trends import DEFAULT_THRESHOLD, analyse, rule_notes, short_titles
-from layouts._shared import (stored_ids, Outputs, empty_note, get_catalog, page_location,
+from layouts._shared import (boundary, stored_ids, Outputs, empty_note, get_catalog, page_location,
                              problems_alert, read_view, register_figure_navigation,
                              register_nav_sync, register_row_buttons, row_labels,
                              slicing_inputs, slicing_outputs, slicing_values)
@@ -110,6 +110,7 @@ OUT = Outputs(
         threshold=Input("trends-threshold", "value"),
     ),
 )
+@boundary
 def sync(search, facet_values, rows, x_range, sort, top, transpose, overlay, threshold, facet_ids,
          rendered, uploads):
     figure, state, query = read_view(PAGE, get_catalog(uploads, rendered), rendered, search, facet_ids,

@@ -218,3 +218,25 @@ def test_shipped_panel_grids_have_label_shape(catalog):
             assert panel.z.shape == shape, panel.key
         assert sum(p.n_cells for p in fig.panels.values()) == fig.n_cells
         assert all(math.isfinite(v) for v in fig.cells["value"])
+
+
+@pytest.mark.parametrize("field, value, fragment", [
+    ("colorscale", 5, "colorscale must be a Plotly colour scale name, or a list of [stop, colour]"),
+    ("colorscale", "NoSuchScale", "colorscale 'NoSuchScale' is not a Plotly colour scale name"),
+    ("colorscale", [[0, "#fff"], [0.5, "#000"]], "stops rising from 0 to 1"),
+    ("colorscale", [[0, "#fff"], ["x", "#000"]], "stops rising from 0 to 1"),
+    ("zrange", ["a", "b"], "zrange must be [low, high], two numbers with low < high."),
+    ("zrange", 5, "zrange must be [low, high], two numbers with low < high."),
+    ("zrange", [100, 0], "zrange must be [low, high], two numbers with low < high."),
+])
+def test_colour_fields_are_checked(tmp_path, field, value, fragment):
+    """Issue 11: `colorscale: 5` or `zrange: ["a", "b"]` used to reach the figure builder."""
+    msg = str(load_error(make_dir(tmp_path, entries=[entry(**{field: value})])))
+    assert fragment in msg and "catalog.json" in msg
+
+
+def test_named_and_listed_colour_scales_load(tmp_path):
+    for i, value in enumerate(("Blues", "viridis_r", [[0, "#ffffff"], [1, "#08306b"]])):
+        catalog = load_catalog(make_dir(tmp_path / str(i), entries=[entry(colorscale=value)]))
+        expected = value if isinstance(value, str) else ((0.0, "#ffffff"), (1.0, "#08306b"))
+        assert catalog.figure(entry()["id"]).spec.colorscale == expected

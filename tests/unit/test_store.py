@@ -214,3 +214,16 @@ def test_the_store_files_are_plain_json_and_csv(tmp_path):
     entry = json.loads((tmp_path / "figures" / fid / "spec.json").read_text())
     assert entry == dict(spec, id=fid)
     assert (tmp_path / "figures" / fid / "cells.csv").read_text() == tidy
+
+
+@pytest.mark.parametrize("change", [{"colorscale": 5}, {"zrange": ["a", "b"]}, {"dims": []},
+                                    {"metric": None}, {"x": ["len"]}])
+def test_a_tampered_catalog_entry_is_not_served(tmp_path, change):
+    """Issue 11: a stored entry with `colorscale: 5` or `zrange: ["a", "b"]` broke Browse."""
+    store = Store(tmp_path)
+    store.ensure()
+    spec, tidy, _ = imported_entry()
+    fid = store.put(spec, tidy, "t.csv")
+    path = tmp_path / "figures" / fid / "spec.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), **change}))
+    assert Store(tmp_path).figure(fid) is None

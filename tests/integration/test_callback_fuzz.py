@@ -1,0 +1,172 @@
+"""Hostile callback requests: every server-side callback, as listed by /_dash-dependencies, gets
+requests whose values are junk or near misses (hypothesis), and never answers 500.
+
+A request is what a browser would POST to /_dash-update-component, with the callback's own
+outputs, inputs and state, but any JSON in the values: wrong types, unknown figures and panels,
+huge and odd strings, lists where one value goes, pattern-matching ids with made-up dims. The
+answer must be 200 (an update, possibly a message on the page), 204 (nothing to update) or 400
+(a request that does not fit the app), never a 500 or a traceback. Malformed envelopes (not JSON,
+missing keys, wrong shapes) get a 400 with a JSON error.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytestmark = pytest.mark.server
+
+FIGURES = ["core-generalization", "short-to-long", "dynts-llama-vs-qwen", "acemath-rl-eval",
+           "nope", "", "upload-x-0123456789abcdef", "../etc/passwd"]
+PANELS = ["dynts-llama-vs-qwen:r1-llama", "dynts-llama-vs-qwen:r1-qwen", "core-generalization:x",
+          "mean(dynts-llama-vs-qwen:r1-llama,dynts-llama-vs-qwen:r1-qwen)", "a:b:c", ":"]
+SEARCHES = ["", "?", "?figure=", "?figure=short-to-long&rows=1&rows=2&xmin=7&xmax=x",
+            "?figure=dynts-llama-vs-qwen&sort=value:2000&top=-1&color=zz&labels=2",
+            "?a=dynts-llama-vs-qwen:r1-llama&b=core-generalization:qwen-2-5b&color=panel",
+            "?figure=acemath-rl-eval&hide=%00&transpose=1&overlay=q&threshold=nan",
+            "?figure=core-generalization&type=%3Cscript%3E&model=" + "x" * 3000]
+
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**12, 10**12),
+                    st.floats(allow_nan=True, allow_infinity=True),
+                    st.text(max_size=30), st.sampled_from(FIGURES + PANELS + SEARCHES))
+junk = st.recursive(scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    max_leaves=12)
+
+
+def dependencies(client) -> list[dict]:
+    client.get("/")
+    return [d for d in client.get("/_dash-dependencies").get_json()
+            if not d.get("clientside_function")]
+
+
+def _is_pattern(cid) -> bool:
+    """A pattern-matching id with a wildcard (ALL): the request lists concrete ids."""
+    return isinstance(cid, str) and cid.startswith("{") and '["ALL"]' in cid
+
+
+def _id(cid):
+    return json.loads(cid) if isinstance(cid, str) and cid.startswith("{") else cid
+
+
+def _concrete(pattern: str, draw) -> list[dict]:
+    """Concrete ids for a pattern-matching id (ALL): a few made-up values of its wildcard keys."""
+    spec = json.loads(pattern)
+    count = draw(st.integers(0, 3))
+    ids = []
+    for i in range(count):
+        ids.append({k: (draw(st.sampled_from(["model", "type", "a", "b", "delta", "x" * 50, "0"]))
+                        if isinstance(v, list) else v) for k, v in spec.items()})
+    return ids
+
+
+def _outputs(output: str) -> list[tuple[str, str]]:
+    parts = output[2:-2].split("...") if output.startswith("..") else [output]
+    return [tuple(p.rsplit(".", 1)) for p in parts]
+
+
+@st.composite
+def requests_for(draw, dep: dict) -> dict:
+    def item(cid, prop):
+        if _is_pattern(cid):
+            return [{"id": i, "property": prop, "value": draw(junk)} for i in _concrete(cid, draw)]
+        return {"id": _id(cid), "property": prop, "value": draw(junk)}
+
+    outputs = []
+    for cid, prop in _outputs(dep["output"]):
+        if _is_pattern(cid):
+            outputs.append([{"id": i, "property": prop.split("@")[0]}
+                            for i in _concrete(cid, draw)])
+        else:
+            outputs.append({"id": _id(cid), "property": prop.split("@")[0]})
+    inputs = [item(i["id"], i["property"]) for i in dep["inputs"]]
+    state = [item(s["id"], s["property"]) for s in dep["state"]]
+    changed = draw(st.lists(st.sampled_from([f"{i['id']}.{i['property']}"
+                                             for i in dep["inputs"]]), max_size=2, unique=True))
+    return {"output": dep["output"],
+            "outputs": outputs if dep["output"].startswith("..") else outputs[0],
+            "inputs": inputs, "state": state, "changedPropIds": changed}
+
+
+def envelope(dep: dict, values: dict) -> dict:
+    """A request as our page sends it: ``values`` by 'id.prop', None elsewhere."""
+    def item(entry):
+        return {"id": _id(entry["id"]), "property": entry["property"],
+                "value": values.get(f"{entry['id']}.{entry['property']}")}
+
+    outputs = [{"id": _id(cid), "property": prop.split("@")[0]}
+               for cid, prop in _outputs(dep["output"])]
+    return {"output": dep["output"],
+            "outputs": outputs if dep["output"].startswith("..") else outputs[0],
+            "inputs": [item(i) for i in dep["inputs"]], "state": [item(s) for s in dep["state"]],
+            "changedPropIds": list(values)[:1]}
+
+
+def post(client, body):
+    data = body if isinstance(body, (str, bytes)) else json.dumps(body)
+    return client.post("/_dash-update-component", data=data, content_type="application/json")
+
+
+def check(response) -> None:
+    assert response.status_code in (200, 204, 400), (response.status_code,
+                                                     response.data[:500])
+    assert b"Traceback" not in response.data
+    if response.status_code == 400:
+        assert response.is_json and response.get_json()["error"]
+
+
+def test_every_server_callback_is_listed(client):
+    # the fuzz below covers these; a new callback joins it by itself
+    assert len(dependencies(client)) >= 14
+
+
+@pytest.mark.parametrize("index", range(16))
+def test_hostile_values_never_give_500(client, index):
+    deps = dependencies(client)
+    if index >= len(deps):
+        pytest.skip("fewer callbacks")
+    dep = deps[index]
+
+    @settings(max_examples=60, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(requests_for(dep))
+    def run(body):
+        check(post(client, body))
+
+    run()
+
+
+@pytest.mark.parametrize("body", [
+    "", "not json", "[]", "5", "null", '{"output": 5}', "{}",
+    '{"output": "browse-rows.value", "outputs": [], "inputs": 5}',
+    '{"output": "nope.children", "outputs": {"id": "nope", "property": "children"}, '
+    '"inputs": [], "state": [], "changedPropIds": []}',
+    '{"output": "data-download.data", "outputs": {"id": "data-download", "property": "data"}, '
+    '"inputs": [{"id": "data-download-button"}], "changedPropIds": ["x"]}',
+])
+def test_malformed_envelopes_get_a_400_json_error(client, body):
+    response = post(client, body)
+    assert response.status_code == 400, (response.status_code, response.data[:300])
+    assert response.get_json()["status"] == 400 and response.get_json()["error"]
+
+
+@pytest.mark.parametrize("uploads", [[{"spec": [], "csv": ""}], {"spec": []}, "x", [5, None]])
+def test_a_malformed_uploads_list_breaks_no_page(client, uploads):
+    """Issue 11: one malformed stored upload ({"spec": [], "csv": ""}) broke every page."""
+    dep = next(d for d in dependencies(client) if "compare-heading" in d["output"])
+    body = envelope(dep, {"compare-loc.search": "?color=fixed", "uploads.data": uploads})
+    response = post(client, body)
+    assert response.status_code == 200, response.data[:300]
+    assert response.get_json()["response"]["compare-color"]["value"] == "fixed"
+    page = client.post("/_dash-update-component", data=json.dumps({
+        "output": ".._pages_content.children..._pages_store.data..",
+        "outputs": [{"id": "_pages_content", "property": "children"},
+                    {"id": "_pages_store", "property": "data"}],
+        "inputs": [{"id": "_pages_location", "property": "pathname", "value": "/"},
+                   {"id": "_pages_location", "property": "search", "value": "?figure=short-to-long"}],
+        "state": [{"id": "uploads", "property": "data", "value": uploads}],
+        "changedPropIds": ["_pages_location.pathname"]}), content_type="application/json")
+    assert page.status_code == 200 and b"Short-to-Long" in page.data
