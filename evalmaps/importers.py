@@ -30,8 +30,8 @@ import pyarrow.compute as pc
 from evalmaps import fastcsv
 from evalmaps.errors import DataError
 from evalmaps.formats import places
-from evalmaps.loading import (RESERVED_DIM_NAMES, _frame_columns, _validate, parse_spec,
-                               read_parquet_texts, validate_cells)
+from evalmaps.loading import (RESERVED_DIM_NAMES, _frame_columns, _validate, control_problem,
+                               parse_spec, read_parquet_texts, validate_cells)
 from evalmaps.model import Figure, slugify
 
 FORMATS = ("auto", "tidy", "wide", "matrix")
@@ -517,10 +517,29 @@ def _replicate(columns: list[str], mapping: ImportOptions, name: str) -> str | N
     return next((c for c in columns if c.lower() in REPLICATE_NAMES), None)
 
 
+def _refuse_controls(frame: pd.DataFrame, name: str) -> None:
+    """No column name or field may hold a control character (C0 such as NUL, tab or a line
+    break inside a quoted field; DEL; C1): the first one, row by row, is named with its row and
+    column. Fields are stripped already: surrounding whitespace is not in them."""
+    for head in frame.columns:
+        if fastcsv.CONTROL_RE.search(str(head)):
+            raise ImportFailed(control_problem(str(head), "column name"), file=name, row=1)
+    first = None  # (row, column position)
+    for j, col in enumerate(frame.columns):
+        i = fastcsv.first_control(fastcsv.as_text(frame.iloc[:, j]))
+        if i >= 0 and (first is None or i < first[0]):
+            first = (i, j)
+    if first is not None:
+        i, j = first
+        raise ImportFailed(control_problem(frame.iloc[i, j]), file=name, row=i + 2,
+                           column=str(frame.columns[j]))
+
+
 def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None = None,
                  warnings: list[str] | None = None) -> Imported:
     mapping = mapping or ImportOptions()
     warnings = list(warnings or [])
+    _refuse_controls(frame, name)
     fmt = detect_format(frame, name) if mapping.format == "auto" else mapping.format
     if fmt not in FORMATS[1:]:
         raise ImportFailed(f"unknown format '{fmt}'. Use one of {', '.join(FORMATS)}.", file=name)

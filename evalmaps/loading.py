@@ -15,8 +15,8 @@ import pandas as pd
 import pyarrow as pa
 
 from evalmaps import cache, fastcsv
-from evalmaps.errors import DataError
-from evalmaps.formats import MAX_DECIMALS
+from evalmaps.errors import MAX_QUOTED, DataError
+from evalmaps.formats import MAX_DECIMALS, clip
 from evalmaps.model import PROVENANCES, Catalog, Dim, Figure, FigureSpec, Metric
 from evalmaps.settings import default_data_dir
 from evalmaps.state import RESERVED_NAMES
@@ -77,6 +77,18 @@ def _compare_pair(entry: Any, where: str) -> tuple[str, str] | None:
     return entry["a"], entry["b"]
 
 
+def control_problem(text: str, what: str = "label") -> str:
+    """What is wrong with a label that holds a control character, and what to do."""
+    char = fastcsv.CONTROL_RE.search(text).group()
+    shown = fastcsv.CONTROL_RE.sub(lambda m: f"\\x{ord(m.group()):02x}", clip(text, MAX_QUOTED))
+    return (f"the {what} '{shown}' holds the control character U+{ord(char):04X}. Labels may not "
+            f"hold control characters (NUL, tab, line break, ...); remove it.")
+
+
+def control_error(text: str, file: str, row: int, column: str) -> DataError:
+    return DataError(control_problem(text), file=file, row=row, column=column)
+
+
 def _need(entry: dict, key: str, kind: type | tuple, where: str) -> Any:
     if key not in entry:
         raise DataError(f"the key \"{key}\" is missing. Add it to the figure's entry.", file=where)
@@ -111,6 +123,9 @@ def parse_spec(entry: Any, where: str) -> FigureSpec:
         if not isinstance(labels, list) or not labels:
             raise DataError(f"dimension '{name}' needs a non-empty list of labels.", file=where)
         labels = tuple(str(label) for label in labels)
+        for label in labels:
+            if fastcsv.CONTROL_RE.search(label):
+                raise DataError(f"dimension '{name}': {control_problem(label)}", file=where)
         if len(set(labels)) != len(labels):
             raise DataError(f"dimension '{name}' lists a label twice.", file=where)
         dims[name] = Dim(name, str(d.get("title", name)), labels)
@@ -300,6 +315,10 @@ def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
         as_written[col] = stripped == seen and None not in seen
         unique_rows = unique_rows and as_written[col]
         seen = stripped
+        bad_text = next((v for v in seen if v and fastcsv.CONTROL_RE.search(v)), None)
+        if bad_text is not None:  # distinct texts: a few, even for a million rows
+            i = int(np.flatnonzero(codes == seen.index(bad_text))[0])
+            raise control_error(bad_text, file=file, row=i + 2, column=col)
         where = np.array([known.get(v, -1) if v is not None else -1 for v in seen],
                          dtype=np.int32)
         pos = where[codes] if len(codes) else np.zeros(0, dtype=np.int32)
