@@ -105,7 +105,7 @@ def problems_banner(problems: list[str]) -> list:
     count = f"{len(problems)} problem{'s' if len(problems) > 1 else ''}"
     return [dbc.Alert([
         html.Div(f"Data: {count} at start-up; every other file is served.", className="fw-semibold"),
-        html.Ul(shown, className="mb-0 ps-3 evalmaps-problems"),
+        html.Ul(shown, className="mb-0 ps-3 text-break evalmaps-problems"),
     ], id="data-problems", color="warning", dismissable=True, className="small mx-3 my-2 py-2")]
 
 
