@@ -19,10 +19,9 @@ from flask_compress import Compress
 from dash._utils import to_json as dash_to_json
 from dash import ClientsideFunction, Dash, Input, Output, State, clientside_callback, dcc, html
 
-from evalmaps import DataError, load_catalog
-from evalmaps.importers import load_folder
 from evalmaps.resources import resource
 from evalmaps.settings import Settings
+from evalmaps.startup import load_data
 from evalmaps.store import Store
 from evalmaps.uploads import Budget
 from layouts._shared import NAV_PAGES, UPLOADS, nav_id
@@ -44,21 +43,16 @@ def navbar() -> dbc.Navbar:
 
 
 def create_app(settings: Settings | None = None) -> Dash:
-    """Load and validate the data once, then build the app. Bad data stops start-up here.
+    """Load and validate the data once, then build the app. A bad data file is skipped with a
+    problem (logged, on /healthz, in the banner); only an unreadable built-in catalog stops it.
 
     ``settings``: read once (default: from the environment, :meth:`Settings.from_env`).
     ``settings.extra_data``: the user's folders of results (``evalmaps serve --data DIR``),
     shown next to the built-in figures.
     """
     settings = settings or Settings.from_env()
-    catalog = load_catalog(settings.data_dir, cache_dir=settings.cache_dir)
-    extra = [figure for folder in settings.extra_data
-             for figure in load_folder(folder, cache_dir=settings.cache_dir)]
-    for figure in extra:
-        if figure.id in catalog:
-            raise DataError(f"the figure id '{figure.id}' is already taken. Rename the file or "
-                            f"its catalog id.", file=str(figure.spec.file))
-    catalog = catalog.with_figures(extra)
+    loaded = load_data(settings)  # a bad file is skipped; its problem logged and listed
+    catalog = loaded.catalog
     app = Dash(
         __name__,
         use_pages=True,
@@ -73,7 +67,8 @@ def create_app(settings: Settings | None = None) -> Dash:
     )
     load_plotly_up_front()
     app.server.extensions["evalmaps"] = {
-        "catalog": catalog, "settings": settings, "store": upload_store(settings),
+        "catalog": catalog, "settings": settings, "problems": loaded.problems,
+        "store": upload_store(settings),
         "upload_budget": Budget(settings.max_upload_bytes, settings.upload_seconds,
                                 settings.upload_memory_mb)}
     # uploads arrive base64-encoded inside a callback request: refuse bodies that cannot hold
@@ -87,6 +82,7 @@ def create_app(settings: Settings | None = None) -> Dash:
     app.layout = html.Div([
         dcc.Store(id=UPLOADS, storage_type="local", data=[]),
         navbar(),
+        *problems_banner(loaded.problems),
         dash.page_container,
     ])
     clientside_callback(
@@ -109,6 +105,24 @@ def upload_store(settings: Settings) -> Store | None:
     store = Store(settings.store_dir, settings.store_max_bytes, settings.store_max_figures)
     store.ensure()
     return store
+
+
+MAX_BANNER_LINES = 20
+
+
+def problems_banner(problems: list[str]) -> list:
+    """The start-up problems (files not served, ids changed, files changed since their
+    manifest) as a dismissable banner above every page: one line of text each, never markup."""
+    if not problems:
+        return []
+    shown = [html.Li(line) for line in problems[:MAX_BANNER_LINES]]
+    if len(problems) > MAX_BANNER_LINES:
+        shown.append(html.Li(f"… and {len(problems) - MAX_BANNER_LINES} more (see /healthz)."))
+    count = f"{len(problems)} problem{'s' if len(problems) > 1 else ''}"
+    return [dbc.Alert([
+        html.Div(f"Data: {count} at start-up; every other file is served.", className="fw-semibold"),
+        html.Ul(shown, className="mb-0 ps-3 text-break evalmaps-problems"),
+    ], id="data-problems", color="warning", dismissable=True, className="small mx-3 my-2 py-2")]
 
 
 STATIC_PREFIXES = ("/_dash-component-suites/", "/assets/", "/vendor/")

@@ -183,7 +183,10 @@ def _index_endpoint() -> str:
 
 @api.get("/healthz")
 def health():
-    return jsonify({"status": "ok", "figures": len(_catalog())})
+    """Always "ok" while the server serves; ``problems``: what start-up could not serve as it
+    is (one line each: a file skipped, an id given a suffix, a file changed since its manifest)."""
+    return jsonify({"status": "ok", "figures": len(_catalog()),
+                    "problems": current_app.extensions["evalmaps"].get("problems", [])})
 
 
 @api.app_errorhandler(UnknownFigure)

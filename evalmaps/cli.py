@@ -4,6 +4,7 @@
                    [--store DIR | --no-store]
     evalmaps import FILE [--format auto|tidy|wide|matrix] [--replicate COL] [-x DIM] [-y DIM]
                          [-o OUT.csv]
+    evalmaps manifest [DIR]     (re)write DIR/manifest.json (default: the built-in data/)
 
 Errors are one or two sentences on stderr and a non-zero exit, never a traceback.
 """
@@ -56,6 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("-y", default=None, metavar="DIM", help="the y-axis dimension")
     imp.add_argument("-o", "--output", default=None, metavar="OUT.csv",
                      help="write the tidy cells here (default: print a summary)")
+    man = sub.add_parser("manifest", help="write DIR/manifest.json: the sha256 and cell count of "
+                                          "every figure file, checked at start-up")
+    man.add_argument("dir", nargs="?", default=None,
+                     help="a data folder (default: the built-in data/)")
     return parser
 
 
@@ -83,6 +88,20 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"'{text[:20]}' is not a number of workers: give a "
                                          f"whole number of at least 1")
     return value
+
+
+def manifest_command(args: argparse.Namespace) -> int:
+    from evalmaps import manifest
+    from evalmaps.settings import default_data_dir
+
+    folder = Path(args.dir) if args.dir else default_data_dir()
+    if not folder.is_dir():
+        print(f"evalmaps: {folder}: not a folder. Give the data folder to write the manifest of.",
+              file=sys.stderr)
+        return 2
+    out = manifest.write(folder)
+    print(f"evalmaps: wrote {out}", file=sys.stderr)
+    return 0
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -153,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
             return serve(args)
         if args.command == "import":
             return import_command(args)
+        if args.command == "manifest":
+            return manifest_command(args)
     except EvalmapsError as exc:
         print(f"evalmaps: {exc}", file=sys.stderr)
         return 2

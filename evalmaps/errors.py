@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from evalmaps.formats import clip, listing
 
 MAX_QUOTED = 100  # characters of a user's input quoted back in a message
@@ -60,3 +62,18 @@ class UnknownPanel(EvalmapsError, KeyError):
 
     def __str__(self) -> str:
         return self.msg
+
+
+MAX_PROBLEM = 1000  # characters of one start-up problem line
+_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+
+
+def problem_line(text: str) -> str:
+    """A start-up problem as one line of text (log, /healthz, the app's banner): line breaks and
+    other control characters become spaces; at most MAX_PROBLEM characters."""
+    return clip(_BREAKS.sub(" ", str(text)).strip(), MAX_PROBLEM)
+
+
+def not_served(exc: DataError) -> str:
+    """The problem line of a file that is skipped at start-up."""
+    return problem_line(f"Not served: {exc}")

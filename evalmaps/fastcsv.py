@@ -193,6 +193,46 @@ def empty(col) -> np.ndarray:
     return pc.fill_null(pc.equal(col, ""), False).to_numpy(zero_copy_only=False)
 
 
+# control characters: C0 (U+0000 to U+001F: NUL, tab, line breaks, ...), DEL and C1 (U+0080 to
+# U+009F). No label may hold one (surrounding whitespace is stripped first).
+CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f]")
+_CONTROL_RE2 = "[\\x00-\\x1f\\x7f-\\x{9f}]"  # the same, as pyarrow's RE2 writes it
+
+
+def first_control(col) -> int:
+    """The position of the first text of ``col`` that holds a control character, or -1.
+
+    A pass over the texts' bytes with numpy finds the columns that hold none (almost all);
+    only a column that has such a byte is searched text by text."""
+    offset = 0
+    for chunk in (col.chunks if isinstance(col, pa.ChunkedArray) else [col]):
+        if len(chunk) and _control_bytes(chunk):
+            hits = pc.match_substring_regex(chunk, _CONTROL_RE2)
+            if pc.any(hits).as_py():
+                return offset + int(pc.index(hits, True).as_py())
+        offset += len(chunk)
+    return -1
+
+
+def _control_bytes(chunk: pa.Array) -> bool:
+    """Whether the texts' bytes hold a C0 byte, DEL, or the UTF-8 encoding of a C1 character
+    (0xC2 0x80 to 0xC2 0x9F; 0xC2 is never a continuation byte). May say yes for a null's
+    bytes; never says no wrongly."""
+    data = chunk.buffers()[2]
+    if data is None:
+        return False
+    width = 8 if pa.types.is_large_string(chunk.type) else 4
+    offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32 if width == 4 else np.int64,
+                            count=len(chunk) + 1, offset=chunk.offset * width)
+    b = np.frombuffer(data, dtype=np.uint8)[int(offsets[0]):int(offsets[-1])]
+    if not len(b):
+        return False
+    if b.min() < 0x20 or (b == 0x7F).any():
+        return True
+    lead = np.flatnonzero(b[:-1] == 0xC2)
+    return bool(len(lead) and ((b[lead + 1] >= 0x80) & (b[lead + 1] <= 0x9F)).any())
+
+
 def to_floats(col) -> np.ndarray:
     """Texts that are all numbers pyarrow reads -> floats; ValueError when one is not."""
     try:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import logging
 import math
 import re
 from collections import Counter
@@ -28,10 +29,10 @@ import pandas as pd
 import pyarrow.compute as pc
 
 from evalmaps import fastcsv
-from evalmaps.errors import DataError
+from evalmaps.errors import DataError, not_served, problem_line
 from evalmaps.formats import places
-from evalmaps.loading import (RESERVED_DIM_NAMES, _frame_columns, _validate, parse_spec,
-                               read_parquet_texts, validate_cells)
+from evalmaps.loading import (RESERVED_DIM_NAMES, _frame_columns, _validate, control_problem,
+                               parse_spec, read_parquet_texts, validate_cells)
 from evalmaps.model import Figure, slugify
 
 FORMATS = ("auto", "tidy", "wide", "matrix")
@@ -517,10 +518,29 @@ def _replicate(columns: list[str], mapping: ImportOptions, name: str) -> str | N
     return next((c for c in columns if c.lower() in REPLICATE_NAMES), None)
 
 
+def _refuse_controls(frame: pd.DataFrame, name: str) -> None:
+    """No column name or field may hold a control character (C0 such as NUL, tab or a line
+    break inside a quoted field; DEL; C1): the first one, row by row, is named with its row and
+    column. Fields are stripped already: surrounding whitespace is not in them."""
+    for head in frame.columns:
+        if fastcsv.CONTROL_RE.search(str(head)):
+            raise ImportFailed(control_problem(str(head), "column name"), file=name, row=1)
+    first = None  # (row, column position)
+    for j, col in enumerate(frame.columns):
+        i = fastcsv.first_control(fastcsv.as_text(frame.iloc[:, j]))
+        if i >= 0 and (first is None or i < first[0]):
+            first = (i, j)
+    if first is not None:
+        i, j = first
+        raise ImportFailed(control_problem(frame.iloc[i, j]), file=name, row=i + 2,
+                           column=str(frame.columns[j]))
+
+
 def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None = None,
                  warnings: list[str] | None = None) -> Imported:
     mapping = mapping or ImportOptions()
     warnings = list(warnings or [])
+    _refuse_controls(frame, name)
     fmt = detect_format(frame, name) if mapping.format == "auto" else mapping.format
     if fmt not in FORMATS[1:]:
         raise ImportFailed(f"unknown format '{fmt}'. Use one of {', '.join(FORMATS)}.", file=name)
@@ -660,10 +680,16 @@ def _import_file(path, cache_dir) -> Figure:
     return figure
 
 
-def load_folder(folder, cache_dir: str | Path | None = None) -> list[Figure]:
+def load_folder(folder, cache_dir: str | Path | None = None,
+                problems: list[str] | None = None) -> list[Figure]:
     """A user's folder: its own catalog.json (like data/), or else every *.csv and *.parquet
     imported (auto-detected CSV format; Parquet: tidy). No size limit: files on disk are the
-    user's own. ``cache_dir``: where validated cells are kept between start-ups (None: none)."""
+    user's own. ``cache_dir``: where validated cells are kept between start-ups (None: none).
+
+    ``problems``: None, and a bad file raises its ImportFailed; a list, and a bad file is skipped
+    with one line appended. Either way two files that would have one id get ``-2``, ``-3``, ...
+    with a warning (in ``problems``, else logged). A folder's own ``manifest.json`` is checked:
+    a file that does not match it is served with a warning (:mod:`evalmaps.manifest`)."""
     from evalmaps.loading import load_catalog
 
     folder = Path(folder)
@@ -671,22 +697,70 @@ def load_folder(folder, cache_dir: str | Path | None = None) -> list[Figure]:
         raise ImportFailed("the data folder does not exist. Give the path of a folder of CSV "
                            "files.", file=str(folder))
     if (folder / "catalog.json").exists():
-        return list(load_catalog(folder, cache_dir=cache_dir))
+        return list(load_catalog(folder, cache_dir=cache_dir, problems=problems,
+                                 manifest_check="flag"))
     with fastcsv.lean_memory():
-        return _load_files(folder, cache_dir)
+        return _load_files(folder, cache_dir, problems)
 
 
-def _load_files(folder: Path, cache_dir) -> list[Figure]:
+def _data_files(folder: Path) -> list[Path]:
     files = sorted([*folder.glob("*.csv"), *folder.glob("*.parquet")])
     if not files:
         raise ImportFailed("the data folder holds no .csv files and no catalog.json.",
                            file=str(folder))
-    figures, where = [], {}
+    return files
+
+
+def _load_files(folder: Path, cache_dir, problems: list[str] | None = None) -> list[Figure]:
+    from evalmaps.loading import _manifest, check_manifest, unique_id
+
+    files = _data_files(folder)
+    expected = _manifest(folder, "flag", problems)
+    figures, where = [], {}  # where: figure id -> the file it came from
     for path in files:
-        figure = _import_file(path, cache_dir)
-        if figure.id in where:  # runs.csv and runs.parquet, say
-            raise ImportFailed(f"the files {where[figure.id]} and {path.name} would both be the "
-                               f"figure '{figure.id}'. Rename one of them.", file=str(folder))
-        where[figure.id] = path.name
+        try:
+            figure = _import_file(path, cache_dir)
+            if expected is not None:
+                check_manifest(expected, folder, path, figure, "flag", problems)
+        except DataError as exc:
+            if problems is None:
+                raise
+            problems.append(not_served(exc))
+            continue
+        fid = unique_id(figure.id, where)
+        if fid != figure.id:  # 'My Results.csv' and 'my-results.csv'; runs.csv and runs.parquet
+            warn(problems, f"Renamed: the files {where[figure.id]} and {path.name} in {folder} "
+                           f"would both be the figure '{figure.id}'; {path.name} is served as "
+                           f"'{fid}'. Rename one of them to choose its id.")
+            figure = renamed(figure, fid)
+        where[fid] = path.name
         figures.append(figure)
     return figures
+
+
+def folder_files(folder: Path) -> list[tuple[Path, Figure]]:
+    """Every file of a data folder with its figure, loaded strictly (the first bad file raises)
+    and without a manifest check: what ``evalmaps manifest`` records."""
+    from evalmaps.loading import catalog_figures
+
+    folder = Path(folder)
+    if (folder / "catalog.json").exists():
+        return catalog_figures(folder)[0]
+    with fastcsv.lean_memory():
+        return [(path, _import_file(path, None)) for path in _data_files(folder)]
+
+
+def renamed(figure: Figure, figure_id: str) -> Figure:
+    """The same figure under another id."""
+    import dataclasses
+
+    return Figure(dataclasses.replace(figure.spec, id=figure_id), figure.cells, figure.decimals)
+
+
+def warn(problems: list[str] | None, text: str) -> None:
+    """A start-up warning: into ``problems`` when given, else logged."""
+    line = problem_line(text)
+    if problems is None:
+        logging.getLogger("evalmaps.data").warning(line)
+    else:
+        problems.append(line)

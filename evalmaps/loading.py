@@ -6,6 +6,7 @@ the problem. Nothing is filled in: a cell absent from the file (or with an empty
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -15,9 +16,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from evalmaps import cache, fastcsv
-from evalmaps.errors import DataError
-from evalmaps.formats import MAX_DECIMALS
+from evalmaps import cache, fastcsv, manifest
+from evalmaps.errors import MAX_QUOTED, DataError, not_served, problem_line
+from evalmaps.formats import MAX_DECIMALS, clip
 from evalmaps.model import PROVENANCES, Catalog, Dim, Figure, FigureSpec, Metric
 from evalmaps.settings import default_data_dir
 from evalmaps.state import RESERVED_NAMES
@@ -31,17 +32,28 @@ CATALOG_KEYS = ("figures", "compare")
 OPTIONAL_COLUMNS = ("sd", "n", "se")
 
 
-def load_catalog(data_dir: str | Path | None = None, cache_dir: str | Path | None = None) -> Catalog:
+def load_catalog(data_dir: str | Path | None = None, cache_dir: str | Path | None = None,
+                 problems: list[str] | None = None, manifest_check: str | None = None) -> Catalog:
     """Read ``catalog.json`` in ``data_dir`` and every figure file it names; validate all.
 
     ``cache_dir``: where validated cells are kept between start-ups (None: no cache).
+    ``problems``: None, and the first bad figure raises its DataError; a list, and a bad figure
+    is skipped with one line appended (as is a warning, such as an id given a suffix).
+    ``manifest_check``: None (no check), ``"refuse"`` (the built-in data: a file that does not
+    match ``manifest.json`` is not served) or ``"flag"`` (a user's folder: it is served, with a
+    warning; a folder without a manifest is not checked). See :mod:`evalmaps.manifest`.
     """
     with fastcsv.lean_memory():
-        return _load_catalog(Path(data_dir) if data_dir is not None else default_data_dir(),
-                             cache_dir)
+        figures, compare = catalog_figures(
+            Path(data_dir) if data_dir is not None else default_data_dir(), cache_dir, problems,
+            manifest_check)
+        return Catalog([figure for _, figure in figures], compare)
 
 
-def _load_catalog(data_dir: Path, cache_dir: str | Path | None) -> Catalog:
+def catalog_figures(data_dir: Path, cache_dir: str | Path | None = None,
+                    problems: list[str] | None = None, manifest_check: str | None = None
+                    ) -> tuple[list[tuple[Path, Figure]], tuple[str, str] | None]:
+    """:func:`load_catalog`'s figures, each with its file, and the catalog's compare pair."""
     catalog_path = data_dir / "catalog.json"
     try:
         raw = json.loads(catalog_path.read_text(encoding="utf-8"))
@@ -54,17 +66,81 @@ def _load_catalog(data_dir: Path, cache_dir: str | Path | None) -> Catalog:
     entries = raw.get("figures") if isinstance(raw, dict) else None
     if not isinstance(entries, list) or not entries:
         raise DataError("the catalog needs a non-empty list under \"figures\".", file=str(catalog_path))
+    expected = _manifest(data_dir, manifest_check, problems)
     figures = []
     seen: set[str] = set()
     for i, entry in enumerate(entries):
-        spec = parse_spec(entry, where=f"{catalog_path}, figure #{i + 1}")
-        if spec.id in seen:
-            raise DataError(f"the figure id '{spec.id}' is used twice. Give each figure its own id.",
-                            file=str(catalog_path))
+        try:
+            spec = parse_spec(entry, where=f"{catalog_path}, figure #{i + 1}")
+            if spec.id in seen:
+                if problems is None:
+                    raise DataError(f"the figure id '{spec.id}' is used twice. Give each figure "
+                                    f"its own id.", file=str(catalog_path))
+                new = unique_id(spec.id, seen)
+                problems.append(problem_line(
+                    f"Renamed: {catalog_path} lists the figure id '{spec.id}' twice; the second "
+                    f"(file {spec.file}) is served as '{new}'. Give each figure its own id."))
+                spec = dataclasses.replace(spec, id=new)
+            path = data_dir / spec.file
+            figure = _load_figure(spec, path, cache_dir)
+            if expected is not None:
+                check_manifest(expected, data_dir, path, figure, manifest_check, problems)
+        except DataError as exc:
+            if problems is None:
+                raise
+            problems.append(not_served(exc))
+            continue
         seen.add(spec.id)
-        path = data_dir / spec.file
-        figures.append(_load_figure(spec, path, cache_dir))
-    return Catalog(figures, _compare_pair(raw.get("compare"), str(catalog_path)))
+        figures.append((path, figure))
+    return figures, _compare_pair(raw.get("compare"), str(catalog_path))
+
+
+def unique_id(figure_id: str, taken) -> str:
+    """``figure_id``, or with the first suffix ``-2``, ``-3``, ... that is not ``taken``."""
+    if figure_id not in taken:
+        return figure_id
+    k = 2
+    while f"{figure_id}-{k}" in taken:
+        k += 1
+    return f"{figure_id}-{k}"
+
+
+def _manifest(folder: Path, check: str | None, problems: list[str] | None):
+    """The folder's manifest entries when they are to be checked, else None."""
+    if check is None:
+        return None
+    try:
+        expected = manifest.read(folder)
+    except DataError as exc:
+        if problems is None:
+            raise
+        problems.append(problem_line(f"Not checked: {exc}"))
+        return None
+    if expected is None and check == "refuse":
+        text = (f"{folder / manifest.MANIFEST} is missing, so the built-in files cannot be "
+                f"checked. Regenerate it with `evalmaps manifest {folder}`.")
+        if problems is None:
+            raise DataError(text)
+        problems.append(problem_line(f"Not checked: {text}"))
+    return expected
+
+
+def check_manifest(expected: dict, folder: Path, path: Path, figure: Figure, check: str,
+                   problems: list[str] | None) -> None:
+    """Compare a loaded file with its manifest entry: ``"refuse"`` raises a DataError when they
+    differ; ``"flag"`` adds a warning (or raises one, without ``problems``)."""
+    what = manifest.mismatch(expected.get(manifest.key(folder, path)), manifest.sha256(path),
+                             figure.n_cells)
+    if what is None:
+        return
+    where = folder / manifest.MANIFEST
+    if check == "refuse" or problems is None:
+        raise DataError(f"the file does not match {where} ({what}): it was cut short or edited. "
+                        f"Restore it, or if the change is intended regenerate the manifest with "
+                        f"`evalmaps manifest {folder}`.", file=str(path))
+    problems.append(problem_line(
+        f"Changed since its manifest: {path}: {what}. It is served as it is; if the change is "
+        f"intended, regenerate the manifest with `evalmaps manifest {folder}`."))
 
 
 def _compare_pair(entry: Any, where: str) -> tuple[str, str] | None:
@@ -76,6 +152,18 @@ def _compare_pair(entry: Any, where: str) -> tuple[str, str] | None:
         raise DataError('"compare" must be {"a": "<figure>:<panel>", "b": "<figure>:<panel>"}.',
                         file=where)
     return entry["a"], entry["b"]
+
+
+def control_problem(text: str, what: str = "label") -> str:
+    """What is wrong with a label that holds a control character, and what to do."""
+    char = fastcsv.CONTROL_RE.search(text).group()
+    shown = fastcsv.CONTROL_RE.sub(lambda m: f"\\x{ord(m.group()):02x}", clip(text, MAX_QUOTED))
+    return (f"the {what} '{shown}' holds the control character U+{ord(char):04X}. Labels may not "
+            f"hold control characters (NUL, tab, line break, ...); remove it.")
+
+
+def control_error(text: str, file: str, row: int, column: str) -> DataError:
+    return DataError(control_problem(text), file=file, row=row, column=column)
 
 
 def _need(entry: dict, key: str, kind: type | tuple, where: str) -> Any:
@@ -112,6 +200,9 @@ def parse_spec(entry: Any, where: str) -> FigureSpec:
         if not isinstance(labels, list) or not labels:
             raise DataError(f"dimension '{name}' needs a non-empty list of labels.", file=where)
         labels = tuple(str(label) for label in labels)
+        for label in labels:
+            if fastcsv.CONTROL_RE.search(label):
+                raise DataError(f"dimension '{name}': {control_problem(label)}", file=where)
         if len(set(labels)) != len(labels):
             raise DataError(f"dimension '{name}' lists a label twice.", file=where)
         dims[name] = Dim(name, str(d.get("title", name)), labels)
@@ -326,6 +417,10 @@ def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
         as_written[col] = stripped == seen and None not in seen
         unique_rows = unique_rows and as_written[col]
         seen = stripped
+        bad_text = next((v for v in seen if v and fastcsv.CONTROL_RE.search(v)), None)
+        if bad_text is not None:  # distinct texts: a few, even for a million rows
+            i = int(np.flatnonzero(codes == seen.index(bad_text))[0])
+            raise control_error(bad_text, file=file, row=i + 2, column=col)
         where = np.array([known.get(v, -1) if v is not None else -1 for v in seen],
                          dtype=np.int32)
         pos = where[codes] if len(codes) else np.zeros(0, dtype=np.int32)

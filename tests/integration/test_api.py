@@ -120,7 +120,7 @@ def is_local(url: str) -> bool:
 # --------------------------------------------------------------------------- health, catalog
 
 def test_healthz(client):
-    assert get_json(client, "/healthz") == {"status": "ok", "figures": 5}
+    assert get_json(client, "/healthz") == {"status": "ok", "figures": 5, "problems": []}
 
 
 def test_figures_lists_all_five_in_catalog_order(client, catalog):

@@ -94,7 +94,7 @@ def test_two_workers(server):
 def test_healthz(server):
     status, headers, body = server.fetch("/healthz")
     assert status == 200 and headers["Content-Type"].startswith("application/json")
-    assert json.loads(body) == {"status": "ok", "figures": 5}
+    assert json.loads(body) == {"status": "ok", "figures": 5, "problems": []}
 
 
 def test_index_is_html_linking_vendored_bootstrap(server):

@@ -38,7 +38,7 @@ START_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
 CLIENT_TIMEOUT = 10.0  # generous: a starved server does not answer within minutes
 IDLE_SOCKETS = 200
-HEALTHY = {"status": "ok", "figures": 5}
+HEALTHY = {"status": "ok", "figures": 5, "problems": []}
 
 # Everything gunicorn.conf.py sets, as gunicorn should load it (no overriding environment).
 EXPECTED = {
@@ -214,18 +214,41 @@ def test_server_runs_the_configured_worker_and_logs_access_to_stdout(server):
     assert '"GET /healthz' not in errors
 
 
-def test_bad_data_stops_start_up_before_any_worker_starts(tmp_path):
-    """preload_app: the master loads the data once; a bad file stops gunicorn before forking."""
+def test_a_bad_data_file_is_reported_once_by_the_master_and_the_rest_served(tmp_path):
+    """preload_app: the master loads the data once. A bad file no longer stops gunicorn (issue
+    11): the master logs its problem once, before forking; every worker serves the good files
+    and lists the problem on /healthz."""
     data = tmp_path / "mine"
     data.mkdir()
     (data / "broken_results.csv").write_bytes(b"model,type,value\nm,a,1\nm,b,2,3\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "gunicorn", "app:server", "--bind", f"{HOST}:{free_port()}"],
-        cwd=ROOT, env=clean_env(EVALMAPS_EXTRA_DATA=str(data)), capture_output=True, text=True,
-        timeout=START_TIMEOUT + STOP_TIMEOUT, start_new_session=True)
-    assert result.returncode != 0
-    assert "broken_results.csv" in result.stderr and "row 3" in result.stderr, result.stderr
-    assert "Booting worker" not in result.stderr
+    (data / "good.csv").write_bytes(b"model,type,len,value\nm,a,1,5\nm,b,2,6\n")
+    port = free_port()
+    err = tmp_path / "err.log"
+    with open(err, "wb") as errors:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "app:server", "--bind", f"{HOST}:{port}"],
+            cwd=ROOT, env=clean_env(EVALMAPS_EXTRA_DATA=str(data)), stdout=subprocess.DEVNULL,
+            stderr=errors, stdin=subprocess.DEVNULL, start_new_session=True)
+    problem = ("Not served: broken_results.csv, row 3: this row has 4 fields but the header has "
+               "3. Fix the row (a stray comma? a missing cell?) so every row has the header's "
+               "columns.")
+    workers: list[int] = []
+
+    def health():
+        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
+                f"http://{HOST}:{port}/healthz", timeout=2) as response:
+            return json.loads(response.read())
+
+    try:
+        workers = wait_until_serving(proc, lambda: health()["status"] == "ok",
+                                     lambda: err.read_text(errors="replace")[-4000:],
+                                     START_TIMEOUT)
+        assert health() == {"status": "ok", "figures": 6, "problems": [problem]}
+    finally:
+        assert stop_gunicorn(proc, workers, STOP_TIMEOUT) == []
+    log = err.read_text(errors="replace")
+    assert log.count(problem) == 1, log
+    assert log.index(problem) < log.index("Booting worker"), log
 
 
 IDLE_KINDS = {

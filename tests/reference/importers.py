@@ -25,7 +25,8 @@ import numpy as np
 import pandas as pd
 
 from evalmaps.errors import DataError
-from tests.reference.loading import RESERVED_DIM_NAMES, parse_spec, validate_cells
+from tests.reference.loading import (RESERVED_DIM_NAMES, _control, _control_problem, parse_spec,
+                                     validate_cells)
 from tests.reference.model import Figure, slugify
 
 FORMATS = ("auto", "tidy", "wide", "matrix")
@@ -390,6 +391,14 @@ def import_table(frame: pd.DataFrame, name: str, mapping: Mapping | None = None,
                  warnings: list[str] | None = None) -> Imported:
     mapping = mapping or Mapping()
     warnings = list(warnings or [])
+    # changed on purpose (issue 11): no field or column name may hold a control character
+    for j, head in enumerate(frame.columns):
+        if _control(head) is not None:
+            raise ImportError_(_control_problem(head, "column name"), file=name, row=1)
+    for i, row in enumerate(frame.itertuples(index=False, name=None)):
+        for head, text in zip(frame.columns, row):
+            if isinstance(text, str) and _control(text) is not None:
+                raise ImportError_(_control_problem(text), file=name, row=i + 2, column=head)
     fmt = detect_format(frame, name) if mapping.format == "auto" else mapping.format
     if fmt not in FORMATS[1:]:
         raise ImportError_(f"unknown format '{fmt}'. Use one of {', '.join(FORMATS)}.", file=name)

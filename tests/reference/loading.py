@@ -25,6 +25,18 @@ OPTIONAL_COLUMNS = ("sd", "n")
 MAX_DECIMALS = 4
 
 
+def _control(text: str) -> str | None:
+    """The first control character of ``text`` (C0, DEL, C1), row by row."""
+    return next((c for c in text if ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F), None)
+
+
+def _control_problem(text: str, what: str = "label") -> str:
+    clipped = text if len(text) <= 100 else text[:100] + "\u2026"
+    shown = "".join(f"\\x{ord(c):02x}" if _control(c) else c for c in clipped)
+    return (f"the {what} '{shown}' holds the control character U+{ord(_control(text)):04X}. "
+            f"Labels may not hold control characters (NUL, tab, line break, ...); remove it.")
+
+
 def load_catalog(data_dir: str | Path | None = None) -> Catalog:
     """Read ``catalog.json`` in ``data_dir`` and every figure file it names; validate all."""
     data_dir = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
@@ -175,6 +187,11 @@ def validate_cells(frame: pd.DataFrame, spec: FigureSpec, file: str) -> tuple[pd
 
     frame = frame.apply(lambda s: s.str.strip())
     for col in spec.dim_names:
+        # changed on purpose (issue 11): a label holding a control character is refused first
+        controls = frame[col].map(lambda v: isinstance(v, str) and _control(v) is not None)
+        if controls.any():
+            i = int(controls.to_numpy().argmax())
+            raise DataError(_control_problem(frame[col].iloc[i]), file=file, row=i + 2, column=col)
         known = set(spec.dims[col].labels)
         bad = ~frame[col].isin(known)
         if bad.any():

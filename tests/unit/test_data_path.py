@@ -369,14 +369,18 @@ def test_loads_put_pyarrows_memory_pool_back(tmp_path):
     assert pa.default_memory_pool().backend_name == before
 
 
-def test_two_files_that_would_be_one_figure_are_refused(tmp_path):
+def test_two_files_that_would_be_one_figure_get_a_suffix_and_a_warning(tmp_path):
     (tmp_path / "runs.csv").write_text(CSV, encoding="utf-8")
     pq.write_table(pa.Table.from_pandas(tidy_frame(), preserve_index=False),
                    tmp_path / "runs.parquet")
-    with pytest.raises(ImportFailed) as info:
-        load_folder(tmp_path)
-    assert str(info.value) == (f"{tmp_path}: the files runs.csv and runs.parquet would both be the "
-                               f"figure 'import-runs'. Rename one of them.")
+    problems: list[str] = []
+    a, b = load_folder(tmp_path, problems=problems)
+    assert (a.id, b.id) == ("import-runs", "import-runs-2")
+    assert_same_figure(a, load_folder(tmp_path)[0])
+    assert b.panels[next(iter(b.panels))].figure_id == "import-runs-2"
+    assert problems == [f"Renamed: the files runs.csv and runs.parquet in {tmp_path} would both "
+                        f"be the figure 'import-runs'; runs.parquet is served as 'import-runs-2'. "
+                        f"Rename one of them to choose its id."]
 
 
 def test_a_figure_without_facets_and_without_cells_has_its_one_empty_panel(tmp_path):

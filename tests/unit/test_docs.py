@@ -60,3 +60,13 @@ def test_every_catalog_field_is_documented():
 def test_reserved_names_in_the_docs_are_the_codes():
     sentence = re.search(r"Dimension names (.*?) are reserved", DATA_README, re.S).group(1)
     assert set(re.findall(r"`([^`]+)`", sentence)) == set(RESERVED_DIM_NAMES)
+
+
+def test_the_manifest_regeneration_commands_the_docs_give_exist():
+    from evalmaps.cli import build_parser
+
+    text = section(DATA_README, "The manifest (`manifest.json`)")
+    scripts = re.findall(r"python (scripts/\S+\.py)", text)
+    assert scripts == ["scripts/make_manifest.py"] and (ROOT / scripts[0]).is_file()
+    assert "evalmaps manifest data" in text
+    assert build_parser().parse_args(["manifest", "data"]).command == "manifest"

@@ -574,3 +574,42 @@ def test_unclosed_quote_in_a_large_file_is_an_import_error():
     rows = ["model,type,value", '"m0,a,1'] + [f"m{i},a,1" for i in range(1, 20000)]
     err = refused(("\n".join(rows) + "\n").encode(), "quote.csv")
     says(str(err), "quote")
+
+
+# ---------------------------------------------------------------- control characters (issue 11)
+
+def test_a_nul_byte_after_the_first_8_kb_is_refused_naming_row_and_column():
+    rows = [f"m{i % 3},t{i % 7},{i % 50},{i % 90}.5" for i in range(1000)]
+    rows[900] = "m1,t\x00x,3,50"
+    data = ("model,type,len,value\n" + "\n".join(rows) + "\n").encode("utf-8")
+    assert data.index(b"\x00") > 8192
+    err = refused(data, "runs.csv", ImportOptions(format="tidy"))
+    assert (err.row, err.column) == (902, "type")
+    assert str(err) == ("runs.csv, row 902, column 'type': the label 't\\x00x' holds the control "
+                        "character U+0000. Labels may not hold control characters (NUL, tab, line "
+                        "break, ...); remove it.")
+
+
+@pytest.mark.parametrize("label, code", [("a\tb", "0009"), ("a\nb", "000A"), ("a\x7fb", "007F"),
+                                         ("a\x85b", "0085"), ("a\x1bb", "001B")])
+def test_a_control_character_inside_a_label_is_refused(label, code):
+    data = f'model,type,len,value\nm1,a,1,5\nm1,"{label}",2,6\n'.encode("utf-8")
+    err = refused(data, "runs.csv")
+    assert (err.row, err.column) == (3, "type")
+    says(str(err), f"U+{code}", "remove it")
+
+
+def test_control_characters_around_a_label_are_stripped_like_spaces():
+    imported = import_bytes(b'model,type,len,value\nm1,"\ta\t",1,5\nm1," b\x1f",2,6\n', "t.csv")
+    assert imported.dims["type"] == ["a", "b"]
+
+
+def test_a_control_character_in_a_column_name_is_refused():
+    err = refused(b"model,ty\x01pe,len,value\nm1,a,1,5\n", "runs.csv")
+    assert (err.row, err.column) == (1, None)
+    says(str(err), "column name", "ty\\x01pe", "U+0001")
+
+
+def test_a_control_character_in_a_matrix_header_label_is_refused():
+    err = refused(b'size,"0.1\x02",0.2\n1,5,6\n', "m.csv", ImportOptions(format="matrix"))
+    says(str(err), "column name", "U+0002")

@@ -240,3 +240,20 @@ def test_named_and_listed_colour_scales_load(tmp_path):
         catalog = load_catalog(make_dir(tmp_path / str(i), entries=[entry(colorscale=value)]))
         expected = value if isinstance(value, str) else ((0.0, "#ffffff"), (1.0, "#08306b"))
         assert catalog.figure(entry()["id"]).spec.colorscale == expected
+
+
+# ---------------------------------------------------------------- control characters (issue 11)
+
+def test_a_label_with_a_control_character_is_refused_naming_row_and_column(tmp_path):
+    err = load_error(make_dir(tmp_path, csv=csv_text("A,p,1,10", "B,q\x00,2,20", "A,q\x00,3,5")))
+    assert (err.row, err.column) == (3, "kind")
+    assert str(err) == (f"{tmp_path / 'figures' / 'tiny.csv'}, row 3, column 'kind': the label "
+                        f"'q\\x00' holds the control character U+0000. Labels may not hold control "
+                        f"characters (NUL, tab, line break, ...); remove it.")
+
+
+def test_a_catalog_label_with_a_control_character_is_refused(tmp_path):
+    dims = copy.deepcopy(ENTRY["dims"])
+    dims["kind"]["labels"] = ["p", "q\x9f"]
+    err = load_error(make_dir(tmp_path, [entry(dims=dims)]))
+    assert "dimension 'kind': the label 'q\\x9f' holds the control character U+009F" in str(err)

@@ -47,9 +47,13 @@ SPEC_NO_RANGE = parse_spec({
                                       "len": {"labels": ["1", "2", "3", "nan"]}},
     "decimals": 2, "provenance": "transcribed"}, where="test")
 
-LABELS = {"model": ["A", "B", " A", "B ", "C", "", "a"],
+# with control characters inside labels (refused, issue 11) and around them (stripped, kept)
+LABELS = {"model": ["A", "B", " A", "B ", "C", "", "a", "\x1fA\x85"],
           "kind": ["p", "q", "\tq", "r", ""],
           "len": ["1", "2", "3", " 3 ", "4", "01", "nan", ""]}
+# in one frame in four: labels with control characters inside (refused, issue 11)
+CONTROL_LABELS = {"model": ["A\x00", "\x01"], "kind": ["q\x7f", "p\x85q"],
+                  "len": ["1\x9f", "2\n3"]}
 NUMBERS = ["", "5", "5.5", "0.25", "100", "101", "-1", "-0", "-0.0", "0", " 7 ", "  ", "1e2",
            "1E-3", "abc", "inf", "-inf", "NaN", "1_000", "+5", ".5", "5.", "1.50", "99.999",
            "3", "2.5", "12345678901234567890", "0x10", "1,5"]
@@ -69,9 +73,10 @@ def tidy_frames(draw):
     if draw(st.integers(0, 15)) == 0:
         columns.remove(draw(st.sampled_from(columns)))
     data = {}
+    controls = draw(st.integers(0, 3)) == 0
     for i, col in enumerate(columns):
         name = col.strip()
-        pool = LABELS.get(name, NUMBERS)
+        pool = LABELS.get(name, NUMBERS) + (CONTROL_LABELS.get(name, []) if controls else [])
         cells = draw(st.lists(st.sampled_from(pool + [None] if draw(st.integers(0, 9)) == 0
                                               else pool), min_size=n, max_size=n))
         data[i] = cells
@@ -264,10 +269,13 @@ from evalmaps import load_catalog  # noqa: E402
 from tests.reference import importers as ref_importers  # noqa: E402
 from tests.reference import loading as ref_loading  # noqa: E402
 
-DIM_NAMES = ["model", "type", "len", "seed", "Run", " size ", "value", "Value", "sd", "n", "note"]
+DIM_NAMES = ["model", "type", "len", "seed", "Run", " size ", "value", "Value", "sd", "n", "note",
+             "t\x02"]
 FIELD = st.sampled_from(["m1", "m2", " m1", "a", "b", "1", "2", "10", "0.5", "", " ", "-",
                          "x,y", 'q"t', "=1+1", "-3", "5", "5.5", "99.9", "101", "-0", "abc",
                          "inf", "1e2", "7.25", "1_000"])
+# in one file in four: fields with control characters inside (refused, issue 11)
+CONTROL_FIELD = st.sampled_from(["a\x01", "m\x7f", "x\ny", "b\x9f", "5\x1b"])
 
 
 @st.composite
@@ -283,7 +291,8 @@ def import_files(draw):
     else:
         head = ["size"] + draw(st.lists(st.sampled_from(["0.1", "0.2", "0.3", "value"]),
                                         min_size=1, max_size=3, unique=True))
-    rows = draw(st.lists(st.lists(FIELD, min_size=len(head), max_size=len(head)), min_size=0,
+    field = st.one_of(FIELD, CONTROL_FIELD) if draw(st.integers(0, 3)) == 0 else FIELD
+    rows = draw(st.lists(st.lists(field, min_size=len(head), max_size=len(head)), min_size=0,
                          max_size=8))
     if rows and draw(st.integers(0, 6)) == 0:  # a ragged row
         rows[draw(st.integers(0, len(rows) - 1))].append("9")

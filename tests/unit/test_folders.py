@@ -1,0 +1,203 @@
+"""Start-up data (issue 11): a bad file in a data folder is skipped with one problem line while
+every good file is served; ids never collide silently; the built-in files are checked against
+data/manifest.json (a file cut short or edited is not served); a user folder's own manifest
+flags a changed file.
+
+Real files in temporary folders; whole results compared (ids, cells, the exact problem lines)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evalmaps import load_catalog, manifest
+from evalmaps.cli import main as cli
+from evalmaps.importers import folder_files, load_folder
+from evalmaps.settings import Settings
+from evalmaps.startup import load_data
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "data"
+FIXTURES = ROOT / "tests" / "fixtures"
+BUILTIN = [f["id"] for f in json.loads((DATA / "catalog.json").read_text())["figures"]]
+TIDY = (FIXTURES / "tidy_small.csv").read_text(encoding="utf-8")
+BROKEN = "model,type,value\nm,a,1\nm,b,2,3\n"
+
+
+def settings(*extra: Path, data_dir: Path = DATA) -> Settings:
+    return Settings(data_dir=data_dir, extra_data=tuple(extra), cache_dir=None)
+
+
+def folder(root: Path, name: str, **files: str) -> Path:
+    out = root / name
+    out.mkdir()
+    for file_name, text in files.items():
+        (out / file_name).write_text(text, encoding="utf-8")
+    return out
+
+
+def copy_data(tmp_path: Path) -> Path:
+    out = tmp_path / "data"
+    shutil.copytree(DATA, out)
+    return out
+
+
+# ------------------------------------------------------------------------- the committed manifest
+
+def test_the_committed_manifest_matches_data():
+    """Fails when a file in data/ changes without `python scripts/make_manifest.py`."""
+    counts = {manifest.key(DATA, path): figure.n_cells for path, figure in folder_files(DATA)}
+    assert json.loads((DATA / "manifest.json").read_text(encoding="utf-8")) == \
+        manifest.build(DATA, counts)
+    assert sorted(counts) == sorted(f["file"] for f in json.loads(
+        (DATA / "catalog.json").read_text())["figures"])
+
+
+def test_the_manifest_command_writes_the_same_manifest(tmp_path, capsys):
+    data = copy_data(tmp_path)
+    (data / "manifest.json").unlink()
+    assert cli(["manifest", str(data)]) == 0
+    assert (data / "manifest.json").read_text() == (DATA / "manifest.json").read_text()
+    assert capsys.readouterr().err == f"evalmaps: wrote {data / 'manifest.json'}\n"
+
+
+def test_the_built_in_data_loads_with_no_problem():
+    loaded = load_data(settings())
+    assert (loaded.catalog.ids, loaded.problems) == (BUILTIN, [])
+
+
+# ------------------------------------------------------------------------------ bad files skipped
+
+def test_a_bad_csv_is_skipped_and_every_good_file_served(tmp_path, caplog):
+    mine = folder(tmp_path, "mine", **{"tidy_small.csv": TIDY, "broken_results.csv": BROKEN,
+                                       "zeta.csv": TIDY.replace("91.5", "91.75")})
+    with caplog.at_level(logging.WARNING, logger="evalmaps.data"):
+        loaded = load_data(settings(mine))
+    assert loaded.catalog.ids == [*BUILTIN, "import-tidy-small", "import-zeta"]
+    assert loaded.catalog.figure("import-zeta").value(model="m1", type="a", length="1") == 91.75
+    assert loaded.problems == [
+        f"Not served: broken_results.csv, row 3: this row has 4 fields but the header has 3. Fix "
+        f"the row (a stray comma? a missing cell?) so every row has the header's columns."]
+    assert [(r.name, r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("evalmaps.data", "WARNING", loaded.problems[0])]
+
+
+def test_a_missing_folder_and_a_bad_catalog_file_are_problems_not_failures(tmp_path):
+    data = copy_data(tmp_path)
+    (data / "figures" / "short-to-long.csv").write_text("model,type,length,value\nX,1,5,7\n")
+    (data / "manifest.json").unlink()
+    loaded = load_data(settings(tmp_path / "nowhere", data_dir=data))
+    assert loaded.catalog.ids == [i for i in BUILTIN if i != "short-to-long"]
+    assert loaded.problems[0] == (f"Not checked: {data / 'manifest.json'} is missing, so the "
+                                  f"built-in files cannot be checked. Regenerate it with "
+                                  f"`evalmaps manifest {data}`.")
+    assert loaded.problems[1].startswith(f"Not served: {data / 'figures' / 'short-to-long.csv'}, "
+                                         f"row 2: 'X' is not a label of dimension 'model'")
+    assert loaded.problems[2:] == [f"Not served: {tmp_path / 'nowhere'}: the data folder does not "
+                                   f"exist. Give the path of a folder of CSV files."]
+
+
+def test_a_problem_is_one_line_even_when_the_file_quotes_a_line_break(tmp_path):
+    mine = folder(tmp_path, "mine", **{"a.csv": 'model,type,len,value\nm,a,1,"5\n6"\n'})
+    (problem,) = load_data(settings(mine)).problems
+    assert problem == ("Not served: a.csv, row 2, column 'value': the label '5\\x0a6' holds the "
+                       "control character U+000A. Labels may not hold control characters (NUL, "
+                       "tab, line break, ...); remove it.")
+
+
+# ------------------------------------------------------------------------------------------ ids
+
+def test_file_names_with_one_id_get_a_suffix_and_a_warning(tmp_path):
+    mine = folder(tmp_path, "mine", **{"My Results.csv": TIDY,
+                                       "my-results.csv": TIDY.replace("91.5", "12.5")})
+    loaded = load_data(settings(mine))
+    assert loaded.catalog.ids == [*BUILTIN, "import-my-results", "import-my-results-2"]
+    first, second = (loaded.catalog.figure(i) for i in ("import-my-results", "import-my-results-2"))
+    assert (first.spec.title, second.spec.title) == ("My Results.csv", "my-results.csv")
+    assert second.value(model="m1", type="a", length="1") == 12.5
+    assert list(second.panels) == ["m1", "m2"]
+    assert loaded.catalog.panel("import-my-results-2:m1").figure_id == "import-my-results-2"
+    assert loaded.problems == [
+        f"Renamed: the files My Results.csv and my-results.csv in {mine} would both be the figure "
+        f"'import-my-results'; my-results.csv is served as 'import-my-results-2'. Rename one of "
+        f"them to choose its id."]
+
+
+def test_a_folder_figure_with_a_built_in_or_another_folders_id_gets_a_suffix(tmp_path):
+    one = folder(tmp_path, "one", **{"results.csv": TIDY})
+    two = folder(tmp_path, "two", **{"results.csv": TIDY.replace("91.5", "1.5")})
+    entry = json.loads((DATA / "catalog.json").read_text())["figures"][1]  # core-generalization
+    three = folder(tmp_path, "three", **{"catalog.json": json.dumps({"figures": [entry]})})
+    shutil.copytree(DATA / "figures", three / "figures")
+    loaded = load_data(settings(one, two, three))
+    assert loaded.catalog.ids == [*BUILTIN, "import-results", "import-results-2",
+                                  f"{entry['id']}-2"]
+    assert loaded.catalog.figure("import-results-2").value(model="m1", type="a", length="1") == 1.5
+    assert loaded.problems == [
+        f"Renamed: the figure 'import-results' of {two} has the id of a figure served already; it "
+        f"is served as 'import-results-2'. Rename its file (or its catalog id) to choose its id.",
+        f"Renamed: the figure '{entry['id']}' of {three} has the id of a figure served already; "
+        f"it is served as '{entry['id']}-2'. Rename its file (or its catalog id) to choose its id."]
+
+
+# ------------------------------------------------------------------------------------- manifest
+
+def cut_at_a_line_boundary(path: Path) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(lines[:len(lines) // 2]), encoding="utf-8")
+
+
+def test_a_built_in_file_cut_at_a_line_boundary_is_not_served(tmp_path):
+    data = copy_data(tmp_path)
+    path = data / "figures" / "core-generalization.csv"
+    cut_at_a_line_boundary(path)
+    assert load_catalog(data).figure("core-generalization").n_cells == 40  # valid, but short
+    loaded = load_data(settings(data_dir=data))
+    assert loaded.catalog.ids == [i for i in BUILTIN if i != "core-generalization"]
+    digest, want = manifest.sha256(path), manifest.read(data)["figures/core-generalization.csv"]
+    assert loaded.problems == [
+        f"Not served: {path}: the file does not match {data / 'manifest.json'} (it has 40 cells "
+        f"where the manifest records 81; its sha256 is {digest[:12]}…, not {want.sha256[:12]}…): "
+        f"it was cut short or edited. Restore it, or if the change is intended regenerate the "
+        f"manifest with `evalmaps manifest {data}`."]
+
+
+def test_a_built_in_file_with_a_value_edited_is_not_served(tmp_path):
+    data = copy_data(tmp_path)
+    path = data / "figures" / "short-to-long.csv"
+    path.write_text(path.read_text().replace("77.3", "78.3", 1))
+    loaded = load_data(settings(data_dir=data))
+    assert loaded.catalog.ids == [i for i in BUILTIN if i != "short-to-long"]
+    (problem,) = loaded.problems
+    assert problem.startswith(f"Not served: {path}: the file does not match "
+                              f"{data / 'manifest.json'} (its sha256 is ")
+
+
+def test_a_user_folders_own_manifest_flags_a_changed_file_which_is_still_served(tmp_path):
+    mine = folder(tmp_path, "mine", **{"a.csv": TIDY, "b.csv": TIDY})
+    assert cli(["manifest", str(mine)]) == 0
+    (mine / "b.csv").write_text(TIDY.replace("91.5", "92.5"))
+    loaded = load_data(settings(mine))
+    assert loaded.catalog.ids == [*BUILTIN, "import-a", "import-b"]
+    assert loaded.catalog.figure("import-b").value(model="m1", type="a", length="1") == 92.5
+    digest, want = manifest.sha256(mine / "b.csv"), manifest.read(mine)["b.csv"]
+    assert loaded.problems == [
+        f"Changed since its manifest: {mine / 'b.csv'}: its sha256 is {digest[:12]}…, not "
+        f"{want.sha256[:12]}…. It is served as it is; if the change is intended, regenerate the "
+        f"manifest with `evalmaps manifest {mine}`."]
+
+
+def test_a_user_folder_without_a_manifest_is_not_checked(tmp_path):
+    mine = folder(tmp_path, "mine", **{"a.csv": TIDY})
+    assert load_data(settings(mine)).problems == []
+
+
+def test_load_folder_without_a_problem_list_still_raises_on_a_bad_file(tmp_path):
+    mine = folder(tmp_path, "mine", **{"a.csv": TIDY, "broken.csv": BROKEN})
+    with pytest.raises(Exception) as info:
+        load_folder(mine)
+    assert str(info.value).startswith("broken.csv, row 3: this row has 4 fields")
