@@ -608,7 +608,32 @@ def import_bytes(data: bytes, name: str, mapping: ImportOptions | None = None,
                  max_bytes: int | None = DEFAULT_MAX_BYTES) -> Imported:
     """The whole path: bytes of a file -> an :class:`Imported` (or a clear ImportFailed).
 
+    What the file is comes from its content, not its name: a zip (of results), an Inspect
+    ``.eval`` log, lm-evaluation-harness results JSON, an Inspect JSON log, JSON Lines, Parquet
+    (``PAR1``), else a CSV as before (see :mod:`evalmaps.harness`).
     ``max_bytes``: the browser upload's size limit; None for files on disk (no limit)."""
+    from evalmaps import harness
+
+    if max_bytes is not None and len(data) > max_bytes:
+        return import_csv_bytes(data, name, mapping, max_bytes)  # its size message
+    kind = harness.detect(data)
+    if kind == harness.CSV:
+        return import_csv_bytes(data, name, mapping, max_bytes)
+    return harness.import_sources([(name, data)], name, mapping, max_bytes)
+
+
+def import_paths(paths, options: ImportOptions | None = None) -> Imported:
+    """Files, folders (searched recursively) and zips -> ONE :class:`Imported`: harness files
+    (lm-eval results, Inspect logs) combine into one figure; a single table imports alone.
+    See :func:`evalmaps.harness.import_paths`."""
+    from evalmaps import harness
+
+    return harness.import_paths(paths, options)
+
+
+def import_csv_bytes(data: bytes, name: str, mapping: ImportOptions | None = None,
+                     max_bytes: int | None = DEFAULT_MAX_BYTES) -> Imported:
+    """A CSV's bytes -> an :class:`Imported` (the CSV formats: tidy, wide, matrix)."""
     with fastcsv.lean_memory():
         text = _decode_unless_ascii(data, name, max_bytes)
         frame, warnings = _read_table(text, name, data)
@@ -678,6 +703,8 @@ def load_folder(folder, cache_dir: str | Path | None = None) -> list[Figure]:
 
 def _load_files(folder: Path, cache_dir) -> list[Figure]:
     files = sorted([*folder.glob("*.csv"), *folder.glob("*.parquet")])
+    if not files and any(p.suffix.lower() in (".json", ".eval", ".zip") for p in folder.rglob("*")):
+        return [import_paths([folder]).figure()]  # evaluation tools' results: one figure
     if not files:
         raise ImportFailed("the data folder holds no .csv files and no catalog.json.",
                            file=str(folder))
