@@ -85,8 +85,9 @@ def _json(data: bytes):
 
 
 def _jsonl_lines(data: bytes) -> bool:
-    lines = [line for line in data[:1 << 16].splitlines() if line.strip()]
-    return len(lines) > 1 and all(line.lstrip()[:1] == b"{" for line in lines[:2])
+    """JSON Lines: the first line is a JSON object of its own."""
+    first = next((line for line in data[:1 << 16].splitlines() if line.strip()), b"")
+    return isinstance(_json(first), dict)
 
 
 def _json_kind(doc) -> str | None:
@@ -272,6 +273,8 @@ def read_harness(data: bytes, file: str, kind: str | None = None,
                 raise ImportFailed("this Inspect log's header.json is too large to read. Export "
                                    "the log as JSON, or import a smaller one.", file=file)
             header = json.loads(archive.read("header.json").decode("utf-8"))
+        except ImportFailed:
+            raise
         except (zipfile.BadZipFile, OSError, ValueError, UnicodeDecodeError, KeyError):
             raise ImportFailed("this Inspect .eval log is damaged (its zip or header.json cannot "
                                "be read). Export the log again.", file=file) from None
@@ -473,6 +476,8 @@ def _members(data: bytes, name: str, max_bytes: int | None) -> list[tuple[str, b
                                f"files at a time.", file=name)
         return [(f"{name}/{i.filename}", archive.read(i)) for i in sorted(
             infos, key=lambda i: i.filename)]
+    except ImportFailed:
+        raise
     except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError):
         raise ImportFailed("the zip file is damaged or uses an unsupported compression. Zip the "
                            "files again.", file=name) from None
@@ -489,6 +494,7 @@ def import_sources(sources: list[tuple[str, bytes]], name: str,
     options = options or ImportOptions()
     readings: list[Reading] = []
     tables: list[tuple[str, bytes, str]] = []
+    given: list[str] = []  # tables named on their own (not found by a search)
     skipped: list[str] = []
     expanded: list[tuple[str, bytes, bool]] = [(n, d, searched) for n, d in sources]
     while expanded:
@@ -506,9 +512,11 @@ def import_sources(sources: list[tuple[str, bytes]], name: str,
             raise ImportFailed(not_known(file), file=file)
         else:
             tables.append((file, data, kind))
+            if not from_search:
+                given.append(file)
     if readings:
-        if tables and not searched:
-            raise ImportFailed(f"{_short(tables[0][0])} is a table, the other files are harness "
+        if given:
+            raise ImportFailed(f"{_short(given[0])} is a table, the other files are harness "
                                f"results. Import the table on its own.", file=name)
         skipped += [_short(f) for f, _, _ in tables]
         notes = ([f"Not results, skipped: {', '.join(skipped[:10])}"
