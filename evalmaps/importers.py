@@ -311,6 +311,14 @@ def cell_pattern(columns: list[str], name: str) -> tuple[tuple[str, str], list[s
 
     patterns = {k: labelled(v) or v for k, v in groups.items() if len(v) >= 2 or labelled(v)}
     patterns = {k: v for k, v in patterns.items() if v}
+    if len(patterns) > 1 and max(len(v) for v in patterns.values()) < 2:
+        # one column per pattern: cell columns (their labels are numbers) named inconsistently
+        cols = [v[0] for v in patterns.values()]
+        named = ", ".join(cols[:5]) + (" ..." if len(cols) > 5 else "")
+        raise ImportFailed(f"the columns {named} look like cell columns but follow different "
+                           f"patterns ({', '.join(f'{a}_<{a}>_{b}_<{b}>' for a, b in patterns)[:300]})"
+                           f". Rename them to one pattern such as type_<type>_len_<len>, or "
+                           f"choose the matrix format to read them as plain columns.", file=name)
     if not patterns or max(len(v) for v in patterns.values()) < 2:
         return None
     if len(patterns) > 1:
@@ -329,8 +337,9 @@ def detect_format(frame: pd.DataFrame, name: str) -> str:
         return "tidy"
     if cell_pattern(columns, name):
         return "wide"
-    if len(columns) >= 2 and all(_numeric_share(frame[c]) == 1.0 or (frame[c] == "").all()
-                                 for c in columns[1:]):
+    replicate = _matrix_replicate(columns, None)
+    values = [c for c in columns[1:] if c != replicate]
+    if values and all(_numeric_share(frame[c]) == 1.0 or (frame[c] == "").all() for c in values):
         return "matrix"
     raise ImportFailed("the format is not recognised: there is no 'value' column (tidy), no "
                        "cell columns like type_3_len_15 (wide), and the columns after the first "
@@ -466,6 +475,11 @@ def import_tidy(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings
 def import_wide(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings: list[str]):
     found = cell_pattern(list(frame.columns), name)
     if not found:
+        single = [c for c in frame.columns if CELL_RE.match(c)]
+        if len(single) == 1:
+            raise ImportFailed(f"only one cell column ({single[0]}) was found; a wide results "
+                               f"table has one column per cell, like type_3_len_15 and "
+                               f"type_3_len_16. Choose another format.", file=name)
         raise ImportFailed("no cell columns like type_3_len_15 were found, so the file is not a "
                            "wide results table. Choose another format.", file=name)
     (d1, d2), cell_cols = found
@@ -482,9 +496,22 @@ def import_wide(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings
     return long, [*facets, dim1, dim2], replicate
 
 
+def _matrix_replicate(columns: list[str], mapping: ImportOptions | None) -> str | None:
+    """A matrix's replicate column: the one chosen, else one named seed/run/... after the first
+    (``model,seed,accuracy``: rows are replicates of the metric columns); '' chooses none."""
+    if len(columns) < 3:  # a replicate column and nothing else to average: a plain column
+        return None
+    if mapping is not None and mapping.replicate is not None:
+        return mapping.replicate if mapping.replicate in columns[1:] else None
+    return next((c for c in columns[1:] if c.lower() in REPLICATE_NAMES), None)
+
+
 def import_matrix(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings: list[str]):
     first = frame.columns[0]
+    replicate = _matrix_replicate(list(frame.columns), mapping)
     for col in frame.columns[1:]:
+        if col == replicate:
+            continue
         not_numbers = _not_numbers(frame[col])
         bad = [frame[col].iloc[int(not_numbers.argmax())]] if not_numbers.any() else []
         if bad:
@@ -495,14 +522,20 @@ def import_matrix(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnin
                                file=name, column=col)
     ydim = _dim_name(first) if first.strip() else "row"
     xdim = "column" if ydim != "column" else "col"
+    keep = [first]
+    if replicate is not None:  # the other columns are metrics measured per replicate
+        labels = [c for c in frame.columns[1:] if c != replicate]
+        if not any(_is_number(c) for c in labels) and ydim != "metric":
+            xdim = "metric"
+        keep = [first, replicate]
     # melt into a private name: a column label may itself be "value"
-    long = frame.melt(id_vars=[first], var_name="_x", value_name="_value")
+    long = frame.melt(id_vars=keep, var_name="_x", value_name="_value")
     long = long.rename(columns={first: ydim, "_x": xdim, "_value": "value"})
     if (long[ydim] == "").any():
         i = int((frame[first] == "").to_numpy().argmax())
         raise ImportFailed("a row has no label in the first column. Give every row a label.",
                            file=name, row=i + 2)
-    return long, [ydim, xdim], None
+    return long, [ydim, xdim], replicate
 
 
 def _replicate(columns: list[str], mapping: ImportOptions, name: str) -> str | None:
