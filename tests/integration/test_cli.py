@@ -359,14 +359,14 @@ def test_serve_extra_data_folder_over_gunicorn(tmp_path, start_gunicorn):
             pytest.fail(f"no /healthz within {START_TIMEOUT:g} s:\n{server.log()[-4000:]}")
         time.sleep(0.2)
     server.workers = children_of(server.proc.pid)
-    assert json.loads(body) == {"status": "ok", "figures": 6}
+    assert json.loads(body) == {"status": "ok", "figures": 7}
 
     status, body = fetch(server.base, "/api/figures")
     assert status == 200
     figures = json.loads(body)["figures"]
     builtin = [f["id"] for f in json.loads((ROOT / "data" / "catalog.json").read_text())["figures"]]
     assert [f["id"] for f in figures] == [*builtin, "import-tidy-small"]
-    assert len(builtin) == 5
+    assert len(builtin) == 6
     imported = figures[-1]
     assert imported["provenance"] == "imported"
     assert imported["n_cells"] == 5
