@@ -2,9 +2,13 @@
 
     evalmaps serve [--port N] [--host H] [--workers N] [--debug] [--data DIR ...]
                    [--store DIR | --no-store]
-    evalmaps import FILE [--format auto|tidy|wide|matrix] [--replicate COL] [-x DIM] [-y DIM]
-                         [-o OUT.csv]
+    evalmaps import PATH [PATH ...] [--format auto|tidy|wide|matrix] [--replicate COL]
+                         [-x DIM] [-y DIM] [-o OUT.csv]
     evalmaps manifest [DIR]     (re)write DIR/manifest.json (default: the built-in data/)
+
+A PATH is a file, a folder (searched recursively) or a zip: a table (CSV, Parquet, JSON Lines)
+or results written by evaluation tools (lm-evaluation-harness JSON, Inspect logs), which combine
+into one figure. What a file is comes from its content.
 
 Errors are one or two sentences on stderr and a non-zero exit, never a traceback.
 """
@@ -19,7 +23,7 @@ import sys
 from pathlib import Path
 
 from evalmaps.errors import EvalmapsError
-from evalmaps.importers import FORMATS, ImportOptions, import_bytes
+from evalmaps.importers import FORMATS, ImportOptions, import_paths
 from evalmaps.settings import Settings
 
 
@@ -47,8 +51,12 @@ def build_parser() -> argparse.ArgumentParser:
                             "folder); processes that name the same folder share it")
     store.add_argument("--no-store", action="store_true",
                        help="read-only: keep no uploads (the Data page's upload is off)")
-    imp = sub.add_parser("import", help="turn a results table into a tidy CSV")
-    imp.add_argument("file")
+    imp = sub.add_parser("import", help="turn a results table, or the results files of an "
+                         "evaluation tool, into a tidy CSV")
+    imp.add_argument("paths", nargs="+", metavar="PATH",
+                     help="a file, folder or zip: a CSV, Parquet or JSON Lines table, or "
+                          "lm-evaluation-harness results / Inspect logs (many combine into one "
+                          "figure)")
     imp.add_argument("--format", choices=FORMATS, default="auto")
     imp.add_argument("--replicate", default=None, metavar="COL",
                      help="column whose rows are replicates to average (default: a column named "
@@ -141,16 +149,14 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def import_command(args: argparse.Namespace) -> int:
-    path = Path(args.file)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        print(f"evalmaps: {path}: cannot read the file ({exc.strerror}). Check the path.",
-              file=sys.stderr)
-        return 2
-    # no size limit: the file is the user's own (the limit is for the browser's uploads)
-    imported = import_bytes(data, str(path), ImportOptions(format=args.format, x=args.x, y=args.y,
-                                                     replicate=args.replicate), max_bytes=None)
+    for path in map(Path, args.paths):
+        if not path.exists():
+            print(f"evalmaps: {path}: cannot read the file (No such file or directory). Check "
+                  f"the path.", file=sys.stderr)
+            return 2
+    # no size limit: the files are the user's own (the limit is for the browser's uploads)
+    imported = import_paths(args.paths, ImportOptions(format=args.format, x=args.x, y=args.y,
+                                                      replicate=args.replicate))
     imported.figure()  # validate the result as the app would
     if args.output:
         try:

@@ -312,6 +312,14 @@ def cell_pattern(columns: list[str], name: str) -> tuple[tuple[str, str], list[s
 
     patterns = {k: labelled(v) or v for k, v in groups.items() if len(v) >= 2 or labelled(v)}
     patterns = {k: v for k, v in patterns.items() if v}
+    if len(patterns) > 1 and max(len(v) for v in patterns.values()) < 2:
+        # one column per pattern: cell columns (their labels are numbers) named inconsistently
+        cols = [v[0] for v in patterns.values()]
+        named = ", ".join(cols[:5]) + (" ..." if len(cols) > 5 else "")
+        raise ImportFailed(f"the columns {named} look like cell columns but follow different "
+                           f"patterns ({', '.join(f'{a}_<{a}>_{b}_<{b}>' for a, b in patterns)[:300]})"
+                           f". Rename them to one pattern such as type_<type>_len_<len>, or "
+                           f"choose the matrix format to read them as plain columns.", file=name)
     if not patterns or max(len(v) for v in patterns.values()) < 2:
         return None
     if len(patterns) > 1:
@@ -330,8 +338,9 @@ def detect_format(frame: pd.DataFrame, name: str) -> str:
         return "tidy"
     if cell_pattern(columns, name):
         return "wide"
-    if len(columns) >= 2 and all(_numeric_share(frame[c]) == 1.0 or (frame[c] == "").all()
-                                 for c in columns[1:]):
+    replicate = _matrix_replicate(columns, None)
+    values = [c for c in columns[1:] if c != replicate]
+    if values and all(_numeric_share(frame[c]) == 1.0 or (frame[c] == "").all() for c in values):
         return "matrix"
     raise ImportFailed("the format is not recognised: there is no 'value' column (tidy), no "
                        "cell columns like type_3_len_15 (wide), and the columns after the first "
@@ -467,6 +476,11 @@ def import_tidy(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings
 def import_wide(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings: list[str]):
     found = cell_pattern(list(frame.columns), name)
     if not found:
+        single = [c for c in frame.columns if CELL_RE.match(c)]
+        if len(single) == 1:
+            raise ImportFailed(f"only one cell column ({single[0]}) was found; a wide results "
+                               f"table has one column per cell, like type_3_len_15 and "
+                               f"type_3_len_16. Choose another format.", file=name)
         raise ImportFailed("no cell columns like type_3_len_15 were found, so the file is not a "
                            "wide results table. Choose another format.", file=name)
     (d1, d2), cell_cols = found
@@ -483,9 +497,22 @@ def import_wide(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings
     return long, [*facets, dim1, dim2], replicate
 
 
+def _matrix_replicate(columns: list[str], mapping: ImportOptions | None) -> str | None:
+    """A matrix's replicate column: the one chosen, else one named seed/run/... after the first
+    (``model,seed,accuracy``: rows are replicates of the metric columns); '' chooses none."""
+    if len(columns) < 3:  # a replicate column and nothing else to average: a plain column
+        return None
+    if mapping is not None and mapping.replicate is not None:
+        return mapping.replicate if mapping.replicate in columns[1:] else None
+    return next((c for c in columns[1:] if c.lower() in REPLICATE_NAMES), None)
+
+
 def import_matrix(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings: list[str]):
     first = frame.columns[0]
+    replicate = _matrix_replicate(list(frame.columns), mapping)
     for col in frame.columns[1:]:
+        if col == replicate:
+            continue
         not_numbers = _not_numbers(frame[col])
         bad = [frame[col].iloc[int(not_numbers.argmax())]] if not_numbers.any() else []
         if bad:
@@ -496,14 +523,20 @@ def import_matrix(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnin
                                file=name, column=col)
     ydim = _dim_name(first) if first.strip() else "row"
     xdim = "column" if ydim != "column" else "col"
+    keep = [first]
+    if replicate is not None:  # the other columns are metrics measured per replicate
+        labels = [c for c in frame.columns[1:] if c != replicate]
+        if not any(_is_number(c) for c in labels) and ydim != "metric":
+            xdim = "metric"
+        keep = [first, replicate]
     # melt into a private name: a column label may itself be "value"
-    long = frame.melt(id_vars=[first], var_name="_x", value_name="_value")
+    long = frame.melt(id_vars=keep, var_name="_x", value_name="_value")
     long = long.rename(columns={first: ydim, "_x": xdim, "_value": "value"})
     if (long[ydim] == "").any():
         i = int((frame[first] == "").to_numpy().argmax())
         raise ImportFailed("a row has no label in the first column. Give every row a label.",
                            file=name, row=i + 2)
-    return long, [ydim, xdim], None
+    return long, [ydim, xdim], replicate
 
 
 def _replicate(columns: list[str], mapping: ImportOptions, name: str) -> str | None:
@@ -628,7 +661,32 @@ def import_bytes(data: bytes, name: str, mapping: ImportOptions | None = None,
                  max_bytes: int | None = DEFAULT_MAX_BYTES) -> Imported:
     """The whole path: bytes of a file -> an :class:`Imported` (or a clear ImportFailed).
 
+    What the file is comes from its content, not its name: a zip (of results), an Inspect
+    ``.eval`` log, lm-evaluation-harness results JSON, an Inspect JSON log, JSON Lines, Parquet
+    (``PAR1``), else a CSV as before (see :mod:`evalmaps.harness`).
     ``max_bytes``: the browser upload's size limit; None for files on disk (no limit)."""
+    from evalmaps import harness
+
+    if max_bytes is not None and len(data) > max_bytes:
+        return import_csv_bytes(data, name, mapping, max_bytes)  # its size message
+    kind = harness.detect(data)
+    if kind == harness.CSV:
+        return import_csv_bytes(data, name, mapping, max_bytes)
+    return harness.import_sources([(name, data)], name, mapping, max_bytes)
+
+
+def import_paths(paths, options: ImportOptions | None = None) -> Imported:
+    """Files, folders (searched recursively) and zips -> ONE :class:`Imported`: harness files
+    (lm-eval results, Inspect logs) combine into one figure; a single table imports alone.
+    See :func:`evalmaps.harness.import_paths`."""
+    from evalmaps import harness
+
+    return harness.import_paths(paths, options)
+
+
+def import_csv_bytes(data: bytes, name: str, mapping: ImportOptions | None = None,
+                     max_bytes: int | None = DEFAULT_MAX_BYTES) -> Imported:
+    """A CSV's bytes -> an :class:`Imported` (the CSV formats: tidy, wide, matrix)."""
     with fastcsv.lean_memory():
         text = _decode_unless_ascii(data, name, max_bytes)
         frame, warnings = _read_table(text, name, data)
@@ -705,16 +763,29 @@ def load_folder(folder, cache_dir: str | Path | None = None,
 
 def _data_files(folder: Path) -> list[Path]:
     files = sorted([*folder.glob("*.csv"), *folder.glob("*.parquet")])
-    if not files:
+    if not files and not _harness_folder(folder):
         raise ImportFailed("the data folder holds no .csv files and no catalog.json.",
                            file=str(folder))
     return files
+
+
+def _harness_folder(folder: Path) -> bool:
+    """A folder of evaluation tools' results (no tables): it loads as one figure."""
+    return any(p.suffix.lower() in (".json", ".eval", ".zip") for p in folder.rglob("*"))
 
 
 def _load_files(folder: Path, cache_dir, problems: list[str] | None = None) -> list[Figure]:
     from evalmaps.loading import _manifest, check_manifest, unique_id
 
     files = _data_files(folder)
+    if not files:  # evaluation tools' results: one figure
+        try:
+            return [import_paths([folder]).figure()]
+        except DataError as exc:
+            if problems is None:
+                raise
+            problems.append(not_served(exc))
+            return []
     expected = _manifest(folder, "flag", problems)
     figures, where = [], {}  # where: figure id -> the file it came from
     for path in files:

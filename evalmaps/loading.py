@@ -19,15 +19,15 @@ import pyarrow as pa
 from evalmaps import cache, fastcsv, manifest
 from evalmaps.errors import MAX_QUOTED, DataError, not_served, problem_line
 from evalmaps.formats import MAX_DECIMALS, clip
-from evalmaps.model import PROVENANCES, Catalog, Dim, Figure, FigureSpec, Metric
+from evalmaps.model import PROVENANCES, Catalog, Dim, Figure, FigureSpec, Metric, MetricsByLabel
 from evalmaps.settings import default_data_dir
 from evalmaps.state import RESERVED_NAMES
 
 # a dimension cannot share a name with a query key or a cell column
 RESERVED_DIM_NAMES = RESERVED_NAMES
 # the keys of a figure's catalog entry (data/README.md documents each) and of the catalog itself
-CATALOG_FIELDS = ("id", "file", "title", "metric", "x", "y", "facets", "dims", "colorscale",
-                  "zrange", "decimals", "provenance", "source", "notes")
+CATALOG_FIELDS = ("id", "file", "title", "metric", "metrics", "x", "y", "facets", "dims",
+                  "colorscale", "zrange", "decimals", "provenance", "source", "notes")
 CATALOG_KEYS = ("figures", "compare")
 OPTIONAL_COLUMNS = ("sd", "n", "se")
 
@@ -184,12 +184,7 @@ def parse_spec(entry: Any, where: str) -> FigureSpec:
     where = f"{where.rsplit(', figure #', 1)[0]}, figure '{fid}'"
     if not fid or not all(c.isalnum() or c in "-_." for c in fid):
         raise DataError(f"the id '{fid}' may only hold letters, digits, '-', '_' and '.'.", file=where)
-    metric_raw = _need(entry, "metric", dict, where)
-    metric_range = metric_raw.get("range")
-    if metric_range is not None and (len(metric_range) != 2 or metric_range[0] >= metric_range[1]):
-        raise DataError("metric.range must be [low, high] with low < high.", file=where)
-    metric = Metric(str(metric_raw.get("name", "value")), str(metric_raw.get("unit", "")),
-                    tuple(metric_range) if metric_range is not None else None)
+    metric = _metric(_need(entry, "metric", dict, where), "metric", "value", where)
     dims_raw = _need(entry, "dims", dict, where)
     dims = {}
     for name, d in dims_raw.items():
@@ -219,6 +214,7 @@ def parse_spec(entry: Any, where: str) -> FigureSpec:
     if set(dims) != set(used):
         extra = sorted(set(dims) - set(used))
         raise DataError(f"dimension(s) {', '.join(extra)} are neither x, y nor a facet.", file=where)
+    metrics = _metrics_entry(entry.get("metrics"), dims, facets, where)
     provenance = str(entry.get("provenance", ""))
     if provenance not in PROVENANCES:
         raise DataError(f"provenance '{provenance}' is not one of {', '.join(PROVENANCES)}.", file=where)
@@ -235,7 +231,7 @@ def parse_spec(entry: Any, where: str) -> FigureSpec:
         zrange=tuple(zrange) if zrange is not None else None, provenance=provenance,
         source={str(k): str(v) for k, v in dict(entry.get("source", {})).items()},
         notes=tuple(str(n) for n in entry.get("notes", [])), file=_need(entry, "file", str, where),
-        decimals=_decimals_entry(entry, where),
+        decimals=_decimals_entry(entry, where), metrics=metrics,
     )
 
 
@@ -261,6 +257,47 @@ def _colorscale(value: Any, where: str):
         return tuple(stops)
     raise DataError("colorscale must be a Plotly colour scale name, or a list of [stop, colour] "
                     "pairs with stops rising from 0 to 1.", file=where)
+
+
+def _metric(raw: dict, key: str, default_name: str, where: str) -> Metric:
+    """One metric entry (``{"name", "unit", "range", "higher_is_better"}``) -> a Metric."""
+    metric_range = raw.get("range")
+    if metric_range is not None and not (
+            isinstance(metric_range, list) and len(metric_range) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in metric_range)
+            and metric_range[0] < metric_range[1]):
+        raise DataError(f"{key}.range must be [low, high] with low < high.", file=where)
+    better = raw.get("higher_is_better", True)
+    if not isinstance(better, bool):
+        raise DataError(f"{key}.higher_is_better must be true or false.", file=where)
+    return Metric(str(raw.get("name", default_name)), str(raw.get("unit", "")),
+                  tuple(metric_range) if metric_range is not None else None, better)
+
+
+def _metrics_entry(raw: Any, dims: dict, facets: tuple, where: str) -> MetricsByLabel | None:
+    """The optional ``"metrics": {"dim": <facet>, "labels": {<label>: <metric>, ...}}``."""
+    if raw is None:
+        return None
+    if not (isinstance(raw, dict) and isinstance(raw.get("dim"), str)
+            and isinstance(raw.get("labels"), dict)):
+        raise DataError('"metrics" must be {"dim": "<facet>", "labels": {"<label>": {"name": ...}}}. '
+                        'See data/README.md.', file=where)
+    dim = raw["dim"]
+    if dim not in facets:
+        raise DataError(f"metrics.dim '{dim}' is not one of the facets "
+                        f"({', '.join(facets) or 'none'}). Name the facet whose labels are "
+                        f"metrics.", file=where)
+    known = dims[dim].index()
+    labels = {}
+    for label, entry in raw["labels"].items():
+        if label not in known:
+            raise DataError(f"metrics.labels names '{label[:100]}', which is not a label of "
+                            f"dimension '{dim}'. Use one of its labels.", file=where)
+        if not isinstance(entry, dict):
+            raise DataError(f"metrics.labels['{label[:100]}'] must be an object like "
+                            f'{{"name": "acc", "range": [0, 1]}}.', file=where)
+        labels[label] = _metric(entry, f"metrics.labels['{label[:100]}']", label, where)
+    return MetricsByLabel(dim, labels)
 
 
 def _decimals_entry(entry: dict, where: str) -> int | None:
@@ -307,9 +344,13 @@ def _load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None) -> 
 
 def _validation_key(spec: FigureSpec) -> str:
     """What validation depends on besides the file: dims and labels, range, decimals."""
+    ranges = None
+    if spec.metrics is not None:
+        ranges = [spec.metrics.dim, {label: list(m.range) if m.range else None
+                                     for label, m in spec.metrics.labels.items()}]
     return json.dumps({"dims": [[d, list(spec.dims[d].labels)] for d in spec.dim_names],
                        "range": list(spec.metric.range) if spec.metric.range else None,
-                       "decimals": spec.decimals})
+                       "ranges": ranges, "decimals": spec.decimals})
 
 
 def _read_csv(data: bytes, path: Path) -> tuple[list[str], list]:
@@ -446,15 +487,7 @@ def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
         if col == "value":
             present = given
     value = numbers["value"]
-    if spec.metric.range is not None:
-        lo, hi = spec.metric.range
-        with np.errstate(invalid="ignore"):
-            out = present & ((value < lo) | (value > hi))
-        if out.any():
-            i = int(out.argmax())
-            raise DataError(f"{text['value'][i].as_py()} is outside the range of {spec.metric.name} "
-                            f"({lo:g} to {hi:g}). Check the number or the metric's range.",
-                            file=file, row=i + 2, column="value")
+    _check_ranges(value, present, text["value"], positions, spec, file)
     for col, what in (("sd", "a standard deviation"), ("se", "a standard error")):
         if col in numbers:
             with np.errstate(invalid="ignore"):
@@ -493,6 +526,41 @@ def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
         return cells, spec.decimals
     decimals = fastcsv.decimals_written(text["value"], MAX_DECIMALS)  # empty texts count 0
     return cells, min(decimals, MAX_DECIMALS)
+
+
+def _check_ranges(value: np.ndarray, present: np.ndarray, text, positions: dict,
+                  spec: FigureSpec, file: str) -> None:
+    """Every given value within its own metric's range (a cell's metric: the catalog's
+    ``metrics`` entry for its label, else the figure's); the first row out of range is named."""
+    groups = [(spec.metric, None)]
+    if spec.metrics is not None:
+        pos = positions[spec.metrics.dim]
+        index = spec.dims[spec.metrics.dim].index()
+        own = np.zeros(len(pos), dtype=bool)
+        for label, metric in spec.metrics.labels.items():
+            mine = pos == index[label]
+            own |= mine
+            groups.append((metric, mine))
+        groups[0] = (spec.metric, ~own)
+    first = None
+    for metric, rows in groups:
+        if metric.range is None:
+            continue
+        lo, hi = metric.range
+        with np.errstate(invalid="ignore"):
+            out = present & ((value < lo) | (value > hi))
+        if rows is not None:
+            out &= rows
+        if out.any():
+            i = int(out.argmax())
+            if first is None or i < first[0]:
+                first = (i, metric)
+    if first is not None:
+        i, metric = first
+        lo, hi = metric.range
+        raise DataError(f"{text[i].as_py()} is outside the range of {metric.name} "
+                        f"({lo:g} to {hi:g}). Check the number or the metric's range.",
+                        file=file, row=i + 2, column="value")
 
 
 def _check_unique(positions: dict, spec: FigureSpec, file: str, nrows: int) -> None:

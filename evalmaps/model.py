@@ -60,11 +60,21 @@ class Metric:
     name: str
     unit: str = ""
     range: tuple[float, float] | None = None
+    higher_is_better: bool = True  # False: lower is better (perplexity, bits per byte)
 
     @property
     def label(self) -> str:
         """Axis or colour-bar title: 'Accuracy (%)', 'Pass@1'."""
         return f"{self.name} ({self.unit})" if self.unit else self.name
+
+
+@dataclass(frozen=True)
+class MetricsByLabel:
+    """A metric per label of one facet dimension (catalog ``metrics``): a figure whose panels
+    hold different measures (acc and perplexity) says here what each panel's values are."""
+
+    dim: str
+    labels: dict[str, Metric]
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,16 @@ class FigureSpec:
     notes: tuple[str, ...] = ()
     file: str = ""
     decimals: int | None = None  # display decimals; None: as many as the data file writes
+    metrics: MetricsByLabel | None = None  # a metric per label of one facet (catalog "metrics")
+
+    def metric_for(self, facets: dict) -> Metric:
+        """The metric of the panel with these facet labels: the one the catalog's ``metrics``
+        gives for its label, else the figure's ``metric``."""
+        if self.metrics is not None:
+            found = self.metrics.labels.get(str(facets.get(self.metrics.dim)))
+            if found is not None:
+                return found
+        return self.metric
 
     @property
     def dim_names(self) -> tuple[str, ...]:

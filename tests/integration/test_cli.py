@@ -388,14 +388,14 @@ def test_serve_extra_data_folder_over_gunicorn(tmp_path, start_gunicorn):
             pytest.fail(f"no /healthz within {START_TIMEOUT:g} s:\n{server.log()[-4000:]}")
         time.sleep(0.2)
     server.workers = children_of(server.proc.pid)
-    assert json.loads(body) == {"status": "ok", "figures": 6, "problems": []}
+    assert json.loads(body) == {"status": "ok", "figures": 7, "problems": []}
 
     status, body = fetch(server.base, "/api/figures")
     assert status == 200
     figures = json.loads(body)["figures"]
     builtin = [f["id"] for f in json.loads((ROOT / "data" / "catalog.json").read_text())["figures"]]
     assert [f["id"] for f in figures] == [*builtin, "import-tidy-small"]
-    assert len(builtin) == 5
+    assert len(builtin) == 6
     imported = figures[-1]
     assert imported["provenance"] == "imported"
     assert imported["n_cells"] == 5
@@ -441,7 +441,7 @@ def test_serve_bad_extra_data_folder_skips_the_bad_file_and_serves_the_rest(tmp_
     problem = ("Not served: broken_results.csv, row 3: this row has 4 fields but the header has "
                "3. Fix the row (a stray comma? a missing cell?) so every row has the header's "
                "columns.")
-    assert wait_for_healthz(server) == {"status": "ok", "figures": 6, "problems": [problem]}
+    assert wait_for_healthz(server) == {"status": "ok", "figures": 7, "problems": [problem]}
     status, body = fetch(server.base, "/api/figures/import-tidy-small/cells?model=m1&type=b")
     assert status == 200 and json.loads(body)["cells"][0]["value"] == 77.25
     status, body = fetch(server.base, "/api/figures/import-broken-results")
@@ -470,3 +470,51 @@ def test_import_of_a_million_cells_over_the_upload_limit(tmp_path):
     present = [row for row, v in zip(rows, texts) if v]
     assert proc.stderr.strip() == f"evalmaps: wrote {len(present)} cells to {out}"
     assert out.read_text(encoding="utf-8") == "model,window,ratio,value\n" + "\n".join(present) + "\n"
+
+
+# ------------------------------------------------ several paths: evaluation tools' results
+
+SHARED_EXTERNAL = ROOT.parent / "shared" / "external"
+
+
+def _external(name: str) -> Path:
+    folder = SHARED_EXTERNAL / name
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is absent")
+    return folder
+
+
+def test_import_several_inspect_logs_into_one_figure(tmp_path):
+    folder = _external("inspect")
+    out = tmp_path / "inspect.csv"
+    proc = run_cli("import", folder / "mmlu-summary-choices.eval",
+                   folder / "2025-05-12T20-28-13-04-00_no-samples.json", "-o", out, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == f"evalmaps: wrote 2 cells to {out}\n"
+    assert out.read_text() == (
+        "scorer,metric,model,task,value,se\n"
+        "choice,accuracy,openai/gpt-4o,inspect_evals/mmlu_0_shot,0.0,0.0\n"
+        "match,accuracy,openai/gpt-4o-mini,testtaskname,0.6666666666666666,0.33333333333333337\n")
+
+
+def test_import_a_folder_of_lm_eval_results_prints_one_summary(tmp_path):
+    folder = _external("pythia-evals") / "pythia-v1"
+    summary = read_summary(run_cli("import", folder / "pythia-70m", folder / "pythia-160m",
+                                   cwd=tmp_path))
+    assert summary == {"format": "lm-eval", "x": "step", "y": "model",
+                       "facets": ["task", "metric"], "replicate": None, "replicates": 1,
+                       "dims": {"task": 87, "metric": 5, "model": 2, "step": 27},
+                       "cells": 2 * 27 * 172, "warnings": []}
+
+
+def test_import_refuses_two_runs_of_one_cell_naming_both(tmp_path):
+    folder = _external("inspect")
+    line = assert_clean_failure(run_cli("import", folder, cwd=tmp_path), "inspect")
+    assert line.endswith("with different values (0.8 and 0.6666666666666666). Import one of the "
+                         "two runs, not both.")
+
+
+def test_import_a_json_file_of_no_known_format(tmp_path):
+    path = write(tmp_path, "config.json", b'{"name": "x", "deps": {"a": 1}}')
+    line = assert_clean_failure(run_cli("import", path, cwd=tmp_path), "config.json")
+    assert line.endswith("Export one of those and try again.")

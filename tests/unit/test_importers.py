@@ -613,3 +613,65 @@ def test_a_control_character_in_a_column_name_is_refused():
 def test_a_control_character_in_a_matrix_header_label_is_refused():
     err = refused(b'size,"0.1\x02",0.2\n1,5,6\n', "m.csv", ImportOptions(format="matrix"))
     says(str(err), "column name", "U+0002")
+
+
+# ------------------------------------------------------------- auto-detection (issue 11)
+
+MIXED = b"model,type_1_len_1,type_1_size_2,window_3_ratio_0.1\nm,1,2,3\n"
+MIXED_MESSAGE = ("mixed.csv: the columns type_1_len_1, type_1_size_2, window_3_ratio_0.1 look like "
+                 "cell columns but follow different patterns (type_<type>_len_<len>, "
+                 "type_<type>_size_<size>, window_<window>_ratio_<ratio>). Rename them to one "
+                 "pattern such as type_<type>_len_<len>, or choose the matrix format to read them "
+                 "as plain columns.")
+
+
+@pytest.mark.parametrize("fmt", ["auto", "wide"])
+def test_cell_columns_in_different_patterns_are_named_not_read_as_a_matrix(fmt):
+    # before: auto read a 1 x 3 matrix without a word; wide said no cell columns were found
+    err = refused(MIXED, "mixed.csv", ImportOptions(format=fmt))
+    assert str(err) == MIXED_MESSAGE
+
+
+def test_cell_columns_in_different_patterns_import_as_a_matrix_when_asked():
+    imp = import_bytes(MIXED, "mixed.csv", ImportOptions(format="matrix"))
+    assert imp.to_csv() == ("model,column,value\nm,type_1_len_1,1\nm,type_1_size_2,2\n"
+                            "m,window_3_ratio_0.1,3\n")
+
+
+def test_a_lone_wide_cell_column_is_named():
+    err = refused(b"model,type_1_len_1\nm,1\n", "one.csv", ImportOptions(format="wide"))
+    assert str(err) == ("one.csv: only one cell column (type_1_len_1) was found; a wide results "
+                        "table has one column per cell, like type_3_len_15 and type_3_len_16. "
+                        "Choose another format.")
+
+
+SEEDS = b"model,seed,accuracy\na,1,50\na,2,52\nb,1,60\nb,2,61.5\nc,1,70\n"
+
+
+@pytest.mark.parametrize("fmt", ["auto", "matrix"])
+def test_replicate_rows_of_one_metric_are_averaged(fmt):
+    # before: a matrix with 'seed' and 'accuracy' as its columns (and a clash per model)
+    imp = import_bytes(SEEDS, "seeds.csv", ImportOptions(format=fmt))
+    assert (imp.format, imp.spec["y"], imp.spec["x"], imp.replicate, imp.replicates) == \
+        ("matrix", "model", "metric", "seed", 2)
+    assert imp.to_csv() == ("model,metric,value,sd,n\n"
+                            f"a,accuracy,51.0,{math.sqrt(2)!r},2\n"
+                            f"b,accuracy,60.75,{math.sqrt(1.125)!r},2\n"
+                            "c,accuracy,70.0,,1\n")
+    fig = imp.figure()
+    assert fig.value(model="b", metric="accuracy") == 60.75
+    assert imp.spec["notes"][1] == "Each value is the mean over the 'seed' replicates (sd and n kept)."
+
+
+def test_several_metrics_per_replicate_row_and_no_replicate_when_asked():
+    data = b"model,run,accuracy,f1\na,1,50,40\na,2,52,42\n"
+    imp = import_bytes(data, "runs.csv")
+    assert imp.to_csv() == ("model,metric,value,sd,n\n"
+                            f"a,accuracy,51.0,{math.sqrt(2)!r},2\n"
+                            f"a,f1,41.0,{math.sqrt(2)!r},2\n")
+    # --replicate '': the old reading, where the seed is a column like any other
+    err = refused(data, "runs.csv", ImportOptions(replicate=""))
+    says(str(err), "given more than once with different values")
+    plain = import_bytes(b"model,seed,accuracy\na,1,50\nb,2,60\n", "p.csv",
+                         ImportOptions(replicate=""))
+    assert plain.to_csv() == "model,column,value\na,seed,1\nb,seed,2\na,accuracy,50\nb,accuracy,60\n"

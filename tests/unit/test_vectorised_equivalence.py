@@ -356,17 +356,38 @@ def same_outcome(got, want):
             assert g == w
 
 
+def new_since_the_reference(data, mapping, got) -> bool:
+    """Cases the row-by-row reference predates (issue 11), tested on their own in
+    test_importers.py: a matrix with a replicate column (seed: its rows averaged), cell columns
+    in different patterns named as such, a lone wide cell column named."""
+    first = got[0]
+    if first[0] == "error" and ("follow different patterns" in first[2]
+                                or "only one cell column" in first[2]):
+        return True
+    try:
+        frame, _ = fast_importers.read_table(data.decode("utf-8-sig"), "t.csv")
+        options = fast_importers.ImportOptions(**mapping)
+        fmt = options.format if options.format != "auto" else \
+            fast_importers.detect_format(frame, "t.csv")
+    except (DataError, UnicodeDecodeError):
+        return False
+    return fmt == "matrix" and \
+        fast_importers._matrix_replicate(list(frame.columns), options) is not None
+
+
 @SETTINGS
 @given(import_files())
 def test_imports_match_the_row_by_row_importer(case):
     data, mapping = case
+    got = import_outcome(fast_importers, data, mapping)
+    if new_since_the_reference(data, mapping, got):
+        return
     try:
         want = import_outcome(ref_importers, data, mapping)
     except (ValueError, KeyError, TypeError):  # the old importer crashed: now a clear error
-        got = import_outcome(fast_importers, data, mapping)
         assert got[-1][0] == "error", got
         return
-    same_outcome(import_outcome(fast_importers, data, mapping), want)
+    same_outcome(got, want)
 
 
 def test_value_columns_that_differ_in_case_only_are_a_clear_error():
