@@ -155,8 +155,9 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
                          id="compare-warnings") if al.warnings else None
     legend = []
     if al.se is not None:
-        legend.append("Dotted outline on B − A: the difference is within two standard errors "
-                      "(sqrt(sdA²/nA + sdB²/nB)), so the two are not distinguishable there. ")
+        legend.append("Dotted outline on B − A: |B − A| < 1.96 standard errors of the "
+                      "difference (sqrt(seA² + seB²), each side's se as the source gives it, else "
+                      "sd/√n), so the two are not distinguishable there. ")
     legend.append("Grey cells: not reported (on B − A: missing in A or B). "
                   "B − A is blue where B is higher, red where it is lower.")
     wide = len(al.x.labels) > 8
