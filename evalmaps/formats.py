@@ -126,8 +126,9 @@ def spread(sd: float, decimals: int) -> str:
 
 
 def se_places(decimals: int) -> int:
-    """A standard error's decimals: one more than the value's (at least two)."""
-    return min(max(places(decimals), 1) + 1, MAX_DECIMALS + 1)
+    """A standard error's decimals: one more than the value's (at least two, at most
+    :data:`MAX_DECIMALS`)."""
+    return min(max(places(decimals), 1) + 1, MAX_DECIMALS)
 
 
 def value_text(metric, v: float | None, decimals: int, sd: float | None = None,

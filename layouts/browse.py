@@ -22,6 +22,7 @@ from components.controls import (color_mode_control, figure_row, labelled, rows_
 from components.heatmap import heatmap_figure, values_note
 from components.provenance import provenance_badge, source_card
 from components.theme import graph_config
+from evalmaps import stderr
 from evalmaps.slicing import COLOR_MODES, color_range, views_for
 from evalmaps.state import ViewState, first, parse_state
 from layouts._shared import (Outputs, empty_note, explain_problems, get_catalog,
@@ -56,7 +57,7 @@ def layout(uploads=None, **query):
                 className="mt-2 figure-title"),
         html.Div(drawn["summary"], id="browse-summary", className="small text-muted mb-2"),
         html.Div(drawn["graphs"], id="browse-graphs"),
-        source_card(spec),
+        source_card(spec, stderr.figure_notes(figure)),
     ], fluid=True, className="py-3")
 
 

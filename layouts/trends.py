@@ -17,6 +17,7 @@ from components.controls import figure_row, labelled, rows_and_range
 from components.provenance import provenance_badge, source_card
 from components.trends import (chart_config, line_figure, observation_list, panel_summaries,
                                rules_list, stats_columns, stats_grid, stats_rows)
+from evalmaps import stderr
 from evalmaps.slicing import views_for
 from evalmaps.state import (TrendsOptions, ViewState, finite_number, parse_options,
                             parse_state)
@@ -77,7 +78,7 @@ def layout(uploads=None, **query):
                            className="fw-semibold py-2"),
             dbc.CardBody(id="trends-panels", className="py-2"),
         ], className="mt-3 trends-card"),
-        source_card(spec),
+        source_card(spec, stderr.figure_notes(figure)),
     ], fluid=True, className="py-3")
 
 

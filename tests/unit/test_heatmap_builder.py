@@ -216,9 +216,9 @@ def test_se_travels_as_typed_customdata_and_a_suspect_zero_is_flagged():
     assert fig["data"][0]["customdata"]["shape"] == "2, 2, 1"
     assert [heatmap_cell(fig, y, x)["hover"] for y, x in (
         ("r", "1"), ("r", "2"), ("s", "1"), ("s", "2"))] == [
-        "Row r · Col 1 · acc 0.2569 ± 0.01230 se<br>f a",
-        "Row r · Col 2 · acc 0.5000 ± 0.00000 se (a standard error of 0 inside the metric's "
+        "Row r · Col 1 · acc 0.2569 ± 0.0123 se<br>f a",
+        "Row r · Col 2 · acc 0.5000 ± 0.0000 se (a standard error of 0 inside the metric's "
         "range cannot be right)<br>f a",
-        "Row s · Col 1 · acc 1.0000 ± 0.00000 se<br>f a",
+        "Row s · Col 1 · acc 1.0000 ± 0.0000 se<br>f a",
         "Row s · Col 2 · acc 0.7500<br>f a",
     ]
