@@ -125,21 +125,37 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
             continue
         trace = {
             "type": "heatmap",
-            "x": [x[j] for j in cols], "y": [y[i] for i in rows],
             "hovertemplate": group.hovertemplate + "<extra></extra>",
             "hoverongaps": False, "xgap": gap, "ygap": gap, "showscale": False,
         }
+        values = z[rows, cols] if group.value else np.zeros(rows.size)
+        if customdata is not None and "customdata" in group.hovertemplate:
+            # with hover data: a grid from the axes' first labels to the group's last row and
+            # column, blank (NaN) but for the group's cells; plotly.js does not match a sparse
+            # trace's customdata to its cells on category axes
+            ni, nj = int(rows.max()) + 1, int(cols.max()) + 1
+            grid = np.full((ni, nj), np.nan)
+            grid[rows, cols] = values
+            data = np.full((ni, nj, customdata.shape[-1]), np.nan)
+            data[rows, cols] = customdata[rows, cols]
+            trace.update(x=x[:nj], y=y[:ni], z=theme.typed(grid, "f8"),
+                         customdata=theme.typed(data, "f8"))
+        else:
+            trace.update(x=[x[j] for j in cols], y=[y[i] for i in rows], z=values.tolist())
+            if rows.min() > 0 or cols.min() > 0:
+                # a blank point at the first labels: plotly.js sizes a sparse trace's grid from
+                # the axes' first categories but its bounds from its own first cell, so a trace
+                # whose cells share one label that is not the first would land elsewhere
+                trace.update(x=[*trace["x"], x[0]], y=[*trace["y"], y[0]],
+                             z=[*trace["z"], None])
         if group.value:
-            trace.update(z=z[rows, cols].tolist(), colorscale=main["colorscale"], zmin=lo, zmax=hi,
+            trace.update(colorscale=main["colorscale"], zmin=lo, zmax=hi,
                          texttemplate=main["texttemplate"])
             if zmid is not None:
                 trace["zmid"] = zmid
         else:
-            trace.update(z=[0] * rows.size, zmin=0, zmax=1,
+            trace.update(zmin=0, zmax=1,
                          colorscale=[[0, theme.MISSING_COLOR], [1, theme.MISSING_COLOR]])
-        if customdata is not None and "customdata" in group.hovertemplate:
-            trace["customdata"] = [[None if v != v else v for v in point]
-                                   for point in customdata[rows, cols].tolist()]
         traces.append(trace)
     return traces
 
