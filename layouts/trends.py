@@ -163,6 +163,10 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
                f"(one per {line_dim.title.lower()}) against {axis_dim.title.lower()} · "
                f"{len(views)} panel{'s' * (len(views) != 1)} · {shown} of {total} cells reported"
                f" · missing cells break the lines, nothing is interpolated")
+    if any(v.se is not None or (v.sd is not None and v.n is not None) for v in views):
+        summary += (" · shaded bands: ±1.96 standard errors where neighbouring cells have one; "
+                    "means (per line, per panel, marginal) get none: their cells share models "
+                    "and items, so their errors are not independent")
     return {"graphs": graphs, "summary": summary,
             "observations": observation_list(trends.observations, spec.illustrative),
             "table_rows": stats_rows(trends),
