@@ -56,9 +56,13 @@ def cells(figure_id: str):
     fig = _catalog(figure_id).figure(figure_id)
     query = _query()
     fmt = (query.pop("format", None) or ["json"])[0]
-    if fmt not in ("json", "csv"):
-        return error(400, f"Unknown format '{clip(fmt, MAX_QUOTED)}'. Use format=json or "
-                          f"format=csv.")
+    if fmt not in ("json", "csv", "latex", "markdown"):
+        return error(400, f"Unknown format '{clip(fmt, MAX_QUOTED)}'. Use format=json, csv, "
+                          f"latex or markdown.")
+    if fmt in ("latex", "markdown"):  # one panel as a table for a paper
+        text, name, mimetype = payloads.table_payload(fig, query, fmt)
+        return Response(text, mimetype=mimetype,
+                        headers={"Content-Disposition": f"attachment; filename={name}"})
     payload = payloads.cells_payload(fig, query)
     if fmt == "csv":
         return Response(payloads.cells_csv(fig, payload["cells"]), mimetype="text/csv",

@@ -165,7 +165,7 @@ window.dash_clientside.evalmaps.number = function (value, decimals, least) {
 };
 
 /* The compare readout of cell (i, j): 'Local Window Size 2000 · Ratio 0.4 — A 52.5 · B 56.3 ·
- * B − A +3.8', from the B − A map's customdata (A, B, SE, within 2 SE) and `cells`
+ * B − A +3.8', from the B − A map's customdata (A, B, SE, within 1.96 SE) and `cells`
  * (components.compare.readouts). */
 window.dash_clientside.evalmaps.compareReadout = function (cells, i, j) {
   const number = window.dash_clientside.evalmaps.number;
@@ -192,8 +192,7 @@ window.dash_clientside.evalmaps.compareReadout = function (cells, i, j) {
       cells.x_text[j] + " — A " + side(a, cells.a) + " · B " + side(b, cells.b) + " · " +
       cells.minus + " " + delta;
   if (present(se) && present(a) && present(b)) {
-    line += " · SE " + number(se, cells.se, null) + (within ?
-      ", within 2 SE: not distinguishable" : ", beyond 2 SE: distinguishable");
+    line += " · SE " + number(se, cells.se, null) + ", " + (within ? cells.within : cells.beyond);
   }
   return line;
 };

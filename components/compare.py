@@ -6,7 +6,7 @@ browser fills from the values (each side's decimals); labels are shown as typed.
 fixed, so cell (i, j) spans the axis-domain fractions j/nx..(j+1)/nx and (rows top to bottom) 1-(i+1)/ny..1-i/ny: the linked
 hover's outline (``evalmaps.compareHover`` in assets/evalmaps.js, an overlay over the map, not a
 Plotly shape, so the hovered map is never redrawn) and, on B - A, the dotted outlines of cells
-whose difference is within two standard errors (not distinguishable) are placed that way.
+whose difference is within 1.96 standard errors (not distinguishable) are placed that way.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from dash import html
 
 from components import theme
 from components.heatmap import (Special, heatmap_layout, heatmap_traces, panel_height,
-                                style_meta, value_template)
+                                style_meta, uncertainty_data, uncertainty_text, value_template)
 from components.provenance import provenance_badge
 from evalmaps import formats as fmt
+from evalmaps import stderr
 from evalmaps.compare import (Alignment, ComparePanel, color_range, compatible, delta_range,
                               from_panel, sentences, where_of)
 from evalmaps.model import Catalog
@@ -28,6 +29,8 @@ from evalmaps.slicing import COLOR_MODES
 DELTA_COLORSCALE = "RdBu"  # red: B lower, white: equal, blue: B higher
 DELTA_TITLE = f"B {fmt.MINUS} A"
 INDISTINCT_COLOR = "#374151"
+WITHIN = "within 1.96 SE: not distinguishable"
+BEYOND = "beyond 1.96 SE: distinguishable"
 
 
 # --------------------------------------------------------------------------- hover templates
@@ -41,10 +44,11 @@ def _side_value(side: ComparePanel, field: str = "z") -> str:
                           trim=side.min_decimals is not None)
 
 
-def side_hovers(al: Alignment, which: str) -> tuple[str, str, np.ndarray | None]:
-    """(present, missing) hover templates of A or B, and their customdata:
-    'Local Window Size %{y} · Ratio %{x}<br>Pass@1 %{z:.1f}<br>A: R1-Llama' (short lines: the
-    maps are narrow, and a long hover label would run off the map)."""
+def side_hovers(al: Alignment, which: str) -> tuple[str, str, np.ndarray | None, list[Special]]:
+    """(present, missing) hover templates of A or B, their customdata, and the groups of cells
+    with a hover of their own (lacking some of the side's sd, n or se, or a suspect se):
+    'Local Window Size %{y} · Ratio %{x}<br>Pass@1 %{z:.1f} ± %{customdata[0]:.2f} se<br>A:
+    R1-Llama' (short lines: the maps are narrow, and a long hover label would run off the map)."""
     side = al.a if which == "a" else al.b
     head = f"{_where(al)}<br>{theme.text(side.metric.name)} "
     tail = f"<br>{which.upper()}: {theme.text(side.short)}"
@@ -57,13 +61,18 @@ def side_hovers(al: Alignment, which: str) -> tuple[str, str, np.ndarray | None]
                    f"report it; a mean needs all{tail}")
         counts = np.take(np.take(side.n_panels, _index(side.y, al.y.labels), 0),
                          _index(side.x, al.x.labels), 1)
-        return present, missing, counts[..., None].astype(float)
-    extra, data = "", None
-    if side.sd is not None and side.n is not None:
-        extra = (f" ± %{{customdata[0]:.{max(fmt.places(side.decimals), 1)}f}} sd"
-                 f" (n=%{{customdata[1]:.0f}})")
-        data = np.stack([_on_common(al, side, side.sd), _on_common(al, side, side.n)], axis=-1)
-    return (f"{head}{_side_value(side)}{extra}{tail}", f"{head}{fmt.NOT_REPORTED}{tail}", data)
+        return present, missing, counts[..., None].astype(float), []
+    z = al.za if which == "a" else al.zb
+    grids = {name: None if getattr(side, name) is None else
+             _on_common(al, side, getattr(side, name)) for name in ("sd", "n", "se")}
+
+    def template(columns, **flags):
+        return (f"{head}{_side_value(side)}"
+                f"{uncertainty_text(side.decimals, columns, **flags)}{tail}")
+
+    full, data, groups = uncertainty_data(np.isfinite(z), grids["sd"], grids["n"], grids["se"],
+                                          stderr.suspect(z, grids["se"], side.metric), template)
+    return full, f"{head}{fmt.NOT_REPORTED}{tail}", data, groups
 
 
 def _index(dim, labels) -> list[int]:
@@ -77,8 +86,8 @@ def _on_common(al: Alignment, side: ComparePanel, grid: np.ndarray) -> np.ndarra
 
 def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
     """'Local Window Size %{y} · Ratio %{x}<br>B − A +3.8<br>A 52.5 · B 56.3<br>SE ...': the
-    template of a compared cell, the groups with their own (not comparable; within 2 SE), and
-    the customdata (A, B, SE)."""
+    template of a compared cell, the groups with their own (not comparable; within 1.96 SE),
+    and the customdata (A, B, SE, within 1.96 SE)."""
     where = _where(al)
     values = (f"<br>A {_side_value(al.a, 'customdata[0]')} · "
               f"B {_side_value(al.b, 'customdata[1]')}")
@@ -87,13 +96,13 @@ def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
     head = f"{where}<br>{DELTA_TITLE} {delta}{values}"
     se = f"<br>SE %{{customdata[2]:.{max(fmt.places(al.decimals), 1) + 1}f}}"
     has_se = al.se is not None and np.isfinite(al.se).any()
-    present = head + (se + ", beyond 2 SE: distinguishable" if has_se else "")
+    present = head + (se + f", {BEYOND}" if has_se else "")
     special = []
     if has_se:
         no_se = np.isfinite(al.delta) & ~np.isfinite(al.se)
         special.append(Special(no_se, head, value=True))
         special.append(Special(al.indistinct & np.isfinite(al.delta),
-                               head + se + ", within 2 SE: not distinguishable", value=True))
+                               head + se + f", {WITHIN}", value=True))
     a_missing, b_missing = ~np.isfinite(al.za), ~np.isfinite(al.zb)
     for mask, who in ((a_missing & ~b_missing, "A"), (b_missing & ~a_missing, "B"),
                       (a_missing & b_missing, "A and B")):
@@ -108,7 +117,7 @@ def readouts(al: Alignment) -> dict:
     """What the linked hover's readout needs to write a cell's line in the browser
     (``evalmaps.compareHover``): the category labels as the maps' axes hold them, the labels
     and titles as text, and each side's decimals. The values are the B − A map's own
-    (its customdata: A, B, SE, within 2 SE), so nothing is sent twice."""
+    (its customdata: A, B, SE, within 1.96 SE), so nothing is sent twice."""
     def places(side: ComparePanel) -> list:
         return [fmt.places(side.decimals), side.min_decimals]
 
@@ -118,7 +127,8 @@ def readouts(al: Alignment) -> dict:
             "a": places(al.a), "b": places(al.b),
             "delta": [fmt.places(al.decimals),
                       al.min_decimals if al.min_decimals != al.decimals else None],
-            "se": max(fmt.places(al.decimals), 1) + 1, "minus": DELTA_TITLE}
+            "se": max(fmt.places(al.decimals), 1) + 1, "minus": DELTA_TITLE,
+            "within": WITHIN, "beyond": BEYOND}
 
 
 # --------------------------------------------------------------------------- figures
@@ -149,12 +159,12 @@ def side_figure(al: Alignment, which: str, zrange: tuple[float, float], *,
                 show_values: bool = True, showscale: bool = False) -> dict:
     """A or B on the common labels, with A's colour scale and the shared (zmin, zmax)."""
     side, grid = (al.a, al.za) if which == "a" else (al.b, al.zb)
-    present, missing, customdata = side_hovers(al, which)
+    present, missing, customdata, groups = side_hovers(al, which)
     text = value_template(None, side.decimals, trim=side.min_decimals is not None)
     data = heatmap_traces(
         grid, al.x.labels, al.y.labels, decimals=side.decimals, hovertemplate=present,
         colorscale=al.a.colorscale, zrange=zrange, customdata=customdata,
-        special=(Special(~np.isfinite(grid), missing),), show_values=show_values,
+        special=(Special(~np.isfinite(grid), missing), *groups), show_values=show_values,
         texttemplate=text, showscale=showscale,
         colorbar_title=f"{al.a.metric.label} (A and B)")
     tag = " (derived)" if side.derived else ""
@@ -232,9 +242,13 @@ def summary_card(al: Alignment, numbers: dict) -> dbc.Card:
         html.Tr([html.Th("Highest B"), best(al.b, numbers["best_b"])]),
     ]
     if numbers["n_with_se"]:
-        facts.append(html.Tr([html.Th("Within 2 SE"), html.Td(
-            f"{numbers['n_indistinct']} of {numbers['n_with_se']} cells with a standard error: "
-            "not distinguishable (dotted outline on B − A)")]))
+        m = numbers["n_with_se"]
+        facts.insert(1, html.Tr([html.Th("Significantly"), html.Td(
+            f"B significantly higher in {numbers['b_sig_higher']} of {m} cells, lower in "
+            f"{numbers['b_sig_lower']}; {numbers['n_indistinct']} not distinguishable (within "
+            f"1.96 SE, dotted outline on B − A)" + (f"; {n - m} without a standard error"
+                                                    if m < n else ""),
+            id="compare-significance")]))
     return dbc.Card([
         dbc.CardHeader(f"Summary over the {n} common cell{'s' * (n != 1)}",
                        className="fw-semibold"),

@@ -136,3 +136,30 @@ def sort_options(ydim: Dim, xdim: Dim) -> list[dict]:
 def sort_dropdown(component_id: str, ydim: Dim, xdim: Dim, value: str) -> dcc.Dropdown:
     return dcc.Dropdown(id=component_id, options=sort_options(ydim, xdim), value=value,
                         clearable=False, searchable=True)
+
+
+EXPORT_FORMATS = [{"label": "LaTeX", "value": "latex"}, {"label": "Markdown", "value": "markdown"}]
+
+
+def export_control(page: str, panels: list[dict], value: str | None,
+                   panel_label: str = "Panel") -> html.Div:
+    """'Table: [panel] [LaTeX] [Download]': one panel of the view as a table for a paper
+    (evalmaps.export), downloaded by ``<page>-download``. The panel menu shows only when the
+    view has more than one panel. Ids: ``<page>-export-panel``, ``-export-format``, ``-export``."""
+    return html.Div([
+        html.Span("Table for a paper:", className="small text-muted me-1"),
+        html.Label(panel_label, htmlFor=f"{page}-export-panel", className="visually-hidden"),
+        dbc.Select(id=f"{page}-export-panel", options=panels, value=value, size="sm",
+                   className="export-select", style=panel_style(panels)),
+        html.Label("Table format", htmlFor=f"{page}-export-format", className="visually-hidden"),
+        dbc.Select(id=f"{page}-export-format", options=EXPORT_FORMATS, value="latex", size="sm",
+                   className="export-select"),
+        dbc.Button("Download table", id=f"{page}-export", size="sm", color="secondary",
+                   outline=True, title="One panel as a table: best per column in bold, ± se"),
+        dcc.Download(id=f"{page}-download"),
+        html.Span(id=f"{page}-export-error", className="small text-danger"),
+    ], className="d-flex flex-wrap align-items-center gap-2 export-row", id=f"{page}-export-row")
+
+
+def panel_style(panels: list[dict]) -> dict:
+    return {} if len(panels) > 1 else {"display": "none"}

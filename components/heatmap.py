@@ -3,10 +3,11 @@
 Values travel as typed arrays (float32 when that keeps them exact at the figure's decimals, else
 float64), and the browser formats them: cell text and hover are Plotly templates with the
 figure's decimals and unit (``%{z:.1f}%``), so no per-cell string is built or sent and what a
-user reads is exactly what the data file holds. ``sd`` and ``n`` travel as typed ``customdata``.
+user reads is exactly what the data file holds. ``sd``, ``n`` and ``se`` (a standard error the
+source gives) travel as typed ``customdata``.
 
 Cells that need another hover line (a cell the source does not report, a cell without the
-figure's ``sd``) are drawn by small sparse traces on top, listing only those cells: a gap reads
+figure's ``sd`` or ``se``, a standard error of 0 that cannot be right) are drawn by small sparse traces on top, listing only those cells: a gap reads
 'not reported', never a made-up number.
 """
 
@@ -14,12 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import product
 
 import numpy as np
 from plotly.colors import get_colorscale
 
 from components import theme
 from evalmaps import formats as fmt
+from evalmaps import stderr
 from evalmaps.slicing import PanelView
 
 # Values are printed in cells only while cells are large enough to read them; gaps between
@@ -122,21 +125,37 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
             continue
         trace = {
             "type": "heatmap",
-            "x": [x[j] for j in cols], "y": [y[i] for i in rows],
             "hovertemplate": group.hovertemplate + "<extra></extra>",
             "hoverongaps": False, "xgap": gap, "ygap": gap, "showscale": False,
         }
+        values = z[rows, cols] if group.value else np.zeros(rows.size)
+        if customdata is not None and "customdata" in group.hovertemplate:
+            # with hover data: a grid from the axes' first labels to the group's last row and
+            # column, blank (NaN) but for the group's cells; plotly.js does not match a sparse
+            # trace's customdata to its cells on category axes
+            ni, nj = int(rows.max()) + 1, int(cols.max()) + 1
+            grid = np.full((ni, nj), np.nan)
+            grid[rows, cols] = values
+            data = np.full((ni, nj, customdata.shape[-1]), np.nan)
+            data[rows, cols] = customdata[rows, cols]
+            trace.update(x=x[:nj], y=y[:ni], z=theme.typed(grid, "f8"),
+                         customdata=theme.typed(data, "f8"))
+        else:
+            trace.update(x=[x[j] for j in cols], y=[y[i] for i in rows], z=values.tolist())
+            if rows.min() > 0 or cols.min() > 0:
+                # a blank point at the first labels: plotly.js sizes a sparse trace's grid from
+                # the axes' first categories but its bounds from its own first cell, so a trace
+                # whose cells share one label that is not the first would land elsewhere
+                trace.update(x=[*trace["x"], x[0]], y=[*trace["y"], y[0]],
+                             z=[*trace["z"], None])
         if group.value:
-            trace.update(z=z[rows, cols].tolist(), colorscale=main["colorscale"], zmin=lo, zmax=hi,
+            trace.update(colorscale=main["colorscale"], zmin=lo, zmax=hi,
                          texttemplate=main["texttemplate"])
             if zmid is not None:
                 trace["zmid"] = zmid
         else:
-            trace.update(z=[0] * rows.size, zmin=0, zmax=1,
+            trace.update(zmin=0, zmax=1,
                          colorscale=[[0, theme.MISSING_COLOR], [1, theme.MISSING_COLOR]])
-        if customdata is not None and "customdata" in group.hovertemplate:
-            trace["customdata"] = [[None if v != v else v for v in point]
-                                   for point in customdata[rows, cols].tolist()]
         traces.append(trace)
     return traces
 
@@ -178,18 +197,74 @@ def panel_height(n_rows: int) -> int:
 
 # --------------------------------------------------------------------------- Browse panels
 
-def hover_template(view: PanelView, *, with_sd: bool, with_n: bool) -> tuple[str, str]:
-    """(present, missing) hover templates: 'Type %{y} · Length %{x} · Accuracy %{z:.1f}%'."""
+def uncertainty_text(decimals: int, columns: dict[str, int], *, sd: bool, n: bool, se: bool,
+                     suspect: bool = False) -> str:
+    """The hover's uncertainty after a value: ' ± %{customdata[2]:.2f} se', ' ± 1.2 sd (n=3)'
+    (``columns``: each quantity's place in customdata); ``suspect``: a standard error of 0 that
+    cannot be right (see evalmaps.stderr), flagged where it is shown."""
+    extra = ""
+    if se:
+        extra += f" ± %{{customdata[{columns['se']}]:.{fmt.se_places(decimals)}f}} se"
+        if suspect:
+            extra += f" ({SUSPECT_HOVER})"
+    if sd:
+        extra += f" ± %{{customdata[{columns['sd']}]:.{max(fmt.places(decimals), 1)}f}} sd"
+    if n:
+        extra += f" (n=%{{customdata[{columns['n']}]:.0f}})"
+    return extra
+
+
+SUSPECT_HOVER = "a standard error of 0 inside the metric's range cannot be right"
+
+
+def uncertainty_data(present: np.ndarray, sd: np.ndarray | None, n: np.ndarray | None,
+                     se: np.ndarray | None, suspect: np.ndarray,
+                     template) -> tuple[str, np.ndarray | None, list[Special]]:
+    """The hover of present cells with the uncertainty they carry: (the template of a cell with
+    all of it, the customdata (rows, cols, k) with ``sd``, ``n``, ``se`` as the figure has them,
+    and the :class:`Special` groups of cells that lack some of it or carry a suspect ``se``).
+    ``template(columns, sd=, n=, se=, suspect=)`` writes a hover."""
+    grids = {name: grid for name, grid in (("sd", sd), ("n", n), ("se", se))
+             if grid is not None and bool(np.isfinite(grid[present]).any())}
+    columns = {name: k for k, name in enumerate(grids)}
+    if not grids:
+        return template(columns, sd=False, n=False, se=False), None, []
+    customdata = np.stack(list(grids.values()), axis=-1)
+    ok = {name: np.isfinite(grid) for name, grid in grids.items()}
+    full = template(columns, **{name: name in grids for name in ("sd", "n", "se")})
+    special = []
+    flags = [ok.get(name) for name in ("sd", "n", "se")]
+    for key in product((True, False), repeat=4):
+        with_sd, with_n, with_se, bad = key
+        if bad and not with_se:
+            continue
+        group = present.copy()
+        for flag, want in zip(flags, key[:3]):
+            if flag is None:
+                if want:
+                    group[:] = False  # the figure has none of it: no cell has it
+            else:
+                group &= flag == want
+        group &= suspect == bad
+        if key == (*(f is not None for f in flags), False) or not group.any():
+            continue  # the main trace's own cells
+        special.append(Special(group, template(columns, sd=with_sd and "sd" in grids,
+                                               n=with_n and "n" in grids,
+                                               se=with_se and "se" in grids, suspect=bad),
+                               value=True))
+    return full, customdata, special
+
+
+def hover_template(view: PanelView, columns: dict[str, int] | None = None, *, sd: bool = False,
+                   n: bool = False, se: bool = False, suspect: bool = False) -> tuple[str, str]:
+    """(present, missing) hover templates: 'Type %{y} · Length %{x} · Accuracy %{z:.1f}%',
+    with ' ± %{customdata[k]} se', ' ± ... sd', ' (n=...)' where the cell has them."""
     spec = view.spec
     metric = spec.metric
     where = (f"{theme.text(spec.dims[spec.y].title)} %{{y}} · "
              f"{theme.text(spec.dims[spec.x].title)} %{{x}} · {theme.text(metric.name)} ")
     value = value_template(metric, view.decimals)
-    extra = ""
-    if with_sd:
-        extra += f" ± %{{customdata[0]:.{max(fmt.places(view.decimals), 1)}f}} sd"
-    if with_n:
-        extra += " (n=%{customdata[1]:.0f})"
+    extra = uncertainty_text(view.decimals, columns or {}, sd=sd, n=n, se=se, suspect=suspect)
     tail = hover_tail(view)
     return where + value + extra + tail, where + fmt.NOT_REPORTED + tail
 
@@ -210,30 +285,23 @@ def hover_tail(view: PanelView) -> str:
 def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
                  show_values: bool = True, showscale: bool = True) -> list[dict]:
     """A Browse panel's traces: its values, its gaps ('not reported'), and any cells whose hover
-    lacks the figure's sd or n."""
+    lacks some of the figure's sd, n or se, or flags a standard error of 0 that cannot be
+    right."""
     spec = view.spec
-    z = view.z
     present = view.present
-    has_sd = view.sd is not None and bool(np.isfinite(view.sd[present]).any())
-    has_n = view.n is not None and bool(np.isfinite(view.n[present]).any())
-    full, missing = hover_template(view, with_sd=has_sd, with_n=has_n)
-    customdata = None
-    special = [Special(~present, missing)]
-    if has_sd or has_n:
-        nan = np.full(z.shape, np.nan)
-        customdata = np.stack([view.sd if has_sd else nan, view.n if has_n else nan], axis=-1)
-        sd_ok = np.isfinite(view.sd) if has_sd else present
-        n_ok = np.isfinite(view.n) if has_n else present
-        for with_sd, with_n in ((True, False), (False, True), (False, False)):
-            group = present & (sd_ok == with_sd) & (n_ok == with_n)
-            if group.any():
-                template, _ = hover_template(view, with_sd=has_sd and with_sd,
-                                             with_n=has_n and with_n)
-                special.append(Special(group, template, value=True))
+    suspect = stderr.suspect(view.z, view.se, spec.metric)
+
+    def template(columns, **flags):
+        return hover_template(view, columns, **flags)[0]
+
+    full, customdata, groups = uncertainty_data(present, view.sd, view.n, view.se, suspect,
+                                                template)
+    _, missing = hover_template(view)
     return heatmap_traces(
-        z, view.x_labels, view.y_labels, decimals=view.decimals, hovertemplate=full,
-        colorscale=spec.colorscale, zrange=zrange, customdata=customdata, special=tuple(special),
-        show_values=show_values, showscale=showscale, colorbar_title=spec.metric.label,
+        view.z, view.x_labels, view.y_labels, decimals=view.decimals, hovertemplate=full,
+        colorscale=spec.colorscale, zrange=zrange, customdata=customdata,
+        special=(Special(~present, missing), *groups), show_values=show_values,
+        showscale=showscale, colorbar_title=spec.metric.label,
         dtype=theme.panel_dtype(view.panel, view.decimals))
 
 

@@ -25,7 +25,9 @@ def provenance_badge(provenance: str, with_id: bool = False) -> dbc.Badge:
                      text_color="dark" if color == "warning" else None, **extra)
 
 
-def source_card(spec: FigureSpec) -> dbc.Card:
+def source_card(spec: FigureSpec, warnings: list[str] | tuple[str, ...] = ()) -> dbc.Card:
+    """The figure's source, provenance and notes; ``warnings``: what the data itself shows to be
+    wrong (standard errors that cannot be right, see evalmaps.stderr), listed with the notes."""
     src = spec.source
     rows = []
     for key, title in (("paper", "Paper"), ("arxiv", "arXiv"), ("figure", "Figure"),
@@ -38,7 +40,9 @@ def source_card(spec: FigureSpec) -> dbc.Card:
         dbc.CardHeader(["Provenance and source", provenance_badge(spec.provenance)]),
         dbc.CardBody([
             html.Table(html.Tbody(rows), className="table table-sm mb-3 source-table"),
-            html.H6("Notes", className="fw-semibold") if spec.notes else None,
-            html.Ul([html.Li(note) for note in spec.notes], className="small mb-0"),
+            html.H6("Notes", className="fw-semibold") if spec.notes or warnings else None,
+            html.Ul([*(html.Li(w, className="text-danger-emphasis fw-semibold",
+                               id=f"data-warning-{k}") for k, w in enumerate(warnings)),
+                     *(html.Li(note) for note in spec.notes)], className="small mb-0"),
         ]),
     ], className="mt-3", id="provenance-card")

@@ -17,6 +17,8 @@ from dash import html
 from components import theme
 from components.heatmap import hover_tail, value_template
 from evalmaps import formats as fmt
+from evalmaps import stderr
+from evalmaps.stderr import Z_95
 from evalmaps.model import FigureSpec
 from evalmaps.slicing import PanelView
 from evalmaps.trends import Line, LineStats, PanelSummary, Trends, lines_of, plural, stable_band
@@ -74,6 +76,19 @@ def line_points(line: Line) -> tuple[list, list, list]:
     return x_list, [None if v != v else v for v in ys.tolist()], labels
 
 
+def _at_points(xs: list, values: np.ndarray) -> list:
+    """A line's per-point numbers in the places of its drawn points (None at the breaks)."""
+    out, k = [], 0
+    for x in xs:
+        if x is None:
+            out.append(None)
+        else:
+            v = float(values[k])
+            out.append(v if np.isfinite(v) else None)
+            k += 1
+    return out
+
+
 GL_POINTS = 4000  # above this many points in a chart, lines are drawn with WebGL
 
 
@@ -88,7 +103,48 @@ def webgl(trace: dict, dtype: str) -> dict:
     return out
 
 
-def line_hover(view: PanelView, line: Line) -> str:
+def line_se(line: Line) -> np.ndarray:
+    """The standard error at each point of a line (evalmaps.stderr: the source's ``se``, else
+    ``sd / sqrt(n)``; NaN where there is none or it cannot be right)."""
+    view = line.view
+    grid = stderr.usable_se(view.z, view.se, view.sd, view.n, view.spec.metric)
+    return np.array([grid[i, j] for i, j in line.cells], dtype=float)
+
+
+def band_trace(line: Line, se: np.ndarray, color: str, group: str) -> dict | None:
+    """The ±1.96 se band of one line: a filled outline over each run of neighbouring points that
+    all have a value and a standard error (a gap, a hidden label or a point without se ends a
+    run; a lone point has no band). None when no run has two points."""
+    ok = np.isfinite(line.values) & np.isfinite(se)
+    xs_all, _, _ = line_points(line)
+    at = [k for k, x in enumerate(xs_all) if x is not None]  # each point's place among them
+    runs, run = [], []
+    for k in range(len(line.labels)):
+        if ok[k] and run and line.steps[k] == line.steps[run[-1]] + 1:
+            run.append(k)
+        else:
+            if len(run) >= 2:
+                runs.append(run)
+            run = [k] if ok[k] else []
+    if len(run) >= 2:
+        runs.append(run)
+    if not runs:
+        return None
+    xs, ys = [], []
+    for run in runs:
+        px = [xs_all[at[k]] for k in run]
+        upper = [float(line.values[k] + Z_95 * se[k]) for k in run]
+        lower = [float(line.values[k] - Z_95 * se[k]) for k in run]
+        xs += px + px[::-1] + [None]
+        ys += upper + lower[::-1] + [None]
+    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+    return {"type": "scatter", "x": xs[:-1], "y": ys[:-1], "mode": "lines", "fill": "toself",
+            "fillcolor": f"rgba({r},{g},{b},0.15)", "line": {"width": 0},
+            "hoverinfo": "skip", "showlegend": False, "legendgroup": group,
+            "name": f"{theme.text(line.label)} ±1.96 se", "meta": [line.label, "band"]}
+
+
+def line_hover(view: PanelView, line: Line, with_se: bool = False) -> str:
     """The heatmap's hover, for one line's points: 'Type u · Length %{text} · Accuracy
     %{y:.1f}%' (the browser formats the value with the figure's decimals)."""
     spec = view.spec
@@ -99,6 +155,8 @@ def line_hover(view: PanelView, line: Line) -> str:
     x_part = point if line.axis == spec.x else theme.text(line.label)
     text = (f"{theme.text(ytitle.title)} {y_part} · {theme.text(xtitle.title)} {x_part} · "
             f"{theme.text(spec.metric.name)} {value_template(spec.metric, view.decimals, field='y')}")
+    if with_se:
+        text += f" ± %{{customdata:.{fmt.se_places(view.decimals)}f}} se"
     return text + hover_tail(view) + "<extra></extra>"
 
 
@@ -131,6 +189,7 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
     overlay = len(views) > 1
     names = names or [v.title for v in views]
     data = []
+    bands = []
     shown = []
     for p, view in enumerate(views):
         first_in_group = True
@@ -140,15 +199,27 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
             xs, ys, labels = line_points(line)
             shown.extend(v for v in ys if v is not None)
             color = line_color(line.key)
+            se = line_se(line)
+            present = np.isfinite(line.values)
+            with_se = bool(present.any() and np.isfinite(se[present]).all())
+            group = view.panel.slug if overlay else f"line-{line.key}"
+            band = band_trace(line, se, color, group)
+            if band is not None:
+                bands.append(band)
             trace = {
                 "type": "scatter", "x": xs, "y": ys, "text": labels, "mode": "lines+markers",
                 "connectgaps": False, "name": theme.text(line.label),
-                "meta": [line.label, view.panel.slug], "hovertemplate": line_hover(view, line),
+                "meta": [line.label, view.panel.slug],
+                "hovertemplate": line_hover(view, line, with_se),
                 "line": {"color": color, "width": 2,
                          "dash": DASHES[p % len(DASHES)] if overlay else line_dash(line.key)},
                 "marker": {"color": color, "size": 7,
                            "symbol": SYMBOLS[p % len(SYMBOLS)] if overlay else "circle"},
             }
+            if with_se:  # the se of each point, in the points' places (None at breaks)
+                trace["customdata"] = _at_points(xs, se)
+            if band is not None and not overlay:
+                trace["legendgroup"] = group  # hiding a line hides its band
             if overlay:
                 trace["legendgroup"] = view.panel.slug
                 if first_in_group:
@@ -158,6 +229,8 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
     if sum(len(t["y"]) for t in data) > GL_POINTS:
         dtype = max(theme.panel_dtype(v.panel, v.decimals) for v in views)  # f8 beats f4
         data = [webgl(t, dtype) for t in data]
+        bands = []  # thousands of points: lines only, the bands would hide them
+    data = bands + data  # bands under the lines
     line_title = spec.dims[spec.x if transpose else spec.y].title
     if title is not None:
         heading = title

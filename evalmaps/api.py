@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from evalmaps import compare as comparing
+from evalmaps import export as exporting
 from evalmaps import trends as trending
 from evalmaps import formats as fmt
 from evalmaps.errors import MAX_LISTED, MAX_QUOTED, EvalmapsError
@@ -118,6 +119,28 @@ def cells_payload(figure: Figure, query: Mapping[str, str | list[str]]) -> dict:
     cells = grid_cells(figure, parse_filters(figure, query))
     return {"figure": figure.id, "provenance": figure.spec.provenance,
             "metric": figure.spec.metric.name, "cells": cells}
+
+
+def table_payload(figure: Figure, query: Mapping[str, str | list[str]],
+                  format: str) -> tuple[str, str, str]:
+    """``/api/figures/<id>/cells?format=latex|markdown``: one panel as a table for a paper
+    (:mod:`evalmaps.export`), as (text, file name, media type). The filters must leave one
+    panel: otherwise a :class:`BadQuery` names the facets to narrow."""
+    filters = parse_filters(figure, query)
+    views, empty = views_for(figure, filter_state(figure, filters), filters.get(figure.spec.x))
+    if len(views) > 1:
+        spec = figure.spec
+        varying = [f for f in spec.facets if len({v.panel.facets[f] for v in views}) > 1]
+        picks = "&".join(f"{f}=<label>" for f in varying)
+        labels = "; ".join(f"{f}: " + fmt.listing(dict.fromkeys(v.panel.facets[f] for v in views),
+                                                  MAX_LISTED) for f in varying)
+        raise BadQuery(f"The filters leave {len(views)} panels of figure '{spec.id}', and a table "
+                       f"holds one. Pick one with {picks} ({labels}).")
+    if empty:
+        raise BadQuery(f"{empty} (In the API: the filters ?<dim>=<label> pick what is shown.)")
+    table = exporting.table_of_view(views[0])
+    return (exporting.render(table, format), exporting.filename(table, format),
+            exporting.FORMATS[format][1])
 
 
 def filter_state(figure: Figure, filters: dict[str, set[str]]) -> ViewState:

@@ -22,9 +22,15 @@ name or by title) and share at least one cell both report. Only those common cel
 Panels of different figures compare too; when their metrics differ (name or unit) the comparison
 is made but carries a warning, as it does when either side holds illustrative values.
 
-**Uncertainty.** Where both sides give a standard deviation ``sd`` and a replicate count ``n``,
-the standard error of the difference is ``sqrt(sdA^2/nA + sdB^2/nB)`` and a cell whose
-``|B - A| <= 2 SE`` is *not distinguishable*. Derived means carry no ``sd``.
+**Uncertainty.** A side's standard error at a cell is the ``se`` its source gives (e.g.
+lm-evaluation-harness's ``acc_stderr``), else ``sd / sqrt(n)`` when it gives a standard deviation
+over ``n`` replicates (see :mod:`evalmaps.stderr`). Where both sides have one, the standard error
+of the difference is ``SE = sqrt(seA^2 + seB^2)`` and a cell whose ``|B - A| < 1.96 SE`` is *not
+distinguishable* (at the 5% level, two-sided); beyond it, B is *significantly* higher or lower.
+A standard error of 0 for a value strictly inside the metric's range cannot be right: it is not
+used, and the comparison says so. Derived means carry no standard error: the panels behind them
+share models and items, so their errors are not independent, and combining them would assume
+what the data does not say.
 
 Differences and means are rounded to 9 decimals, which only drops binary floating-point noise
 (``56.3 - 52.5`` is ``3.8``, not ``3.7999999999999972``).
@@ -39,6 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from evalmaps import formats as fmt
+from evalmaps import stderr
 from evalmaps.errors import EvalmapsError, UnknownFigure, UnknownPanel
 from evalmaps.model import Catalog, Dim, Figure, Metric, Panel
 from evalmaps.slicing import FIXED_RANGE
@@ -126,6 +133,7 @@ class ComparePanel:
     sd: np.ndarray | None = None
     n: np.ndarray | None = None
     n_panels: np.ndarray | None = None
+    se: np.ndarray | None = None  # the standard error the source gives (not sd / sqrt(n))
     min_decimals: int | None = None  # derived: trailing zeros are trimmed down to this
     facets: tuple[tuple[str, str], ...] = ()  # (dimension title, label): 'Model', 'R1-Llama'
     illustrative: bool = False
@@ -155,7 +163,7 @@ def from_panel(figure: Figure, panel: Panel) -> ComparePanel:
     spec = figure.spec
     return ComparePanel(
         ref=panel.key, label=f"{spec.title} — {panel.title}", short=panel.title,
-        y=spec.dims[spec.y], x=spec.dims[spec.x], z=panel.z, sd=panel.sd, n=panel.n,
+        y=spec.dims[spec.y], x=spec.dims[spec.x], z=panel.z, sd=panel.sd, n=panel.n, se=panel.se,
         metric=spec.metric, decimals=figure.decimals, provenance=spec.provenance,
         colorscale=spec.colorscale, zrange=spec.zrange, sources=(panel.key,),
         facets=tuple((spec.dims[f].title, label) for f, label in panel.facets.items()),
@@ -276,8 +284,8 @@ def derived_mean(panels: Sequence[ComparePanel]) -> ComparePanel:
 class Alignment:
     """A and B on their common labels (A's order); ``delta`` = B - A, NaN where either is missing.
 
-    ``se``: the standard error of the difference where both sides give sd and n, else NaN (None
-    when neither side has any). ``indistinct``: cells with ``|delta| <= 2 se``.
+    ``se``: the standard error of the difference where both sides have one, else NaN (None when
+    a side has none anywhere). ``indistinct``: cells with ``|delta| < 1.96 se``.
     """
 
     a: ComparePanel
@@ -333,14 +341,25 @@ def _num(value: float) -> float | None:
     return float(value) if np.isfinite(value) else None
 
 
+def has_se(p: ComparePanel) -> bool:
+    """Whether a side can have a standard error: a given ``se``, or ``sd`` with ``n``."""
+    return p.se is not None or (p.sd is not None and p.n is not None)
+
+
+def side_se(p: ComparePanel, ys, xs) -> np.ndarray:
+    """A side's usable standard error on these labels (NaN: none, or a suspect 0)."""
+    grids = [_on(p, g, ys, xs) for g in (p.z, p.se, p.sd, p.n)]
+    return stderr.usable_se(*grids, p.metric)
+
+
+def suspect_count(p: ComparePanel, ys, xs) -> int:
+    return int(stderr.suspect(_on(p, p.z, ys, xs), _on(p, p.se, ys, xs), p.metric).sum())
+
+
 def _se(a: ComparePanel, b: ComparePanel, ys, xs) -> np.ndarray | None:
-    if a.sd is None or a.n is None or b.sd is None or b.n is None:
+    if not (has_se(a) and has_se(b)):
         return None
-    sda, na = _on(a, a.sd, ys, xs), _on(a, a.n, ys, xs)
-    sdb, nb = _on(b, b.sd, ys, xs), _on(b, b.n, ys, xs)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        var = np.where(na > 0, sda ** 2 / na, np.nan) + np.where(nb > 0, sdb ** 2 / nb, np.nan)
-    return _denoise(np.sqrt(var))
+    return _denoise(np.sqrt(side_se(a, ys, xs) ** 2 + side_se(b, ys, xs) ** 2))
 
 
 def align(a: ComparePanel, b: ComparePanel) -> Alignment:
@@ -365,9 +384,14 @@ def align(a: ComparePanel, b: ComparePanel) -> Alignment:
                            "Pick panels with common cells.")
     se = _se(a, b, ys, xs)
     with np.errstate(invalid="ignore"):
-        indistinct = (np.isfinite(delta) & np.isfinite(se) & (np.abs(delta) <= 2 * se)
+        indistinct = (np.isfinite(delta) & np.isfinite(se)
+                      & (np.abs(delta) < stderr.Z_95 * se)
                       if se is not None else np.zeros(delta.shape, dtype=bool))
     warnings = []
+    for name, side in (("A", a), ("B", b)):
+        count = suspect_count(side, ys, xs) if side.se is not None else 0
+        if count:
+            warnings.append(stderr.suspect_note(side.metric, count, f" of {name}"))
     if not _same_metric(a.metric, b.metric):
         warnings.append(f"A gives {a.metric.label} and B gives {b.metric.label}: the difference "
                         "mixes two metrics, so read it with care.")
@@ -406,7 +430,8 @@ def summary(al: Alignment) -> dict:
     ``largest_gain``/``largest_loss``: the cell with the largest positive/negative difference
     (first in display order on ties; None when B is never higher/lower); ``best_a``/``best_b``:
     each side's highest common cell; ``n_with_se``/``n_indistinct``: cells with a standard error
-    and those within two of it.
+    (of the difference) and those within 1.96 of it; ``b_sig_higher``/``b_sig_lower``: cells
+    with a standard error where B is higher/lower by more than 1.96 of it (significantly).
     """
     common = al.common
     d = al.delta[common]
@@ -427,7 +452,13 @@ def summary(al: Alignment) -> dict:
         "best_b": _best(al, al.zb),
         "n_with_se": 0 if al.se is None else int((common & np.isfinite(al.se)).sum()),
         "n_indistinct": int((al.indistinct & common).sum()),
+        "b_sig_higher": 0,
+        "b_sig_lower": 0,
     }
+    if al.se is not None:
+        distinct = common & np.isfinite(al.se) & ~al.indistinct
+        out["b_sig_higher"] = int((distinct & (al.delta > 0)).sum())
+        out["b_sig_lower"] = int((distinct & (al.delta < 0)).sum())
     masked = np.where(common, al.delta, np.nan)
     if out["b_higher"]:
         out["largest_gain"] = al.cell(*np.unravel_index(np.nanargmax(masked), masked.shape))
@@ -462,7 +493,7 @@ def where_of(al: Alignment, cell: dict) -> str:
 
 def sentences(al: Alignment, numbers: dict | None = None) -> list[str]:
     """One or two sentences: 'B is higher in k of n cells, by d points on average.', then the
-    largest gain and loss (and, with standard errors, how many cells are within two of them)."""
+    largest gain and loss (and, with standard errors, where B is significantly higher or lower)."""
     s = numbers or summary(al)
     name_a, name_b = names(al)
     n, k = s["n_common"], s["b_higher"]
@@ -495,9 +526,20 @@ def sentences(al: Alignment, numbers: dict | None = None) -> list[str]:
         second = "; ".join(parts)
         out.append(second[0].upper() + second[1:] + ".")
     if s["n_with_se"]:
-        out.append(f"{s['n_indistinct']} of the {s['n_with_se']} cells with a standard error "
-                   "differ by no more than two standard errors (not distinguishable).")
+        out.append(significance_sentence(al, s))
     return out
+
+
+def significance_sentence(al: Alignment, s: dict) -> str:
+    """'With standard errors in 20 of the 20 cells: R1-Qwen is significantly higher in 12
+    and significantly lower in 1 (|B − A| ≥ 1.96 SE); 7 are not distinguishable.'"""
+    name_a, name_b = names(al)
+    m, n = s["n_with_se"], s["n_common"]
+    cells = "cell" if n == 1 else "cells"
+    return (f"With standard errors in {m} of the {n} {cells}: {name_b} is significantly higher "
+            f"than {name_a} in {s['b_sig_higher']} and significantly lower in "
+            f"{s['b_sig_lower']} (|B − A| ≥ 1.96 SE); {s['n_indistinct']} "
+            f"{'is' if s['n_indistinct'] == 1 else 'are'} not distinguishable.")
 
 
 # --------------------------------------------------------------------------- defaults

@@ -125,6 +125,12 @@ def spread(sd: float, decimals: int) -> str:
     return number(sd, max(places(decimals), 1))
 
 
+def se_places(decimals: int) -> int:
+    """A standard error's decimals: one more than the value's (at least two, at most
+    :data:`MAX_DECIMALS`)."""
+    return min(max(places(decimals), 1) + 1, MAX_DECIMALS)
+
+
 def value_text(metric, v: float | None, decimals: int, sd: float | None = None,
                n: float | None = None, min_decimals: int | None = None) -> str:
     """'Pass@1 52.5 ± 1.2 sd (n=3)' (plain text; 'Pass@1 not reported' when missing)."""

@@ -44,7 +44,7 @@ QUERY_KEYS: dict[str, tuple[str, str]] = {
     "threshold": ("/trends, trends API", "the level of 'first below' (default 80)"),
     "a": ("/compare, compare API", "panel A: a panel key or mean(<key>,...)"),
     "b": ("/compare, compare API", "panel B"),
-    "format": ("cells API", "json (default) or csv"),
+    "format": ("cells API", "json (default), csv, or latex or markdown (one panel as a table)"),
 }
 CELL_COLUMNS = ("value", "sd", "n", "se")  # columns of a tidy file that are not dimensions
 RESERVED_NAMES = frozenset(QUERY_KEYS) | frozenset(CELL_COLUMNS)

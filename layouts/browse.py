@@ -10,21 +10,24 @@ changes; the colour range and values in cells are restyled in the browser.
 from __future__ import annotations
 
 from dataclasses import replace
+from urllib.parse import parse_qs
 
 import dash
 import dash_bootstrap_components as dbc
 from dash import (ALL, ClientsideFunction, Input, Output, State, callback, clientside_callback,
-                  dcc, html)
+                  dcc, html, no_update)
 from dash.exceptions import PreventUpdate
 
-from components.controls import (color_mode_control, figure_row, labelled, rows_and_range,
-                                 values_switch)
+from components.controls import (color_mode_control, export_control, figure_row, labelled,
+                                 panel_style, rows_and_range, values_switch)
 from components.heatmap import heatmap_figure, values_note
 from components.provenance import provenance_badge, source_card
 from components.theme import graph_config
+from evalmaps import stderr
+from evalmaps.export import ExportError, filename, render, table_of_view
 from evalmaps.slicing import COLOR_MODES, color_range, views_for
 from evalmaps.state import ViewState, first, parse_state
-from layouts._shared import (boundary, stored_ids, Outputs, empty_note, explain_problems, get_catalog,
+from layouts._shared import (UPLOADS, boundary, stored_ids, Outputs, empty_note, explain_problems, get_catalog,
                              page_location, problems_alert, read_view, register_figure_navigation,
                              register_nav_sync, register_row_buttons, row_labels,
                              slicing_inputs, slicing_outputs, slicing_values)
@@ -56,7 +59,8 @@ def layout(uploads=None, **query):
                 className="mt-2 figure-title"),
         html.Div(drawn["summary"], id="browse-summary", className="small text-muted mb-2"),
         html.Div(drawn["graphs"], id="browse-graphs"),
-        source_card(spec),
+        export_control(PAGE, drawn["export_options"], drawn["export_value"]),
+        source_card(spec, stderr.figure_notes(figure)),
     ], fluid=True, className="py-3")
 
 
@@ -71,6 +75,9 @@ OUT = Outputs(
     drawn=Output("browse-drawn", "data"),
     color=Output("browse-color", "value"),
     show_values=Output("browse-labels", "value"),
+    export_options=Output("browse-export-panel", "options"),
+    export_value=Output("browse-export-panel", "value"),
+    export_style=Output("browse-export-panel", "style"),
 )
 
 
@@ -114,7 +121,8 @@ def graphs(figure, state: ViewState) -> dict:
     """The heatmaps of a view and the line above them: ``graphs``, ``summary``, ``drawn``."""
     views, empty = views_for(figure, state)
     if empty:
-        return {"graphs": empty_note(empty), "summary": "", "drawn": slice_key(state)}
+        return {"graphs": empty_note(empty), "summary": "", "drawn": slice_key(state),
+                "export_options": [], "export_value": None, "export_style": {"display": "none"}}
     ranges = {mode: color_range(figure.spec, views, mode) for mode in COLOR_MODES}
     per_row = 1 if len(views[0].x_labels) > 12 else (2 if len(views[0].x_labels) > 6 else 4)
     per_row = min(per_row, len(views))
@@ -131,9 +139,44 @@ def graphs(figure, state: ViewState) -> dict:
     summary = (f"{len(views)} panel{'s' * (len(views) != 1)} · {shown} of {total} cells reported"
                f" · grey cells are not reported by the source")
     note = values_note(len(views[0].y_labels), len(views[0].x_labels))
+    panels = [{"label": v.title, "value": v.panel.slug} for v in views]
     return {"graphs": dbc.Row(cols, className="g-2"),
             "summary": [summary, html.Div(note, id="browse-values-note")] if note else summary,
-            "drawn": slice_key(state)}
+            "drawn": slice_key(state), "export_options": panels,
+            "export_value": panels[0]["value"], "export_style": panel_style(panels)}
+
+
+@callback(
+    Output("browse-download", "data"),
+    Output("browse-export-error", "children"),
+    Input("browse-export", "n_clicks"),
+    State("browse-export-format", "value"),
+    State("browse-export-panel", "value"),
+    State("browse-loc", "search"),
+    State("browse-rendered-figure", "data"),
+    State(UPLOADS, "data"),
+    prevent_initial_call=True,
+)
+@boundary
+def download_table(_clicks, table_format, slug, search, figure_id, uploads):
+    """The view's panel (the one picked when it shows several) as a LaTeX or Markdown table:
+    the rows, columns and order on screen (evalmaps.export)."""
+    catalog = get_catalog(uploads, figure_id)
+    if figure_id not in catalog:
+        raise PreventUpdate
+    query = parse_qs((search or "").lstrip("?"), keep_blank_values=True)
+    query.setdefault("figure", [figure_id])
+    state = parse_state(query, catalog)
+    views, empty = views_for(catalog.figure(state.figure), state)
+    if empty:
+        return no_update, empty
+    view = next((v for v in views if v.panel.slug == slug), views[0])
+    table = table_of_view(view)
+    try:
+        text = render(table, table_format or "latex")
+    except ExportError as exc:
+        return no_update, str(exc)
+    return dcc.send_string(text, filename(table, table_format or "latex")), ""
 
 
 # The colour range and values in cells change no data: the browser restyles the heatmaps it

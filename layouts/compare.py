@@ -23,11 +23,12 @@ from dash.exceptions import PreventUpdate
 
 from components.compare import (compare_figures, panel_options, readouts, sentences_block,
                                 sides_card, summary_card)
-from components.controls import labelled, values_switch
+from components.controls import export_control, labelled, values_switch
 from components.theme import graph_config
 from evalmaps.compare import (CompareError, align, default_pair, is_derived, mean_ref, resolve,
                               summary)
 from evalmaps.errors import EvalmapsError
+from evalmaps import export as exporting
 from evalmaps.state import DEFAULT_COMPARE_COLOR, CompareState, parse_compare_state
 from layouts._shared import (boundary, stored_ids, UPLOADS, Outputs, get_catalog, page_location, problems_alert,
                              register_nav_sync)
@@ -43,6 +44,7 @@ COLOR_OPTIONS = [
 ]
 EMPTY = {"data": [], "layout": {}}
 HIDDEN = {"display": "none"}
+SIDE_OPTIONS = [{"label": "A", "value": "a"}, {"label": "B", "value": "b"}]
 READOUT_HINT = ("Hover a cell in any map: the same cell is outlined in the other two, and its A, "
                 "B and B − A values show here.")
 
@@ -115,6 +117,7 @@ def layout(uploads=None, **query):
                      id="compare-maps", className=values["maps_class"]
                      if values["maps_class"] is not no_update else "compare-maps"),
             html.Div(values["legend"], id="compare-legend", className="small text-muted mt-1"),
+            export_control(PAGE, SIDE_OPTIONS, "a", panel_label="Which panel"),
             html.Div(values["cards"], id="compare-cards", className="mt-3"),
         ], id="compare-body", style=values["body_style"]),
     ], fluid=True, className="py-3")
@@ -155,8 +158,9 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
                          id="compare-warnings") if al.warnings else None
     legend = []
     if al.se is not None:
-        legend.append("Dotted outline on B − A: the difference is within two standard errors "
-                      "(sqrt(sdA²/nA + sdB²/nB)), so the two are not distinguishable there. ")
+        legend.append("Dotted outline on B − A: |B − A| < 1.96 standard errors of the "
+                      "difference (sqrt(seA² + seB²), each side's se as the source gives it, else "
+                      "sd/√n), so the two are not distinguishable there. ")
     legend.append("Grey cells: not reported (on B − A: missing in A or B). "
                   "B − A is blue where B is higher, red where it is lower.")
     wide = len(al.x.labels) > 8
@@ -301,5 +305,30 @@ clientside_callback(
     State("compare-hovered", "data"),
     prevent_initial_call=True,
 )
+
+@callback(
+    Output("compare-download", "data"),
+    Output("compare-export-error", "children"),
+    Input("compare-export", "n_clicks"),
+    State("compare-export-format", "value"),
+    State("compare-export-panel", "value"),
+    State("compare-loc", "search"),
+    State(UPLOADS, "data"),
+    prevent_initial_call=True,
+)
+@boundary
+def download_table(_clicks, table_format, which, search, uploads):
+    """A or B, on the common labels its map shows, as a LaTeX or Markdown table."""
+    catalog = get_catalog(uploads, *stored_ids(search))
+    state = parse_compare_state(parse_qs((search or "").lstrip("?"), keep_blank_values=True),
+                                catalog)
+    try:
+        al = align(resolve(catalog, state.a, "A"), resolve(catalog, state.b, "B"))
+        table = exporting.table_of_side(al, "b" if which == "b" else "a")
+        text = exporting.render(table, table_format or "latex")
+    except (CompareError, exporting.ExportError) as exc:
+        return no_update, str(exc)
+    return dcc.send_string(text, exporting.filename(table, table_format or "latex")), ""
+
 
 register_nav_sync(PAGE)

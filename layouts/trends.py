@@ -17,6 +17,7 @@ from components.controls import figure_row, labelled, rows_and_range
 from components.provenance import provenance_badge, source_card
 from components.trends import (chart_config, line_figure, observation_list, panel_summaries,
                                rules_list, stats_columns, stats_grid, stats_rows)
+from evalmaps import stderr
 from evalmaps.slicing import views_for
 from evalmaps.state import (TrendsOptions, ViewState, finite_number, parse_options,
                             parse_state)
@@ -77,7 +78,7 @@ def layout(uploads=None, **query):
                            className="fw-semibold py-2"),
             dbc.CardBody(id="trends-panels", className="py-2"),
         ], className="mt-3 trends-card"),
-        source_card(spec),
+        source_card(spec, stderr.figure_notes(figure)),
     ], fluid=True, className="py-3")
 
 
@@ -163,6 +164,10 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
                f"(one per {line_dim.title.lower()}) against {axis_dim.title.lower()} · "
                f"{len(views)} panel{'s' * (len(views) != 1)} · {shown} of {total} cells reported"
                f" · missing cells break the lines, nothing is interpolated")
+    if any(v.se is not None or (v.sd is not None and v.n is not None) for v in views):
+        summary += (" · shaded bands: ±1.96 standard errors where neighbouring cells have one; "
+                    "means (per line, per panel, marginal) get none: their cells share models "
+                    "and items, so their errors are not independent")
     return {"graphs": graphs, "summary": summary,
             "observations": observation_list(trends.observations, spec.illustrative),
             "table_rows": stats_rows(trends),

@@ -77,6 +77,8 @@ def _cells(trace: dict):
                     out[(y, x)] = (float(z[i, j]), None if custom is None else custom[i][j])
     else:  # sparse: one point per (x, y)
         for k, (y, x) in enumerate(zip(trace["y"], trace["x"])):
+            if z[k] is None or z[k] != z[k]:
+                continue  # a blank point (components.heatmap._pad): draws nothing
             out[(y, x)] = (float(z[k]), None if custom is None else custom[k])
     return out
 

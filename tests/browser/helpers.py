@@ -100,3 +100,27 @@ def screenshot(driver, name: str, tmp_path: Path) -> Path:
     path = folder / f"{name}.png"
     driver.save_screenshot(str(path))
     return path
+
+
+def download_to(driver, folder: Path) -> None:
+    """Let the headless browser save downloads into ``folder`` (Chrome DevTools)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    driver.execute_cdp_cmd("Page.setDownloadBehavior",
+                           {"behavior": "allow", "downloadPath": str(folder)})
+
+
+def downloaded(folder: Path, name: str, timeout: float = 10) -> str:
+    """The text of a finished download ``name`` in ``folder`` (waits, bounded)."""
+    path = folder / name
+    until(lambda: path.is_file() and not (folder / f"{name}.crdownload").exists(), timeout=timeout)
+    return path.read_text(encoding="utf-8")
+
+
+def fetch_text(base_url: str, path: str) -> str:
+    """GET a path of the test server (127.0.0.1 only) and return its body as text."""
+    import urllib.request
+
+    assert urlparse(base_url).hostname in LOCAL_HOSTS
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(base_url + path, timeout=10) as response:
+        return response.read().decode("utf-8")

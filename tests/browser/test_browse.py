@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from dash.testing.wait import until
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
-from tests.browser.helpers import (axis_ticks, graph_selector, hover_cell, non_local_requests, pick_option,
-                                   screenshot)
+from tests.browser.helpers import (axis_ticks, download_to, downloaded, fetch_text, graph_selector,
+                                   hover_cell, non_local_requests, pick_option, screenshot)
 
 pytestmark = pytest.mark.browser
 
@@ -213,4 +214,26 @@ def test_rows_can_be_ordered_cut_to_the_top_and_reset(served):
     until(lambda: axis_ticks(served.driver, css, "y") == ["1", "2", "3", "4", "5", "6", "7"],
           timeout=10)
     assert "top=" not in served.driver.current_url
+    assert served.get_logs() == []
+
+
+def test_table_download_is_the_views_panel(served, tmp_path):
+    """The export button downloads the picked panel of the view as shown (rows sliced), the
+    same text as the cells API gives for that panel."""
+    folder = tmp_path / "downloads"
+    download_to(served.driver, folder)
+    served.wait_for_page(url=f"{served.server_url}/?figure=dynts-r1-llama-benchmarks"
+                             "&rows=2000&rows=500")
+    served.wait_for_element(graph_selector("browse", "r1-llama-amc23"), timeout=15)
+    Select(served.find_element("#browse-export-panel")).select_by_visible_text("R1-Llama | AMC23")
+    served.find_element("#browse-export").click()
+    text = downloaded(folder, "dynts-r1-llama-benchmarks__r1-llama-amc23.tex")
+    assert text == fetch_text(served.server_url, "/api/figures/dynts-r1-llama-benchmarks/cells"
+                              "?format=latex&benchmark=AMC23&window=2000&window=500")
+    assert "\\toprule" in text and text.count("\\\\\n") == 4  # two header lines, two rows
+    Select(served.find_element("#browse-export-format")).select_by_value("markdown")
+    served.find_element("#browse-export").click()
+    text = downloaded(folder, "dynts-r1-llama-benchmarks__r1-llama-amc23.md")
+    assert text == fetch_text(served.server_url, "/api/figures/dynts-r1-llama-benchmarks/cells"
+                              "?format=markdown&benchmark=AMC23&window=2000&window=500")
     assert served.get_logs() == []

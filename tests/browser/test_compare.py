@@ -8,8 +8,10 @@ import pytest
 from dash.testing.wait import until
 from selenium.webdriver.common.by import By
 
-from tests.browser.helpers import (cell_center, close_dropdowns, graph_selector, hover_cell,
-                                   non_local_requests, screenshot)
+from selenium.webdriver.support.ui import Select
+
+from tests.browser.helpers import (cell_center, close_dropdowns, download_to, downloaded,
+                                   graph_selector, hover_cell, non_local_requests, screenshot)
 
 pytestmark = pytest.mark.browser
 
@@ -259,18 +261,79 @@ def test_uploaded_panels_compare_with_standard_errors(served, tmp_path):
     hover_cell(served, DELTA, "0.1", "3000")
     assert hover_lines(served.driver, DELTA) == [
         "Local Window Size 3000 · Ratio 0.1", "B − A +2.0", "A 50.0 · B 52.0",
-        "SE 1.41, within 2 SE: not distinguishable"]
+        "SE 1.41, within 1.96 SE: not distinguishable"]
     served.wait_for_text_to_equal(
         "#compare-readout", "Local Window Size 3000 · Ratio 0.1 — A 50.0 · B 52.0 · B − A +2.0 · "
-        "SE 1.41, within 2 SE: not distinguishable")
+        "SE 1.41, within 1.96 SE: not distinguishable")
     dotted = served.driver.execute_script(
         "return document.querySelector(arguments[0]).querySelectorAll('.shapelayer path').length;",
         DELTA)
-    assert dotted == 2  # (3000, 0.1) and (2000, 0.1); (3000, 0.2) differs by 5.0 > 2 x 0.71
-    assert "2 of the 3 cells with a standard error" in text(served, "#compare-sentences")
+    assert dotted == 2  # (3000, 0.1) and (2000, 0.1); (3000, 0.2) differs by 5.0 > 1.96 x 0.71
+    assert "With standard errors in 3 of the 3 cells: New method is significantly higher than " \
+        "Baseline in 1 and significantly lower in 0" in text(served, "#compare-sentences")
     screenshot(served.driver, "compare-uncertainty", tmp_path)
     # the upload's panels are in the menus, next to the built-in ones
     pick_option(served, "#compare-b", f"{QWEN_TITLE} — R1-Qwen")
     until(lambda: trace(served.driver, B)["title"] == "B · R1-Qwen", timeout=10)
     assert "3 common cells compared" in text(served, "#compare-counts")
+    assert served.get_logs() == []
+
+
+def upload_with_standard_errors() -> dict:
+    """A session upload like lm-eval's: accuracies (0-1) with their standard errors ``se``; one
+    se of 0 for 0.62, which cannot be right."""
+    rows = ["model,task,shots,value,se",
+            "pythia-70m,arc_easy,0,0.4364,0.0102", "pythia-160m,arc_easy,0,0.4400,0.0101",
+            "pythia-70m,lambada,0,0.2500,0.0060", "pythia-160m,lambada,0,0.3000,0.0065",
+            "pythia-70m,piqa,0,0.6200,0", "pythia-160m,piqa,0,0.6400,0.0110"]
+    spec = {"id": "upload-lm-eval", "file": "lm-eval.csv", "title": "lm-eval.csv",
+            "metric": {"name": "acc", "unit": "", "range": [0, 1]},
+            "x": "shots", "y": "task", "facets": ["model"], "provenance": "uploaded",
+            "dims": {"model": {"title": "Model", "labels": ["pythia-70m", "pythia-160m"]},
+                     "task": {"title": "Task", "labels": ["arc_easy", "lambada", "piqa"]},
+                     "shots": {"title": "Shots", "labels": ["0"]}}}
+    return {"spec": spec, "csv": "\n".join(rows) + "\n"}
+
+
+def test_significance_from_se_and_the_table_of_b(served, tmp_path):
+    """The source's standard errors decide significance (hover, readout, summary), a suspect 0
+    is not used and is said so, and the table button downloads B as shown."""
+    folder = tmp_path / "downloads"
+    download_to(served.driver, folder)
+    open_compare(served)
+    served.driver.execute_script(
+        "sessionStorage.setItem('uploads', JSON.stringify([arguments[0]]));"
+        "sessionStorage.setItem('uploads-timestamp', String(Date.now()));",
+        upload_with_standard_errors())
+    open_compare(served, "?a=upload-lm-eval:pythia-70m&b=upload-lm-eval:pythia-160m")
+    until(lambda: trace(served.driver, A)["title"] == "A · pythia-70m", timeout=10)
+    # lambada: +0.05, SE sqrt(0.006² + 0.0065²) = 0.00885: beyond 1.96 SE
+    hover_cell(served, DELTA, "0", "lambada")
+    assert hover_lines(served.driver, DELTA) == [
+        "Task lambada · Shots 0", "B − A +0.0500", "A 0.2500 · B 0.3000",
+        "SE 0.00885, beyond 1.96 SE: distinguishable"]
+    served.wait_for_text_to_equal(
+        "#compare-readout", "Task lambada · Shots 0 — A 0.2500 · B 0.3000 · B − A +0.0500 · "
+        "SE 0.00885, beyond 1.96 SE: distinguishable")
+    hover_cell(served, A, "0", "piqa")
+    assert hover_lines(served.driver, A) == [
+        "Task piqa · Shots 0", "acc 0.6200 ± 0.0000 se (a standard error of 0 inside the "
+        "metric's range cannot be right)", "A: pythia-70m"]
+    assert text(served, "#compare-significance") == (
+        "B significantly higher in 1 of 2 cells, lower in 0; 1 not distinguishable (within "
+        "1.96 SE, dotted outline on B − A); 1 without a standard error")
+    assert "1 cell of A gives a standard error of 0" in text(served, "#compare-warnings")
+    Select(served.find_element("#compare-export-panel")).select_by_value("b")
+    Select(served.find_element("#compare-export-format")).select_by_value("markdown")
+    served.find_element("#compare-export").click()
+    assert downloaded(folder, "upload-lm-eval__pythia-160m.md") == """**lm-eval.csv — pythia-160m. acc.**
+
+| Task \\\\ Shots | 0 |
+| :-- | --: |
+| arc\\_easy | 0.4400 ± 0.0101 |
+| lambada | 0.3000 ± 0.0065 |
+| piqa | **0.6400** ± 0.0110 |
+
+Bold: the best value of each column (highest). ± one standard error (as the source gives it, else sd/√n). Provenance: uploaded.
+"""
     assert served.get_logs() == []

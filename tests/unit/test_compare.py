@@ -54,20 +54,25 @@ SEED_003 = {
 }
 
 
-def make_figure(fid: str, panels: dict[str, dict[tuple[str, str], float | tuple]], *,
+def make_figure(fid: str, panels: dict[str, dict[tuple[str, str], float | tuple | dict]], *,
                 y=("3000", "2000", "1000", "500"), x=("0.1", "0.2", "0.3", "0.4", "0.5"),
                 y_name="window", x_name="ratio", metric=("Pass@1", ""), provenance="uploaded",
-                y_title="Local Window Size", x_title="Ratio") -> Figure:
-    """A figure with one facet ('model'); cells {(y, x): value or (value, sd, n)}."""
+                y_title="Local Window Size", x_title="Ratio", value_range=(-1000, 1000)) -> Figure:
+    """A figure with one facet ('model'); cells {(y, x): value, (value, sd, n) or
+    {"value": v, "se": s, ...}}."""
     rows = []
     for model, cells in panels.items():
         for (yl, xl), v in cells.items():
+            if isinstance(v, dict):
+                rows.append({"model": model, y_name: yl, x_name: xl,
+                             **{k: str(w) for k, w in v.items()}})
+                continue
             value, sd, n = v if isinstance(v, tuple) else (v, None, None)
             rows.append({"model": model, y_name: yl, x_name: xl, "value": str(value),
                          **({"sd": str(sd), "n": str(n)} if sd is not None else {})})
     spec = parse_spec({
         "id": fid, "file": f"{fid}.csv", "title": f"Figure {fid}",
-        "metric": {"name": metric[0], "unit": metric[1], "range": [-1000, 1000]},
+        "metric": {"name": metric[0], "unit": metric[1], "range": list(value_range)},
         "x": x_name, "y": y_name, "facets": ["model"], "provenance": provenance,
         "dims": {"model": {"title": "Model", "labels": list(panels)},
                  y_name: {"title": y_title, "labels": list(y)},
@@ -332,16 +337,17 @@ def replicates():
 
 def test_standard_error_and_indistinct_cells(replicates):
     al = replicates
-    # SE = sqrt(sdA^2/nA + sdB^2/nB): sqrt(1 + 1) = 1.414 (|2.0| <= 2.83: not distinguishable);
-    # sqrt(0.25 + 0.25) = 0.707 (|5.0| > 1.41: distinguishable); sqrt(1 + 1) = 1.414 (0.5)
+    # SE = sqrt(sdA^2/nA + sdB^2/nB): sqrt(1 + 1) = 1.414 (|2.0| < 2.77: not distinguishable);
+    # sqrt(0.25 + 0.25) = 0.707 (|5.0| >= 1.39: distinguishable); sqrt(1 + 1) = 1.414 (0.5)
     assert al.se[0, 0] == pytest.approx(math.sqrt(2))
     assert al.se[0, 1] == pytest.approx(math.sqrt(0.5))
     assert al.indistinct[0, 0] and not al.indistinct[0, 1] and al.indistinct[1, 0]
     assert np.isnan(al.se[3, 4]) and not al.indistinct[3, 4]
     s = summary(al)
-    assert (s["n_with_se"], s["n_indistinct"]) == (3, 2)
-    assert sentences(al, s)[-1] == ("2 of the 3 cells with a standard error differ by no more "
-                                    "than two standard errors (not distinguishable).")
+    assert (s["n_with_se"], s["n_indistinct"], s["b_sig_higher"], s["b_sig_lower"]) == (3, 2, 1, 0)
+    assert sentences(al, s)[-1] == ("With standard errors in 3 of the 3 cells: B is significantly "
+                                    "higher than A in 1 and significantly lower in 0 "
+                                    "(|B − A| ≥ 1.96 SE); 2 are not distinguishable.")
     cell = al.cell(0, 0)
     assert cell["se"] == pytest.approx(1.414213562) and cell["distinguishable"] is False
     assert al.cell(0, 1)["distinguishable"] is True
@@ -357,12 +363,101 @@ def test_indistinct_cells_are_outlined_and_explained(replicates):
     assert outlines[0]["y1"] == pytest.approx(1 - 0.08 / 4)
     assert heatmap_cell(delta, "3000", "0.1")["hover"] == (
         "Local Window Size 3000 · Ratio 0.1<br>B − A +2.0<br>A 50.0 · B 52.0"
-        "<br>SE 1.41, within 2 SE: not distinguishable")
+        "<br>SE 1.41, within 1.96 SE: not distinguishable")
     assert heatmap_cell(delta, "3000", "0.2")["hover"].endswith(
-        ", beyond 2 SE: distinguishable")
+        ", beyond 1.96 SE: distinguishable")
     custom = decode(delta["data"][0]["customdata"])
-    np.testing.assert_allclose(custom[0, 0], [50.0, 52.0, 1.414213562, 1.0])  # within 2 SE
+    np.testing.assert_allclose(custom[0, 0], [50.0, 52.0, 1.414213562, 1.0])  # within 1.96 SE
     np.testing.assert_allclose(custom[0, 1][3], 0.0)  # beyond
+
+
+def lm_eval_pair():
+    """Two models' accuracies (0-1) with lm-eval's standard errors, worked out by hand:
+
+    cell          A (se)          B (se)          B - A   SE = sqrt(seA² + seB²)  1.96 SE
+    3000, 0.1     0.50 (0.03)     0.60 (0.04)     +0.10   0.05                    0.098: higher
+    3000, 0.2     0.50 (0.03)     0.45 (0.04)     -0.05   0.05                    0.098: within
+    2000, 0.1     0.70 (0.006)    0.68 (0.008)    -0.02   0.01                    0.0196: lower
+    2000, 0.2     0.70 (0.0)      0.80 (0.01)     +0.10   A's 0 is suspect: no SE
+    1000, 0.1     0.30 (sd 0.06, n 4: se 0.03)  0.25 (0.04)  -0.05  0.05          0.098: within
+    1000, 0.2     1.00 (0.0)      0.90 (0.03)     -0.10   0.03 (1.00 is at the end) 0.0588: lower
+    500, 0.1      0.40 (no se)    0.45 (0.02)     +0.05   none
+    """
+    a = make_figure("la", {"A": {
+        ("3000", "0.1"): {"value": 0.50, "se": 0.03}, ("3000", "0.2"): {"value": 0.50, "se": 0.03},
+        ("2000", "0.1"): {"value": 0.70, "se": 0.006}, ("2000", "0.2"): {"value": 0.70, "se": 0.0},
+        ("1000", "0.1"): {"value": 0.30, "sd": 0.06, "n": 4},
+        ("1000", "0.2"): {"value": 1.00, "se": 0.0}, ("500", "0.1"): {"value": 0.40}}},
+        metric=("acc", ""), value_range=(0, 1))
+    b = make_figure("lb", {"B": {
+        ("3000", "0.1"): {"value": 0.60, "se": 0.04}, ("3000", "0.2"): {"value": 0.45, "se": 0.04},
+        ("2000", "0.1"): {"value": 0.68, "se": 0.008}, ("2000", "0.2"): {"value": 0.80, "se": 0.01},
+        ("1000", "0.1"): {"value": 0.25, "se": 0.04},
+        ("1000", "0.2"): {"value": 0.90, "se": 0.03}, ("500", "0.1"): {"value": 0.45, "se": 0.02}}},
+        metric=("acc", ""), value_range=(0, 1))
+    return align(side(a), side(b))
+
+
+def test_significance_from_the_sources_standard_errors():
+    al = lm_eval_pair()
+    expected_se = np.full((4, 5), np.nan)
+    expected_se[0, :2] = 0.05
+    expected_se[1, 0] = 0.01
+    expected_se[2, :2] = [0.05, 0.03]
+    np.testing.assert_allclose(al.se, expected_se, equal_nan=True)
+    indistinct = np.zeros((4, 5), dtype=bool)
+    indistinct[0, 1] = indistinct[2, 0] = True
+    np.testing.assert_array_equal(al.indistinct, indistinct)
+    s = summary(al)
+    assert {k: s[k] for k in ("n_common", "n_with_se", "n_indistinct", "b_sig_higher",
+                              "b_sig_lower")} == {
+        "n_common": 7, "n_with_se": 5, "n_indistinct": 2, "b_sig_higher": 1, "b_sig_lower": 2}
+    assert sentences(al, s)[-1] == (
+        "With standard errors in 5 of the 7 cells: B is significantly higher than A in 1 and "
+        "significantly lower in 2 (|B − A| ≥ 1.96 SE); 2 are not distinguishable.")
+    assert al.warnings == (
+        "1 cell of A gives a standard error of 0 for a value strictly between 0 and 1: that "
+        "cannot be right (only a value at an end of the range has no sampling error), so those "
+        "standard errors are flagged and not used for significance or bands.",)
+    assert [al.cell(1, 1)["se"], al.cell(1, 1)["distinguishable"]] == [None, None]
+    assert al.cell(1, 0) == {"window": "2000", "ratio": "0.1", "a": 0.7, "b": 0.68,
+                             "delta": -0.02, "se": 0.01, "distinguishable": True}
+
+
+def test_significance_is_strictly_below_1_96_se():
+    """|B - A| = 1.96 SE exactly is distinguishable; just below is not."""
+    a = make_figure("ea", {"A": {("3000", "0.1"): {"value": 0.5, "se": 0.03},
+                                 ("3000", "0.2"): {"value": 0.5, "se": 0.03}}},
+                    value_range=(0, 1))
+    b = make_figure("eb", {"B": {("3000", "0.1"): {"value": 0.5784, "se": 0.04},
+                                 ("3000", "0.2"): {"value": 0.4021, "se": 0.04}}},
+                    value_range=(0, 1))
+    al = align(side(a), side(b))  # SE 0.05, 1.96 SE = 0.098: 0.0784 and 0.0979 are within
+    assert al.indistinct[0, :2].tolist() == [True, True]
+    b = make_figure("eb", {"B": {("3000", "0.1"): {"value": 0.598, "se": 0.04},
+                                 ("3000", "0.2"): {"value": 0.402, "se": 0.04}}},
+                    value_range=(0, 1))
+    al = align(side(a), side(b))  # exactly 1.96 SE up and down
+    assert al.indistinct[0, :2].tolist() == [False, False]
+    assert (summary(al)["b_sig_higher"], summary(al)["b_sig_lower"]) == (1, 1)
+
+
+def test_se_hovers_of_the_lm_eval_pair():
+    al = lm_eval_pair()
+    a_map, _, delta = compare_figures(al, "shared", True)
+    assert heatmap_cell(delta, "2000", "0.1")["hover"] == (
+        "Local Window Size 2000 · Ratio 0.1<br>B − A -0.02<br>A 0.7 · B 0.68"
+        "<br>SE 0.010, beyond 1.96 SE: distinguishable")
+    assert heatmap_cell(delta, "2000", "0.2")["hover"] == (  # A's suspect 0: no SE
+        "Local Window Size 2000 · Ratio 0.2<br>B − A +0.10<br>A 0.7 · B 0.80")
+    assert len(delta["layout"]["shapes"]) == 2
+    assert [heatmap_cell(a_map, y, x)["hover"] for y, x in (
+        ("3000", "0.1"), ("2000", "0.2"), ("1000", "0.1"), ("500", "0.1"))] == [
+        "Local Window Size 3000 · Ratio 0.1<br>acc 0.5 ± 0.03 se<br>A: A",  # A writes 1 decimal
+        "Local Window Size 2000 · Ratio 0.2<br>acc 0.7 ± 0.00 se (a standard error of 0 "
+        "inside the metric's range cannot be right)<br>A: A",
+        "Local Window Size 1000 · Ratio 0.1<br>acc 0.3 ± 0.1 sd (n=4)<br>A: A",
+        "Local Window Size 500 · Ratio 0.1<br>acc 0.4<br>A: A"]
 
 
 # --------------------------------------------------------------------------- figures
@@ -426,7 +521,9 @@ def test_readouts(default):
         "x": ["0.1", "0.2", "0.3", "0.4", "0.5"], "y": ["3000", "2000", "1000", "500"],
         "x_text": ["0.1", "0.2", "0.3", "0.4", "0.5"], "y_text": ["3000", "2000", "1000", "500"],
         "x_title": "Ratio", "y_title": "Local Window Size", "a": [1, None], "b": [1, None],
-        "delta": [1, None], "se": 2, "minus": "B − A"}
+        "delta": [1, None], "se": 2, "minus": "B − A",
+        "within": "within 1.96 SE: not distinguishable",
+        "beyond": "beyond 1.96 SE: distinguishable"}
     _, _, delta = compare_figures(default, "shared", True)
     custom = decode(delta["data"][0]["customdata"])
     assert custom.shape == (4, 5, 4)

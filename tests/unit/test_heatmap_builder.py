@@ -94,7 +94,8 @@ def test_missing_cells_are_gaps_that_say_so(catalog):
     z = decode(fig["data"][0]["z"])
     assert np.isnan(z[view.y_labels.index("h"), view.x_labels.index("19")])
     gaps = fig["data"][1]
-    assert len(gaps["x"]) == int((~np.isfinite(view.z)).sum())  # one point per missing cell
+    drawn = [v for v in gaps["z"] if v is not None]  # and a blank point at the first labels
+    assert len(drawn) == int((~np.isfinite(view.z)).sum())  # one point per missing cell
 
 
 @pytest.mark.parametrize("show, template", [(False, ""), (True, "%{z:.1f}")])
@@ -200,3 +201,25 @@ def test_no_chart_offers_to_send_itself_to_the_cloud():
     assert chart_config("f", "p")["toImageButtonOptions"]["filename"] == "f__p__trends"
     assert "zoom2d" not in chart_config("f", "p")["modeBarButtonsToRemove"]
     assert "zoom2d" in graph_config("f", "p")["modeBarButtonsToRemove"]
+
+
+def test_se_travels_as_typed_customdata_and_a_suspect_zero_is_flagged():
+    """lm-eval's standard errors: '± se' where a cell has one; a 0 for a value strictly inside
+    the metric's range (0-1) is flagged, a 0 at its end (1.0) is not; no 'NaN' anywhere."""
+    view = make_view(pd.DataFrame({"f": ["a"] * 4, "y": ["r", "r", "s", "s"],
+                                   "x": ["1", "2", "1", "2"],
+                                   "value": ["0.2569", "0.5", "1.0", "0.75"],
+                                   "se": ["0.0123", "0", "0", ""]}),
+                     {"f": {"labels": ["a"]}, "y": {"title": "Row", "labels": ["r", "s"]},
+                      "x": {"title": "Col", "labels": ["1", "2"]}},
+                     metric={"name": "acc", "range": [0, 1]})
+    fig = heatmap_figure(view, None)
+    assert fig["data"][0]["customdata"]["shape"] == "2, 2, 1"
+    assert [heatmap_cell(fig, y, x)["hover"] for y, x in (
+        ("r", "1"), ("r", "2"), ("s", "1"), ("s", "2"))] == [
+        "Row r · Col 1 · acc 0.2569 ± 0.0123 se<br>f a",
+        "Row r · Col 2 · acc 0.5000 ± 0.0000 se (a standard error of 0 inside the metric's "
+        "range cannot be right)<br>f a",
+        "Row s · Col 1 · acc 1.0000 ± 0.0000 se<br>f a",
+        "Row s · Col 2 · acc 0.7500<br>f a",
+    ]

@@ -521,3 +521,45 @@ def test_many_points_are_drawn_with_webgl_and_stay_exact():
 def test_few_points_stay_svg_lines_with_markers(catalog):
     (view,) = views_of(catalog, S2L)
     assert {t["type"] for t in line_figure([view])["data"]} == {"scatter"}
+
+
+def test_band_of_1_96_se_where_cells_have_one():
+    """A line's band is value ± 1.96 se over runs of neighbouring points with an se; a missing
+    cell or a point without se (or with an se of 0 that cannot be right) ends a run, and a lone
+    point has none. The hover gives ± se when every point of the line has one."""
+    import pandas as pd
+
+    from components.trends import line_figure
+    from evalmaps.loading import parse_spec, validate_cells
+    from evalmaps.model import Figure
+    from evalmaps.slicing import slice_panel
+
+    rows = [("m", "arc", "1", "0.40", "0.01"), ("m", "arc", "2", "0.50", "0.02"),
+            ("m", "arc", "3", "0.60", "0.01"), ("m", "arc", "5", "0.70", "0.03"),
+            ("m", "arc", "6", "0.80", "0.02"),
+            ("m", "piqa", "1", "0.30", "0.01"), ("m", "piqa", "2", "0.35", "0"),
+            ("m", "piqa", "3", "0.45", "0.02")]
+    frame = pd.DataFrame(rows, columns=["model", "task", "step", "value", "se"])
+    spec = parse_spec({"id": "b", "file": "b.csv", "metric": {"name": "acc", "range": [0, 1]},
+                       "x": "step", "y": "task", "facets": ["model"], "provenance": "imported",
+                       "dims": {"model": {"labels": ["m"]},
+                                "task": {"title": "Task", "labels": ["arc", "piqa"]},
+                                "step": {"title": "Step",
+                                         "labels": ["1", "2", "3", "4", "5", "6"]}}},
+                      where="test")
+    cells, decimals = validate_cells(frame, spec, file="b.csv")
+    fig = Figure(spec, cells, decimals)
+    data = line_figure([slice_panel(fig, fig.panels["m"])])["data"]
+    bands = [t for t in data if t.get("fill") == "toself"]
+    assert [t["meta"][0] for t in bands] == ["arc"]  # piqa: its 0 at step 2 cuts every run
+    band = bands[0]
+    # arc: steps 1-3 and 5-6 (4 is missing); upper edge left to right, lower edge back
+    assert band["x"] == [1.0, 2.0, 3.0, 3.0, 2.0, 1.0, None, 5.0, 6.0, 6.0, 5.0]
+    assert band["y"] == pytest.approx([0.4196, 0.5392, 0.6196, 0.5804, 0.4608, 0.3804, None,
+                                       0.7588, 0.8392, 0.7608, 0.6412])
+    assert band["hoverinfo"] == "skip" and band["legendgroup"] == data[1]["legendgroup"]
+    arc, piqa = (t for t in data if t.get("mode") == "lines+markers")
+    assert arc["customdata"] == [0.01, 0.02, 0.01, None, 0.03, 0.02]
+    assert arc["hovertemplate"].startswith("Task arc · Step %{text} · acc %{y:.2f} ± "
+                                           "%{customdata:.3f} se")
+    assert "customdata" not in piqa and " se" not in piqa["hovertemplate"]

@@ -1,0 +1,234 @@
+"""One panel as a table for a paper: LaTeX (booktabs) or Markdown.
+
+Rows are the panel's y labels and columns its x labels, in the order the view shows them. Each
+value is written with the figure's decimals (exactly what the data file holds), followed by
+``± se`` where the cell has a standard error (the ``se`` the source gives, else ``sd / sqrt(n)``;
+see :mod:`evalmaps.stderr`). The best value of each column is bold (ties: all of them): the highest,
+or the lowest when the metric says ``higher_is_better`` is false. A cell the source does not
+report is ``--`` in LaTeX and empty in Markdown: nothing is filled in. Labels are escaped (LaTeX's
+special characters, Markdown's table and emphasis characters), so a label is always text. A
+standard error of 0 that cannot be right is written as given and marked with a dagger, and the
+note under the table says why. Illustrative values say so in the caption.
+
+Pure: no Dash, no Flask. ``to_latex(table_of_view(view))`` from a notebook.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from evalmaps import formats as fmt
+from evalmaps import stderr
+from evalmaps.errors import EvalmapsError
+from evalmaps.model import Metric
+from evalmaps.compare import Alignment, _on
+from evalmaps.slicing import PanelView
+
+FORMATS = {"latex": ("tex", "text/x-tex"), "markdown": ("md", "text/markdown")}
+MAX_CELLS = 20_000  # a paper's table is far smaller; above this, narrow the rows or the range
+
+
+class ExportError(EvalmapsError, ValueError):
+    """A table that cannot be made (HTTP 400)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Table:
+    """What a table shows: one panel's grid on the labels a view shows."""
+
+    title: str  # the figure's title
+    panel: str  # the panel's title ('R1-Llama | AIME24'; 'all' for a figure of one panel)
+    row_title: str
+    col_title: str
+    rows: tuple[str, ...]
+    cols: tuple[str, ...]
+    values: np.ndarray  # NaN: not reported
+    se: np.ndarray | None  # NaN: no standard error
+    suspect: np.ndarray  # a standard error of 0 that cannot be right
+    decimals: int
+    metric: Metric
+    provenance: str
+    name: str = "table"  # a file name without extension: '<figure>__<panel>'
+    min_decimals: int | None = None  # a derived mean's: trailing zeros trimmed down to it
+
+    @property
+    def higher_is_better(self) -> bool:
+        return bool(getattr(self.metric, "higher_is_better", True))
+
+
+def table_of_view(view: PanelView) -> Table:
+    spec = view.spec
+    se = stderr.cell_se(view.se, view.sd, view.n, view.z.shape)
+    return Table(
+        title=spec.title, panel=view.panel.title,
+        row_title=spec.dims[spec.y].title, col_title=spec.dims[spec.x].title,
+        rows=tuple(view.y_labels), cols=tuple(view.x_labels), values=view.z,
+        se=se if np.isfinite(se).any() else None,
+        suspect=stderr.suspect(view.z, view.se, spec.metric), decimals=view.decimals,
+        metric=spec.metric, provenance=spec.provenance,
+        name=f"{spec.id}__{view.panel.slug}")
+
+
+def table_of_side(al: Alignment, which: str) -> Table:
+    """Compare's A or B, on the common labels its map shows."""
+    side, z = (al.a, al.za) if which == "a" else (al.b, al.zb)
+    grids = [None if g is None else _on(side, g, al.y.labels, al.x.labels)
+             for g in (side.se, side.sd, side.n)]
+    se = stderr.cell_se(*grids, z.shape)
+    figure = side.figure_ids[0] if len(side.figure_ids) == 1 else "compare"
+    name = (side.ref.replace(":", "__") if not side.derived
+            else f"{figure}__mean-of-{len(side.sources)}-panels")
+    return Table(
+        title=side.label.split(" — ")[0] if not side.derived else side.label,
+        panel=side.short if not side.derived else "all",
+        row_title=al.y.title, col_title=al.x.title, rows=tuple(al.y.labels),
+        cols=tuple(al.x.labels), values=z, se=se if np.isfinite(se).any() else None,
+        suspect=stderr.suspect(z, grids[0], side.metric), decimals=side.decimals,
+        metric=side.metric, provenance="illustrative" if side.illustrative else side.provenance,
+        name=name, min_decimals=side.min_decimals)
+
+
+def best_cells(table: Table) -> np.ndarray:
+    """Where each column's best value is (every cell that holds it)."""
+    z = table.values
+    present = np.isfinite(z)
+    out = np.zeros(z.shape, dtype=bool)
+    for j in range(z.shape[1]):
+        if present[:, j].any():
+            column = z[present[:, j], j]
+            best = column.max() if table.higher_is_better else column.min()
+            out[:, j] = present[:, j] & (z[:, j] == best)
+    return out
+
+
+def _check(table: Table) -> None:
+    if table.values.size > MAX_CELLS:
+        raise ExportError(f"The panel shows {table.values.size} cells, over the {MAX_CELLS} a "
+                          f"table may hold. Narrow the rows or the x range first.")
+
+
+def _notes(table: Table, missing: str) -> list[str]:
+    """The sentences under a table: what bold, ± and the gaps mean, and the source's status."""
+    direction = "highest" if table.higher_is_better else "lowest"
+    notes = [f"Bold: the best value of each column ({direction})."]
+    if table.se is not None:
+        notes.append("± one standard error (as the source gives it, else sd/√n).")
+    if table.suspect.any():
+        notes.append(f"†: {stderr.suspect_note(table.metric, int(table.suspect.sum()))}")
+    if not np.isfinite(table.values).all():
+        notes.append(f"{missing}: not reported by the source.")
+    notes.append(f"Provenance: {table.provenance}.")
+    return notes
+
+
+def _caption(table: Table) -> str:
+    """'R1-Llama vs R1-Qwen: Pass@1 ... — R1-Llama. Pass@1.' (and the illustrative flag)."""
+    head = table.title if table.panel == "all" else f"{table.title} — {table.panel}"
+    flag = " ILLUSTRATIVE values, not results." if table.provenance == "illustrative" else ""
+    return f"{head}. {table.metric.label}.{flag}"
+
+
+def _cells(table: Table, value, bold, pm, dagger, missing) -> list[list[str]]:
+    best = best_cells(table)
+    se_places = fmt.se_places(table.decimals)
+    out = []
+    for i in range(len(table.rows)):
+        row = []
+        for j in range(len(table.cols)):
+            v = table.values[i, j]
+            if not np.isfinite(v):
+                row.append(missing)
+                continue
+            text = value(fmt.number(v, table.decimals, table.min_decimals))
+            if best[i, j]:
+                text = bold(text)
+            if table.se is not None and np.isfinite(table.se[i, j]):
+                text += pm(fmt.number(table.se[i, j], se_places))
+                if table.suspect[i, j]:
+                    text += dagger
+            row.append(text)
+        out.append(row)
+    return out
+
+
+# --------------------------------------------------------------------------- LaTeX
+
+LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                 "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                 "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
+                 "|": r"\textbar{}"}
+
+
+def latex_escape(text: str) -> str:
+    """Text as LaTeX typesets it literally: every special character escaped."""
+    return "".join(LATEX_SPECIAL.get(c, c) for c in str(text).replace("\n", " "))
+
+
+def to_latex(table: Table) -> str:
+    """A booktabs ``table``: caption, the column dimension over its labels, one line per row."""
+    _check(table)
+    n = len(table.cols)
+    cells = _cells(table, value=lambda t: t, bold=lambda t: rf"\textbf{{{t}}}",
+                   pm=lambda t: rf" $\pm$ {t}", dagger=r"$^\dagger$", missing="--")
+    lines = [
+        f"% {latex_escape(_caption(table))}",
+        "% Made with evalmaps; needs \\usepackage{booktabs}.",
+        r"\begin{table}[t]",
+        r"\centering",
+        rf"\caption{{{latex_escape(_caption(table))}}}",
+        rf"\begin{{tabular}}{{l{'r' * n}}}",
+        r"\toprule",
+        rf" & \multicolumn{{{n}}}{{c}}{{{latex_escape(table.col_title)}}} \\",
+        rf"\cmidrule(lr){{2-{n + 1}}}",
+        " & ".join([latex_escape(table.row_title), *map(latex_escape, table.cols)]) + r" \\",
+        r"\midrule",
+    ]
+    for label, row in zip(table.rows, cells):
+        lines.append(" & ".join([latex_escape(label), *row]) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    notes = " ".join(latex_escape(note).replace("±", r"$\pm$").replace("†", r"$^\dagger$")
+                     .replace("√", r"$\surd$") for note in _notes(table, "--"))
+    lines += [rf"\par\smallskip{{\footnotesize {notes}}}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- Markdown
+
+MARKDOWN_SPECIAL = set("\\`*_[]<>|~#")
+
+
+def markdown_escape(text: str) -> str:
+    """Text as a Markdown table cell shows it literally (GitHub-flavoured Markdown)."""
+    return "".join("\\" + c if c in MARKDOWN_SPECIAL else c for c in str(text)).replace("\n", " ")
+
+
+def to_markdown(table: Table) -> str:
+    """A pipe table: header of the column labels, one line per row, then the notes."""
+    _check(table)
+    cells = _cells(table, value=lambda t: t, bold=lambda t: f"**{t}**", pm=lambda t: f" ± {t}",
+                   dagger="†", missing="")
+    corner = f"{markdown_escape(table.row_title)} \\\\ {markdown_escape(table.col_title)}"
+    lines = [
+        f"**{markdown_escape(_caption(table))}**",
+        "",
+        "| " + " | ".join([corner, *map(markdown_escape, table.cols)]) + " |",
+        "| " + " | ".join([":--", *["--:"] * len(table.cols)]) + " |",
+    ]
+    for label, row in zip(table.rows, cells):
+        lines.append("| " + " | ".join([markdown_escape(label), *row]) + " |")
+    lines += ["", markdown_escape(" ".join(_notes(table, "Empty")))]
+    return "\n".join(lines) + "\n"
+
+
+def render(table: Table, format: str) -> str:
+    if format == "latex":
+        return to_latex(table)
+    if format == "markdown":
+        return to_markdown(table)
+    raise ExportError(f"Unknown table format '{fmt.clip(format)}'. Use latex or markdown.")
+
+
+def filename(table: Table, format: str) -> str:
+    return f"{table.name}.{FORMATS[format][0]}"

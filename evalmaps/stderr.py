@@ -1,0 +1,78 @@
+"""Standard errors of cells: which one a cell has, and which ones cannot be right.
+
+A cell's standard error is the ``se`` the source gives (lm-evaluation-harness's ``acc_stderr``,
+Inspect's ``stderr``) where there is one, else ``sd / sqrt(n)`` when the cell carries a standard
+deviation over ``n`` replicates (``n`` > 0). Nothing else is assumed: a cell with neither has no
+standard error, and nothing is computed for it.
+
+A standard error of 0 for a value strictly inside the metric's range (an accuracy of 0.62 on a
+0-1 scale) cannot be right: only a value at an end of the range (every item right, or every item
+wrong) can have no sampling error. Such a value is *suspect*: it is shown as the source gives it,
+flagged, and never used to call a difference significant. A metric without a declared range gives
+no way to tell, so nothing is flagged there. (Negative standard errors are refused when the data
+is loaded.)
+
+Pure numpy: no Dash or Plotly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evalmaps import formats as fmt
+from evalmaps.model import Figure, Metric
+
+Z_95 = 1.96  # |B - A| < 1.96 SE: not distinguishable at the 5% level (two-sided, normal)
+
+
+def cell_se(se: np.ndarray | None, sd: np.ndarray | None, n: np.ndarray | None,
+            shape: tuple[int, ...]) -> np.ndarray:
+    """Each cell's standard error: ``se`` where given, else ``sd / sqrt(n)`` (``n`` > 0), else
+    NaN. Suspect values are not removed here (see :func:`usable_se`)."""
+    out = np.full(shape, np.nan)
+    if sd is not None and n is not None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.where(np.isfinite(sd) & (n > 0), sd / np.sqrt(np.where(n > 0, n, 1)), np.nan)
+    if se is not None:
+        out = np.where(np.isfinite(se), se, out)
+    return out
+
+
+def suspect(z: np.ndarray, se: np.ndarray | None, metric: Metric) -> np.ndarray:
+    """Where a given ``se`` is 0 for a value strictly inside the metric's range."""
+    if se is None or metric.range is None:
+        return np.zeros(z.shape, dtype=bool)
+    lo, hi = metric.range
+    with np.errstate(invalid="ignore"):
+        return np.isfinite(z) & (se == 0) & (z > lo) & (z < hi)
+
+
+def usable_se(z: np.ndarray, se: np.ndarray | None, sd: np.ndarray | None,
+              n: np.ndarray | None, metric: Metric) -> np.ndarray:
+    """:func:`cell_se` without the suspect values (NaN there): what significance may use."""
+    out = cell_se(se, sd, n, z.shape)
+    return np.where(suspect(z, se, metric), np.nan, out)
+
+
+def range_text(metric: Metric) -> str:
+    lo, hi = metric.range
+    return f"{fmt.plain(lo)} and {fmt.plain(hi)}"
+
+
+def suspect_note(metric: Metric, count: int, where: str = "") -> str:
+    """'3 cells give a standard error of 0 for a value strictly between 0 and 1: that cannot
+    be right (only a value at an end of the range has no sampling error), so those standard
+    errors are flagged and not used for significance.'"""
+    cells, verb = ("cell", "gives") if count == 1 else ("cells", "give")
+    return (f"{count} {cells}{where} {verb} a standard error of 0 for a value strictly between "
+            f"{range_text(metric)}: that cannot be right (only a value at an end of the range "
+            "has no sampling error), so those standard errors are flagged and not used for "
+            "significance or bands.")
+
+
+def figure_notes(figure: Figure) -> list[str]:
+    """The figure's standard-error warnings, for its notes and provenance box (none: [])."""
+    metric = figure.spec.metric
+    count = sum(int(suspect(p.z, p.se, metric).sum()) for p in figure.panels.values()
+                if p.se is not None)
+    return [suspect_note(metric, count)] if count else []
