@@ -71,6 +71,9 @@ def pick_option(dash_duo, dropdown_css: str, option_text: str) -> None:
     dash_duo.wait_for_element(".dash-dropdown-option")
     for option in dash_duo.driver.find_elements(By.CSS_SELECTOR, ".dash-dropdown-option"):
         if option.text.strip() == option_text:
+            # the menu scrolls (the search box stays on top of it): bring the option into view
+            dash_duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});",
+                                           option)
             option.click()
             return
     raise AssertionError(f"no option {option_text!r} in {dropdown_css}")
