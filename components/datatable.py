@@ -42,9 +42,10 @@ def upload_box(component_id: str, max_mb: float, disabled_note: str | None = Non
         id=component_id,
         children=html.Div([
             html.Strong("Drop a results file here"), " or ", html.A("choose a file", href="#"),
-            html.Div(f"tidy, wide (e.g. type_3_len_15 columns) or matrix CSV, Parquet; up to "
-                     f"{max_mb:g} MB. It is kept on this server, and its link opens the same "
-                     f"figure for anyone who can reach the server.",
+            html.Div(f"A table (tidy, wide such as type_3_len_15 columns, or matrix; CSV, Parquet "
+                     f"or JSON Lines), lm-evaluation-harness results, an Inspect log, or a zip of "
+                     f"a results folder; up to {max_mb:g} MB. It is kept on this server, and its "
+                     f"link opens the same figure for anyone who can reach the server.",
                      className="small text-muted"),
         ]),
         multiple=False,

@@ -173,3 +173,41 @@ def test_modebar_exports_png_and_svg_named_after_figure_and_panel(served):
     titles = [b.get_attribute("data-title") for b in graph.find_elements(By.CSS_SELECTOR,
                                                                           ".modebar-btn")]
     assert not any("Share" in (t or "") for t in titles), "no button that sends data away"
+
+
+PYTHIA = Path(__file__).resolve().parents[3] / "shared" / "external" / "pythia-evals" / "pythia-v1"
+
+
+@pytest.mark.external
+def test_a_zip_of_lm_eval_results_uploads_as_heatmaps(served, tmp_path):
+    """Issue 9: a folder of lm-evaluation-harness results (zipped) opens as heatmaps through an
+    upload, each value exactly as the results file gives it."""
+    import json
+    import urllib.request
+    import zipfile
+    from urllib.parse import parse_qs, urlparse
+
+    folder = PYTHIA / "pythia-160m" / "zero-shot"
+    if not folder.is_dir():
+        pytest.skip("../shared/external/pythia-evals is absent")
+    files = [folder / "160m_step143000.json", folder / "160m_step3000.json"]
+    archive = tmp_path / "pythia-160m.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for f in files:
+            z.write(f, f"pythia-160m/zero-shot/{f.name}")
+    open_data(served)
+    upload(served, archive)
+    served.wait_for_element("#data-preview-card", timeout=20)
+    card = served.find_element("#data-preview-card").text
+    assert "step (2 labels)" in card and "task" in card and "metric" in card, card
+    served.find_element("#data-add").click()
+    until(lambda: "figure=upload-pythia-160m-" in served.driver.current_url, timeout=20)
+    served.wait_for_element(".heatmap-graph .main-svg", timeout=20)
+    screenshot(served.driver, "data-upload-lm-eval-zip", tmp_path)
+    fid = parse_qs(urlparse(served.driver.current_url).query)["figure"][0]
+    raw = json.loads(files[0].read_text())["results"]["arc_easy"]
+    url = f"{served.server_url}/api/figures/{fid}/cells?task=arc_easy&metric=acc&step=143000"
+    with urllib.request.urlopen(url) as response:
+        cells = json.loads(response.read())["cells"]
+    assert [(c["value"], c["se"]) for c in cells] == [(raw["acc"], raw["acc_stderr"])]
+    assert served.get_logs() == []
