@@ -227,3 +227,20 @@ def test_a_tampered_catalog_entry_is_not_served(tmp_path, change):
     path = tmp_path / "figures" / fid / "spec.json"
     path.write_text(json.dumps({**json.loads(path.read_text()), **change}))
     assert Store(tmp_path).figure(fid) is None
+
+
+def test_the_per_process_cache_of_stored_figures_is_bounded(tmp_path, monkeypatch):
+    """Issue 11: no cache grows from what clients send (it kept 64 uploads per worker)."""
+    from evalmaps import store as store_module
+
+    store = Store(tmp_path)
+    store.ensure()
+    spec, tidy, imported = imported_entry()
+    ids = [store.put(dict(spec, title=f"run {i}"), tidy, f"run{i}.csv") for i in range(20)]
+    for fid in ids:
+        assert store.figure(fid) is not None
+    assert list(store._cache) == ids[-store_module.CACHED_FIGURES:]
+    cells = imported.n_cells
+    monkeypatch.setattr(store_module, "CACHED_CELLS", 3 * cells)
+    store.figure(ids[0])
+    assert len(store._cache) == 3 and list(store._cache)[-1] == ids[0]
