@@ -69,14 +69,26 @@ def pick_option(dash_duo, dropdown_css: str, option_text: str) -> None:
     close_dropdowns(dash_duo)
     dash_duo.find_element(dropdown_css).click()
     dash_duo.wait_for_element(".dash-dropdown-option")
+    if _click_option(dash_duo, option_text):
+        return
+    # a long menu renders only the options in view: search for it, as a user would
+    search = dash_duo.driver.find_elements(By.CSS_SELECTOR, ".dash-dropdown-search")
+    if search:
+        search[0].send_keys(option_text)
+        until(lambda: _click_option(dash_duo, option_text), timeout=5)
+        return
+    raise AssertionError(f"no option {option_text!r} in {dropdown_css}")
+
+
+def _click_option(dash_duo, option_text: str) -> bool:
     for option in dash_duo.driver.find_elements(By.CSS_SELECTOR, ".dash-dropdown-option"):
         if option.text.strip() == option_text:
             # the menu scrolls (the search box stays on top of it): bring the option into view
-            dash_duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});",
-                                           option)
+            dash_duo.driver.execute_script(
+                "arguments[0].scrollIntoView({block: 'center', behavior: 'instant'});", option)
             option.click()
-            return
-    raise AssertionError(f"no option {option_text!r} in {dropdown_css}")
+            return True
+    return False
 
 
 def close_dropdowns(dash_duo) -> None:

@@ -11,7 +11,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from tests.browser.helpers import (cell_center, close_dropdowns, download_to, downloaded,
-                                   graph_selector, hover_cell, non_local_requests, screenshot)
+                                   graph_selector, hover_cell, non_local_requests, pick_option,
+                                   screenshot)
 
 pytestmark = pytest.mark.browser
 
@@ -65,21 +66,6 @@ def marks_cell(driver, css: str, x_label: str, y_label: str) -> bool:
         return False
     x, y = cell_center(driver, css, x_label, y_label)
     return abs(centre[0] - x) < 3 and abs(centre[1] - y) < 3
-
-
-def pick_option(dash_duo, dropdown_css: str, option_text: str) -> None:
-    """helpers.pick_option for long menus: the option is scrolled to the middle of the list
-    first (at the top, the menu's sticky search box would take the click)."""
-    close_dropdowns(dash_duo)
-    dash_duo.find_element(dropdown_css).click()
-    dash_duo.wait_for_element(".dash-dropdown-option")
-    for option in dash_duo.driver.find_elements(By.CSS_SELECTOR, ".dash-dropdown-option"):
-        if option.text.strip() == option_text:
-            dash_duo.driver.execute_script(
-                "arguments[0].scrollIntoView({block: 'center', behavior: 'instant'});", option)
-            option.click()
-            return
-    raise AssertionError(f"no option {option_text!r} in {dropdown_css}")
 
 
 def hover_lines(driver, css: str) -> list[str]:
@@ -232,8 +218,17 @@ def test_unknown_panel_in_url_is_explained(served):
     assert served.get_logs() == []
 
 
+def keep_upload(served, entry: dict) -> str:
+    """Keep an upload in the server's store, as the Data page does; its id (links name it)."""
+    import dash
+
+    store = dash.get_app().server.extensions["evalmaps"]["store"]
+    spec = {k: v for k, v in entry["spec"].items() if k != "id"}
+    return store.put(spec, entry["csv"], entry["spec"]["file"])
+
+
 def upload_with_replicates() -> dict:
-    """A session upload (as the Data page stores it): two models over 3 seeds, with sd and n."""
+    """An upload (its catalog entry and tidy cells, as the store keeps them): two models over 3 seeds, with sd and n."""
     rows = ["model,window,ratio,value,sd,n"]
     cells = {("3000", "0.1"): (50.0, 52.0, 2.0), ("3000", "0.2"): (50.0, 55.0, 1.0),
              ("2000", "0.1"): (40.0, 40.5, 3.0)}  # (baseline, new method, sd of each)
@@ -249,12 +244,8 @@ def upload_with_replicates() -> dict:
 
 
 def test_uploaded_panels_compare_with_standard_errors(served, tmp_path):
-    open_compare(served)
-    served.driver.execute_script(
-        "sessionStorage.setItem('uploads', JSON.stringify([arguments[0]]));"
-        "sessionStorage.setItem('uploads-timestamp', String(Date.now()));",
-        upload_with_replicates())
-    open_compare(served, "?a=upload-seeds:baseline&b=upload-seeds:new-method")
+    fid = keep_upload(served, upload_with_replicates())
+    open_compare(served, f"?a={fid}:baseline&b={fid}:new-method")
     until(lambda: trace(served.driver, A)["title"] == "A · Baseline", timeout=10)
     assert trace(served.driver, B)["title"] == "B · New method"
     # SE = sqrt(2^2/4 + 2^2/4) = 1.41 at (3000, 0.1): |+2.0| <= 2.83, not distinguishable
@@ -300,12 +291,8 @@ def test_significance_from_se_and_the_table_of_b(served, tmp_path):
     is not used and is said so, and the table button downloads B as shown."""
     folder = tmp_path / "downloads"
     download_to(served.driver, folder)
-    open_compare(served)
-    served.driver.execute_script(
-        "sessionStorage.setItem('uploads', JSON.stringify([arguments[0]]));"
-        "sessionStorage.setItem('uploads-timestamp', String(Date.now()));",
-        upload_with_standard_errors())
-    open_compare(served, "?a=upload-lm-eval:pythia-70m&b=upload-lm-eval:pythia-160m")
+    fid = keep_upload(served, upload_with_standard_errors())
+    open_compare(served, f"?a={fid}:pythia-70m&b={fid}:pythia-160m")
     until(lambda: trace(served.driver, A)["title"] == "A · pythia-70m", timeout=10)
     # lambada: +0.05, SE sqrt(0.006² + 0.0065²) = 0.00885: beyond 1.96 SE
     hover_cell(served, DELTA, "0", "lambada")
@@ -326,7 +313,7 @@ def test_significance_from_se_and_the_table_of_b(served, tmp_path):
     Select(served.find_element("#compare-export-panel")).select_by_value("b")
     Select(served.find_element("#compare-export-format")).select_by_value("markdown")
     served.find_element("#compare-export").click()
-    assert downloaded(folder, "upload-lm-eval__pythia-160m.md") == """**lm-eval.csv — pythia-160m. acc.**
+    assert downloaded(folder, f"{fid}__pythia-160m.md") == """**lm-eval.csv — pythia-160m. acc.**
 
 | Task \\\\ Shots | 0 |
 | :-- | --: |
