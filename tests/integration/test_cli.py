@@ -313,7 +313,7 @@ class Gunicorn:
     """``evalmaps serve --data DIR`` (gunicorn) with one worker in its own session; stopped by
     :meth:`stop`."""
 
-    def __init__(self, extra_data: Path, log_path: Path):
+    def __init__(self, extra_data: Path, log_path: Path, *options: str):
         self.port = free_port()
         self.base = f"http://{HOST}:{self.port}"
         self.log_path = log_path
@@ -321,7 +321,7 @@ class Gunicorn:
         with open(log_path, "wb") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "evalmaps.cli", "serve", "--data", str(extra_data),
-                 "--host", HOST, "--port", str(self.port), "--workers", "1"],
+                 "--host", HOST, "--port", str(self.port), "--workers", "1", *options],
                 cwd=extra_data, env=_env(), stdout=log,
                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
 
@@ -361,8 +361,9 @@ class Gunicorn:
 
 @pytest.fixture()
 def start_gunicorn(tmp_path, request):
-    def start(extra_data: Path) -> Gunicorn:
-        server = Gunicorn(extra_data, tmp_path / "gunicorn.log")
+    def start(extra_data: Path, *options: str) -> Gunicorn:
+        server = Gunicorn(extra_data, tmp_path / f"gunicorn-{len(options)}-{free_port()}.log",
+                          *options)
         request.addfinalizer(server.stop)
         return server
     return start
@@ -518,3 +519,49 @@ def test_import_a_json_file_of_no_known_format(tmp_path):
     path = write(tmp_path, "config.json", b'{"name": "x", "deps": {"a": 1}}')
     line = assert_clean_failure(run_cli("import", path, cwd=tmp_path), "config.json")
     assert line.endswith("Export one of those and try again.")
+
+
+def post_callback(server: Gunicorn, client, output: str, inputs: dict, state=None) -> dict:
+    """POST a callback to a real server, the body built as the page builds it."""
+    from tests.integration.dash_calls import callback_body
+
+    body = callback_body(client, output, inputs, state).encode()
+    request = urllib.request.Request(server.base + "/_dash-update-component", data=body,
+                                     headers={"Content-Type": "application/json"})
+    with OPENER.open(request, timeout=60) as response:
+        return {f"{cid}.{prop}": value for cid, props in json.loads(response.read())["response"]
+                .items() for prop, value in props.items()}
+
+
+@pytest.mark.server
+def test_two_servers_share_one_store_and_no_store_is_read_only(tmp_path, start_gunicorn, client):
+    """Issue 9: an upload kept through one server opens by its link on another that names the
+    same --store; --no-store turns uploads off with a note."""
+    import base64
+
+    data = tmp_path / "mine"
+    data.mkdir()
+    shutil.copy(FIXTURES / "tidy_small.csv", data / "tidy_small.csv")
+    store = tmp_path / "shared-store"
+    one, two = start_gunicorn(data, "--store", str(store)), start_gunicorn(data, "--store", str(store))
+    off = start_gunicorn(data, "--no-store")
+    for server in (one, two, off):
+        wait_for_healthz(server)
+    raw = {"name": "wide_small.csv", "contents": "data:text/csv;base64,"
+           + base64.b64encode((FIXTURES / "wide_small.csv").read_bytes()).decode()}
+    staged = post_callback(one, client, "data-staged.data", {"data-upload-raw.data": raw})
+    pending = post_callback(one, client, "data-pending.data", {
+        "data-staged.data": staged["data-staged.data"], "data-format.value": "auto",
+        "data-range.value": True})["data-pending.data"]
+    kept = post_callback(one, client, "uploads.data", {"data-add.n_clicks": 1},
+                         {"data-pending.data": pending, "uploads.data": []})
+    fid = kept["uploads.data"][-1]
+    assert sorted(p.name for p in (store / "figures").iterdir()) == [fid]
+    status, body = fetch(two.base, f"/api/figures/{fid}/cells?model=tiny-a&ft_type=lora&type=1"
+                                   f"&len=1")
+    assert status == 200 and [c["value"] for c in json.loads(body)["cells"]] == [90.0]
+    status, _ = fetch(off.base, f"/api/figures/{fid}")
+    assert status == 404  # a read-only server has no store to open it from
+    refused = post_callback(off, client, "data-staged.data", {"data-upload-raw.data": raw})
+    assert refused["data-staged.data"] is None
+    assert "read-only" in json.dumps(refused["data-upload-status.children"])
