@@ -93,6 +93,9 @@ def create_app(settings: Settings | None = None) -> Dash:
     secure_headers(app)
     if not settings.debug:
         no_version_banner(app)
+        # Dash Pages would put every page's layout (~170 KB) in each page's config, for a check
+        # of callback ids whose result only the dev tools show: with debug only
+        app.config.suppress_callback_exceptions = True
     compress(app.server)
     dash_callback_module.to_json = callback_json
     return app

@@ -65,3 +65,15 @@ def test_the_page_names_no_server_versions(client):
     assert {"dash_version", "python_version", "plotly_version", "ddk_version",
             "dash_version_url"}.isdisjoint(config)
     assert sys.version.split()[0] not in html
+
+
+def test_the_page_config_carries_no_validation_layout(client):
+    """Every page's HTML held all pages' layouts (~170 KB, 23 ms of CPU per GET /) for a check
+    only the dev tools show: it is left out unless debug is on."""
+    import json
+    import re
+
+    html = client.get("/").get_data(as_text=True)
+    config = json.loads(re.search(r'<script id="_dash-config" type="application/json">(.*?)'
+                                  r'</script>', html, re.S).group(1))
+    assert "validation_layout" not in config and len(html) < 20_000
