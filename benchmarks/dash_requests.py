@@ -181,3 +181,22 @@ def figures_in(value: Any) -> list[dict]:
 
     visit(value)
     return found
+
+
+def envelope(dep: dict, values: dict[str, Any], changed: list[str] | None = None) -> bytes:
+    """The POST body of one callback with plain ids: ``values`` by 'id.prop' (None elsewhere);
+    ``changed`` defaults to the first value's key. Output props lose their '@...' suffix (an
+    allow_duplicate output), as the renderer sends them."""
+    def item(entry: dict) -> dict:
+        return {"id": parse_id(entry["id"]), "property": entry["property"],
+                "value": values.get(f"{entry['id']}.{entry['property']}")}
+
+    outs = [{"id": parse_id(cid), "property": prop.split("@")[0]}
+            for cid, prop in split_output(dep["output"])]
+    return orjson.dumps({
+        "output": dep["output"],
+        "outputs": outs if dep["output"].startswith("..") else outs[0],
+        "inputs": [item(i) for i in dep["inputs"]],
+        "state": [item(s) for s in dep.get("state", [])],
+        "changedPropIds": changed if changed is not None else list(values)[:1],
+    })

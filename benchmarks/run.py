@@ -1,8 +1,10 @@
 """evalmaps at scale, side by side with floors measured in the same run.
 
     python benchmarks/run.py [--quick] [--only SECTION ...] [--markdown FILE]
+                             [--soak-seconds N] [--load-tool auto|wrk|python]
 
-Sections: load, callback, payload, paint, transfer, throughput (see benchmarks/README.md).
+Sections: load, callback, payload, paint, transfer, throughput, soak, uploads (see
+benchmarks/README.md).
 Every measurement that fails prints "failed: <reason>" in its row and the run goes on. Speed is
 reported here, never asserted in tests.
 """
@@ -19,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -31,13 +34,15 @@ if str(ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from benchmarks import dash_requests, floors, throughput  # noqa: E402
-from benchmarks.server import Gunicorn, request  # noqa: E402
+from benchmarks import dash_requests, floors, hostile, throughput  # noqa: E402
+from benchmarks.server import Gunicorn, request, rss_mb  # noqa: E402
 from benchmarks.sweeps import Sweep, sweeps  # noqa: E402
 
-SECTIONS = ("load", "callback", "payload", "paint", "transfer", "throughput")
+SECTIONS = ("load", "callback", "payload", "paint", "transfer", "throughput", "soak", "uploads")
 SERVER_SECTIONS = {"callback", "payload", "paint", "transfer", "throughput"}
 JSON = {"Content-Type": "application/json"}
+UPLOAD_MEMORY_MB = 150  # the upload budget of the soak and uploads server (low on purpose)
+UPLOAD_SECONDS = 10
 
 
 # ----------------------------------------------------------------------------- the table
@@ -516,53 +521,285 @@ def section_transfer(ctx: "Context") -> list[Row]:
 
 # ----------------------------------------------------------------------------- throughput
 
-def section_throughput(ctx: "Context") -> list[Row]:
-    port = ctx.server.port
-    rows: list[Row] = []
+def load_targets(ctx: "Context", port: int, rows: list[Row] | None = None
+                 ) -> list[tuple[str, str, bytes | None]]:
+    """(label, path, POST body or None) of the load tests: the cells API, a page, the browse
+    callback, each for the catalog's first figure. A target that cannot be built is left out
+    (with a failed row when ``rows`` is given)."""
     figures = json.loads(http_get(port)("/api/figures"))["figures"]
     default = figures[0]["id"]
-    seconds = ctx.throughput_seconds
-    ctx.log(f"throughput: /healthz (floor), {seconds:g} s")
-    try:
-        floor = throughput.run(port, "/healthz", seconds=seconds)
-    except Exception as exc:  # noqa: BLE001
-        floor = None
-        ctx.log(f"  floor failed: {reason(exc)}")
-    targets = [(f"cells API /api/figures/{default}/cells", f"/api/figures/{default}/cells",
-                None)]
+    targets: list[tuple[str, str, bytes | None]] = [
+        (f"cells API /api/figures/{default}/cells", f"/api/figures/{default}/cells", None),
+        ("page / (HTML)", "/", None)]
     try:
         body, _ = dash_requests.browse_request(http_get(port), http_post(port), default)
         targets.append((f"browse callback (POST /_dash-update-component, {default})",
                         "/_dash-update-component", body))
     except Exception as exc:  # noqa: BLE001
-        rows.append(Row("throughput browse callback: req/s", "req/s", failed=reason(exc)))
-    for label, path, body in targets:
+        if rows is not None:
+            rows.append(Row("throughput browse callback: req/s", "req/s", failed=reason(exc)))
+    return targets
+
+
+def load_rows(label: str, result: dict, floor, rps: Row) -> list[Row]:
+    """p50 and p99 rows next to a req/s row filled by ``attempt`` (``result['r']``)."""
+    p50 = Row(f"{label}: p50 latency", "ms")
+    p99 = Row(f"{label}: p99 latency", "ms")
+    if rps.failed:
+        p50.failed = p99.failed = rps.failed
+    else:
+        res = result["r"]
+        rps.what += f" ({res.errors} errors of {res.requests})"
+        p50.evalmaps, p99.evalmaps = res.p50_ms, res.p99_ms
+        if floor:
+            p50.floor, p99.floor = floor.p50_ms, floor.p99_ms
+    return [rps, p50, p99]
+
+
+def section_throughput(ctx: "Context") -> list[Row]:
+    port = ctx.server.port
+    rows: list[Row] = []
+    seconds = ctx.throughput_seconds
+    ctx.log(f"throughput: /healthz (floor), {seconds:g} s")
+    try:
+        floor = throughput.run(port, "/healthz", connections=32, seconds=seconds, tool=ctx.tool)
+    except Exception as exc:  # noqa: BLE001
+        floor = None
+        ctx.log(f"  floor failed: {reason(exc)}")
+    for label, path, body in load_targets(ctx, port, rows):
         ctx.log(f"throughput: {label}, {seconds:g} s")
         rps = Row(f"{label}: req/s", "req/s")
-        p50 = Row(f"{label}: p50 latency", "ms")
-        p99 = Row(f"{label}: p99 latency", "ms")
         result: dict = {}
 
         def measure(path=path, body=body):
-            res = throughput.run(port, path, body, connections=32, seconds=seconds)
+            res = throughput.run(port, path, body, connections=32, seconds=seconds,
+                                 tool=ctx.tool)
             result["r"] = res
             return res.rps, floor.rps if floor else None
 
         attempt(rps, measure, ctx.log)
-        if rps.failed:
-            p50.failed = p99.failed = rps.failed
-        else:
-            res = result["r"]
-            rps.what += f" ({res.errors} errors of {res.requests})"
-            p50.evalmaps, p99.evalmaps = res.p50_ms, res.p99_ms
-            if floor:
-                p50.floor, p99.floor = floor.p50_ms, floor.p99_ms
-        rows += [rps, p50, p99]
-    tool = floor.tool if floor else ("wrk" if shutil.which("wrk") else "python threads")
+        rows += load_rows(label, result, floor, rps)
+    tool = floor.tool if floor else throughput.tool_name(ctx.tool)
     ctx.notes.append(f"throughput: {tool}, 32 connections, {seconds:g} s per target, gunicorn "
-                     f"with gunicorn.conf.py (2 workers x 8 threads) on 127.0.0.1 (the load generator shares the CPUs). "
-                     f"Floor = the same run against /healthz (a trivial JSON route)"
-                     + (f": {floor.errors} errors of {floor.requests}." if floor else "."))
+                     f"with gunicorn.conf.py (2 workers x 8 threads) on 127.0.0.1 (the load "
+                     f"generator shares the CPUs). Floor = the same run against /healthz (a "
+                     f"trivial JSON route)"
+                     + (f": {floor.errors} errors of {floor.requests}." if floor else ".")
+                     + " For req/s a ratio below 1 is slower than the floor.")
+    return rows
+
+
+# ----------------------------------------------------------------------------- soak
+
+def worker_rss(server: Gunicorn) -> dict[int, float]:
+    """{worker pid: RSS MB} of a gunicorn's workers right now."""
+    out = {}
+    for pid in server.worker_pids():
+        mb = rss_mb(pid)
+        if mb is not None:
+            out[pid] = mb
+    return out
+
+
+def section_soak(ctx: "Context") -> list[Row]:
+    server = ctx.hardened()
+    port = server.port
+    seconds = ctx.soak_seconds
+    interval = 10.0 if seconds >= 40 else max(1.0, seconds / 4)
+    chunks = max(1, round(seconds / interval))
+    targets = load_targets(ctx, port)
+    mix = [(path, body) for _, path, body in targets]
+    names = ", ".join(label.split(" (")[0].split(" /")[0] for label, _, _ in targets)
+    floor_seconds = ctx.throughput_seconds
+    ctx.log(f"soak: /healthz (floor), {floor_seconds:g} s")
+    try:
+        floor = throughput.run(port, "/healthz", connections=32, seconds=floor_seconds,
+                               tool=ctx.tool)
+    except Exception as exc:  # noqa: BLE001
+        floor = None
+        ctx.log(f"  floor failed: {reason(exc)}")
+    ctx.log(f"soak: mixed load ({names}), {chunks} x {interval:g} s, 32 connections")
+    series: dict[int, list[float]] = {pid: [mb] for pid, mb in worker_rss(server).items()}
+    first_pids = list(series)
+    results = []
+    failure = None
+    for _ in range(chunks):
+        try:
+            results.append(throughput.run_mix(port, mix, connections=32, seconds=interval,
+                                              tool=ctx.tool))
+        except Exception as exc:  # noqa: BLE001 - the series so far is still reported
+            failure = reason(exc)
+            ctx.log(f"  soak chunk failed: {failure}")
+            break
+        for pid, mb in worker_rss(server).items():
+            series.setdefault(pid, []).append(mb)
+    rows = []
+    label = f"soak: mixed load ({names}), {len(results)} x {interval:g} s"
+    rps = Row(f"{label}: req/s", "req/s")
+    p50 = Row(f"{label}: p50 latency (median of the {interval:g}-s runs)", "ms")
+    p99 = Row(f"{label}: p99 latency (worst {interval:g}-s run)", "ms")
+    drift = Row(f"{label}: req/s of the last {interval:g} s vs the first", "req/s")
+    if not results:
+        for row in (rps, p50, p99, drift):
+            row.failed = failure or "no load run"
+    else:
+        requests = sum(r.requests for r in results)
+        errors = sum(r.errors for r in results)
+        rps.what += f" ({errors} errors of {requests})"
+        rps.evalmaps = requests / sum(r.seconds for r in results)
+        p50.evalmaps = median_of([r.p50_ms for r in results])
+        p99.evalmaps = max(r.p99_ms for r in results)
+        drift.evalmaps, drift.floor = results[-1].rps, results[0].rps
+        if floor:
+            rps.floor, p50.floor, p99.floor = floor.rps, floor.p50_ms, floor.p99_ms
+    rows += [rps, p50, p99, drift]
+    for n, pid in enumerate(first_pids, 1):
+        values = series[pid]
+        gone = rss_mb(pid) is None
+        row = Row(f"soak: worker {n} RSS, last sample vs first ({len(values)} samples"
+                  + (", replaced during the soak" if gone else "") + ")", "MB")
+        row.evalmaps, row.floor = values[-1], values[0]
+        rows.append(row)
+    late = [pid for pid in series if pid not in first_pids]
+    tool = results[0].tool if results else throughput.tool_name(ctx.tool)
+    ctx.notes.append(
+        f"soak: {tool}, 32 connections on a mix of {names} (each connection cycles through "
+        f"them), {chunks} runs of {interval:g} s back to back ({seconds:g} s in all), on a "
+        f"gunicorn with gunicorn.conf.py but --max-requests 0, so that the same two workers "
+        f"serve the whole soak and any growth shows (deployed, max_requests replaces a worker "
+        f"after about 1000 requests). Each worker's RSS (VmRSS, /proc) sampled before the load "
+        f"and after every run: "
+        + "; ".join(f"worker {n}: {', '.join(f'{v:.0f}' for v in series[pid])} MB"
+                    for n, pid in enumerate(first_pids, 1))
+        + (f"; workers started during the soak: {len(late)}" if late else "")
+        + ". req/s per run: " + ", ".join(f"{r.rps:.0f}" for r in results)
+        + (f". Floor = /healthz alone, {floor_seconds:g} s." if floor else ".")
+        + (f" Stopped early: {failure}." if failure else ""))
+    return rows
+
+
+# ----------------------------------------------------------------------------- uploads
+
+def section_uploads(ctx: "Context") -> list[Row]:
+    server = ctx.hardened()
+    port = server.port
+    default = json.loads(http_get(port)("/api/figures"))["figures"][0]["id"]
+    cells = f"/api/figures/{default}/cells"
+    probe_paths = ["/healthz", cells]
+    ctx.log("uploads: making the hostile files")
+    files = hostile.hostile_files()
+    client = hostile.UploadClient(port)
+    bodies = {f.kind: client.stage_body(f.name, f.data) for f in files}
+    for _ in range(4):  # warm-up of both workers (and of the cells API's cache)
+        for path in probe_paths:
+            request(port, "GET", path)
+    baseline_seconds = 3.0 if ctx.quick else 20.0
+    ctx.log(f"uploads: /healthz and cells API alone, {baseline_seconds:g} s")
+    quiet = hostile.Prober(port, probe_paths).start()
+    time.sleep(baseline_seconds)
+    quiet.stop()
+    before = worker_rss(server)
+    peak = dict(before)
+
+    def track_peak():
+        for pid, mb in worker_rss(server).items():
+            peak[pid] = max(peak.get(pid, 0.0), mb)
+
+    rounds = 1 if ctx.quick else 3
+    clients = 2
+    outcomes: list[tuple[str, float, str, str]] = []  # kind, seconds, refused by, message
+    errors: list[str] = []
+    lock = threading.Lock()
+
+    def uploader(offset: int):
+        order = files[offset:] + files[:offset]
+        for _ in range(rounds):
+            for f in order:
+                try:
+                    seconds, by, message = client.upload(f.name, bodies[f.kind])
+                except Exception as exc:  # noqa: BLE001 - counted, the others go on
+                    with lock:
+                        errors.append(f"{f.kind}: {reason(exc)}")
+                    continue
+                with lock:
+                    outcomes.append((f.kind, seconds, by, message))
+
+    ctx.log(f"uploads: {clients} clients x {rounds} round(s) of {len(files)} hostile uploads, "
+            f"probing meanwhile")
+    busy = hostile.Prober(port, probe_paths, on_each=track_peak).start()
+    started = time.monotonic()
+    threads = [threading.Thread(target=uploader, args=(i,), daemon=True) for i in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=900)
+    loaded_seconds = time.monotonic() - started
+    busy.stop()
+    time.sleep(2.0)  # the last callbacks' buffers freed
+    after = worker_rss(server)
+
+    rows: list[Row] = []
+    for f in files:
+        mine = [o for o in outcomes if o[0] == f.kind]
+        refused = [o for o in mine if o[2] == "columns" or (f.expected == "budget" and o[2] in (
+            "memory budget", "time budget"))]
+        by = sorted({o[2] for o in mine})
+        ok = bool(mine) and len(refused) == len(mine)
+        row = Row(f"upload {f.label}: stage + preview until refused, median of {len(mine)} "
+                  f"(refused by: {', '.join(by) or '—'}; {len(refused)} of {len(mine)} as "
+                  f"expected)", "s", "refused", within=lambda value, ratio, ok=ok: ok)
+        if mine:
+            row.evalmaps = median_of([o[1] for o in mine])
+        else:
+            row.failed = "; ".join(e for e in errors if e.startswith(f.kind)) or "no upload ran"
+        rows.append(row)
+    for path in probe_paths:
+        name = "/healthz" if path == "/healthz" else f"cells API {path}"
+        calm, loaded = quiet.samples[path], busy.samples[path]
+        fails = busy.failures[path]
+        for stat, fn in (("p50", lambda xs: hostile.percentile(xs, 50)),
+                         ("p99", lambda xs: hostile.percentile(xs, 99)), ("max", max)):
+            row = Row(f"{name} during hostile uploads: {stat} latency"
+                      + (f" ({len(loaded)} requests, {fails} failed)" if stat == "p50" else ""),
+                      "ms", "≤ 1 s" if stat == "max" else "—",
+                      within=value_at_most(1000) if stat == "max" else None)
+            if not loaded or not calm:
+                row.failed = "no probe answered"
+            else:
+                row.evalmaps, row.floor = fn(loaded), fn(calm)
+            rows.append(row)
+    for n, pid in enumerate(sorted(before), 1):
+        row = Row(f"worker {n} RSS after the hostile uploads vs before (peak during: "
+                  f"{peak.get(pid, 0):.0f} MB)", "MB", "≤ 1.1x", within=ratio_at_most(1.1))
+        if pid in after:
+            row.evalmaps, row.floor = after[pid], before[pid]
+        else:
+            row.failed = "the worker was replaced"
+        rows.append(row)
+    messages = {}
+    for kind, _, by, message in outcomes:
+        messages.setdefault(kind, message)
+    expected = {f.kind: ({"columns"} if f.expected == "columns" else
+                         {"memory budget", "time budget"}) for f in files}
+    unexpected = [(kind, message) for kind, _, by, message in outcomes
+                  if by not in expected[kind]]
+    if unexpected:  # say what happened, with the server's own account of it
+        trace = server.log_excerpt("upload preview failed")
+        ctx.notes.append("uploads, unexpected answers: " + "; ".join(
+            f"{kind}: \"{message[:200]}\"" for kind, message in unexpected[:4])
+            + (f". Server log: {trace}" if trace else ""))
+    ctx.notes.append(
+        f"uploads: the Data page's two callbacks over HTTP, as the browser sends them (stage: "
+        f"the file base64 in data-upload-raw.data; preview: the staged key), on the soak's "
+        f"gunicorn with EVALMAPS_UPLOAD_MEMORY_MB={UPLOAD_MEMORY_MB} and "
+        f"EVALMAPS_UPLOAD_SECONDS={UPLOAD_SECONDS}; {clients} upload clients at once, "
+        f"{rounds} round(s) each over the {len(files)} files, {loaded_seconds:.0f} s in all. "
+        f"Meanwhile another client asks for /healthz and the cells API in turn, one request at "
+        f"a time with 50 ms pauses; floor = the same client for {baseline_seconds:g} s just "
+        f"before, with no upload running. Worker RSS (VmRSS) 2 s after the last upload against "
+        f"just before the first. Messages shown: "
+        + "; ".join(f"{kind}: \"{message}\"" for kind, message in messages.items())
+        + (f". Client errors: {'; '.join(errors[:3])}" if errors else "") + ".")
     return rows
 
 
@@ -582,6 +819,28 @@ class Context:
     notes: list[str] = field(default_factory=list)
     extra_versions: list[str] = field(default_factory=list)
     figure_ids: list[str] | None = None
+    tool: str = "auto"
+    soak_seconds: float = 300.0
+    hard_server: Gunicorn | None = None
+
+    def hardened(self) -> Gunicorn:
+        """The soak and uploads server: built-in data only, a store in the run's folder, a low
+        upload budget, no max-requests restarts (started once, on first use)."""
+        if self.hard_server is None:
+            server = Gunicorn([], env={
+                "EVALMAPS_STORE": str(self.tmp / "store"),
+                "EVALMAPS_UPLOAD_MEMORY_MB": str(UPLOAD_MEMORY_MB),
+                "EVALMAPS_UPLOAD_SECONDS": str(UPLOAD_SECONDS)}, args=["--max-requests", "0"])
+            self.log(f"gunicorn: starting on {server.base} (built-in data, upload budget "
+                     f"{UPLOAD_MEMORY_MB} MB / {UPLOAD_SECONDS} s, --max-requests 0)")
+            try:
+                server.start()
+            except Exception:
+                server.stop()
+                raise
+            self.hard_server = server
+            time.sleep(1.0)  # the second worker
+        return self.hard_server
 
     @property
     def repeat(self) -> int:
@@ -610,7 +869,8 @@ class Context:
 
 SECTION_FUNCS = {"load": section_load, "callback": section_callback, "payload": section_payload,
                  "paint": section_paint, "transfer": section_transfer,
-                 "throughput": section_throughput}
+                 "throughput": section_throughput, "soak": section_soak,
+                 "uploads": section_uploads}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -621,7 +881,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help=f"run only these sections (repeat or comma-separate): "
                              f"{', '.join(SECTIONS)}")
     parser.add_argument("--markdown", metavar="FILE", help="also write the table to FILE")
+    parser.add_argument("--soak-seconds", type=float, default=None, metavar="N",
+                        help="length of the soak's mixed load (default 300; 6 with --quick)")
+    parser.add_argument("--load-tool", choices=throughput.TOOLS, default="auto",
+                        help="load generator: wrk when installed (auto), or Python threads")
     args = parser.parse_args(argv)
+    if args.soak_seconds is None:
+        args.soak_seconds = 6.0 if args.quick else 300.0
+    if not 1 <= args.soak_seconds <= 3600:
+        parser.error("--soak-seconds takes a number of seconds from 1 to 3600")
     only = [s.strip() for value in args.only for s in value.split(",") if s.strip()]
     unknown = [s for s in only if s not in SECTIONS]
     if unknown:
@@ -638,7 +906,8 @@ def main(argv: list[str] | None = None) -> int:
 
     load_before = load_average()
     tmp = Path(tempfile.mkdtemp(prefix="evalmaps-bench-"))
-    ctx = Context(args.quick, sweeps(args.quick), tmp, log)
+    ctx = Context(args.quick, sweeps(args.quick), tmp, log, tool=args.load_tool,
+                  soak_seconds=args.soak_seconds)
     rows: list[Row] = []
     try:
         for sweep in ctx.sweeps:
@@ -663,13 +932,15 @@ def main(argv: list[str] | None = None) -> int:
                 if os.environ.get("EVALMAPS_BENCH_DEBUG"):
                     traceback.print_exc()
     finally:
-        if ctx.server is not None:
-            ctx.server.stop()
+        for server in (ctx.server, ctx.hard_server):
+            if server is not None:
+                server.stop()
         shutil.rmtree(tmp, ignore_errors=True)
 
     extra = [f"load average (1 min) {load_before} at start, {load_average()} at end"]
     extra += versions() + ctx.extra_versions
-    if shutil.which("wrk") and "throughput" in args.sections:
+    if throughput.tool_name(args.load_tool) == "wrk" and {"throughput", "soak"} & set(
+            args.sections):
         extra.append("wrk " + (subprocess.run(["wrk", "--version"], capture_output=True,
                                               text=True).stdout.split() or ["?", "?"])[1])
     sizes = ", ".join(f"{s.id} = {label_cells(s)}" for s in ctx.sweeps)

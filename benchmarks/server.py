@@ -23,6 +23,17 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def rss_mb(pid: int) -> float | None:
+    """VmRSS of a process in MB (None once it is gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        return None
+    return None
+
+
 @dataclass
 class Response:
     status: int
@@ -51,9 +62,12 @@ class Gunicorn:
     """``gunicorn app:server --workers 2 --bind 127.0.0.1:<port>`` from the repo root (so a
     ``gunicorn.conf.py`` there applies), in its own process group; ``stop`` ends that group."""
 
-    def __init__(self, extra_dirs: list[Path], workers: int = 2):
+    def __init__(self, extra_dirs: list[Path], workers: int = 2, env: dict[str, str] | None = None,
+                 args: list[str] | None = None):
         self.extra_dirs = extra_dirs
         self.workers = workers
+        self.env = env or {}  # extra environment (EVALMAPS_* settings) for this server
+        self.args = args or []  # extra gunicorn arguments (over gunicorn.conf.py)
         self.port = free_port()
         self.proc: subprocess.Popen | None = None
         self.log = tempfile.NamedTemporaryFile(prefix="evalmaps-bench-gunicorn-", suffix=".log",
@@ -70,9 +84,10 @@ class Gunicorn:
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(
             os.pathsep)
         env.pop("EVALMAPS_DEBUG", None)
+        env.update(self.env)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "app:server", "--workers", str(self.workers),
-             "--bind", f"{HOST}:{self.port}"],
+             "--bind", f"{HOST}:{self.port}", *self.args],
             cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL, start_new_session=True)
         deadline = time.monotonic() + timeout
@@ -88,6 +103,34 @@ class Gunicorn:
             time.sleep(0.25)
         self.stop()
         raise RuntimeError(f"/healthz did not answer within {timeout:.0f} s: {self.last_error()}")
+
+    def worker_pids(self) -> list[int]:
+        """The gunicorn workers: the master's child processes (from /proc), oldest first."""
+        if self.proc is None:
+            return []
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) "
+            if int(fields[1]) == self.proc.pid:  # ppid
+                found.append((int(fields[19]), int(entry.name)))  # (start time, pid)
+        return [pid for _, pid in sorted(found)]
+
+    def log_excerpt(self, marker: str, lines: int = 12) -> str:
+        """The log's lines from the first one holding ``marker`` (for a note), or ''."""
+        try:
+            text = self.log_path.read_text(errors="replace").splitlines()
+        except OSError:
+            return ""
+        start = next((i for i, line in enumerate(text) if marker in line), None)
+        if start is None:
+            return ""
+        return " | ".join(line.strip() for line in text[start:start + lines])[:1500]
 
     def last_error(self) -> str:
         """The most telling line of the log (an error message, else its last line)."""

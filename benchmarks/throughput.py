@@ -3,6 +3,9 @@
 ``wrk`` (Debian package ``wrk``) when it is installed, with a Lua script that sets the POST body
 and prints the summary in one machine-readable line; otherwise a Python thread pool of N
 clients. Both loops are bounded in time (``seconds``) and the Python one also in count.
+
+``run`` loads one path; ``run_mix`` sends a mix of requests in turn (each connection cycles
+through the list, so the mix holds them in equal numbers), for the soak.
 """
 
 from __future__ import annotations
@@ -29,6 +32,33 @@ done = function(summary, latency, requests)
 end
 """
 
+MIX = """
+local targets = {{targets}}
+local built = nil
+local i = 0
+local function slurp(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+request = function()
+  if built == nil then
+    built = {}
+    for n, t in ipairs(targets) do
+      if t[2] then
+        built[n] = wrk.format("POST", t[1], {["Content-Type"] = "application/json"}, slurp(t[2]))
+      else
+        built[n] = wrk.format("GET", t[1])
+      end
+    end
+    i = math.random(#built) - 1  -- threads start at different places of the mix
+  end
+  i = i % #built + 1
+  return built[i]
+end
+"""
+
 POST_BODY = """
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
@@ -52,21 +82,54 @@ class Result:
         return self.requests / self.seconds if self.seconds else 0.0
 
 
+TOOLS = ("auto", "wrk", "python")
+
+
+def tool_name(tool: str = "auto") -> str:
+    """The load generator ``run`` uses: wrk when asked for or installed, else Python threads."""
+    if tool == "wrk" or (tool == "auto" and shutil.which("wrk")):
+        return "wrk"
+    return "python threads"
+
+
 def run(port: int, path: str, body: bytes | None = None, connections: int = 32,
-        seconds: float = 10.0) -> Result:
-    if shutil.which("wrk"):
-        return _wrk(port, path, body, connections, seconds)
-    return _threads(port, path, body, connections, seconds)
+        seconds: float = 10.0, tool: str = "auto") -> Result:
+    return run_mix(port, [(path, body)], connections, seconds, tool)
 
 
-def _wrk(port: int, path: str, body: bytes | None, connections: int, seconds: float) -> Result:
+def run_mix(port: int, targets: list[tuple[str, bytes | None]], connections: int = 32,
+            seconds: float = 10.0, tool: str = "auto") -> Result:
+    """``targets``: (path, POST body or None for a GET); one target is a plain load test."""
+    if tool_name(tool) == "wrk":
+        return _wrk(port, targets, connections, seconds)
+    return _threads(port, targets, connections, seconds)
+
+
+def _lua_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _wrk(port: int, targets: list[tuple[str, bytes | None]], connections: int,
+         seconds: float) -> Result:
     with tempfile.TemporaryDirectory(prefix="evalmaps-bench-wrk-") as tmp:
         script = Path(tmp) / "bench.lua"
-        post = ""
-        if body is not None:
-            body_file = Path(tmp) / "body.json"
-            body_file.write_bytes(body)
-            post = POST_BODY.replace("{path}", str(body_file))
+        if len(targets) == 1:
+            path, body = targets[0]
+            post = ""
+            if body is not None:
+                body_file = Path(tmp) / "body.json"
+                body_file.write_bytes(body)
+                post = POST_BODY.replace("{path}", str(body_file))
+        else:
+            path, entries = "/", []
+            for n, (target, body) in enumerate(targets):
+                body_path = "nil"
+                if body is not None:
+                    body_file = Path(tmp) / f"body{n}.json"
+                    body_file.write_bytes(body)
+                    body_path = _lua_string(str(body_file))
+                entries.append(f"{{{_lua_string(target)}, {body_path}}}")
+            post = MIX.replace("{{targets}}", "{" + ", ".join(entries) + "}")
         script.write_text(LUA.replace("{body}", post))
         cmd = ["wrk", "--threads", "2", "--connections", str(connections),
                "--duration", f"{max(1, round(seconds))}s", "--timeout", "10s",
@@ -81,21 +144,26 @@ def _wrk(port: int, path: str, body: bytes | None, connections: int, seconds: fl
                   float(p99_us) / 1000, sum(int(e) for e in errors))
 
 
-def _threads(port: int, path: str, body: bytes | None, connections: int, seconds: float,
-             max_requests: int = 200_000) -> Result:
+def _threads(port: int, targets: list[tuple[str, bytes | None]], connections: int,
+             seconds: float) -> Result:
+    max_requests = max(200_000, int(seconds * 5000))  # a bound far above what threads reach
     latencies: list[float] = []
     errors = [0]
     lock = threading.Lock()
     start = time.perf_counter()
     deadline = start + seconds
-    method = "POST" if body is not None else "GET"
-    headers = {"Content-Type": "application/json"} if body is not None else {}
+    json_headers = {"Content-Type": "application/json"}
 
-    def client():
+    def client(offset: int):
+        n = offset
         while time.perf_counter() < deadline:
             with lock:
                 if len(latencies) + errors[0] >= max_requests:
                     return
+            path, body = targets[n % len(targets)]
+            n += 1
+            method = "POST" if body is not None else "GET"
+            headers = json_headers if body is not None else {}
             t0 = time.perf_counter()
             try:
                 conn = http.client.HTTPConnection(HOST, port, timeout=10)
@@ -112,7 +180,8 @@ def _threads(port: int, path: str, body: bytes | None, connections: int, seconds
                 else:
                     errors[0] += 1
 
-    threads = [threading.Thread(target=client, daemon=True) for _ in range(connections)]
+    threads = [threading.Thread(target=client, args=(i,), daemon=True)
+               for i in range(connections)]
     for t in threads:
         t.start()
     for t in threads:

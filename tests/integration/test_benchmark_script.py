@@ -67,3 +67,57 @@ def test_quick_load_section_prints_a_table_with_consistent_ratios(tmp_path):
         measured += 1
     # the catalog-folder loads are of files the script itself wrote: they must succeed
     assert measured >= 3
+
+
+def test_quick_soak_and_uploads_sections_measure_and_refuse(tmp_path):
+    """A 4-second soak (the cells API, a page and the browse callback mixed, the same targets as
+    the throughput section's) with worker RSS samples, and the hostile uploads, with the Python
+    load generator (wrk is not needed): every row has numbers against a floor of the same run,
+    and every hostile upload was refused by what should refuse it."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--only",
+         "soak,uploads", "--soak-seconds", "4", "--load-tool", "python"],
+        cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = table_rows(proc.stdout)
+    failed = [row for row in rows if row[1].startswith("failed: ")]
+    assert failed == [], failed
+    whats = [row[0] for row in rows]
+
+    def numbers(row):
+        (ev, ev_unit), (fl, fl_unit) = (NUMBER.match(row[1]).groups(),
+                                        NUMBER.match(row[2]).groups())
+        assert ev_unit == fl_unit, row
+        assert abs(float(row[3]) - float(ev) / float(fl)) <= 0.01 * float(row[3]) + 0.01, row
+        return float(ev), float(fl)
+
+    # soak: the mix, its drift, and one RSS row per worker (2 workers), samples before and
+    # after each of the 4 one-second runs
+    soak = [row for row in rows if row[0].startswith("soak: ")]
+    assert len(soak) == 6, whats
+    assert soak[0][0].startswith("soak: mixed load (cells API, page, browse callback), 4 x 1 s")
+    assert re.search(r"\(0 errors of [1-9]\d*\)", soak[0][0]), soak[0][0]
+    workers = [row for row in soak if "RSS" in row[0]]
+    assert [row[0] for row in workers] == [
+        f"soak: worker {n} RSS, last sample vs first (5 samples)" for n in (1, 2)]
+    for row in soak:
+        numbers(row)
+    # uploads: each hostile file refused, every time, by the check meant for it
+    uploads = [row for row in rows if row[0].startswith("upload ")]
+    assert [row[0].split(":")[0] for row in uploads] == [
+        "upload 100,000-column CSV (0.9 MB)", "upload 1,000,000-row tidy CSV (11.1 MB)",
+        "upload zip of 472 KB expanding to 190 MB"]
+    assert "(refused by: columns; 2 of 2 as expected)" in uploads[0][0]
+    for row in uploads[1:]:
+        assert re.search(r"\(refused by: (memory budget|time budget)(, time budget)?; "
+                         r"2 of 2 as expected\)", row[0]), row[0]
+    assert all(row[4:] == ["refused", "yes"] for row in uploads), uploads
+    # the other client's latencies (p50, p99, max for /healthz and the cells API) and each
+    # worker's RSS before/after, all against a floor from the same run
+    probes = [row for row in rows if "during hostile uploads" in row[0]]
+    assert len(probes) == 6, whats
+    for row in probes:
+        numbers(row)
+    assert sum(row[0].startswith("worker ") and "RSS after the hostile uploads" in row[0]
+               for row in rows) == 2
+    assert "EVALMAPS_UPLOAD_MEMORY_MB=150" in proc.stdout
