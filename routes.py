@@ -14,6 +14,7 @@ from dash.exceptions import CallbackException, DependencyException
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
 
 from evalmaps import api as payloads
+from evalmaps import budget
 from evalmaps.errors import MAX_QUOTED, EvalmapsError, UnknownFigure
 from evalmaps.formats import clip
 from evalmaps.store import STORED_ID_IN
@@ -175,6 +176,17 @@ def envelope_problem(body, callbacks) -> str | None:
 
 # a browser's location (dcc.Location) is text: Dash Pages' own routing callback reads these
 LOCATION_PROPS = ("pathname", "search", "hash", "href")
+
+
+LARGE_BODY = 2**20
+
+
+@api.teardown_app_request
+def release_large_bodies(exc=None):
+    """After a request with a large body (an upload), give the freed memory back to the system:
+    otherwise each worker's resident memory stays at its largest upload."""
+    if (request.content_length or 0) > LARGE_BODY:
+        budget.release_memory()
 
 
 def _index_endpoint() -> str:
