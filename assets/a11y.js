@@ -3,6 +3,7 @@
  *   aria-labelledby = the label's id + the button's own id (Dash's Dropdown has no aria props).
  * - Dash dropdowns: the button is the tab stop, not a hidden input that passes focus on.
  * - The upload's file input: a name; no autocomplete (meaningless on a file input).
+ * - The x-range slider: arrow keys, PageUp/PageDown and Home/End go from label to label.
  * - AG Grid: its sticky and full-width row containers are empty role=rowgroup elements,
  *   which must hold rows; while empty they are marked presentational.
  * Runs after each batch of DOM changes (at most once a frame), touching only what differs. */
@@ -70,6 +71,41 @@
     });
   }
 
+  // The x-range slider's keys go from label to label (Dash's slider steps by a fraction of the
+  // axis when its step is None, landing between labels): the value is set with set_props.
+  const STEP_KEYS = {ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1};
+  function sliderKeys(event) {
+    const thumb = event.target;
+    if (!thumb || thumb.getAttribute("role") !== "slider") { return; }
+    const box = thumb.closest(".xrange-slider");
+    if (!box || !window.dash_clientside || !window.dash_clientside.set_props) { return; }
+    const numbers = JSON.parse(box.getAttribute("data-numbers"));
+    const n = numbers.length;
+    let move = STEP_KEYS[event.key];
+    if (event.key === "PageUp" || event.key === "PageDown") {
+      move = (event.key === "PageUp" ? 1 : -1) * Math.max(1, Math.round(n / 10));
+    }
+    if (move === undefined && event.key !== "Home" && event.key !== "End") { return; }
+    if (move !== undefined && event.shiftKey) { move *= Math.max(1, Math.round(n / 10)); }
+    const thumbs = Array.from(box.querySelectorAll("[role=slider]"));
+    const which = thumbs.indexOf(thumb);
+    if (which < 0 || thumbs.length !== 2) { return; }
+    const nearest = function (v) {
+      let best = 0;
+      numbers.forEach(function (x, i) { if (Math.abs(x - v) < Math.abs(numbers[best] - v)) { best = i; } });
+      return best;
+    };
+    const at = thumbs.map(function (t) { return nearest(parseFloat(t.getAttribute("aria-valuenow"))); });
+    let i = event.key === "Home" ? 0 : event.key === "End" ? n - 1 : at[which] + move;
+    // the handles do not cross: the low one stops at the high one and back
+    i = which === 0 ? Math.max(0, Math.min(i, at[1])) : Math.min(n - 1, Math.max(i, at[0]));
+    event.preventDefault();
+    event.stopPropagation();
+    at[which] = i;
+    window.dash_clientside.set_props(box.getAttribute("data-slider"),
+                                     {value: [numbers[at[0]], numbers[at[1]]]});
+  }
+
   let scheduled = false;
   function fix() {
     scheduled = false;
@@ -82,6 +118,7 @@
     if (!scheduled) { scheduled = true; window.requestAnimationFrame(fix); }
   }
   function start() {
+    document.addEventListener("keydown", sliderKeys, true);
     new MutationObserver(schedule).observe(document.body, {
       childList: true, subtree: true, attributes: true, attributeFilter: ["tabindex", "disabled"]});
     schedule();

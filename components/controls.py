@@ -81,9 +81,13 @@ def x_range_control(component_id: str, dim: Dim, x_range: tuple[float, float] | 
     step_mark = max(1, len(numbers) // 10)
     for i, (number, label) in enumerate(zip(numbers, dim.labels)):
         marks[number] = label if i % step_mark == 0 or i == len(numbers) - 1 else ""
-    return dcc.RangeSlider(id=component_id, min=min(numbers), max=max(numbers), step=None,
-                           marks=marks, value=[lo, hi], allowCross=False,
-                           tooltip={"placement": "bottom", "always_visible": False})
+    # the wrapper's data-numbers: the labels' numbers, for the keys (assets/a11y.js moves a
+    # handle from label to label; the slider's own keys step by a fraction of the axis)
+    return html.Div(dcc.RangeSlider(
+        id=component_id, min=min(numbers), max=max(numbers), step=None, marks=marks,
+        value=[lo, hi], allowCross=False, tooltip={"placement": "bottom", "always_visible": False}),
+        className="xrange-slider", **{"data-slider": component_id,
+                                      "data-numbers": json.dumps(list(numbers))})
 
 
 def color_mode_control(component_id: str, value: str) -> dbc.RadioItems:
