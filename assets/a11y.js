@@ -129,3 +129,14 @@
     start();
   }
 })();
+
+/* /data: the count follows the grid's filters ("12 of 40 cells shown: the table is filtered"). */
+window.dash_clientside = Object.assign({}, window.dash_clientside, {
+  evalmaps_a11y: {
+    filteredCount: function (shown, all) {
+      const n = (shown || []).length, total = (all || []).length;
+      if (n === total) { return ""; }
+      return n + " of " + total + " cells shown: the table is filtered.";
+    }
+  }
+});

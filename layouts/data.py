@@ -93,7 +93,9 @@ def layout(uploads=None, **query):
         figure_row(PAGE, catalog, figure, state),
         dbc.Row(rows_and_range(PAGE, figure, state, widths=(5, 4)), className="g-3 controls-row"),
         html.Div([
-            html.Div(id="data-summary", className="small text-muted"),
+            html.Div([html.Div(id="data-summary"),
+                      html.Div(id="data-filtered", className="fw-semibold", role="status")],
+                     className="small text-muted"),
             dbc.Button("Download CSV of the rows shown", id="data-download-button",
                        color="secondary", outline=True, size="sm"),
         ], className="d-flex justify-content-between align-items-center gap-2 mb-2"),
@@ -143,6 +145,14 @@ def _summary(cells: list[dict], missing: int) -> str:
     if missing:
         text += f"; {missing} more are not reported by the source and not listed"
     return text + ". Sort and filter in the table; the download holds exactly the rows shown."
+
+
+clientside_callback(
+    ClientsideFunction(namespace="evalmaps_a11y", function_name="filteredCount"),
+    Output("data-filtered", "children"),
+    Input("data-grid", "virtualRowData"),
+    State("data-grid", "rowData"),
+)
 
 
 @callback(

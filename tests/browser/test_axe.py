@@ -160,3 +160,22 @@ def test_nav_links_carry_the_slice(dash_duo, dash_app):
     dash_duo.wait_for_element(".trends-graph .main-svg", timeout=20)
     until(lambda: href("nav-data") == f"{base}/data{query}", timeout=10)
     assert dash_duo.get_logs() == []
+
+
+def test_data_counts_the_filtered_cells(dash_duo, dash_app, catalog):
+    figure = catalog.figure("dynts-r1-llama-benchmarks")
+    cells = figure.cells
+    present = cells[cells["value"].notna()]
+    expected = int((present["benchmark"] == "AIME24").sum())
+    dash_duo.start_server(dash_app)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/data?figure=dynts-r1-llama-benchmarks")
+    dash_duo.wait_for_element(".ag-cell", timeout=20)
+    until(lambda: dash_duo.find_element("#data-summary").text.startswith(
+        f"{len(present)} cells in this slice"), timeout=10)
+    assert dash_duo.find_element("#data-filtered").text == ""
+    dash_duo.driver.execute_script(
+        "dash_ag_grid.getApi('data-grid').setFilterModel("
+        "{benchmark: {filterType: 'text', type: 'equals', filter: 'AIME24'}});")
+    until(lambda: dash_duo.find_element("#data-filtered").text
+          == f"{expected} of {len(present)} cells shown: the table is filtered.", timeout=10)
+    assert dash_duo.get_logs() == []
