@@ -65,6 +65,7 @@ def create_app(settings: Settings | None = None) -> Dash:
         # every page's layout also gets the ids of this browser's recent uploads
         routing_callback_inputs={"uploads": State(UPLOADS, "data")},
     )
+    app.index_string = app.index_string.replace("<html>", '<html lang="en">', 1)  # screen readers
     load_plotly_up_front()
     app.server.extensions["evalmaps"] = {
         "catalog": catalog, "settings": settings, "problems": loaded.problems,

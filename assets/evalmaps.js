@@ -18,12 +18,33 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
       return [{name: filename, contents: contents}, ""];
     },
 
+    /* Nav links carry the page's slice: Browse, Trends and Data share the figure, its facets,
+     * rows (rows/hide), the x range, the row order and top N; each page's own keys go only to
+     * the pages that read them (evalmaps/state.py QUERY_KEYS). Any key that is not one of the
+     * named ones is a facet (a dimension's name). */
     navLinks: function (search) {
+      const OWN = {
+        "nav-browse": ["color", "labels"],
+        "nav-trends": ["transpose", "overlay", "threshold"],
+        "nav-data": [],
+        "nav-compare": ["a", "b", "color", "labels"]
+      };
+      const NAMED = ["color", "labels", "transpose", "overlay", "threshold", "a", "b", "format"];
+      const SLICED = ["nav-browse", "nav-trends", "nav-data"];
+      const params = new URLSearchParams(search || "");
       const links = Array.from(document.querySelectorAll("a.evalmaps-nav"));
-      const figure = new URLSearchParams(search || "").get("figure");
       return links.map(function (a) {
         const path = a.getAttribute("data-path") || a.pathname;
-        return figure ? path + "?figure=" + encodeURIComponent(figure) : path;
+        const own = OWN[a.id] || [];
+        const sliced = SLICED.indexOf(a.id) >= 0;
+        const out = new URLSearchParams();
+        params.forEach(function (value, key) {
+          if (own.indexOf(key) >= 0 || (sliced && NAMED.indexOf(key) < 0)) {
+            out.append(key, value);
+          }
+        });
+        const query = out.toString();
+        return query ? path + "?" + query : path;
       });
     },
 

@@ -38,8 +38,9 @@ from benchmarks import dash_requests, floors, hostile, throughput  # noqa: E402
 from benchmarks.server import Gunicorn, request, rss_mb  # noqa: E402
 from benchmarks.sweeps import Sweep, sweeps  # noqa: E402
 
-SECTIONS = ("load", "callback", "payload", "paint", "transfer", "throughput", "soak", "uploads")
-SERVER_SECTIONS = {"callback", "payload", "paint", "transfer", "throughput"}
+SECTIONS = ("load", "callback", "payload", "paint", "transfer", "throughput", "soak", "uploads",
+            "lighthouse")
+SERVER_SECTIONS = {"callback", "payload", "paint", "transfer", "throughput", "lighthouse"}
 JSON = {"Content-Type": "application/json"}
 UPLOAD_MEMORY_MB = 150  # the upload budget of the soak and uploads server (low on purpose)
 UPLOAD_SECONDS = 10
@@ -803,6 +804,57 @@ def section_uploads(ctx: "Context") -> list[Row]:
     return rows
 
 
+# ----------------------------------------------------------------------------- lighthouse
+
+LIGHTHOUSE_PAGES = ("/", "/trends", "/compare", "/data")
+LIGHTHOUSE_HOME = Path(__file__).resolve().parent / "lighthouse"  # npm install --prefix here
+
+
+def lighthouse_binary() -> str | None:
+    """$EVALMAPS_LIGHTHOUSE, benchmarks/lighthouse's npm install, or a lighthouse on PATH."""
+    local = LIGHTHOUSE_HOME / "node_modules" / ".bin" / "lighthouse"
+    for candidate in (os.environ.get("EVALMAPS_LIGHTHOUSE"), str(local), shutil.which("lighthouse")):
+        if candidate and Path(candidate).is_file():
+            return candidate
+    return None
+
+
+def section_lighthouse(ctx: "Context") -> list[Row]:
+    """Lighthouse's Accessibility score of each page (0-100; the audits are axe-core's), run
+    against the benchmark's gunicorn on 127.0.0.1 with the system Chromium."""
+    binary = lighthouse_binary()
+    rows = [Row(f"lighthouse accessibility {page}", "/100", "≥ 95",
+                within=lambda value, _ratio: value >= 95) for page in LIGHTHOUSE_PAGES]
+    if binary is None:
+        for row in rows:
+            row.failed = ("lighthouse is not installed: npm install --prefix benchmarks/lighthouse "
+                          "lighthouse (or set EVALMAPS_LIGHTHOUSE)")
+        return rows
+    chrome = shutil.which("chromium") or shutil.which("chromium-browser") or ""
+    env = {**os.environ, "CHROME_PATH": os.environ.get("CHROME_PATH", chrome)}
+    for page, row in zip(LIGHTHOUSE_PAGES, rows):
+        out = ctx.tmp / f"lighthouse{page.replace('/', '-') or '-'}.json"
+
+        def measure(page=page, out=out):
+            subprocess.run([binary, ctx.server.base + page, "--only-categories=accessibility",
+                            "--chrome-flags=--headless=new --no-sandbox --disable-gpu",
+                            "--output=json", f"--output-path={out}", "--quiet"],
+                           check=True, timeout=240, env=env, capture_output=True)
+            report = json.loads(out.read_text(encoding="utf-8"))
+            failing = [k for k, a in report["audits"].items()
+                       if a.get("score") is not None and a["score"] < 1
+                       and a.get("scoreDisplayMode") == "binary"]
+            if failing:
+                ctx.notes.append(f"lighthouse {page}: failing audits {', '.join(failing)}")
+            return report["categories"]["accessibility"]["score"] * 100, None
+
+        attempt(row, measure, ctx.log)
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=60)
+    ctx.notes.append(f"lighthouse {version.stdout.strip()}: Accessibility category only, one run "
+                     f"per page (the score is deterministic: no floor).")
+    return rows
+
+
 # ----------------------------------------------------------------------------- the run
 
 @dataclass
@@ -870,7 +922,7 @@ class Context:
 SECTION_FUNCS = {"load": section_load, "callback": section_callback, "payload": section_payload,
                  "paint": section_paint, "transfer": section_transfer,
                  "throughput": section_throughput, "soak": section_soak,
-                 "uploads": section_uploads}
+                 "uploads": section_uploads, "lighthouse": section_lighthouse}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

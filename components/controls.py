@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
@@ -18,6 +20,14 @@ COLOR_MODE_OPTIONS = [
 def labelled(label: str, control, html_for: str | None = None, width: int | None = None):
     return dbc.Col([dbc.Label(label, html_for=html_for, className="small fw-semibold mb-1"), control],
                    md=width, className="mb-2")
+
+
+def dom_id(component_id: str | dict) -> str:
+    """The id a component gets in the DOM: a dict id is JSON with sorted keys (Dash's own
+    stringifyId), so a label's ``html_for`` can point at a pattern-matching control."""
+    if isinstance(component_id, str):
+        return component_id
+    return json.dumps(component_id, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def figure_options(catalog: Catalog) -> list[dict]:
@@ -41,13 +51,14 @@ def facet_dropdowns(id_type: str, figure: Figure, state: ViewState, width: int =
     cols = []
     for name in spec.facets:
         dim = spec.dims[name]
+        control_id = {"type": id_type, "dim": name}
         cols.append(labelled(
             dim.title,
-            dcc.Dropdown(id={"type": id_type, "dim": name},
+            dcc.Dropdown(id=control_id,
                          options=[{"label": label, "value": label} for label in dim.labels],
                          value=selection[name], multi=True, clearable=False,
                          placeholder=f"Pick {dim.title.lower()}s"),
-            width=width))
+            html_for=dom_id(control_id), width=width))
     return cols
 
 
@@ -70,9 +81,13 @@ def x_range_control(component_id: str, dim: Dim, x_range: tuple[float, float] | 
     step_mark = max(1, len(numbers) // 10)
     for i, (number, label) in enumerate(zip(numbers, dim.labels)):
         marks[number] = label if i % step_mark == 0 or i == len(numbers) - 1 else ""
-    return dcc.RangeSlider(id=component_id, min=min(numbers), max=max(numbers), step=None,
-                           marks=marks, value=[lo, hi], allowCross=False,
-                           tooltip={"placement": "bottom", "always_visible": False})
+    # the wrapper's data-numbers: the labels' numbers, for the keys (assets/a11y.js moves a
+    # handle from label to label; the slider's own keys step by a fraction of the axis)
+    return html.Div(dcc.RangeSlider(
+        id=component_id, min=min(numbers), max=max(numbers), step=None, marks=marks,
+        value=[lo, hi], allowCross=False, tooltip={"placement": "bottom", "always_visible": False}),
+        className="xrange-slider", **{"data-slider": component_id,
+                                      "data-numbers": json.dumps(list(numbers))})
 
 
 def color_mode_control(component_id: str, value: str) -> dbc.RadioItems:
@@ -148,12 +163,15 @@ def export_control(page: str, panels: list[dict], value: str | None,
     view has more than one panel. Ids: ``<page>-export-panel``, ``-export-format``, ``-export``."""
     return html.Div([
         html.Span("Table for a paper:", className="small text-muted me-1"),
-        html.Label(panel_label, htmlFor=f"{page}-export-panel", className="visually-hidden"),
-        dbc.Select(id=f"{page}-export-panel", options=panels, value=value, size="sm",
-                   className="export-select", style=panel_style(panels)),
-        html.Label("Table format", htmlFor=f"{page}-export-format", className="visually-hidden"),
-        dbc.Select(id=f"{page}-export-format", options=EXPORT_FORMATS, value="latex", size="sm",
-                   className="export-select"),
+        # the menus sit inside their labels (a hidden label[for] reads as no label to axe)
+        html.Label([html.Span(panel_label, className="visually-hidden"),
+                    dbc.Select(id=f"{page}-export-panel", options=panels, value=value, size="sm",
+                               className="export-select", style=panel_style(panels))],
+                   className="mb-0"),
+        html.Label([html.Span("Table format", className="visually-hidden"),
+                    dbc.Select(id=f"{page}-export-format", options=EXPORT_FORMATS,
+                               value="latex", size="sm", className="export-select")],
+                   className="mb-0"),
         dbc.Button("Download table", id=f"{page}-export", size="sm", color="secondary",
                    outline=True, title="One panel as a table: best per column in bold, ± se"),
         dcc.Download(id=f"{page}-download"),

@@ -26,7 +26,11 @@ def cells_grid(component_id: str, spec: FigureSpec, rows: list[dict]) -> dag.AgG
         defaultColDef={"sortable": True, "resizable": True, "floatingFilter": True, "flex": 1,
                        "minWidth": 100},
         dashGridOptions={"animateRows": False, "pagination": len(rows) > 200,
-                         "paginationPageSize": 100},
+                         "paginationPageSize": 100,
+                         # one tab stop: Tab leaves the grid, arrow keys move between cells
+                         # and headers (AG Grid's keyboard model)
+                         "tabToNextCell": {"function": "false"},
+                         "tabToNextHeader": {"function": "false"}},
         style={"height": "460px"},
         className="cells-grid",
     )

@@ -363,7 +363,9 @@ def stats_grid(component_id: str) -> dag.AgGrid:
                        "wrapHeaderText": True, "autoHeaderHeight": True, "minWidth": 80},
         columnSize="responsiveSizeToFit",
         dashGridOptions={"domLayout": "autoHeight", "suppressColumnVirtualisation": True,
-                         "animateRows": False, "suppressCellFocus": True},
+                         "animateRows": False, "suppressCellFocus": True,
+                         # Tab leaves the grid (arrows move between headers): no Tab trap
+                         "tabToNextHeader": {"function": "false"}},
         getRowId="params.data.id",
         style={"width": "100%"},
         className="trends-table",

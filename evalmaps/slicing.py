@@ -111,6 +111,41 @@ NO_ROWS = "No rows selected: pick rows in the Rows menu."
 NO_COLUMNS = "The x range holds no column: widen it."
 
 
+def no_panel_message(figure: Figure, selection: dict[str, tuple[str, ...] | list[str]],
+                     most: int = 6) -> str:
+    """Why no panel shows: a facet with no label picked (:data:`NO_PANEL`), or labels that no
+    panel has together; then, per facet, the labels that exist with the other facets' picks."""
+    spec = figure.spec
+    chosen = {f: tuple(selection.get(f, spec.dims[f].labels)) for f in spec.facets}
+    if any(not labels for labels in chosen.values()):
+        return NO_PANEL
+
+    def named(f: str) -> str:
+        labels = chosen[f]
+        shown = ", ".join(labels[:most]) + (f" and {len(labels) - most} more"
+                                            if len(labels) > most else "")
+        return f"{spec.dims[f].title.lower()} {shown}"
+
+    parts = []
+    for f in spec.facets:
+        others = [g for g in spec.facets if g != f]
+        found = []
+        for panel in figure.panels.values():
+            if all(panel.facets[g] in chosen[g] for g in others) and panel.facets[f] not in found:
+                found.append(panel.facets[f])
+        title = spec.dims[f].title.lower()
+        where = f"with {' and '.join(named(g) for g in others)}, " if others else ""
+        if found:
+            listed = ", ".join(found[:most]) + (f" and {len(found) - most} more"
+                                                if len(found) > most else "")
+            parts.append(f"{where}{title} can be {listed}")
+        elif others:
+            parts.append(f"{where}there is no panel")
+    joined = "; ".join(parts)
+    return (f"No panel has {' with '.join(named(f) for f in spec.facets)}. "
+            f"{joined[:1].upper()}{joined[1:]}.")
+
+
 def views_for(figure: Figure, state: "ViewState",
               columns: Iterable[str] | None = None) -> tuple[list[PanelView], str | None]:
     """The panel views a view state shows, and why there are none when a slice is empty (a
@@ -119,7 +154,7 @@ def views_for(figure: Figure, state: "ViewState",
     rows = None if state.rows is None else list(state.rows)
     views = [slice_panel(figure, p, rows, state.x_range, columns) for p in panels]
     if not views:
-        return views, NO_PANEL
+        return views, no_panel_message(figure, state.facet_selection(figure))
     if not views[0].y_labels:
         return views, NO_ROWS
     if not views[0].x_labels:

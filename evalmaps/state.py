@@ -214,11 +214,15 @@ def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
             lo, hi = hi, lo
         lo = full[0] if lo is None else max(lo, full[0])
         hi = full[1] if hi is None else min(hi, full[1])
+        snapped = snap_range(xdim.numbers, lo, hi) if lo <= hi else None
         if lo > hi:
             problems.append(f"The {xdim.title.lower()} range lies outside the axis "
                             f"({full[0]:g} to {full[1]:g}); showing all of it.")
-        elif (lo, hi) != full:
-            x_range = (lo, hi)
+        elif snapped is None:
+            problems.append(f"The {xdim.title.lower()} range {lo:g} to {hi:g} holds no "
+                            f"{xdim.title.lower()}; showing all of it.")
+        elif snapped != full:
+            x_range = snapped
 
     color = _color(query, "figure", "the figure's own range", problems)
     sort = first(query.get("sort")) or SORT_SOURCE
@@ -294,9 +298,23 @@ def state_from_controls(figure: Figure, facet_values: dict[str, list[str] | None
     if x_range and xdim.numeric:
         full = (min(xdim.numbers), max(xdim.numbers))
         lo, hi = float(min(x_range)), float(max(x_range))
-        if (lo, hi) != full:
-            state = replace(state, x_range=(lo, hi))
+        # a handle between two labels: the range keeps the labels inside it; none inside, the
+        # label nearest its middle
+        snapped = snap_range(xdim.numbers, lo, hi) or (nearest(xdim.numbers, (lo + hi) / 2),) * 2
+        if snapped != full:
+            state = replace(state, x_range=snapped)
     return state
+
+
+def snap_range(numbers, lo: float, hi: float) -> tuple[float, float] | None:
+    """The range ``lo..hi`` narrowed to the axis labels inside it (the same columns show), so a
+    URL only ever holds numbers that are labels; None when no label lies inside."""
+    inside = [x for x in numbers if lo <= x <= hi]
+    return (min(inside), max(inside)) if inside else None
+
+
+def nearest(numbers, value: float) -> float:
+    return min(numbers, key=lambda x: (abs(x - value), x))
 
 
 # --------------------------------------------------------------------------- Trends' own keys

@@ -60,17 +60,21 @@ def layout(uploads=None, **query):
             dbc.Col(upload_box("data-upload", max_mb, READ_ONLY if read_only else None), md=5),
             dbc.Col(dbc.Row([
                 labelled("Format", dcc.Dropdown(id="data-format", options=list(FORMATS),
-                                                value="auto", clearable=False), width=3),
-                labelled("Rows (y)", dcc.Dropdown(id="data-y", options=[], clearable=False),
-                         width=3),
-                labelled("Columns (x)", dcc.Dropdown(id="data-x", options=[], clearable=False),
-                         width=3),
+                                                value="auto", clearable=False),
+                         html_for="data-format", width=3),
+                labelled("Rows (y)", dcc.Dropdown(id="data-y", options=[], clearable=False,
+                                                  placeholder="after upload"),
+                         html_for="data-y", width=3),
+                labelled("Columns (x)", dcc.Dropdown(id="data-x", options=[], clearable=False,
+                                                     placeholder="after upload"),
+                         html_for="data-x", width=3),
                 labelled("Replicates", dcc.Dropdown(id="data-replicate", options=[],
-                                                    placeholder="none"), width=3),
+                                                    placeholder="none"),
+                         html_for="data-replicate", width=3),
                 labelled("Metric", dbc.Input(id="data-metric", value="Accuracy", maxLength=40,
-                                             debounce=True), width=4),
+                                             debounce=True), html_for="data-metric", width=4),
                 labelled("Unit", dbc.Input(id="data-unit", value="%", maxLength=10,
-                                           debounce=True), width=2),
+                                           debounce=True), html_for="data-unit", width=2),
                 dbc.Col(dbc.Switch(id="data-range", label="Values must lie in 0-100", value=True,
                                    className="small"), md=6, className="pt-4"),
             ], className="g-2"), md=7),
@@ -89,7 +93,9 @@ def layout(uploads=None, **query):
         figure_row(PAGE, catalog, figure, state),
         dbc.Row(rows_and_range(PAGE, figure, state, widths=(5, 4)), className="g-3 controls-row"),
         html.Div([
-            html.Div(id="data-summary", className="small text-muted"),
+            html.Div([html.Div(id="data-summary"),
+                      html.Div(id="data-filtered", className="fw-semibold", role="status")],
+                     className="small text-muted"),
             dbc.Button("Download CSV of the rows shown", id="data-download-button",
                        color="secondary", outline=True, size="sm"),
         ], className="d-flex justify-content-between align-items-center gap-2 mb-2"),
@@ -139,6 +145,14 @@ def _summary(cells: list[dict], missing: int) -> str:
     if missing:
         text += f"; {missing} more are not reported by the source and not listed"
     return text + ". Sort and filter in the table; the download holds exactly the rows shown."
+
+
+clientside_callback(
+    ClientsideFunction(namespace="evalmaps_a11y", function_name="filteredCount"),
+    Output("data-filtered", "children"),
+    Input("data-grid", "virtualRowData"),
+    State("data-grid", "rowData"),
+)
 
 
 @callback(

@@ -1,0 +1,44 @@
+"""The x range holds only labels: a handle between two labels (a key step, a typed URL) is
+narrowed to the labels inside the range, so the URL never carries a number that is no label."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs
+
+import pytest
+
+from evalmaps.state import parse_state, snap_range, state_from_controls
+
+BENCH = "dynts-r1-llama-benchmarks"  # ratio 0.1 0.2 0.3 0.4 0.5
+
+
+@pytest.mark.parametrize("lo, hi, expected", [
+    (0.105, 0.5, (0.2, 0.5)),   # ArrowRight from 0.1 by the slider's own step
+    (0.1, 0.495, (0.1, 0.4)),
+    (0.15, 0.35, (0.2, 0.3)),
+    (0.2, 0.2, (0.2, 0.2)),
+    (0.21, 0.29, None),         # no label inside
+])
+def test_snap_range_keeps_the_labels_inside(lo, hi, expected):
+    assert snap_range((0.1, 0.2, 0.3, 0.4, 0.5), lo, hi) == expected
+
+
+def test_url_between_labels_reads_as_the_labels_inside(catalog):
+    state = parse_state(parse_qs(f"figure={BENCH}&xmin=0.105&xmax=0.45"), catalog)
+    assert state.x_range == (0.2, 0.4)
+    assert "xmin=0.2&xmax=0.4" in state.to_query()
+
+
+def test_url_range_holding_no_label_shows_the_axis_and_says_so(catalog):
+    state = parse_state(parse_qs(f"figure={BENCH}&xmin=0.21&xmax=0.29"), catalog)
+    assert state.x_range is None
+    assert state.problems == ("The ratio range 0.21 to 0.29 holds no ratio; showing all of it.",)
+
+
+def test_slider_between_labels_writes_labels(catalog):
+    figure = catalog.figure(BENCH)
+    state = state_from_controls(figure, {}, None, [0.105, 0.5], None, None)
+    assert state.x_range == (0.2, 0.5)
+    assert "xmin=0.2&xmax=0.5" in state.to_query()
+    # both handles between the same two labels: the label nearest the middle
+    assert state_from_controls(figure, {}, None, [0.21, 0.27], None, None).x_range == (0.2, 0.2)
