@@ -284,14 +284,24 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
     return [out, changed ? (query ? "?" + query : "") : dc.no_update];
   };
 
-  /* A heatmap's cell text sized to the map as drawn: on its relayout (first drawing, a resize),
-   * the plot area's size is read from plotly.js; the figure is painted again only when it
+  /* x tick labels that fit: every label while the cells are wide enough for it, else every
+   * k-th one, never overlapping (labels ~7.5 px a character at 12 px, plus a gap). */
+  function tickStep(cats, length) {
+    if (!cats || !cats.length || !length) {
+      return 1;
+    }
+    const chars = Math.max.apply(null, cats.map(function (c) { return String(c).length; }));
+    return Math.max(1, Math.ceil((chars * 7.5 + 8) / (length / cats.length)));
+  }
+
+  /* A chart fitted to its size as drawn: on its relayout (first drawing, a resize) the plot
+   * area's size is read from plotly.js; x ticks thinned so that their labels do not overlap,
+   * and a heatmap's cell text sized to its cells. The figure is sent back only when something
    * changed. */
   ns.fit = function (relayout, fig) {
     const dc = window.dash_clientside;
-    const meta = fig && fig.layout && fig.layout.meta && fig.layout.meta.evalmaps;
     const trig = dc.callback_context && dc.callback_context.triggered_id;
-    if (!meta || !trig) {
+    if (!fig || !fig.layout || !trig) {
       return dc.no_update;
     }
     const id = typeof trig === "string" ? trig : JSON.stringify(
@@ -303,11 +313,25 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
     if (!fl || !fl.xaxis || !fl.yaxis) {
       return dc.no_update;
     }
-    const size = {w: Math.round(fl.xaxis._length), h: Math.round(fl.yaxis._length)};
-    if (meta.size && meta.size.w === size.w && meta.size.h === size.h) {
-      return dc.no_update;
+    let out = fig, changed = false;
+    const xaxis = fig.layout.xaxis || {};
+    const step = tickStep(xaxis.categoryarray, fl.xaxis._length);
+    if ((xaxis.dtick || 1) !== step) {
+      const ticks = step > 1 ? {tickmode: "linear", tick0: 0, dtick: step, tickangle: 0}
+        : {dtick: 1, tickangle: 0};
+      out = Object.assign({}, out, {layout: Object.assign({}, out.layout, {
+        xaxis: Object.assign({}, xaxis, ticks)})});
+      changed = true;
     }
-    return paint(withMeta(fig, {size: size}));
+    const meta = out.layout.meta && out.layout.meta.evalmaps;
+    if (meta) {
+      const size = {w: Math.round(fl.xaxis._length), h: Math.round(fl.yaxis._length)};
+      if (!meta.size || meta.size.w !== size.w || meta.size.h !== size.h) {
+        out = paint(withMeta(out, {size: size}));
+        changed = true;
+      }
+    }
+    return changed ? out : dc.no_update;
   };
 })();
 
