@@ -316,12 +316,36 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
     let out = fig, changed = false;
     const xaxis = fig.layout.xaxis || {};
     const step = tickStep(xaxis.categoryarray, fl.xaxis._length);
-    if ((xaxis.dtick || 1) !== step) {
+    if (xaxis.categoryarray && (xaxis.dtick || 1) !== step) {
       const ticks = step > 1 ? {tickmode: "linear", tick0: 0, dtick: step, tickangle: 0}
         : {dtick: 1, tickangle: 0};
       out = Object.assign({}, out, {layout: Object.assign({}, out.layout, {
         xaxis: Object.assign({}, xaxis, ticks)})});
       changed = true;
+    }
+    if (xaxis.tickmode === "array" && xaxis.ticktext && xaxis.ticktext.length > 1) {
+      /* a numeric axis labelled at its values (Trends): keep every k-th label */
+      const all = (fig.layout.meta && fig.layout.meta.ticks) ||
+        {vals: xaxis.tickvals, text: xaxis.ticktext};
+      const vals = all.vals;
+      let gap = Infinity;
+      for (let k = 1; k < vals.length; k++) {
+        gap = Math.min(gap, Math.abs(vals[k] - vals[k - 1]));
+      }
+      const span = Math.abs(vals[vals.length - 1] - vals[0]);
+      const per = span ? fl.xaxis._length * gap / span : fl.xaxis._length;
+      const chars = Math.max.apply(null, all.text.map(function (c) { return String(c).length; }));
+      const every = Math.max(1, Math.ceil((chars * 7.5 + 8) / per));
+      const keep = vals.map(function (v, k) { return k; })
+        .filter(function (k) { return k % every === 0; });
+      if (keep.length !== xaxis.tickvals.length) {
+        out = Object.assign({}, out, {layout: Object.assign({}, out.layout, {
+          meta: Object.assign({}, out.layout.meta, {ticks: all}),
+          xaxis: Object.assign({}, xaxis, {
+            tickvals: keep.map(function (k) { return vals[k]; }),
+            ticktext: keep.map(function (k) { return all.text[k]; }), tickangle: 0})})});
+        changed = true;
+      }
     }
     const meta = out.layout.meta && out.layout.meta.evalmaps;
     if (meta) {
