@@ -309,9 +309,26 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
     const host = document.getElementById(id);
     const gd = host && (host.classList.contains("js-plotly-plot") ? host
       : host.querySelector(".js-plotly-plot"));
+    if (gd && !gd._evalmapsFit && gd.on) {
+      /* later resizes: Dash reports a relayoutData equal to the last one ({autosize: true})
+       * to no callback, so the chart's own relayout event fits it again */
+      gd._evalmapsFit = true;
+      gd.on("plotly_relayout", function () {
+        const again = fitted(gd, {data: gd.data, layout: gd.layout});
+        if (again && dc.set_props) {
+          dc.set_props(trig, {figure: again});
+        }
+      });
+    }
+    const out = fitted(gd, fig);
+    return out || dc.no_update;
+  };
+
+  /* ``fig`` fitted to the chart ``gd`` as drawn, or null when nothing changes. */
+  function fitted(gd, fig) {
     const fl = gd && gd._fullLayout;
     if (!fl || !fl.xaxis || !fl.yaxis) {
-      return dc.no_update;
+      return null;
     }
     let out = fig, changed = false;
     const xaxis = fig.layout.xaxis || {};
@@ -355,8 +372,8 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
         changed = true;
       }
     }
-    return changed ? out : dc.no_update;
-  };
+    return changed ? out : null;
+  }
 })();
 
 /* The same for maps given one by one (Compare's A, B and B - A): [figure, ..., search]. */
