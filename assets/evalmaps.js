@@ -111,62 +111,298 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
   }
 });
 
-/* Restyle heatmaps without new data: the colour range mode and values in cells. Each figure
- * carries layout.meta.evalmaps = {ranges: {mode: [lo, hi] or null}, text: cell template or ''}
- * (components.heatmap.style_meta); traces that draw values (those with a texttemplate) get the
- * new zmin/zmax and texttemplate, gap traces stay as they are. The URL's color/labels keys are
- * written too (defaults left out), only when they change. */
-window.dash_clientside.evalmaps.restyle = function (color, showValues, figures, search,
-                                                    defaultColor) {
-  const dc = window.dash_clientside;
-  const out = (figures || []).map(function (fig) {
+/* Heatmap colours and cell text, in the browser. Each heatmap figure carries
+ * layout.meta.evalmaps (components.heatmap.style_meta): {ranges: {mode: [lo, hi]}, scales:
+ * {uniform: stops, paper: stops} (null: a diverging B - A scale, drawn as given), scale, text:
+ * the cell-text template ('' on panels too large to print in), show, chars: the longest cell
+ * text, size: {w, h} of the plot area as last drawn (written by evalmaps.fit)}. Value traces
+ * (meta.role 'value') get the range and scale; the two text traces (meta.role 'text', black and
+ * white) get the values of the cells whose colour their text contrasts more with, chosen as
+ * components.theme.text_color does, and a font sized to the cells as drawn: at most 12 px, none
+ * under 9 px. */
+(function () {
+  const MAX_PX = 12, MIN_PX = 9, LINE = 1.3;
+
+  function decode(spec) {
+    if (!spec || Array.isArray(spec)) {
+      return spec;
+    }
+    if (ArrayBuffer.isView(spec)) {
+      return spec;
+    }
+    const bin = atob(spec.bdata);
+    const bytes = new Uint8Array(bin.length);
+    for (let k = 0; k < bin.length; k++) {
+      bytes[k] = bin.charCodeAt(k);
+    }
+    const flat = spec.dtype === "f8" ? new Float64Array(bytes.buffer) : new Float32Array(bytes.buffer);
+    const shape = String(spec.shape || flat.length).split(",").map(Number);
+    if (shape.length < 2) {
+      return Array.from(flat);
+    }
+    const rows = [];
+    for (let i = 0; i < shape[0]; i++) {
+      rows.push(Array.from(flat.subarray(i * shape[1], (i + 1) * shape[1])));
+    }
+    return rows;
+  }
+
+  function rgbOf(color) {
+    const text = String(color).trim().toLowerCase();
+    if (text.charAt(0) === "#") {
+      let h = text.slice(1);
+      if (h.length === 3) {
+        h = h.split("").map(function (c) { return c + c; }).join("");
+      }
+      return [0, 2, 4].map(function (k) { return parseInt(h.slice(k, k + 2), 16); });
+    }
+    return text.slice(text.indexOf("(") + 1, text.lastIndexOf(")")).split(",").slice(0, 3)
+      .map(Number);
+  }
+
+  function scaleRgb(stops, t) {
+    t = Math.min(Math.max(t, 0), 1);
+    for (let k = 0; k + 1 < stops.length; k++) {
+      const s0 = stops[k][0], s1 = stops[k + 1][0];
+      if (t <= s1) {
+        const f = s1 === s0 ? 0 : (t - s0) / (s1 - s0);
+        const a = rgbOf(stops[k][1]), b = rgbOf(stops[k + 1][1]);
+        return [0, 1, 2].map(function (c) { return Math.round(a[c] + (b[c] - a[c]) * f); });
+      }
+    }
+    return rgbOf(stops[stops.length - 1][1]).map(Math.round);
+  }
+
+  function luminance(rgb) {
+    const lin = rgb.map(function (c) {
+      c /= 255;
+      return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
+    });
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
+  }
+
+  function dark(rgb) {  /* black text contrasts more than white */
+    const lum = luminance(rgb);
+    return (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05);
+  }
+
+  /* The font size of the cell text at plot size `size` ({w, h}), 0 when under MIN_PX. */
+  function fontSize(meta, nx, ny, gap) {
+    const size = meta.size;
+    if (!size || !nx || !ny) {
+      return MAX_PX;
+    }
+    const w = size.w / nx - gap, h = size.h / ny - gap;
+    const px = Math.min(MAX_PX, Math.floor(w / (Math.max(meta.chars, 1) * LINE / 2)),
+                        Math.floor(h / LINE));
+    return px >= MIN_PX ? px : 0;
+  }
+
+  /* A figure painted from its meta: range, scale and cell text (see above). */
+  function paint(fig) {
     const meta = fig && fig.layout && fig.layout.meta && fig.layout.meta.evalmaps;
     if (!meta) {
-      return dc.no_update;
+      return fig;
     }
-    const range = meta.ranges ? meta.ranges[color] : undefined;
-    const data = fig.data.map(function (trace) {
-      if (!("texttemplate" in trace)) {
-        return trace;  // a gap: drawn in the missing colour whatever the mode
+    const main = fig.data[0];
+    const range = meta.ranges ? meta.ranges[meta.color] || [main.zmin, main.zmax]
+      : [main.zmin, main.zmax];
+    const stops = meta.scales ? meta.scales[meta.scale] : main.colorscale;
+    const texts = [];
+    const data = fig.data.map(function (trace, k) {
+      const role = trace.meta && trace.meta.role;
+      if (role === "value") {
+        return Object.assign({}, trace, {colorscale: stops, zmin: range[0], zmax: range[1],
+                                         zauto: false});
       }
-      const styled = Object.assign({}, trace, {texttemplate: showValues ? meta.text : ""});
-      if (range !== undefined) {
-        if (range) {
-          styled.zmin = range[0];
-          styled.zmax = range[1];
-          styled.zauto = false;
-        } else {
-          delete styled.zmin;
-          delete styled.zmax;
-          styled.zauto = true;
+      if (role === "text") {
+        texts.push(k);
+      }
+      return trace;
+    });
+    if (texts.length) {
+      const grids = texts.map(function (k) { return decode(data[k].z); });
+      const ny = grids[0].length, nx = ny ? grids[0][0].length : 0;
+      const px = fontSize(meta, nx, ny, main.xgap || 0);
+      const lo = range[0], hi = range[1], span = hi - lo;
+      const out = grids.map(function () { return []; });
+      for (let i = 0; i < ny; i++) {
+        const rows = out.map(function (o) { const r = []; o.push(r); return r; });
+        for (let j = 0; j < nx; j++) {
+          let v = null;
+          grids.forEach(function (g) {
+            const x = g[i][j];
+            if (x !== null && x !== undefined && isFinite(x)) {
+              v = x;
+            }
+          });
+          rows[0].push(null);
+          rows[1].push(null);
+          if (v === null) {
+            continue;
+          }
+          const t = span ? (v - lo) / span : 0.5;
+          rows[dark(scaleRgb(stops, t)) ? 0 : 1][j] = v;
         }
       }
-      return styled;
-    });
+      texts.forEach(function (k, n) {
+        const black = data[k].meta.color === "#000000";
+        data[k] = Object.assign({}, data[k], {
+          z: out[black ? 0 : 1],
+          texttemplate: meta.show && px ? meta.text : "",
+          textfont: Object.assign({}, data[k].textfont, {size: px || MIN_PX})
+        });
+      });
+    }
     return Object.assign({}, fig, {data: data});
-  });
-  const params = new URLSearchParams(search || "");
-  const before = [params.get("color"), params.get("labels")];
-  if (color === defaultColor) {
-    params.delete("color");
-  } else {
-    params.set("color", color);
   }
-  if (showValues) {
-    params.delete("labels");
-  } else {
-    params.set("labels", "off");
+
+  function withMeta(fig, change) {
+    const meta = Object.assign({}, fig.layout.meta.evalmaps, change);
+    const layout = Object.assign({}, fig.layout, {meta: Object.assign({}, fig.layout.meta,
+                                                                      {evalmaps: meta})});
+    return Object.assign({}, fig, {layout: layout});
   }
-  const changed = before[0] !== params.get("color") || before[1] !== params.get("labels");
-  const query = params.toString();
-  return [out, changed ? (query ? "?" + query : "") : dc.no_update];
-};
+
+  const ns = window.dash_clientside.evalmaps;
+  ns.paint = paint;
+  ns.decodeTyped = decode;
+  ns.textDark = function (color) { return dark(rgbOf(color)); };
+
+  /* Restyle heatmaps without new data: the colour range mode, the scale and values in cells;
+   * the URL's color, labels and scale keys are written too (defaults left out), only when they
+   * change. */
+  ns.restyle = function (color, showValues, scale, figures, search, defaultColor) {
+    const dc = window.dash_clientside;
+    const out = (figures || []).map(function (fig) {
+      const meta = fig && fig.layout && fig.layout.meta && fig.layout.meta.evalmaps;
+      if (!meta) {
+        return dc.no_update;
+      }
+      return paint(withMeta(fig, {color: color, show: Boolean(showValues),
+                                  scale: meta.scales ? scale || "uniform" : meta.scale}));
+    });
+    const params = new URLSearchParams(search || "");
+    const before = [params.get("color"), params.get("labels"), params.get("scale")];
+    if (color === defaultColor) {
+      params.delete("color");
+    } else {
+      params.set("color", color);
+    }
+    if (showValues) {
+      params.delete("labels");
+    } else {
+      params.set("labels", "off");
+    }
+    if (!scale || scale === "uniform") {
+      params.delete("scale");
+    } else {
+      params.set("scale", scale);
+    }
+    const changed = before[0] !== params.get("color") || before[1] !== params.get("labels") ||
+        before[2] !== params.get("scale");
+    const query = params.toString();
+    return [out, changed ? (query ? "?" + query : "") : dc.no_update];
+  };
+
+  /* x tick labels that fit: every label while the cells are wide enough for it, else every
+   * k-th one, never overlapping (labels ~7.5 px a character at 12 px, plus a gap). */
+  function tickStep(cats, length) {
+    if (!cats || !cats.length || !length) {
+      return 1;
+    }
+    const chars = Math.max.apply(null, cats.map(function (c) { return String(c).length; }));
+    return Math.max(1, Math.ceil((chars * 7.5 + 8) / (length / cats.length)));
+  }
+
+  /* A chart fitted to its size as drawn: on its relayout (first drawing, a resize) the plot
+   * area's size is read from plotly.js; x ticks thinned so that their labels do not overlap,
+   * and a heatmap's cell text sized to its cells. The figure is sent back only when something
+   * changed. */
+  ns.fit = function (relayout, fig) {
+    const dc = window.dash_clientside;
+    const trig = dc.callback_context && dc.callback_context.triggered_id;
+    if (!fig || !fig.layout || !trig) {
+      return dc.no_update;
+    }
+    const id = typeof trig === "string" ? trig : JSON.stringify(
+      Object.keys(trig).sort().reduce(function (o, k) { o[k] = trig[k]; return o; }, {}));
+    const host = document.getElementById(id);
+    const gd = host && (host.classList.contains("js-plotly-plot") ? host
+      : host.querySelector(".js-plotly-plot"));
+    if (gd && !gd._evalmapsFit && gd.on) {
+      /* later resizes: Dash reports a relayoutData equal to the last one ({autosize: true})
+       * to no callback, so the chart's own relayout event fits it again */
+      gd._evalmapsFit = true;
+      gd.on("plotly_relayout", function () {
+        const again = fitted(gd, {data: gd.data, layout: gd.layout});
+        if (again && dc.set_props) {
+          dc.set_props(trig, {figure: again});
+        }
+      });
+    }
+    const out = fitted(gd, fig);
+    return out || dc.no_update;
+  };
+
+  /* ``fig`` fitted to the chart ``gd`` as drawn, or null when nothing changes. */
+  function fitted(gd, fig) {
+    const fl = gd && gd._fullLayout;
+    if (!fl || !fl.xaxis || !fl.yaxis) {
+      return null;
+    }
+    let out = fig, changed = false;
+    const xaxis = fig.layout.xaxis || {};
+    const step = tickStep(xaxis.categoryarray, fl.xaxis._length);
+    if (xaxis.categoryarray && (xaxis.dtick || 1) !== step) {
+      const ticks = step > 1 ? {tickmode: "linear", tick0: 0, dtick: step, tickangle: 0}
+        : {dtick: 1, tickangle: 0};
+      out = Object.assign({}, out, {layout: Object.assign({}, out.layout, {
+        xaxis: Object.assign({}, xaxis, ticks)})});
+      changed = true;
+    }
+    if (xaxis.tickmode === "array" && xaxis.ticktext && xaxis.ticktext.length > 1) {
+      /* a numeric axis labelled at its values (Trends): keep every k-th label */
+      const all = (fig.layout.meta && fig.layout.meta.ticks) ||
+        {vals: xaxis.tickvals, text: xaxis.ticktext};
+      const vals = all.vals;
+      let gap = Infinity;
+      for (let k = 1; k < vals.length; k++) {
+        gap = Math.min(gap, Math.abs(vals[k] - vals[k - 1]));
+      }
+      const span = Math.abs(vals[vals.length - 1] - vals[0]);
+      const per = span ? fl.xaxis._length * gap / span : fl.xaxis._length;
+      const chars = Math.max.apply(null, all.text.map(function (c) { return String(c).length; }));
+      const every = Math.max(1, Math.ceil((chars * 7.5 + 8) / per));
+      const keep = vals.map(function (v, k) { return k; })
+        .filter(function (k) { return k % every === 0; });
+      if (keep.length !== xaxis.tickvals.length) {
+        out = Object.assign({}, out, {layout: Object.assign({}, out.layout, {
+          meta: Object.assign({}, out.layout.meta, {ticks: all}),
+          xaxis: Object.assign({}, xaxis, {
+            tickvals: keep.map(function (k) { return vals[k]; }),
+            ticktext: keep.map(function (k) { return all.text[k]; }), tickangle: 0})})});
+        changed = true;
+      }
+    }
+    const meta = out.layout.meta && out.layout.meta.evalmaps;
+    if (meta) {
+      const size = {w: Math.round(fl.xaxis._length), h: Math.round(fl.yaxis._length)};
+      if (!meta.size || meta.size.w !== size.w || meta.size.h !== size.h) {
+        out = paint(withMeta(out, {size: size}));
+        changed = true;
+      }
+    }
+    return changed ? out : null;
+  }
+})();
 
 /* The same for maps given one by one (Compare's A, B and B - A): [figure, ..., search]. */
-window.dash_clientside.evalmaps.restyleEach = function (color, showValues, search, defaultColor) {
-  const figures = Array.prototype.slice.call(arguments, 4);
-  const result = window.dash_clientside.evalmaps.restyle(color, showValues, figures, search,
-                                                         defaultColor);
+window.dash_clientside.evalmaps.restyleEach = function (color, showValues, scale, search,
+                                                        defaultColor) {
+  const figures = Array.prototype.slice.call(arguments, 5);
+  const result = window.dash_clientside.evalmaps.restyle(color, showValues, scale, figures,
+                                                         search, defaultColor);
   return result[0].concat([result[1]]);
 };
 
@@ -216,4 +452,9 @@ window.dash_clientside.evalmaps.compareReadout = function (cells, i, j) {
     line += " · SE " + number(se, cells.se, null) + ", " + (within ? cells.within : cells.beyond);
   }
   return line;
+};
+
+/* The "Filters" toggle (components/filters.py): open or close the page's controls. */
+window.dash_clientside.evalmaps.toggleFilters = function (_clicks, isOpen) {
+  return [!isOpen, String(!isOpen)];
 };

@@ -14,6 +14,7 @@ figure's ``sd`` or ``se``, a standard error of 0 that cannot be right) are drawn
 from __future__ import annotations
 
 from dataclasses import dataclass
+import base64
 from functools import lru_cache
 from itertools import product
 
@@ -30,6 +31,10 @@ from evalmaps.slicing import PanelView
 MAX_TEXT_ROWS = 40
 MAX_TEXT_COLUMNS = 36
 MAX_GAP_CELLS = 60
+# Cell text is sized to the cells in the browser (evalmaps.paint in assets/evalmaps.js, at the
+# size each map is drawn at): at most 12 px, and hidden where it would be under 9 px.
+MAX_TEXT_PX = 12
+MIN_TEXT_PX = 9
 
 
 @dataclass(frozen=True)
@@ -44,7 +49,9 @@ class Special:
 
 
 def readable(n_rows: int, n_cols: int) -> bool:
-    """Whether a panel's cells are large enough to print values in."""
+    """Whether a panel may print values in its cells at all (its text traces are sent). Where
+    they are sent, the browser sizes the text to the cells as drawn and hides it below
+    :data:`MIN_TEXT_PX` (a phone shows a 20-column panel without values)."""
     return n_rows <= MAX_TEXT_ROWS and n_cols <= MAX_TEXT_COLUMNS
 
 
@@ -80,12 +87,20 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
                    customdata: np.ndarray | None = None, special: tuple[Special, ...] = (),
                    show_values: bool = True, texttemplate: str | None = None,
                    showscale: bool = True, colorbar_title: str = "",
-                   dtype: str | None = None) -> list[dict]:
-    """One dense heatmap trace of the values, plus a sparse trace per :class:`Special` group.
+                   dtype: str | None = None, scale: str | None = theme.DEFAULT_SCALE) -> list[dict]:
+    """One dense heatmap trace of the values, a sparse trace per :class:`Special` group, and
+    (panels small enough to print values in) two text traces on top.
 
     ``z``: rows top to bottom; NaN = missing. ``hovertemplate`` formats a present cell
     (``%{y}``, ``%{x}``, ``%{z:...}``, ``%{customdata[k]}``); ``customdata``: (rows, cols, k).
-    ``texttemplate``: the cell text (default: the value with ``decimals``).
+    ``texttemplate``: the cell text (default: the value with ``decimals``). ``colorscale``: the
+    source's own scale; ``scale``: which scale is drawn, ``'uniform'`` (theme.UNIFORM_SCALE) or
+    ``'paper'`` (the source's), both carried for the browser to switch; None: ``colorscale``
+    only (a diverging B - A scale).
+
+    Cell text is drawn by two transparent heatmaps over the values, one in black and one in
+    white, each holding the values of the cells whose colour that text contrasts more with
+    (:func:`components.theme.text_color`): at least 4.5:1 in every cell. They take no hover.
     """
     ny, nx = z.shape
     x, y = theme.texts(x_labels), theme.texts(y_labels)
@@ -96,19 +111,26 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
     if taken.any():
         dense = np.where(taken, np.nan, z)
     gap = 1 if max(nx, ny) <= MAX_GAP_CELLS else 0
-    text_on = show_values and readable(ny, nx)
+    text_on = readable(ny, nx)
     cell_text = texttemplate or f"%{{z:.{fmt.places(decimals)}f}}"
-    lo, hi = zrange if zrange else (None, None)
+    if zmid is not None:
+        scale = None  # a diverging scale (B - A): drawn as given, whatever the choice
+    scales = None if scale is None else {
+        "uniform": colorscale_of(theme.UNIFORM_SCALE), "paper": colorscale_of(colorscale)}
+    stops = colorscale_of(colorscale) if scales is None else scales[scale]
+    lo, hi = zrange if zrange else extent(z)
+    dtype = dtype or theme.exact_dtype(z, decimals)
     main = {
         "type": "heatmap",
-        "z": theme.typed(dense, dtype or theme.exact_dtype(z, decimals)),
+        "z": theme.typed(dense, dtype),
         "x": x, "y": y,
-        "colorscale": colorscale_of(colorscale),
+        "colorscale": stops,
         "zmin": lo, "zmax": hi,
         "hovertemplate": hovertemplate + "<extra></extra>",
         "hoverongaps": False,
-        "texttemplate": cell_text if text_on else "",
-        "meta": {"texttemplate": cell_text},
+        "meta": {"role": "value", "texttemplate": cell_text, "show": bool(show_values),
+                 "chars": text_chars(z, decimals, cell_text), "scale": scale,
+                 "scales": scales},
         "xgap": gap, "ygap": gap,
         "showscale": showscale,
         "colorbar": {"title": {"text": theme.text(colorbar_title), "side": "right"},
@@ -149,15 +171,118 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
                 trace.update(x=[*trace["x"], x[0]], y=[*trace["y"], y[0]],
                              z=[*trace["z"], None])
         if group.value:
-            trace.update(colorscale=main["colorscale"], zmin=lo, zmax=hi,
-                         texttemplate=main["texttemplate"])
+            trace.update(colorscale=stops, zmin=lo, zmax=hi, meta={"role": "value"})
             if zmid is not None:
                 trace["zmid"] = zmid
         else:
             trace.update(zmin=0, zmax=1,
                          colorscale=[[0, theme.MISSING_COLOR], [1, theme.MISSING_COLOR]])
         traces.append(trace)
+    if text_on:
+        traces += text_traces(z, x, y, stops, (lo, hi), cell_text if show_values else "",
+                              dtype, zmid)
     return traces
+
+
+TRANSPARENT = [[0, "rgba(0,0,0,0)"], [1, "rgba(0,0,0,0)"]]
+
+
+def extent(z: np.ndarray) -> tuple[float | None, float | None]:
+    """The min and max of the present values (None, None when there are none): the range
+    plotly.js would pick itself, made explicit so that the text colours follow the same one."""
+    finite = z[np.isfinite(z)]
+    if finite.size == 0:
+        return None, None
+    lo, hi = float(finite.min()), float(finite.max())
+    return (lo, hi) if lo < hi else (lo - 0.5, hi + 0.5)
+
+
+def text_chars(z: np.ndarray, decimals: int, template: str) -> int:
+    """The most characters a cell's text has (for the browser to size the text to the cells)."""
+    finite = z[np.isfinite(z)]
+    if finite.size == 0:
+        return 1
+    places = fmt.places(decimals)
+    longest = max(len(f"{finite.min():.{places}f}"), len(f"{finite.max():.{places}f}"))
+    return longest + (1 if "%{z:+" in template else 0)
+
+
+def normalised(z: np.ndarray, zrange, zmid: float | None = None) -> np.ndarray:
+    """Where each value falls on the colour scale (0-1), as plotly.js maps it."""
+    lo, hi = zrange
+    if lo is None or hi is None:
+        return np.full(z.shape, 0.5)
+    if zmid is not None:  # plotly.js centres the range on zmid
+        half = max(abs(hi - zmid), abs(zmid - lo))
+        lo, hi = zmid - half, zmid + half
+    span = hi - lo
+    return np.clip((z - lo) / span, 0, 1) if span else np.full(z.shape, 0.5)
+
+
+def dark_text(z: np.ndarray, stops: list, zrange, zmid: float | None = None) -> np.ndarray:
+    """The cells whose text is black (else white): the one of the two that contrasts more with
+    the cell's colour. False where a value is missing."""
+    t = normalised(z, zrange, zmid)
+    out = np.zeros(z.shape, dtype=bool)
+    present = np.isfinite(z)
+    for index in zip(*np.nonzero(present)):
+        out[index] = theme.text_color(theme.scale_rgb(stops, float(t[index]))) == theme.TEXT_DARK
+    return out
+
+
+def text_traces(z: np.ndarray, x: list, y: list, stops: list, zrange, template: str,
+                dtype: str, zmid: float | None = None) -> list[dict]:
+    """The cell text: a transparent heatmap in black over the cells that take black text, and
+    one in white over the others (values only, no strings; no hover)."""
+    dark = dark_text(z, stops, zrange, zmid)
+    present = np.isfinite(z)
+    out = []
+    for color, mask in ((theme.TEXT_DARK, dark), (theme.TEXT_LIGHT, present & ~dark)):
+        out.append({
+            "type": "heatmap", "x": x, "y": y,
+            "z": theme.typed(np.where(mask, z, np.nan), dtype),
+            "colorscale": TRANSPARENT, "zmin": 0, "zmax": 1, "showscale": False,
+            "hoverinfo": "skip", "texttemplate": template,
+            "textfont": {"color": color, "size": MAX_TEXT_PX},
+            "meta": {"role": "text", "color": color},
+        })
+    return out
+
+
+def apply_scale(figure: dict, scale: str) -> dict:
+    """A heatmap figure drawn with the other scale choice (``'uniform'`` or ``'paper'``): its
+    value traces recoloured and its cell text's colours chosen anew. A figure with no choice of
+    scale (B - A) is returned as it is."""
+    main = figure["data"][0]
+    scales = main.get("meta", {}).get("scales")
+    if not scales or scale not in scales or main["meta"].get("scale") == scale:
+        return figure
+    stops = scales[scale]
+    data = []
+    for trace in figure["data"]:
+        role = (trace.get("meta") or {}).get("role")
+        if role == "value":
+            trace = {**trace, "colorscale": stops}
+        data.append(trace)
+    data[0] = {**data[0], "meta": {**main["meta"], "scale": scale}}
+    texts = [k for k, t in enumerate(data) if (t.get("meta") or {}).get("role") == "text"]
+    if texts:
+        values = np.fmax(*(_decoded(data[k]["z"]) for k in texts))
+        dark = dark_text(values, stops, (main["zmin"], main["zmax"]), main.get("zmid"))
+        present = np.isfinite(values)
+        for k, mask in zip(texts, (dark, present & ~dark)):
+            data[k] = {**data[k], "z": theme.typed(np.where(mask, values, np.nan),
+                                                   data[k]["z"]["dtype"])}
+    meta = figure["layout"].get("meta", {}).get("evalmaps")
+    layout = figure["layout"]
+    if meta is not None:
+        layout = {**layout, "meta": {"evalmaps": {**meta, "scale": scale}}}
+    return {**figure, "data": data, "layout": layout}
+
+
+def _decoded(spec: dict) -> np.ndarray:
+    array = np.frombuffer(base64.b64decode(spec["bdata"]), dtype=np.dtype(spec["dtype"]))
+    return array.astype(float).reshape([int(n) for n in str(spec["shape"]).split(",")])
 
 
 def heatmap_layout(x_labels, y_labels, *, x_title: str, y_title: str, heading: str,
@@ -283,7 +408,8 @@ def hover_tail(view: PanelView) -> str:
 
 
 def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
-                 show_values: bool = True, showscale: bool = True) -> list[dict]:
+                 show_values: bool = True, showscale: bool = True,
+                 scale: str = theme.DEFAULT_SCALE) -> list[dict]:
     """A Browse panel's traces: its values, its gaps ('not reported'), and any cells whose hover
     lacks some of the figure's sd, n or se, or flags a standard error of 0 that cannot be
     right."""
@@ -302,30 +428,37 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
         colorscale=spec.colorscale, zrange=zrange, customdata=customdata,
         special=(Special(~present, missing), *groups), show_values=show_values,
         showscale=showscale, colorbar_title=spec.metric.label,
-        dtype=theme.panel_dtype(view.panel, view.decimals))
+        dtype=theme.panel_dtype(view.panel, view.decimals), scale=scale)
 
 
-def style_meta(traces: list[dict], ranges: dict | None) -> dict:
-    """What the browser needs to restyle a heatmap without new data (``evalmaps.restyle``):
-    its colour range per mode, and the cell-text template values switch on ('' while the cells
-    are too small to print in)."""
+def style_meta(traces: list[dict], ranges: dict | None, color: str | None = None) -> dict:
+    """What the browser needs to restyle a heatmap without new data (``evalmaps.restyle``) and to
+    size its cell text to the cells as drawn (``evalmaps.fit``): its colour range per mode (a
+    mode that lets the panel scale itself: its own extent), its scales (uniform and as in the
+    paper) and the one drawn, the cell-text template ('' while the panel is too large to print
+    in), whether values are shown, and the longest cell text's length."""
     main = traces[0]
+    own = main["meta"]
     readable_cells = readable(len(main["y"]), len(main["x"]))
-    meta = {"text": main["meta"]["texttemplate"] if readable_cells else ""}
+    meta = {"text": own["texttemplate"] if readable_cells else "", "show": own["show"],
+            "color": color,
+            "chars": own["chars"], "scale": own["scale"], "scales": own["scales"]}
     if ranges is not None:
-        meta["ranges"] = {mode: list(r) if r else None for mode, r in ranges.items()}
+        meta["ranges"] = {mode: list(r) if r else [main["zmin"], main["zmax"]]
+                          for mode, r in ranges.items()}
     return {"evalmaps": meta}
 
 
 def heatmap_figure(view: PanelView, zrange: tuple[float, float] | None, *,
-                   show_values: bool = True, ranges: dict | None = None) -> dict:
+                   show_values: bool = True, ranges: dict | None = None,
+                   scale: str = theme.DEFAULT_SCALE, color: str | None = None) -> dict:
     """A Browse panel as a Plotly figure dict. ``ranges``: the colour range of each colour
-    mode, for the browser to switch between."""
+    mode, for the browser to switch between; ``color``: the mode drawn."""
     spec = view.spec
-    data = panel_traces(view, zrange, show_values=show_values)
+    data = panel_traces(view, zrange, show_values=show_values, scale=scale)
     layout = heatmap_layout(view.x_labels, view.y_labels, x_title=spec.dims[spec.x].title,
                             y_title=spec.dims[spec.y].title, heading=view.title,
                             height=panel_height(len(view.y_labels)),
                             illustrative=spec.illustrative)
-    layout["meta"] = style_meta(data, ranges)
+    layout["meta"] = style_meta(data, ranges, color)
     return {"data": data, "layout": layout}

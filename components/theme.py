@@ -107,3 +107,63 @@ def graph_config(figure_id: str, panel_slug: str, *, zoom: bool = False) -> dict
                                  "scale": 2},
         "modeBarButtonsToRemove": NEVER_BUTTONS + ([] if zoom else ZOOM_BUTTONS),
     }
+
+
+# --------------------------------------------------------------------------- colour
+
+# The default sequential scale: perceptually uniform (lightness rises evenly from end to end) and
+# readable under every common colour-vision deficiency. A figure's own scale stays one click away
+# as "as in the paper" (query key ``scale=paper``).
+UNIFORM_SCALE = "Viridis"
+SCALE_CHOICES = ("uniform", "paper")
+DEFAULT_SCALE = "uniform"
+TEXT_DARK = "#000000"
+TEXT_LIGHT = "#ffffff"
+
+
+def rgb_of(color: str) -> tuple[float, float, float]:
+    """'#rgb', '#rrggbb', 'rgb(r, g, b)' or 'rgba(r, g, b, a)' as (r, g, b) in 0-255."""
+    text = color.strip().lower()
+    if text.startswith("#"):
+        hexes = text[1:]
+        if len(hexes) == 3:
+            hexes = "".join(c * 2 for c in hexes)
+        return tuple(float(int(hexes[i:i + 2], 16)) for i in (0, 2, 4))  # type: ignore
+    inside = text[text.index("(") + 1:text.rindex(")")]
+    parts = [float(p) for p in inside.split(",")[:3]]
+    return parts[0], parts[1], parts[2]
+
+
+def scale_rgb(stops: list, t: float) -> tuple[float, float, float]:
+    """The colour plotly.js draws at ``t`` (0-1, clamped) of a scale of explicit stops: each
+    channel interpolated linearly between the two stops around ``t``, then rounded."""
+    t = min(max(t, 0.0), 1.0)
+    for (s0, c0), (s1, c1) in zip(stops, stops[1:]):
+        if t <= s1:
+            f = 0.0 if s1 == s0 else (t - s0) / (s1 - s0)
+            a, b = rgb_of(c0), rgb_of(c1)
+            return tuple(float(round(a[k] + (b[k] - a[k]) * f)) for k in range(3))  # type: ignore
+    return tuple(float(round(c)) for c in rgb_of(stops[-1][1]))  # type: ignore
+
+
+def luminance(rgb) -> float:
+    """WCAG 2 relative luminance of an sRGB colour (0-255 channels)."""
+    def lin(c: float) -> float:
+        c /= 255.0
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (lin(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(rgb_a, rgb_b) -> float:
+    """WCAG 2 contrast ratio of two colours (1 to 21)."""
+    la, lb = sorted((luminance(rgb_a), luminance(rgb_b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def text_color(rgb) -> str:
+    """Black or white, whichever contrasts more with a cell of colour ``rgb``: never under 4.58:1
+    (the worst case is a cell of luminance 0.18, where both reach it). evalmaps.paint in
+    assets/evalmaps.js applies the same rule in the browser."""
+    lum = luminance(rgb)
+    return TEXT_DARK if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else TEXT_LIGHT

@@ -23,9 +23,11 @@ from evalmaps.model import FigureSpec
 from evalmaps.slicing import PanelView
 from evalmaps.trends import Line, LineStats, PanelSummary, Trends, lines_of, plural, stable_band
 
-# Tableau 10: distinct, colour-blind-aware; beyond ten lines the dash pattern changes too
-PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
-           "#ff9da7", "#9c755f", "#bab0ac")
+# Okabe & Ito's colours, told apart under every common colour-vision deficiency (their yellow
+# left out: too faint on white). Lines differ by more than colour: each line's key also picks
+# a dash pattern and a marker, cycling at other lengths, so no two of the first 84 lines share
+# all three (tests/unit/test_trends.py checks the colours under simulated deficiencies).
+PALETTE = ("#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#000000")
 DASHES = ("solid", "dash", "dot", "dashdot")
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star")
 THRESHOLD_COLOR = "#6c757d"
@@ -45,7 +47,11 @@ def line_color(key: int) -> str:
 
 
 def line_dash(key: int) -> str:
-    return DASHES[(key // len(PALETTE)) % len(DASHES)]
+    return DASHES[key % len(DASHES)]
+
+
+def line_symbol(key: int) -> str:
+    return SYMBOLS[key % len(SYMBOLS)]
 
 
 # --------------------------------------------------------------------------- charts
@@ -213,8 +219,8 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
                 "hovertemplate": line_hover(view, line, with_se),
                 "line": {"color": color, "width": 2,
                          "dash": DASHES[p % len(DASHES)] if overlay else line_dash(line.key)},
-                "marker": {"color": color, "size": 7,
-                           "symbol": SYMBOLS[p % len(SYMBOLS)] if overlay else "circle"},
+                # overlaid: the dash tells the panel, the marker the line
+                "marker": {"color": color, "size": 7, "symbol": line_symbol(line.key)},
             }
             if with_se:  # the se of each point, in the points' places (None at breaks)
                 trace["customdata"] = _at_points(xs, se)

@@ -39,6 +39,8 @@ QUERY_KEYS: dict[str, tuple[str, str]] = {
     "top": ("/, /trends, /data", "only the N rows with the highest mean"),
     "color": ("/, /compare", "colour range: figure, fixed (0-100) or shared"),
     "labels": ("/, /compare", "values printed in cells: on (default) or off"),
+    "scale": ("/, /compare", "colour scale: uniform (default: viridis, perceptually uniform and "
+                             "colour-vision-safe) or paper (the source's own scale)"),
     "transpose": ("/trends, trends API", "1: one line per column, against y"),
     "overlay": ("/trends", "1: all panels in one chart"),
     "threshold": ("/trends, trends API", "the level of 'first below' (default 80)"),
@@ -52,6 +54,8 @@ TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off", "")
 DEFAULT_COMPARE_COLOR = "shared"  # A and B on the min..max of the cells they show
 SORT_SOURCE = "source"
+SCALES = ("uniform", "paper")  # the heatmaps' colour scale: viridis, or the source's own
+DEFAULT_SCALE = "uniform"
 
 Query = Mapping[str, "str | list[str]"]
 
@@ -98,9 +102,20 @@ def _color(query: Query, default: str, fallback: str, problems: list[str]) -> st
     return color
 
 
-def _pairs(show_values: bool, color: str, default_color: str) -> list[tuple[str, str]]:
+def _scale(query: Query, problems: list[str]) -> str:
+    scale = first(query.get("scale")) or DEFAULT_SCALE
+    if scale not in SCALES:
+        problems.append(f"Colour scale '{fmt.clip(scale)}' is unknown (uniform or paper); "
+                        f"using the uniform scale.")
+        scale = DEFAULT_SCALE
+    return scale
+
+
+def _pairs(show_values: bool, color: str, default_color: str,
+           scale: str = DEFAULT_SCALE) -> list[tuple[str, str]]:
     pairs = [] if color == default_color else [("color", color)]
-    return pairs + ([] if show_values else [("labels", "off")])
+    pairs += [] if show_values else [("labels", "off")]
+    return pairs + ([] if scale == DEFAULT_SCALE else [("scale", scale)])
 
 
 @dataclass(frozen=True)
@@ -114,6 +129,7 @@ class ViewState:
     sort: str = SORT_SOURCE  # row order: source, name, mean, or "col:<x label>"
     top: int | None = None  # only the rows with the highest mean
     problems: tuple[str, ...] = ()  # what was dropped from the query, to tell the user
+    scale: str = DEFAULT_SCALE  # the heatmaps' colour scale: uniform or paper
 
     def facet_selection(self, figure: Figure) -> dict[str, list[str]]:
         spec = figure.spec
@@ -139,7 +155,7 @@ class ViewState:
             pairs.append(("sort", self.sort))
         if self.top is not None:
             pairs.append(("top", str(self.top)))
-        pairs += _pairs(self.show_values, self.color, "figure")
+        pairs += _pairs(self.show_values, self.color, "figure", self.scale)
         for key, value in (extra or {}).items():
             pairs += [(key, v) for v in as_list(value) or []]
         return "?" + urlencode(pairs)
@@ -231,8 +247,9 @@ def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
         sort = SORT_SOURCE
     top = _read(query, "top", _count, None, "is not a whole number above 0; showing every row.",
                 problems)
+    scale = _scale(query, problems)
     return ViewState(fid, facets, rows, x_range, color, _show_values(query), sort, top,
-                     tuple(problems))
+                     tuple(problems), scale)
 
 
 def _read(query: Query, key: str, parse, default, problem: str, problems: list[str]):
@@ -371,12 +388,13 @@ class CompareState:
     color: str = DEFAULT_COMPARE_COLOR
     show_values: bool = True
     problems: tuple[str, ...] = ()
+    scale: str = DEFAULT_SCALE
 
     def to_query(self, default: tuple[str, str] | None = None) -> str:
         pairs = [(key, ref) for key, ref, dflt in (("a", self.a, default and default[0]),
                                                    ("b", self.b, default and default[1]))
                  if ref != dflt]
-        pairs += _pairs(self.show_values, self.color, DEFAULT_COMPARE_COLOR)
+        pairs += _pairs(self.show_values, self.color, DEFAULT_COMPARE_COLOR, self.scale)
         return "?" + urlencode(pairs, safe=":(),") if pairs else ""
 
 
@@ -399,4 +417,5 @@ def parse_compare_state(query: Query, catalog: Catalog) -> CompareState:
                 ref = None
         refs.append(ref or fallback)
     color = _color(query, DEFAULT_COMPARE_COLOR, "a range shared by A and B", problems)
-    return CompareState(refs[0], refs[1], color, _show_values(query), tuple(problems))
+    scale = _scale(query, problems)
+    return CompareState(refs[0], refs[1], color, _show_values(query), tuple(problems), scale)

@@ -248,7 +248,7 @@ INPUTS: dict[str, str] = {
     "mean_keys": "texts", "figure_id": "text", "staged": "text", "fmt_value": "text", "x": "text",
     "y": "text", "replicate": "text", "metric": "text", "unit": "text", "in_range": "flag",
     "pending": "any", "raw": "any", "recent": "any", "shown": "any", "clicks": "clicks",
-    "table_format": "text", "slug": "text", "which": "text",
+    "table_format": "text", "slug": "text", "which": "text", "scale": "text",
 }
 
 

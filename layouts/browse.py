@@ -14,19 +14,20 @@ from urllib.parse import parse_qs
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import (ALL, ClientsideFunction, Input, Output, State, callback, clientside_callback,
+from dash import (ALL, MATCH, ClientsideFunction, Input, Output, State, callback, clientside_callback,
                   dcc, html, no_update)
 from dash.exceptions import PreventUpdate
 
 from components.controls import (color_mode_control, export_control, figure_row, labelled,
                                  panel_style, rows_and_range, values_switch)
+from components.filters import filters, register_filters, scale_control
 from components.heatmap import heatmap_figure, values_note
 from components.provenance import provenance_badge, source_card
 from components.theme import graph_config
 from evalmaps import stderr
 from evalmaps.export import ExportError, filename, render, table_of_view
 from evalmaps.slicing import COLOR_MODES, color_range, views_for
-from evalmaps.state import ViewState, first, parse_state
+from evalmaps.state import DEFAULT_SCALE, SCALES, ViewState, first, parse_state
 from layouts._shared import (UPLOADS, boundary, stored_ids, Outputs, empty_note, explain_problems, get_catalog,
                              page_location, problems_alert, read_view, register_figure_navigation,
                              register_nav_sync, register_row_buttons, row_labels,
@@ -48,13 +49,17 @@ def layout(uploads=None, **query):
         dcc.Store(id="browse-drawn", data=drawn["drawn"]),
         dcc.Store(id="browse-default-color", data="figure"),
         problems_alert(explain_problems(state.problems, first(query.get("figure")))),
-        figure_row(PAGE, catalog, figure, state),
-        dbc.Row([
-            *rows_and_range(PAGE, figure, state),
-            labelled("Colour range", color_mode_control("browse-color", state.color), width=3),
-            dbc.Col(values_switch("browse-labels", state.show_values), md=2,
-                    className="mb-2 pt-4"),
-        ], className="g-3 align-items-start controls-row"),
+        filters(PAGE, [
+            figure_row(PAGE, catalog, figure, state),
+            dbc.Row([
+                *rows_and_range(PAGE, figure, state),
+                labelled("Colour range", color_mode_control("browse-color", state.color),
+                         width=3),
+                dbc.Col(values_switch("browse-labels", state.show_values), md=2,
+                        className="mb-2 pt-4"),
+                labelled("Colour scale", scale_control("browse-scale", state.scale), width=3),
+            ], className="g-3 align-items-start controls-row"),
+        ]),
         html.H4([spec.title, provenance_badge(spec.provenance, with_id=True)],
                 className="mt-2 figure-title"),
         html.Div(drawn["summary"], id="browse-summary", className="small text-muted mb-2"),
@@ -66,6 +71,7 @@ def layout(uploads=None, **query):
 
 register_figure_navigation(PAGE, "/")
 register_row_buttons(PAGE)
+register_filters(PAGE)
 
 
 OUT = Outputs(
@@ -75,6 +81,7 @@ OUT = Outputs(
     drawn=Output("browse-drawn", "data"),
     color=Output("browse-color", "value"),
     show_values=Output("browse-labels", "value"),
+    scale=Output("browse-scale", "value"),
     export_options=Output("browse-export-panel", "options"),
     export_value=Output("browse-export-panel", "value"),
     export_style=Output("browse-export-panel", "style"),
@@ -87,11 +94,12 @@ OUT = Outputs(
         **slicing_inputs(PAGE),
         color=State("browse-color", "value"),
         show_values=State("browse-labels", "value"),
+        scale=State("browse-scale", "value"),
         drawn=State("browse-drawn", "data"),
     ),
 )
 @boundary
-def sync(search, facet_values, rows, x_range, sort, top, color, show_values, facet_ids,
+def sync(search, facet_values, rows, x_range, sort, top, color, show_values, scale, facet_ids,
          rendered, drawn, uploads):
     """What changes the data shown: the URL (back/forward) or a slicing control. The colour
     range and values in cells are restyled in the browser (``evalmaps.restyle``), and the
@@ -99,13 +107,14 @@ def sync(search, facet_values, rows, x_range, sort, top, color, show_values, fac
     figure, state, query = read_view(PAGE, get_catalog(uploads, rendered), rendered, search, facet_ids,
                                      facet_values, rows, x_range, sort, top, color, show_values)
     if query is None:  # a slicing control: draw the slice, write the URL
+        state = replace(state, scale=scale if scale in SCALES else DEFAULT_SCALE)
         return OUT(search=state.to_query(y_labels=row_labels(figure)), **graphs(figure, state))
     # the URL changed: write the controls that differ; draw only if the slice differs
     out = {} if slice_key(state) == drawn else graphs(figure, state)
     controls = {**slicing_values(state, figure, facet_ids), "color": state.color,
-                "show_values": state.show_values}
+                "show_values": state.show_values, "scale": state.scale}
     now = {"facets": facet_values, "rows": rows, "x_range": x_range, "sort": sort, "top": top,
-           "color": color, "show_values": show_values}
+           "color": color, "show_values": show_values, "scale": scale}
     out.update({k: v for k, v in controls.items() if v != now[k]})
     if not out:
         raise PreventUpdate
@@ -113,8 +122,10 @@ def sync(search, facet_values, rows, x_range, sort, top, color, show_values, fac
 
 
 def slice_key(state: ViewState) -> str:
-    """What the heatmaps depend on: the state's query without the colour and values keys."""
-    return replace(state, color="figure", show_values=True, problems=()).to_query()
+    """What the heatmaps depend on: the state's query without the colour, values and scale
+    keys."""
+    return replace(state, color="figure", show_values=True, problems=(),
+                   scale=DEFAULT_SCALE).to_query()
 
 
 def graphs(figure, state: ViewState) -> dict:
@@ -129,7 +140,7 @@ def graphs(figure, state: ViewState) -> dict:
     cols = []
     for view in views:
         fig = heatmap_figure(view, ranges[state.color], show_values=state.show_values,
-                             ranges=ranges)
+                             ranges=ranges, scale=state.scale, color=state.color)
         cols.append(dbc.Col(dcc.Graph(
             id={"type": "browse-heatmap", "panel": view.panel.slug}, figure=fig,
             config=graph_config(figure.id, view.panel.slug), className="heatmap-graph"),
@@ -179,20 +190,30 @@ def download_table(_clicks, table_format, slug, search, figure_id, uploads):
     return dcc.send_string(text, filename(table, table_format or "latex")), ""
 
 
-# The colour range and values in cells change no data: the browser restyles the heatmaps it
-# holds (each figure carries its three colour ranges and its cell-text template) and writes the
-# URL; nothing is sent.
+# The colour range, scale and values in cells change no data: the browser restyles the heatmaps
+# it holds (each figure carries its three colour ranges, its two scales and its cell-text
+# template) and writes the URL; nothing is sent.
 clientside_callback(
     ClientsideFunction(namespace="evalmaps", function_name="restyle"),
     Output({"type": "browse-heatmap", "panel": ALL}, "figure"),
     Output("browse-loc", "search", allow_duplicate=True),
     Input("browse-color", "value"),
     Input("browse-labels", "value"),
+    Input("browse-scale", "value"),
     State({"type": "browse-heatmap", "panel": ALL}, "figure"),
     State("browse-loc", "search"),
     State("browse-default-color", "data"),
     prevent_initial_call=True,
 )
 
+
+# Cell text sized to each heatmap as drawn (first drawing, a resize): evalmaps.fit.
+clientside_callback(
+    ClientsideFunction(namespace="evalmaps", function_name="fit"),
+    Output({"type": "browse-heatmap", "panel": MATCH}, "figure", allow_duplicate=True),
+    Input({"type": "browse-heatmap", "panel": MATCH}, "relayoutData"),
+    State({"type": "browse-heatmap", "panel": MATCH}, "figure"),
+    prevent_initial_call=True,
+)
 
 register_nav_sync(PAGE)

@@ -17,19 +17,22 @@ from urllib.parse import parse_qs
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import (ClientsideFunction, Input, Output, State, callback, clientside_callback, ctx, dcc,
+from dash import (MATCH, ClientsideFunction, Input, Output, State, callback, clientside_callback, ctx, dcc,
                   html, no_update)
 from dash.exceptions import PreventUpdate
 
 from components.compare import (compare_figures, panel_options, readouts, sentences_block,
                                 sides_card, summary_card)
 from components.controls import export_control, labelled, values_switch
+from components.filters import filters, register_filters, scale_control
+from components.heatmap import apply_scale
 from components.theme import graph_config
 from evalmaps.compare import (CompareError, align, default_pair, is_derived, mean_ref, resolve,
                               summary)
 from evalmaps.errors import EvalmapsError
 from evalmaps import export as exporting
-from evalmaps.state import DEFAULT_COMPARE_COLOR, CompareState, parse_compare_state
+from evalmaps.state import (DEFAULT_COMPARE_COLOR, DEFAULT_SCALE, SCALES, CompareState,
+                            parse_compare_state)
 from layouts._shared import (boundary, stored_ids, UPLOADS, Outputs, get_catalog, page_location, problems_alert,
                              register_nav_sync)
 
@@ -78,14 +81,14 @@ def layout(uploads=None, **query):
         dcc.Store(id="compare-default-color", data=DEFAULT_COMPARE_COLOR),
         dcc.Store(id="compare-hovered", data=None),  # the last hovered cell, to re-place outlines
         html.Div(values["problems"], id="compare-problems"),
-        dbc.Row([
-            labelled("Panel A", dcc.Dropdown(id="compare-a", options=values["a_options"],
+        filters(PAGE, [dbc.Row([
+            labelled("A: panel", dcc.Dropdown(id="compare-a", options=values["a_options"],
                                              value=state.a, clearable=False, searchable=True,
                                              optionHeight=50), html_for="compare-a", width=5),
             dbc.Col(dbc.Button("⇄ Swap", id="compare-swap", color="secondary", outline=True,
                                size="sm", title="Swap A and B"),
                     md=1, className="mb-2 pt-4 text-center"),
-            labelled("Panel B", dcc.Dropdown(id="compare-b", options=values["b_options"],
+            labelled("B: panel", dcc.Dropdown(id="compare-b", options=values["b_options"],
                                              value=state.b, clearable=False, searchable=True,
                                              optionHeight=50), html_for="compare-b", width=6),
         ], className="g-3 controls-row"),
@@ -106,7 +109,9 @@ def layout(uploads=None, **query):
                                     inline=True, className="small"), width=3),
             dbc.Col(values_switch("compare-labels", state.show_values), md=2,
                     className="mb-2 pt-4"),
-        ], className="g-3 align-items-start controls-row"),
+            labelled("Colour scale (A and B)", scale_control("compare-scale", state.scale),
+                     width=3),
+        ], className="g-3 align-items-start controls-row")]),
         html.Div(values["error"], id="compare-error"),
         html.Div([
             html.H4(values["heading"], id="compare-heading", className="mt-2 figure-title"),
@@ -137,6 +142,7 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
     derived = [s for s in (a_side, b_side) if s is not None and s.derived]
     out = {
         "a": state.a, "b": state.b, "color": state.color, "show_values": state.show_values,
+        "scale": state.scale,
         "a_options": panel_options(catalog, extra=derived),
         "b_options": panel_options(catalog, against=a_side, extra=derived),
         "mean_options": panel_options(catalog),
@@ -171,7 +177,8 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         "heading": ["A · ", al.a.short, " vs B · ", al.b.short],
         "text": [warnings, sentences_block(al, numbers)],
         "cells": readouts(al),
-        "figures": list(compare_figures(al, state.color, state.show_values)),
+        "figures": [apply_scale(fig, state.scale)
+                    for fig in compare_figures(al, state.color, state.show_values)],
         "maps_class": "compare-maps" + (" compare-maps-stacked" if wide else ""),
         "legend": legend,
         "cards": dbc.Row([dbc.Col(summary_card(al, numbers), lg=7),
@@ -189,6 +196,7 @@ OUT = Outputs(
     b_options=Output("compare-b", "options"),
     color=Output("compare-color", "value"),
     show_values=Output("compare-labels", "value"),
+    scale=Output("compare-scale", "value"),
     mean=Output("compare-mean", "value"),
     problems=Output("compare-problems", "children"),
     error=Output("compare-error", "children"),
@@ -204,7 +212,7 @@ OUT = Outputs(
     legend=Output("compare-legend", "children"),
     cards=Output("compare-cards", "children"),
 )
-CONTROLS = ("a", "b", "color", "show_values", "mean")  # written only when they must change
+CONTROLS = ("a", "b", "color", "show_values", "scale", "mean")  # written only when they must change
 SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading", "text", "cells",
          "readout", "figures", "maps_class", "legend", "cards")
 
@@ -220,13 +228,14 @@ SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading",
         _mean_b=Input("compare-mean-as-b", "n_clicks"),
         color=State("compare-color", "value"),
         show_values=State("compare-labels", "value"),
+        scale=State("compare-scale", "value"),
         mean_keys=State("compare-mean", "value"),
         uploads=State(UPLOADS, "data"),
     ),
     prevent_initial_call=True,  # the layout renders the URL's state itself
 )
 @boundary
-def sync(search, a, b, _swap, _mean_a, _mean_b, color, show_values, mean_keys, uploads):
+def sync(search, a, b, _swap, _mean_a, _mean_b, color, show_values, scale, mean_keys, uploads):
     """What changes the panels compared: the URL (back/forward), a menu, swap, a mean. The colour
     range and values in cells are restyled in the browser (``evalmaps.restyle``)."""
     catalog = get_catalog(uploads, *stored_ids(search, a, b, mean_keys))
@@ -237,15 +246,17 @@ def sync(search, a, b, _swap, _mean_a, _mean_b, color, show_values, mean_keys, u
             raise PreventUpdate  # the location reports the URL as it mounts
         state = parse_compare_state(parse_qs(search.lstrip("?"), keep_blank_values=True), catalog)
         if (state.a, state.b) == (a, b):  # the same panels: only write the style controls
-            style = {k: v for k, v in (("color", state.color), ("show_values", state.show_values))
-                     if v != {"color": color, "show_values": show_values}[k]}
+            style = {k: v for k, v in (("color", state.color), ("show_values", state.show_values),
+                                       ("scale", state.scale))
+                     if v != {"color": color, "show_values": show_values, "scale": scale}[k]}
             if not style:
                 raise PreventUpdate  # already shown: the location reporting the URL as it mounts
             return OUT(**style)
         return _outputs(render(catalog, state), controls=True)
     default = default_pair(catalog)
     state = CompareState(a or default[0], b or default[1], color or DEFAULT_COMPARE_COLOR,
-                         True if show_values is None else bool(show_values))
+                         True if show_values is None else bool(show_values),
+                         scale=scale if scale in SCALES else DEFAULT_SCALE)
     controls = False
     if triggered == "compare-swap":
         state, controls = replace(state, a=state.b, b=state.a), True
@@ -286,6 +297,7 @@ clientside_callback(
     Output("compare-loc", "search", allow_duplicate=True),
     Input("compare-color", "value"),
     Input("compare-labels", "value"),
+    Input("compare-scale", "value"),
     State("compare-loc", "search"),
     State("compare-default-color", "data"),
     *[State(graph_id(side), "figure") for side in SIDES],
@@ -305,6 +317,18 @@ clientside_callback(
     State("compare-hovered", "data"),
     prevent_initial_call=True,
 )
+
+# Cell text sized to each map as drawn (first drawing, a resize): evalmaps.fit.
+clientside_callback(
+    ClientsideFunction(namespace="evalmaps", function_name="fit"),
+    Output({"type": "compare-heatmap", "panel": MATCH}, "figure", allow_duplicate=True),
+    Input({"type": "compare-heatmap", "panel": MATCH}, "relayoutData"),
+    State({"type": "compare-heatmap", "panel": MATCH}, "figure"),
+    prevent_initial_call=True,
+)
+
+register_filters(PAGE)
+
 
 @callback(
     Output("compare-download", "data"),

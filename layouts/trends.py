@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import Input, Output, callback, dcc, html
+from dash import (MATCH, ClientsideFunction, Input, Output, State, callback,
+                  clientside_callback, dcc, html)
 
 from components.controls import figure_row, labelled, rows_and_range
+from components.filters import filters, register_filters
 from components.provenance import provenance_badge, source_card
 from components.trends import (chart_config, line_figure, observation_list, panel_summaries,
                                rules_list, stats_columns, stats_grid, stats_rows)
@@ -42,8 +44,7 @@ def layout(uploads=None, **query):
     return dbc.Container([
         page_location(PAGE, figure.id),
         html.Div(problems_alert((*state.problems, *options.problems)), id="trends-problems"),
-        figure_row(PAGE, catalog, figure, state),
-        dbc.Row([
+        filters(PAGE, [figure_row(PAGE, catalog, figure, state), dbc.Row([
             *rows_and_range(PAGE, figure, state),
             labelled(f"Threshold ({spec.metric.unit or spec.metric.name})",
                      dbc.Input(id="trends-threshold", type="number", value=options.threshold,
@@ -57,7 +58,7 @@ def layout(uploads=None, **query):
                 dbc.Switch(id="trends-overlay", value=options.overlay, className="small mb-0",
                            label="Overlay panels in one chart"),
             ], md=3, className="mb-2 pt-1"),
-        ], className="g-3 align-items-start controls-row"),
+        ], className="g-3 align-items-start controls-row")]),
         html.H4([spec.title, provenance_badge(spec.provenance, with_id=True)],
                 className="mt-2 figure-title"),
         html.Div(id="trends-summary", className="small text-muted mb-2"),
@@ -79,11 +80,12 @@ def layout(uploads=None, **query):
             dbc.CardBody(id="trends-panels", className="py-2"),
         ], className="mt-3 trends-card"),
         source_card(spec, stderr.figure_notes(figure)),
-    ], fluid=True, className="py-3")
+    ], fluid=True, className="py-3 trends-page")
 
 
 register_figure_navigation(PAGE, "/trends")
 register_row_buttons(PAGE)
+register_filters(PAGE)
 
 
 OUT = Outputs(
@@ -175,5 +177,14 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
                                            len(views) > 1),
             "rules": rules, "panels": panel_summaries(trends)}
 
+
+# x ticks thinned to the chart's drawn width (first drawing, a resize): evalmaps.fit.
+clientside_callback(
+    ClientsideFunction(namespace="evalmaps", function_name="fit"),
+    Output({"type": "trends-chart", "panel": MATCH}, "figure", allow_duplicate=True),
+    Input({"type": "trends-chart", "panel": MATCH}, "relayoutData"),
+    State({"type": "trends-chart", "panel": MATCH}, "figure"),
+    prevent_initial_call=True,
+)
 
 register_nav_sync(PAGE)

@@ -86,19 +86,36 @@ def _cells(trace: dict):
 def heatmap_cell(figure: dict, y: str, x: str) -> dict:
     """What the browser shows at cell (y, x) (labels as the traces hold them): ``z``,
     ``hover`` and ``text`` ('' when no value is printed), and which trace draws it. The last
-    trace drawing a cell is on top, as in plotly.js."""
+    trace drawing a cell is on top, as in plotly.js; the text traces (meta role 'text':
+    transparent, no hover) only give the text (:func:`text_ink`: in which colour)."""
     found = None
+    text = ""
     for k, trace in enumerate(figure["data"]):
         cells = _cells(trace)
-        if (y, x) in cells:
-            found = (k, trace, *cells[(y, x)])
+        if (y, x) not in cells:
+            continue
+        if (trace.get("meta") or {}).get("role") == "text":
+            point = {"z": cells[(y, x)][0], "x": x, "y": y}
+            template = trace.get("texttemplate", "")
+            text = fill(template, point) if template else ""
+            continue
+        found = (k, trace, *cells[(y, x)])
     assert found is not None, f"no trace draws the cell ({y}, {x})"
     k, trace, z, custom = found
     point = {"z": z, "x": x, "y": y, "customdata": custom}
-    text_template = trace.get("texttemplate", "")
-    gap = "texttemplate" not in trace  # a gap trace draws no value
+    gap = (trace.get("meta") or {}).get("role") != "value"  # a gap trace draws no value
     return {"trace": k, "z": None if gap else z, "hover": fill(trace["hovertemplate"], point),
-            "text": fill(text_template, point) if text_template else ""}
+            "text": text}
+
+
+def text_ink(figure: dict, y: str, x: str) -> str | None:
+    """The colour of the text printed in cell (y, x), None when it has none."""
+    ink = None
+    for trace in figure["data"]:
+        if (trace.get("meta") or {}).get("role") == "text" and trace.get("texttemplate") \
+                and (y, x) in _cells(trace):
+            ink = trace["textfont"]["color"]
+    return ink
 
 
 def point_hover(trace: dict, k: int) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from plotly.colors import get_colorscale
 
 from components.heatmap import MAX_TEXT_ROWS, heatmap_figure, values_note
 from components.theme import exact_dtype, graph_config, text
@@ -52,14 +53,27 @@ def test_axes_follow_slice_and_escape(catalog):
 
 @pytest.mark.parametrize("zrange", [(49.0, 57.0), (0.0, 100.0), (50.5, 51.5), None])
 def test_zmin_zmax_equal_zrange(catalog, zrange):
-    trace = main_trace(view_of(catalog, QWEN), zrange)
-    assert (trace["zmin"], trace["zmax"]) == (zrange or (None, None))
+    view = view_of(catalog, QWEN)
+    trace = main_trace(view, zrange)
+    # no range given: the panel's own extent, made explicit (text colours follow the same one)
+    own = (float(np.nanmin(view.z)), float(np.nanmax(view.z)))
+    assert (trace["zmin"], trace["zmax"]) == (zrange or own)
 
 
 @pytest.mark.parametrize("fid", [CORE, "short-to-long", ACE, "dynts-r1-llama-benchmarks", QWEN])
-def test_colorscale_is_the_catalogs(catalog, fid):
-    trace = main_trace(view_of(catalog, fid))
+def test_colorscale_is_the_catalogs_as_in_the_paper(catalog, fid):
+    trace = main_trace(view_of(catalog, fid), scale="paper")
     assert tuple(tuple(stop) for stop in trace["colorscale"]) == catalog.figure(fid).spec.colorscale
+
+
+@pytest.mark.parametrize("fid", [CORE, "short-to-long", ACE, "dynts-r1-llama-benchmarks", QWEN])
+def test_default_colorscale_is_viridis_and_carries_the_papers(catalog, fid):
+    fig = heatmap_figure(view_of(catalog, fid), None, ranges={"figure": None})
+    viridis = [list(stop) for stop in get_colorscale("Viridis")]
+    assert fig["data"][0]["colorscale"] == viridis
+    scales = fig["layout"]["meta"]["evalmaps"]["scales"]
+    assert scales["uniform"] == viridis
+    assert tuple(tuple(stop) for stop in scales["paper"]) == catalog.figure(fid).spec.colorscale
 
 
 @pytest.mark.parametrize("fid, title", [(CORE, "Accuracy (%)"), (QWEN, "Pass@1"),
@@ -73,8 +87,11 @@ def test_templates_format_in_the_browser(catalog):
     trace = main_trace(view_of(catalog, CORE))
     assert trace["hovertemplate"] == ("Type %{y} · Length %{x} · Accuracy %{z:.1f}%"
                                       "<br>Model Qwen-2.5B<extra></extra>")
-    assert trace["texttemplate"] == "%{z:.1f}"
-    assert "text" not in trace and "customdata" not in trace
+    assert "text" not in trace and "customdata" not in trace and "texttemplate" not in trace
+    texts = [t for t in heatmap_figure(view_of(catalog, CORE), None)["data"]
+             if t.get("meta", {}).get("role") == "text"]
+    assert [(t["texttemplate"], t["textfont"]["color"], t["hoverinfo"]) for t in texts] == [
+        ("%{z:.1f}", "#000000", "skip"), ("%{z:.1f}", "#ffffff", "skip")]
 
 
 def test_hover_and_text_seed_000(catalog):
@@ -100,7 +117,8 @@ def test_missing_cells_are_gaps_that_say_so(catalog):
 
 @pytest.mark.parametrize("show, template", [(False, ""), (True, "%{z:.1f}")])
 def test_show_values(catalog, show, template):
-    assert main_trace(view_of(catalog, QWEN), show_values=show)["texttemplate"] == template
+    fig = heatmap_figure(view_of(catalog, QWEN), None, show_values=show)
+    assert [t["texttemplate"] for t in fig["data"] if "texttemplate" in t] == [template] * 2
 
 
 def test_values_are_typed_float32_and_exact(catalog):
@@ -131,7 +149,9 @@ def test_illustrative_is_flagged(catalog):
     view = view_of(catalog, ACE, {"benchmark": ["GSM8K"]})
     fig = heatmap_figure(view, (0, 100))
     assert [a["text"] for a in fig["layout"]["annotations"]] == ["ILLUSTRATIVE values, not results"]
-    for trace in fig["data"]:  # every cell's hover, gaps included
+    for trace in fig["data"]:  # every cell's hover, gaps included (text traces take none)
+        if trace.get("hoverinfo") == "skip":
+            continue
         assert trace["hovertemplate"].endswith(
             "<br><b>ILLUSTRATIVE value, not a result</b><extra></extra>")
 
@@ -139,7 +159,7 @@ def test_illustrative_is_flagged(catalog):
 def test_transcribed_is_not_flagged(catalog):
     fig = heatmap_figure(view_of(catalog, QWEN), None)
     assert "annotations" not in fig["layout"]
-    assert not any("ILLUSTRATIVE" in trace["hovertemplate"] for trace in fig["data"])
+    assert not any("ILLUSTRATIVE" in trace.get("hovertemplate", "") for trace in fig["data"])
 
 
 def make_view(frame: pd.DataFrame, dims: dict, metric=None):
