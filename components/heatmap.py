@@ -108,7 +108,7 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
         "hovertemplate": hovertemplate + "<extra></extra>",
         "hoverongaps": False,
         "texttemplate": cell_text if text_on else "",
-        "meta": {"texttemplate": cell_text},
+        "meta": {"texttemplate": cell_text, "value": hover_value(hovertemplate, cell_text)},
         "xgap": gap, "ygap": gap,
         "showscale": showscale,
         "colorbar": {"title": {"text": theme.text(colorbar_title), "side": "right"},
@@ -158,6 +158,19 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
                          colorscale=[[0, theme.MISSING_COLOR], [1, theme.MISSING_COLOR]])
         traces.append(trace)
     return traces
+
+
+def hover_value(hovertemplate: str, cell_text: str) -> str:
+    """The value as the hover writes it, with its unit ('%{z:.1f}%', '%{z:.1f} ms'): the hover
+    template from the cell-text template on, up to what follows the value (' ± ...', ' (mean
+    ...', a line break). The browser's table and keyboard readout format values with it."""
+    at = hovertemplate.find(cell_text)
+    if at < 0:
+        return cell_text
+    rest = hovertemplate[at:]
+    ends = [k for k in (rest.find(s, len(cell_text)) for s in (" ±", " (", "<br>", "<extra>"))
+            if k >= 0]
+    return rest[:min(ends)] if ends else rest
 
 
 def heatmap_layout(x_labels, y_labels, *, x_title: str, y_title: str, heading: str,
@@ -307,11 +320,13 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
 
 def style_meta(traces: list[dict], ranges: dict | None) -> dict:
     """What the browser needs to restyle a heatmap without new data (``evalmaps.restyle``):
-    its colour range per mode, and the cell-text template values switch on ('' while the cells
-    are too small to print in)."""
+    its colour range per mode, the cell-text template values switch on ('' while the cells
+    are too small to print in), and the hover's value template (``hover_value``: the keyboard
+    readout and the table, ``evalmaps.keys``)."""
     main = traces[0]
     readable_cells = readable(len(main["y"]), len(main["x"]))
-    meta = {"text": main["meta"]["texttemplate"] if readable_cells else ""}
+    meta = {"text": main["meta"]["texttemplate"] if readable_cells else "",
+            "value": main["meta"]["value"]}
     if ranges is not None:
         meta["ranges"] = {mode: list(r) if r else None for mode, r in ranges.items()}
     return {"evalmaps": meta}

@@ -24,10 +24,12 @@ from dash.exceptions import PreventUpdate
 from components.compare import (compare_figures, panel_options, readouts, sentences_block,
                                 sides_card, summary_card)
 from components.controls import export_control, labelled, values_switch
+from components.keyboard import keyboard_map
 from components.theme import graph_config
 from evalmaps.compare import (CompareError, align, default_pair, is_derived, mean_ref, resolve,
                               summary)
 from evalmaps.errors import EvalmapsError
+from evalmaps.formats import NOT_REPORTED
 from evalmaps import export as exporting
 from evalmaps.state import DEFAULT_COMPARE_COLOR, CompareState, parse_compare_state
 from layouts._shared import (boundary, stored_ids, UPLOADS, Outputs, get_catalog, page_location, problems_alert,
@@ -59,12 +61,14 @@ def mark_id(side: str) -> dict:
 
 
 def _graph(side: str, figure):
-    """A map and its linked-hover outline (an overlay placed by evalmaps.compareHover)."""
-    return html.Div([
+    """A map and its linked-hover outline (an overlay placed by evalmaps.compareHover), in the
+    keyboard frame (components.keyboard: Compare's readout is its live region)."""
+    return keyboard_map(
         dcc.Graph(id=graph_id(side), figure=figure if figure is not no_update else EMPTY,
                   config=graph_config("compare", side), className="heatmap-graph"),
         html.Div(id=mark_id(side), className="compare-mark", style=HIDDEN),
-    ], className="compare-map")
+        name="B − A" if side == "delta" else f"Map {side.upper()}", live=False,
+        missing="not comparable" if side == "delta" else NOT_REPORTED, className="compare-map")
 
 
 def layout(uploads=None, **query):
