@@ -401,7 +401,10 @@ window.dash_clientside.evalmaps.keys = (function () {
     const fl = gd._fullLayout;
     const c = fl.xaxis._categories.indexOf(m.x[j]), r = fl.yaxis._categories.indexOf(m.y[i]);
     if (window.Plotly && window.Plotly.Fx) {
-      window.Plotly.Fx.hover(gd, {xval: c, yval: r}, "xy");
+      // as a mouse over the plot area would (Plotly emits plotly_hover, hence Dash's
+      // hoverData, only for an event with a target): Compare's linked outlines and readout
+      const target = gd.querySelector(".nsewdrag") || gd;
+      window.Plotly.Fx.hover(gd, {xval: c, yval: r, target: target}, "xy");
     }
     const live = liveRegion(frame);
     if (live) {
