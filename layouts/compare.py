@@ -47,8 +47,8 @@ COLOR_OPTIONS = [
 EMPTY = {"data": [], "layout": {}}
 HIDDEN = {"display": "none"}
 SIDE_OPTIONS = [{"label": "A", "value": "a"}, {"label": "B", "value": "b"}]
-READOUT_HINT = ("Hover a cell in any map: the same cell is outlined in the other two, and its A, "
-                "B and B − A values show here.")
+READOUT_HINT = ("Hover a cell in any map, or Tab to a map and use the arrow keys: the same cell "
+                "is outlined in the other two, and its A, B and B − A values show here.")
 
 
 def graph_id(side: str) -> dict:
