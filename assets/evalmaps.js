@@ -214,6 +214,7 @@ window.dash_clientside.evalmaps.compareReadout = function (cells, i, j) {
  * hover labels use. */
 window.dash_clientside.evalmaps.keys = (function () {
   const PAGE_ROWS = 10;
+  const MAX_TABLE_CELLS = 10000;  // a bigger DOM table would stall the page
   const SEP = " · ";
   const decoder = document.createElement("textarea");
 
@@ -261,8 +262,9 @@ window.dash_clientside.evalmaps.keys = (function () {
   }
 
   /* What the keyboard and the table need of a drawn map, worked out once per figure: labels,
-   * titles, and for each cell the trace that draws it (the last with a value there: the sparse
-   * traces of gaps and special hovers sit on top of the main one, which is blank there). */
+   * titles, the value range and gaps, and for each cell the trace that draws it (the last with
+   * a value there: the sparse traces of gaps and special hovers sit on top of the main one,
+   * which is blank there). Typed arrays, no object per cell: a map may hold a million cells. */
   function model(gd) {
     if (gd._evalmapsKeys && gd._evalmapsKeys.full === gd._fullData) {
       return gd._evalmapsKeys;
@@ -270,42 +272,87 @@ window.dash_clientside.evalmaps.keys = (function () {
     const fl = gd._fullLayout;
     const main = gd._fullData[0];
     const x = rows(main.x).map(String), y = rows(main.y).map(String);
+    const nx = x.length, ny = y.length;
     const xi = new Map(x.map(function (v, j) { return [v, j]; }));
     const yi = new Map(y.map(function (v, i) { return [v, i]; }));
-    const owner = y.map(function () { return x.map(function () { return null; }); });
-    gd._fullData.forEach(function (t, k) {
+    const owner = new Int32Array(nx * ny).fill(-1);  // the trace drawing a cell, -1: none
+    const slotR = new Int32Array(nx * ny);  // where in that trace: its row (grids), or n
+    const slotC = new Int32Array(nx * ny);  // its column (grids)
+    const traces = gd._fullData;
+    const grids = traces.map(function (t) {
+      return !!(t.z && t.z.length && t.z[0] !== null && typeof t.z[0] === "object");
+    });
+    const values = traces.map(function (t) {  // gap traces draw no value (components.heatmap)
+      return "texttemplate" in ((gd.data && gd.data[t.index]) || {});
+    });
+    traces.forEach(function (t, k) {
       if (t.type !== "heatmap" || !t.z) {
         return;
       }
-      const input = (gd.data && gd.data[t.index]) || {};
-      const value = "texttemplate" in input;  // gap traces draw no value (components.heatmap)
-      const tx = rows(t.x).map(String), ty = rows(t.y).map(String);
       const z = t.z;
-      const take = function (i, j, v, cd) {
-        if (i === undefined || j === undefined || !present(v)) {
-          return;
-        }
-        owner[i][j] = {trace: t, z: value ? v : null, customdata: cd, value: value};
-      };
-      if (z.length && z[0] !== null && typeof z[0] === "object") {  // a grid
+      const rowOf = rows(t.y).map(function (v) { const i = yi.get(String(v)); return i === undefined ? -1 : i; });
+      const colOf = rows(t.x).map(function (v) { const j = xi.get(String(v)); return j === undefined ? -1 : j; });
+      if (grids[k]) {
         for (let r = 0; r < z.length; r++) {
-          for (let c = 0; c < (z[r] ? z[r].length : 0); c++) {
-            take(yi.get(ty[r]), xi.get(tx[c]), z[r][c],
-                 t.customdata && t.customdata[r] ? t.customdata[r][c] : undefined);
+          const row = z[r], i = rowOf[r];
+          if (!row || i === undefined || i < 0) {
+            continue;
+          }
+          for (let c = 0; c < row.length; c++) {
+            const j = colOf[c];
+            if (j !== undefined && j >= 0 && present(row[c])) {
+              owner[i * nx + j] = k;
+              slotR[i * nx + j] = r;
+              slotC[i * nx + j] = c;
+            }
           }
         }
-      } else {  // columns: x[k], y[k], z[k]
+      } else {  // columns: x[n], y[n], z[n]
         for (let n = 0; n < z.length; n++) {
-          take(yi.get(ty[n]), xi.get(tx[n]), z[n], undefined);
+          const i = rowOf[n], j = colOf[n];
+          if (i !== undefined && j !== undefined && i >= 0 && j >= 0 && present(z[n])) {
+            owner[i * nx + j] = k;
+            slotR[i * nx + j] = n;
+          }
         }
       }
     });
+    const at = function (i, j) {  // {trace, z (null for a gap), customdata, value} or null
+      const k = owner[i * nx + j];
+      if (k < 0) {
+        return null;
+      }
+      const t = traces[k], r = slotR[i * nx + j], c = slotC[i * nx + j];
+      if (!grids[k]) {
+        return {trace: t, z: values[k] ? t.z[r] : null, customdata: undefined, value: values[k]};
+      }
+      return {trace: t, z: values[k] ? t.z[r][c] : null, value: values[k],
+              customdata: t.customdata && t.customdata[r] ? t.customdata[r][c] : undefined};
+    };
+    let lo = Infinity, hi = -Infinity, gaps = 0;
+    for (let p = 0; p < nx * ny; p++) {
+      const k = owner[p];
+      if (k < 0 || !values[k]) {
+        gaps += 1;
+        continue;
+      }
+      const v = grids[k] ? traces[k].z[slotR[p]][slotC[p]] : traces[k].z[slotR[p]];
+      if (v < lo) {
+        lo = v;
+      }
+      if (v > hi) {
+        hi = v;
+      }
+    }
+    if (gaps === nx * ny) {
+      lo = hi = null;
+    }
     const meta = (gd.layout && gd.layout.meta && gd.layout.meta.evalmaps) || {};
     const title = function (axis) {
       return axis && axis.title && axis.title.text ? plain(axis.title.text) : "";
     };
     const m = {
-      full: gd._fullData, x: x, y: y, owner: owner,
+      full: gd._fullData, x: x, y: y, at: at, lo: lo, hi: hi, gaps: gaps,
       xText: x.map(plain), yText: y.map(plain),
       title: plain((fl.title && fl.title.text) || ""),
       xTitle: title(fl.xaxis), yTitle: title(fl.yaxis),
@@ -322,7 +369,7 @@ window.dash_clientside.evalmaps.keys = (function () {
 
   /* The cell as its hover says it, on one line; `missing` when no trace draws it. */
   function cellText(m, i, j, missing) {
-    const o = m.owner[i][j];
+    const o = m.at(i, j);
     if (!o) {
       return m.yTitle + " " + m.yText[i] + SEP + m.xTitle + " " + m.xText[j] + SEP + missing;
     }
@@ -333,17 +380,7 @@ window.dash_clientside.evalmaps.keys = (function () {
 
   function label(frame, m) {
     const missing = frame.getAttribute("data-missing") || "not reported";
-    let lo = null, hi = null, gaps = 0;
-    m.owner.forEach(function (row) {
-      row.forEach(function (o) {
-        if (!o || !o.value) {
-          gaps += 1;
-        } else {
-          lo = lo === null ? o.z : Math.min(lo, o.z);
-          hi = hi === null ? o.z : Math.max(hi, o.z);
-        }
-      });
-    });
+    const lo = m.lo, hi = m.hi, gaps = m.gaps;
     const n = m.x.length * m.y.length;
     const ends = function (labels) {
       return labels.length > 1 ? labels[0] + " to " + labels[labels.length - 1] : labels[0];
@@ -438,6 +475,17 @@ window.dash_clientside.evalmaps.keys = (function () {
     }
     const m = model(gd);
     const missing = frame.getAttribute("data-missing") || "not reported";
+    const n = m.x.length * m.y.length;
+    if (n > MAX_TABLE_CELLS) {
+      const note = document.createElement("p");
+      note.className = "small text-muted mb-0 p-2";
+      note.textContent = "This map has " + n.toLocaleString("en") + " cells, more than a table " +
+        "here shows (" + MAX_TABLE_CELLS.toLocaleString("en") + "). Narrow the rows or the " +
+        "range, or get every cell from the API (/api/figures/<id>/cells?format=csv).";
+      holder.appendChild(note);
+      holder._evalmapsFull = gd._fullData;
+      return;
+    }
     const el = function (tag, text, attrs) {
       const node = document.createElement(tag);
       if (text !== undefined && text !== null) {
@@ -463,7 +511,7 @@ window.dash_clientside.evalmaps.keys = (function () {
       const tr = el("tr");
       tr.appendChild(el("th", text, {scope: "row"}));
       m.x.forEach(function (_, j) {
-        const o = m.owner[i][j];
+        const o = m.at(i, j);
         const has = o && o.value;
         tr.appendChild(el("td", has ? valueText(m, o.z) : missing,
                           has ? {} : {"class": "heatmap-missing"}));
