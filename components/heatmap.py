@@ -130,7 +130,7 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
         "hoverongaps": False,
         "meta": {"role": "value", "texttemplate": cell_text, "show": bool(show_values),
                  "chars": text_chars(z, decimals, cell_text), "scale": scale,
-                 "scales": scales},
+                 "scales": scales, "value": hover_value(hovertemplate, cell_text)},
         "xgap": gap, "ygap": gap,
         "showscale": showscale,
         "colorbar": {"title": {"text": theme.text(colorbar_title), "side": "right"},
@@ -285,6 +285,19 @@ def _decoded(spec: dict) -> np.ndarray:
     return array.astype(float).reshape([int(n) for n in str(spec["shape"]).split(",")])
 
 
+def hover_value(hovertemplate: str, cell_text: str) -> str:
+    """The value as the hover writes it, with its unit ('%{z:.1f}%', '%{z:.1f} ms'): the hover
+    template from the cell-text template on, up to what follows the value (' ± ...', ' (mean
+    ...', a line break). The browser's table and keyboard readout format values with it."""
+    at = hovertemplate.find(cell_text)
+    if at < 0:
+        return cell_text
+    rest = hovertemplate[at:]
+    ends = [k for k in (rest.find(s, len(cell_text)) for s in (" ±", " (", "<br>", "<extra>"))
+            if k >= 0]
+    return rest[:min(ends)] if ends else rest
+
+
 def heatmap_layout(x_labels, y_labels, *, x_title: str, y_title: str, heading: str,
                    height: int, illustrative: bool = False, fixed_range: bool = False,
                    right: int = 20) -> dict:
@@ -432,16 +445,17 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
 
 
 def style_meta(traces: list[dict], ranges: dict | None, color: str | None = None) -> dict:
-    """What the browser needs to restyle a heatmap without new data (``evalmaps.restyle``) and to
-    size its cell text to the cells as drawn (``evalmaps.fit``): its colour range per mode (a
-    mode that lets the panel scale itself: its own extent), its scales (uniform and as in the
-    paper) and the one drawn, the cell-text template ('' while the panel is too large to print
-    in), whether values are shown, and the longest cell text's length."""
+    """What the browser needs to restyle a heatmap without new data (``evalmaps.restyle``), to
+    size its cell text to the cells as drawn (``evalmaps.fit``) and to read it without a mouse
+    (``evalmaps.keys``): its colour range per mode (a mode that lets the panel scale itself: its
+    own extent), its scales (uniform and as in the paper) and the one drawn, the cell-text
+    template ('' while the panel is too large to print in), whether values are shown, the
+    longest cell text's length, and the hover's value template (``hover_value``)."""
     main = traces[0]
     own = main["meta"]
     readable_cells = readable(len(main["y"]), len(main["x"]))
     meta = {"text": own["texttemplate"] if readable_cells else "", "show": own["show"],
-            "color": color,
+            "color": color, "value": own["value"],
             "chars": own["chars"], "scale": own["scale"], "scales": own["scales"]}
     if ranges is not None:
         meta["ranges"] = {mode: list(r) if r else [main["zmin"], main["zmax"]]

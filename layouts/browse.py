@@ -22,6 +22,7 @@ from components.controls import (color_mode_control, export_control, figure_row,
                                  panel_style, rows_and_range, values_switch)
 from components.filters import filters, register_filters, scale_control
 from components.heatmap import heatmap_figure, values_note
+from components.keyboard import keyboard_map
 from components.provenance import provenance_badge, source_card
 from components.theme import graph_config
 from evalmaps import stderr
@@ -141,10 +142,10 @@ def graphs(figure, state: ViewState) -> dict:
     for view in views:
         fig = heatmap_figure(view, ranges[state.color], show_values=state.show_values,
                              ranges=ranges, scale=state.scale, color=state.color)
-        cols.append(dbc.Col(dcc.Graph(
+        cols.append(dbc.Col(keyboard_map(dcc.Graph(
             id={"type": "browse-heatmap", "panel": view.panel.slug}, figure=fig,
             config=graph_config(figure.id, view.panel.slug), className="heatmap-graph"),
-            md=12 // per_row))
+            name=view.title), md=12 // per_row))
     shown = sum(v.n_cells for v in views)
     total = sum(v.z.size for v in views)
     summary = (f"{len(views)} panel{'s' * (len(views) != 1)} · {shown} of {total} cells reported"

@@ -26,10 +26,12 @@ from components.compare import (compare_figures, panel_options, readouts, senten
 from components.controls import export_control, labelled, values_switch
 from components.filters import filters, register_filters, scale_control
 from components.heatmap import apply_scale
+from components.keyboard import keyboard_map
 from components.theme import graph_config
 from evalmaps.compare import (CompareError, align, default_pair, is_derived, mean_ref, resolve,
                               summary)
 from evalmaps.errors import EvalmapsError
+from evalmaps.formats import NOT_REPORTED
 from evalmaps import export as exporting
 from evalmaps.state import (DEFAULT_COMPARE_COLOR, DEFAULT_SCALE, SCALES, CompareState,
                             parse_compare_state)
@@ -48,8 +50,8 @@ COLOR_OPTIONS = [
 EMPTY = {"data": [], "layout": {}}
 HIDDEN = {"display": "none"}
 SIDE_OPTIONS = [{"label": "A", "value": "a"}, {"label": "B", "value": "b"}]
-READOUT_HINT = ("Hover a cell in any map: the same cell is outlined in the other two, and its A, "
-                "B and B − A values show here.")
+READOUT_HINT = ("Hover a cell in any map, or Tab to a map and use the arrow keys: the same cell "
+                "is outlined in the other two, and its A, B and B − A values show here.")
 
 
 def graph_id(side: str) -> dict:
@@ -62,12 +64,14 @@ def mark_id(side: str) -> dict:
 
 
 def _graph(side: str, figure):
-    """A map and its linked-hover outline (an overlay placed by evalmaps.compareHover)."""
-    return html.Div([
+    """A map and its linked-hover outline (an overlay placed by evalmaps.compareHover), in the
+    keyboard frame (components.keyboard: Compare's readout is its live region)."""
+    return keyboard_map(
         dcc.Graph(id=graph_id(side), figure=figure if figure is not no_update else EMPTY,
                   config=graph_config("compare", side), className="heatmap-graph"),
         html.Div(id=mark_id(side), className="compare-mark", style=HIDDEN),
-    ], className="compare-map")
+        name="B − A" if side == "delta" else f"Map {side.upper()}", live=False,
+        missing="not comparable" if side == "delta" else NOT_REPORTED, className="compare-map")
 
 
 def layout(uploads=None, **query):

@@ -243,3 +243,35 @@ def test_se_travels_as_typed_customdata_and_a_suspect_zero_is_flagged():
         "Row s · Col 1 · acc 1.0000 ± 0.0000 se<br>f a",
         "Row s · Col 2 · acc 0.7500<br>f a",
     ]
+
+
+def test_the_hovers_value_template_travels_for_the_keyboard_and_the_table(catalog):
+    """layout.meta.evalmaps.value: the value as the hover writes it, unit included (the browser's
+    keyboard readout and Table format values with it): Browse, Compare's A, B and B − A, a
+    derived mean, and a unit with a space before it and ± sd after it."""
+    from components.compare import compare_figures
+    from evalmaps.compare import compare, mean_ref
+
+    core = heatmap_figure(view_of(catalog, CORE), None)
+    assert core["layout"]["meta"]["evalmaps"]["value"] == "%{z:.1f}%"
+    assert "Accuracy %{z:.1f}%<br>" in core["data"][0]["hovertemplate"]
+    qwen = heatmap_figure(view_of(catalog, QWEN), None)
+    assert qwen["layout"]["meta"]["evalmaps"]["value"] == "%{z:.1f}"
+    al = compare(catalog, f"{QWEN}:r1-llama", f"{QWEN}:r1-qwen")
+    a, b, delta = compare_figures(al, "shared", True)
+    assert [f["layout"]["meta"]["evalmaps"]["value"] for f in (a, b, delta)] == [
+        "%{z:.1f}", "%{z:.1f}", "%{z:+.1f}"]
+    bench = [f"dynts-r1-llama-benchmarks:r1-llama-{b}" for b in ("aime24", "aime25")]
+    al = compare(catalog, mean_ref(bench), f"{QWEN}:r1-qwen")
+    mean = compare_figures(al, "shared", True)[0]
+    value = mean["layout"]["meta"]["evalmaps"]["value"]
+    assert value.startswith("%{z:.") and value.endswith("~f}")  # trimmed, as a mean's hover is
+    assert f"Pass@1 {value} (mean of 2 panels, derived)<br>" in mean["data"][0]["hovertemplate"]
+    view = make_view(pd.DataFrame({"f": ["a"] * 2, "y": ["r", "s"], "x": ["1", "1"],
+                                   "value": ["5.5", "6.25"], "sd": ["0.5", "1"], "n": ["3", "4"]}),
+                     {"f": {"labels": ["a"]}, "y": {"title": "Row", "labels": ["r", "s"]},
+                      "x": {"title": "Col", "labels": ["1"]}},
+                     metric={"name": "Score", "unit": "ms", "range": [0, 10]})
+    fig = heatmap_figure(view, None)
+    assert "Score %{z:.2f} ms ± %{customdata[0]:.2f} sd" in fig["data"][0]["hovertemplate"]
+    assert fig["layout"]["meta"]["evalmaps"]["value"] == "%{z:.2f} ms"

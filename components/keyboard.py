@@ -1,0 +1,44 @@
+"""A heatmap read without a mouse: the focusable frame around a map, its live region and its
+"Table" toggle. What they do is client side (``evalmaps.keys`` in assets/evalmaps.js): the frame
+gets its full accessible name (title, axes, value range, cells missing) from the figure the
+browser holds, arrow keys move an outlined active cell and announce it as the hover writes it,
+and the toggle shows the map as an HTML table built from the same figure (nothing is sent).
+
+``role="application"`` (with ``aria-roledescription="heatmap"``), not ``role="img"``: screen
+readers (NVDA, JAWS) keep arrow keys for their own reading cursor over an image, so the cells
+could not be stepped through; an application region hands the keys to the page. The table is
+the browse-mode alternative.
+"""
+
+from __future__ import annotations
+
+from dash import html
+
+from evalmaps import formats as fmt
+
+KEYS_HINT = "Arrow keys, Home, End, Page Up and Page Down move between cells."
+
+
+def keyboard_map(graph, *overlays, name: str, live: bool = True,
+                 missing: str = fmt.NOT_REPORTED, className: str = "") -> html.Div:
+    """``graph`` (a dcc.Graph) in a focusable frame with the active-cell outline and any
+    ``overlays`` (placed over the map), a polite live region (``live=False``: the page has its
+    own, such as Compare's readout), and the "Table" toggle with its (empty) table. ``name``:
+    the accessible name until the browser writes the full one; ``missing``: what the table and
+    readout say for a cell without a value."""
+    frame = html.Div(
+        [graph, *overlays, html.Div(className="heatmap-cursor", hidden=True)],
+        className="heatmap-keys", tabIndex="0", role="application",
+        **{"aria-roledescription": "heatmap", "aria-label": f"{name}. {KEYS_HINT}",
+           "data-missing": missing})
+    parts = [frame]
+    if live:
+        parts.append(html.Div(className="visually-hidden heatmap-live", role="status",
+                              **{"aria-live": "polite", "aria-atomic": "true"}))
+    parts += [
+        html.Button("Table", type="button", className="btn btn-sm btn-outline-secondary "
+                    "heatmap-table-toggle", title="Show this map as a table",
+                    **{"aria-expanded": "false", "aria-label": f"Table of {name}"}),
+        html.Div(className="heatmap-table", hidden=True),
+    ]
+    return html.Div(parts, className=f"heatmap-panel {className}".strip())
