@@ -70,9 +70,37 @@ def colorscale_of(scale) -> list:
 
 def value_template(metric, decimals: int, *, signed: bool = False, trim: bool = False,
                    field: str = "z") -> str:
-    """The d3 template of a value: '%{z:.1f}%'; ``trim``: trailing zeros dropped (derived)."""
+    """The d3 template of a value: '%{z:.1f}%'; ``trim``: trailing zeros dropped (derived).
+    A metric written as percent (``metric.percent``) is formatted by d3's '%' (the browser
+    multiplies by 100: the data stays exact): '%{z:.2%}' for a fraction with 4 decimals."""
+    if metric is not None and getattr(metric, "percent", False):
+        spec = f"{'+' if signed else ''}.{fmt.places(decimals - 2)}{'~' if trim else ''}%"
+        return f"%{{{field}:{spec}}}"
     spec = f"{'+' if signed else ''}.{fmt.places(decimals)}{'~' if trim else ''}f"
     return fmt.with_unit(f"%{{{field}:{spec}}}", metric.unit if metric else "")
+
+
+PERCENT_TICKS = ".4~%"  # colour-bar and axis ticks of a fraction shown as percent: 0.25 -> 25%
+LOG_STEPS = (1, 2, 5)
+
+
+def log_ticks(lo: float, hi: float) -> tuple[list[float], list[str]]:
+    """Colour-bar ticks of a log10 scale from ``lo`` to ``hi`` (log10 units): at 1, 2, 5 x 10^k
+    when the range spans less than three decades, else at powers of 10; labelled in the
+    original units ('2', '50', '1000')."""
+    steps = LOG_STEPS if hi - lo < 3 else (1,)
+    vals, text = [], []
+    for k in range(int(np.floor(lo)), int(np.ceil(hi)) + 1):
+        for step in steps:
+            v = step * 10.0 ** k
+            at = float(np.log10(v))
+            if lo - 1e-9 <= at <= hi + 1e-9:
+                vals.append(at)
+                text.append(f"{v:g}")
+    if len(vals) < 2:  # a narrow range: its ends
+        vals = [lo, hi]
+        text = [f"{10 ** lo:.3g}", f"{10 ** hi:.3g}"]
+    return vals, text
 
 
 def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertemplate: str,
@@ -80,12 +108,17 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
                    customdata: np.ndarray | None = None, special: tuple[Special, ...] = (),
                    show_values: bool = True, texttemplate: str | None = None,
                    showscale: bool = True, colorbar_title: str = "",
-                   dtype: str | None = None) -> list[dict]:
+                   dtype: str | None = None, reversescale: bool = False,
+                   text: np.ndarray | None = None, colorbar: dict | None = None) -> list[dict]:
     """One dense heatmap trace of the values, plus a sparse trace per :class:`Special` group.
 
     ``z``: rows top to bottom; NaN = missing. ``hovertemplate`` formats a present cell
     (``%{y}``, ``%{x}``, ``%{z:...}``, ``%{customdata[k]}``); ``customdata``: (rows, cols, k).
-    ``texttemplate``: the cell text (default: the value with ``decimals``).
+    ``texttemplate``: the cell text (default: the value with ``decimals``). ``reversescale``:
+    the colour scale runs the other way (a metric where lower is better: good keeps its
+    colour). ``text``: the values the templates show as ``%{text}`` when ``z`` is not them
+    (colours by log10: ``z`` holds the logarithms, ``text`` the values). ``colorbar``: more
+    colour-bar settings (ticks).
     """
     ny, nx = z.shape
     x, y = theme.texts(x_labels), theme.texts(y_labels)
@@ -112,8 +145,12 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
         "xgap": gap, "ygap": gap,
         "showscale": showscale,
         "colorbar": {"title": {"text": theme.text(colorbar_title), "side": "right"},
-                     "thickness": 14},
+                     "thickness": 14, **(colorbar or {})},
     }
+    if reversescale:
+        main["reversescale"] = True
+    if text is not None:
+        main["text"] = _number_list(np.where(taken, np.nan, text))
     if zmid is not None:
         main["zmid"] = zmid
     if customdata is not None:
@@ -140,17 +177,27 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
             data[rows, cols] = customdata[rows, cols]
             trace.update(x=x[:nj], y=y[:ni], z=theme.typed(grid, "f8"),
                          customdata=theme.typed(data, "f8"))
+            if text is not None and group.value:
+                shown = np.full((ni, nj), np.nan)
+                shown[rows, cols] = text[rows, cols]
+                trace["text"] = _number_list(shown)
         else:
             trace.update(x=[x[j] for j in cols], y=[y[i] for i in rows], z=values.tolist())
+            if text is not None and group.value:
+                trace["text"] = _number_list(text[rows, cols])
             if rows.min() > 0 or cols.min() > 0:
                 # a blank point at the first labels: plotly.js sizes a sparse trace's grid from
                 # the axes' first categories but its bounds from its own first cell, so a trace
                 # whose cells share one label that is not the first would land elsewhere
                 trace.update(x=[*trace["x"], x[0]], y=[*trace["y"], y[0]],
                              z=[*trace["z"], None])
+                if "text" in trace:
+                    trace["text"] = [*trace["text"], None]
         if group.value:
             trace.update(colorscale=main["colorscale"], zmin=lo, zmax=hi,
                          texttemplate=main["texttemplate"])
+            if reversescale:
+                trace["reversescale"] = True
             if zmid is not None:
                 trace["zmid"] = zmid
         else:
@@ -158,6 +205,12 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
                          colorscale=[[0, theme.MISSING_COLOR], [1, theme.MISSING_COLOR]])
         traces.append(trace)
     return traces
+
+
+def _number_list(values: np.ndarray) -> list:
+    """Numbers as JSON lists, None where missing (a ``text`` array: typed arrays are for data)."""
+    return [[None if v != v else float(v) for v in row] for row in values] if values.ndim == 2 \
+        else [None if v != v else float(v) for v in values]
 
 
 def heatmap_layout(x_labels, y_labels, *, x_title: str, y_title: str, heading: str,
@@ -198,17 +251,22 @@ def panel_height(n_rows: int) -> int:
 # --------------------------------------------------------------------------- Browse panels
 
 def uncertainty_text(decimals: int, columns: dict[str, int], *, sd: bool, n: bool, se: bool,
-                     suspect: bool = False) -> str:
+                     suspect: bool = False, metric=None) -> str:
     """The hover's uncertainty after a value: ' ± %{customdata[2]:.2f} se', ' ± 1.2 sd (n=3)'
     (``columns``: each quantity's place in customdata); ``suspect``: a standard error of 0 that
-    cannot be right (see evalmaps.stderr), flagged where it is shown."""
+    cannot be right (see evalmaps.stderr), flagged where it is shown. A metric written as
+    percent writes them as percent too (d3's '%')."""
+    pct = metric is not None and getattr(metric, "percent", False)
+    kind, shift = ("%", 2) if pct else ("f", 0)
     extra = ""
     if se:
-        extra += f" ± %{{customdata[{columns['se']}]:.{fmt.se_places(decimals)}f}} se"
+        places = max(fmt.se_places(decimals) - shift, 0)
+        extra += f" ± %{{customdata[{columns['se']}]:.{places}{kind}}} se"
         if suspect:
             extra += f" ({SUSPECT_HOVER})"
     if sd:
-        extra += f" ± %{{customdata[{columns['sd']}]:.{max(fmt.places(decimals), 1)}f}} sd"
+        places = max(max(fmt.places(decimals), 1) - shift, 0)
+        extra += f" ± %{{customdata[{columns['sd']}]:.{places}{kind}}} sd"
     if n:
         extra += f" (n=%{{customdata[{columns['n']}]:.0f}})"
     return extra
@@ -260,12 +318,15 @@ def hover_template(view: PanelView, columns: dict[str, int] | None = None, *, sd
     """(present, missing) hover templates: 'Type %{y} · Length %{x} · Accuracy %{z:.1f}%',
     with ' ± %{customdata[k]} se', ' ± ... sd', ' (n=...)' where the cell has them."""
     spec = view.spec
-    metric = spec.metric
+    metric = view.shown
     where = (f"{theme.text(spec.dims[spec.y].title)} %{{y}} · "
              f"{theme.text(spec.dims[spec.x].title)} %{{x}} · {theme.text(metric.name)} ")
-    value = value_template(metric, view.decimals)
-    extra = uncertainty_text(view.decimals, columns or {}, sd=sd, n=n, se=se, suspect=suspect)
+    value = value_template(metric, view.decimals, field="text" if view.log_scale else "z")
+    extra = uncertainty_text(view.decimals, columns or {}, sd=sd, n=n, se=se, suspect=suspect,
+                             metric=metric)
     tail = hover_tail(view)
+    if not view.higher_is_better:
+        tail = " (lower is better)" + tail
     return where + value + extra + tail, where + fmt.NOT_REPORTED + tail
 
 
@@ -283,13 +344,17 @@ def hover_tail(view: PanelView) -> str:
 
 
 def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
-                 show_values: bool = True, showscale: bool = True) -> list[dict]:
+                 show_values: bool = True, showscale: bool = True,
+                 ranges: list | None = None) -> list[dict]:
     """A Browse panel's traces: its values, its gaps ('not reported'), and any cells whose hover
     lacks some of the figure's sd, n or se, or flags a standard error of 0 that cannot be
-    right."""
+    right. The panel's own metric (:attr:`PanelView.metric`) names the colour bar, writes the
+    values (as percent when asked and a fraction) and, where lower is better, reverses the
+    colour scale; coloured by log10 (``zrange`` then in log10 units), the colour bar is
+    labelled in the metric's units and the hover shows the value."""
     spec = view.spec
     present = view.present
-    suspect = stderr.suspect(view.z, view.se, spec.metric)
+    suspect = stderr.suspect(view.z, view.se, view.metric)
 
     def template(columns, **flags):
         return hover_template(view, columns, **flags)[0]
@@ -297,12 +362,38 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
     full, customdata, groups = uncertainty_data(present, view.sd, view.n, view.se, suspect,
                                                 template)
     _, missing = hover_template(view)
+    shown = view.shown
+    colorbar = {"tickformat": PERCENT_TICKS} if shown.percent else {}
+    z, text, cell = view.z, None, None
+    if shown.percent:
+        cell = value_template(shown, view.decimals, field="text" if view.log_scale else "z")
+    if view.log_scale:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.log10(view.z)
+        text = view.z
+        cell = cell or f"%{{text:.{fmt.places(view.decimals)}f}}"
+        spans = [r for r in (zrange, *(ranges or [])) if r] + [_finite_bounds(z)]
+        vals, labels = log_ticks(min(r[0] for r in spans), max(r[1] for r in spans))
+        colorbar = {"tickvals": vals, "ticktext": labels}
+    title = shown.label + (" (log colours)" if view.log_scale else "")
+    if not view.higher_is_better:
+        title += " · lower is better"
     return heatmap_traces(
-        view.z, view.x_labels, view.y_labels, decimals=view.decimals, hovertemplate=full,
+        z, view.x_labels, view.y_labels, decimals=view.decimals, hovertemplate=full,
         colorscale=spec.colorscale, zrange=zrange, customdata=customdata,
         special=(Special(~present, missing), *groups), show_values=show_values,
-        showscale=showscale, colorbar_title=spec.metric.label,
-        dtype=theme.panel_dtype(view.panel, view.decimals))
+        texttemplate=cell,
+        showscale=showscale, colorbar_title=title,
+        dtype="f8" if view.log_scale else theme.panel_dtype(view.panel, view.decimals),
+        reversescale=not view.higher_is_better, text=text, colorbar=colorbar)
+
+
+def _finite_bounds(z: np.ndarray) -> tuple[float, float]:
+    values = z[np.isfinite(z)]
+    if not values.size:
+        return 0.0, 1.0
+    lo, hi = float(values.min()), float(values.max())
+    return (lo, hi) if lo < hi else (lo - 0.5, hi + 0.5)
 
 
 def style_meta(traces: list[dict], ranges: dict | None) -> dict:
@@ -322,7 +413,8 @@ def heatmap_figure(view: PanelView, zrange: tuple[float, float] | None, *,
     """A Browse panel as a Plotly figure dict. ``ranges``: the colour range of each colour
     mode, for the browser to switch between."""
     spec = view.spec
-    data = panel_traces(view, zrange, show_values=show_values)
+    data = panel_traces(view, zrange, show_values=show_values,
+                        ranges=list((ranges or {}).values()))
     layout = heatmap_layout(view.x_labels, view.y_labels, x_title=spec.dims[spec.x].title,
                             y_title=spec.dims[spec.y].title, heading=view.title,
                             height=panel_height(len(view.y_labels)),
