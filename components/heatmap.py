@@ -375,9 +375,7 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
         spans = [r for r in (zrange, *(ranges or [])) if r] + [_finite_bounds(z)]
         vals, labels = log_ticks(min(r[0] for r in spans), max(r[1] for r in spans))
         colorbar = {"tickvals": vals, "ticktext": labels}
-    title = shown.label + (" (log colours)" if view.log_scale else "")
-    if not view.higher_is_better:
-        title += " · lower is better"
+    title = shown.label + (" (log)" if view.log_scale else "")
     return heatmap_traces(
         z, view.x_labels, view.y_labels, decimals=view.decimals, hovertemplate=full,
         colorscale=spec.colorscale, zrange=zrange, customdata=customdata,
@@ -416,7 +414,9 @@ def heatmap_figure(view: PanelView, zrange: tuple[float, float] | None, *,
     data = panel_traces(view, zrange, show_values=show_values,
                         ranges=list((ranges or {}).values()))
     layout = heatmap_layout(view.x_labels, view.y_labels, x_title=spec.dims[spec.x].title,
-                            y_title=spec.dims[spec.y].title, heading=view.title,
+                            y_title=spec.dims[spec.y].title,
+                            heading=view.title + ("" if view.higher_is_better
+                                                  else " · lower is better"),
                             height=panel_height(len(view.y_labels)),
                             illustrative=spec.illustrative)
     layout["meta"] = style_meta(data, ranges)

@@ -18,6 +18,7 @@ from dash.testing.wait import until
 from selenium.webdriver.common.by import By
 
 from tests.browser.helpers import graph_selector, hover_cell, screenshot
+from tests.unit.test_metric_display import write_mixed
 from tests.servers import HOST, free_port, stop_gunicorn, wait_until_serving
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -43,8 +44,11 @@ def server(tmp_path_factory):
     folder.mkdir()
     for path in LM_EVAL.glob("*.json"):
         shutil.copy(path, folder / path.name)
+    mixed = tmp / "mixed"
+    write_mixed(mixed, provenance="illustrative",
+                title="Made-up accuracies and perplexities (a test fixture)")
     env = {k: v for k, v in os.environ.items() if not k.startswith("EVALMAPS_")}
-    env.update(PYTHONPATH=str(ROOT), EVALMAPS_EXTRA_DATA=str(folder), EVALMAPS_CACHE="off",
+    env.update(PYTHONPATH=str(ROOT), EVALMAPS_EXTRA_DATA=os.pathsep.join([str(folder), str(mixed)]), EVALMAPS_CACHE="off",
                EVALMAPS_STORE=str(tmp / "store"))
     port = free_port()
     log = tmp / "gunicorn.log"
@@ -118,15 +122,15 @@ def test_lm_eval_lower_is_better_reversed_and_log(server, dash_duo, tmp_path):
     acc = graph_selector("browse", "acc")
     dash_duo.wait_for_element(f"{ppl} .main-svg", timeout=20)
     assert drawn(driver, ppl)["reversescale"] is True
-    assert drawn(driver, ppl)["title"] == "perplexity · lower is better"
+    assert drawn(driver, ppl)["title"] == "perplexity"
+    assert "perplexity · lower is better" in driver.find_element(By.CSS_SELECTOR, ppl).text
     assert drawn(driver, acc)["reversescale"] is False
     assert "Lower is better for bits_per_byte, byte_perplexity, perplexity, word_perplexity" \
         in dash_duo.find_element("#browse-scale-note").text
     # log colours: the switch writes the URL; the hover shows the value, ticks its units
     driver.find_element(By.CSS_SELECTOR, "label[for='browse-log']").click()
     until(lambda: "zscale=log" in driver.current_url, timeout=10)
-    until(lambda: drawn(driver, ppl)["title"] == "perplexity (log colours) · lower is better",
-          timeout=10)
+    until(lambda: drawn(driver, ppl)["title"] == "perplexity (log)", timeout=10)
     assert drawn(driver, ppl)["ticks"] == ["200", "500", "1000"]
     hover = hover_cell(dash_duo, ppl, "lambada_openai", "lm-eval")
     assert "perplexity 605.5452 (lower is better)" in hover
@@ -145,4 +149,37 @@ def test_lm_eval_lower_is_better_reversed_and_log(server, dash_duo, tmp_path):
     assert "Best (lowest: lower is better) 605.5452" in dash_duo.find_element(
         "#trends-panels").text
     screenshot(driver, "metrics-trends-lmeval-1400", Path(SHOTS) if SHOTS else tmp_path)
+    assert dash_duo.get_logs() == [], "browser console errors"
+
+
+def test_compare_lower_is_better_says_better_and_worse(server, dash_duo, tmp_path):
+    """Two made-up perplexity panels (the unit tests' fixture, served as illustrative)."""
+    base, _ = server
+    driver = dash_duo.driver
+    driver.set_window_size(1400, 1000)
+    driver.get(base + "/compare?a=mixed:perplexity-r1&b=mixed:perplexity-r2")
+    delta = '[id=\'{"panel":"delta","type":"compare-heatmap"}\']'
+    dash_duo.wait_for_element(f"{delta} .main-svg", timeout=20)
+    assert dash_duo.find_element("#compare-sentences").text.startswith(
+        "perplexity | r2 is better (lower) than perplexity | r1 in 3 of 9 cells (2 equal), and "
+        "lower by 0.3333 points on average (better).")
+    assert dash_duo.find_element("#compare-higher").text == (
+        "in 3 of 9 cells (2 equal, 4 worse (higher)); lower is better")
+    assert drawn(driver, delta)["reversescale"] is True
+    hover = hover_cell(dash_duo, delta, "2", "m2")
+    assert "B − A -5.00 (lower is better: − means B better)" in hover
+    until(lambda: "(B better: lower is better)" in dash_duo.find_element(
+        "#compare-readout").text, timeout=5)
+    screenshot(driver, "metrics-compare-lower-1400", Path(SHOTS) if SHOTS else tmp_path)
+    driver.set_window_size(390, 1000)
+    driver.get(base + "/compare?a=pythia-zero-shot:arc-challenge-acc"
+                      "&b=pythia-zero-shot:arc-easy-acc&pct=1")
+    dash_duo.wait_for_element(f"{delta} .main-svg", timeout=20)
+    assert dash_duo.find_element("#compare-pct").is_selected()
+    screenshot(driver, "metrics-compare-pct-390", Path(SHOTS) if SHOTS else tmp_path)
+    driver.set_window_size(1400, 1000)
+    driver.get(base + "/compare?a=pythia-zero-shot:arc-challenge-acc"
+                      "&b=pythia-zero-shot:arc-easy-acc&pct=1")
+    dash_duo.wait_for_element(f"{delta} .main-svg", timeout=20)
+    screenshot(driver, "metrics-compare-pct-1400", Path(SHOTS) if SHOTS else tmp_path)
     assert dash_duo.get_logs() == [], "browser console errors"

@@ -37,11 +37,11 @@ ENTRY = {
 }
 
 
-@pytest.fixture(scope="module")
-def catalog(tmp_path_factory):
-    root = tmp_path_factory.mktemp("mixed")
-    (root / "figures").mkdir()
-    (root / "catalog.json").write_text(json.dumps({"figures": [ENTRY]}), encoding="utf-8")
+def write_mixed(root, **entry) -> None:
+    """A data folder (catalog.json, figures/mixed.csv) with the made-up figure above."""
+    (root / "figures").mkdir(parents=True)
+    (root / "catalog.json").write_text(json.dumps({"figures": [{**ENTRY, **entry}]}),
+                                       encoding="utf-8")
     lines = ["metric,run,model,step,value"]
     for metric, table in (("acc", ACC), ("perplexity", PPL)):
         for run, rows in table.items():
@@ -49,6 +49,12 @@ def catalog(tmp_path_factory):
                 lines += [f"{metric},{run},{model},{step},{v}" for step, v in
                           zip("123", values)]
     (root / "figures" / "mixed.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory):
+    root = tmp_path_factory.mktemp("mixed")
+    write_mixed(root)
     return load_catalog(root)
 
 
@@ -96,7 +102,8 @@ def test_lower_is_better_panel_figure_is_reversed(catalog):
     fig = heatmap_figure(v, ranges["figure"], ranges=ranges)
     main = fig["data"][0]
     assert main["reversescale"] is True
-    assert main["colorbar"]["title"]["text"] == "perplexity · lower is better"
+    assert main["colorbar"]["title"]["text"] == "perplexity"
+    assert fig["layout"]["title"]["text"] == "perplexity | r1 · lower is better"
     assert main["hovertemplate"] == ("Model %{y} · Step %{x} · perplexity %{z:.2f} "
                                      "(lower is better)<br>Metric perplexity · Run r1"
                                      "<extra></extra>")
