@@ -40,7 +40,7 @@ SIDES = ("a", "b", "delta")
 COLOR_OPTIONS = [
     {"label": "Shared", "value": "shared"},  # the min..max of the cells A and B show
     {"label": "Figures' own", "value": "figure"},
-    {"label": "0-100", "value": "fixed"},
+    {"label": "Metric's range", "value": "fixed"},
 ]
 EMPTY = {"data": [], "layout": {}}
 HIDDEN = {"display": "none"}
