@@ -435,21 +435,27 @@ window.dash_clientside.evalmaps.compareReadout = function (cells, i, j) {
   }
   const cell = custom[i][j];
   const present = function (v) { return v !== null && v !== undefined && isFinite(v); };
+  const scaled = function (v, places) { return places[2] === 100 ? v * 100 : v; };
+  const unit = cells.unit || "";
   const side = function (v, places) {
-    return present(v) ? number(v, places[0], places[1]) : "not reported";
+    return present(v) ? number(scaled(v, places), places[0], places[1]) + unit : "not reported";
   };
   const a = cell[0], b = cell[1], se = cell[2], within = cell[3];
   let delta = "not comparable";
   if (present(a) && present(b)) {
     const d = Math.round((b - a) * 1e9) / 1e9;  // as evalmaps.compare rounds away float noise
-    const text = number(d, cells.delta[0], cells.delta[1]);
-    delta = (text.charAt(0) === "-" || Number(text) === 0) ? text : "+" + text;
+    const text = number(scaled(d, cells.delta), cells.delta[0], cells.delta[1]);
+    delta = ((text.charAt(0) === "-" || Number(text) === 0) ? text : "+" + text) + unit;
+    if (cells.lower_better && d !== 0) {
+      delta += d < 0 ? " (B better: lower is better)" : " (B worse: lower is better)";
+    }
   }
   let line = cells.y_title + " " + cells.y_text[i] + " · " + cells.x_title + " " +
       cells.x_text[j] + " — A " + side(a, cells.a) + " · B " + side(b, cells.b) + " · " +
       cells.minus + " " + delta;
   if (present(se) && present(a) && present(b)) {
-    line += " · SE " + number(se, cells.se, null) + ", " + (within ? cells.within : cells.beyond);
+    line += " · SE " + number(scaled(se, cells.delta), cells.se, null) + unit + ", " +
+        (within ? cells.within : cells.beyond);
   }
   return line;
 };

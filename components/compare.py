@@ -16,7 +16,8 @@ import numpy as np
 from dash import html
 
 from components import theme
-from components.heatmap import (Special, heatmap_layout, heatmap_traces, panel_height,
+from components.heatmap import (PERCENT_TICKS, Special, heatmap_layout, heatmap_traces,
+                                panel_height,
                                 style_meta, uncertainty_data, uncertainty_text, value_template)
 from components.provenance import provenance_badge
 from evalmaps import formats as fmt
@@ -68,7 +69,7 @@ def side_hovers(al: Alignment, which: str) -> tuple[str, str, np.ndarray | None,
 
     def template(columns, **flags):
         return (f"{head}{_side_value(side)}"
-                f"{uncertainty_text(side.decimals, columns, **flags)}{tail}")
+                f"{uncertainty_text(side.decimals, columns, metric=side.metric, **flags)}{tail}")
 
     full, data, groups = uncertainty_data(np.isfinite(z), grids["sd"], grids["n"], grids["se"],
                                           stderr.suspect(z, grids["se"], side.metric), template)
@@ -91,10 +92,14 @@ def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
     where = _where(al)
     values = (f"<br>A {_side_value(al.a, 'customdata[0]')} · "
               f"B {_side_value(al.b, 'customdata[1]')}")
-    delta = value_template(None, al.decimals, signed=True,
+    pct = al.a.metric.percent
+    delta = value_template(al.a.metric if pct else None, al.decimals, signed=True,
                            trim=al.min_decimals != al.decimals)
-    head = f"{where}<br>{DELTA_TITLE} {delta}{values}"
-    se = f"<br>SE %{{customdata[2]:.{max(fmt.places(al.decimals), 1) + 1}f}}"
+    direction = "" if al.higher_is_better else " (lower is better: − means B better)"
+    head = f"{where}<br>{DELTA_TITLE} {delta}{direction}{values}"
+    se_places = max(fmt.places(al.decimals), 1) + 1
+    se = (f"<br>SE %{{customdata[2]:.{max(se_places - 2, 0)}%}}" if pct
+          else f"<br>SE %{{customdata[2]:.{se_places}f}}")
     has_se = al.se is not None and np.isfinite(al.se).any()
     present = head + (se + f", {BEYOND}" if has_se else "")
     special = []
@@ -119,16 +124,22 @@ def readouts(al: Alignment) -> dict:
     and titles as text, and each side's decimals. The values are the B − A map's own
     (its customdata: A, B, SE, within 1.96 SE), so nothing is sent twice."""
     def places(side: ComparePanel) -> list:
-        return [fmt.places(side.decimals), side.min_decimals]
+        shift = side.metric.shift
+        return [fmt.places(side.decimals - shift),
+                None if side.min_decimals is None else max(side.min_decimals - shift, 0),
+                side.metric.scale]
 
     return {"x": theme.texts(al.x.labels), "y": theme.texts(al.y.labels),
             "x_text": list(al.x.labels), "y_text": list(al.y.labels),
             "x_title": al.x.title, "y_title": al.y.title,
             "a": places(al.a), "b": places(al.b),
-            "delta": [fmt.places(al.decimals),
-                      al.min_decimals if al.min_decimals != al.decimals else None],
-            "se": max(fmt.places(al.decimals), 1) + 1, "minus": DELTA_TITLE,
-            "within": WITHIN, "beyond": BEYOND}
+            "delta": [fmt.places(al.decimals - al.a.metric.shift),
+                      max(al.min_decimals - al.a.metric.shift, 0)
+                      if al.min_decimals != al.decimals else None, al.a.metric.scale],
+            "se": max(max(fmt.places(al.decimals), 1) + 1 - al.a.metric.shift, 0),
+            "minus": DELTA_TITLE, "within": WITHIN, "beyond": BEYOND,
+            "unit": "%" if al.a.metric.percent else "",
+            "lower_better": not al.higher_is_better}
 
 
 # --------------------------------------------------------------------------- figures
@@ -160,13 +171,18 @@ def side_figure(al: Alignment, which: str, zrange: tuple[float, float], *,
     """A or B on the common labels, with A's colour scale and the shared (zmin, zmax)."""
     side, grid = (al.a, al.za) if which == "a" else (al.b, al.zb)
     present, missing, customdata, groups = side_hovers(al, which)
-    text = value_template(None, side.decimals, trim=side.min_decimals is not None)
+    text = value_template(side.metric if side.metric.percent else None, side.decimals,
+                          trim=side.min_decimals is not None)
+    title = f"{al.a.metric.label} (A and B)"
+    if not al.higher_is_better:
+        title += " · lower is better"
     data = heatmap_traces(
         grid, al.x.labels, al.y.labels, decimals=side.decimals, hovertemplate=present,
         colorscale=al.a.colorscale, zrange=zrange, customdata=customdata,
         special=(Special(~np.isfinite(grid), missing), *groups), show_values=show_values,
-        texttemplate=text, showscale=showscale,
-        colorbar_title=f"{al.a.metric.label} (A and B)")
+        texttemplate=text, showscale=showscale, colorbar_title=title,
+        reversescale=not al.higher_is_better,
+        colorbar={"tickformat": PERCENT_TICKS} if al.a.metric.percent else None)
     tag = " (derived)" if side.derived else ""
     layout = _layout(al, f"{which.upper()} · {side.short}{tag}", right=20 if showscale else 100,
                      illustrative=side.illustrative)
@@ -178,12 +194,16 @@ def delta_figure(al: Alignment, *, show_values: bool = True) -> dict:
     """B - A on a diverging scale centred at 0 (symmetric range); NaN where either is missing."""
     lo, hi = delta_range(al)
     present, special, customdata = delta_hovers(al)
-    text = value_template(None, al.decimals, signed=True, trim=al.min_decimals != al.decimals)
+    pct = al.a.metric.percent
+    text = value_template(al.a.metric if pct else None, al.decimals, signed=True,
+                          trim=al.min_decimals != al.decimals)
     data = heatmap_traces(
         al.delta, al.x.labels, al.y.labels, decimals=al.decimals, hovertemplate=present,
         colorscale=DELTA_COLORSCALE, zrange=(lo, hi), zmid=0, customdata=customdata,
         special=tuple(special), show_values=show_values, texttemplate=text,
-        colorbar_title=DELTA_TITLE)
+        colorbar_title=DELTA_TITLE + ("" if al.higher_is_better else " (blue: B better)"),
+        reversescale=not al.higher_is_better,  # blue is always B better
+        colorbar={"tickformat": PERCENT_TICKS} if pct else None)
     layout = _layout(al, DELTA_TITLE, right=20)
     layout["meta"] = style_meta(data, None)  # its own range, whatever A and B use
     ny, nx = al.delta.shape
@@ -221,31 +241,39 @@ def summary_card(al: Alignment, numbers: dict) -> dbc.Card:
         return html.Td([html.Strong(side.format(cell["value"])), f" at {_at(al, cell)}"])
 
     n = numbers["n_common"]
+    ma, mb = al.a.metric, al.b.metric
+    delta_v, delta_d = fmt.shown(ma, numbers["mean_delta"], al.min_decimals)
     rows = [
         html.Tr([html.Th("Mean"),
-                 html.Td(fmt.mean_number(numbers["mean_a"], a_dec), id="compare-mean-a"),
-                 html.Td(fmt.mean_number(numbers["mean_b"], b_dec), id="compare-mean-b"),
-                 html.Td(fmt.signed(numbers["mean_delta"], *fmt.mean_places(al.min_decimals)),
+                 html.Td(fmt.mean_number(*fmt.shown(ma, numbers["mean_a"], a_dec)),
+                         id="compare-mean-a"),
+                 html.Td(fmt.mean_number(*fmt.shown(mb, numbers["mean_b"], b_dec)),
+                         id="compare-mean-b"),
+                 html.Td(fmt.signed(delta_v, *fmt.mean_places(delta_d)),
                          id="compare-mean-delta")]),
     ]
     table = html.Table([
         html.Thead(html.Tr([html.Th(""), html.Th("A"), html.Th("B"), html.Th(DELTA_TITLE)])),
         html.Tbody(rows)], className="table table-sm mb-2 compare-means")
+    up = al.higher_is_better
+    better, worse = ("higher", "lower") if up else ("better (lower)", "worse (higher)")
+    best_word = "Highest" if up else "Best (lowest)"
     facts = [
-        html.Tr([html.Th("B higher"), html.Td(
-            f"in {numbers['b_higher']} of {n} cells" + (
-                f" ({numbers['equal']} equal, {numbers['b_lower']} lower)" if numbers["equal"]
-                else f" ({numbers['b_lower']} lower)"), id="compare-higher")]),
-        html.Tr([html.Th("Largest gain"), change(gain, "none: B is never higher")]),
-        html.Tr([html.Th("Largest loss"), change(loss, "none: B is never lower")]),
-        html.Tr([html.Th("Highest A"), best(al.a, numbers["best_a"])]),
-        html.Tr([html.Th("Highest B"), best(al.b, numbers["best_b"])]),
+        html.Tr([html.Th("B higher" if up else "B better"), html.Td(
+            f"in {numbers['b_better']} of {n} cells" + (
+                f" ({numbers['equal']} equal, {numbers['b_worse']} {worse})" if numbers["equal"]
+                else f" ({numbers['b_worse']} {worse})")
+            + ("" if up else "; lower is better"), id="compare-higher")]),
+        html.Tr([html.Th("Largest gain"), change(gain, f"none: B is never {better}")]),
+        html.Tr([html.Th("Largest loss"), change(loss, f"none: B is never {worse}")]),
+        html.Tr([html.Th(f"{best_word} A"), best(al.a, numbers["best_a"])]),
+        html.Tr([html.Th(f"{best_word} B"), best(al.b, numbers["best_b"])]),
     ]
     if numbers["n_with_se"]:
         m = numbers["n_with_se"]
         facts.insert(1, html.Tr([html.Th("Significantly"), html.Td(
-            f"B significantly higher in {numbers['b_sig_higher']} of {m} cells, lower in "
-            f"{numbers['b_sig_lower']}; {numbers['n_indistinct']} not distinguishable (within "
+            f"B significantly {better} in {numbers['b_sig_better']} of {m} cells, {worse} in "
+            f"{numbers['b_sig_worse']}; {numbers['n_indistinct']} not distinguishable (within "
             f"1.96 SE, dotted outline on B − A)" + (f"; {n - m} without a standard error"
                                                     if m < n else ""),
             id="compare-significance")]))

@@ -12,7 +12,7 @@ from evalmaps.state import ViewState
 
 COLOR_MODE_OPTIONS = [
     {"label": "Figure's own", "value": "figure"},
-    {"label": "Fixed 0-100", "value": "fixed"},
+    {"label": "Metric's range", "value": "fixed"},
     {"label": "Shared across panels", "value": "shared"},
 ]
 
@@ -181,3 +181,28 @@ def export_control(page: str, panels: list[dict], value: str | None,
 
 def panel_style(panels: list[dict]) -> dict:
     return {} if len(panels) > 1 else {"display": "none"}
+
+
+def scale_switches(page: str, figure: Figure, state, *, log: bool = True) -> list:
+    """'Percent' (fractions as percent, URL pct=1) and, with ``log``, 'Log colours' (URL
+    zscale=log): each offered only when a panel of the figure can use it (a metric from 0 to 1;
+    a metric without a range), else disabled with a title saying why."""
+    from evalmaps.slicing import is_fraction, log_unavailable
+
+    metrics = [(figure.spec.metric_for(p.facets), p.z) for p in figure.panels.values()]
+    fractions = any(is_fraction(m, z) for m, z in metrics)
+    unbounded = any(m.range is None for m, _ in metrics)
+    switches = [html.Div(dbc.Switch(
+        id=f"{page}-pct", value=bool(state.pct) and fractions, label="Percent",
+        disabled=not fractions, className="small mb-1"),
+        title=("Write fractions (a metric from 0 to 1) as percent" if fractions else
+               "No panel of this figure holds fractions (a metric from 0 to 1)"))]
+    if log:
+        positive = any(m.range is None and log_unavailable(m, z) is None for m, z in metrics)
+        switches.append(html.Div(dbc.Switch(
+            id=f"{page}-log", value=getattr(state, "zscale", "linear") == "log" and unbounded,
+            label="Log colours", disabled=not unbounded, className="small mb-0"),
+            title=("Colour by log10 of the value (metrics without a range, values above 0)"
+                   if positive else "Only for metrics without a range (perplexity) whose "
+                   "values are all above 0")))
+    return switches

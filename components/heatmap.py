@@ -77,9 +77,37 @@ def colorscale_of(scale) -> list:
 
 def value_template(metric, decimals: int, *, signed: bool = False, trim: bool = False,
                    field: str = "z") -> str:
-    """The d3 template of a value: '%{z:.1f}%'; ``trim``: trailing zeros dropped (derived)."""
+    """The d3 template of a value: '%{z:.1f}%'; ``trim``: trailing zeros dropped (derived).
+    A metric written as percent (``metric.percent``) is formatted by d3's '%' (the browser
+    multiplies by 100: the data stays exact): '%{z:.2%}' for a fraction with 4 decimals."""
+    if metric is not None and getattr(metric, "percent", False):
+        spec = f"{'+' if signed else ''}.{fmt.places(decimals - 2)}{'~' if trim else ''}%"
+        return f"%{{{field}:{spec}}}"
     spec = f"{'+' if signed else ''}.{fmt.places(decimals)}{'~' if trim else ''}f"
     return fmt.with_unit(f"%{{{field}:{spec}}}", metric.unit if metric else "")
+
+
+PERCENT_TICKS = ".4~%"  # colour-bar and axis ticks of a fraction shown as percent: 0.25 -> 25%
+LOG_STEPS = (1, 2, 5)
+
+
+def log_ticks(lo: float, hi: float) -> tuple[list[float], list[str]]:
+    """Colour-bar ticks of a log10 scale from ``lo`` to ``hi`` (log10 units): at 1, 2, 5 x 10^k
+    when the range spans less than three decades, else at powers of 10; labelled in the
+    original units ('2', '50', '1000')."""
+    steps = LOG_STEPS if hi - lo < 3 else (1,)
+    vals, text = [], []
+    for k in range(int(np.floor(lo)), int(np.ceil(hi)) + 1):
+        for step in steps:
+            v = step * 10.0 ** k
+            at = float(np.log10(v))
+            if lo - 1e-9 <= at <= hi + 1e-9:
+                vals.append(at)
+                text.append(f"{v:g}")
+    if len(vals) < 2:  # a narrow range: its ends
+        vals = [lo, hi]
+        text = [f"{10 ** lo:.3g}", f"{10 ** hi:.3g}"]
+    return vals, text
 
 
 def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertemplate: str,
@@ -87,7 +115,9 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
                    customdata: np.ndarray | None = None, special: tuple[Special, ...] = (),
                    show_values: bool = True, texttemplate: str | None = None,
                    showscale: bool = True, colorbar_title: str = "",
-                   dtype: str | None = None, scale: str | None = theme.DEFAULT_SCALE) -> list[dict]:
+                   dtype: str | None = None, scale: str | None = theme.DEFAULT_SCALE,
+                   reversescale: bool = False, text: np.ndarray | None = None,
+                   colorbar: dict | None = None) -> list[dict]:
     """One dense heatmap trace of the values, a sparse trace per :class:`Special` group, and
     (panels small enough to print values in) two text traces on top.
 
@@ -101,6 +131,11 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
     Cell text is drawn by two transparent heatmaps over the values, one in black and one in
     white, each holding the values of the cells whose colour that text contrasts more with
     (:func:`components.theme.text_color`): at least 4.5:1 in every cell. They take no hover.
+    ``reversescale``: the colour scale runs the other way (a metric where lower is better: good
+    keeps its colour; the stops are reversed, so the browser's contrast rule sees what is drawn).
+    ``text``: the values the templates show as ``%{text}`` when ``z`` is not them (colours by
+    log10: ``z`` holds the logarithms, ``text`` the values). ``colorbar``: more colour-bar
+    settings (ticks).
     """
     ny, nx = z.shape
     x, y = theme.texts(x_labels), theme.texts(y_labels)
@@ -115,9 +150,11 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
     cell_text = texttemplate or f"%{{z:.{fmt.places(decimals)}f}}"
     if zmid is not None:
         scale = None  # a diverging scale (B - A): drawn as given, whatever the choice
+    turn = reversed_stops if reversescale else (lambda stops: stops)
     scales = None if scale is None else {
-        "uniform": colorscale_of(theme.UNIFORM_SCALE), "paper": colorscale_of(colorscale)}
-    stops = colorscale_of(colorscale) if scales is None else scales[scale]
+        "uniform": turn(colorscale_of(theme.UNIFORM_SCALE)),
+        "paper": turn(colorscale_of(colorscale))}
+    stops = turn(colorscale_of(colorscale)) if scales is None else scales[scale]
     lo, hi = zrange if zrange else extent(z)
     dtype = dtype or theme.exact_dtype(z, decimals)
     main = {
@@ -134,8 +171,10 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
         "xgap": gap, "ygap": gap,
         "showscale": showscale,
         "colorbar": {"title": {"text": theme.text(colorbar_title), "side": "right"},
-                     "thickness": 14},
+                     "thickness": 14, **(colorbar or {})},
     }
+    if text is not None:
+        main["text"] = _number_list(np.where(taken, np.nan, text))
     if zmid is not None:
         main["zmid"] = zmid
     if customdata is not None:
@@ -162,14 +201,22 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
             data[rows, cols] = customdata[rows, cols]
             trace.update(x=x[:nj], y=y[:ni], z=theme.typed(grid, "f8"),
                          customdata=theme.typed(data, "f8"))
+            if text is not None and group.value:
+                shown = np.full((ni, nj), np.nan)
+                shown[rows, cols] = text[rows, cols]
+                trace["text"] = _number_list(shown)
         else:
             trace.update(x=[x[j] for j in cols], y=[y[i] for i in rows], z=values.tolist())
+            if text is not None and group.value:
+                trace["text"] = _number_list(text[rows, cols])
             if rows.min() > 0 or cols.min() > 0:
                 # a blank point at the first labels: plotly.js sizes a sparse trace's grid from
                 # the axes' first categories but its bounds from its own first cell, so a trace
                 # whose cells share one label that is not the first would land elsewhere
                 trace.update(x=[*trace["x"], x[0]], y=[*trace["y"], y[0]],
                              z=[*trace["z"], None])
+                if "text" in trace:
+                    trace["text"] = [*trace["text"], None]
         if group.value:
             trace.update(colorscale=stops, zmin=lo, zmax=hi, meta={"role": "value"})
             if zmid is not None:
@@ -180,7 +227,7 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
         traces.append(trace)
     if text_on:
         traces += text_traces(z, x, y, stops, (lo, hi), cell_text if show_values else "",
-                              dtype, zmid)
+                              dtype, zmid, text=text)
     return traces
 
 
@@ -231,22 +278,32 @@ def dark_text(z: np.ndarray, stops: list, zrange, zmid: float | None = None) -> 
 
 
 def text_traces(z: np.ndarray, x: list, y: list, stops: list, zrange, template: str,
-                dtype: str, zmid: float | None = None) -> list[dict]:
+                dtype: str, zmid: float | None = None,
+                text: np.ndarray | None = None) -> list[dict]:
     """The cell text: a transparent heatmap in black over the cells that take black text, and
-    one in white over the others (values only, no strings; no hover)."""
+    one in white over the others (values only, no strings; no hover). ``text``: the values a
+    ``%{text}`` template writes, when ``z`` is not them (log10 colours)."""
     dark = dark_text(z, stops, zrange, zmid)
     present = np.isfinite(z)
     out = []
     for color, mask in ((theme.TEXT_DARK, dark), (theme.TEXT_LIGHT, present & ~dark)):
-        out.append({
+        trace = {
             "type": "heatmap", "x": x, "y": y,
             "z": theme.typed(np.where(mask, z, np.nan), dtype),
             "colorscale": TRANSPARENT, "zmin": 0, "zmax": 1, "showscale": False,
             "hoverinfo": "skip", "texttemplate": template,
             "textfont": {"color": color, "size": MAX_TEXT_PX},
             "meta": {"role": "text", "color": color},
-        })
+        }
+        if text is not None:
+            trace["text"] = _number_list(np.where(mask, text, np.nan))
+        out.append(trace)
     return out
+
+
+def reversed_stops(stops: list) -> list:
+    """A colour scale run the other way ([[0, a], [1, b]] -> [[0, b], [1, a]])."""
+    return [[round(1 - float(t), 10), color] for t, color in reversed(stops)]
 
 
 def apply_scale(figure: dict, scale: str) -> dict:
@@ -298,6 +355,12 @@ def hover_value(hovertemplate: str, cell_text: str) -> str:
     return rest[:min(ends)] if ends else rest
 
 
+def _number_list(values: np.ndarray) -> list:
+    """Numbers as JSON lists, None where missing (a ``text`` array: typed arrays are for data)."""
+    return [[None if v != v else float(v) for v in row] for row in values] if values.ndim == 2 \
+        else [None if v != v else float(v) for v in values]
+
+
 def heatmap_layout(x_labels, y_labels, *, x_title: str, y_title: str, heading: str,
                    height: int, illustrative: bool = False, fixed_range: bool = False,
                    right: int = 20) -> dict:
@@ -336,17 +399,22 @@ def panel_height(n_rows: int) -> int:
 # --------------------------------------------------------------------------- Browse panels
 
 def uncertainty_text(decimals: int, columns: dict[str, int], *, sd: bool, n: bool, se: bool,
-                     suspect: bool = False) -> str:
+                     suspect: bool = False, metric=None) -> str:
     """The hover's uncertainty after a value: ' ± %{customdata[2]:.2f} se', ' ± 1.2 sd (n=3)'
     (``columns``: each quantity's place in customdata); ``suspect``: a standard error of 0 that
-    cannot be right (see evalmaps.stderr), flagged where it is shown."""
+    cannot be right (see evalmaps.stderr), flagged where it is shown. A metric written as
+    percent writes them as percent too (d3's '%')."""
+    pct = metric is not None and getattr(metric, "percent", False)
+    kind, shift = ("%", 2) if pct else ("f", 0)
     extra = ""
     if se:
-        extra += f" ± %{{customdata[{columns['se']}]:.{fmt.se_places(decimals)}f}} se"
+        places = max(fmt.se_places(decimals) - shift, 0)
+        extra += f" ± %{{customdata[{columns['se']}]:.{places}{kind}}} se"
         if suspect:
             extra += f" ({SUSPECT_HOVER})"
     if sd:
-        extra += f" ± %{{customdata[{columns['sd']}]:.{max(fmt.places(decimals), 1)}f}} sd"
+        places = max(max(fmt.places(decimals), 1) - shift, 0)
+        extra += f" ± %{{customdata[{columns['sd']}]:.{places}{kind}}} sd"
     if n:
         extra += f" (n=%{{customdata[{columns['n']}]:.0f}})"
     return extra
@@ -398,12 +466,15 @@ def hover_template(view: PanelView, columns: dict[str, int] | None = None, *, sd
     """(present, missing) hover templates: 'Type %{y} · Length %{x} · Accuracy %{z:.1f}%',
     with ' ± %{customdata[k]} se', ' ± ... sd', ' (n=...)' where the cell has them."""
     spec = view.spec
-    metric = spec.metric
+    metric = view.shown
     where = (f"{theme.text(spec.dims[spec.y].title)} %{{y}} · "
              f"{theme.text(spec.dims[spec.x].title)} %{{x}} · {theme.text(metric.name)} ")
-    value = value_template(metric, view.decimals)
-    extra = uncertainty_text(view.decimals, columns or {}, sd=sd, n=n, se=se, suspect=suspect)
+    value = value_template(metric, view.decimals, field="text" if view.log_scale else "z")
+    extra = uncertainty_text(view.decimals, columns or {}, sd=sd, n=n, se=se, suspect=suspect,
+                             metric=metric)
     tail = hover_tail(view)
+    if not view.higher_is_better:
+        tail = " (lower is better)" + tail
     return where + value + extra + tail, where + fmt.NOT_REPORTED + tail
 
 
@@ -422,13 +493,16 @@ def hover_tail(view: PanelView) -> str:
 
 def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
                  show_values: bool = True, showscale: bool = True,
-                 scale: str = theme.DEFAULT_SCALE) -> list[dict]:
+                 scale: str = theme.DEFAULT_SCALE, ranges: list | None = None) -> list[dict]:
     """A Browse panel's traces: its values, its gaps ('not reported'), and any cells whose hover
     lacks some of the figure's sd, n or se, or flags a standard error of 0 that cannot be
-    right."""
+    right. The panel's own metric (:attr:`PanelView.metric`) names the colour bar, writes the
+    values (as percent when asked and a fraction) and, where lower is better, reverses the
+    colour scale; coloured by log10 (``zrange`` then in log10 units), the colour bar is
+    labelled in the metric's units and the hover shows the value."""
     spec = view.spec
     present = view.present
-    suspect = stderr.suspect(view.z, view.se, spec.metric)
+    suspect = stderr.suspect(view.z, view.se, view.metric)
 
     def template(columns, **flags):
         return hover_template(view, columns, **flags)[0]
@@ -436,12 +510,37 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
     full, customdata, groups = uncertainty_data(present, view.sd, view.n, view.se, suspect,
                                                 template)
     _, missing = hover_template(view)
+    shown = view.shown
+    colorbar = {"tickformat": PERCENT_TICKS} if shown.percent else {}
+    z, text, cell = view.z, None, None
+    if shown.percent:
+        cell = value_template(shown, view.decimals, field="text" if view.log_scale else "z")
+    if view.log_scale:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.log10(view.z)
+        text = view.z
+        cell = cell or f"%{{text:.{fmt.places(view.decimals)}f}}"
+        spans = [r for r in (zrange, *(ranges or [])) if r] + [_finite_bounds(z)]
+        vals, labels = log_ticks(min(r[0] for r in spans), max(r[1] for r in spans))
+        colorbar = {"tickvals": vals, "ticktext": labels}
+    title = shown.label + (" (log)" if view.log_scale else "")
     return heatmap_traces(
-        view.z, view.x_labels, view.y_labels, decimals=view.decimals, hovertemplate=full,
+        z, view.x_labels, view.y_labels, decimals=view.decimals, hovertemplate=full,
         colorscale=spec.colorscale, zrange=zrange, customdata=customdata,
         special=(Special(~present, missing), *groups), show_values=show_values,
-        showscale=showscale, colorbar_title=spec.metric.label,
-        dtype=theme.panel_dtype(view.panel, view.decimals), scale=scale)
+        texttemplate=cell,
+        showscale=showscale, colorbar_title=title,
+        dtype="f8" if view.log_scale else theme.panel_dtype(view.panel, view.decimals),
+        reversescale=not view.higher_is_better, text=text, colorbar=colorbar,
+        scale=scale)
+
+
+def _finite_bounds(z: np.ndarray) -> tuple[float, float]:
+    values = z[np.isfinite(z)]
+    if not values.size:
+        return 0.0, 1.0
+    lo, hi = float(values.min()), float(values.max())
+    return (lo, hi) if lo < hi else (lo - 0.5, hi + 0.5)
 
 
 def style_meta(traces: list[dict], ranges: dict | None, color: str | None = None) -> dict:
@@ -469,9 +568,12 @@ def heatmap_figure(view: PanelView, zrange: tuple[float, float] | None, *,
     """A Browse panel as a Plotly figure dict. ``ranges``: the colour range of each colour
     mode, for the browser to switch between; ``color``: the mode drawn."""
     spec = view.spec
-    data = panel_traces(view, zrange, show_values=show_values, scale=scale)
+    data = panel_traces(view, zrange, show_values=show_values, scale=scale,
+                        ranges=list((ranges or {}).values()))
     layout = heatmap_layout(view.x_labels, view.y_labels, x_title=spec.dims[spec.x].title,
-                            y_title=spec.dims[spec.y].title, heading=view.title,
+                            y_title=spec.dims[spec.y].title,
+                            heading=view.title + ("" if view.higher_is_better
+                                                  else " · lower is better"),
                             height=panel_height(len(view.y_labels)),
                             illustrative=spec.illustrative)
     layout["meta"] = style_meta(data, ranges, color)

@@ -15,7 +15,7 @@ import numpy as np
 from dash import html
 
 from components import theme
-from components.heatmap import hover_tail, value_template
+from components.heatmap import PERCENT_TICKS, hover_tail, value_template
 from evalmaps import formats as fmt
 from evalmaps import stderr
 from evalmaps.stderr import Z_95
@@ -113,7 +113,7 @@ def line_se(line: Line) -> np.ndarray:
     """The standard error at each point of a line (evalmaps.stderr: the source's ``se``, else
     ``sd / sqrt(n)``; NaN where there is none or it cannot be right)."""
     view = line.view
-    grid = stderr.usable_se(view.z, view.se, view.sd, view.n, view.spec.metric)
+    grid = stderr.usable_se(view.z, view.se, view.sd, view.n, view.metric)
     return np.array([grid[i, j] for i, j in line.cells], dtype=float)
 
 
@@ -159,10 +159,16 @@ def line_hover(view: PanelView, line: Line, with_se: bool = False) -> str:
     point = "%{text}"
     y_part = point if line.axis == spec.y else theme.text(line.label)
     x_part = point if line.axis == spec.x else theme.text(line.label)
+    metric = view.shown
     text = (f"{theme.text(ytitle.title)} {y_part} · {theme.text(xtitle.title)} {x_part} · "
-            f"{theme.text(spec.metric.name)} {value_template(spec.metric, view.decimals, field='y')}")
+            f"{theme.text(metric.name)} {value_template(metric, view.decimals, field='y')}")
     if with_se:
-        text += f" ± %{{customdata:.{fmt.se_places(view.decimals)}f}} se"
+        if metric.percent:
+            text += f" ± %{{customdata:.{max(fmt.se_places(view.decimals) - 2, 0)}%}} se"
+        else:
+            text += f" ± %{{customdata:.{fmt.se_places(view.decimals)}f}} se"
+    if not metric.higher_is_better:
+        text += " (lower is better)"
     return text + hover_tail(view) + "<extra></extra>"
 
 
@@ -191,7 +197,7 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
     legend grouped by panel (``names``: the panels' short names).
     """
     spec = views[0].spec
-    metric = spec.metric
+    metric = views[0].shown
     overlay = len(views) > 1
     names = names or [v.title for v in views]
     data = []
@@ -253,7 +259,10 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
         "legend": {"title": {"text": theme.text(line_title)}, "tracegroupgap": 6,
                    "itemsizing": "constant", "groupclick": "toggleitem"},
         "xaxis": _axis_layout(views, transpose),
-        "yaxis": {"title": {"text": theme.text(metric.label)}, "zeroline": False, **GRID},
+        "yaxis": {"title": {"text": theme.text(metric.label + (
+                      "" if metric.higher_is_better else " · lower is better"))},
+                  "zeroline": False, **GRID,
+                  **({"tickformat": PERCENT_TICKS} if metric.percent else {})},
         "shapes": [], "annotations": [],
     }
     if threshold is not None and shown:
@@ -287,10 +296,17 @@ def _text_col(field: str, header: str, **extra) -> dict:
             "type": "rightAligned", **extra}
 
 
-def stats_columns(spec: FigureSpec, transpose: bool, threshold: float, multi: bool) -> list[dict]:
+def stats_columns(spec: FigureSpec, transpose: bool, threshold: float, multi: bool,
+                  metrics: list | None = None) -> list[dict]:
+    """The table's columns; ``metrics``: the shown panels' as written (default: the figure's).
+    The threshold column is 'First < t' where higher is better, 'First > t' where lower is,
+    'First worse than t' for both."""
+    metrics = metrics or [spec.metric]
     line_dim = spec.dims[spec.x if transpose else spec.y]
     axis = spec.dims[spec.y if transpose else spec.x]
     per = f"per {axis.title.lower()}" if axis.numeric else "per step"
+    directions = {m.higher_is_better for m in metrics}
+    sign = "<" if directions == {True} else ">" if directions == {False} else "worse than"
     colours = [{"condition": f"params.data.color == '{c}'",
                 "style": {"borderLeft": f"6px solid {c}"}} for c in PALETTE]
     classes = [{"condition": f"params.value == '{cls}'",
@@ -314,9 +330,9 @@ def stats_columns(spec: FigureSpec, transpose: bool, threshold: float, multi: bo
         _text_col("r2", "R²"),
         _text_col("drop", "Largest drop (where)", minWidth=150,
                   headerTooltip="Between neighbouring cells that are both reported"),
-        _text_col("below", f"First < {fmt.level(spec.metric, threshold)}", minWidth=110,
-                  headerTooltip=f"The first {axis.title.lower()} whose value is below the "
-                                f"threshold"),
+        _text_col("below", f"First {sign} {fmt.level(metrics[0], threshold)}", minWidth=110,
+                  headerTooltip=f"The first {axis.title.lower()} whose value is worse than the "
+                                f"threshold: below it, or above it where lower is better"),
         {"field": "cls", "headerName": "Class", "minWidth": 90,
          "cellStyle": {"styleConditions": classes}},
     ]
@@ -325,8 +341,7 @@ def stats_columns(spec: FigureSpec, transpose: bool, threshold: float, multi: bo
 
 def stats_rows(trends: Trends) -> list[dict]:
     """One table row per line: numbers to sort by, and the texts shown."""
-    spec = trends.spec
-    metric, d = spec.metric, trends.decimals
+    d = trends.decimals
     short = {p.key: p.short for p in trends.panels}
     order = {p.key: i for i, p in enumerate(trends.panels)}
     rows = []
@@ -336,6 +351,7 @@ def stats_rows(trends: Trends) -> list[dict]:
 
     for s in trends.lines:
         s: LineStats
+        metric = trends.metric_of(s.panel_key)
         rows.append({
             "id": f"{s.panel_key}|{s.line}",
             "panel": short.get(s.panel_key, s.panel_title),
@@ -349,7 +365,8 @@ def stats_rows(trends: Trends) -> list[dict]:
             "r2": s.r2, "r2_text": fmt.r2(s.r2),
             "drop": s.drop,
             "drop_text": (fmt.DASH if s.drop is None
-                          else f"{fmt.points(s.drop, d)} ({s.drop_from} → {s.drop_to})"),
+                          else f"{fmt.difference(metric, s.drop, d)} ({s.drop_from} → "
+                               f"{s.drop_to})"),
             "below": s.below_step,
             "below_text": (fmt.DASH if s.n_present == 0 else "never" if s.below_at is None
                            else f"{s.below_at} ({fmt.value(metric, s.below, d)})"),
@@ -397,12 +414,13 @@ def _cells_text(spec: FigureSpec, extreme) -> str:
     return "; ".join(f"{ytitle} {y}, {xtitle} {x}" for y, x in extreme.cells)
 
 
-def _means_table(spec: FigureSpec, means, decimals: int):
-    best = max(means.means)
+def _means_table(spec: FigureSpec, means, decimals: int, metric=None):
+    metric = metric or spec.metric
+    best = means.best[1]
     head = [html.Th(spec.dims[means.dim].title, className="fw-semibold")]
     head += [html.Th(label) for label in means.labels]
     cells = [html.Td("mean", className="text-muted")]
-    cells += [html.Td(fmt.mean(spec.metric, m, decimals),
+    cells += [html.Td(fmt.mean(metric, m, decimals),
                       className="fw-bold" if m == best else None,
                       title=f"mean of {n} cells") for m, n in zip(means.means, means.counts)]
     return html.Table([html.Thead(html.Tr(head)), html.Tbody(html.Tr(cells))],
@@ -412,17 +430,19 @@ def _means_table(spec: FigureSpec, means, decimals: int):
 def panel_summaries(trends: Trends) -> list:
     """Per panel: best and worst cell and, for complete numeric grids, marginal means."""
     spec = trends.spec
-    metric, d = spec.metric, trends.decimals
+    d = trends.decimals
     notes = {p.marginals_note for p in trends.panels if p.marginals_note}
     width = 12 if len(trends.panels) == 1 else 6
     cols = []
     for p in trends.panels:
         p: PanelSummary
+        metric = p.metric or spec.metric
         body = []
         if p.best is None:
             body.append(html.P("No reported cell in this slice.", className="text-muted mb-0"))
         else:
-            body.append(html.P([html.Span("Best ", className="fw-semibold"),
+            lower = "" if metric.higher_is_better else " (lowest: lower is better)"
+            body.append(html.P([html.Span(f"Best{lower} ", className="fw-semibold"),
                                 fmt.value(metric, p.best.value, d), " at ",
                                 _cells_text(spec, p.best)], className="mb-1 trends-best"))
             body.append(html.P([html.Span("Worst ", className="fw-semibold"),
@@ -434,7 +454,7 @@ def panel_summaries(trends: Trends) -> list:
                     f"Effect of {spec.dims[means.dim].title.lower()} "
                     f"(mean over {plural(spec.dims[means.over].title)})",
                     className="small fw-semibold"))
-                body.append(_means_table(spec, means, d))
+                body.append(_means_table(spec, means, d, metric))
         cols.append(dbc.Col(dbc.Card([
             dbc.CardHeader(p.short, className="py-1 fw-semibold"),
             dbc.CardBody(body, className="py-2"),

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -48,7 +48,7 @@ from evalmaps import formats as fmt
 from evalmaps import stderr
 from evalmaps.errors import EvalmapsError, UnknownFigure, UnknownPanel
 from evalmaps.model import Catalog, Dim, Figure, Metric, Panel
-from evalmaps.slicing import FIXED_RANGE
+from evalmaps.slicing import fixed_range, is_fraction
 
 MAX_MEAN_PANELS = 16
 MAX_REF_LENGTH = 2000
@@ -153,19 +153,32 @@ class ComparePanel:
         return self.decimals if self.min_decimals is None else self.min_decimals
 
     def format(self, value: float | None) -> str:
-        """A value with this side's decimals ('52.5'); derived means trim trailing zeros."""
+        """A value with this side's decimals ('52.5'); derived means trim trailing zeros; a
+        fraction written as percent: 0.2534 -> '25.34'."""
         if value is None or not np.isfinite(value):
             return "not reported"
-        return fmt.number(value, self.decimals, self.min_decimals)
+        v, places = fmt.shown(self.metric, value, self.decimals)
+        least = None if self.min_decimals is None else max(
+            self.min_decimals - (self.decimals - places), 0)
+        return fmt.number(v, places, least)
+
+    def as_percent(self) -> "ComparePanel":
+        """This side written as percent when it holds fractions (else as it is)."""
+        if self.metric.percent or not is_fraction(self.metric, self.z):
+            return self
+        return replace(self, metric=self.metric.as_percent())
 
 
 def from_panel(figure: Figure, panel: Panel) -> ComparePanel:
+    """A panel as a side of a comparison, with its own metric (the catalog's ``metrics``)."""
     spec = figure.spec
+    metric = spec.metric_for(panel.facets)
     return ComparePanel(
         ref=panel.key, label=f"{spec.title} — {panel.title}", short=panel.title,
         y=spec.dims[spec.y], x=spec.dims[spec.x], z=panel.z, sd=panel.sd, n=panel.n, se=panel.se,
-        metric=spec.metric, decimals=figure.decimals, provenance=spec.provenance,
-        colorscale=spec.colorscale, zrange=spec.zrange, sources=(panel.key,),
+        metric=metric, decimals=figure.decimals, provenance=spec.provenance,
+        colorscale=spec.colorscale, zrange=spec.zrange if metric == spec.metric else None,
+        sources=(panel.key,),
         facets=tuple((spec.dims[f].title, label) for f, label in panel.facets.items()),
         illustrative=spec.illustrative, figure_ids=(figure.id,),
     )
@@ -194,6 +207,8 @@ def _same_dim(a: Dim, b: Dim) -> bool:
 
 
 def _same_metric(a: Metric, b: Metric) -> bool:
+    if a.higher_is_better != b.higher_is_better:
+        return False
     return a.name.casefold() == b.name.casefold() and a.unit == b.unit
 
 
@@ -316,11 +331,29 @@ class Alignment:
     def min_decimals(self) -> int:
         return max(self.a.base_decimals, self.b.base_decimals)
 
+    @property
+    def higher_is_better(self) -> bool:
+        """Which way is better, as A's metric says (B's, when it differs, is warned about)."""
+        return self.a.metric.higher_is_better
+
+    @property
+    def better(self) -> np.ndarray:
+        """Where B is better than A: B - A > 0, or < 0 where lower is better."""
+        with np.errstate(invalid="ignore"):
+            return self.delta > 0 if self.higher_is_better else self.delta < 0
+
+    @property
+    def worse(self) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return self.delta < 0 if self.higher_is_better else self.delta > 0
+
     def format_delta(self, value: float | None) -> str:
         """'+3.8', '-0.3', '0.0'; 'not comparable' where a side is missing."""
         if value is None or not np.isfinite(value):
             return "not comparable"
-        return fmt.signed(value, self.decimals, self.min_decimals)
+        v, places = fmt.shown(self.a.metric, value, self.decimals)
+        shift = self.decimals - places
+        return fmt.signed(v, places, max(self.min_decimals - shift, 0))
 
     def cell(self, i: int, j: int) -> dict:
         """One cell as a dict keyed by A's dimension names, with a, b and delta (None = missing)."""
@@ -427,14 +460,18 @@ def summary(al: Alignment) -> dict:
     """The numbers of a comparison, over the common cells only (JSON-ready, None = none).
 
     ``mean_a``, ``mean_b``, ``mean_delta``; ``b_higher``/``b_lower``/``equal`` cell counts;
-    ``largest_gain``/``largest_loss``: the cell with the largest positive/negative difference
-    (first in display order on ties; None when B is never higher/lower); ``best_a``/``best_b``:
-    each side's highest common cell; ``n_with_se``/``n_indistinct``: cells with a standard error
-    (of the difference) and those within 1.96 of it; ``b_sig_higher``/``b_sig_lower``: cells
-    with a standard error where B is higher/lower by more than 1.96 of it (significantly).
+    ``higher_is_better`` (A's metric) and ``b_better``/``b_worse``: the cells where B is better
+    or worse (higher or lower; the other way round where lower is better);
+    ``largest_gain``/``largest_loss``: the cell where B is most better/worse than A (first in
+    display order on ties; None when B is never better/worse); ``best_a``/``best_b``: each
+    side's best common cell (highest; lowest where lower is better); ``n_with_se``/
+    ``n_indistinct``: cells with a standard error (of the difference) and those within 1.96 of
+    it; ``b_sig_higher``/``b_sig_lower`` and ``b_sig_better``/``b_sig_worse``: cells with a
+    standard error where B is higher/lower (better/worse) by more than 1.96 of it.
     """
     common = al.common
     d = al.delta[common]
+    up = al.higher_is_better
     out = {
         "n_common": al.n_common,
         "n_grid": int(al.delta.size),
@@ -443,9 +480,12 @@ def summary(al: Alignment) -> dict:
         "mean_a": _round(al.za[common].mean()),
         "mean_b": _round(al.zb[common].mean()),
         "mean_delta": _round(d.mean()),
+        "higher_is_better": up,
         "b_higher": int((d > 0).sum()),
         "b_lower": int((d < 0).sum()),
         "equal": int((d == 0).sum()),
+        "b_better": int((d > 0).sum() if up else (d < 0).sum()),
+        "b_worse": int((d < 0).sum() if up else (d > 0).sum()),
         "largest_gain": None,
         "largest_loss": None,
         "best_a": _best(al, al.za),
@@ -454,21 +494,26 @@ def summary(al: Alignment) -> dict:
         "n_indistinct": int((al.indistinct & common).sum()),
         "b_sig_higher": 0,
         "b_sig_lower": 0,
+        "b_sig_better": 0,
+        "b_sig_worse": 0,
     }
     if al.se is not None:
         distinct = common & np.isfinite(al.se) & ~al.indistinct
         out["b_sig_higher"] = int((distinct & (al.delta > 0)).sum())
         out["b_sig_lower"] = int((distinct & (al.delta < 0)).sum())
-    masked = np.where(common, al.delta, np.nan)
-    if out["b_higher"]:
-        out["largest_gain"] = al.cell(*np.unravel_index(np.nanargmax(masked), masked.shape))
-    if out["b_lower"]:
-        out["largest_loss"] = al.cell(*np.unravel_index(np.nanargmin(masked), masked.shape))
+        out["b_sig_better"] = out["b_sig_higher"] if up else out["b_sig_lower"]
+        out["b_sig_worse"] = out["b_sig_lower"] if up else out["b_sig_higher"]
+    gains = np.where(common, al.delta if up else -al.delta, np.nan)
+    if out["b_better"]:
+        out["largest_gain"] = al.cell(*np.unravel_index(np.nanargmax(gains), gains.shape))
+    if out["b_worse"]:
+        out["largest_loss"] = al.cell(*np.unravel_index(np.nanargmin(gains), gains.shape))
     return out
 
 
 def _best(al: Alignment, grid: np.ndarray) -> dict:
-    masked = np.where(al.common, grid, np.nan)
+    """A side's best common cell: the highest, or the lowest where lower is better."""
+    masked = np.where(al.common, grid if al.higher_is_better else -grid, np.nan)
     i, j = np.unravel_index(np.nanargmax(masked), masked.shape)
     return {al.y.name: al.y.labels[i], al.x.name: al.x.labels[j], "value": float(grid[i, j])}
 
@@ -493,34 +538,39 @@ def where_of(al: Alignment, cell: dict) -> str:
 
 def sentences(al: Alignment, numbers: dict | None = None) -> list[str]:
     """One or two sentences: 'B is higher in k of n cells, by d points on average.', then the
-    largest gain and loss (and, with standard errors, where B is significantly higher or lower)."""
+    largest gain and loss (and, with standard errors, where B is significantly higher or lower).
+    Where lower is better (perplexity) they say better and worse: 'B is better (lower) than A
+    in k of n cells, ...'."""
     s = numbers or summary(al)
     name_a, name_b = names(al)
-    n, k = s["n_common"], s["b_higher"]
+    n = s["n_common"]
     mean = s["mean_delta"]
     unit = points(al.a.metric)
     cells = "cell" if n == 1 else "cells"
     ties = f" ({s['equal']} equal)" if s["equal"] else ""
-    size = fmt.mean_number(abs(mean), al.min_decimals)
-    if mean > 0:
-        first_sentence = (f"{name_b} is higher than {name_a} in {k} of {n} {cells}{ties}, "
-                          f"by {size} {unit} on average.")
-    elif mean < 0:
-        first_sentence = (f"{name_b} is higher than {name_a} in {k} of {n} {cells}{ties}, "
-                          f"and lower by {size} {unit} on average.")
+    size = fmt.mean_number(*fmt.shown(al.a.metric, abs(mean), al.min_decimals))
+    if al.higher_is_better:
+        k, head = s["b_higher"], f"{name_b} is higher than {name_a}"
+        on_average = (f"by {size} {unit} on average" if mean > 0 else
+                      f"and lower by {size} {unit} on average" if mean < 0 else
+                      "and the same on average")
     else:
-        first_sentence = (f"{name_b} is higher than {name_a} in {k} of {n} {cells}{ties}, "
-                          f"and the same on average.")
+        k, head = s["b_better"], f"{name_b} is better (lower) than {name_a}"
+        on_average = (f"and lower by {size} {unit} on average (better)" if mean < 0 else
+                      f"and higher by {size} {unit} on average (worse)" if mean > 0 else
+                      "and the same on average")
+    first_sentence = f"{head} in {k} of {n} {cells}{ties}, {on_average}."
     parts = []
     gain, loss = s["largest_gain"], s["largest_loss"]
+    tag = "" if al.higher_is_better else " (lower is better)"
     if gain:
-        parts.append(f"the largest gain is {al.format_delta(gain['delta'])} "
+        parts.append(f"the largest gain{tag} is {al.format_delta(gain['delta'])} "
                      f"at {where_of(al, gain)}")
     if loss:
-        word = "only loss" if s["b_lower"] == 1 else "largest loss"
+        word = "only loss" if s["b_worse"] == 1 else "largest loss"
         parts.append(f"the {word} is {al.format_delta(loss['delta'])} at {where_of(al, loss)}")
     elif gain:
-        parts.append(f"{name_b} is never lower")
+        parts.append(f"{name_b} is never {'lower' if al.higher_is_better else 'worse'}")
     out = [first_sentence]
     if parts:
         second = "; ".join(parts)
@@ -532,13 +582,19 @@ def sentences(al: Alignment, numbers: dict | None = None) -> list[str]:
 
 def significance_sentence(al: Alignment, s: dict) -> str:
     """'With standard errors in 20 of the 20 cells: R1-Qwen is significantly higher in 12
-    and significantly lower in 1 (|B − A| ≥ 1.96 SE); 7 are not distinguishable.'"""
+    and significantly lower in 1 (|B − A| ≥ 1.96 SE); 7 are not distinguishable.' Where lower
+    is better: 'significantly better (lower) in ... and significantly worse (higher) in ...'."""
     name_a, name_b = names(al)
     m, n = s["n_with_se"], s["n_common"]
     cells = "cell" if n == 1 else "cells"
-    return (f"With standard errors in {m} of the {n} {cells}: {name_b} is significantly higher "
-            f"than {name_a} in {s['b_sig_higher']} and significantly lower in "
-            f"{s['b_sig_lower']} (|B − A| ≥ 1.96 SE); {s['n_indistinct']} "
+    if al.higher_is_better:
+        counts = (f"significantly higher than {name_a} in {s['b_sig_higher']} and "
+                  f"significantly lower in {s['b_sig_lower']}")
+    else:
+        counts = (f"significantly better (lower) than {name_a} in {s['b_sig_better']} and "
+                  f"significantly worse (higher) in {s['b_sig_worse']}")
+    return (f"With standard errors in {m} of the {n} {cells}: {name_b} is {counts} "
+            f"(|B − A| ≥ 1.96 SE); {s['n_indistinct']} "
             f"{'is' if s['n_indistinct'] == 1 else 'are'} not distinguishable.")
 
 
@@ -567,9 +623,9 @@ def default_pair(catalog: Catalog, figure_id: str | None = None) -> tuple[str, s
 
 def color_range(al: Alignment, mode: str) -> tuple[float, float]:
     """One (zmin, zmax) for A and B: shared = the cells they show, figure = their figures' own
-    ranges (joined), fixed = 0-100."""
-    if mode == "fixed":
-        return FIXED_RANGE
+    ranges (joined), fixed = A's metric's range (0-100, 0-1; shared when it has none)."""
+    if mode == "fixed" and fixed_range(al.a.metric) is not None:
+        return fixed_range(al.a.metric)
     if mode == "figure" and al.a.zrange and al.b.zrange:
         return (min(al.a.zrange[0], al.b.zrange[0]), max(al.a.zrange[1], al.b.zrange[1]))
     values = np.concatenate([al.za[np.isfinite(al.za)], al.zb[np.isfinite(al.zb)]])

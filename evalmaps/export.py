@@ -66,8 +66,8 @@ def table_of_view(view: PanelView) -> Table:
         row_title=spec.dims[spec.y].title, col_title=spec.dims[spec.x].title,
         rows=tuple(view.y_labels), cols=tuple(view.x_labels), values=view.z,
         se=se if np.isfinite(se).any() else None,
-        suspect=stderr.suspect(view.z, view.se, spec.metric), decimals=view.decimals,
-        metric=spec.metric, provenance=spec.provenance,
+        suspect=stderr.suspect(view.z, view.se, view.metric), decimals=view.decimals,
+        metric=view.metric, provenance=spec.provenance,
         name=f"{spec.id}__{view.panel.slug}")
 
 

@@ -66,18 +66,41 @@ def with_unit(text: str, unit: str) -> str:
     return f"{text}{unit}" if unit == "%" else f"{text} {unit}"
 
 
+def _scale(metric) -> tuple[float, int]:
+    """(factor, decimals fewer) of a metric written as percent of a fraction (1, 0 otherwise):
+    the value is multiplied only to be written, so 0.2534 reads 25.34% (never rounded first)."""
+    scale = getattr(metric, "scale", 1) if metric is not None else 1
+    return (100.0, 2) if scale == 100 else (1.0, 0)
+
+
+def shown(metric, v: float, decimals: int) -> tuple[float, int]:
+    """A value and its decimals as written for this metric (percent: x100, two decimals fewer)."""
+    factor, shift = _scale(metric)
+    return v * factor, max(int(decimals) - shift, 0)
+
+
 def value(metric, v: float | None, decimals: int, min_decimals: int | None = None) -> str:
     """A data value with its unit: '87.3%'; 'not reported' when missing."""
     if not finite(v):
         return NOT_REPORTED
-    return with_unit(number(v, decimals, min_decimals), metric.unit)
+    v, shifted = shown(metric, v, decimals)
+    least = None if min_decimals is None else max(min_decimals - (decimals - shifted), 0)
+    return with_unit(number(v, shifted, least), metric.unit)
 
 
 def mean(metric, v: float | None, decimals: int) -> str:
     """A mean of values written with ``decimals`` decimals, with the unit: '71.33%'."""
     if not finite(v):
         return DASH
-    return with_unit(number(v, *mean_places(decimals)), metric.unit)
+    v, shifted = shown(metric, v, decimals)
+    return with_unit(number(v, *mean_places(shifted)), metric.unit)
+
+
+def difference(metric, v: float, decimals: int) -> str:
+    """The size of a difference of two values, no sign and no unit, as the metric writes values
+    ('3.8'; percent: 0.038 -> '3.8')."""
+    v, shifted = shown(metric, v, decimals)
+    return number(v, shifted)
 
 
 def mean_number(v: float, decimals: int) -> str:
@@ -91,7 +114,9 @@ def points(v: float, decimals: int) -> str:
 
 
 def level(metric, v: float) -> str:
-    """A threshold or level the user set or a rule names: '80%', '77.25%'."""
+    """A threshold or level the user set or a rule names: '80%', '77.25%' (in the data's units;
+    a metric written as percent multiplies it: 0.8 -> '80%')."""
+    v = v * _scale(metric)[0]
     return with_unit(number(v, 0 if float(v).is_integer() else 2, 0), metric.unit)
 
 
@@ -136,7 +161,8 @@ def value_text(metric, v: float | None, decimals: int, sd: float | None = None,
     """'Pass@1 52.5 ± 1.2 sd (n=3)' (plain text; 'Pass@1 not reported' when missing)."""
     text = f"{metric.name} {value(metric, v, decimals, min_decimals)}"
     if finite(v) and finite(sd):
-        text += f" ± {spread(sd, decimals)} sd"
+        sd, shifted = shown(metric, sd, decimals)
+        text += f" ± {spread(sd, shifted)} sd"
     if finite(v) and finite(n):
         text += f" (n={int(n)})"
     return text

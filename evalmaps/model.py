@@ -9,7 +9,7 @@ the order the source draws them (``y``: top to bottom, ``x``: left to right).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -61,11 +61,33 @@ class Metric:
     unit: str = ""
     range: tuple[float, float] | None = None
     higher_is_better: bool = True  # False: lower is better (perplexity, bits per byte)
+    # display only: 100 writes a fraction as a percent (unit '%', two decimals fewer); the data
+    # keeps its values, they are multiplied when written (evalmaps.formats) or by d3's '%'
+    scale: int = 1
 
     @property
     def label(self) -> str:
         """Axis or colour-bar title: 'Accuracy (%)', 'Pass@1'."""
         return f"{self.name} ({self.unit})" if self.unit else self.name
+
+    @property
+    def percent(self) -> bool:
+        """Whether values are written as percent of a fraction (see :meth:`as_percent`)."""
+        return self.scale == 100
+
+    @property
+    def shift(self) -> int:
+        """Decimals fewer than the data's when written: 2 for percent (0.2534 -> 25.34%)."""
+        return 2 if self.percent else 0
+
+    def as_percent(self) -> "Metric":
+        """This metric written as percent: unit '%', values times 100 when shown."""
+        return replace(self, unit="%", scale=100)
+
+    @property
+    def better(self) -> str:
+        """'higher' or 'lower': which way is better."""
+        return "higher" if self.higher_is_better else "lower"
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,40 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evalmaps.model import Figure, FigureSpec, Panel
+from evalmaps.model import Figure, FigureSpec, Metric, Panel
 
 if TYPE_CHECKING:  # state imports this module
     from evalmaps.state import ViewState
 
 COLOR_MODES = ("figure", "fixed", "shared")
-FIXED_RANGE = (0.0, 100.0)
+FIXED_RANGE = (0.0, 100.0)  # "fixed" for a percent metric that declares no range
+ZSCALES = ("linear", "log")
+LOG_REFUSED = ("Log colours are off for {panel}: it shows a value of {value} or less, and only "
+               "values above 0 have a logarithm. Narrow the rows or the range, or use linear "
+               "colours.")
+
+
+def is_fraction(metric: Metric, z: np.ndarray) -> bool:
+    """Whether a panel's values are fractions that may be written as percent: its metric's range
+    is [0, 1], or it declares no range and every value lies in [0, 1] (and it has one)."""
+    if metric.unit == "%":
+        return False
+    if metric.range is not None:
+        return tuple(float(v) for v in metric.range) == (0.0, 1.0)
+    values = z[np.isfinite(z)]
+    return bool(values.size) and bool((values >= 0).all() and (values <= 1).all())
+
+
+def log_unavailable(metric: Metric, z: np.ndarray) -> str | None:
+    """Why a panel cannot be coloured by log10 of its values (None when it can): only a metric
+    without a range (perplexity), and only while every value shown is above 0."""
+    if metric.range is not None:
+        return (f"Log colours are for metrics without a range; {metric.name} runs from "
+                f"{metric.range[0]:g} to {metric.range[1]:g}.")
+    values = z[np.isfinite(z)]
+    if values.size and not (values > 0).all():
+        return "nonpositive"
+    return None
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,10 +64,52 @@ class PanelView:
     n: np.ndarray | None
     decimals: int
     se: np.ndarray | None = None
+    pct: bool = False  # fractions asked to be written as percent (URL pct=1)
+    log: bool = False  # colours by log10 asked (URL zscale=log)
 
     @property
     def title(self) -> str:
         return self.panel.title
+
+    @cached_property
+    def metric(self) -> Metric:
+        """The panel's own metric (the catalog's ``metrics`` for its label, else the figure's):
+        its name, unit, range and direction. Everything a panel shows uses this one."""
+        return self.spec.metric_for(self.panel.facets)
+
+    @cached_property
+    def fraction(self) -> bool:
+        """Whether the panel's values are fractions (percent may be offered)."""
+        return is_fraction(self.metric, self.panel.z)
+
+    @property
+    def percent(self) -> bool:
+        """Whether values are written as percent: asked, and the panel holds fractions."""
+        return self.pct and self.fraction
+
+    @cached_property
+    def shown(self) -> Metric:
+        """The metric as values are written: the panel's, as percent when :attr:`percent`."""
+        return self.metric.as_percent() if self.percent else self.metric
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.metric.higher_is_better
+
+    @cached_property
+    def log_note(self) -> str | None:
+        """Why log colours, asked for, are off for this panel (None: on, or not asked)."""
+        if not self.log:
+            return None
+        why = log_unavailable(self.metric, self.z)
+        if why == "nonpositive":
+            return LOG_REFUSED.format(panel=self.title, value=0)
+        return why
+
+    @property
+    def log_scale(self) -> bool:
+        """Whether the panel is coloured by log10 of its values."""
+        return self.log and self.log_note is None
 
     @cached_property
     def present(self) -> np.ndarray:
@@ -153,6 +222,9 @@ def views_for(figure: Figure, state: "ViewState",
     panels = select_panels(figure, state.facet_selection(figure))
     rows = None if state.rows is None else list(state.rows)
     views = [slice_panel(figure, p, rows, state.x_range, columns) for p in panels]
+    pct, log = bool(getattr(state, "pct", False)), getattr(state, "zscale", "linear") == "log"
+    if pct or log:
+        views = [replace(v, pct=pct, log=log) for v in views]
     if not views:
         return views, no_panel_message(figure, state.facet_selection(figure))
     if not views[0].y_labels:
@@ -169,9 +241,18 @@ def views_for(figure: Figure, state: "ViewState",
     return views, None
 
 
+def _oriented(views: list[PanelView]) -> list[np.ndarray]:
+    """Each view's values, negated where lower is better, so that higher is better in all."""
+    return [v.z if v.higher_is_better else -v.z for v in views]
+
+
 def row_means(views: list[PanelView]) -> np.ndarray:
     """Each shown row's mean over the cells the views show (every panel); NaN: no cell."""
-    stack = np.stack([v.z for v in views])
+    return _means([v.z for v in views])
+
+
+def _means(grids: list[np.ndarray]) -> np.ndarray:
+    stack = np.stack(grids)
     present = np.isfinite(stack)
     counts = present.sum(axis=(0, 2))
     sums = np.where(present, stack, 0.0).sum(axis=(0, 2))
@@ -184,26 +265,46 @@ def _descending(values: np.ndarray) -> np.ndarray:
     return np.lexsort((np.arange(values.size), np.where(np.isfinite(values), -values, np.inf)))
 
 
+def row_scores(views: list[PanelView]) -> np.ndarray:
+    """How good each shown row is, higher is better: its mean over the shown cells where every
+    panel's metric has the same direction (negated when lower is better: the lowest perplexity
+    first); with panels of both directions, the mean of the row's rank in each panel (1 = best),
+    negated, since a mean of accuracies and perplexities means nothing. NaN: no cell."""
+    if len({v.higher_is_better for v in views}) == 1:
+        means = row_means(views)
+        return means if views[0].higher_is_better else -means
+    ranks = []
+    for grid in _oriented(views):
+        means = _means([grid])
+        order = _descending(means)
+        rank = np.full(means.shape, np.nan)
+        rank[order] = np.arange(1, means.size + 1)
+        ranks.append(np.where(np.isfinite(means), rank, np.nan)[:, None])
+    return -_means(ranks)
+
+
 def row_order(views: list[PanelView], sort: str = "source", top: int | None = None) -> np.ndarray:
-    """The shown rows' order (indices into ``views[0].y_labels``): the ``top`` rows by mean over
-    the shown cells (highest first), then sorted by ``sort``: 'source' (the source's order),
-    'name', 'mean' (highest first) or 'col:<x label>' (the value in that column, highest first,
-    averaged over the shown panels). Rows without a value sort last."""
+    """The shown rows' order (indices into ``views[0].y_labels``): the ``top`` best rows by
+    :func:`row_scores` (the highest mean, or the lowest where lower is better), then sorted by
+    ``sort``: 'source' (the source's order), 'name', 'mean' (best first) or 'col:<x label>' (the
+    value in that column, best first, averaged over the shown panels). Rows without a value sort
+    last."""
     labels = views[0].y_labels
     order = np.arange(len(labels))
     if top is not None:
-        order = np.sort(_descending(row_means(views))[:top])
+        order = np.sort(_descending(row_scores(views))[:top])
     kind, _, column = sort.partition(":")
     if kind == "name":
         order = np.array(sorted(order, key=lambda i: (labels[i].casefold(), i)), dtype=int)
     elif kind == "mean":
-        order = order[_descending(row_means(views)[order])]
+        order = order[_descending(row_scores(views)[order])]
     elif kind == "col":
         dim = views[0].spec.dims[views[0].spec.y]
         full = dim.index()
         rows = [full[labels[i]] for i in order]
         j = views[0].spec.dims[views[0].spec.x].index()[column]
-        stack = np.stack([v.panel.z[rows, j] for v in views])
+        stack = np.stack([v.panel.z[rows, j] * (1 if v.higher_is_better else -1)
+                          for v in views])
         present = np.isfinite(stack)
         with np.errstate(invalid="ignore", divide="ignore"):
             values = np.where(present.any(axis=0),
@@ -213,12 +314,30 @@ def row_order(views: list[PanelView], sort: str = "source", top: int | None = No
     return order
 
 
-def color_range(spec: FigureSpec, views: list[PanelView], mode: str) -> tuple[float, float] | None:
-    """(zmin, zmax) for a colour mode; None lets each panel scale itself."""
+def fixed_range(metric: Metric) -> tuple[float, float] | None:
+    """The "fixed" colour range of a metric: its declared range (0-1 for a fraction), else
+    0-100 for a percent, else None (an unbounded metric such as perplexity scales itself)."""
+    if metric.range is not None:
+        return (float(metric.range[0]), float(metric.range[1]))
+    return FIXED_RANGE if metric.unit == "%" else None
+
+
+def same_scale(a: Metric, b: Metric) -> bool:
+    """Metrics whose values may share one colour range: same name, unit and direction."""
+    return (a.name, a.unit, a.higher_is_better) == (b.name, b.unit, b.higher_is_better)
+
+
+def color_range(spec: FigureSpec, views: list[PanelView], mode: str,
+                metric: Metric | None = None) -> tuple[float, float] | None:
+    """(zmin, zmax) for a colour mode, for the panels of ``metric`` (default: the first view's;
+    views of other metrics are left out of "shared"); None lets each panel scale itself.
+    "fixed" is the metric's range (:func:`fixed_range`), "figure" the catalog's ``zrange`` for
+    the figure's own metric."""
+    metric = metric or (views[0].metric if views else spec.metric)
     if mode == "fixed":
-        return FIXED_RANGE
+        return fixed_range(metric)
     if mode == "shared":
-        present = [v.z for v in views if v.n_cells]
+        present = [v.z for v in views if v.n_cells and same_scale(v.metric, metric)]
         if not present:
             return None
         with warnings.catch_warnings():
@@ -226,4 +345,61 @@ def color_range(spec: FigureSpec, views: list[PanelView], mode: str) -> tuple[fl
             lo = float(min(np.nanmin(z) for z in present))
             hi = float(max(np.nanmax(z) for z in present))
         return (lo, hi) if lo < hi else (lo - 0.5, hi + 0.5)
-    return tuple(spec.zrange) if spec.zrange else None  # type: ignore[return-value]
+    if spec.zrange and metric == spec.metric:
+        return tuple(spec.zrange)  # type: ignore[return-value]
+    return None
+
+
+def log_range(view: PanelView, zrange: tuple[float, float] | None) -> tuple[float, float] | None:
+    """A colour range in log10 units (None stays None: the panel scales itself); a range that
+    reaches 0 or below starts at the panel's lowest value."""
+    if zrange is None:
+        return None
+    lo, hi = zrange
+    values = view.z[np.isfinite(view.z)]
+    if lo <= 0:
+        lo = float(values.min()) if values.size else hi
+    if hi <= 0 or lo <= 0:
+        return None
+    lo, hi = float(np.log10(lo)), float(np.log10(hi))
+    return (lo, hi) if lo < hi else (lo - 0.5, hi + 0.5)
+
+
+def view_ranges(spec: FigureSpec, views: list[PanelView]) -> list[dict]:
+    """Each view's colour range per mode (:data:`COLOR_MODES`), on its own metric's scale (in
+    log10 units where the view is coloured by log)."""
+    out = []
+    for view in views:
+        ranges = {mode: color_range(spec, views, mode, view.metric) for mode in COLOR_MODES}
+        if view.log_scale:
+            ranges = {mode: log_range(view, r) for mode, r in ranges.items()}
+        out.append(ranges)
+    return out
+
+
+def scale_notes(views: list[PanelView]) -> list[str]:
+    """What the view says of its scales: metrics where lower is better (their colours run the
+    other way), percent asked of panels that do not hold fractions, log colours refused."""
+    notes = []
+    lower = sorted({v.metric.name for v in views if not v.higher_is_better})
+    if lower:
+        notes.append(f"Lower is better for {', '.join(lower)}: "
+                     f"{'its' if len(lower) == 1 else 'their'} colour scale is reversed, so the "
+                     "best cells have the same colour everywhere, and best means lowest.")
+    if views and views[0].pct:
+        raw = sorted({v.metric.name for v in views if not v.fraction})
+        if raw:
+            notes.append(f"Percent is for fractions (a metric from 0 to 1): {', '.join(raw)} "
+                         f"{'is' if len(raw) == 1 else 'are'} shown as the data gives "
+                         f"{'it' if len(raw) == 1 else 'them'}.")
+    ranged = sorted({v.metric.name for v in views if v.log and v.metric.range is not None})
+    if ranged:
+        notes.append(f"Log colours are for metrics without a range: {', '.join(ranged)} "
+                     f"{'keeps' if len(ranged) == 1 else 'keep'} linear colours.")
+    refused = list(dict.fromkeys(v.log_note for v in views
+                                 if v.log_note and v.metric.range is None))
+    if refused:
+        if len(refused) > 2:
+            refused = refused[:2] + [f"(and {len(refused) - 2} more panels)"]
+        notes.extend(refused)
+    return notes

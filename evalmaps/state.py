@@ -24,7 +24,7 @@ from urllib.parse import urlencode
 from evalmaps import formats as fmt
 from evalmaps.compare import CompareError, default_pair, resolve
 from evalmaps.model import Catalog, Figure
-from evalmaps.slicing import COLOR_MODES
+from evalmaps.slicing import COLOR_MODES, ZSCALES
 from evalmaps.trends import DEFAULT_THRESHOLD
 
 # Every query key a page or API route reads: key -> (where, meaning). The README documents each
@@ -37,7 +37,11 @@ QUERY_KEYS: dict[str, tuple[str, str]] = {
     "xmax": ("/, /trends, /data", "the high end of the x range"),
     "sort": ("/, /trends, /data", "row order: source, name, mean, or col:<x label>"),
     "top": ("/, /trends, /data", "only the N rows with the highest mean"),
-    "color": ("/, /compare", "colour range: figure, fixed (0-100) or shared"),
+    "color": ("/, /compare", "colour range: figure, fixed (the metric's range, e.g. 0-100 or "
+                             "0-1) or shared (per metric)"),
+    "pct": ("/, /trends, /compare", "1: fractions (metrics in 0-1) written as percent; the API "
+                                    "stays raw"),
+    "zscale": ("/", "colours: linear (default) or log (metrics without a range, values > 0)"),
     "labels": ("/, /compare", "values printed in cells: on (default) or off"),
     "scale": ("/, /compare", "colour scale: uniform (default: viridis, perceptually uniform and "
                              "colour-vision-safe) or paper (the source's own scale)"),
@@ -127,9 +131,11 @@ class ViewState:
     color: str = "figure"
     show_values: bool = True
     sort: str = SORT_SOURCE  # row order: source, name, mean, or "col:<x label>"
-    top: int | None = None  # only the rows with the highest mean
+    top: int | None = None  # only the best rows (highest mean; lowest where lower is better)
     problems: tuple[str, ...] = ()  # what was dropped from the query, to tell the user
     scale: str = DEFAULT_SCALE  # the heatmaps' colour scale: uniform or paper
+    pct: bool = False  # fractions written as percent
+    zscale: str = "linear"  # colours by value, or by log10 of it ("log")
 
     def facet_selection(self, figure: Figure) -> dict[str, list[str]]:
         spec = figure.spec
@@ -156,6 +162,10 @@ class ViewState:
         if self.top is not None:
             pairs.append(("top", str(self.top)))
         pairs += _pairs(self.show_values, self.color, "figure", self.scale)
+        if self.pct:
+            pairs.append(("pct", "1"))
+        if self.zscale != "linear":
+            pairs.append(("zscale", self.zscale))
         for key, value in (extra or {}).items():
             pairs += [(key, v) for v in as_list(value) or []]
         return "?" + urlencode(pairs)
@@ -248,8 +258,23 @@ def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
     top = _read(query, "top", _count, None, "is not a whole number above 0; showing every row.",
                 problems)
     scale = _scale(query, problems)
+    pct = _flag(query, "pct", problems)
+    zscale = first(query.get("zscale")) or "linear"
+    if zscale not in ZSCALES:
+        problems.append(f"zscale={fmt.clip(zscale)} is not linear or log; using linear.")
+        zscale = "linear"
     return ViewState(fid, facets, rows, x_range, color, _show_values(query), sort, top,
-                     tuple(problems), scale)
+                     tuple(problems), scale=scale, pct=pct,
+                     zscale=zscale)
+
+
+def _flag(query: Query, key: str, problems: list[str]) -> bool:
+    """An on/off key ('1', 'on', 'true' ... or '0', 'off' ...); anything else is off, and said."""
+    text = first(query.get(key))
+    word = (text or "").strip().lower()
+    if word not in TRUE_WORDS and word not in FALSE_WORDS:
+        problems.append(f"{key}={fmt.clip(text)} is not on/off; ignored.")
+    return word in TRUE_WORDS
 
 
 def _read(query: Query, key: str, parse, default, problem: str, problems: list[str]):
@@ -290,7 +315,8 @@ def _first_panel(figure: Figure) -> dict[str, tuple[str, ...]]:
 def state_from_controls(figure: Figure, facet_values: dict[str, list[str] | None],
                         rows: list[str] | None, x_range: list[float] | None, color: str | None,
                         show_values: bool | None, sort: str | None = None,
-                        top: object = None) -> ViewState:
+                        top: object = None, pct: bool | None = None,
+                        zlog: bool | None = None) -> ViewState:
     """Normalise control values into a state (full selections collapse to the default; a sort
     or top that names nothing is the default)."""
     spec = figure.spec
@@ -305,7 +331,8 @@ def state_from_controls(figure: Figure, facet_values: dict[str, list[str] | None
             facets[dim] = tuple(label for label in spec.dims[dim].labels if label in chosen_set)
     state = ViewState(figure.id, facets, color=color if color in COLOR_MODES else "figure",
                       show_values=True if show_values is None else bool(show_values),
-                      sort=sort, top=_count(top))
+                      sort=sort, top=_count(top), pct=bool(pct),
+                      zscale="log" if zlog else "linear")
     if rows is not None:
         ylabels = spec.dims[spec.y].labels
         rows_set = set(rows)
@@ -389,12 +416,15 @@ class CompareState:
     show_values: bool = True
     problems: tuple[str, ...] = ()
     scale: str = DEFAULT_SCALE
+    pct: bool = False  # fractions written as percent
 
     def to_query(self, default: tuple[str, str] | None = None) -> str:
         pairs = [(key, ref) for key, ref, dflt in (("a", self.a, default and default[0]),
                                                    ("b", self.b, default and default[1]))
                  if ref != dflt]
         pairs += _pairs(self.show_values, self.color, DEFAULT_COMPARE_COLOR, self.scale)
+        if self.pct:
+            pairs.append(("pct", "1"))
         return "?" + urlencode(pairs, safe=":(),") if pairs else ""
 
 
@@ -418,4 +448,6 @@ def parse_compare_state(query: Query, catalog: Catalog) -> CompareState:
         refs.append(ref or fallback)
     color = _color(query, DEFAULT_COMPARE_COLOR, "a range shared by A and B", problems)
     scale = _scale(query, problems)
-    return CompareState(refs[0], refs[1], color, _show_values(query), tuple(problems), scale)
+    pct = _flag(query, "pct", problems)
+    return CompareState(refs[0], refs[1], color, _show_values(query), tuple(problems), scale=scale,
+                        pct=pct)

@@ -72,7 +72,9 @@ def suspect_note(metric: Metric, count: int, where: str = "") -> str:
 
 def figure_notes(figure: Figure) -> list[str]:
     """The figure's standard-error warnings, for its notes and provenance box (none: [])."""
-    metric = figure.spec.metric
-    count = sum(int(suspect(p.z, p.se, metric).sum()) for p in figure.panels.values()
-                if p.se is not None)
-    return [suspect_note(metric, count)] if count else []
+    counts: dict[Metric, int] = {}
+    for p in figure.panels.values():
+        if p.se is not None:
+            metric = figure.spec.metric_for(p.facets)
+            counts[metric] = counts.get(metric, 0) + int(suspect(p.z, p.se, metric).sum())
+    return [suspect_note(metric, count) for metric, count in counts.items() if count]

@@ -49,28 +49,44 @@ def stable_band(metric: Metric) -> float:
 
 
 def high_level(metric: Metric) -> float | None:
-    """The level a stable line must stay at or above to be 'stable above': 95% of the range."""
-    if metric.range is None:
+    """The level a stable line must stay at or above to be 'stable above': 95% of the range
+    (None without a range, and where lower is better)."""
+    if metric.range is None or not metric.higher_is_better:
         return None
     lo, hi = metric.range
     return lo + HIGH_FRACTION * (hi - lo)
 
 
+def band_text(metric: Metric) -> str:
+    """The stable band as written ('5'; a fraction shown as percent: 0.05 -> '5')."""
+    return fmt.plain(fmt.shown(metric, stable_band(metric), 0)[0])
+
+
 def class_rule(metric: Metric) -> str:
     """The classification rule as the UI states it."""
-    band = fmt.plain(stable_band(metric))
+    band = band_text(metric)
     return (f"Class: stable if max − min ≤ {band} points; otherwise declining if the slope is "
             f"negative and the last value is below the first; rising if the slope is positive and "
             f"the last value is above the first; otherwise mixed. A line with fewer than "
             f"{MIN_POINTS} cells is not classified.")
 
 
-def rule_notes(spec: FigureSpec, transpose: bool = False) -> list[str]:
-    """How each statistic is computed, for the slice's axis (shown under the table)."""
+def rule_notes(spec: FigureSpec, transpose: bool = False,
+               metrics: Sequence[Metric] = ()) -> list[str]:
+    """How each statistic is computed, for the slice's axis (shown under the table);
+    ``metrics``: the shown panels' (default: the figure's)."""
+    metrics = list(dict.fromkeys(metrics)) or [spec.metric]
+    metric = metrics[0]
     axis = spec.dims[spec.y if transpose else spec.x]
     name = axis.title.lower()
+    lower = sorted({m.name for m in metrics if not m.higher_is_better})
+    first_below = f"First below: the first {name}, in axis order, whose value is below the threshold."
+    if lower:
+        first_below += (f" For {', '.join(lower)} lower is better, so it is the first {name} "
+                        "whose value is ABOVE the threshold (worse than it), and best means "
+                        "lowest (best and worst cells, marginal means, ranks).")
     if axis.numeric:
-        slope = (f"Slope: least squares of {spec.metric.name} on {name} over the reported cells, "
+        slope = (f"Slope: least squares of {metric.name} on {name} over the reported cells, "
                  f"per unit of {name}, with R² (none for a constant line).")
     else:
         slope = (f"Slope: {axis.title} is categorical, so the slope is per step in the label "
@@ -80,8 +96,8 @@ def rule_notes(spec: FigureSpec, transpose: bool = False) -> list[str]:
         slope,
         (f"Largest drop: between neighbouring {name} values that both have a cell. A missing "
          f"(or hidden) cell breaks the line, so no drop is measured across a gap."),
-        f"First below: the first {name}, in axis order, whose value is below the threshold.",
-        class_rule(spec.metric),
+        first_below,
+        class_rule(metric),
         "Missing cells are never interpolated: lines break where the source reports nothing.",
     ]
 
@@ -176,6 +192,12 @@ class LineStats:
     below: float | None = None
     below_step: int | None = None  # its rank on the axis (for sorting)
     cls: str | None = None  # one of CLASSES, None when not classified
+    higher_is_better: bool = True  # False: "below" is the first value ABOVE the threshold
+
+    @property
+    def side(self) -> str:
+        """Which side of the threshold is worse: 'below' (higher is better) or 'above'."""
+        return "below" if self.higher_is_better else "above"
 
     @property
     def change(self) -> float | None:
@@ -200,7 +222,7 @@ class LineStats:
             "drop": self.drop, "drop_from": self.drop_from, "drop_to": self.drop_to,
             "drop_from_value": self.drop_from_value, "drop_to_value": self.drop_to_value,
             "threshold": self.threshold, "below_at": self.below_at, "below": self.below,
-            "class": self.cls,
+            "threshold_side": self.side, "class": self.cls,
         }
 
 
@@ -252,12 +274,14 @@ def line_stats(values: Sequence[float] | np.ndarray, labels: Sequence[str],
                steps: Sequence[int] | np.ndarray | None = None, numeric: bool = True,
                threshold: float = DEFAULT_THRESHOLD, band: float = UNRANGED_BAND,
                decimals: int | None = None, line: str = "", key: int = 0, panel_title: str = "",
-               panel_key: str = "") -> LineStats:
+               panel_key: str = "", higher_is_better: bool = True) -> LineStats:
     """Statistics of one line: ``values`` (NaN = missing) at ``labels``, in axis order.
 
     ``positions`` are the x of the slope (default: 0, 1, 2 ...); ``steps`` the points' ranks on
     the full axis (default: consecutive), so a drop is only measured between true neighbours.
     ``decimals``: the data's, to round differences of two values exactly.
+    ``higher_is_better=False`` (perplexity): the threshold statistic is the first value worse
+    than it, i.e. ABOVE it (kept in the ``below*`` fields, ``side`` says 'above').
     """
     y = np.asarray(values, dtype=float).reshape(-1)
     n = len(y)
@@ -267,7 +291,8 @@ def line_stats(values: Sequence[float] | np.ndarray, labels: Sequence[str],
     rank = np.arange(n) if steps is None else np.asarray(steps, dtype=int)
     present = np.isfinite(y)
     base = dict(line=line, key=key, panel_title=panel_title, panel_key=panel_key, n_total=n,
-                threshold=float(threshold), slope_basis="numeric" if numeric else "index")
+                threshold=float(threshold), slope_basis="numeric" if numeric else "index",
+                higher_is_better=higher_is_better)
     idx = np.nonzero(present)[0]
     if idx.size == 0:
         return LineStats(**base)
@@ -290,7 +315,7 @@ def line_stats(values: Sequence[float] | np.ndarray, labels: Sequence[str],
             drop_from_value, drop_to_value = float(y[a[k]]), float(y[b[k]])
 
     below_at = below = below_step = None
-    under = idx[yp < threshold]
+    under = idx[yp < threshold] if higher_is_better else idx[yp > threshold]
     if under.size:
         below_at, below, below_step = labels[under[0]], float(y[under[0]]), int(rank[under[0]])
 
@@ -313,9 +338,10 @@ def stats_of(line: Line, threshold: float = DEFAULT_THRESHOLD,
     view = line.view
     return line_stats(line.values, line.labels, line.positions, steps=line.steps,
                       numeric=line.numeric, threshold=threshold,
-                      band=stable_band(view.spec.metric) if band is None else band,
+                      band=stable_band(view.metric) if band is None else band,
                       decimals=view.decimals, line=line.label, key=line.key,
-                      panel_title=view.title, panel_key=view.panel.key)
+                      panel_title=view.title, panel_key=view.panel.key,
+                      higher_is_better=view.higher_is_better)
 
 
 def panel_stats(view: PanelView, transpose: bool = False,
@@ -341,13 +367,15 @@ class Extreme:
 
 
 def best_worst(view: PanelView) -> tuple[Extreme | None, Extreme | None]:
-    """(highest, lowest) reported cell of a view; None for a view with no cell."""
+    """(best, worst) reported cell of a view: (highest, lowest), or (lowest, highest) where the
+    panel's metric is lower-is-better; None for a view with no cell."""
     z = view.z
     present = np.isfinite(z)
     if not present.any():
         return None, None
     out = []
-    for value in (z[present].max(), z[present].min()):
+    extremes = (z[present].max(), z[present].min())
+    for value in (extremes if view.higher_is_better else extremes[::-1]):
         rows, cols = np.nonzero(present & (z == value))
         cells = tuple((view.y_labels[i], view.x_labels[j]) for i, j in zip(rows, cols))
         out.append(Extreme(float(value), cells, view.title, view.panel.key))
@@ -363,15 +391,17 @@ class AxisMeans:
     labels: tuple[str, ...]
     means: tuple[float, ...]
     counts: tuple[int, ...]
+    higher_is_better: bool = True
 
     @property
     def best(self) -> tuple[str, float]:
-        i = int(np.argmax(self.means))
+        """The label with the best mean (highest; lowest where lower is better)."""
+        i = int(np.argmax(self.means) if self.higher_is_better else np.argmin(self.means))
         return self.labels[i], self.means[i]
 
     @property
     def worst(self) -> tuple[str, float]:
-        i = int(np.argmin(self.means))
+        i = int(np.argmin(self.means) if self.higher_is_better else np.argmax(self.means))
         return self.labels[i], self.means[i]
 
     def to_dict(self) -> dict:
@@ -428,7 +458,8 @@ def _axis_means(view: PanelView, along_x: bool) -> AxisMeans:
             out_labels.append(labels[k])
             means.append(float(np.mean(column)))
             counts.append(int(column.size))
-    return AxisMeans(dim_name, over, tuple(out_labels), tuple(means), tuple(counts))
+    return AxisMeans(dim_name, over, tuple(out_labels), tuple(means), tuple(counts),
+                     view.higher_is_better)
 
 
 def marginal_means(view: PanelView) -> Marginals | None:
@@ -471,10 +502,14 @@ class PanelSummary:
     n_present: int
     mask: bytes = b""  # where the panel has cells: comparable panels share it
     short: str = ""  # the facet labels that tell it from the other visible panels
+    metric: Metric | None = None  # the panel's metric as written (percent when asked)
 
     def to_dict(self, spec: FigureSpec) -> dict:
         return {"key": self.key, "title": self.title, "n_present": self.n_present,
                 "mean": self.mean,
+                "metric": None if self.metric is None else self.metric.name,
+                "higher_is_better": True if self.metric is None else
+                self.metric.higher_is_better,
                 "best": self.best.to_dict(spec) if self.best else None,
                 "worst": self.worst.to_dict(spec) if self.worst else None,
                 "marginal_means": self.marginals.to_dict() if self.marginals else None,
@@ -498,6 +533,14 @@ class Trends:
         return self.spec.x if self.transpose else self.spec.y
 
     @property
+    def metric(self) -> Metric:
+        """The first panel's metric as written (the figure's when there is no panel)."""
+        return next((p.metric for p in self.panels if p.metric), self.spec.metric)
+
+    def metric_of(self, key: str) -> Metric:
+        return next((p.metric for p in self.panels if p.key == key and p.metric), self.metric)
+
+    @property
     def axis_dim(self) -> str:
         return self.spec.y if self.transpose else self.spec.x
 
@@ -510,9 +553,10 @@ class Trends:
             "line_dim": self.line_dim,
             "axis_dim": self.axis_dim,
             "slope_basis": "numeric" if axis.numeric else "index",
-            "rules": {"stable_band": stable_band(spec.metric),
-                      "high_level": high_level(spec.metric),
-                      "notes": rule_notes(spec, self.transpose)},
+            "rules": {"stable_band": stable_band(self.metric),
+                      "high_level": high_level(self.metric),
+                      "notes": rule_notes(spec, self.transpose,
+                                          [p.metric for p in self.panels if p.metric])},
             "lines": [s.to_dict() for s in self.lines],
             "panels": [p.to_dict(spec) for p in self.panels],
             "observations": list(self.observations),
@@ -537,7 +581,7 @@ def panel_summary(view: PanelView, short: str | None = None) -> PanelSummary:
                         marginals_unavailable(view),
                         float(values.mean()) if values.size else None, int(values.size),
                         np.packbits(present).tobytes() + repr(present.shape).encode(),
-                        short or view.title)
+                        short or view.title, view.shown)
 
 
 def analyse(views: Sequence[PanelView], *, transpose: bool = False,
@@ -561,7 +605,7 @@ class _Words:
     def __init__(self, trends: Trends) -> None:
         self.t = trends
         spec = trends.spec
-        self.metric = spec.metric
+        self.metric = trends.metric
         self.d = trends.decimals
         self.line_dim = spec.dims[trends.line_dim]
         self.axis_dim = spec.dims[trends.axis_dim]
@@ -569,14 +613,25 @@ class _Words:
         self.short = {p.key: p.short for p in trends.panels}
         self.n_lines = sum(1 for s in trends.lines if s.n_present)
 
-    def value(self, v: float) -> str:
-        return fmt.value(self.metric, v, self.d)
+    def m(self, key: str | None) -> Metric:
+        return self.metric if key is None else self.t.metric_of(key)
 
-    def mean(self, v: float) -> str:
-        return fmt.mean(self.metric, v, self.d)
+    def value(self, v: float, key: str | None = None) -> str:
+        return fmt.value(self.m(key), v, self.d)
 
-    def points(self, v: float) -> str:
-        return fmt.points(abs(v), self.d)
+    def mean(self, v: float, key: str | None = None) -> str:
+        return fmt.mean(self.m(key), v, self.d)
+
+    def points(self, v: float, key: str | None = None) -> str:
+        return fmt.difference(self.m(key), abs(v), self.d)
+
+    def groups(self) -> list[list[PanelSummary]]:
+        """The panels by metric (name, unit, direction): only these compare with each other."""
+        out: dict[tuple, list[PanelSummary]] = {}
+        for p in self.t.panels:
+            m = p.metric or self.metric
+            out.setdefault((m.name, m.unit, m.higher_is_better), []).append(p)
+        return list(out.values())
 
     def panel(self, key: str) -> str:
         return self.short.get(key, key)
@@ -626,12 +681,13 @@ def _stable_high(w: _Words) -> str | None:
     level = high_level(w.metric)
     if level is None:
         return None
-    found = [s for s in w.t.lines if s.cls == "stable" and s.min >= level]
+    found = [s for s in w.t.lines if s.cls == "stable" and s.min >= level
+             and w.m(s.panel_key) == w.metric]
     if not found:
         return None
     low = min(found, key=lambda s: s.min)
     return (f"Stable above {fmt.level(w.metric, level)}: {w.lines(found)} "
-            f"(lowest value {w.value(low.min)}).")
+            f"(lowest value {w.value(low.min, low.panel_key)}).")
 
 
 def _trend(w: _Words, cls: str) -> str | None:
@@ -640,9 +696,10 @@ def _trend(w: _Words, cls: str) -> str | None:
         return None
     verb, most = ("falls", min) if cls == "declining" else ("rises", max)
     top = most(found, key=lambda s: s.change)
-    what = (f"from {w.value(top.first)} at {w.at(top.first_at)} to {w.value(top.last)} at "
-            f"{w.at(top.last_at)} ({'−' if top.change < 0 else '+'}{w.points(top.change)} "
-            f"points)")
+    k = top.panel_key
+    what = (f"from {w.value(top.first, k)} at {w.at(top.first_at)} to {w.value(top.last, k)} at "
+            f"{w.at(top.last_at)} ({'−' if top.change < 0 else '+'}{w.points(top.change, k)} "
+            f"points{'' if top.higher_is_better else '; lower is better'})")
     head = f"{cls.capitalize()} with {w.axis_dim.title.lower()}: {w.lines(found)}"
     if len(found) == 1:
         return f"{head}, {what}."
@@ -650,70 +707,113 @@ def _trend(w: _Words, cls: str) -> str | None:
 
 
 def _drops(w: _Words) -> str | None:
-    band = stable_band(w.metric)
-    found = sorted((s for s in w.t.lines if s.drop is not None and s.drop >= band - 1e-9),
+    found = sorted((s for s in w.t.lines if s.drop is not None
+                    and w.m(s.panel_key) == w.metric
+                    and s.drop >= stable_band(w.m(s.panel_key)) - 1e-9),
                    key=lambda s: -s.drop)[:MAX_LISTED]
     if not found:
         return None
-    parts = [f"{w.line(s)} by {w.points(s.drop)} points, from {w.value(s.drop_from_value)} at "
-             f"{w.at(s.drop_from)} to {w.value(s.drop_to_value)} at {s.drop_to}" for s in found]
+    parts = [f"{w.line(s)} by {w.points(s.drop, s.panel_key)} points, from "
+             f"{w.value(s.drop_from_value, s.panel_key)} at {w.at(s.drop_from)} to "
+             f"{w.value(s.drop_to_value, s.panel_key)} at {s.drop_to}"
+             + ("" if s.higher_is_better else " (lower is better: an improvement)")
+             for s in found]
     noun = "drop" if len(found) == 1 else "drops"
     return (f"Largest {noun} between neighbouring {plural(w.axis_dim.title)}: "
             f"{'; '.join(parts)}.")
 
 
 def _threshold(w: _Words) -> str | None:
+    """'First length below 80%: ...'; where lower is better, the first value ABOVE the
+    threshold (worse than it), said so: 'First length above 50 (lower is better): ...'."""
+    out = []
+    for better in (True, False):
+        text = _threshold_side(w, [s for s in w.t.lines if s.higher_is_better == better], better)
+        if text:
+            out.append(text)
+    return " ".join(out) or None
+
+
+def _threshold_side(w: _Words, lines: list[LineStats], better: bool) -> str | None:
     t = w.t.threshold
-    present = [s for s in w.t.lines if s.n_present]
-    if not present or not any(s.max >= t for s in present):
+    present = [s for s in lines if s.n_present]
+    if not present:
+        return None
+    if better and not any(s.max >= t for s in present):
         return None  # every value is below it: the threshold says nothing about this slice
-    level = fmt.level(w.metric, t)
+    if not better and not any(s.min <= t for s in present):
+        return None  # every value is above it (worse)
+    side = "below" if better else "above"
+    metric = w.m(present[0].panel_key)
+    level = fmt.level(metric, t) + ("" if better else " (lower is better)")
     crossing = [s for s in present if s.below_at is not None and s.below_at != s.first_at]
     from_start = [s for s in present if s.below_at is not None and s.below_at == s.first_at]
     never = [s for s in present if s.below_at is None]
     if not crossing and not from_start:
-        return f"No {w.line_dim.title.lower()} falls below {level}."
+        return f"No {w.line_dim.title.lower()} {'falls below' if better else 'rises above'} {level}."
     parts = []
     if crossing:
         shown = sorted(crossing, key=lambda s: s.below_step)[:MAX_NAMED]
-        listed = [f"{w.line(s)} at {s.below_at} ({w.value(s.below)})" for s in shown]
+        listed = [f"{w.line(s)} at {s.below_at} ({w.value(s.below, s.panel_key)})"
+                  for s in shown]
         more = len(crossing) - len(shown)
         parts.append(_join(listed + ([f"{more} more"] if more > 0 else [])))
     if from_start:
         verb = "is" if len(from_start) == 1 else "are"
-        parts.append(f"{w.lines(from_start)} {verb} below it from the first "
+        parts.append(f"{w.lines(from_start)} {verb} {side} it from the first "
                      f"{w.axis_dim.title.lower()} shown")
     if never:
         verb = "goes" if len(never) == 1 and not w.lines(never).startswith("all") else "go"
-        parts.append(f"{w.lines(never)} never {verb} below it")
-    head = (f"First {w.axis_dim.title.lower()} below {level}: " if crossing
-            else f"Below {level}: ")
+        parts.append(f"{w.lines(never)} never {verb} {side} it")
+    head = (f"First {w.axis_dim.title.lower()} {side} {level}: " if crossing
+            else f"{side.capitalize()} {level}: ")
     text = head + "; ".join(parts)
     return text[0].upper() + text[1:] + "."
 
 
 def _extremes(w: _Words) -> str | None:
-    summaries = [p for p in w.t.panels if p.best is not None]
-    if not summaries:
-        return None
-    top = max(p.best.value for p in summaries)
-    low = min(p.worst.value for p in summaries)
-    if top == low:
-        return f"Every reported cell is {w.value(top)}."
-    best = [p.best for p in summaries if p.best.value == top]
-    worst = [p.worst for p in summaries if p.worst.value == low]
-    return (f"Highest {w.metric.name}: {w.value(top)} at {w.cells(best)}; lowest: "
-            f"{w.value(low)} at {w.cells(worst)}.")
+    """The best and worst cells, per metric: 'Highest Accuracy: ...; lowest: ...', or where
+    lower is better 'Lowest perplexity (best: lower is better): ...; highest (worst): ...'."""
+    out = []
+    for group in w.groups():
+        summaries = [p for p in group if p.best is not None]
+        if not summaries:
+            continue
+        metric = summaries[0].metric or w.metric
+        key = summaries[0].key
+        if metric.higher_is_better:
+            top = max(p.best.value for p in summaries)
+            low = min(p.worst.value for p in summaries)
+        else:
+            top = min(p.best.value for p in summaries)
+            low = max(p.worst.value for p in summaries)
+        if top == low:
+            out.append(f"Every reported {metric.name} cell is {w.value(top, key)}."
+                       if len(w.groups()) > 1 else f"Every reported cell is {w.value(top, key)}.")
+            continue
+        best = [p.best for p in summaries if p.best.value == top]
+        worst = [p.worst for p in summaries if p.worst.value == low]
+        if metric.higher_is_better:
+            out.append(f"Highest {metric.name}: {w.value(top, key)} at {w.cells(best)}; lowest: "
+                       f"{w.value(low, key)} at {w.cells(worst)}.")
+        else:
+            out.append(f"Lowest {metric.name} (best: lower is better): {w.value(top, key)} at "
+                       f"{w.cells(best)}; highest (worst): {w.value(low, key)} at "
+                       f"{w.cells(worst)}.")
+    return " ".join(out) or None
 
 
 def _panel_means(w: _Words) -> str | None:
-    panels = [p for p in w.t.panels if p.n_present]
+    """Panels of one metric over the same cells, best mean first."""
+    panels = [p for p in w.groups()[0] if p.n_present] if w.t.panels else []
     if len(panels) < 2 or len({p.mask for p in panels}) != 1:
         return None  # panels that report different cells: their means are not comparable
-    ranked = sorted(panels, key=lambda p: -p.mean)
-    shown = [f"{w.panel(p.key)} {w.mean(p.mean)}" for p in ranked[:MAX_NAMED]]
+    metric = panels[0].metric or w.metric
+    ranked = sorted(panels, key=lambda p: -p.mean if metric.higher_is_better else p.mean)
+    shown = [f"{w.panel(p.key)} {w.mean(p.mean, p.key)}" for p in ranked[:MAX_NAMED]]
     more = len(ranked) - len(shown)
-    return (f"Mean {w.metric.name} per panel, over the same {panels[0].n_present} cells: "
+    order = "" if metric.higher_is_better else " (lower is better, best first)"
+    return (f"Mean {metric.name} per panel{order}, over the same {panels[0].n_present} cells: "
             f"{_join(shown + ([f'{more} more'] if more > 0 else []))}.")
 
 
@@ -725,15 +825,21 @@ def _marginal(w: _Words, along_x: bool) -> str | None:
     means = [(p, p.marginals.by_x if along_x else p.marginals.by_y) for p in found]
     dim, over = spec.dims[means[0][1].dim], spec.dims[means[0][1].over]
     head = f"Effect of {dim.title.lower()} (mean over {plural(over.title)})"
+    up = means[0][1].higher_is_better
+    best, worst = ("highest", "lowest") if up else ("best (lowest: lower is better)",
+                                                   "worst (highest)")
     if len(means) == 1:
-        am = means[0][1]
+        p, am = means[0]
         (hi_label, hi), (lo_label, lo) = am.best, am.worst
         if hi == lo:
-            return f"{head}: the same at every {dim.title.lower()} ({w.mean(hi)})."
-        return f"{head}: highest at {hi_label} ({w.mean(hi)}), lowest at {lo_label} ({w.mean(lo)})."
-    parts = [f"{am.best[0]} in {w.panel(p.key)} ({w.mean(am.best[1])})" for p, am in means[:4]]
+            return f"{head}: the same at every {dim.title.lower()} ({w.mean(hi, p.key)})."
+        return (f"{head}: {best} at {hi_label} ({w.mean(hi, p.key)}), {worst} at {lo_label} "
+                f"({w.mean(lo, p.key)}).")
+    means = [(p, am) for p, am in means if am.higher_is_better == up]
+    parts = [f"{am.best[0]} in {w.panel(p.key)} ({w.mean(am.best[1], p.key)})"
+             for p, am in means[:4]]
     more = f" and {len(means) - 4} more panels" if len(means) > 4 else ""
-    return f"{head}: highest at {'; '.join(parts)}{more}."
+    return f"{head}: {best} at {'; '.join(parts)}{more}."
 
 
 def _stable_rest(w: _Words) -> str | None:
@@ -745,11 +851,12 @@ def _stable_rest(w: _Words) -> str | None:
     rest = [s for s in stable if level is None or s.min < level]
     if not rest:
         return None  # all said by "stable above"
-    band = fmt.plain(stable_band(w.metric))
+    band = band_text(w.metric)
     widest = max(stable, key=lambda s: s.spread)
     if len(stable) == len(classified) and len(stable) > 1:
+        k = widest.panel_key
         return (f"Every line is stable (max − min ≤ {band} points); the widest, "
-                f"{w.line(widest)}, spans {w.value(widest.min)} to {w.value(widest.max)}.")
+                f"{w.line(widest)}, spans {w.value(widest.min, k)} to {w.value(widest.max, k)}.")
     return f"Stable (max − min ≤ {band} points): {w.lines(rest)}."
 
 

@@ -133,7 +133,7 @@ def slicing_inputs(page: str) -> dict:
 
 def read_view(page: str, catalog: Catalog, rendered: str, search: str | None, facet_ids: list,
               facet_values: list, rows, x_range, sort=None, top=None, color=None,
-              show_values=None):
+              show_values=None, pct=None, zlog=None):
     """The view state a sliced page's sync callback works on: ``(figure, state, from_url)``.
 
     When the page's location changed (back/forward, or the first report as it mounts), the state
@@ -153,7 +153,7 @@ def read_view(page: str, catalog: Catalog, rendered: str, search: str | None, fa
         return figure, state, query
     facets = {fid["dim"]: value for fid, value in zip(facet_ids, facet_values)}
     return figure, state_from_controls(figure, facets, rows, x_range, color, show_values, sort,
-                                       top), None
+                                       top, pct, zlog), None
 
 
 def slicing_values(state: ViewState, figure: Figure, facet_ids: list[dict]) -> dict:
@@ -248,7 +248,8 @@ INPUTS: dict[str, str] = {
     "mean_keys": "texts", "figure_id": "text", "staged": "text", "fmt_value": "text", "x": "text",
     "y": "text", "replicate": "text", "metric": "text", "unit": "text", "in_range": "flag",
     "pending": "any", "raw": "any", "recent": "any", "shown": "any", "clicks": "clicks",
-    "table_format": "text", "slug": "text", "which": "text", "scale": "text",
+    "table_format": "text", "slug": "text", "which": "text", "scale": "text", "pct": "flag",
+    "zlog": "flag",
 }
 
 

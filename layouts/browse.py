@@ -19,7 +19,7 @@ from dash import (ALL, MATCH, ClientsideFunction, Input, Output, State, callback
 from dash.exceptions import PreventUpdate
 
 from components.controls import (color_mode_control, export_control, figure_row, labelled,
-                                 panel_style, rows_and_range, values_switch)
+                                 panel_style, rows_and_range, scale_switches, values_switch)
 from components.filters import filters, register_filters, scale_control
 from components.heatmap import heatmap_figure, values_note
 from components.keyboard import keyboard_map
@@ -27,7 +27,7 @@ from components.provenance import provenance_badge, source_card
 from components.theme import graph_config
 from evalmaps import stderr
 from evalmaps.export import ExportError, filename, render, table_of_view
-from evalmaps.slicing import COLOR_MODES, color_range, views_for
+from evalmaps.slicing import scale_notes, view_ranges, views_for
 from evalmaps.state import DEFAULT_SCALE, SCALES, ViewState, first, parse_state
 from layouts._shared import (UPLOADS, boundary, stored_ids, Outputs, empty_note, explain_problems, get_catalog,
                              page_location, problems_alert, read_view, register_figure_navigation,
@@ -59,6 +59,7 @@ def layout(uploads=None, **query):
                 dbc.Col(values_switch("browse-labels", state.show_values), md=2,
                         className="mb-2 pt-4"),
                 labelled("Colour scale", scale_control("browse-scale", state.scale), width=3),
+                dbc.Col(scale_switches(PAGE, figure, state), md=2, className="mb-2 pt-3"),
             ], className="g-3 align-items-start controls-row"),
         ]),
         html.H4([spec.title, provenance_badge(spec.provenance, with_id=True)],
@@ -83,6 +84,8 @@ OUT = Outputs(
     color=Output("browse-color", "value"),
     show_values=Output("browse-labels", "value"),
     scale=Output("browse-scale", "value"),
+    pct=Output("browse-pct", "value"),
+    zlog=Output("browse-log", "value"),
     export_options=Output("browse-export-panel", "options"),
     export_value=Output("browse-export-panel", "value"),
     export_style=Output("browse-export-panel", "style"),
@@ -93,6 +96,8 @@ OUT = Outputs(
     output=OUT.spec,
     inputs=dict(
         **slicing_inputs(PAGE),
+        pct=Input("browse-pct", "value"),
+        zlog=Input("browse-log", "value"),
         color=State("browse-color", "value"),
         show_values=State("browse-labels", "value"),
         scale=State("browse-scale", "value"),
@@ -100,22 +105,25 @@ OUT = Outputs(
     ),
 )
 @boundary
-def sync(search, facet_values, rows, x_range, sort, top, color, show_values, scale, facet_ids,
-         rendered, drawn, uploads):
+def sync(search, facet_values, rows, x_range, sort, top, pct, zlog, color, show_values, scale,
+         facet_ids, rendered, drawn, uploads):
     """What changes the data shown: the URL (back/forward) or a slicing control. The colour
     range and values in cells are restyled in the browser (``evalmaps.restyle``), and the
     heatmaps are only sent again when the slice changed (``browse-drawn``)."""
     figure, state, query = read_view(PAGE, get_catalog(uploads, rendered), rendered, search, facet_ids,
-                                     facet_values, rows, x_range, sort, top, color, show_values)
+                                     facet_values, rows, x_range, sort, top, color, show_values,
+                                     pct, zlog)
     if query is None:  # a slicing control: draw the slice, write the URL
         state = replace(state, scale=scale if scale in SCALES else DEFAULT_SCALE)
         return OUT(search=state.to_query(y_labels=row_labels(figure)), **graphs(figure, state))
     # the URL changed: write the controls that differ; draw only if the slice differs
     out = {} if slice_key(state) == drawn else graphs(figure, state)
     controls = {**slicing_values(state, figure, facet_ids), "color": state.color,
-                "show_values": state.show_values, "scale": state.scale}
+                "show_values": state.show_values, "scale": state.scale, "pct": state.pct,
+                "zlog": state.zscale == "log"}
     now = {"facets": facet_values, "rows": rows, "x_range": x_range, "sort": sort, "top": top,
-           "color": color, "show_values": show_values, "scale": scale}
+           "color": color, "show_values": show_values, "scale": scale, "pct": bool(pct),
+           "zlog": bool(zlog)}
     out.update({k: v for k, v in controls.items() if v != now[k]})
     if not out:
         raise PreventUpdate
@@ -135,11 +143,11 @@ def graphs(figure, state: ViewState) -> dict:
     if empty:
         return {"graphs": empty_note(empty), "summary": "", "drawn": slice_key(state),
                 "export_options": [], "export_value": None, "export_style": {"display": "none"}}
-    ranges = {mode: color_range(figure.spec, views, mode) for mode in COLOR_MODES}
+    all_ranges = view_ranges(figure.spec, views)
     per_row = 1 if len(views[0].x_labels) > 12 else (2 if len(views[0].x_labels) > 6 else 4)
     per_row = min(per_row, len(views))
     cols = []
-    for view in views:
+    for view, ranges in zip(views, all_ranges):
         fig = heatmap_figure(view, ranges[state.color], show_values=state.show_values,
                              ranges=ranges, scale=state.scale, color=state.color)
         cols.append(dbc.Col(keyboard_map(dcc.Graph(
@@ -151,9 +159,12 @@ def graphs(figure, state: ViewState) -> dict:
     summary = (f"{len(views)} panel{'s' * (len(views) != 1)} · {shown} of {total} cells reported"
                f" · grey cells are not reported by the source")
     note = values_note(len(views[0].y_labels), len(views[0].x_labels))
+    notes = scale_notes(views)
     panels = [{"label": v.title, "value": v.panel.slug} for v in views]
     return {"graphs": dbc.Row(cols, className="g-2"),
-            "summary": [summary, html.Div(note, id="browse-values-note")] if note else summary,
+            "summary": [summary,
+                        *([html.Div(note, id="browse-values-note")] if note else []),
+                        *([html.Div(" ".join(notes), id="browse-scale-note")] if notes else [])],
             "drawn": slice_key(state), "export_options": panels,
             "export_value": panels[0]["value"], "export_style": panel_style(panels)}
 

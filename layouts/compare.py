@@ -45,7 +45,7 @@ SIDES = ("a", "b", "delta")
 COLOR_OPTIONS = [
     {"label": "Shared", "value": "shared"},  # the min..max of the cells A and B show
     {"label": "Figures' own", "value": "figure"},
-    {"label": "0-100", "value": "fixed"},
+    {"label": "Metric's range", "value": "fixed"},
 ]
 EMPTY = {"data": [], "layout": {}}
 HIDDEN = {"display": "none"}
@@ -111,8 +111,10 @@ def layout(uploads=None, **query):
             labelled("Colour range (A and B)",
                      dbc.RadioItems(id="compare-color", options=COLOR_OPTIONS, value=state.color,
                                     inline=True, className="small"), width=3),
-            dbc.Col(values_switch("compare-labels", state.show_values), md=2,
-                    className="mb-2 pt-4"),
+            dbc.Col([values_switch("compare-labels", state.show_values),
+                     dbc.Switch(id="compare-pct", value=state.pct, label="Percent",
+                                className="small mb-0")], md=2,
+                    className="mb-2 pt-3"),
             labelled("Colour scale (A and B)", scale_control("compare-scale", state.scale),
                      width=3),
         ], className="g-3 align-items-start controls-row")]),
@@ -140,6 +142,8 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
     try:
         a_side = resolve(catalog, state.a, "A")
         b_side = resolve(catalog, state.b, "B")
+        if state.pct:  # fractions written as percent (each side that holds fractions)
+            a_side, b_side = a_side.as_percent(), b_side.as_percent()
     except CompareError as exc:  # parse_compare_state checked them: only if the catalog changed
         a_side = b_side = None
         problems = (*problems, str(exc))
@@ -147,6 +151,7 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
     out = {
         "a": state.a, "b": state.b, "color": state.color, "show_values": state.show_values,
         "scale": state.scale,
+        "pct": state.pct,
         "a_options": panel_options(catalog, extra=derived),
         "b_options": panel_options(catalog, against=a_side, extra=derived),
         "mean_options": panel_options(catalog),
@@ -171,8 +176,14 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         legend.append("Dotted outline on B − A: |B − A| < 1.96 standard errors of the "
                       "difference (sqrt(seA² + seB²), each side's se as the source gives it, else "
                       "sd/√n), so the two are not distinguishable there. ")
-    legend.append("Grey cells: not reported (on B − A: missing in A or B). "
-                  "B − A is blue where B is higher, red where it is lower.")
+    if al.higher_is_better:
+        legend.append("Grey cells: not reported (on B − A: missing in A or B). "
+                      "B − A is blue where B is higher, red where it is lower.")
+    else:
+        legend.append(f"Lower is better for {al.a.metric.name}: the colours of A and B are "
+                      "reversed (the best cells look alike everywhere), and B − A is blue where "
+                      "B is better (lower), red where it is worse. Grey cells: not reported "
+                      "(on B − A: missing in A or B).")
     wide = len(al.x.labels) > 8
     return {
         **out,
@@ -201,6 +212,7 @@ OUT = Outputs(
     color=Output("compare-color", "value"),
     show_values=Output("compare-labels", "value"),
     scale=Output("compare-scale", "value"),
+    pct=Output("compare-pct", "value"),
     mean=Output("compare-mean", "value"),
     problems=Output("compare-problems", "children"),
     error=Output("compare-error", "children"),
@@ -216,7 +228,7 @@ OUT = Outputs(
     legend=Output("compare-legend", "children"),
     cards=Output("compare-cards", "children"),
 )
-CONTROLS = ("a", "b", "color", "show_values", "scale", "mean")  # written only when they must change
+CONTROLS = ("a", "b", "color", "show_values", "scale", "pct", "mean")  # written only if they must change
 SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading", "text", "cells",
          "readout", "figures", "maps_class", "legend", "cards")
 
@@ -230,6 +242,7 @@ SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading",
         _swap=Input("compare-swap", "n_clicks"),
         _mean_a=Input("compare-mean-as-a", "n_clicks"),
         _mean_b=Input("compare-mean-as-b", "n_clicks"),
+        pct=Input("compare-pct", "value"),
         color=State("compare-color", "value"),
         show_values=State("compare-labels", "value"),
         scale=State("compare-scale", "value"),
@@ -239,7 +252,8 @@ SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading",
     prevent_initial_call=True,  # the layout renders the URL's state itself
 )
 @boundary
-def sync(search, a, b, _swap, _mean_a, _mean_b, color, show_values, scale, mean_keys, uploads):
+def sync(search, a, b, _swap, _mean_a, _mean_b, pct, color, show_values, scale, mean_keys,
+         uploads):
     """What changes the panels compared: the URL (back/forward), a menu, swap, a mean. The colour
     range and values in cells are restyled in the browser (``evalmaps.restyle``)."""
     catalog = get_catalog(uploads, *stored_ids(search, a, b, mean_keys))
@@ -249,7 +263,7 @@ def sync(search, a, b, _swap, _mean_a, _mean_b, color, show_values, scale, mean_
         if search is None:
             raise PreventUpdate  # the location reports the URL as it mounts
         state = parse_compare_state(parse_qs(search.lstrip("?"), keep_blank_values=True), catalog)
-        if (state.a, state.b) == (a, b):  # the same panels: only write the style controls
+        if (state.a, state.b) == (a, b) and state.pct == bool(pct):  # only the style controls
             style = {k: v for k, v in (("color", state.color), ("show_values", state.show_values),
                                        ("scale", state.scale))
                      if v != {"color": color, "show_values": show_values, "scale": scale}[k]}
@@ -260,7 +274,7 @@ def sync(search, a, b, _swap, _mean_a, _mean_b, color, show_values, scale, mean_
     default = default_pair(catalog)
     state = CompareState(a or default[0], b or default[1], color or DEFAULT_COMPARE_COLOR,
                          True if show_values is None else bool(show_values),
-                         scale=scale if scale in SCALES else DEFAULT_SCALE)
+                         scale=scale if scale in SCALES else DEFAULT_SCALE, pct=bool(pct))
     controls = False
     if triggered == "compare-swap":
         state, controls = replace(state, a=state.b, b=state.a), True

@@ -14,7 +14,7 @@ import dash_bootstrap_components as dbc
 from dash import (MATCH, ClientsideFunction, Input, Output, State, callback,
                   clientside_callback, dcc, html)
 
-from components.controls import figure_row, labelled, rows_and_range
+from components.controls import figure_row, labelled, rows_and_range, scale_switches
 from components.filters import filters, register_filters
 from components.provenance import provenance_badge, source_card
 from components.trends import (chart_config, line_figure, observation_list, panel_summaries,
@@ -46,7 +46,9 @@ def layout(uploads=None, **query):
         html.Div(problems_alert((*state.problems, *options.problems)), id="trends-problems"),
         filters(PAGE, [figure_row(PAGE, catalog, figure, state), dbc.Row([
             *rows_and_range(PAGE, figure, state),
-            labelled(f"Threshold ({spec.metric.unit or spec.metric.name})",
+            labelled(f"Threshold ({spec.metric.name}, in the data's units)"
+                     if spec.metrics is not None else
+                     f"Threshold ({spec.metric.unit or spec.metric.name})",
                      dbc.Input(id="trends-threshold", type="number", value=options.threshold,
                                debounce=True, step="any", size="sm",
                                placeholder=f"{DEFAULT_THRESHOLD:g}"),
@@ -57,6 +59,7 @@ def layout(uploads=None, **query):
                                  f"one line per {xdim.title.lower()}"),
                 dbc.Switch(id="trends-overlay", value=options.overlay, className="small mb-0",
                            label="Overlay panels in one chart"),
+                *scale_switches(PAGE, figure, state, log=False),
             ], md=3, className="mb-2 pt-1"),
         ], className="g-3 align-items-start controls-row")]),
         html.H4([spec.title, provenance_badge(spec.provenance, with_id=True)],
@@ -100,6 +103,7 @@ OUT = Outputs(
     panels=Output("trends-panels", "children"),
     transpose=Output("trends-transpose", "value"),
     overlay=Output("trends-overlay", "value"),
+    pct=Output("trends-pct", "value"),
     threshold=Output("trends-threshold", "value"),
 )
 
@@ -111,19 +115,20 @@ OUT = Outputs(
         transpose=Input("trends-transpose", "value"),
         overlay=Input("trends-overlay", "value"),
         threshold=Input("trends-threshold", "value"),
+        pct=Input("trends-pct", "value"),
     ),
 )
 @boundary
-def sync(search, facet_values, rows, x_range, sort, top, transpose, overlay, threshold, facet_ids,
-         rendered, uploads):
+def sync(search, facet_values, rows, x_range, sort, top, transpose, overlay, threshold, pct,
+         facet_ids, rendered, uploads):
     figure, state, query = read_view(PAGE, get_catalog(uploads, rendered), rendered, search, facet_ids,
-                                     facet_values, rows, x_range, sort, top)
+                                     facet_values, rows, x_range, sort, top, pct=pct)
     if query is not None:  # the URL changed: write the controls
         options = parse_options(query)
         return OUT(problems=problems_alert((*state.problems, *options.problems)),
                    **render(figure, state, options), **slicing_values(state, figure, facet_ids),
                    transpose=options.transpose, overlay=options.overlay,
-                   threshold=options.threshold)
+                   threshold=options.threshold, pct=state.pct)
     value = finite_number(threshold)
     problems = None
     if value is None:
@@ -140,7 +145,7 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
     """Charts, summary, observations, table rows and columns, rule notes, panel summaries."""
     spec = figure.spec
     views, empty = views_for(figure, state)
-    rules = rules_list(rule_notes(spec, options.transpose))
+    rules = rules_list(rule_notes(spec, options.transpose, [v.shown for v in views]))
     if empty:
         return {"graphs": empty_note(empty), "summary": "", "observations": observation_list([]),
                 "table_rows": [], "rules": rules, "panels": ""}
@@ -174,7 +179,7 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
             "observations": observation_list(trends.observations, spec.illustrative),
             "table_rows": stats_rows(trends),
             "table_columns": stats_columns(spec, options.transpose, options.threshold,
-                                           len(views) > 1),
+                                           len(views) > 1, [v.shown for v in views]),
             "rules": rules, "panels": panel_summaries(trends)}
 
 
