@@ -550,12 +550,14 @@ window.dash_clientside.evalmaps.keys = (function () {
     const grids = traces.map(function (t) {
       return !!(t.z && t.z.length && t.z[0] !== null && typeof t.z[0] === "object");
     });
-    const values = traces.map(function (t) {  // gap traces draw no value (components.heatmap)
-      return "texttemplate" in ((gd.data && gd.data[t.index]) || {});
-    });
+    const roleOf = function (t) {  // components.heatmap: "value", "text" (cell text) or none (gaps)
+      const meta = ((gd.data && gd.data[t.index]) || {}).meta;
+      return meta && meta.role;
+    };
+    const values = traces.map(function (t) { return roleOf(t) === "value"; });
     traces.forEach(function (t, k) {
-      if (t.type !== "heatmap" || !t.z) {
-        return;
+      if (t.type !== "heatmap" || !t.z || roleOf(t) === "text") {
+        return;  // the cell-text layers repeat the values over them: not the cells themselves
       }
       const z = t.z;
       const rowOf = rows(t.y).map(function (v) { const i = yi.get(String(v)); return i === undefined ? -1 : i; });
@@ -655,7 +657,7 @@ window.dash_clientside.evalmaps.keys = (function () {
     };
     const values = lo === null ? "No values" :
       "Values " + valueText(m, lo) + " to " + valueText(m, hi);
-    return m.title + ". Rows: " + m.yTitle + ", " + m.y.length + " (" + ends(m.yText) + "); " +
+    return "Heatmap " + m.title + ". Rows: " + m.yTitle + ", " + m.y.length + " (" + ends(m.yText) + "); " +
       "columns: " + m.xTitle + ", " + m.x.length + " (" + ends(m.xText) + "). " +
       values + "; " + gaps + " of " + n + " cell" + (n === 1 ? "" : "s") + " " + missing + ". " +
       "Arrow keys, Home, End, Page Up and Page Down move between cells.";
@@ -810,6 +812,10 @@ window.dash_clientside.evalmaps.keys = (function () {
       const gd = graphOf(frame);
       if (!ready(gd)) {
         return;
+      }
+      if (!gd._evalmapsHooked && gd.on) {  // a relayout (the cell text fitted to the drawn
+        gd._evalmapsHooked = true;         // size) moves cells without adding nodes
+        gd.on("plotly_afterplot", schedule);
       }
       const m = model(gd);
       if (frame._evalmapsFull !== gd._fullData) {

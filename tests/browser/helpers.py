@@ -37,18 +37,30 @@ def cell_center(driver, graph_css: str, x_label: str, y_label: str) -> tuple[flo
 
 
 def hover_cell(dash_duo, graph_css: str, x_label: str, y_label: str, timeout: float = 5) -> str:
-    """Move the real mouse over a cell and return the hover label's text."""
+    """Move the real mouse over a cell and return the hover label's text. The map may be redrawn
+    just after it appears (its cell text is fitted to the drawn size), which clears a hover
+    label: the pointer then leaves and comes back, until ``timeout``."""
+    import time
+
     driver = dash_duo.driver
-    plot = driver.find_element(By.CSS_SELECTOR, f"{graph_css} .nsewdrag")
-    # 'instant': Bootstrap turns on smooth scrolling, which would move the cell under the pointer
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center', behavior: 'instant'});",
-                          plot)
-    x, y = cell_center(driver, graph_css, x_label, y_label)
-    actions = ActionBuilder(driver)
-    actions.pointer_action.move_to_location(round(x), round(y))
-    actions.perform()
-    dash_duo.wait_for_element(f"{graph_css} .hoverlayer .hovertext", timeout=timeout)
-    return driver.find_element(By.CSS_SELECTOR, f"{graph_css} .hoverlayer .hovertext").text
+    deadline = time.monotonic() + timeout
+    label = f"{graph_css} .hoverlayer .hovertext"
+    while True:
+        plot = driver.find_element(By.CSS_SELECTOR, f"{graph_css} .nsewdrag")
+        # 'instant': Bootstrap turns on smooth scrolling, which would move the cell under the pointer
+        driver.execute_script(
+            "arguments[0].scrollIntoView({block: 'center', behavior: 'instant'});", plot)
+        x, y = cell_center(driver, graph_css, x_label, y_label)
+        actions = ActionBuilder(driver)
+        actions.pointer_action.move_to_location(1, 1)  # away, then onto the cell
+        actions.pointer_action.move_to_location(round(x), round(y))
+        actions.perform()
+        try:
+            dash_duo.wait_for_element(label, timeout=min(1.5, max(0.1, deadline - time.monotonic())))
+            return driver.find_element(By.CSS_SELECTOR, label).text
+        except Exception:  # noqa: BLE001 - no label yet: try again until the deadline
+            if time.monotonic() > deadline:
+                raise
 
 
 def axis_ticks(driver, graph_css: str, axis: str) -> list[str]:

@@ -8,8 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from components.compare import compare_figures, readouts
-from components.heatmap import heatmap_figure, log_ticks
+from components.compare import DELTA_COLORSCALE, compare_figures, readouts
+from components.heatmap import colorscale_of, heatmap_figure, log_ticks, reversed_stops
+from components.theme import UNIFORM_SCALE
 from evalmaps import load_catalog
 from evalmaps.compare import compare, sentences, summary
 from evalmaps.slicing import scale_notes, view_ranges, views_for
@@ -101,7 +102,9 @@ def test_lower_is_better_panel_figure_is_reversed(catalog):
     ranges = view_ranges(v.spec, [v])[0]
     fig = heatmap_figure(v, ranges["figure"], ranges=ranges)
     main = fig["data"][0]
-    assert main["reversescale"] is True
+    drawn = main["meta"]["scales"][main["meta"]["scale"]]
+    assert main["colorscale"] == drawn == reversed_stops(colorscale_of(UNIFORM_SCALE))
+    assert main["colorscale"][0][1] == colorscale_of(UNIFORM_SCALE)[-1][1]  # best (low) = top
     assert main["colorbar"]["title"]["text"] == "perplexity"
     assert fig["layout"]["title"]["text"] == "perplexity | r1 · lower is better"
     assert main["hovertemplate"] == ("Model %{y} · Step %{x} · perplexity %{z:.2f} "
@@ -109,7 +112,7 @@ def test_lower_is_better_panel_figure_is_reversed(catalog):
                                      "<extra></extra>")
     acc = views(catalog, metric="acc", run="r1")[0]
     fig = heatmap_figure(acc, (0.0, 1.0), ranges=view_ranges(acc.spec, [acc])[0])
-    assert "reversescale" not in fig["data"][0]
+    assert fig["data"][0]["colorscale"] == colorscale_of(UNIFORM_SCALE)
     assert (fig["data"][0]["zmin"], fig["data"][0]["zmax"]) == (0.0, 1.0)
     assert scale_notes(views(catalog)) == [
         "Lower is better for perplexity: its colour scale is reversed, so the best cells have "
@@ -123,7 +126,7 @@ def test_percent_templates(catalog):
     main = fig["data"][0]
     assert main["hovertemplate"] == ("Model %{y} · Step %{x} · acc %{z:.0%}<br>Metric acc · "
                                      "Run r1<extra></extra>")
-    assert main["texttemplate"] == "%{z:.0%}"
+    assert main["meta"]["texttemplate"] == "%{z:.0%}"
     assert main["colorbar"] == {"title": {"text": "acc (%)", "side": "right"}, "thickness": 14,
                                 "tickformat": ".4~%"}
     np.testing.assert_array_equal(decode(main["z"]), np.float32(  # data stays raw (exact f4)
@@ -148,7 +151,7 @@ def test_log_colours(catalog):
     np.testing.assert_allclose(decode(main["z"]), np.log10([[30, 20, 10], [50, 45, 40],
                                                             [12, 11, 9]]))
     assert main["text"] == [[30.0, 20.0, 10.0], [50.0, 45.0, 40.0], [12.0, 11.0, 9.0]]
-    assert main["texttemplate"] == "%{text:.2f}"
+    assert main["meta"]["texttemplate"] == "%{text:.2f}"
     assert main["hovertemplate"].startswith("Model %{y} · Step %{x} · perplexity %{text:.2f}")
     assert main["colorbar"]["ticktext"] == ["10", "20", "50"]
     assert log_ticks(0, 4) == ([0.0, 1.0, 2.0, 3.0, 4.0], ["1", "10", "100", "1000", "10000"])
@@ -205,7 +208,8 @@ def test_compare_lower_is_better_counts_and_sentences(catalog):
         "The largest gain (lower is better) is -5.00 at Model m2 · Step 2; the largest loss is "
         "+2.00 at Model m2 · Step 1."]
     fa, fb, fd = compare_figures(al, "shared", True)
-    assert fa["data"][0]["reversescale"] is True and fd["data"][0]["reversescale"] is True
+    assert fa["data"][0]["colorscale"] == reversed_stops(colorscale_of(UNIFORM_SCALE))
+    assert fd["data"][0]["colorscale"] == reversed_stops(colorscale_of(DELTA_COLORSCALE))
     assert fd["data"][0]["colorbar"]["title"]["text"] == "B − A (blue: B better)"
     assert readouts(al)["lower_better"] is True
 
@@ -221,5 +225,5 @@ def test_compare_percent(catalog):
     fa, _, fd = compare_figures(al, "fixed", True)
     assert fa["data"][0]["hovertemplate"].split("<br>")[1] == "acc %{z:.0%}"
     assert (fa["data"][0]["zmin"], fa["data"][0]["zmax"]) == (0.0, 1.0)
-    assert fd["data"][0]["texttemplate"] == "%{z:+.0%}"
+    assert fd["data"][0]["meta"]["texttemplate"] == "%{z:+.0%}"
     assert readouts(al)["a"] == [0, None, 100] and readouts(al)["unit"] == "%"
