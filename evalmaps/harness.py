@@ -244,7 +244,8 @@ def read_inspect(header: dict, file: str) -> Reading:
                 and stderr >= 0 else None
             reading.records.append({"model": model, "task": task, "scorer": scorer,
                                     "metric": metric, "value": _text(value),
-                                    "se": "" if se is None else _text(se)})
+                                    "se": "" if se is None else _text(se),
+                                    "run": PurePosixPath(file).stem})
     if not reading.records:
         reading.warnings.append(f"{_short(file)} holds no scores (results.scores is empty); it "
                                 f"adds no cells.")
@@ -346,6 +347,17 @@ def read_json_table(data: bytes, name: str) -> pd.DataFrame:
 
 # ----------------------------------------------------------------------- combining into one
 
+def _runs_differ(records: list[tuple[str, dict]], dims: list[str]) -> bool:
+    """Whether two records give one cell different values (or standard errors)."""
+    seen: dict[tuple, tuple[float, str]] = {}
+    for _, rec in records:
+        key = tuple(rec[d] for d in dims)
+        given = (float(rec["value"]), rec["se"])
+        if seen.setdefault(key, given) != given:
+            return True
+    return False
+
+
 def combine(readings: list[Reading], name: str, options: ImportOptions | None = None,
             extra_warnings: list[str] | None = None) -> Imported:
     """Many harness files' values -> ONE figure (a clear error when they cannot be one)."""
@@ -374,6 +386,12 @@ def combine(readings: list[Reading], name: str, options: ImportOptions | None = 
         dims = ["task", "metric", "model", "step"] if with_step else ["metric", "model", "task"]
     else:
         dims = ["scorer", "metric", "model", "task"]
+        if _runs_differ(records, dims):
+            # several logs of one model and task: each log is a run, shown side by side (the
+            # values stay as each log gives them; nothing is averaged)
+            dims = ["run", *dims]
+            warnings.append("Several logs give the same model and task with different scores: "
+                            "each log is a run (the facet 'run', named by its file).")
     # one value per cell: the same value twice is merged, two different ones are refused
     seen: dict[tuple, tuple[str, str, str]] = {}
     rows = []

@@ -233,14 +233,34 @@ def test_inspect_json_logs_and_eval_logs_combine():
         "1 value(s) given identically by more than one file were merged."]
 
 
-def test_two_runs_with_different_values_are_refused_naming_both():
-    folder = shared(INSPECT)
+def test_runs_with_different_values_become_a_run_facet_never_averaged():
+    """The whole shared folder: two popularity logs give different scores for one model and
+    task, so each log is a run (a facet named by its file); every value as its log gives it."""
+    imp = import_paths([shared(INSPECT)])
+    assert imp.facets == ["run", "scorer", "metric"]
+    assert imp.to_csv() == (
+        "run,scorer,metric,model,task,value,se\n"
+        f"{POPULARITY_EVAL.rsplit('.', 1)[0]},match,accuracy,openai/gpt-4o-mini,popularity,0.8,"
+        "0.13333333333333333\n"
+        f"{NO_SAMPLES_JSON.rsplit('.', 1)[0]},match,accuracy,openai/gpt-4o-mini,testtaskname,"
+        "0.6666666666666666,0.33333333333333337\n"
+        f"{POPULARITY_JSON.rsplit('.', 1)[0]},match,accuracy,openai/gpt-4o-mini,popularity,"
+        "0.6666666666666666,0.33333333333333337\n"
+        "mmlu-no-summary-choices,choice,accuracy,openai/gpt-4o,inspect_evals/mmlu_0_shot,0.0,0.0\n"
+        "mmlu-summary-choices,choice,accuracy,openai/gpt-4o,inspect_evals/mmlu_0_shot,0.0,0.0\n")
+    assert imp.warnings[-1] == ("Several logs give the same model and task with different "
+                                "scores: each log is a run (the facet 'run', named by its file).")
+
+
+def test_two_lm_eval_runs_with_different_values_are_refused_naming_both(tmp_path):
+    for i, acc in enumerate((0.5, 0.6)):
+        (tmp_path / f"results_{i}.json").write_text(json.dumps({
+            "results": {"arc_easy": {"acc,none": acc}},
+            "config": {"model_args": "pretrained=m"}}))
     with pytest.raises(ImportFailed) as info:
-        import_paths([folder])
-    assert str(info.value) == (
-        f"{folder.as_posix()}: {POPULARITY_EVAL} and {POPULARITY_JSON} both give the cell "
-        f"(scorer match, metric accuracy, model openai/gpt-4o-mini, task popularity), with "
-        f"different values (0.8 and 0.6666666666666666). Import one of the two runs, not both.")
+        import_paths([tmp_path])
+    assert "results_0.json and results_1.json both give the cell" in str(info.value)
+    assert str(info.value).endswith("Import one of the two runs, not both.")
 
 
 def test_an_unfinished_eval_log_is_a_clear_error():
