@@ -6,19 +6,31 @@ import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
+from evalmaps import formats as fmt
 from evalmaps.model import FigureSpec
 
 
-def cells_grid(component_id: str, spec: FigureSpec, rows: list[dict]) -> dag.AgGrid:
-    """Tidy cells, sortable and filterable. Cells render as text, never as HTML."""
+def shown_with(decimals: int) -> dict:
+    """An AG Grid value formatter: the number with ``decimals`` places (d3-format, in the
+    browser; the row data and the download keep the exact value), empty when missing."""
+    places = fmt.places(decimals)
+    return {"function": f"params.value == null ? '' : d3.format('.{places}f')(params.value)"}
+
+
+def cells_grid(component_id: str, spec: FigureSpec, rows: list[dict], decimals: int,
+               extras: tuple[str, ...] = ()) -> dag.AgGrid:
+    """Tidy cells, sortable and filterable. Cells render as text, never as HTML; values with the
+    figure's decimals (as every view writes them). ``extras``: the figure's sd, n, se columns."""
     columns = [{"field": d, "headerName": spec.dims[d].title, "filter": "agTextColumnFilter"}
                for d in spec.dim_names]
     columns.append({"field": "value", "headerName": spec.metric.label, "type": "numericColumn",
-                    "filter": "agNumberColumnFilter"})
-    for extra, title in (("sd", "sd"), ("n", "n")):
-        if rows and extra in rows[0]:
-            columns.append({"field": extra, "headerName": title, "type": "numericColumn",
-                            "filter": "agNumberColumnFilter"})
+                    "filter": "agNumberColumnFilter", "valueFormatter": shown_with(decimals)})
+    for extra in extras:
+        column = {"field": extra, "headerName": extra, "type": "numericColumn",
+                  "filter": "agNumberColumnFilter"}
+        if extra != "n":
+            column["valueFormatter"] = shown_with(decimals + (1 if extra == "se" else 0))
+        columns.append(column)
     return dag.AgGrid(
         id=component_id,
         rowData=rows,

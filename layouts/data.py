@@ -99,7 +99,9 @@ def layout(uploads=None, **query):
             dbc.Button("Download CSV of the rows shown", id="data-download-button",
                        color="secondary", outline=True, size="sm"),
         ], className="d-flex justify-content-between align-items-center gap-2 mb-2"),
-        html.Div(cells_grid("data-grid", spec, []), id="data-grid-wrap"),
+        html.Div(cells_grid("data-grid", spec, [], figure.decimals,
+                            tuple(c for c in ("sd", "n", "se") if c in figure.cells.columns)),
+                 id="data-grid-wrap"),
         dcc.Download(id="data-download"),
     ], fluid=True, className="py-3")
 

@@ -79,7 +79,11 @@ def axis_ticks(driver, graph_css: str, axis: str) -> list[str]:
 def pick_option(dash_duo, dropdown_css: str, option_text: str) -> None:
     """Open a Dash 4 dropdown and click the option with this exact text."""
     close_dropdowns(dash_duo)
-    dash_duo.find_element(dropdown_css).click()
+    menu = dash_duo.find_element(dropdown_css)
+    # the menu in the middle of the window, so that its list opens in view
+    dash_duo.driver.execute_script(
+        "arguments[0].scrollIntoView({block: 'center', behavior: 'instant'});", menu)
+    menu.click()
     dash_duo.wait_for_element(".dash-dropdown-option")
     if _click_option(dash_duo, option_text):
         return

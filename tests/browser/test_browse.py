@@ -16,7 +16,10 @@ GRAPHS = ".heatmap-graph .main-svg"
 
 
 def panel_titles(dash_duo) -> list[str]:
-    return [e.text for e in dash_duo.driver.find_elements(By.CSS_SELECTOR, ".heatmap-graph .gtitle")]
+    """The panels' titles (read in the browser at once: a redraw cannot leave a stale node)."""
+    return dash_duo.driver.execute_script(
+        "return Array.from(document.querySelectorAll('.heatmap-graph .gtitle'))"
+        ".map(e => e.textContent);")
 
 
 def open_view(dash_duo, query: str) -> None:

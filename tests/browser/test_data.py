@@ -63,6 +63,16 @@ def test_upload_shows_preview_then_its_heatmap_with_exact_values(served, tmp_pat
     assert "wide_small.csv" in served.find_element(".figure-title").text
     link = served.driver.current_url
     assert "figure=upload-wide-small-" in link
+    # the Data page's grid writes the values as every view does: with the figure's decimals
+    open_data(served, "?" + link.split("?", 1)[1])
+    served.wait_for_element("#data-grid .ag-cell[col-id='value']", timeout=15)
+    shown = [c.text for c in served.driver.find_elements(
+        By.CSS_SELECTOR, "#data-grid .ag-center-cols-container .ag-cell[col-id='value']")]
+    import re
+
+    assert shown and all(re.fullmatch(r"-?\d+\.\d\d", t) for t in shown), shown  # 2 decimals
+    served.driver.back()
+    served.wait_for_element(".heatmap-graph .main-svg", timeout=15)
     assert served.get_logs() == []
     other = fresh_browser(tmp_path / "profile")
     try:

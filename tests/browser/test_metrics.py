@@ -17,6 +17,9 @@ import pytest
 from dash.testing.wait import until
 from selenium.webdriver.common.by import By
 
+from components.compare import DELTA_COLORSCALE
+from components.heatmap import colorscale_of, reversed_stops
+from components.theme import UNIFORM_SCALE
 from tests.browser.helpers import graph_selector, hover_cell, screenshot
 from tests.unit.test_metric_display import write_mixed
 from tests.servers import HOST, free_port, stop_gunicorn, wait_until_serving
@@ -70,16 +73,21 @@ def server(tmp_path_factory):
 
 
 def drawn(driver, css: str) -> dict:
-    """What Plotly drew for a heatmap's values: reversed scale, colour bar ticks and title."""
+    """What Plotly drew for a heatmap's values: its colour scale's first stop (reversed scales
+    are drawn as reversed stops), the range, colour bar ticks and title."""
     return driver.execute_script(
         """
         const gd = document.querySelector(arguments[0]).querySelector('.js-plotly-plot');
         const t = gd._fullData[0];
         const ticks = Array.from(gd.querySelectorAll('.colorbar .cbaxis text, .cbaxis text'))
             .map(e => e.textContent);
-        return {reversescale: t.reversescale, zmin: t.zmin, zmax: t.zmax,
+        return {first_stop: t.colorscale[0][1], zmin: t.zmin, zmax: t.zmax,
                 title: t.colorbar.title.text, ticks: ticks};
         """, css)
+
+
+REVERSED = reversed_stops(colorscale_of(UNIFORM_SCALE))[0][1]  # lower is better: best on top
+REVERSED_DELTA = reversed_stops(colorscale_of(DELTA_COLORSCALE))[0][1]
 
 
 def test_pythia_fractions_as_percent(server, dash_duo, tmp_path):
@@ -93,7 +101,7 @@ def test_pythia_fractions_as_percent(server, dash_duo, tmp_path):
     hover = hover_cell(dash_duo, css, "0", "70m")
     assert "acc 21.42% ± 1.20% se" in hover
     bar = drawn(driver, css)
-    assert (bar["reversescale"], bar["zmin"], bar["zmax"], bar["title"]) == (
+    assert (bar["first_stop"] == REVERSED, bar["zmin"], bar["zmax"], bar["title"]) == (
         False, 0, 1, "acc (%)")
     assert bar["ticks"] == ["0%", "20%", "40%", "60%", "80%", "100%"]
     assert dash_duo.find_element("#browse-pct").is_selected()
@@ -121,10 +129,10 @@ def test_lm_eval_lower_is_better_reversed_and_log(server, dash_duo, tmp_path):
     ppl = graph_selector("browse", "perplexity")
     acc = graph_selector("browse", "acc")
     dash_duo.wait_for_element(f"{ppl} .main-svg", timeout=20)
-    assert drawn(driver, ppl)["reversescale"] is True
+    assert drawn(driver, ppl)["first_stop"] == REVERSED
     assert drawn(driver, ppl)["title"] == "perplexity"
     assert "perplexity · lower is better" in driver.find_element(By.CSS_SELECTOR, ppl).text
-    assert drawn(driver, acc)["reversescale"] is False
+    assert drawn(driver, acc)["first_stop"] == colorscale_of(UNIFORM_SCALE)[0][1]
     assert "Lower is better for bits_per_byte, byte_perplexity, perplexity, word_perplexity" \
         in dash_duo.find_element("#browse-scale-note").text
     # log colours: the switch writes the URL; the hover shows the value, ticks its units
@@ -165,7 +173,7 @@ def test_compare_lower_is_better_says_better_and_worse(server, dash_duo, tmp_pat
         "lower by 0.3333 points on average (better).")
     assert dash_duo.find_element("#compare-higher").text == (
         "in 3 of 9 cells (2 equal, 4 worse (higher)); lower is better")
-    assert drawn(driver, delta)["reversescale"] is True
+    assert drawn(driver, delta)["first_stop"] == REVERSED_DELTA
     hover = hover_cell(dash_duo, delta, "2", "m2")
     assert "B − A -5.00 (lower is better: − means B better)" in hover
     until(lambda: "(B better: lower is better)" in dash_duo.find_element(
