@@ -105,7 +105,9 @@ def figure_row(page: str, catalog: Catalog, figure: Figure, state: ViewState):
     Ids: ``<page>-figure`` and ``{"type": "<page>-facet", "dim": name}``.
     """
     return dbc.Row([
-        labelled("Figure", figure_dropdown(f"{page}-figure", catalog, figure.id),
+        labelled(["Figure ", html.Span(f"· {len(catalog)} available, type to search",
+                                       className="text-muted fw-normal small")],
+                 figure_dropdown(f"{page}-figure", catalog, figure.id),
                  html_for=f"{page}-figure", width=6),
         *facet_dropdowns(f"{page}-facet", figure, state, width=3),
     ], className="g-3")

@@ -46,19 +46,20 @@ def hover_cell(dash_duo, graph_css: str, x_label: str, y_label: str, timeout: fl
     deadline = time.monotonic() + timeout
     label = f"{graph_css} .hoverlayer .hovertext"
     while True:
-        plot = driver.find_element(By.CSS_SELECTOR, f"{graph_css} .nsewdrag")
-        # 'instant': Bootstrap turns on smooth scrolling, which would move the cell under the pointer
-        driver.execute_script(
-            "arguments[0].scrollIntoView({block: 'center', behavior: 'instant'});", plot)
-        x, y = cell_center(driver, graph_css, x_label, y_label)
-        actions = ActionBuilder(driver)
-        actions.pointer_action.move_to_location(1, 1)  # away, then onto the cell
-        actions.pointer_action.move_to_location(round(x), round(y))
-        actions.perform()
         try:
+            plot = driver.find_element(By.CSS_SELECTOR, f"{graph_css} .nsewdrag")
+            # 'instant': Bootstrap turns on smooth scrolling, which would move the cell under
+            # the pointer
+            driver.execute_script(
+                "arguments[0].scrollIntoView({block: 'center', behavior: 'instant'});", plot)
+            x, y = cell_center(driver, graph_css, x_label, y_label)
+            actions = ActionBuilder(driver)
+            actions.pointer_action.move_to_location(1, 1)  # away, then onto the cell
+            actions.pointer_action.move_to_location(round(x), round(y))
+            actions.perform()
             dash_duo.wait_for_element(label, timeout=min(1.5, max(0.1, deadline - time.monotonic())))
             return driver.find_element(By.CSS_SELECTOR, label).text
-        except Exception:  # noqa: BLE001 - no label yet: try again until the deadline
+        except Exception:  # noqa: BLE001 - redrawn under us, or no label yet: again, in time
             if time.monotonic() > deadline:
                 raise
 

@@ -508,11 +508,16 @@ def test_import_a_folder_of_lm_eval_results_prints_one_summary(tmp_path):
                        "cells": 2 * 27 * 172, "warnings": []}
 
 
-def test_import_refuses_two_runs_of_one_cell_naming_both(tmp_path):
+def test_import_of_repeated_inspect_runs_keeps_each_run(tmp_path):
+    """The shared Inspect folder holds two runs of one model and task with different scores:
+    each log becomes a run (a facet), nothing averaged, nothing refused."""
     folder = _external("inspect")
-    line = assert_clean_failure(run_cli("import", folder, cwd=tmp_path), "inspect")
-    assert line.endswith("with different values (0.8 and 0.6666666666666666). Import one of the "
-                         "two runs, not both.")
+    proc = run_cli("import", folder, "-o", str(tmp_path / "tidy.csv"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = (tmp_path / "tidy.csv").read_text().splitlines()
+    assert lines[0] == "run,scorer,metric,model,task,value,se"
+    assert sorted(line.split(",")[-2] for line in lines[1:]) == \
+        ["0.0", "0.0", "0.6666666666666666", "0.6666666666666666", "0.8"]
 
 
 def test_import_a_json_file_of_no_known_format(tmp_path):
