@@ -71,10 +71,18 @@ def release_memory() -> None:
 _trim = None
 
 
+def peak_mb() -> float:
+    """This process's peak resident memory so far, MB (Linux: ru_maxrss in KB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _child(conn, fn, args, kwargs) -> None:
     conn.send(("base", rss_mb()))
     try:
-        result = ("ok", fn(*args, **kwargs))
+        value = fn(*args, **kwargs)
+        result = ("ok", (value, peak_mb()))  # the peak: a spike between two polls counts too
     except EvalmapsError as exc:
         result = ("error", (type(exc).__name__, str(exc)))
     except MemoryError:
@@ -145,7 +153,12 @@ def _run(fn, args, kwargs, seconds, memory_mb, what):
         proc.join(timeout=5)
         parent.close()
     if kind == "ok":
-        return payload
+        value, peak = payload
+        if base is not None and peak - base > memory_mb:
+            raise OverBudget(f"Reading {what} needed more than the {memory_mb:g} MB of memory "
+                             f"this server allows per upload. Upload a smaller file, or serve "
+                             f"it with evalmaps serve --data.")
+        return value
     if kind == "error":
         raise ChildFailed(*payload)
     if kind == "memory" or kind == "died":

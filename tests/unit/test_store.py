@@ -244,3 +244,19 @@ def test_the_per_process_cache_of_stored_figures_is_bounded(tmp_path, monkeypatc
     monkeypatch.setattr(store_module, "CACHED_CELLS", 3 * cells)
     store.figure(ids[0])
     assert len(store._cache) == 3 and list(store._cache)[-1] == ids[0]
+
+
+def _spike(mb):
+    blob = bytearray(mb * 2**20)
+    for i in range(0, len(blob), 4096):
+        blob[i] = 1
+    del blob
+    return "done"
+
+
+def test_a_short_spike_over_the_memory_budget_is_refused_too():
+    """Work that grows past the budget and finishes between two polls is still refused: the
+    child reports its peak."""
+    with pytest.raises(budget.OverBudget, match=r"more than the 50 MB of memory"):
+        budget.run(_spike, 300, seconds=20, memory_mb=50)
+    assert budget.run(_spike, 10, seconds=20, memory_mb=200) == "done"
