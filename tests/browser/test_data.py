@@ -173,15 +173,19 @@ def test_download_holds_exactly_the_visible_cells(served):
 def test_modebar_exports_png_and_svg_named_after_figure_and_panel(served):
     served.wait_for_page(url=f"{served.server_url}/?figure=dynts-llama-vs-qwen&model=R1-Qwen")
     served.wait_for_element(".heatmap-graph .main-svg", timeout=15)
-    graph = served.driver.find_element(By.CSS_SELECTOR, ".heatmap-graph")
-    assert graph.find_elements(By.CSS_SELECTOR, "[data-title*='PNG']")
-    svg_button = graph.find_element(By.CSS_SELECTOR, "[data-title='Download plot as SVG']")
-    served.driver.execute_script("arguments[0].click();", svg_button)
+    # read and click in the browser at once: the map may be redrawn just after its first paint
+    # (its cell text fitted to the drawn size), which would leave element references stale
+    assert served.driver.execute_script(
+        "return document.querySelectorAll(\".heatmap-graph [data-title*='PNG']\").length") > 0
+    served.driver.execute_script(
+        "document.querySelector(\".heatmap-graph [data-title='Download plot as SVG']\").click();")
     path = Path(served.download_path) / "dynts-llama-vs-qwen__r1-qwen.svg"
     until(lambda: path.exists() and path.stat().st_size > 0, timeout=10)
     assert path.read_text(encoding="utf-8").lstrip().startswith("<svg")
-    titles = [b.get_attribute("data-title") for b in graph.find_elements(By.CSS_SELECTOR,
-                                                                          ".modebar-btn")]
+    titles = served.driver.execute_script(
+        "return Array.from(document.querySelector('.heatmap-graph')"
+        ".querySelectorAll('.modebar-btn')).map(b => b.getAttribute('data-title'));")
+    assert titles, "the modebar has buttons"
     assert not any("Share" in (t or "") for t in titles), "no button that sends data away"
 
 
