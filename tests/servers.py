@@ -94,3 +94,23 @@ def stop_gunicorn(proc, workers: list[int], timeout: float) -> list[int]:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     return leftovers
+
+
+def start_app_gunicorn(env_extra: dict[str, str], log: Path):
+    """``gunicorn app:server`` with one worker on a free loopback port, in its own session, the
+    app's settings from ``env_extra`` only (no EVALMAPS_* of the caller): ``(proc, base_url)``.
+    Wait with :func:`wait_until_serving`, stop with :func:`stop_gunicorn`."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EVALMAPS_")}
+    env.update(PYTHONPATH=str(root), **env_extra)
+    port = free_port()
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "app:server", "--bind",
+                                 f"{HOST}:{port}", "--workers", "1"], cwd=root, env=env,
+                                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+    return proc, f"http://{HOST}:{port}"

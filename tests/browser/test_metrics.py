@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 
@@ -22,7 +20,7 @@ from components.heatmap import colorscale_of, reversed_stops
 from components.theme import UNIFORM_SCALE
 from tests.browser.helpers import graph_selector, hover_cell, screenshot
 from tests.unit.test_metric_display import write_mixed
-from tests.servers import HOST, free_port, stop_gunicorn, wait_until_serving
+from tests.servers import start_app_gunicorn, stop_gunicorn, wait_until_serving
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -50,17 +48,10 @@ def server(tmp_path_factory):
     mixed = tmp / "mixed"
     write_mixed(mixed, provenance="illustrative",
                 title="Made-up accuracies and perplexities (a test fixture)")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("EVALMAPS_")}
-    env.update(PYTHONPATH=str(ROOT), EVALMAPS_EXTRA_DATA=os.pathsep.join([str(folder), str(mixed)]), EVALMAPS_CACHE="off",
-               EVALMAPS_STORE=str(tmp / "store"))
-    port = free_port()
     log = tmp / "gunicorn.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "app:server", "--bind",
-                                 f"{HOST}:{port}", "--workers", "1"], cwd=ROOT, env=env,
-                                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
-    base = f"http://{HOST}:{port}"
+    proc, base = start_app_gunicorn({
+        "EVALMAPS_EXTRA_DATA": os.pathsep.join([str(folder), str(mixed)]),
+        "EVALMAPS_CACHE": "off", "EVALMAPS_STORE": str(tmp / "store")}, log)
     workers: list[int] = []
     try:
         workers = wait_until_serving(proc, lambda: get_json(base, "/healthz")["status"] == "ok",

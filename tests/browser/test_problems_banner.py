@@ -4,9 +4,6 @@ serving a data folder with a bad file (whose name is markup) and two files with 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 
@@ -14,7 +11,7 @@ import pytest
 from dash.testing.wait import until
 from selenium.webdriver.common.by import By
 
-from tests.servers import HOST, free_port, stop_gunicorn, wait_until_serving
+from tests.servers import start_app_gunicorn, stop_gunicorn, wait_until_serving
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -39,16 +36,9 @@ def troubled(tmp_path):
     (mine / MARKUP_NAME).write_text("model,type,value\nm,a,1\nm,b,2,3\n", encoding="utf-8")
     (mine / "My Results.csv").write_text(TIDY, encoding="utf-8")
     (mine / "my-results.csv").write_text(TIDY, encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("EVALMAPS_")}
-    env.update(PYTHONPATH=str(ROOT), EVALMAPS_EXTRA_DATA=str(mine), EVALMAPS_CACHE="off")
-    port = free_port()
     log = tmp_path / "gunicorn.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "app:server", "--bind",
-                                 f"{HOST}:{port}", "--workers", "1"], cwd=ROOT, env=env,
-                                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
-    base = f"http://{HOST}:{port}"
+    proc, base = start_app_gunicorn({"EVALMAPS_EXTRA_DATA": str(mine), "EVALMAPS_CACHE": "off"},
+                                    log)
     workers: list[int] = []
     try:
         workers = wait_until_serving(proc, lambda: get_json(base, "/healthz")["status"] == "ok",
