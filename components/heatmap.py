@@ -117,7 +117,7 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
                    showscale: bool = True, colorbar_title: str = "",
                    dtype: str | None = None, scale: str | None = theme.DEFAULT_SCALE,
                    reversescale: bool = False, text: np.ndarray | None = None,
-                   colorbar: dict | None = None) -> list[dict]:
+                   colorbar: dict | None = None, bounds=False) -> list[dict]:
     """One dense heatmap trace of the values, a sparse trace per :class:`Special` group, and
     (panels small enough to print values in) two text traces on top.
 
@@ -135,14 +135,15 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
     keeps its colour; the stops are reversed, so the browser's contrast rule sees what is drawn).
     ``text``: the values the templates show as ``%{text}`` when ``z`` is not them (colours by
     log10: ``z`` holds the logarithms, ``text`` the values). ``colorbar``: more colour-bar
-    settings (ticks).
+    settings (ticks). ``bounds``: :func:`finite_range` of ``z``, when the caller has it.
     """
     ny, nx = z.shape
     x, y = theme.texts(x_labels), theme.texts(y_labels)
     taken = np.zeros(z.shape, dtype=bool)
     for group in special:
         taken |= group.mask
-    bounds = finite_range(z)  # one pass for the colour range and the cell text's width
+    if bounds is False:  # one pass for the colour range and the cell text's width
+        bounds = finite_range(z)
     gap = 1 if max(nx, ny) <= MAX_GAP_CELLS else 0
     text_on = readable(ny, nx)
     cell_text = texttemplate or f"%{{z:.{fmt.places(decimals)}f}}"
@@ -550,7 +551,7 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
         showscale=showscale, colorbar_title=title,
         dtype="f8" if view.log_scale else theme.panel_dtype(view.panel, view.decimals),
         reversescale=not view.higher_is_better, text=text, colorbar=colorbar,
-        scale=scale)
+        scale=scale, bounds=False if view.log_scale else view.value_range)
 
 
 def _finite_bounds(z: np.ndarray) -> tuple[float, float]:
