@@ -17,6 +17,7 @@ from dash import (MATCH, ClientsideFunction, Input, Output, State, callback,
 from components.controls import figure_row, labelled, rows_and_range, scale_switches
 from components.filters import filters, register_filters
 from components.provenance import provenance_badge, source_card
+from components.theme import reserved_height
 from components.trends import (chart_config, line_figure, observation_list, panel_summaries,
                                rules_list, stats_columns, stats_grid, stats_rows)
 from evalmaps import stderr
@@ -161,7 +162,8 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
                   for v, name in zip(views, names)]
     graphs = dbc.Row([
         dbc.Col(dcc.Graph(id={"type": "trends-chart", "panel": key}, figure=fig,
-                          config=chart_config(figure.id, key), className="trends-graph"), md=width)
+                          config=chart_config(figure.id, key), className="trends-graph",
+                          style=reserved_height(fig)), md=width)
         for fig, key, width in charts], className="g-2")
     line_dim = spec.dims[spec.x if options.transpose else spec.y]
     axis_dim = spec.dims[spec.y if options.transpose else spec.x]
