@@ -103,7 +103,8 @@ def test_no_layout_shift_on_any_page(server, dash_duo, size, tmp_path):
         shifts = driver.execute_async_script(SHIFTS)
         cls[path] = round(sum(s["value"] for s in shifts), 3)
         details[path] = shifts
-        name = path.strip("/").replace("?figure=", "-") or "browse"
+        page, _, figure = path.partition("?figure=")
+        name = "-".join(filter(None, [page.strip("/") or "browse", figure]))
         screenshot(driver, f"cls-{size}-{name}", Path(os.environ.get("EVALMAPS_SCREENSHOTS")
                                                       or tmp_path))
     over = {path: value for path, value in cls.items() if value >= GOOD}
