@@ -83,6 +83,7 @@ def create_app(settings: Settings | None = None) -> Dash:
     app.server.register_blueprint(vendor)
     app.layout = html.Div([
         dcc.Store(id=UPLOADS, storage_type="local", data=[]),
+        warm_up(),
         navbar(),
         *problems_banner(loaded.problems),
         dash.page_container,
@@ -101,6 +102,23 @@ def create_app(settings: Settings | None = None) -> Dash:
     compress(app.server)
     dash_callback_module.to_json = callback_json
     return app
+
+
+def warm_up() -> html.Div:
+    """One hidden menu, range slider, graph and file drop, drawn with the navbar before any
+    page.
+
+    dcc renders these through React.lazy: the first one of a kind to mount renders nothing
+    (Suspense) until its code has resolved, and then appears, taller, pushing the page down
+    (layout shift). Mounted here, they resolve while the page's layout is on its way
+    (Dash Pages fetches it in a callback), so every page's menus, sliders, graphs and file
+    drops render at their size at once. Their code is loaded with the page (:func:`load_plotly_up_front`)."""
+    return html.Div([
+        dcc.Dropdown(id="warm-up-dropdown", options=[]),
+        dcc.RangeSlider(id="warm-up-slider", min=0, max=1),
+        dcc.Graph(id="warm-up-graph", responsive=False, config={"displayModeBar": False}),
+        dcc.Upload(id="warm-up-upload", disabled=True),
+    ], id="warm-up", hidden=True, **{"aria-hidden": "true"})
 
 
 def upload_store(settings: Settings) -> Store | None:
@@ -184,13 +202,22 @@ def compress(server) -> None:
         return response
 
 
+# the lazy chunks the pages render in their first paint: dcc's menus, sliders, graphs and the
+# Data page's file drop (26 KB)
+UP_FRONT_CHUNKS = ("async-dropdown.js", "async-slider.js", "async-graph.js", "async-upload.js")
+
+
 def load_plotly_up_front() -> None:
-    """plotly.js with the page's first scripts. Dash registers it as an async resource, fetched
-    and run only once the first graph mounts, after the layout and the page's callbacks: every
-    page here draws graphs, so waiting for it only delays the first paint."""
+    """plotly.js and dcc's menu, slider, graph and upload code with the page's first scripts. Dash
+    registers them as async resources, fetched and run only once the first such component
+    mounts, after the layout and the page's callbacks: every page here draws graphs and menus,
+    so waiting for them only delays the first paint, and each placeholder drawn meanwhile
+    (a menu's, a slider's) is replaced by a taller control that pushes the page down (layout
+    shift). The other chunks (markdown, mathjax, date pickers...) stay lazy."""
     for resource in dcc._js_dist:
-        if resource.get("namespace") == "plotly" and \
-                resource.get("relative_package_path", "").endswith("plotly.min.js"):
+        path = resource.get("relative_package_path", "")
+        if (resource.get("namespace") == "plotly" and path.endswith("plotly.min.js")) or \
+                path.endswith(UP_FRONT_CHUNKS):
             resource.pop("async", None)
 
 

@@ -37,7 +37,9 @@ def cells_grid(component_id: str, spec: FigureSpec, rows: list[dict], decimals: 
         columnDefs=columns,
         defaultColDef={"sortable": True, "resizable": True, "floatingFilter": True, "flex": 1,
                        "minWidth": 100},
+        # the scroll track is kept: rows arriving would narrow every column (a layout shift)
         dashGridOptions={"animateRows": False, "pagination": len(rows) > 200,
+                         "alwaysShowVerticalScroll": True,
                          "paginationPageSize": 100,
                          # one tab stop: Tab leaves the grid, arrow keys move between cells
                          # and headers (AG Grid's keyboard model)

@@ -130,6 +130,18 @@ def graph_config(figure_id: str, panel_slug: str, *, zoom: bool = False) -> dict
 # The default sequential scale: perceptually uniform (lightness rises evenly from end to end) and
 # readable under every common colour-vision deficiency. A figure's own scale stays one click away
 # as "as in the paper" (query key ``scale=paper``).
+# a graph's frame (.heatmap-graph, .trends-graph): 0.25rem of padding and a 1 px border a side
+GRAPH_FRAME_PX = 10
+
+
+def reserved_height(figure: dict | None) -> dict:
+    """A dcc.Graph's style holding the figure's height (its layout height plus the frame) from
+    the first paint: plotly.js draws after the page is laid out, and a graph growing from
+    nothing to its figure would push everything below it down (layout shift)."""
+    height = ((figure or {}).get("layout") or {}).get("height")
+    return {"minHeight": f"{int(height) + GRAPH_FRAME_PX}px"} if height else {}
+
+
 UNIFORM_SCALE = "Viridis"
 SCALE_CHOICES = ("uniform", "paper")
 DEFAULT_SCALE = "uniform"

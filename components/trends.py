@@ -375,13 +375,15 @@ def stats_rows(trends: Trends) -> list[dict]:
     return rows
 
 
-def stats_grid(component_id: str) -> dag.AgGrid:
-    """The sortable statistics table (data set by the page's callback). AG Grid's own Quartz
-    theme (Theming API, no CSS file, nothing from a CDN); fits its width, grows with its rows."""
+def stats_grid(component_id: str, rows: list[dict] | None = None,
+               columns: list[dict] | None = None) -> dag.AgGrid:
+    """The sortable statistics table (``rows`` and ``columns`` as the page's callback sets
+    them). AG Grid's own Quartz theme (Theming API, no CSS file, nothing from a CDN); fits its
+    width, grows with its rows."""
     return dag.AgGrid(
         id=component_id,
-        rowData=[],
-        columnDefs=[],
+        rowData=rows or [],
+        columnDefs=columns or [],
         defaultColDef={"sortable": True, "resizable": True, "suppressMovable": True,
                        "wrapHeaderText": True, "autoHeaderHeight": True, "minWidth": 80},
         columnSize="responsiveSizeToFit",

@@ -24,7 +24,7 @@ from components.filters import filters, register_filters, scale_control
 from components.heatmap import heatmap_figure, values_note
 from components.keyboard import keyboard_map
 from components.provenance import provenance_badge, source_card
-from components.theme import graph_config
+from components.theme import graph_config, reserved_height
 from evalmaps import stderr
 from evalmaps.export import ExportError, filename, render, table_of_view
 from evalmaps.slicing import scale_notes, view_ranges, views_for
@@ -152,7 +152,8 @@ def graphs(figure, state: ViewState) -> dict:
                              ranges=ranges, scale=state.scale, color=state.color)
         cols.append(dbc.Col(keyboard_map(dcc.Graph(
             id={"type": "browse-heatmap", "panel": view.panel.slug}, figure=fig,
-            config=graph_config(figure.id, view.panel.slug), className="heatmap-graph"),
+            config=graph_config(figure.id, view.panel.slug), className="heatmap-graph",
+            style=reserved_height(fig)),
             name=view.title), md=12 // per_row))
     shown = sum(v.n_cells for v in views)
     total = sum(v.z.size for v in views)

@@ -27,7 +27,7 @@ from components.controls import export_control, labelled, values_switch
 from components.filters import filters, register_filters, scale_control
 from components.heatmap import apply_scale
 from components.keyboard import keyboard_map
-from components.theme import graph_config
+from components.theme import graph_config, reserved_height
 from evalmaps.compare import (CompareError, align, default_pair, is_derived, mean_ref, resolve,
                               summary)
 from evalmaps.errors import EvalmapsError
@@ -68,7 +68,8 @@ def _graph(side: str, figure):
     keyboard frame (components.keyboard: Compare's readout is its live region)."""
     return keyboard_map(
         dcc.Graph(id=graph_id(side), figure=figure if figure is not no_update else EMPTY,
-                  config=graph_config("compare", side), className="heatmap-graph"),
+                  config=graph_config("compare", side), className="heatmap-graph",
+                  style=reserved_height(figure if figure is not no_update else None)),
         html.Div(id=mark_id(side), className="compare-mark", style=HIDDEN),
         name="B − A" if side == "delta" else f"Map {side.upper()}", live=False,
         missing="not comparable" if side == "delta" else NOT_REPORTED, className="compare-map")
@@ -167,7 +168,8 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         return {**out, "error": dbc.Alert(str(exc), color="danger", className="py-2",
                                           id="compare-error-alert"),
                 "body_style": {"display": "none"}, "heading": "", "text": "", "cells": None,
-                "figures": [no_update] * 3, "maps_class": no_update, "legend": "", "cards": ""}
+                "figures": [no_update] * 3, "graph_styles": [no_update] * 3,
+                "maps_class": no_update, "legend": "", "cards": ""}
     numbers = summary(al)
     warnings = dbc.Alert(" ".join(al.warnings), color="warning", className="py-2 small",
                          id="compare-warnings") if al.warnings else None
@@ -185,6 +187,8 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
                       "B is better (lower), red where it is worse. Grey cells: not reported "
                       "(on B − A: missing in A or B).")
     wide = len(al.x.labels) > 8
+    figures = [apply_scale(fig, state.scale)
+               for fig in compare_figures(al, state.color, state.show_values)]
     return {
         **out,
         "error": None,
@@ -192,8 +196,8 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         "heading": ["A · ", al.a.short, " vs B · ", al.b.short],
         "text": [warnings, sentences_block(al, numbers)],
         "cells": readouts(al),
-        "figures": [apply_scale(fig, state.scale)
-                    for fig in compare_figures(al, state.color, state.show_values)],
+        "figures": figures,
+        "graph_styles": [reserved_height(fig) for fig in figures],
         "maps_class": "compare-maps" + (" compare-maps-stacked" if wide else ""),
         "legend": legend,
         "cards": dbc.Row([dbc.Col(summary_card(al, numbers), lg=7),
@@ -222,6 +226,7 @@ OUT = Outputs(
     cells=Output("compare-cells", "data"),
     readout=Output("compare-readout", "children"),
     figures=[Output(graph_id(side), "figure") for side in SIDES],
+    graph_styles=[Output(graph_id(side), "style") for side in SIDES],
     marks=[Output(mark_id(side), "style") for side in SIDES],
     hovered=Output("compare-hovered", "data"),
     maps_class=Output("compare-maps", "className"),
@@ -230,7 +235,7 @@ OUT = Outputs(
 )
 CONTROLS = ("a", "b", "color", "show_values", "scale", "pct", "mean")  # written only if they must change
 SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading", "text", "cells",
-         "readout", "figures", "maps_class", "legend", "cards")
+         "readout", "figures", "graph_styles", "maps_class", "legend", "cards")
 
 
 @callback(

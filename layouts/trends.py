@@ -13,10 +13,12 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import (MATCH, ClientsideFunction, Input, Output, State, callback,
                   clientside_callback, dcc, html)
+from dash.exceptions import PreventUpdate
 
 from components.controls import figure_row, labelled, rows_and_range, scale_switches
 from components.filters import filters, register_filters
 from components.provenance import provenance_badge, source_card
+from components.theme import reserved_height
 from components.trends import (chart_config, line_figure, observation_list, panel_summaries,
                                rules_list, stats_columns, stats_grid, stats_rows)
 from evalmaps import stderr
@@ -41,8 +43,10 @@ def layout(uploads=None, **query):
     figure = catalog.figure(state.figure)
     spec = figure.spec
     xdim, ydim = spec.dims[spec.x], spec.dims[spec.y]
+    drawn = render(figure, state, options)  # drawn with the page: no second round trip
     return dbc.Container([
         page_location(PAGE, figure.id),
+        dcc.Store(id="trends-drawn", data=drawn_key(state, options)),
         html.Div(problems_alert((*state.problems, *options.problems)), id="trends-problems"),
         filters(PAGE, [figure_row(PAGE, catalog, figure, state), dbc.Row([
             *rows_and_range(PAGE, figure, state),
@@ -64,23 +68,25 @@ def layout(uploads=None, **query):
         ], className="g-3 align-items-start controls-row")]),
         html.H4([spec.title, provenance_badge(spec.provenance, with_id=True)],
                 className="mt-2 figure-title"),
-        html.Div(id="trends-summary", className="small text-muted mb-2"),
+        html.Div(drawn["summary"], id="trends-summary", className="small text-muted mb-2"),
         dbc.Card([
             dbc.CardHeader("Key observations", className="fw-semibold py-2"),
-            dbc.CardBody(id="trends-observations", className="py-2"),
+            dbc.CardBody(drawn["observations"], id="trends-observations", className="py-2"),
         ], className="mb-3 trends-card", id="trends-observations-card"),
-        html.Div(id="trends-graphs"),
+        html.Div(drawn["graphs"], id="trends-graphs"),
         dbc.Card([
             dbc.CardHeader([html.Span("Statistics per line", className="fw-semibold"),
                             html.Span(" · click a column header to sort",
                                       className="small text-muted")], className="py-2"),
-            dbc.CardBody([stats_grid("trends-table"),
-                          html.Div(id="trends-rules", className="mt-2")], className="py-2"),
+            dbc.CardBody([stats_grid("trends-table", drawn["table_rows"],
+                                     drawn.get("table_columns", [])),
+                          html.Div(drawn["rules"], id="trends-rules", className="mt-2")],
+                         className="py-2"),
         ], className="mt-3 trends-card"),
         dbc.Card([
             dbc.CardHeader("Per panel: best and worst cell, effect of each axis",
                            className="fw-semibold py-2"),
-            dbc.CardBody(id="trends-panels", className="py-2"),
+            dbc.CardBody(drawn["panels"], id="trends-panels", className="py-2"),
         ], className="mt-3 trends-card"),
         source_card(spec, stderr.figure_notes(figure)),
     ], fluid=True, className="py-3 trends-page")
@@ -105,6 +111,7 @@ OUT = Outputs(
     overlay=Output("trends-overlay", "value"),
     pct=Output("trends-pct", "value"),
     threshold=Output("trends-threshold", "value"),
+    drawn=Output("trends-drawn", "data"),
 )
 
 
@@ -116,19 +123,30 @@ OUT = Outputs(
         overlay=Input("trends-overlay", "value"),
         threshold=Input("trends-threshold", "value"),
         pct=Input("trends-pct", "value"),
+        drawn=State("trends-drawn", "data"),
     ),
 )
 @boundary
 def sync(search, facet_values, rows, x_range, sort, top, transpose, overlay, threshold, pct,
-         facet_ids, rendered, uploads):
+         facet_ids, rendered, uploads, drawn):
     figure, state, query = read_view(PAGE, get_catalog(uploads, rendered), rendered, search, facet_ids,
                                      facet_values, rows, x_range, sort, top, pct=pct)
-    if query is not None:  # the URL changed: write the controls
+    if query is not None:  # the URL changed: write the controls that differ; draw if it differs
         options = parse_options(query)
-        return OUT(problems=problems_alert((*state.problems, *options.problems)),
-                   **render(figure, state, options), **slicing_values(state, figure, facet_ids),
-                   transpose=options.transpose, overlay=options.overlay,
-                   threshold=options.threshold, pct=state.pct)
+        key = drawn_key(state, options)
+        out = {} if key == drawn else {
+            "problems": problems_alert((*state.problems, *options.problems)),
+            **render(figure, state, options), "drawn": key}
+        controls = {**slicing_values(state, figure, facet_ids), "transpose": options.transpose,
+                    "overlay": options.overlay, "threshold": options.threshold,
+                    "pct": state.pct}
+        now = {"facets": facet_values, "rows": rows, "x_range": x_range, "sort": sort,
+               "top": top, "transpose": bool(transpose), "overlay": bool(overlay),
+               "threshold": threshold, "pct": bool(pct)}
+        out.update({k: v for k, v in controls.items() if v != now[k]})
+        if not out:
+            raise PreventUpdate  # the page was drawn for this URL (its first report as it mounts)
+        return OUT(**out)
     value = finite_number(threshold)
     problems = None
     if value is None:
@@ -137,8 +155,14 @@ def sync(search, facet_values, rows, x_range, sort, top, transpose, overlay, thr
     options = TrendsOptions(bool(transpose), bool(overlay),
                             DEFAULT_THRESHOLD if value is None else value)
     return OUT(search=state.to_query(extra=options.extra(), y_labels=row_labels(figure)),
-               problems=problems,
+               problems=problems, drawn=drawn_key(state, options),
                **render(figure, state, options))
+
+
+def drawn_key(state: ViewState, options: TrendsOptions) -> str:
+    """What the page shows depends on: the state's query with the page's keys, and the
+    problems reported about the URL."""
+    return "|".join([state.to_query(extra=options.extra()), *state.problems, *options.problems])
 
 
 def render(figure, state: ViewState, options: TrendsOptions) -> dict:
@@ -161,7 +185,8 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
                   for v, name in zip(views, names)]
     graphs = dbc.Row([
         dbc.Col(dcc.Graph(id={"type": "trends-chart", "panel": key}, figure=fig,
-                          config=chart_config(figure.id, key), className="trends-graph"), md=width)
+                          config=chart_config(figure.id, key), className="trends-graph",
+                          style=reserved_height(fig)), md=width)
         for fig, key, width in charts], className="g-2")
     line_dim = spec.dims[spec.x if options.transpose else spec.y]
     axis_dim = spec.dims[spec.y if options.transpose else spec.x]
