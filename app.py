@@ -19,6 +19,7 @@ from flask_compress import Compress
 from dash._utils import to_json as dash_to_json
 from dash import ClientsideFunction, Dash, Input, Output, State, clientside_callback, dcc, html
 
+from components.theme import TypedArray
 from evalmaps.resources import resource
 from evalmaps.settings import Settings
 from evalmaps.startup import load_data
@@ -194,8 +195,14 @@ def load_plotly_up_front() -> None:
 
 
 def _component_json(obj):
+    if type(obj) is TypedArray:  # base64 needs no escaping: written as it is
+        return {**obj, "bdata": orjson.Fragment(f'"{obj["bdata"]}"')}
     if hasattr(obj, "to_plotly_json"):  # a Dash component
         return obj.to_plotly_json()
+    # other subclasses of dict, list, str and int (OPT_PASSTHROUGH_SUBCLASS) as their base type
+    for base in (dict, list, str, int):
+        if isinstance(obj, base):
+            return base(obj) if base is not str else str.__str__(obj)
     raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
 
 
@@ -203,12 +210,15 @@ def callback_json(value) -> bytes | str:
     """Callback responses serialised by orjson alone. Dash's own path (plotly's to_json_plotly)
     walks every list in Python and then scans the whole text three times to make it safe inside
     an HTML script tag; a callback response is read with JSON.parse, never embedded, and its
-    figures hold megabytes of base64 values. NaN becomes null either way. Anything orjson does
-    not know falls back to Dash's own serialiser. Bytes, as Flask sends them: a response of
+    figures hold megabytes of base64 values. NaN becomes null either way. Typed arrays
+    (``theme.TypedArray``) have their base64 written without orjson's scan for characters to
+    escape (base64 has none): a third of the time of a million-cell response. Anything orjson
+    does not know falls back to Dash's own serialiser. Bytes, as Flask sends them: a response of
     megabytes is not decoded to text only to be encoded again."""
     try:
         return orjson.dumps(value, default=_component_json,
-                            option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS)
+                            option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
+                            | orjson.OPT_PASSTHROUGH_SUBCLASS)
     except TypeError:
         return dash_to_json(value)
 

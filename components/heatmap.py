@@ -117,7 +117,7 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
                    showscale: bool = True, colorbar_title: str = "",
                    dtype: str | None = None, scale: str | None = theme.DEFAULT_SCALE,
                    reversescale: bool = False, text: np.ndarray | None = None,
-                   colorbar: dict | None = None) -> list[dict]:
+                   colorbar: dict | None = None, bounds=False) -> list[dict]:
     """One dense heatmap trace of the values, a sparse trace per :class:`Special` group, and
     (panels small enough to print values in) two text traces on top.
 
@@ -135,16 +135,15 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
     keeps its colour; the stops are reversed, so the browser's contrast rule sees what is drawn).
     ``text``: the values the templates show as ``%{text}`` when ``z`` is not them (colours by
     log10: ``z`` holds the logarithms, ``text`` the values). ``colorbar``: more colour-bar
-    settings (ticks).
+    settings (ticks). ``bounds``: :func:`finite_range` of ``z``, when the caller has it.
     """
     ny, nx = z.shape
     x, y = theme.texts(x_labels), theme.texts(y_labels)
-    dense = z
     taken = np.zeros(z.shape, dtype=bool)
     for group in special:
         taken |= group.mask
-    if taken.any():
-        dense = np.where(taken, np.nan, z)
+    if bounds is False:  # one pass for the colour range and the cell text's width
+        bounds = finite_range(z)
     gap = 1 if max(nx, ny) <= MAX_GAP_CELLS else 0
     text_on = readable(ny, nx)
     cell_text = texttemplate or f"%{{z:.{fmt.places(decimals)}f}}"
@@ -155,18 +154,18 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
         "uniform": turn(colorscale_of(theme.UNIFORM_SCALE)),
         "paper": turn(colorscale_of(colorscale))}
     stops = turn(colorscale_of(colorscale)) if scales is None else scales[scale]
-    lo, hi = zrange if zrange else extent(z)
+    lo, hi = zrange if zrange else extent(z, bounds=bounds)
     dtype = dtype or theme.exact_dtype(z, decimals)
     main = {
         "type": "heatmap",
-        "z": theme.typed(dense, dtype),
+        "z": theme.typed(z, dtype, blank=taken if taken.any() else None),
         "x": x, "y": y,
         "colorscale": stops,
         "zmin": lo, "zmax": hi,
         "hovertemplate": hovertemplate + "<extra></extra>",
         "hoverongaps": False,
         "meta": {"role": "value", "texttemplate": cell_text, "show": bool(show_values),
-                 "chars": text_chars(z, decimals, cell_text), "scale": scale,
+                 "chars": text_chars(z, decimals, cell_text, bounds=bounds), "scale": scale,
                  "scales": scales, "value": hover_value(hovertemplate, cell_text)},
         "xgap": gap, "ygap": gap,
         "showscale": showscale,
@@ -181,7 +180,7 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
         main["customdata"] = theme.typed(customdata, "f8")
     traces = [main]
     for group in special:
-        rows, cols = np.nonzero(group.mask)
+        rows, cols = cells_of(group.mask)
         if rows.size == 0:
             continue
         trace = {
@@ -234,23 +233,43 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
 TRANSPARENT = [[0, "rgba(0,0,0,0)"], [1, "rgba(0,0,0,0)"]]
 
 
-def extent(z: np.ndarray) -> tuple[float | None, float | None]:
-    """The min and max of the present values (None, None when there are none): the range
-    plotly.js would pick itself, made explicit so that the text colours follow the same one."""
+def finite_range(z: np.ndarray) -> tuple[float, float] | None:
+    """The lowest and highest finite value (None when there is none), in one pass each:
+    ``fmin``/``fmax`` skip NaN; only an infinite value needs the finite cells picked out."""
+    if z.size == 0:
+        return None
+    lo, hi = float(np.fmin.reduce(z, axis=None)), float(np.fmax.reduce(z, axis=None))
+    if np.isfinite(lo) and np.isfinite(hi):
+        return lo, hi
     finite = z[np.isfinite(z)]
-    if finite.size == 0:
+    return (float(finite.min()), float(finite.max())) if finite.size else None
+
+
+def cells_of(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.nonzero`` of a 2-d mask (rows, columns; row-major order), from the flat indices: a
+    tenth of the time on a million cells."""
+    return np.divmod(np.flatnonzero(mask), mask.shape[1])
+
+
+def extent(z: np.ndarray, *, bounds=False) -> tuple[float | None, float | None]:
+    """The min and max of the present values (None, None when there are none): the range
+    plotly.js would pick itself, made explicit so that the text colours follow the same one.
+    ``bounds``: :func:`finite_range` of ``z``, when worked out already."""
+    bounds = finite_range(z) if bounds is False else bounds
+    if bounds is None:
         return None, None
-    lo, hi = float(finite.min()), float(finite.max())
+    lo, hi = bounds
     return (lo, hi) if lo < hi else (lo - 0.5, hi + 0.5)
 
 
-def text_chars(z: np.ndarray, decimals: int, template: str) -> int:
-    """The most characters a cell's text has (for the browser to size the text to the cells)."""
-    finite = z[np.isfinite(z)]
-    if finite.size == 0:
+def text_chars(z: np.ndarray, decimals: int, template: str, *, bounds=False) -> int:
+    """The most characters a cell's text has (for the browser to size the text to the cells).
+    ``bounds``: :func:`finite_range` of ``z``, when worked out already."""
+    bounds = finite_range(z) if bounds is False else bounds
+    if bounds is None:
         return 1
     places = fmt.places(decimals)
-    longest = max(len(f"{finite.min():.{places}f}"), len(f"{finite.max():.{places}f}"))
+    longest = max(len(f"{bounds[0]:.{places}f}"), len(f"{bounds[1]:.{places}f}"))
     return longest + (1 if "%{z:+" in template else 0)
 
 
@@ -542,7 +561,7 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
         showscale=showscale, colorbar_title=title,
         dtype="f8" if view.log_scale else theme.panel_dtype(view.panel, view.decimals),
         reversescale=not view.higher_is_better, text=text, colorbar=colorbar,
-        scale=scale)
+        scale=scale, bounds=False if view.log_scale else view.value_range)
 
 
 def _finite_bounds(z: np.ndarray) -> tuple[float, float]:

@@ -13,33 +13,40 @@ browse-mode alternative.
 
 from __future__ import annotations
 
-from dash import html
-
 from evalmaps import formats as fmt
 
 KEYS_HINT = "Arrow keys, Home, End, Page Up and Page Down move between cells."
 
 
+def _html(tag: str, children=None, **props) -> dict:
+    """An html component as the JSON Dash sends for it (``to_plotly_json``): the frame around
+    every map is rebuilt with each callback's maps, and Dash's component classes validate each
+    keyword on construction (about 20 µs a component, most of a many-panel callback's own
+    time besides the values). Only for the fixed markup here, with no id: every prop is a
+    literal of this module."""
+    return {"props": {"children": children, **props}, "type": tag,
+            "namespace": "dash_html_components"}
+
+
 def keyboard_map(graph, *overlays, name: str, live: bool = True,
-                 missing: str = fmt.NOT_REPORTED, className: str = "") -> html.Div:
+                 missing: str = fmt.NOT_REPORTED, className: str = "") -> dict:
     """``graph`` (a dcc.Graph) in a focusable frame with the active-cell outline and any
     ``overlays`` (placed over the map), a polite live region (``live=False``: the page has its
     own, such as Compare's readout), and the "Table" toggle with its (empty) table. ``name``:
     the accessible name until the browser writes the full one; ``missing``: what the table and
-    readout say for a cell without a value."""
-    frame = html.Div(
-        [graph, *overlays, html.Div(className="heatmap-cursor", hidden=True)],
-        className="heatmap-keys", tabIndex="0", role="application",
-        **{"aria-label": f"Heatmap {name}. {KEYS_HINT}",
-           "data-missing": missing})
+    readout say for a cell without a value. The markup around ``graph`` is built as the JSON
+    of its html components (:func:`_html`)."""
+    frame = _html("Div", [graph, *overlays, _html("Div", className="heatmap-cursor", hidden=True)],
+                  className="heatmap-keys", tabIndex="0", role="application",
+                  **{"aria-label": f"Heatmap {name}. {KEYS_HINT}", "data-missing": missing})
     parts = [frame]
     if live:
-        parts.append(html.Div(className="visually-hidden heatmap-live", role="status",
-                              **{"aria-live": "polite", "aria-atomic": "true"}))
+        parts.append(_html("Div", className="visually-hidden heatmap-live", role="status",
+                           **{"aria-live": "polite", "aria-atomic": "true"}))
     parts += [
-        html.Button("Table", type="button", className="btn btn-sm btn-outline-secondary "
-                    "heatmap-table-toggle", title="Show this map as a table",
-                    **{"aria-expanded": "false", "aria-label": f"Table of {name}"}),
-        html.Div(className="heatmap-table", hidden=True),
+        _html("Button", "Table", type="button", className="btn btn-sm btn-outline-secondary "
+              "heatmap-table-toggle", title="Show this map as a table",
+              **{"aria-expanded": "false", "aria-label": f"Table of {name}"}),
+        _html("Div", className="heatmap-table", hidden=True),
     ]
-    return html.Div(parts, className=f"heatmap-panel {className}".strip())
+    return _html("Div", parts, className=f"heatmap-panel {className}".strip())

@@ -6,12 +6,12 @@ Figures are plain dicts (no ``go.Figure`` validation on hot paths) whose ``layou
 
 from __future__ import annotations
 
-import base64
 import re
 from functools import lru_cache
 from html import escape
 
 import numpy as np
+import pybase64
 
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
 TEXT_COLOR = "#212529"
@@ -83,11 +83,27 @@ def _label_px(labels: tuple) -> float:
     return widest
 
 
-def typed(values: np.ndarray, dtype: str = "f4") -> dict:
+class TypedArray(dict):
+    """A Plotly typed-array spec, as :func:`typed` makes it: a plain dict to every reader. Its
+    ``bdata`` is base64, which never needs escaping in JSON, so the callback serialiser
+    (``app.callback_json``) writes it as it is instead of scanning megabytes for characters to
+    escape."""
+
+    __slots__ = ()
+
+
+def typed(values: np.ndarray, dtype: str = "f4", blank: np.ndarray | None = None) -> TypedArray:
     """A numpy array as a Plotly typed-array spec (base64): plotly.js decodes it in the browser,
-    with no per-value JSON. NaN stays NaN (a gap)."""
-    array = np.ascontiguousarray(values, dtype=np.dtype(dtype).newbyteorder("<"))
-    spec = {"dtype": dtype, "bdata": base64.b64encode(array.tobytes()).decode("ascii")}
+    with no per-value JSON. NaN stays NaN (a gap). ``blank``: cells sent as NaN (written into
+    the converted copy: ``values`` is left as it is)."""
+    kind = np.dtype(dtype).newbyteorder("<")
+    if blank is None:
+        array = np.ascontiguousarray(values, dtype=kind)
+    else:
+        array = np.array(values, dtype=kind, order="C", copy=True)
+        np.copyto(array, np.nan, where=blank)
+    # pybase64 (SIMD) writes the same text as base64.b64encode, 20 times as fast
+    spec = TypedArray(dtype=dtype, bdata=pybase64.b64encode_as_string(array))
     if array.ndim > 1:
         spec["shape"] = ", ".join(str(n) for n in array.shape)
     return spec

@@ -6,7 +6,6 @@ index arrays out of them.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -118,7 +117,15 @@ class PanelView:
 
     @cached_property
     def n_cells(self) -> int:
-        return int(self.present.sum())
+        return int(np.count_nonzero(self.present))
+
+    @cached_property
+    def value_range(self) -> tuple[float, float] | None:
+        """The lowest and highest value (None: no cell), as ``np.nanmin``/``np.nanmax`` give
+        them (worked out once; ``fmin``/``fmax`` skip NaN without a copy of the grid)."""
+        if not self.n_cells:
+            return None
+        return float(np.fmin.reduce(self.z, axis=None)), float(np.fmax.reduce(self.z, axis=None))
 
 
 def select_panels(figure: Figure, facets: dict[str, list[str]] | None = None) -> list[Panel]:
@@ -159,14 +166,15 @@ def slice_panel(figure: Figure, panel: Panel, rows: Iterable[str] | None = None,
                 columns: Iterable[str] | None = None) -> PanelView:
     spec = figure.spec
     yi, xi = y_indices(spec, rows), x_indices(spec, x_range, columns)
+    ys, xs = spec.dims[spec.y].labels, spec.dims[spec.x].labels
     if len(yi) == panel.z.shape[0] and len(xi) == panel.z.shape[1]:
         grid = (slice(None), slice(None))  # the whole panel: views of its arrays, no copy
+        y_labels, x_labels = tuple(ys), tuple(xs)
     else:
         grid = np.ix_(yi, xi)
+        y_labels, x_labels = tuple(ys[i] for i in yi), tuple(xs[i] for i in xi)
     return PanelView(
-        spec=spec, panel=panel,
-        y_labels=tuple(spec.dims[spec.y].labels[i] for i in yi),
-        x_labels=tuple(spec.dims[spec.x].labels[i] for i in xi),
+        spec=spec, panel=panel, y_labels=y_labels, x_labels=x_labels,
         z=panel.z[grid],
         sd=None if panel.sd is None else panel.sd[grid],
         n=None if panel.n is None else panel.n[grid],
@@ -337,13 +345,11 @@ def color_range(spec: FigureSpec, views: list[PanelView], mode: str,
     if mode == "fixed":
         return fixed_range(metric)
     if mode == "shared":
-        present = [v.z for v in views if v.n_cells and same_scale(v.metric, metric)]
+        present = [v.value_range for v in views if v.n_cells and same_scale(v.metric, metric)]
         if not present:
             return None
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows
-            lo = float(min(np.nanmin(z) for z in present))
-            hi = float(max(np.nanmax(z) for z in present))
+        lo = min(r[0] for r in present)
+        hi = max(r[1] for r in present)
         return (lo, hi) if lo < hi else (lo - 0.5, hi + 0.5)
     if spec.zrange and metric == spec.metric:
         return tuple(spec.zrange)  # type: ignore[return-value]
@@ -369,8 +375,12 @@ def view_ranges(spec: FigureSpec, views: list[PanelView]) -> list[dict]:
     """Each view's colour range per mode (:data:`COLOR_MODES`), on its own metric's scale (in
     log10 units where the view is coloured by log)."""
     out = []
+    found: dict = {}  # each metric's ranges, worked out once for all its views
     for view in views:
-        ranges = {mode: color_range(spec, views, mode, view.metric) for mode in COLOR_MODES}
+        if view.metric not in found:
+            found[view.metric] = {mode: color_range(spec, views, mode, view.metric)
+                                  for mode in COLOR_MODES}
+        ranges = dict(found[view.metric])
         if view.log_scale:
             ranges = {mode: log_range(view, r) for mode, r in ranges.items()}
         out.append(ranges)

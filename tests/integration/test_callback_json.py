@@ -35,3 +35,29 @@ def test_what_orjson_cannot_write_falls_back_to_dash():
 
     value = {"d": decimal.Decimal("1.5")}  # orjson refuses a Decimal; plotly's encoder writes it
     assert json.loads(callback_json(value)) == json.loads(dash_to_json(value)) == {"d": 1.5}
+
+
+def test_typed_arrays_and_subclasses_are_written_as_plain_json():
+    import base64
+    import collections
+    import enum
+
+    import orjson
+
+    from components.theme import TypedArray, typed
+
+    class Kind(str, enum.Enum):
+        A = "a"
+
+    values = np.array([[1.5, np.nan, 3.25], [0.1, 2.0, -7.0]])
+    spec = typed(values)
+    assert type(spec) is TypedArray
+    counted = collections.Counter({"x": 2})
+    value = {"z": spec, "o": collections.OrderedDict(b=[1, 2]), "k": Kind.A, "c": counted,
+             "n": [typed(np.arange(3.0), "f8")]}
+    plain = {"z": dict(spec), "o": {"b": [1, 2]}, "k": "a", "c": {"x": 2},
+             "n": [dict(typed(np.arange(3.0), "f8"))]}
+    assert callback_json(value) == orjson.dumps(plain)  # the same bytes
+    written = json.loads(callback_json(value))["z"]
+    assert written == {"dtype": "f4", "shape": "2, 3", "bdata": base64.b64encode(
+        values.astype("<f4").tobytes()).decode("ascii")}

@@ -138,6 +138,43 @@ def test_float64_when_float32_would_change_a_printed_value():
     assert exact_dtype(np.array([3.14159265]), 4) == "f4"
 
 
+def test_typed_is_base64_of_the_little_endian_values_and_blanks_a_copy():
+    import base64
+
+    from components.theme import typed
+
+    values = np.array([[56.3, np.nan, -1.25], [1e-3, 7.0, 99.9]])
+    for dtype in ("f4", "f8"):
+        spec = typed(values, dtype)
+        assert spec == {"dtype": dtype, "shape": "2, 3", "bdata": base64.b64encode(
+            values.astype(np.dtype(dtype).newbyteorder("<")).tobytes()).decode("ascii")}
+        blank = np.array([[True, False, False], [False, False, True]])
+        kept = values.copy()
+        np.testing.assert_array_equal(decode(typed(values, dtype, blank=blank)),
+                                      np.where(blank, np.nan, values).astype(dtype))
+        np.testing.assert_array_equal(values, kept)  # the data's own grid is left alone
+    assert typed(np.array([1.0, 2.0]), "f8") == {"dtype": "f8", "bdata": base64.b64encode(
+        np.array([1.0, 2.0], dtype="<f8").tobytes()).decode("ascii")}  # 1-d: no shape
+
+
+def test_finite_range_and_cells_agree_with_numpy():
+    from components.heatmap import cells_of, extent, finite_range, text_chars
+
+    z = np.array([[np.nan, 2.5, -np.inf], [7.25, np.nan, np.inf], [0.0, 1.0, np.nan]])
+    assert finite_range(z) == (0.0, 7.25)  # infinities are not values to show
+    assert finite_range(np.full((2, 2), np.nan)) is None
+    assert finite_range(np.zeros((0, 3))) is None
+    assert finite_range(np.array([[3.0, np.nan]])) == (3.0, 3.0)
+    assert extent(np.array([[3.0, np.nan]])) == (2.5, 3.5)
+    assert extent(np.full((1, 2), np.nan)) == (None, None)
+    assert text_chars(np.array([[-12.5, 3.0]]), 2, "%{z:.2f}") == len("-12.50")
+    for mask in (np.isnan(z), np.isfinite(z), np.zeros((3, 3), bool), np.eye(4, 5, dtype=bool)):
+        rows, cols = cells_of(mask)
+        want_rows, want_cols = np.nonzero(mask)
+        np.testing.assert_array_equal(rows, want_rows)
+        np.testing.assert_array_equal(cols, want_cols)
+
+
 def test_large_panels_print_no_values_and_say_why(catalog):
     assert values_note(MAX_TEXT_ROWS, 10) is None
     assert values_note(MAX_TEXT_ROWS + 1, 10) == (

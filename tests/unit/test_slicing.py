@@ -115,6 +115,9 @@ def test_color_range_shared_is_min_max_of_visible_values(catalog, fid, facets, r
               for v in vs for y in v.y_labels for x in v.x_labels]
     values = [v for v in values if v is not None]
     assert color_range(fig.spec, vs, "shared") == (min(values), max(values))
+    for v in vs:  # each view's own range, worked out once
+        cells = [c for c in v.z.ravel().tolist() if c == c]
+        assert v.value_range == ((min(cells), max(cells)) if cells else None)
 
 
 def test_color_range_shared_single_value_is_widened(catalog):
