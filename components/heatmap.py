@@ -211,8 +211,8 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
             # instead of painting an image the size of the plot; the group's cells come after
             # the blanks, so a cell on the first row or column keeps its value
             blank = [None] * (nx + ny)
-            trace.update(x=[*x, *[x[0]] * ny, *(x[j] for j in cols)],
-                         y=[*[y[0]] * nx, *y, *(y[i] for i in rows)],
+            trace.update(x=[*x, *[x[0]] * ny, *(x[j] for j in cols.tolist())],
+                         y=[*[y[0]] * nx, *y, *(y[i] for i in rows.tolist())],
                          z=[*blank, *values.tolist()])
             if text is not None and group.value:
                 trace["text"] = [*blank, *_number_list(text[rows, cols])]
