@@ -315,10 +315,51 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
     return Math.max(1, Math.ceil((chars * 7.5 + 8) / (length / cats.length)));
   }
 
-  /* A chart fitted to its size as drawn: on its relayout (first drawing, a resize) the plot
-   * area's size is read from plotly.js; x ticks thinned so that their labels do not overlap,
-   * and a heatmap's cell text sized to its cells. The figure is sent back only when something
-   * changed. */
+  /* The plot area's size ({x, y} px) as drawn, or null before the first drawing. */
+  function drawnLengths(gd) {
+    const fl = gd && gd._fullLayout;
+    return fl && fl.xaxis && fl.yaxis && fl.xaxis._length
+      ? {x: fl.xaxis._length, y: fl.yaxis._length} : null;
+  }
+
+  /* The plot area's size a figure will be drawn at in the chart ``gd``: as drawn when the
+   * chart is drawn at the figure's height and margins, else from the chart's width, the
+   * figure's height and margins, and about COLORBAR px for a colour bar. */
+  const COLORBAR = 90;
+  function expectedLengths(gd, fig) {
+    const layout = fig.layout, m = layout.margin || {}, fl = gd && gd._fullLayout;
+    const drawn = drawnLengths(gd);
+    if (drawn && fl.height === layout.height && fl.margin && fl.margin.l === m.l &&
+        fl.margin.r === m.r) {
+      return drawn;
+    }
+    const width = layout.width || (gd && gd.clientWidth);
+    const height = layout.height || (gd && gd.clientHeight);
+    if (!width || !height) {
+      return null;
+    }
+    const bar = (fig.data || []).some(function (t) {
+      return t.showscale === true || (t.type === "heatmap" && t.showscale === undefined);
+    });
+    const side = function (v, d) { return typeof v === "number" ? v : d; };
+    return {x: Math.max(width - side(m.l, 80) - side(m.r, 80) - (bar ? COLORBAR : 0), 1),
+            y: Math.max(height - side(m.t, 100) - side(m.b, 80), 1)};
+  }
+
+  /* A chart fitted to its size: before plotly.js draws a figure (evalmaps.prefit, called
+   * from the wrapper of Plotly.newPlot and Plotly.react in export.js) at the size it will be
+   * drawn at, so that the first drawing is the last; after a drawing or a resize
+   * (relayoutData) again at the size as drawn, sent back only when what is drawn is off: x
+   * ticks thinned so that their labels do not overlap, and a heatmap's cell text sized to its
+   * cells. */
+  ns.prefit = function (gd, fig) {
+    if (!fig || !fig.layout || !fig.data) {
+      return fig;
+    }
+    const lengths = expectedLengths(gd, fig);
+    return (lengths && fitted(lengths, fig)) || fig;
+  };
+
   ns.fit = function (relayout, fig) {
     const dc = window.dash_clientside;
     const trig = dc.callback_context && dc.callback_context.triggered_id;
@@ -335,25 +376,56 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
        * to no callback, so the chart's own relayout event fits it again */
       gd._evalmapsFit = true;
       gd.on("plotly_relayout", function () {
-        const again = fitted(gd, {data: gd.data, layout: gd.layout});
+        const again = refit(gd, {data: gd.data, layout: gd.layout});
         if (again && dc.set_props) {
           dc.set_props(trig, {figure: again});
         }
       });
     }
-    const out = fitted(gd, fig);
-    return out || dc.no_update;
+    return refit(gd, fig) || dc.no_update;
   };
 
-  /* ``fig`` fitted to the chart ``gd`` as drawn, or null when nothing changes. */
-  function fitted(gd, fig) {
-    const fl = gd && gd._fullLayout;
-    if (!fl || !fl.xaxis || !fl.yaxis) {
-      return null;
+  /* The chart's drawn figure fitted again at its size as drawn, or null when it fits. */
+  ns.settle = function (gd) {
+    return refit(gd, {data: gd.data, layout: gd.layout});
+  };
+
+  /* ``fig`` fitted to the chart ``gd`` as drawn, or null when what is drawn already fits. */
+  function refit(gd, fig) {
+    const lengths = drawnLengths(gd);
+    const out = lengths && fitted(lengths, fig);
+    return out && !fits(gd, out) ? out : null;
+  }
+
+  /* Whether the chart as drawn is close enough to ``want`` (the figure fitted at the size as
+   * drawn) to be left alone: x labels that do not overlap and are not much sparser than
+   * needed, and cell text of the same size. */
+  function fits(gd, want) {
+    const drawn = gd.layout || {}, dx = drawn.xaxis || {}, wx = want.layout.xaxis || {};
+    if (wx.categoryarray) {
+      const have = dx.dtick || 1, need = wx.dtick || 1;
+      if (have < need || have > Math.ceil(need * 1.25)) {
+        return false;
+      }
     }
+    if (wx.tickmode === "array" && wx.tickvals) {
+      const have = (dx.tickvals || []).length, need = wx.tickvals.length;
+      if (have > need || have < Math.floor(need * 0.8)) {
+        return false;
+      }
+    }
+    const size = function (data) {
+      return (data || []).filter(function (t) { return t.meta && t.meta.role === "text"; })
+        .map(function (t) { return [t.textfont && t.textfont.size, t.texttemplate]; });
+    };
+    return JSON.stringify(size(gd.data)) === JSON.stringify(size(want.data));
+  }
+
+  /* ``fig`` fitted to a plot area of ``lengths`` ({x, y} px), or null when nothing changes. */
+  function fitted(lengths, fig) {
     let out = fig, changed = false;
     const xaxis = fig.layout.xaxis || {};
-    const step = tickStep(xaxis.categoryarray, fl.xaxis._length);
+    const step = tickStep(xaxis.categoryarray, lengths.x);
     if (xaxis.categoryarray && (xaxis.dtick || 1) !== step) {
       const ticks = step > 1 ? {tickmode: "linear", tick0: 0, dtick: step, tickangle: 0}
         : {dtick: 1, tickangle: 0};
@@ -371,7 +443,7 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
         gap = Math.min(gap, Math.abs(vals[k] - vals[k - 1]));
       }
       const span = Math.abs(vals[vals.length - 1] - vals[0]);
-      const per = span ? fl.xaxis._length * gap / span : fl.xaxis._length;
+      const per = span ? lengths.x * gap / span : lengths.x;
       const chars = Math.max.apply(null, all.text.map(function (c) { return String(c).length; }));
       const every = Math.max(1, Math.ceil((chars * 7.5 + 8) / per));
       const keep = vals.map(function (v, k) { return k; })
@@ -387,7 +459,7 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
     }
     const meta = out.layout.meta && out.layout.meta.evalmaps;
     if (meta) {
-      const size = {w: Math.round(fl.xaxis._length), h: Math.round(fl.yaxis._length)};
+      const size = {w: Math.round(lengths.x), h: Math.round(lengths.y)};
       if (!meta.size || meta.size.w !== size.w || meta.size.h !== size.h) {
         out = paint(withMeta(out, {size: size}));
         changed = true;

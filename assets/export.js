@@ -2,6 +2,7 @@
  * both named after the figure and panel (config.toImageButtonOptions.filename, set in Python).
  * Dash cannot send a JavaScript click handler in a figure's config, so the SVG button is added
  * when Plotly draws: Plotly.newPlot/react are wrapped the moment plotly.js defines window.Plotly.
+ * The same wrapper fits each figure to its chart before it is drawn (evalmaps.prefit).
  */
 (function () {
   function withSvgButton(config) {
@@ -25,6 +26,32 @@
     return Object.assign({}, config, {modeBarButtonsToAdd: extra});
   }
 
+  /* The figure fitted to the chart before it is drawn (evalmaps.prefit in evalmaps.js: x
+   * ticks thinned, cell text sized), so that plotly.js draws it once. */
+  function prefit(gd, fig) {
+    const ns = window.dash_clientside && window.dash_clientside.evalmaps;
+    if (!ns || !ns.prefit || !fig || !fig.layout) {
+      return fig;
+    }
+    try {
+      const out = ns.prefit(gd, fig);
+      return {data: out.data, layout: out.layout};
+    } catch (e) {
+      console.error("evalmaps.prefit", e);  // drawn unfitted; fitted after the drawing
+      return fig;
+    }
+  }
+
+  /* After a drawing: the chart fitted again at its size as drawn, when the size it was
+   * fitted for before drawing was off (evalmaps.settle; rare). */
+  function settle(gd) {
+    const ns = window.dash_clientside && window.dash_clientside.evalmaps;
+    const again = ns && ns.settle && gd._fullLayout ? ns.settle(gd) : null;
+    if (again) {
+      window.Plotly.react(gd, again.data, again.layout);
+    }
+  }
+
   function patch(Plotly) {
     if (!Plotly || Plotly.__evalmapsExport) {
       return Plotly;
@@ -32,14 +59,34 @@
     ["newPlot", "react"].forEach(function (name) {
       const original = Plotly[name];
       Plotly[name] = function (gd, data, layout, config) {
+        const div = typeof gd === "string" ? document.getElementById(gd) : gd;
         if (data && !Array.isArray(data) && typeof data === "object" && "data" in data) {
-          data = Object.assign({}, data, {config: withSvgButton(data.config)});
+          data = Object.assign({}, data, prefit(div, data), {config: withSvgButton(data.config)});
         } else {
+          const fig = prefit(div, {data: data, layout: layout});
+          data = fig.data;
+          layout = fig.layout;
           config = withSvgButton(config);
         }
-        return original.call(this, gd, data, layout, config);
+        const drawn = original.call(this, gd, data, layout, config);
+        if (div && drawn && drawn.then) {
+          drawn.then(function () { settle(div); });
+        }
+        return drawn;
       };
     });
+    /* A resize to the size the chart already has changes nothing: it is not redrawn (Dash's
+     * Graph asks for one after every first drawing, and plotly.js would draw it all again). */
+    const resize = Plotly.Plots.resize;
+    Plotly.Plots.resize = function (gd) {
+      const div = typeof gd === "string" ? document.getElementById(gd) : gd;
+      const fl = div && div._fullLayout, own = div && div.layout;
+      if (fl && own && !own.width && Math.round(div.clientWidth) === fl.width &&
+          (own.height || Math.round(div.clientHeight) === fl.height)) {
+        return Promise.resolve(div);
+      }
+      return resize.apply(this, arguments);
+    };
     Plotly.__evalmapsExport = true;
     return Plotly;
   }

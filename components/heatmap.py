@@ -205,17 +205,17 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
                 shown[rows, cols] = text[rows, cols]
                 trace["text"] = _number_list(shown)
         else:
-            trace.update(x=[x[j] for j in cols], y=[y[i] for i in rows], z=values.tolist())
+            # blank points first, one at each x label (on the first row) and one at each y
+            # label (on the first column): the trace's grid is then the axes' whole grid, evenly
+            # spaced, which plotly.js draws as one image of a pixel per cell (its fast path)
+            # instead of painting an image the size of the plot; the group's cells come after
+            # the blanks, so a cell on the first row or column keeps its value
+            blank = [None] * (nx + ny)
+            trace.update(x=[*x, *[x[0]] * ny, *(x[j] for j in cols.tolist())],
+                         y=[*[y[0]] * nx, *y, *(y[i] for i in rows.tolist())],
+                         z=[*blank, *values.tolist()])
             if text is not None and group.value:
-                trace["text"] = _number_list(text[rows, cols])
-            if rows.min() > 0 or cols.min() > 0:
-                # a blank point at the first labels: plotly.js sizes a sparse trace's grid from
-                # the axes' first categories but its bounds from its own first cell, so a trace
-                # whose cells share one label that is not the first would land elsewhere
-                trace.update(x=[*trace["x"], x[0]], y=[*trace["y"], y[0]],
-                             z=[*trace["z"], None])
-                if "text" in trace:
-                    trace["text"] = [*trace["text"], None]
+                trace["text"] = [*blank, *_number_list(text[rows, cols])]
         if group.value:
             trace.update(colorscale=stops, zmin=lo, zmax=hi, meta={"role": "value"})
             if zmid is not None:
@@ -397,10 +397,15 @@ def heatmap_layout(x_labels, y_labels, *, x_title: str, y_title: str, heading: s
         yaxis["autorange"] = "reversed"
     if nx <= 60:
         xaxis.update(tickmode="linear" if nx else "auto")
+    # margins from the labels' widths, not plotly.js's automargin (which measures every tick
+    # label and draws the chart twice); x labels stay level (the browser thins them to fit:
+    # evalmaps.fit)
+    xaxis.update(automargin=False, tickangle=0)
+    yaxis.update(automargin=False)
     layout = {
         "template": theme.TEMPLATE,
         "title": theme.title(heading),
-        "margin": {"l": 70, "r": right, "t": 64, "b": 55},
+        "margin": {"l": left_margin(y), "r": right, "t": 64, "b": 55},
         "height": height,
         "plot_bgcolor": "white",
         "xaxis": xaxis,
@@ -409,6 +414,11 @@ def heatmap_layout(x_labels, y_labels, *, x_title: str, y_title: str, heading: s
     if illustrative:
         layout["annotations"] = [theme.illustrative_annotation()]
     return layout
+
+
+def left_margin(y_labels: list[str]) -> int:
+    """Room for the y tick labels (their widest, as drawn at 12 px) and the axis title."""
+    return max(50, int(np.ceil(theme.label_px(y_labels))) + 36)
 
 
 def panel_height(n_rows: int) -> int:
