@@ -910,14 +910,24 @@ window.dash_clientside.evalmaps.keys = (function () {
     });
   }
 
+  /* One pass per frame while a cell is outlined (the outline follows a redraw at once), else
+   * when the browser is idle (within 300 ms): naming a map reads all its cells, which would
+   * hold up the first paint of the next ones. */
   let pending = false;
   function schedule() {
-    if (!pending) {
-      pending = true;
-      window.requestAnimationFrame(function () {
-        pending = false;
-        refresh();
-      });
+    if (pending) {
+      return;
+    }
+    pending = true;
+    const run = function () {
+      pending = false;
+      refresh();
+    };
+    const outlined = document.querySelector(".heatmap-keys .heatmap-cursor:not([hidden])");
+    if (!outlined && window.requestIdleCallback) {
+      window.requestIdleCallback(run, {timeout: 300});
+    } else {
+      window.requestAnimationFrame(run);
     }
   }
 
