@@ -44,13 +44,21 @@
 
   /* After a drawing: the chart fitted again at its size as drawn, when the size it was
    * fitted for before drawing was off (evalmaps.settle; rare). */
+  const MAX_SETTLES = 2;  // redraws in a row: a chart whose fit moves its own size stops here
   function settle(gd) {
     const ns = window.dash_clientside && window.dash_clientside.evalmaps;
     const again = ns && ns.settle && gd._fullLayout ? ns.settle(gd) : null;
-    if (again) {
-      window.Plotly.react(gd, again.data, again.layout);
+    if (again && (gd._evalmapsSettles || 0) < MAX_SETTLES) {
+      gd._evalmapsSettles = (gd._evalmapsSettles || 0) + 1;
+      settling = true;
+      try {
+        window.Plotly.react(gd, again.data, again.layout);
+      } finally {
+        settling = false;
+      }
     }
   }
+  let settling = false;
 
   function patch(Plotly) {
     if (!Plotly || Plotly.__evalmapsExport) {
@@ -60,6 +68,9 @@
       const original = Plotly[name];
       Plotly[name] = function (gd, data, layout, config) {
         const div = typeof gd === "string" ? document.getElementById(gd) : gd;
+        if (div && !settling) {
+          div._evalmapsSettles = 0;  // a new figure: it may be fitted again after drawing
+        }
         if (data && !Array.isArray(data) && typeof data === "object" && "data" in data) {
           data = Object.assign({}, data, prefit(div, data), {config: withSvgButton(data.config)});
         } else {

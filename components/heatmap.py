@@ -402,10 +402,16 @@ def heatmap_layout(x_labels, y_labels, *, x_title: str, y_title: str, heading: s
     # evalmaps.fit)
     xaxis.update(automargin=False, tickangle=0)
     yaxis.update(automargin=False)
+    shown_y = y
+    if any(len(str(label)) > MAX_TICK_CHARS for label in y_labels):
+        # a long row label (a checkpoint's path) is shortened on the axis, so that it leaves
+        # room for the cells; the hover, the table and the keyboard readout give it whole
+        shown_y = [theme.text(tick_label(str(label))) for label in y_labels]
+        yaxis.update(tickmode="array", tickvals=y, ticktext=shown_y)
     layout = {
         "template": theme.TEMPLATE,
         "title": theme.title(heading),
-        "margin": {"l": left_margin(y), "r": right, "t": 64, "b": 55},
+        "margin": {"l": left_margin(shown_y), "r": right, "t": 64, "b": 55},
         "height": height,
         "plot_bgcolor": "white",
         "xaxis": xaxis,
@@ -414,6 +420,17 @@ def heatmap_layout(x_labels, y_labels, *, x_title: str, y_title: str, heading: s
     if illustrative:
         layout["annotations"] = [theme.illustrative_annotation()]
     return layout
+
+
+MAX_TICK_CHARS = 28
+
+
+def tick_label(label: str) -> str:
+    """A row label as the axis shows it: whole up to :data:`MAX_TICK_CHARS` characters, else
+    its start and its end around an ellipsis ('/home/cs…examples/dog_steer.csv')."""
+    if len(label) <= MAX_TICK_CHARS:
+        return label
+    return label[:8] + "\u2026" + label[-(MAX_TICK_CHARS - 9):]
 
 
 def left_margin(y_labels: list[str]) -> int:

@@ -21,7 +21,7 @@ from dash.exceptions import PreventUpdate
 from components.controls import (color_mode_control, export_control, figure_row, labelled,
                                  panel_style, rows_and_range, scale_switches, values_switch)
 from components.filters import filters, register_filters, scale_control
-from components.heatmap import heatmap_figure, values_note
+from components.heatmap import heatmap_figure, tick_label, values_note
 from components.keyboard import keyboard_map
 from components.provenance import provenance_badge, source_card
 from components.theme import graph_config, reserved_height
@@ -145,6 +145,8 @@ def graphs(figure, state: ViewState) -> dict:
                 "export_options": [], "export_value": None, "export_style": {"display": "none"}}
     all_ranges = view_ranges(figure.spec, views)
     per_row = 1 if len(views[0].x_labels) > 12 else (2 if len(views[0].x_labels) > 6 else 4)
+    if max((len(tick_label(str(y))) for y in views[0].y_labels), default=0) > 12:
+        per_row = min(per_row, 2)  # long row labels take room from the cells
     per_row = min(per_row, len(views))
     cols = []
     for view, ranges in zip(views, all_ranges):

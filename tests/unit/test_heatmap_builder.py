@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 from plotly.colors import get_colorscale
 
-from components.heatmap import MAX_TEXT_ROWS, heatmap_figure, values_note
+from components.heatmap import (MAX_TEXT_ROWS, heatmap_figure, heatmap_layout, left_margin,
+                                tick_label, values_note)
 from components.theme import exact_dtype, graph_config, text
 from evalmaps.loading import parse_spec, validate_cells
 from evalmaps.model import Figure
@@ -312,3 +313,32 @@ def test_the_hovers_value_template_travels_for_the_keyboard_and_the_table(catalo
     fig = heatmap_figure(view, None)
     assert "Score %{z:.2f} ms ± %{customdata[0]:.2f} sd" in fig["data"][0]["hovertemplate"]
     assert fig["layout"]["meta"]["evalmaps"]["value"] == "%{z:.2f} ms"
+
+
+def test_gap_trace_spans_the_whole_grid_so_plotly_draws_it_fast(catalog):
+    """The gaps' sparse trace names every x and every y label (blank points first), so the grid
+    plotly.js builds from it is the axes' own, evenly spaced (its one-pixel-per-cell image);
+    the missing cells come after the blanks, so one on the first row keeps its hover."""
+    view = view_of(catalog, CORE)
+    gaps = heatmap_figure(view, None)["data"][1]
+    xs, ys = [text(x) for x in view.x_labels], [text(y) for y in view.y_labels]
+    assert sorted(set(gaps["x"])) == sorted(xs) and sorted(set(gaps["y"])) == sorted(ys)
+    n = len(view.x_labels) + len(view.y_labels)
+    assert gaps["z"][:n] == [None] * n
+    missing = {(ys[i], xs[j]) for i, j in zip(*np.nonzero(~view.present))}
+    assert set(zip(gaps["y"][n:], gaps["x"][n:])) == missing
+
+
+def test_long_row_labels_are_shortened_on_the_axis_only():
+    long = "/home/someone/lm-evaluation-harness/examples/dog_steer.csv"
+    assert tick_label(long) == "/home/so\u2026mples/dog_steer.csv" and len(tick_label(long)) == 28
+    assert tick_label("lme") == "lme"
+    layout = heatmap_layout(["arc"], [long, "lme"], x_title="Task", y_title="Model",
+                            heading="acc", height=300)
+    assert (layout["yaxis"]["tickmode"], layout["yaxis"]["tickvals"],
+            layout["yaxis"]["ticktext"]) == ("array", [long, "lme"], [tick_label(long), "lme"])
+    assert layout["margin"]["l"] == left_margin([tick_label(long), "lme"])
+    assert layout["yaxis"]["categoryarray"] == [long, "lme"]  # hover and keys: the whole label
+    short = heatmap_layout(["arc"], ["lme"], x_title="Task", y_title="Model", heading="acc",
+                           height=300)
+    assert "tickmode" not in short["yaxis"] and short["margin"]["l"] == left_margin(["lme"])
