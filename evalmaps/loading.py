@@ -7,6 +7,7 @@ the problem. Nothing is filled in: a cell absent from the file (or with an empty
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 from pathlib import Path
@@ -235,13 +236,25 @@ def parse_spec(entry: Any, where: str) -> FigureSpec:
     )
 
 
+@functools.lru_cache(maxsize=1)
+def _named_colorscales() -> frozenset[str]:
+    """Plotly's colour scale names, lowercased, as plotly.colors.named_colorscales() lists them
+    (the lists of its sequential, diverging and cyclical modules, which plotly.colors
+    re-exports from _plotly_utils), without importing plotly itself or its validators (a tenth
+    of a second at start-up)."""
+    from _plotly_utils.colors import cyclical, diverging, sequential
+
+    return frozenset(name.lower() for module in (sequential, diverging, cyclical)
+                     for name, value in vars(module).items()
+                     if isinstance(value, list) and not name.startswith("_")
+                     and not name.endswith("_r"))
+
+
 def _colorscale(value: Any, where: str):
     """A Plotly colour scale name ('Viridis', 'Blues_r'), or [[stop, colour], ...] with stops
     rising from 0 to 1."""
     if isinstance(value, str):
-        from plotly.colors import named_colorscales
-
-        if value.lower().removesuffix("_r") in named_colorscales():
+        if value.lower().removesuffix("_r") in _named_colorscales():
             return value
         raise DataError(f"colorscale '{value[:40]}' is not a Plotly colour scale name. Use one "
                         f"such as Viridis or Blues, or a list of [stop, colour] pairs.", file=where)

@@ -257,3 +257,12 @@ def test_a_catalog_label_with_a_control_character_is_refused(tmp_path):
     dims["kind"]["labels"] = ["p", "q\x9f"]
     err = load_error(make_dir(tmp_path, [entry(dims=dims)]))
     assert "dimension 'kind': the label 'q\\x9f' holds the control character U+009F" in str(err)
+
+
+def test_colour_scale_names_are_plotlys_own():
+    """The names a catalog's colorscale may take are exactly the ones plotly.colors lists
+    (read from its modules, without importing Plotly's validators at start-up)."""
+    from plotly.colors import named_colorscales
+
+    from evalmaps.loading import _named_colorscales
+    assert sorted(_named_colorscales()) == sorted(named_colorscales())
