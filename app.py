@@ -7,6 +7,7 @@ development server with ``--debug``.
 
 from __future__ import annotations
 
+import threading
 from importlib.metadata import version as _version
 from pathlib import Path
 
@@ -101,7 +102,27 @@ def create_app(settings: Settings | None = None) -> Dash:
         app.config.suppress_callback_exceptions = True
     compress(app.server)
     dash_callback_module.to_json = callback_json
+    setup_before_any_request(app)
     return app
+
+
+def setup_before_any_request(app: Dash) -> None:
+    """Dash moves the registered callbacks into the app in a hook of the first request, which
+    marks itself done before it has copied them: in a gthread worker, requests that arrive with
+    the first one could find no callback (a 400 'names no server callback' from
+    :func:`routes.callback_envelope`, a few in every load test after a worker restart). This hook
+    runs first and lets one request do it while the others wait."""
+    lock = threading.Lock()
+    done = threading.Event()
+
+    def setup_once():
+        if not done.is_set():
+            with lock:
+                if not done.is_set():
+                    app._setup_server()
+                    done.set()
+
+    app.server.before_request_funcs.setdefault(None, []).insert(0, setup_once)
 
 
 def warm_up() -> html.Div:

@@ -553,7 +553,8 @@ def load_rows(label: str, result: dict, floor, rps: Row) -> list[Row]:
         p50.failed = p99.failed = rps.failed
     else:
         res = result["r"]
-        rps.what += f" ({res.errors} errors of {res.requests})"
+        rps.what += f" ({res.errors} errors of {res.requests}" + (
+            f": {res.kinds})" if res.kinds else ")")
         p50.evalmaps, p99.evalmaps = res.p50_ms, res.p99_ms
         if floor:
             p50.floor, p99.floor = floor.p50_ms, floor.p99_ms

@@ -76,6 +76,7 @@ class Result:
     p50_ms: float
     p99_ms: float
     errors: int  # connect/read/write/timeouts and non-2xx/3xx answers
+    kinds: str = ""  # the errors by kind, when the tool tells them apart ('read 3, timeout 2')
 
     @property
     def rps(self) -> float:
@@ -140,8 +141,10 @@ def _wrk(port: int, targets: list[tuple[str, bytes | None]], connections: int,
         raise RuntimeError(f"wrk printed no summary (exit {proc.returncode}): "
                            f"{(proc.stderr or proc.stdout).strip()[-300:]}")
     n, duration_us, p50_us, p99_us, *errors = line.split()[1:]
+    kinds = ", ".join(f"{name} {count}" for name, count in zip(
+        ("connect", "read", "write", "status", "timeout"), map(int, errors)) if count)
     return Result("wrk", int(n), int(duration_us) / 1e6, float(p50_us) / 1000,
-                  float(p99_us) / 1000, sum(int(e) for e in errors))
+                  float(p99_us) / 1000, sum(int(e) for e in errors), kinds)
 
 
 def _threads(port: int, targets: list[tuple[str, bytes | None]], connections: int,
