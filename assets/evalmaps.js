@@ -115,7 +115,7 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
  * layout.meta.evalmaps (components.heatmap.style_meta): {ranges: {mode: [lo, hi]}, scales:
  * {uniform: stops, paper: stops} (null: a diverging B - A scale, drawn as given), scale, text:
  * the cell-text template ('' on panels too large to print in), show, chars: the longest cell
- * text, size: {w, h} of the plot area as last drawn (written by evalmaps.fit)}. Value traces
+ * text, size: {w, h} of the plot area it was fitted to (written by evalmaps.prefit)}. Value traces
  * (meta.role 'value') get the range and scale; the two text traces (meta.role 'text', black and
  * white) get the values of the cells whose colour their text contrasts more with, chosen as
  * components.theme.text_color does, and a font sized to the cells as drawn: at most 12 px, none
@@ -349,40 +349,15 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
   /* A chart fitted to its size: before plotly.js draws a figure (evalmaps.prefit, called
    * from the wrapper of Plotly.newPlot and Plotly.react in export.js) at the size it will be
    * drawn at, so that the first drawing is the last; after a drawing or a resize
-   * (relayoutData) again at the size as drawn, sent back only when what is drawn is off: x
-   * ticks thinned so that their labels do not overlap, and a heatmap's cell text sized to its
-   * cells. */
+   * (evalmaps.settle, from the same wrapper) again at the size as drawn, redrawn only when
+   * what is drawn is off: x ticks thinned so that their labels do not overlap, and a heatmap's
+   * cell text sized to its cells. */
   ns.prefit = function (gd, fig) {
     if (!fig || !fig.layout || !fig.data) {
       return fig;
     }
     const lengths = expectedLengths(gd, fig);
     return (lengths && fitted(lengths, fig)) || fig;
-  };
-
-  ns.fit = function (relayout, fig) {
-    const dc = window.dash_clientside;
-    const trig = dc.callback_context && dc.callback_context.triggered_id;
-    if (!fig || !fig.layout || !trig) {
-      return dc.no_update;
-    }
-    const id = typeof trig === "string" ? trig : JSON.stringify(
-      Object.keys(trig).sort().reduce(function (o, k) { o[k] = trig[k]; return o; }, {}));
-    const host = document.getElementById(id);
-    const gd = host && (host.classList.contains("js-plotly-plot") ? host
-      : host.querySelector(".js-plotly-plot"));
-    if (gd && !gd._evalmapsFit && gd.on) {
-      /* later resizes: Dash reports a relayoutData equal to the last one ({autosize: true})
-       * to no callback, so the chart's own relayout event fits it again */
-      gd._evalmapsFit = true;
-      gd.on("plotly_relayout", function () {
-        const again = refit(gd, {data: gd.data, layout: gd.layout});
-        if (again && dc.set_props) {
-          dc.set_props(trig, {figure: again});
-        }
-      });
-    }
-    return refit(gd, fig) || dc.no_update;
   };
 
   /* The chart's drawn figure fitted again at its size as drawn, or null when it fits. */

@@ -42,8 +42,8 @@
     }
   }
 
-  /* After a drawing: the chart fitted again at its size as drawn, when the size it was
-   * fitted for before drawing was off (evalmaps.settle; rare). */
+  /* After a drawing or a resize: the chart fitted again at its size as drawn, when the size
+   * it was fitted for before drawing was off, or it changed (evalmaps.settle). */
   const MAX_SETTLES = 2;  // redraws in a row: a chart whose fit moves its own size stops here
   function settle(gd) {
     const ns = window.dash_clientside && window.dash_clientside.evalmaps;
@@ -96,7 +96,14 @@
           (own.height || Math.round(div.clientHeight) === fl.height)) {
         return Promise.resolve(div);
       }
-      return resize.apply(this, arguments);
+      const resized = resize.apply(this, arguments);
+      if (div && resized && resized.then) {  // a new size: ticks and cell text fitted to it
+        resized.then(function () {
+          div._evalmapsSettles = 0;
+          settle(div);
+        }, function () {});
+      }
+      return resized;
     };
     Plotly.__evalmapsExport = true;
     return Plotly;

@@ -105,21 +105,8 @@ class Gunicorn:
         raise RuntimeError(f"/healthz did not answer within {timeout:.0f} s: {self.last_error()}")
 
     def worker_pids(self) -> list[int]:
-        """The gunicorn workers: the master's child processes (from /proc), oldest first."""
-        if self.proc is None:
-            return []
-        found = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) "
-            if int(fields[1]) == self.proc.pid:  # ppid
-                found.append((int(fields[19]), int(entry.name)))  # (start time, pid)
-        return [pid for _, pid in sorted(found)]
+        """The gunicorn workers: the master's child processes, oldest first."""
+        return [] if self.proc is None else children_of(self.proc.pid)
 
     def log_excerpt(self, marker: str, lines: int = 12) -> str:
         """The log's lines from the first one holding ``marker`` (for a note), or ''."""
@@ -170,3 +157,19 @@ class Gunicorn:
             self.proc.wait(timeout=timeout)
         self.log.close()
         self.log_path.unlink(missing_ok=True)
+
+
+def children_of(pid: int) -> list[int]:
+    """Pids whose parent is ``pid`` (Linux /proc), oldest first."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) "
+        if int(fields[1]) == pid:  # ppid
+            found.append((int(fields[19]), int(entry.name)))  # (start time, pid)
+    return [child for _, child in sorted(found)]

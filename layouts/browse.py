@@ -14,14 +14,14 @@ from urllib.parse import parse_qs
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import (ALL, MATCH, ClientsideFunction, Input, Output, State, callback, clientside_callback,
+from dash import (ALL, ClientsideFunction, Input, Output, State, callback, clientside_callback,
                   dcc, html, no_update)
 from dash.exceptions import PreventUpdate
 
 from components.controls import (color_mode_control, export_control, figure_row, labelled,
                                  panel_style, rows_and_range, scale_switches, values_switch)
 from components.filters import filters, register_filters, scale_control
-from components.heatmap import heatmap_figure, tick_label, values_note
+from components.heatmap import heatmap_figure, values_note
 from components.keyboard import keyboard_map
 from components.provenance import provenance_badge, source_card
 from components.theme import graph_config, reserved_height
@@ -145,7 +145,7 @@ def graphs(figure, state: ViewState) -> dict:
                 "export_options": [], "export_value": None, "export_style": {"display": "none"}}
     all_ranges = view_ranges(figure.spec, views)
     per_row = 1 if len(views[0].x_labels) > 12 else (2 if len(views[0].x_labels) > 6 else 4)
-    if max((len(tick_label(str(y))) for y in views[0].y_labels), default=0) > 12:
+    if any(len(str(y)) > 12 for y in views[0].y_labels):
         per_row = min(per_row, 2)  # long row labels take room from the cells
     per_row = min(per_row, len(views))
     cols = []
@@ -221,14 +221,5 @@ clientside_callback(
     prevent_initial_call=True,
 )
 
-
-# Cell text sized to each heatmap as drawn (first drawing, a resize): evalmaps.fit.
-clientside_callback(
-    ClientsideFunction(namespace="evalmaps", function_name="fit"),
-    Output({"type": "browse-heatmap", "panel": MATCH}, "figure", allow_duplicate=True),
-    Input({"type": "browse-heatmap", "panel": MATCH}, "relayoutData"),
-    State({"type": "browse-heatmap", "panel": MATCH}, "figure"),
-    prevent_initial_call=True,
-)
 
 register_nav_sync(PAGE)

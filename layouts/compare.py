@@ -17,7 +17,7 @@ from urllib.parse import parse_qs
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import (MATCH, ClientsideFunction, Input, Output, State, callback, clientside_callback, ctx, dcc,
+from dash import (ClientsideFunction, Input, Output, State, callback, clientside_callback, ctx, dcc,
                   html, no_update)
 from dash.exceptions import PreventUpdate
 
@@ -341,14 +341,6 @@ clientside_callback(
     prevent_initial_call=True,
 )
 
-# Cell text sized to each map as drawn (first drawing, a resize): evalmaps.fit.
-clientside_callback(
-    ClientsideFunction(namespace="evalmaps", function_name="fit"),
-    Output({"type": "compare-heatmap", "panel": MATCH}, "figure", allow_duplicate=True),
-    Input({"type": "compare-heatmap", "panel": MATCH}, "relayoutData"),
-    State({"type": "compare-heatmap", "panel": MATCH}, "figure"),
-    prevent_initial_call=True,
-)
 
 register_filters(PAGE)
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import (MATCH, ClientsideFunction, Input, Output, State, callback,
-                  clientside_callback, dcc, html)
+from dash import Input, Output, State, callback, dcc, html
 from dash.exceptions import PreventUpdate
 
 from components.controls import figure_row, labelled, rows_and_range, scale_switches
@@ -207,14 +206,5 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
                                            len(views) > 1, [v.shown for v in views]),
             "rules": rules, "panels": panel_summaries(trends)}
 
-
-# x ticks thinned to the chart's drawn width (first drawing, a resize): evalmaps.fit.
-clientside_callback(
-    ClientsideFunction(namespace="evalmaps", function_name="fit"),
-    Output({"type": "trends-chart", "panel": MATCH}, "figure", allow_duplicate=True),
-    Input({"type": "trends-chart", "panel": MATCH}, "relayoutData"),
-    State({"type": "trends-chart", "panel": MATCH}, "figure"),
-    prevent_initial_call=True,
-)
 
 register_nav_sync(PAGE)
