@@ -546,6 +546,10 @@ window.dash_clientside.evalmaps.keys = (function () {
   /* Plotly's pseudo-HTML as plain text: <extra> dropped, <br> a line break, tags stripped,
    * entities decoded (a textarea's content is never parsed as markup). */
   function plain(html) {
+    const text = String(html);
+    if (text.indexOf("<") < 0 && text.indexOf("&") < 0) {
+      return text;  // no markup, no entity: as it is (most labels; a map has thousands)
+    }
     decoder.innerHTML = String(html).replace(/<extra>[\s\S]*?<\/extra>/gi, "")
       .replace(/<br\s*\/?>/gi, "\n").replace(/<[^>]*>/g, "");
     return decoder.value;
@@ -853,12 +857,22 @@ window.dash_clientside.evalmaps.keys = (function () {
   }
 
   /* Whenever Plotly draws (a new figure, a restyle, a resize): names, open tables and the
-   * active outline follow. One pass per animation frame, whatever the number of mutations. */
-  function refresh() {
-    document.querySelectorAll(".heatmap-keys").forEach(function (frame) {
-      const gd = graphOf(frame);
+   * active outline follow. One pass per animation frame, whatever the number of mutations;
+   * in idle time (``deadline``), maps are named one by one until the idle period is spent. */
+  function refresh(deadline) {
+    const frames = document.querySelectorAll(".heatmap-keys");
+    let named = 0;  // maps named in this pass
+    for (let k = 0; k < frames.length; k++) {
+      const frame = frames[k], gd = graphOf(frame);
       if (!ready(gd)) {
-        return;
+        continue;
+      }
+      if (frame._evalmapsFull !== gd._fullData) {
+        if (deadline && named && deadline.timeRemaining() < 1) {
+          schedule();  // idle time is up: the other maps in the next idle period
+          return;
+        }
+        named += 1;
       }
       if (!gd._evalmapsHooked && gd.on) {  // a relayout (the cell text fitted to the drawn
         gd._evalmapsHooked = true;         // size) moves cells without adding nodes
@@ -882,7 +896,7 @@ window.dash_clientside.evalmaps.keys = (function () {
           place(frame, gd, m, cell.i, cell.j);
         }
       }
-    });
+    }
   }
 
   /* One pass per frame while a cell is outlined (the outline follows a redraw at once), else
@@ -894,9 +908,9 @@ window.dash_clientside.evalmaps.keys = (function () {
       return;
     }
     pending = true;
-    const run = function () {
+    const run = function (deadline) {
       pending = false;
-      refresh();
+      refresh(deadline && deadline.timeRemaining ? deadline : null);
     };
     const outlined = document.querySelector(".heatmap-keys .heatmap-cursor:not([hidden])");
     if (!outlined && window.requestIdleCallback) {
