@@ -11,11 +11,14 @@ whose difference is within 1.96 standard errors (not distinguishable) are placed
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import dash_bootstrap_components as dbc
 import numpy as np
 from dash import html
 
 from components import theme
+from components.controls import figure_label
 from components.heatmap import (PERCENT_TICKS, Special, heatmap_layout, heatmap_traces,
                                 panel_height,
                                 style_meta, uncertainty_data, uncertainty_text, value_template)
@@ -312,24 +315,31 @@ def sentences_block(al: Alignment, numbers: dict) -> html.P:
 
 # --------------------------------------------------------------------------- menus
 
-def panel_options(catalog: Catalog, against: ComparePanel | None = None,
-                  extra: list[ComparePanel] = ()) -> list[dict]:
-    """'Figure title — panel title' for every panel of every figure (uploads included), then any
-    derived sides in use. With ``against``, panels sharing no cell with it are disabled."""
+def panel_options(catalog: Catalog, figure_id: str, against: ComparePanel | None = None,
+                  extra: Sequence[ComparePanel] = (), keep: Sequence[str] = ()) -> list[dict]:
+    """The panels of one figure (the figure menu beside names it), then any derived sides in
+    use, then the panels of ``keep`` from other figures ('Figure title — panel title': the mean
+    menu's picks stay picked while it lists another figure). With ``against``, panels sharing
+    no cell with it are disabled. One figure at a time: a menu of every panel of every figure
+    (Pythia's 127 and the rest) took the browser longer to index than the maps took to draw."""
     options = []
-    for figure in catalog:
-        tag = " (illustrative)" if figure.spec.illustrative and "ILLUSTRATIVE" not in \
-            figure.spec.title else ""
-        for panel in figure.panels.values():
-            option = {"label": f"{figure.spec.title}{tag} — {panel.title}",
-                      "value": panel.key}
-            if against is not None and not compatible(against, from_panel(figure, panel)):
-                option["label"] += " (no common cells with A)"
-                option["disabled"] = True
-            options.append(option)
+    figure = catalog.figure(figure_id) if figure_id in catalog else None
+    for panel in figure.panels.values() if figure is not None else ():
+        option = {"label": panel.title, "value": panel.key}
+        if against is not None and not compatible(against, from_panel(figure, panel)):
+            option["label"] += " (no common cells with A)"
+            option["disabled"] = True
+        options.append(option)
     seen = {o["value"] for o in options}
     for side in extra:
         if side.ref not in seen:
             options.append({"label": side.label, "value": side.ref})
             seen.add(side.ref)
+    for key in keep:
+        other, _, slug = key.partition(":")
+        if key not in seen and other in catalog and slug in catalog.figure(other).panels:
+            fig = catalog.figure(other)
+            options.append({"label": f"{figure_label(fig)} — {fig.panels[slug].title}",
+                            "value": key})
+            seen.add(key)
     return options

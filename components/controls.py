@@ -30,13 +30,15 @@ def dom_id(component_id: str | dict) -> str:
     return json.dumps(component_id, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def figure_label(fig) -> str:
+    """A figure as menus name it: its title, tagged when its values are illustrative."""
+    if fig.spec.illustrative and "ILLUSTRATIVE" not in fig.spec.title:
+        return f"{fig.spec.title} (illustrative)"
+    return fig.spec.title
+
+
 def figure_options(catalog: Catalog) -> list[dict]:
-    options = []
-    for fig in catalog:
-        tag = " (illustrative)" if fig.spec.illustrative else ""
-        options.append({"label": f"{fig.spec.title}{tag}" if not tag or "ILLUSTRATIVE" not in
-                        fig.spec.title else fig.spec.title, "value": fig.id})
-    return options
+    return [{"label": figure_label(fig), "value": fig.id} for fig in catalog]
 
 
 def figure_dropdown(component_id: str, catalog: Catalog, value: str) -> dcc.Dropdown:

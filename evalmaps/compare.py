@@ -108,6 +108,15 @@ def parse_ref(ref: str) -> tuple[str, ...]:
     return (ref,)
 
 
+def figure_of(ref: str) -> str:
+    """The figure whose panels a side's menus list: a panel's own figure, or a mean's first
+    panel's; "" for a reference that names no panel."""
+    try:
+        return parse_ref(ref)[0].partition(":")[0]
+    except CompareError:
+        return ""
+
+
 # --------------------------------------------------------------------------- panel-likes
 
 @dataclass(frozen=True, eq=False)
@@ -619,6 +628,18 @@ def default_pair(catalog: Catalog, figure_id: str | None = None) -> tuple[str, s
             if fig.id != figure_id and compatible(only, from_panel(fig, panel)):
                 return only.ref, panel.key
     return only.ref, only.ref
+
+
+def first_panel(catalog: Catalog, figure_id: str, against: ComparePanel | None = None) -> str:
+    """A side's panel when its figure is picked: the figure's first panel that shares cells
+    with ``against`` (the other side), else its first panel."""
+    figure = catalog.figure(figure_id)
+    panels = list(figure.panels.values())
+    if against is not None:
+        for panel in panels:
+            if compatible(against, from_panel(figure, panel)):
+                return panel.key
+    return panels[0].key
 
 
 def color_range(al: Alignment, mode: str) -> tuple[float, float]:

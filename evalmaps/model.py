@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 
 from evalmaps.errors import UnknownFigure, UnknownPanel
 
+MAX_LISTED = 12  # names listed in an error message; the rest counted
 PROVENANCES = ("transcribed", "published", "illustrative", "imported", "uploaded", "derived")
 
 
@@ -206,8 +207,12 @@ class Figure:
         try:
             return self.panels[slug]
         except KeyError:
+            names = list(self.panels)
+            listed = ", ".join(names[:MAX_LISTED])
+            if len(names) > MAX_LISTED:  # Pythia's 127 would fill the screen
+                listed += f" and {len(names) - MAX_LISTED} more (/api/figures lists them all)"
             raise UnknownPanel(f"{self.id}:{slug}",
-                               f"Figure '{self.id}' has panels: {', '.join(self.panels)}.") from None
+                               f"Figure '{self.id}' has panels: {listed}.") from None
 
     def _positions(self, dim: str) -> np.ndarray:
         """Each cell's label of ``dim`` as its position among the spec's labels."""

@@ -23,13 +23,13 @@ from dash.exceptions import PreventUpdate
 
 from components.compare import (compare_figures, panel_options, readouts, sentences_block,
                                 sides_card, summary_card)
-from components.controls import export_control, labelled, values_switch
+from components.controls import export_control, figure_options, labelled, values_switch
 from components.filters import filters, register_filters, scale_control
 from components.heatmap import apply_scale
 from components.keyboard import keyboard_map
 from components.theme import graph_config, reserved_height
-from evalmaps.compare import (CompareError, align, default_pair, is_derived, mean_ref, resolve,
-                              summary)
+from evalmaps.compare import (CompareError, align, compatible, default_pair, figure_of,
+                              first_panel, is_derived, mean_ref, resolve, summary)
 from evalmaps.errors import EvalmapsError
 from evalmaps.formats import NOT_REPORTED
 from evalmaps import export as exporting
@@ -75,6 +75,12 @@ def _graph(side: str, figure):
         missing="not comparable" if side == "delta" else NOT_REPORTED, className="compare-map")
 
 
+def menu(component_id: str, options: list[dict], value: str) -> dcc.Dropdown:
+    """A figure or panel menu of one side."""
+    return dcc.Dropdown(id=component_id, options=options, value=value, clearable=False,
+                        searchable=True, optionHeight=50)
+
+
 def layout(uploads=None, **query):
     catalog = get_catalog(uploads, *stored_ids(*query.values()))
     state = parse_compare_state(query, catalog)
@@ -87,22 +93,28 @@ def layout(uploads=None, **query):
         dcc.Store(id="compare-hovered", data=None),  # the last hovered cell, to re-place outlines
         html.Div(values["problems"], id="compare-problems"),
         filters(PAGE, [dbc.Row([
-            labelled("A: panel", dcc.Dropdown(id="compare-a", options=values["a_options"],
-                                             value=state.a, clearable=False, searchable=True,
-                                             optionHeight=50), html_for="compare-a", width=5),
+            labelled("A: figure", menu("compare-a-figure", values["figures_options"],
+                                       values["a_figure"]), html_for="compare-a-figure", width=3),
+            labelled("A: panel", menu("compare-a", values["a_options"], state.a),
+                     html_for="compare-a", width=2),
             dbc.Col(dbc.Button("⇄ Swap", id="compare-swap", color="secondary", outline=True,
                                size="sm", title="Swap A and B"),
                     md=1, className="mb-2 pt-4 text-center"),
-            labelled("B: panel", dcc.Dropdown(id="compare-b", options=values["b_options"],
-                                             value=state.b, clearable=False, searchable=True,
-                                             optionHeight=50), html_for="compare-b", width=6),
+            labelled("B: figure", menu("compare-b-figure", values["figures_options"],
+                                       values["b_figure"]), html_for="compare-b-figure", width=3),
+            labelled("B: panel", menu("compare-b", values["b_options"], state.b),
+                     html_for="compare-b", width=3),
         ], className="g-3 controls-row"),
         dbc.Row([
-            labelled("Mean of panels (derived, over the cells all of them report)",
+            labelled("Mean: figure", menu("compare-mean-figure",
+                                                    values["figures_options"],
+                                                    values["mean_figure"]),
+                     html_for="compare-mean-figure", width=3),
+            labelled("Mean of panels (derived: over the cells all report)",
                      dcc.Dropdown(id="compare-mean", options=values["mean_options"],
                                   value=values["mean"], multi=True, searchable=True,
                                   placeholder="Pick two or more panels, then use their mean as A "
-                                              "or B"), html_for="compare-mean", width=5),
+                                              "or B"), html_for="compare-mean", width=4),
             dbc.Col(dbc.ButtonGroup([
                 dbc.Button("Use as A", id="compare-mean-as-a", color="primary", outline=True,
                            size="sm"),
@@ -149,14 +161,19 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         a_side = b_side = None
         problems = (*problems, str(exc))
     derived = [s for s in (a_side, b_side) if s is not None and s.derived]
+    mean = list(derived[0].sources) if derived else []  # the builder shows what it made
+    a_figure, b_figure = figure_of(state.a), figure_of(state.b)
+    mean_figure = figure_of(mean[0]) if mean else a_figure
     out = {
         "a": state.a, "b": state.b, "color": state.color, "show_values": state.show_values,
         "scale": state.scale,
         "pct": state.pct,
-        "a_options": panel_options(catalog, extra=derived),
-        "b_options": panel_options(catalog, against=a_side, extra=derived),
-        "mean_options": panel_options(catalog),
-        "mean": list(derived[0].sources) if derived else [],  # the builder shows what it made
+        "a_figure": a_figure, "b_figure": b_figure, "mean_figure": mean_figure,
+        "figures_options": figure_options(catalog),
+        "a_options": panel_options(catalog, a_figure, extra=derived),
+        "b_options": panel_options(catalog, b_figure, against=a_side, extra=derived),
+        "mean_options": panel_options(catalog, mean_figure, keep=mean),
+        "mean": mean,
         "problems": problems_alert(problems),
         "readout": READOUT_HINT,
     }
@@ -209,10 +226,14 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
 
 OUT = Outputs(
     search=Output("compare-loc", "search"),
+    a_figure=Output("compare-a-figure", "value"),
     a=Output("compare-a", "value"),
     a_options=Output("compare-a", "options"),
+    b_figure=Output("compare-b-figure", "value"),
     b=Output("compare-b", "value"),
     b_options=Output("compare-b", "options"),
+    mean_figure=Output("compare-mean-figure", "value"),
+    mean_options=Output("compare-mean", "options"),
     color=Output("compare-color", "value"),
     show_values=Output("compare-labels", "value"),
     scale=Output("compare-scale", "value"),
@@ -233,7 +254,8 @@ OUT = Outputs(
     legend=Output("compare-legend", "children"),
     cards=Output("compare-cards", "children"),
 )
-CONTROLS = ("a", "b", "color", "show_values", "scale", "pct", "mean")  # written only if they must change
+CONTROLS = ("a", "b", "a_figure", "b_figure", "color", "show_values", "scale", "pct", "mean",
+            "mean_figure", "mean_options")  # written only if they must change
 SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading", "text", "cells",
          "readout", "figures", "graph_styles", "maps_class", "legend", "cards")
 
@@ -244,6 +266,8 @@ SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading",
         search=Input("compare-loc", "search"),
         a=Input("compare-a", "value"),
         b=Input("compare-b", "value"),
+        a_figure=Input("compare-a-figure", "value"),
+        b_figure=Input("compare-b-figure", "value"),
         _swap=Input("compare-swap", "n_clicks"),
         _mean_a=Input("compare-mean-as-a", "n_clicks"),
         _mean_b=Input("compare-mean-as-b", "n_clicks"),
@@ -257,8 +281,8 @@ SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading",
     prevent_initial_call=True,  # the layout renders the URL's state itself
 )
 @boundary
-def sync(search, a, b, _swap, _mean_a, _mean_b, pct, color, show_values, scale, mean_keys,
-         uploads):
+def sync(search, a, b, a_figure, b_figure, _swap, _mean_a, _mean_b, pct, color, show_values,
+         scale, mean_keys, uploads):
     """What changes the panels compared: the URL (back/forward), a menu, swap, a mean. The colour
     range and values in cells are restyled in the browser (``evalmaps.restyle``)."""
     catalog = get_catalog(uploads, *stored_ids(search, a, b, mean_keys))
@@ -281,7 +305,20 @@ def sync(search, a, b, _swap, _mean_a, _mean_b, pct, color, show_values, scale, 
                          True if show_values is None else bool(show_values),
                          scale=scale if scale in SCALES else DEFAULT_SCALE, pct=bool(pct))
     controls = False
-    if triggered == "compare-swap":
+    if triggered in ("compare-a-figure", "compare-b-figure"):  # a side's first fitting panel
+        side, figure_id = ("a", a_figure) if triggered == "compare-a-figure" else ("b", b_figure)
+        if figure_id not in catalog or figure_id == figure_of(getattr(state, side)):
+            raise PreventUpdate
+        try:
+            other = resolve(catalog, state.b if side == "a" else state.a)
+        except CompareError:
+            other = None
+        state = replace(state, **{side: first_panel(catalog, figure_id, other)})
+        if side == "a" and (other is None or not compatible(resolve(catalog, state.a), other)):
+            pair = default_pair(catalog, figure_id)  # B shares no cell with it: a pair of its own
+            state = replace(state, a=pair[0], b=pair[1])
+        controls = True
+    elif triggered == "compare-swap":
         state, controls = replace(state, a=state.b, b=state.a), True
     elif triggered in ("compare-mean-as-a", "compare-mean-as-b"):
         try:
@@ -304,6 +341,22 @@ def sync(search, a, b, _swap, _mean_a, _mean_b, pct, color, show_values, scale, 
                 state, controls = replace(state, **{side: default["ab".index(side)]}), True
     values = render(catalog, state, problems)
     return _outputs(values, controls=controls, search=state.to_query(default))
+
+
+@callback(
+    Output("compare-mean", "options", allow_duplicate=True),
+    Input("compare-mean-figure", "value"),
+    State("compare-mean", "value"),
+    State(UPLOADS, "data"),
+    prevent_initial_call=True,
+)
+@boundary
+def mean_menu(figure_id, mean_keys, uploads):
+    """The mean menu lists the picked figure's panels; its picks from other figures stay."""
+    catalog = get_catalog(uploads, *stored_ids(figure_id, mean_keys))
+    if figure_id not in catalog:
+        raise PreventUpdate
+    return panel_options(catalog, figure_id, keep=mean_keys or [])
 
 
 def _outputs(values: dict, controls: bool, **extra) -> dict:

@@ -130,7 +130,12 @@ def test_hover_on_a_shows_a_b_and_the_difference(served, tmp_path):
 def test_changing_b_updates_all_three_maps_and_the_summary(served, tmp_path):
     open_compare(served)
     before = trace(served.driver, A)
-    pick_option(served, "#compare-b", f"{BENCH_TITLE} — R1-Llama | AIME24")
+    # another figure for B: its first panel that shares cells with A, then one of its panels
+    pick_option(served, "#compare-b-figure", BENCH_TITLE)
+    until(lambda: trace(served.driver, B)["title"] == "B · R1-Llama | AIME24", timeout=10)
+    pick_option(served, "#compare-b", "R1-Llama | AMC23")
+    until(lambda: trace(served.driver, B)["title"] == "B · R1-Llama | AMC23", timeout=10)
+    pick_option(served, "#compare-b", "R1-Llama | AIME24")
     served.wait_for_text_to_equal("#compare-mean-b", "45.538", timeout=10)
     b, d = trace(served.driver, B), trace(served.driver, DELTA)
     a = trace(served.driver, A)
@@ -153,8 +158,9 @@ def test_changing_b_updates_all_three_maps_and_the_summary(served, tmp_path):
 
 def test_derived_mean_built_in_the_ui(served, tmp_path):
     open_compare(served)
+    pick_option(served, "#compare-mean-figure", BENCH_TITLE)
     for bench in ("AIME24", "AIME25", "AMC23", "GPQA-Diamond"):
-        pick_option(served, "#compare-mean", f"{BENCH_TITLE} — R1-Llama | {bench}")
+        pick_option(served, "#compare-mean", f"R1-Llama | {bench}")
     served.find_element("#compare-mean-as-a").click()
     until(lambda: trace(served.driver, A)["title"] == "A · mean of 4 panels (derived)", timeout=10)
     until(lambda: "a=mean(dynts-r1-llama-benchmarks:r1-llama-aime24," in served.driver.current_url,
@@ -178,7 +184,12 @@ def test_derived_mean_built_in_the_ui(served, tmp_path):
 
 def test_incompatible_choice_explains_instead_of_crashing(served):
     open_compare(served)
-    pick_option(served, "#compare-a", "Baseline - Core Generalization - Qwen-2.5B — Qwen-2.5B")
+    pick_option(served, "#compare-a-figure", "Baseline - Core Generalization - Qwen-2.5B")
+    # B shares no cell with it: B becomes a panel that does (here of another figure)
+    until(lambda: trace(served.driver, A)["title"] == "A · Qwen-2.5B", timeout=10)
+    assert trace(served.driver, B)["title"] == "B · Qwen-2.5 7B"
+    # B picked back to a panel over other axes
+    pick_option(served, "#compare-b-figure", QWEN_TITLE)
     served.wait_for_text_to_equal(
         "#compare-error-alert", "Panels A and B have different axes: A's are Type × Length and "
         "B's are Local Window Size × Ratio. Pick panels over the same axes.", timeout=10)
@@ -187,7 +198,7 @@ def test_incompatible_choice_explains_instead_of_crashing(served):
     served.find_element("#compare-b").click()
     served.wait_for_element(".dash-dropdown-option")
     options = [o.text for o in served.driver.find_elements(By.CSS_SELECTOR, ".dash-dropdown-option")]
-    assert f"{QWEN_TITLE} — R1-Qwen (no common cells with A)" in options
+    assert options == ["R1-Llama (no common cells with A)", "R1-Qwen (no common cells with A)"]
     assert served.get_logs() == []
 
 
@@ -264,7 +275,8 @@ def test_uploaded_panels_compare_with_standard_errors(served, tmp_path):
         "Baseline in 1 and significantly lower in 0" in text(served, "#compare-sentences")
     screenshot(served.driver, "compare-uncertainty", tmp_path)
     # the upload's panels are in the menus, next to the built-in ones
-    pick_option(served, "#compare-b", f"{QWEN_TITLE} — R1-Qwen")
+    pick_option(served, "#compare-b-figure", QWEN_TITLE)
+    pick_option(served, "#compare-b", "R1-Qwen")
     until(lambda: trace(served.driver, B)["title"] == "B · R1-Qwen", timeout=10)
     assert "3 common cells compared" in text(served, "#compare-counts")
     assert served.get_logs() == []

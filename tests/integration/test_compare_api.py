@@ -116,6 +116,13 @@ def _outputs_spec(output: str) -> list[dict]:
 
 def sync(client, changed: str, mean=None, uploads=None, **values):
     """POST the page's sync callback as the browser does; {'id.prop': value} of what it wrote."""
+    response = sync_response(client, changed, mean, uploads, **values)
+    assert response.status_code == 200, response.get_data(True)[:300]
+    written = response.get_json()["response"]
+    return {f"{cid}.{prop}": value for cid, props in written.items() for prop, value in props.items()}
+
+
+def sync_response(client, changed: str, mean=None, uploads=None, **values):
     dep = find_callback(client, SYNC)
     # compare_a__value=... is 'compare-a.value'
     values = {k.split("__")[0].replace("_", "-") + "." + k.split("__")[1]: v
@@ -130,11 +137,8 @@ def sync(client, changed: str, mean=None, uploads=None, **values):
         "state": [{**i, "value": current.get(f"{i['id']}.{i['property']}")} for i in dep["state"]],
         "changedPropIds": [changed],
     }
-    response = client.post("/_dash-update-component", data=json.dumps(body),
-                           content_type="application/json")
-    assert response.status_code == 200, response.get_data(True)[:300]
-    written = response.get_json()["response"]
-    return {f"{cid}.{prop}": value for cid, props in written.items() for prop, value in props.items()}
+    return client.post("/_dash-update-component", data=json.dumps(body),
+                       content_type="application/json")
 
 
 def alert_text(component) -> str:
@@ -222,8 +226,49 @@ def test_swap_and_incompatible_menus(client):
     out = sync(client, "compare-a.value", compare_a__value="core-generalization:qwen-2-5b")
     assert "different axes" in alert_text(out["compare-error.children"])
     assert out["compare-body.style"] == {"display": "none"}
-    disabled = {o["value"] for o in out["compare-b.options"] if o.get("disabled")}
-    assert QWEN in disabled and "short-to-long:qwen-2-5-7b" not in disabled
+    assert out["compare-b.options"] == [  # B's figure's panels, none over A's axes
+        {"label": "R1-Llama (no common cells with A)", "value": LLAMA, "disabled": True},
+        {"label": "R1-Qwen (no common cells with A)", "value": QWEN, "disabled": True}]
+
+
+def test_a_figure_menu_picks_its_first_panel_and_a_fitting_b(client):
+    # B (R1-Qwen) shares no cell with Core Generalization: B becomes a pair of A's figure's own
+    out = sync(client, "compare-a-figure.value", compare_a_figure__value="short-to-long")
+    assert (out["compare-a.value"], out["compare-b.value"], out["compare-a-figure.value"],
+            out["compare-b-figure.value"], out["compare-loc.search"]) == (
+        "short-to-long:qwen-2-5-7b", "core-generalization:qwen-2-5b", "short-to-long",
+        "core-generalization", "?a=short-to-long:qwen-2-5-7b&b=core-generalization:qwen-2-5b")
+    assert out["compare-a.options"] == [{"label": "Qwen-2.5 7B",
+                                         "value": "short-to-long:qwen-2-5-7b"}]
+    # B's figure: its first panel that shares cells with A
+    out = sync(client, "compare-b-figure.value", compare_b_figure__value=BENCH)
+    assert (out["compare-a.value"], out["compare-b.value"], out["compare-b-figure.value"]) == (
+        LLAMA, f"{BENCH}:r1-llama-aime24", BENCH)
+    assert [o["value"] for o in out["compare-b.options"]] == [
+        f"{BENCH}:r1-llama-{b}" for b in ("aime24", "aime25", "amc23", "gpqa-diamond")]
+    # the figure already shown, or one that does not exist: nothing changes
+    for figure in ("dynts-llama-vs-qwen", "nope"):
+        response = sync_response(client, "compare-a-figure.value",
+                                 compare_a_figure__value=figure)
+        assert response.status_code == 204
+
+
+def test_mean_menu_lists_one_figure_and_keeps_its_picks(client):
+    dep = find_callback(client, "compare-mean.options@")
+    pick = f"{BENCH}:r1-llama-aime24"
+    body = {"output": dep["output"], "outputs": {"id": "compare-mean", "property": "options"},
+            "inputs": [{"id": "compare-mean-figure", "property": "value",
+                        "value": "dynts-llama-vs-qwen"}],
+            "state": [{"id": "compare-mean", "property": "value", "value": [pick]},
+                      {"id": "uploads", "property": "data", "value": []}],
+            "changedPropIds": ["compare-mean-figure.value"]}
+    response = client.post("/_dash-update-component", data=json.dumps(body),
+                           content_type="application/json")
+    assert response.status_code == 200, response.get_data(True)[:300]
+    assert response.get_json()["response"]["compare-mean"]["options"] == [
+        {"label": "R1-Llama", "value": LLAMA}, {"label": "R1-Qwen", "value": QWEN},
+        {"label": "R1-Llama Pass@1 by local window size and ratio, four benchmarks — "
+                  "R1-Llama | AIME24", "value": pick}]
 
 
 def test_a_panel_that_is_gone_falls_back_with_a_message(client):

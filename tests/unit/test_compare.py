@@ -15,12 +15,13 @@ import pytest
 
 from components.compare import compare_figures, panel_options, readouts
 from evalmaps.compare import (CompareError, align, color_range, compare, default_pair,
-                              delta_range, derived_mean, from_panel, mean_ref, parse_ref, resolve,
+                              delta_range, derived_mean, figure_of, first_panel, from_panel,
+                              mean_ref, parse_ref, resolve,
                               sentences, summary)
 from evalmaps.formats import number as format_number
 from evalmaps.formats import signed as format_signed
 from evalmaps.state import CompareState, parse_compare_state
-from evalmaps.errors import EvalmapsError
+from evalmaps.errors import EvalmapsError, UnknownPanel
 from evalmaps.loading import parse_spec, validate_cells
 from evalmaps.model import Catalog, Figure
 from tests.plotly_render import decode, heatmap_cell
@@ -548,24 +549,46 @@ def test_labels_are_escaped_in_maps_and_sentences():
 
 # --------------------------------------------------------------------------- menus and state
 
-def test_panel_options_list_every_panel_and_disable_incompatible(catalog):
-    options = panel_options(catalog, against=resolve(catalog, DEFAULT_A))
-    assert len(options) == sum(len(f.panels) for f in catalog)
-    by_value = {o["value"]: o for o in options}
-    assert by_value[DEFAULT_B]["label"] == ("R1-Llama vs R1-Qwen: Pass@1 by local window size and "
-                                            "ratio — R1-Qwen")
-    assert not by_value[DEFAULT_B].get("disabled")
-    assert by_value["core-generalization:qwen-2-5b"]["disabled"] is True
-    assert not by_value[f"{BENCH}:r1-llama-amc23"].get("disabled")
+def test_panel_options_list_one_figure_and_disable_incompatible(catalog):
+    against = resolve(catalog, DEFAULT_A)
+    assert panel_options(catalog, "dynts-llama-vs-qwen", against=against) == [
+        {"label": "R1-Llama", "value": DEFAULT_A}, {"label": "R1-Qwen", "value": DEFAULT_B}]
+    assert panel_options(catalog, "core-generalization", against=against) == [
+        {"label": "Qwen-2.5B (no common cells with A)", "value": "core-generalization:qwen-2-5b",
+         "disabled": True}]
+    bench = panel_options(catalog, BENCH, against=against)
+    assert [o["value"] for o in bench] == list(f"{BENCH}:{slug}"
+                                               for slug in catalog.figure(BENCH).panels)
+    assert not any(o.get("disabled") for o in bench)
+    assert panel_options(catalog, "no-such-figure") == []
+
+
+def test_panel_options_add_derived_sides_and_keep_picks_of_other_figures(catalog):
     mean = resolve(catalog, mean_ref(BENCH_KEYS))
-    assert panel_options(catalog, extra=[mean])[-1] == {"label": mean.label, "value": mean.ref}
+    assert panel_options(catalog, "dynts-llama-vs-qwen", extra=[mean])[-1] == {
+        "label": mean.label, "value": mean.ref}
+    kept = panel_options(catalog, "dynts-llama-vs-qwen", keep=[BENCH_KEYS[0], DEFAULT_A, "x:y"])
+    assert kept == [
+        {"label": "R1-Llama", "value": DEFAULT_A}, {"label": "R1-Qwen", "value": DEFAULT_B},
+        {"label": f"{catalog.figure(BENCH).spec.title} — "
+                  f"{catalog.panel(BENCH_KEYS[0]).title}", "value": BENCH_KEYS[0]}]
+
+
+def test_first_panel_of_a_figure_shares_cells_with_the_other_side(catalog):
+    qwen = resolve(catalog, DEFAULT_B)
+    assert first_panel(catalog, "dynts-llama-vs-qwen") == DEFAULT_A
+    assert first_panel(catalog, "dynts-llama-vs-qwen", against=qwen) == DEFAULT_A
+    assert first_panel(catalog, "core-generalization", against=qwen) == \
+        "core-generalization:qwen-2-5b"  # none shares a cell: the first
+    assert (figure_of(DEFAULT_A), figure_of(mean_ref(BENCH_KEYS)), figure_of("nonsense")) == (
+        "dynts-llama-vs-qwen", BENCH, "")
 
 
 def test_uploaded_panels_are_selectable(catalog):
     upload = make_figure("upload-mine", {"Baseline": {("3000", "0.1"): 50.0}})
     session = catalog.with_figures([upload])
-    values = [o["value"] for o in panel_options(session)]
-    assert "upload-mine:baseline" in values
+    assert panel_options(session, "upload-mine") == [
+        {"label": "Baseline", "value": "upload-mine:baseline"}]
     assert compare(session, DEFAULT_A, "upload-mine:baseline").n_common == 1
 
 
@@ -604,3 +627,18 @@ def test_format_number(value, decimals, low, text):
 
 def test_format_signed():
     assert [format_signed(v, 1) for v in (3.8, -0.3, 0.0)] == ["+3.8", "-0.3", "0.0"]
+
+
+def test_an_unknown_panel_names_a_few_of_many_and_counts_the_rest():
+    few = make_figure("upload-few", {"A": {("3000", "0.1"): 1.0}, "B": {("3000", "0.1"): 2.0}})
+    with pytest.raises(UnknownPanel) as caught:
+        few.panel("zz")
+    assert str(caught.value) == ("There is no panel 'upload-few:zz'. Figure 'upload-few' has "
+                                 "panels: a, b.")
+    many = make_figure("upload-many", {f"M{k:02d}": {("3000", "0.1"): 1.0} for k in range(20)})
+    with pytest.raises(UnknownPanel) as caught:
+        many.panel("zz")
+    assert str(caught.value) == (
+        "There is no panel 'upload-many:zz'. Figure 'upload-many' has panels: "
+        + ", ".join(f"m{k:02d}" for k in range(12))
+        + " and 8 more (/api/figures lists them all).")
