@@ -11,7 +11,6 @@ import threading
 from importlib.metadata import version as _version
 from pathlib import Path
 
-import dash
 import dash._callback as dash_callback_module
 import dash_bootstrap_components as dbc
 import orjson
@@ -26,6 +25,7 @@ from evalmaps.settings import Settings
 from evalmaps.startup import load_data
 from evalmaps.store import Store
 from evalmaps.uploads import Budget
+from layouts._first_page import page_container
 from layouts._shared import NAV_PAGES, UPLOADS, nav_id
 from routes import api, vendor
 
@@ -82,12 +82,12 @@ def create_app(settings: Settings | None = None) -> Dash:
     app.server.json.sort_keys = False  # keep the API's documented key order
     app.server.register_blueprint(api)
     app.server.register_blueprint(vendor)
-    app.layout = html.Div([
+    banner = problems_banner(loaded.problems)
+    app.layout = lambda: html.Div([
         dcc.Store(id=UPLOADS, storage_type="local", data=[]),
-        warm_up(),
         navbar(),
-        *problems_banner(loaded.problems),
-        dash.page_container,
+        *banner,
+        page_container(app),  # the first page in it (layouts._first_page)
     ])
     clientside_callback(
         ClientsideFunction(namespace="evalmaps_nav", function_name="active"),
@@ -102,6 +102,7 @@ def create_app(settings: Settings | None = None) -> Dash:
         app.config.suppress_callback_exceptions = True
     compress(app.server)
     dash_callback_module.to_json = callback_json
+    serve_layout_json(app)
     setup_before_any_request(app)
     return app
 
@@ -123,23 +124,6 @@ def setup_before_any_request(app: Dash) -> None:
                     done.set()
 
     app.server.before_request_funcs.setdefault(None, []).insert(0, setup_once)
-
-
-def warm_up() -> html.Div:
-    """One hidden menu, range slider, graph and file drop, drawn with the navbar before any
-    page.
-
-    dcc renders these through React.lazy: the first one of a kind to mount renders nothing
-    (Suspense) until its code has resolved, and then appears, taller, pushing the page down
-    (layout shift). Mounted here, they resolve while the page's layout is on its way
-    (Dash Pages fetches it in a callback), so every page's menus, sliders, graphs and file
-    drops render at their size at once. Their code is loaded with the page (:func:`load_plotly_up_front`)."""
-    return html.Div([
-        dcc.Dropdown(id="warm-up-dropdown", options=[]),
-        dcc.RangeSlider(id="warm-up-slider", min=0, max=1),
-        dcc.Graph(id="warm-up-graph", responsive=False, config={"displayModeBar": False}),
-        dcc.Upload(id="warm-up-upload", disabled=True),
-    ], id="warm-up", hidden=True, **{"aria-hidden": "true"})
 
 
 def upload_store(settings: Settings) -> Store | None:
@@ -234,12 +218,13 @@ def load_plotly_up_front() -> None:
     mounts, after the layout and the page's callbacks: every page here draws graphs and menus,
     so waiting for them only delays the first paint, and each placeholder drawn meanwhile
     (a menu's, a slider's) is replaced by a taller control that pushes the page down (layout
-    shift). The other chunks (markdown, mathjax, date pickers...) stay lazy."""
-    for resource in dcc._js_dist:
-        path = resource.get("relative_package_path", "")
-        if (resource.get("namespace") == "plotly" and path.endswith("plotly.min.js")) or \
+    shift). ``assets/lazy.js`` then resolves their React.lazy wrappers before the first page
+    renders. The other chunks (markdown, mathjax, date pickers...) stay lazy."""
+    for script in dcc._js_dist:
+        path = script.get("relative_package_path", "")
+        if (script.get("namespace") == "plotly" and path.endswith("plotly.min.js")) or \
                 path.endswith(UP_FRONT_CHUNKS):
-            resource.pop("async", None)
+            script.pop("async", None)
 
 
 def _component_json(obj):
@@ -269,6 +254,16 @@ def callback_json(value) -> bytes | str:
                             | orjson.OPT_PASSTHROUGH_SUBCLASS)
     except TypeError:
         return dash_to_json(value)
+
+
+def serve_layout_json(app: Dash) -> None:
+    """``/_dash-layout`` written by :func:`callback_json`, like callback responses: with the
+    first page in it (layouts._first_page), the layout holds the page's figures."""
+    def serve_layout():
+        return app.server.response_class(callback_json(app.get_layout()),
+                                         mimetype="application/json")
+
+    app.server.view_functions[app.config.routes_pathname_prefix + "_dash-layout"] = serve_layout
 
 
 VERSION_KEYS = ("dash_version", "python_version", "dash_version_url", "ddk_version",

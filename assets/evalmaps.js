@@ -742,12 +742,21 @@ window.dash_clientside.evalmaps.keys = (function () {
   }
 
   /* Cell (i, j) becomes the active one: outlined, hovered, announced. */
+  /* The frame's accessible name, for the figure drawn now (once per figure). */
+  function name(frame, gd, m) {
+    if (frame._evalmapsFull !== gd._fullData) {
+      frame._evalmapsFull = gd._fullData;
+      frame.setAttribute("aria-label", label(frame, m));
+    }
+  }
+
   function activate(frame, i, j) {
     const gd = graphOf(frame);
     if (!ready(gd)) {
       return;
     }
     const m = model(gd);
+    name(frame, gd, m);  // focused before its idle turn came: named now
     i = Math.max(0, Math.min(m.y.length - 1, i));
     j = Math.max(0, Math.min(m.x.length - 1, j));
     frame._evalmapsCell = {i: i, j: j};
@@ -879,10 +888,7 @@ window.dash_clientside.evalmaps.keys = (function () {
         gd.on("plotly_afterplot", schedule);
       }
       const m = model(gd);
-      if (frame._evalmapsFull !== gd._fullData) {
-        frame._evalmapsFull = gd._fullData;
-        frame.setAttribute("aria-label", label(frame, m));
-      }
+      name(frame, gd, m);
       const holder = frame.parentElement && frame.parentElement.querySelector(
         ":scope > .heatmap-table");
       if (holder && !holder.hidden && holder._evalmapsFull !== gd._fullData) {

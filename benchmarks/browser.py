@@ -41,8 +41,7 @@ PAINT_PROBE = """
     return !!href && href.length > 0;
   }
   function poll() {
-    var graphs = Array.prototype.filter.call(document.querySelectorAll('.js-plotly-plot'),
-      function (gd) { return !gd.closest('#warm-up'); });  // the app's hidden warm-up graph
+    var graphs = document.querySelectorAll('.js-plotly-plot');
     var n = 0;
     for (var i = 0; i < graphs.length; i++) { if (drawn(graphs[i])) { n++; } }
     window.__bench.drawn = n;
@@ -129,9 +128,7 @@ class Browser:
     def graph_boxes(self) -> list[dict]:
         """Each painted graph's layout size and grid shape, in document order."""
         return self.driver.execute_script("""
-            return Array.from(document.querySelectorAll('.js-plotly-plot')).filter(function (gd) {
-              return !gd.closest('#warm-up');
-            }).map(function (gd) {
+            return Array.from(document.querySelectorAll('.js-plotly-plot')).map(function (gd) {
               var t = (gd._fullData || [])[0] || {};
               var z = t._z || t.z || [];
               return {width: gd._fullLayout.width, height: gd._fullLayout.height,

@@ -103,6 +103,7 @@ OUT = Outputs(
         scale=State("browse-scale", "value"),
         drawn=State("browse-drawn", "data"),
     ),
+    prevent_initial_call=True,  # the layout draws the URL's view; its location reports changes
 )
 @boundary
 def sync(search, facet_values, rows, x_range, sort, top, pct, zlog, color, show_values, scale,

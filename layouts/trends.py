@@ -124,6 +124,7 @@ OUT = Outputs(
         pct=Input("trends-pct", "value"),
         drawn=State("trends-drawn", "data"),
     ),
+    prevent_initial_call=True,  # the layout draws the URL's view; its location reports changes
 )
 @boundary
 def sync(search, facet_values, rows, x_range, sort, top, transpose, overlay, threshold, pct,

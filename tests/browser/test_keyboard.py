@@ -110,12 +110,14 @@ def test_browse_keys_move_an_outlined_cell_and_say_it(served, catalog, tmp_path)
     assert frame.get_attribute("role") == "application"
     assert frame.get_attribute("aria-roledescription") is None  # axe 3 rejects it
     assert frame.get_attribute("tabindex") == "0"
-    assert frame.get_attribute("aria-label") == (
+    name = (
         f"Heatmap R1-Llama | AMC23. Rows: Local Window Size, {len(rows)} ({rows[0]} to {rows[-1]}); "
         f"columns: Ratio, {len(cols)} ({cols[0]} to {cols[-1]}). Values "
         f"{fmt.value(spec.metric, min(present), figure.decimals)} to "
         f"{fmt.value(spec.metric, max(present), figure.decimals)}; {missing} of {len(value)} "
         f"cells not reported. Arrow keys, Home, End, Page Up and Page Down move between cells.")
+    # maps are named when the browser is idle, one by one after the first paint
+    until(lambda: frame.get_attribute("aria-label") == name, timeout=5)
     assert missing > 0
 
     # Tab from the figure's title: focus lands on the frame, the top-left cell is active
@@ -243,7 +245,9 @@ def test_compare_keys_say_a_b_and_the_difference(served, catalog, tmp_path):
             cell_center(driver, css, cols[j], rows[i]))
 
     frame = frame_of(driver, B)
-    assert frame.get_attribute("aria-label").startswith(f"Heatmap B · {al.b.short}. Rows: ")
+    # maps are named when the browser is idle, one by one after the first paint
+    until(lambda: frame.get_attribute("aria-label").startswith(
+        f"Heatmap B · {al.b.short}. Rows: "), timeout=5)
     driver.execute_script("arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})",
                           frame)
     driver.execute_script("arguments[0].focus()", frame)  # focus: the top-left cell

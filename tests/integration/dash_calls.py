@@ -58,3 +58,16 @@ def outputs(response) -> dict:
     """{'id.prop': value} of a callback response."""
     payload = response.get_json()["response"]
     return {f"{cid}.{prop}": value for cid, props in payload.items() for prop, value in props.items()}
+
+
+def find(node, component_id):
+    """The serialised component with this id in a layout tree (None when absent)."""
+    if isinstance(node, dict):
+        if node.get("props", {}).get("id") == component_id:
+            return node
+        children = node.values()
+    elif isinstance(node, list):
+        children = node
+    else:
+        return None
+    return next((hit for child in children if (hit := find(child, component_id))), None)

@@ -100,7 +100,7 @@ def test_compare_page_answers_for_any_query(client, query):
 # --------------------------------------------------------------------------- the page's callback
 
 
-from tests.integration.dash_calls import find_callback  # noqa: E402
+from tests.integration.dash_calls import find, find_callback  # noqa: E402
 
 SYNC = "compare-loc.search"
 
@@ -145,19 +145,6 @@ def alert_text(component) -> str:
     """The text of a dbc.Alert as serialised in a callback response."""
     children = component["props"]["children"]
     return children if isinstance(children, str) else " ".join(map(str, children))
-
-
-def find(node, component_id):
-    """The serialised component with this id in a layout tree (None when absent)."""
-    if isinstance(node, dict):
-        if node.get("props", {}).get("id") == component_id:
-            return node
-        children = node.values()
-    elif isinstance(node, list):
-        children = node
-    else:
-        return None
-    return next((hit for child in children if (hit := find(child, component_id))), None)
 
 
 def text_of(node) -> str | None:

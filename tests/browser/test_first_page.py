@@ -1,0 +1,85 @@
+"""The first page of a visit comes in the app's first layout (layouts/_first_page.py), in a real
+headless Chromium: its maps are drawn with no callback round trip at all, the nav links carry the
+slice from the start, and a browser that keeps uploads of its own gets its page through Dash
+Pages' routing callback, with those uploads in the Figure menu."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from dash.testing.wait import until
+
+from tests.browser.helpers import pick_option
+
+pytestmark = pytest.mark.browser
+
+CALLBACKS = ("return performance.getEntriesByType('resource')"
+             ".filter(r => r.name.indexOf('_dash-update-component') >= 0).length;")
+PAGES = [  # URL, what is drawn, the nav links' hrefs
+    ("/?figure=dynts-r1-llama-benchmarks&labels=off&xmin=0.2",
+     ".heatmap-graph .main-svg",
+     {"nav-browse": "/?figure=dynts-r1-llama-benchmarks&labels=off&xmin=0.2",
+      "nav-trends": "/trends?figure=dynts-r1-llama-benchmarks&xmin=0.2",
+      "nav-compare": "/compare?labels=off",  # the values switch is shared with Compare
+      "nav-data": "/data?figure=dynts-r1-llama-benchmarks&xmin=0.2"}),
+    ("/trends?figure=short-to-long&overlay=1",
+     ".trends-graph .main-svg",
+     {"nav-browse": "/?figure=short-to-long", "nav-trends": "/trends?figure=short-to-long&overlay=1",
+      "nav-compare": "/compare", "nav-data": "/data?figure=short-to-long"}),
+    ("/compare?color=fixed",
+     ".compare-map .main-svg",
+     {"nav-browse": "/?color=fixed", "nav-trends": "/trends",  # the colour range is shared
+      "nav-compare": "/compare?color=fixed", "nav-data": "/data"}),
+]
+
+
+def nav_hrefs(driver) -> dict:
+    return driver.execute_script(
+        "const out = {}; document.querySelectorAll('a.evalmaps-nav').forEach(a => {"
+        " out[a.id] = a.getAttribute('href'); }); return out;")
+
+
+@pytest.mark.parametrize("url, drawn, links", PAGES)
+def test_the_first_page_is_drawn_with_no_callback(dash_duo, dash_app, url, drawn, links):
+    dash_duo.start_server(dash_app)
+    dash_duo.driver.get(dash_duo.server_url + url)  # a new document: its first layout
+    dash_duo.wait_for_element(drawn, timeout=20)
+    until(lambda: nav_hrefs(dash_duo.driver) == links, timeout=5)
+    time.sleep(1)  # anything that would still fire after the first paint has by now
+    assert dash_duo.driver.execute_script(CALLBACKS) == 0
+    assert dash_duo.driver.current_url == dash_duo.server_url + url
+    assert dash_duo.get_logs() == []
+
+
+def test_a_browser_with_uploads_gets_them_in_the_figure_menu(dash_duo, dash_app):
+    import dash
+
+    store = dash.get_app().server.extensions["evalmaps"]["store"]
+    fid = store.put({"file": "mine.csv", "title": "My sweep",
+                     "metric": {"name": "Accuracy", "unit": "%", "range": [0, 100]},
+                     "x": "ratio", "y": "window", "facets": [], "provenance": "uploaded",
+                     "dims": {"window": {"title": "Window", "labels": ["1", "2"]},
+                              "ratio": {"title": "Ratio", "labels": ["0.1", "0.2"]}}},
+                    "window,ratio,value\n1,0.1,50.0\n1,0.2,51.0\n2,0.1,52.0\n2,0.2,53.0\n",
+                    "mine.csv")
+    dash_duo.start_server(dash_app)
+    dash_duo.wait_for_element(".heatmap-graph .main-svg", timeout=20)
+    dash_duo.driver.execute_script(
+        "localStorage.setItem('uploads', JSON.stringify([arguments[0]]));", fid)
+    dash_duo.driver.get(dash_duo.server_url + "/?figure=short-to-long")
+    dash_duo.wait_for_element(".heatmap-graph .main-svg", timeout=20)
+    assert "evalmaps-uploads=1" in dash_duo.driver.execute_script("return document.cookie;")
+    # Dash Pages rendered it (the routing callback), with this browser's upload in the menu
+    assert dash_duo.driver.execute_script(CALLBACKS) >= 1
+    pick_option(dash_duo, "#browse-figure", "My sweep")
+    until(lambda: f"figure={fid}" in dash_duo.driver.current_url, timeout=10)
+    dash_duo.wait_for_element(".heatmap-graph .main-svg", timeout=20)
+    # with no uploads kept, the flag is gone and the next page comes with the layout again
+    dash_duo.driver.execute_script("localStorage.setItem('uploads', '[]');")
+    dash_duo.driver.get(dash_duo.server_url + "/?figure=short-to-long")
+    dash_duo.wait_for_element(".heatmap-graph .main-svg", timeout=20)
+    assert "evalmaps-uploads" not in dash_duo.driver.execute_script("return document.cookie;")
+    time.sleep(1)
+    assert dash_duo.driver.execute_script(CALLBACKS) == 0
+    assert dash_duo.get_logs() == []

@@ -1,0 +1,92 @@
+"""The first page of a visit comes in the app's first layout (layouts/_first_page.py): exactly the
+page Dash Pages' routing callback renders for the same URL, with the URL already in every
+location; and Dash's empty container whenever the server cannot know the page exactly."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.integration.dash_calls import callback_body, find
+
+HOST = "http://localhost"  # the test client's host
+URLS = [
+    ("/", ""),
+    ("/", "?figure=dynts-r1-llama-benchmarks&labels=off&color=fixed"),
+    ("/trends", "?figure=short-to-long"),
+    ("/compare", ""),
+    ("/compare", "?a=dynts-r1-llama-benchmarks:r1-llama-aime24&b=nope:x"),
+    ("/data", "?figure=acemath-training-progress&rows=1%2C2"),
+]
+
+
+def locations(node, found=None) -> list[dict]:
+    """Every serialised dcc.Location in a tree."""
+    found = [] if found is None else found
+    if isinstance(node, dict):
+        if node.get("type") == "Location":
+            found.append(node)
+        for value in node.values():
+            locations(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            locations(value, found)
+    return found
+
+
+def first_layout(client, referrer: str | None, cookie: str | None = None) -> dict:
+    headers = {"Referer": referrer} if referrer else {}
+    if cookie:
+        client.set_cookie("evalmaps-uploads", cookie)
+    response = client.get("/_dash-layout", headers=headers)
+    assert response.status_code == 200
+    return response.get_json()
+
+
+def routed(client, path: str, search: str) -> dict:
+    """What the routing callback sends for this URL: the page's layout."""
+    body = callback_body(client, "_pages_content.children",
+                         {"_pages_location.pathname": path, "_pages_location.search": search},
+                         {"uploads.data": None},
+                         changed=["_pages_location.pathname", "_pages_location.search"])
+    response = client.post("/_dash-update-component", data=body, content_type="application/json")
+    assert response.status_code == 200, response.get_data(True)[:300]
+    return response.get_json()["response"]
+
+
+@pytest.mark.parametrize("path, search", URLS)
+def test_the_first_layout_holds_the_page_the_routing_callback_renders(client, path, search):
+    layout = first_layout(client, HOST + path + search)
+    router = routed(client, path, search)
+    page = router["_pages_content"]["children"]
+    for location in locations(page):  # the page's own locations hold the URL from the start
+        assert location["props"]["refresh"] is False
+        location["props"].update(pathname=path, search=search)
+    assert locations(page), "each page keeps its URL in a location"
+    assert find(layout, "_pages_content")["props"]["children"] == page
+    assert find(layout, "_pages_location")["props"] == {
+        "id": "_pages_location", "refresh": "callback-nav", "pathname": path, "search": search}
+    assert find(layout, "_pages_store")["props"]["data"] == router["_pages_store"]["data"]
+
+
+@pytest.mark.parametrize("referrer, cookie", [
+    (None, None),  # no Referer: the page is not known
+    ("http://elsewhere.example/?figure=short-to-long", None),  # another site's page
+    (HOST + "/no-such-page", None),  # the 404 page comes from the routing callback
+    (HOST + "/?figure=short-to-long", "1"),  # this browser keeps uploads: the menus list them
+])
+def test_otherwise_dash_pages_renders_the_page(client, referrer, cookie):
+    layout = first_layout(client, referrer, cookie)
+    assert find(layout, "_pages_content")["props"] == {
+        "id": "_pages_content", "children": None, "disable_n_clicks": True}
+    assert find(layout, "_pages_location")["props"] == {
+        "id": "_pages_location", "refresh": "callback-nav"}
+
+
+def test_the_layout_outside_a_layout_request_is_the_empty_container(dash_app):
+    from app import callback_json
+
+    with dash_app.server.test_request_context("/", headers={"Referer": HOST + "/trends"}):
+        layout = json.loads(callback_json(dash_app.get_layout()))
+    assert find(layout, "_pages_content")["props"]["children"] is None
