@@ -260,8 +260,13 @@ def serve_layout_json(app: Dash) -> None:
     """``/_dash-layout`` written by :func:`callback_json`, like callback responses: with the
     first page in it (layouts._first_page), the layout holds the page's figures."""
     def serve_layout():
-        return app.server.response_class(callback_json(app.get_layout()),
-                                         mimetype="application/json")
+        response = app.server.response_class(callback_json(app.get_layout()),
+                                             mimetype="application/json")
+        # it depends on the page that asks (its Referer) and on the uploads flag (a cookie):
+        # never reused for another page, by the browser or anything in between
+        response.headers["Cache-Control"] = "no-store"
+        response.vary.update(("Referer", "Cookie"))
+        return response
 
     app.server.view_functions[app.config.routes_pathname_prefix + "_dash-layout"] = serve_layout
 

@@ -285,7 +285,7 @@ def sync(search, a, b, a_figure, b_figure, _swap, _mean_a, _mean_b, pct, color, 
          scale, mean_keys, uploads):
     """What changes the panels compared: the URL (back/forward), a menu, swap, a mean. The colour
     range and values in cells are restyled in the browser (``evalmaps.restyle``)."""
-    catalog = get_catalog(uploads, *stored_ids(search, a, b, mean_keys))
+    catalog = get_catalog(uploads, *stored_ids(search, a, b, a_figure, b_figure, mean_keys))
     triggered = ctx.triggered_id
     problems: tuple[str, ...] = ()
     if triggered == "compare-loc" or triggered is None:

@@ -41,6 +41,9 @@ def first_layout(client, referrer: str | None, cookie: str | None = None) -> dic
         client.set_cookie("evalmaps-uploads", cookie)
     response = client.get("/_dash-layout", headers=headers)
     assert response.status_code == 200
+    # it depends on the page that asks: never reused for another
+    assert response.headers["Cache-Control"] == "no-store"
+    assert {"Referer", "Cookie"} <= set(response.vary)
     return response.get_json()
 
 
