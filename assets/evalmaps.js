@@ -550,7 +550,7 @@ window.dash_clientside.evalmaps.keys = (function () {
     if (text.indexOf("<") < 0 && text.indexOf("&") < 0) {
       return text;  // no markup, no entity: as it is (most labels; a map has thousands)
     }
-    decoder.innerHTML = String(html).replace(/<extra>[\s\S]*?<\/extra>/gi, "")
+    decoder.innerHTML = text.replace(/<extra>[\s\S]*?<\/extra>/gi, "")
       .replace(/<br\s*\/?>/gi, "\n").replace(/<[^>]*>/g, "");
     return decoder.value;
   }
@@ -741,7 +741,6 @@ window.dash_clientside.evalmaps.keys = (function () {
     return frame.parentElement && frame.parentElement.querySelector(":scope > .heatmap-live");
   }
 
-  /* Cell (i, j) becomes the active one: outlined, hovered, announced. */
   /* The frame's accessible name, for the figure drawn now (once per figure). */
   function name(frame, gd, m) {
     if (frame._evalmapsFull !== gd._fullData) {
@@ -750,6 +749,7 @@ window.dash_clientside.evalmaps.keys = (function () {
     }
   }
 
+  /* Cell (i, j) becomes the active one: outlined, hovered, announced. */
   function activate(frame, i, j) {
     const gd = graphOf(frame);
     if (!ready(gd)) {

@@ -337,8 +337,8 @@ def panel_options(catalog: Catalog, figure_id: str, against: ComparePanel | None
             seen.add(side.ref)
     for key in keep:
         other, _, slug = key.partition(":")
-        if key not in seen and other in catalog and slug in catalog.figure(other).panels:
-            fig = catalog.figure(other)
+        fig = catalog.figure(other) if other in catalog else None
+        if key not in seen and fig is not None and slug in fig.panels:
             options.append({"label": f"{figure_label(fig)} — {fig.panels[slug].title}",
                             "value": key})
             seen.add(key)

@@ -85,6 +85,7 @@ def layout(uploads=None, **query):
     catalog = get_catalog(uploads, *stored_ids(*query.values()))
     state = parse_compare_state(query, catalog)
     values = render(catalog, state)
+    figures = figure_options(catalog)  # the three figure menus' (render's callers need none)
     a_figure = state.a.partition(":")[0] if not is_derived(state.a) else ""
     return dbc.Container([
         page_location(PAGE, a_figure),
@@ -93,21 +94,21 @@ def layout(uploads=None, **query):
         dcc.Store(id="compare-hovered", data=None),  # the last hovered cell, to re-place outlines
         html.Div(values["problems"], id="compare-problems"),
         filters(PAGE, [dbc.Row([
-            labelled("A: figure", menu("compare-a-figure", values["figures_options"],
+            labelled("A: figure", menu("compare-a-figure", figures,
                                        values["a_figure"]), html_for="compare-a-figure", width=3),
             labelled("A: panel", menu("compare-a", values["a_options"], state.a),
                      html_for="compare-a", width=2),
             dbc.Col(dbc.Button("⇄ Swap", id="compare-swap", color="secondary", outline=True,
                                size="sm", title="Swap A and B"),
                     md=1, className="mb-2 pt-4 text-center"),
-            labelled("B: figure", menu("compare-b-figure", values["figures_options"],
+            labelled("B: figure", menu("compare-b-figure", figures,
                                        values["b_figure"]), html_for="compare-b-figure", width=3),
             labelled("B: panel", menu("compare-b", values["b_options"], state.b),
                      html_for="compare-b", width=3),
         ], className="g-3 controls-row"),
         dbc.Row([
             labelled("Mean: figure", menu("compare-mean-figure",
-                                                    values["figures_options"],
+                                                    figures,
                                                     values["mean_figure"]),
                      html_for="compare-mean-figure", width=3),
             labelled("Mean of panels (derived: over the cells all report)",
@@ -169,7 +170,6 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         "scale": state.scale,
         "pct": state.pct,
         "a_figure": a_figure, "b_figure": b_figure, "mean_figure": mean_figure,
-        "figures_options": figure_options(catalog),
         "a_options": panel_options(catalog, a_figure, extra=derived),
         "b_options": panel_options(catalog, b_figure, against=a_side, extra=derived),
         "mean_options": panel_options(catalog, mean_figure, keep=mean),
