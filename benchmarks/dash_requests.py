@@ -45,6 +45,12 @@ def walk(node: Any, found: dict[str, dict], types: dict[str, str]) -> None:
             walk(value, found, types)
 
 
+def is_pattern(raw: str) -> bool:
+    """A wildcard id ({"type": ..., "panel": ALL}); a dict id of fixed values is one component."""
+    cid = parse_id(raw)
+    return isinstance(cid, dict) and any(isinstance(v, list) for v in cid.values())
+
+
 def canonical(cid: str | dict) -> str:
     return json.dumps(cid, sort_keys=True, separators=(",", ":")) if isinstance(cid, dict) else cid
 
@@ -92,20 +98,21 @@ class Page:
         out: list = []
         for item in items:
             raw, prop = item["id"], item["property"]
-            if raw.startswith("{"):  # pattern-matching: a list of the matching components
+            if is_pattern(raw):  # pattern-matching: a list of the matching components
                 out.append([{"id": cid, "property": prop, "value": self.value(cid, prop)}
                             for cid in self.ids_matching(raw)])
             else:
-                out.append({"id": raw, "property": prop, "value": self.value(raw, prop)})
+                cid = parse_id(raw)
+                out.append({"id": cid, "property": prop, "value": self.value(cid, prop)})
         return out
 
     def outputs(self, output: str) -> list | dict:
         outs: list = []
         for raw, prop in split_output(output):
-            if raw.startswith("{"):
+            if is_pattern(raw):
                 outs.append([{"id": cid, "property": prop} for cid in self.ids_matching(raw)])
             else:
-                outs.append({"id": raw, "property": prop})
+                outs.append({"id": parse_id(raw), "property": prop.split("@")[0]})
         return outs if output.startswith("..") else outs[0]
 
 
@@ -133,16 +140,10 @@ def response_outputs(raw: bytes) -> dict[str, Any]:
     return {f"{cid}.{prop}": value for cid, props in payload.items() for prop, value in props.items()}
 
 
-def browse_request(get: Callable[[str], bytes], post: Callable[[str, bytes], bytes],
-                   figure_id: str) -> tuple[bytes, Page]:
-    """The POST body of the browse callback (outputs include browse-graphs.children) for
-    ``/?figure=<id>``, triggered by the rows menu (browse-rows.value, every row): a slicing
-    change, which draws every panel again. (The page's first heatmaps come with the page
-    itself, from the routing callback; the paint measurement covers that.)
-
-    ``get(path)`` and ``post(path, body)`` return response bodies (they raise on failure).
-    """
-    url = f"/?figure={figure_id}"
+def rendered_page(get: Callable[[str], bytes], post: Callable[[str, bytes], bytes],
+                  url: str) -> tuple[Page, list[dict]]:
+    """The app shell plus the page Dash Pages' routing callback renders for ``url`` (as the
+    renderer gets it: POST with the location's pathname and search), and the dependency list."""
     get(url)  # Dash Pages registers its routing callback on the first request
     page = Page(url)
     page.add(orjson.loads(get("/_dash-layout")))
@@ -152,6 +153,19 @@ def browse_request(get: Callable[[str], bytes], post: Callable[[str, bytes], byt
                if page.types.get(i["id"]) == "Location"]
     content = response_outputs(post("/_dash-update-component", body(page, routing, changed)))
     page.add(content["_pages_content.children"])
+    return page, dependencies
+
+
+def browse_request(get: Callable[[str], bytes], post: Callable[[str, bytes], bytes],
+                   figure_id: str) -> tuple[bytes, Page]:
+    """The POST body of the browse callback (outputs include browse-graphs.children) for
+    ``/?figure=<id>``, triggered by the rows menu (browse-rows.value, every row): a slicing
+    change, which draws every panel again. (The page's first heatmaps come with the page
+    itself, from the routing callback; the paint measurement covers that.)
+
+    ``get(path)`` and ``post(path, body)`` return response bodies (they raise on failure).
+    """
+    page, dependencies = rendered_page(get, post, f"/?figure={figure_id}")
     for needed in ("browse-loc", "browse-rendered-figure"):
         if needed not in page.props:
             raise LookupError(f"the rendered browse page has no component '{needed}'")
@@ -160,6 +174,21 @@ def browse_request(get: Callable[[str], bytes], post: Callable[[str, bytes], byt
                           f"{page.props['browse-rendered-figure'].get('data')!r}, not {figure_id!r}")
     browse = find_dependency(dependencies, "browse-graphs.children")
     return body(page, browse, ["browse-rows.value"]), page
+
+
+def compare_request(get: Callable[[str], bytes], post: Callable[[str, bytes], bytes],
+                    query: str) -> tuple[bytes, bytes, Page]:
+    """POST bodies of Compare's sync callback for ``/compare?<query>``, triggered by the swap
+    button: as the page sends it (with the digests of the maps it holds, ``compare-held``), and
+    as a page holding nothing would (the maps whole)."""
+    page, dependencies = rendered_page(get, post, f"/compare?{query}")
+    if not page.props.get("compare-held", {}).get("data"):
+        raise LookupError("the rendered compare page holds no maps (compare-held is empty)")
+    sync = find_dependency(dependencies, "compare-incoming.data")
+    held = body(page, sync, ["compare-swap.n_clicks"])
+    page.props["compare-held"] = {**page.props["compare-held"], "data": []}
+    whole = body(page, sync, ["compare-swap.n_clicks"])
+    return held, whole, page
 
 
 def figures_in(value: Any) -> list[dict]:

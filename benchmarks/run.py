@@ -397,10 +397,43 @@ def section_payload(ctx: "Context") -> list[Row]:
             ctx.notes.append(f"payload {sweep.id}: {call['bytes']:,} bytes uncompressed; with "
                              f"Accept-Encoding gzip, br the server sends {call['wire']:,} bytes "
                              f"({call['encoding']}).")
+    rows.append(swap_row(ctx))
     ctx.notes.append("payload: floor = bytes of orjson.dumps of the shown grids as float32 "
                      "base64 typed arrays (4 bytes per cell, base64) plus their x and y labels; "
                      "evalmaps = the callback's response body, uncompressed.")
     return rows
+
+
+def swap_row(ctx: "Context") -> Row:
+    """Compare's swap of two 200x100 panels: the response the page gets (it holds the maps'
+    arrays, components.reuse) against the response a page holding no maps gets (every value and
+    hover datum of the three maps): "bytes, not megabytes"."""
+    small = ctx.sweeps[0]
+    row = Row(f"compare swap response, 2 panels of {small.rows}x{small.cols}: bytes", "KB",
+              "≤ 0.1x", within=ratio_at_most(0.1))
+
+    def measure():
+        ctx.require_figure(small.id)
+        port = ctx.server.port
+        query = f"a={small.panel_key(0)}&b={small.panel_key(1)}"
+        lean, whole, _page = dash_requests.compare_request(http_get(port), http_post(port), query)
+        sizes = []
+        for body in (lean, whole):
+            r = request(port, "POST", "/_dash-update-component", body, JSON, timeout=120)
+            if r.status != 200:
+                raise RuntimeError(f"the swap answered {r.status}: {r.body[:200]!r}")
+            sizes.append(len(r.body))
+        a, b = small.grid(0), small.grid(1)
+        values = floors.payload_floor_bytes([a, b, b - a], small.x_labels, small.y_labels)
+        ctx.notes.append(f"swap: the page's response is {sizes[0]:,} bytes; the floor is the "
+                         f"response to a page holding no maps, {sizes[1]:,} bytes (the three "
+                         f"maps' values alone, as float32 base64, are {values:,} bytes). What "
+                         f"is left: labels, hover templates, the sparse traces of missing "
+                         f"cells, the summary.")
+        return sizes[0] / 1024, sizes[1] / 1024
+
+    attempt(row, measure, ctx.log)
+    return row
 
 
 # ----------------------------------------------------------------------------- paint

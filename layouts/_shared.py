@@ -250,7 +250,8 @@ INPUTS: dict[str, str] = {
     "y": "text", "replicate": "text", "metric": "text", "unit": "text", "in_range": "flag",
     "pending": "any", "raw": "any", "recent": "any", "shown": "any", "clicks": "clicks",
     "table_format": "text", "slug": "text", "which": "text", "scale": "text", "pct": "flag",
-    "zlog": "flag", "a_figure": "text", "b_figure": "text",
+    "zlog": "flag", "a_figure": "text", "b_figure": "text", "held": "texts",
+    "mean_figure": "text",
 }
 
 

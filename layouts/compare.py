@@ -4,7 +4,10 @@ A and B are any panels of any figure (built-in or uploaded to this server) over 
 or a derived mean of several panels (``mean(<key>,...)``, built with the "Mean of panels" menu).
 State lives in the URL (``?a=<ref>&b=<ref>&color=...&labels=off``, defaults left out): the page's
 own ``dcc.Location`` (``compare-loc``) and the controls are kept in step by one callback, as on the
-browse page; a back/forward step writes the controls and maps. The linked hover is client side
+browse page; a back/forward step writes the controls and maps. The maps travel through
+``compare-incoming`` with the arrays the page already holds written as references
+(components.reuse), and one clientside callback (``evalmaps.compareMaps``) draws them and
+restyles them (colour range, scale, values in cells). The linked hover is client side
 (``evalmaps.compareHover`` in assets/evalmaps.js): it outlines the hovered cell in the other maps
 (an overlay over each map: no map is redrawn, so no hover label is lost) and fills the readout,
 with no round trip.
@@ -27,6 +30,7 @@ from components.controls import export_control, figure_options, labelled, values
 from components.filters import filters, register_filters, scale_control
 from components.heatmap import apply_scale
 from components.keyboard import keyboard_map
+from components.reuse import annotate, elide
 from components.theme import graph_config, reserved_height
 from evalmaps.compare import (CompareError, align, compatible, default_pair, figure_of,
                               first_panel, is_derived, mean_ref, resolve, summary)
@@ -92,6 +96,12 @@ def layout(uploads=None, **query):
         dcc.Store(id="compare-cells", data=values["cells"]),
         dcc.Store(id="compare-default-color", data=DEFAULT_COMPARE_COLOR),
         dcc.Store(id="compare-hovered", data=None),  # the last hovered cell, to re-place outlines
+        # the maps' arrays the page holds (their digests), the server's next maps (arrays the
+        # page holds written as references: components.reuse) and a request for them whole;
+        # not None at first: a memory store reports a None as a change when it mounts
+        dcc.Store(id="compare-held", data=values["held"]),
+        dcc.Store(id="compare-incoming", data=[]),
+        dcc.Store(id="compare-stale", data=0),
         html.Div(values["problems"], id="compare-problems"),
         filters(PAGE, [dbc.Row([
             labelled("A: figure", menu("compare-a-figure", figures,
@@ -185,7 +195,7 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         return {**out, "error": dbc.Alert(str(exc), color="danger", className="py-2",
                                           id="compare-error-alert"),
                 "body_style": {"display": "none"}, "heading": "", "text": "", "cells": None,
-                "figures": [no_update] * 3, "graph_styles": [no_update] * 3,
+                "figures": [no_update] * 3, "held": no_update, "graph_styles": [no_update] * 3,
                 "maps_class": no_update, "legend": "", "cards": ""}
     numbers = summary(al)
     warnings = dbc.Alert(" ".join(al.warnings), color="warning", className="py-2 small",
@@ -204,8 +214,8 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
                       "B is better (lower), red where it is worse. Grey cells: not reported "
                       "(on B − A: missing in A or B).")
     wide = len(al.x.labels) > 8
-    figures = [apply_scale(fig, state.scale)
-               for fig in compare_figures(al, state.color, state.show_values)]
+    figures, held = annotate([apply_scale(fig, state.scale)
+                              for fig in compare_figures(al, state.color, state.show_values)])
     return {
         **out,
         "error": None,
@@ -214,6 +224,7 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         "text": [warnings, sentences_block(al, numbers)],
         "cells": readouts(al),
         "figures": figures,
+        "held": held,
         "graph_styles": [reserved_height(fig) for fig in figures],
         "maps_class": "compare-maps" + (" compare-maps-stacked" if wide else ""),
         "legend": legend,
@@ -246,7 +257,8 @@ OUT = Outputs(
     text=Output("compare-text", "children"),
     cells=Output("compare-cells", "data"),
     readout=Output("compare-readout", "children"),
-    figures=[Output(graph_id(side), "figure") for side in SIDES],
+    incoming=Output("compare-incoming", "data"),  # the maps, drawn by evalmaps.assemble
+    held=Output("compare-held", "data"),
     graph_styles=[Output(graph_id(side), "style") for side in SIDES],
     marks=[Output(mark_id(side), "style") for side in SIDES],
     hovered=Output("compare-hovered", "data"),
@@ -257,7 +269,7 @@ OUT = Outputs(
 CONTROLS = ("a", "b", "a_figure", "b_figure", "color", "show_values", "scale", "pct", "mean",
             "mean_figure", "mean_options")  # written only if they must change
 SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading", "text", "cells",
-         "readout", "figures", "graph_styles", "maps_class", "legend", "cards")
+         "readout", "held", "graph_styles", "maps_class", "legend", "cards")
 
 
 @callback(
@@ -272,21 +284,32 @@ SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading",
         _mean_a=Input("compare-mean-as-a", "n_clicks"),
         _mean_b=Input("compare-mean-as-b", "n_clicks"),
         pct=Input("compare-pct", "value"),
+        _stale=Input("compare-stale", "data"),
+        held=State("compare-held", "data"),
         color=State("compare-color", "value"),
         show_values=State("compare-labels", "value"),
         scale=State("compare-scale", "value"),
         mean_keys=State("compare-mean", "value"),
+        mean_figure=State("compare-mean-figure", "value"),
         uploads=State(UPLOADS, "data"),
     ),
     prevent_initial_call=True,  # the layout renders the URL's state itself
 )
 @boundary
-def sync(search, a, b, a_figure, b_figure, _swap, _mean_a, _mean_b, pct, color, show_values,
-         scale, mean_keys, uploads):
+def sync(search, a, b, a_figure, b_figure, _swap, _mean_a, _mean_b, pct, _stale, held, color,
+         show_values, scale, mean_keys, mean_figure, uploads):
     """What changes the panels compared: the URL (back/forward), a menu, swap, a mean. The colour
-    range and values in cells are restyled in the browser (``evalmaps.restyle``)."""
+    range and values in cells are restyled in the browser (``evalmaps.restyle``). The maps' arrays
+    the page holds (``held``) are not sent again (components.reuse): a swap sends their labels,
+    hovers and summary, not their values. ``compare-stale``: the page could not make the maps
+    from what it holds; they are sent whole."""
     catalog = get_catalog(uploads, *stored_ids(search, a, b, a_figure, b_figure, mean_keys))
     triggered = ctx.triggered_id
+    # what the page shows: a control already showing its value is not written again (writing
+    # it would start the callbacks that listen to it: a restyle, the mean menu's options)
+    shown = {"a": a, "b": b, "a_figure": a_figure, "b_figure": b_figure, "color": color,
+             "show_values": show_values, "scale": scale, "pct": pct, "mean": mean_keys,
+             "mean_figure": mean_figure}
     problems: tuple[str, ...] = ()
     if triggered == "compare-loc" or triggered is None:
         if search is None:
@@ -299,7 +322,9 @@ def sync(search, a, b, a_figure, b_figure, _swap, _mean_a, _mean_b, pct, color, 
             if not style:
                 raise PreventUpdate  # already shown: the location reporting the URL as it mounts
             return OUT(**style)
-        return _outputs(render(catalog, state), controls=True)
+        return _outputs(render(catalog, state), held, controls=True, shown=shown)
+    if triggered == "compare-stale":
+        held = None
     default = default_pair(catalog)
     state = CompareState(a or default[0], b or default[1], color or DEFAULT_COMPARE_COLOR,
                          True if show_values is None else bool(show_values),
@@ -340,7 +365,8 @@ def sync(search, a, b, a_figure, b_figure, _swap, _mean_a, _mean_b, pct, color, 
                 problems += (str(exc),)
                 state, controls = replace(state, **{side: default["ab".index(side)]}), True
     values = render(catalog, state, problems)
-    return _outputs(values, controls=controls, search=state.to_query(default))
+    return _outputs(values, held, controls=controls, shown=shown,
+                    search=state.to_query(default))
 
 
 @callback(
@@ -359,18 +385,32 @@ def mean_menu(figure_id, mean_keys, uploads):
     return panel_options(catalog, figure_id, keep=mean_keys or [])
 
 
-def _outputs(values: dict, controls: bool, **extra) -> dict:
-    """The callback's outputs: what is shown, and the menus only when they must change; the
-    linked-hover outlines are hidden (the maps changed)."""
-    shown = {key: values[key] for key in SHOWN + (CONTROLS if controls else ())}
-    return OUT(**shown, marks=[HIDDEN] * len(SIDES), hovered=None, **extra)
+def _outputs(values: dict, held: list[str] | None, controls: bool, shown: dict,
+             **extra) -> dict:
+    """The callback's outputs: what is shown, and the menus only when they must change and
+    show something else (``shown``: what the page shows); the maps with the arrays the page
+    holds as references; the linked-hover outlines are hidden (the maps changed)."""
+    written = {key: values[key] for key in SHOWN}
+    if controls:
+        written.update({key: values[key] for key in CONTROLS
+                        if key not in shown or values[key] != shown[key]})
+    figures = values["figures"]
+    incoming = no_update if all(f is no_update for f in figures) else elide(figures, held)
+    return OUT(**written, incoming=incoming, marks=[HIDDEN] * len(SIDES), hovered=None,
+               **extra)
 
 
-# The colour range and values in cells change no data: the browser restyles the maps it holds.
+# One callback draws the maps: the server's (their arrays made from the ones the page holds,
+# components.reuse; an array it no longer holds asks for the maps whole: it sets compare-stale
+# with set_props, outside this chain of callbacks, which Dash would not let loop back), and the
+# colour range, scale and values in cells, which change no data (the browser restyles the maps it
+# holds). One, not two: a swap writes the menus and the style controls in the same response, and
+# two callbacks would each start from the maps as they were and the last would win.
 clientside_callback(
-    ClientsideFunction(namespace="evalmaps", function_name="restyleEach"),
-    *[Output(graph_id(side), "figure", allow_duplicate=True) for side in SIDES],
+    ClientsideFunction(namespace="evalmaps", function_name="compareMaps"),
+    *[Output(graph_id(side), "figure") for side in SIDES],
     Output("compare-loc", "search", allow_duplicate=True),
+    Input("compare-incoming", "data"),
     Input("compare-color", "value"),
     Input("compare-labels", "value"),
     Input("compare-scale", "value"),

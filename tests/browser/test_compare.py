@@ -222,6 +222,48 @@ def test_url_state_swap_and_back_forward(served):
     assert served.get_logs() == []
 
 
+DRAWN = """
+    // each map's traces as drawn: values and hover data decoded (NaN as null), the rest as is
+    const plain = v => v === undefined ? null : JSON.parse(JSON.stringify(v, (k, x) =>
+        typeof x === 'number' && !isFinite(x) ? null : x));
+    const decode = window.dash_clientside.evalmaps.decodeTyped;
+    return Array.from(document.querySelectorAll('#compare-maps .js-plotly-plot')).map(gd => ({
+      title: gd.layout.title.text,
+      traces: gd.data.map(t => ({z: plain(decode(t.z)), customdata: plain(decode(t.customdata)),
+                                 hovertemplate: t.hovertemplate || null,
+                                 x: plain(t.x), y: plain(t.y)}))}));
+"""
+SYNC_POSTS = """return performance.getEntriesByType('resource')
+    .filter(e => e.name.indexOf('_dash-update-component') >= 0).length;"""
+SWAPPED = "?a=dynts-llama-vs-qwen:r1-qwen&b=dynts-llama-vs-qwen:r1-llama"
+
+
+@pytest.mark.parametrize("stale", [False, True])
+def test_swap_draws_what_the_server_draws_for_the_swapped_pair(served, stale):
+    """Swap sends the maps' labels and hovers; the browser makes their values from the maps it
+    holds (A and B trade places, B − A is negated, its A and B hover columns trade places).
+    What it draws is exactly what a fresh load of the swapped pair draws. A page that no longer
+    holds an array it needs (stale) asks again and gets the maps whole."""
+    open_compare(served, SWAPPED)
+    expected = served.driver.execute_script(DRAWN)
+    open_compare(served)
+    if stale:  # A's map loses its digests: its values cannot be found by the next answer
+        served.driver.execute_script("""
+            const gd = document.querySelector(arguments[0]).querySelector('.js-plotly-plot');
+            const fig = {data: gd.data.map(t => Object.assign({}, t, {meta: Object.assign({},
+                t.meta, {arrays: {}})})), layout: gd.layout};
+            window.dash_clientside.set_props({type: 'compare-heatmap', panel: 'a'},
+                                             {figure: fig});""", A)
+    before = served.driver.execute_script(SYNC_POSTS)
+    served.find_element("#compare-swap").click()
+    until(lambda: served.driver.execute_script(DRAWN) == expected, timeout=10)
+    until(lambda: served.driver.execute_script(SYNC_POSTS) - before == (2 if stale else 1), 5)
+    assert served.driver.current_url.endswith("/compare" + SWAPPED)
+    label = hover_cell(served, DELTA, "0.4", "2000")
+    assert "B − A -3.8" in label and "A 56.3 · B 52.5" in label
+    assert served.get_logs() == []
+
+
 def test_unknown_panel_in_url_is_explained(served):
     open_compare(served, "?a=nope:x")
     assert "Panel A: There is no figure 'nope'" in served.find_element(".alert").text

@@ -121,3 +121,19 @@ def test_quick_soak_and_uploads_sections_measure_and_refuse(tmp_path):
     assert sum(row[0].startswith("worker ") and "RSS after the hostile uploads" in row[0]
                for row in rows) == 2
     assert "EVALMAPS_UPLOAD_MEMORY_MB=150" in proc.stdout
+
+
+def test_quick_payload_section_measures_compare_swap(tmp_path):
+    """The swap row: the real app under gunicorn answers the page's swap (which holds the maps)
+    with fewer bytes than a page holding nothing (bytes are counted, not timed)."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--only", "payload"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = {row[0]: row for row in table_rows(proc.stdout)}
+    swap = next(row for what, row in rows.items() if what.startswith("compare swap response"))
+    ev, ev_unit = NUMBER.match(swap[1]).groups()
+    fl, fl_unit = NUMBER.match(swap[2]).groups()
+    assert ev_unit == fl_unit == "KB"
+    assert 0 < float(ev) < float(fl), swap
+    assert "swap: the page's response is" in proc.stdout

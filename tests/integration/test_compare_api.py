@@ -10,6 +10,7 @@ from urllib.parse import quote
 import pytest
 from plotly.utils import PlotlyJSONEncoder
 
+from tests.integration.dash_calls import outputs
 from tests.integration.test_api import assert_json_error, asset_refs, get_json, is_local
 
 BENCH = "dynts-r1-llama-benchmarks"
@@ -218,19 +219,60 @@ def test_swap_and_incompatible_menus(client):
         {"label": "R1-Qwen (no common cells with A)", "value": QWEN, "disabled": True}]
 
 
+def test_swap_sends_the_maps_labels_not_their_values(client):
+    """The page gives back the digests of the arrays it holds; a swap's maps refer to them (the
+    browser makes them: components.reuse), and the whole response is a few kilobytes."""
+    from components.reuse import annotate, resolve
+
+    # back to the default pair from a swapped page: its maps whole, and their digests
+    shown = dict(compare_loc__search="", compare_a__value=QWEN, compare_b__value=LLAMA)
+    first = sync(client, "compare-loc.search", **shown)
+    held = first["compare-held.data"]
+    whole = sync_response(client, "compare-swap.n_clicks", compare_swap__n_clicks=1)
+    swap = sync_response(client, "compare-swap.n_clicks", compare_swap__n_clicks=1,
+                         compare_held__data=held)
+    full, lean = outputs(whole)["compare-incoming.data"], outputs(swap)["compare-incoming.data"]
+    refs = [t[f] for fig in lean for t in fig["data"] for f in ("z", "customdata")
+            if isinstance(t.get(f), dict) and "reuse" in t[f]]
+    assert sorted(r["op"] for r in refs) == ["neg", "same", "same", "swap01"]
+    assert {r["reuse"] for r in refs} <= set(held)
+    assert outputs(swap)["compare-held.data"] == annotate(full)[1] == outputs(whole)[
+        "compare-held.data"]
+    # what the browser draws is the whole response's maps
+    assert resolve(lean, first["compare-incoming.data"]) == full
+    # everything but the maps is the same; the maps lost their values
+    assert {k: v for k, v in outputs(swap).items() if k != "compare-incoming.data"} == {
+        k: v for k, v in outputs(whole).items() if k != "compare-incoming.data"}
+    assert len(swap.get_data()) < len(whole.get_data())
+
+
+def test_stale_page_gets_the_maps_whole(client):
+    first = sync(client, "compare-loc.search", compare_loc__search="", compare_a__value=QWEN,
+                 compare_b__value=LLAMA)
+    out = sync(client, "compare-stale.data", compare_stale__data=1795400000000,
+               compare_held__data=first["compare-held.data"])
+    maps = out["compare-incoming.data"]
+    assert [fig["layout"]["title"]["text"] for fig in maps] == ["A · R1-Llama", "B · R1-Qwen",
+                                                                 "B − A"]
+    assert not any("reuse" in t[f] for fig in maps for t in fig["data"]
+                   for f in ("z", "customdata") if isinstance(t.get(f), dict))
+
+
 def test_a_figure_menu_picks_its_first_panel_and_a_fitting_b(client):
     # B (R1-Qwen) shares no cell with Core Generalization: B becomes a pair of A's figure's own
-    out = sync(client, "compare-a-figure.value", compare_a_figure__value="short-to-long")
-    assert (out["compare-a.value"], out["compare-b.value"], out["compare-a-figure.value"],
-            out["compare-b-figure.value"], out["compare-loc.search"]) == (
-        "short-to-long:qwen-2-5-7b", "core-generalization:qwen-2-5b", "short-to-long",
-        "core-generalization", "?a=short-to-long:qwen-2-5-7b&b=core-generalization:qwen-2-5b")
+    out = sync(client, "compare-a-figure.value", compare_a_figure__value="short-to-long",
+               compare_b_figure__value="dynts-llama-vs-qwen")
+    assert (out["compare-a.value"], out["compare-b.value"], out["compare-b-figure.value"],
+            out["compare-loc.search"]) == (
+        "short-to-long:qwen-2-5-7b", "core-generalization:qwen-2-5b", "core-generalization",
+        "?a=short-to-long:qwen-2-5-7b&b=core-generalization:qwen-2-5b")
+    assert "compare-a-figure.value" not in out  # the menu shows it already: not written again
     assert out["compare-a.options"] == [{"label": "Qwen-2.5 7B",
                                          "value": "short-to-long:qwen-2-5-7b"}]
     # B's figure: its first panel that shares cells with A
     out = sync(client, "compare-b-figure.value", compare_b_figure__value=BENCH)
-    assert (out["compare-a.value"], out["compare-b.value"], out["compare-b-figure.value"]) == (
-        LLAMA, f"{BENCH}:r1-llama-aime24", BENCH)
+    assert out["compare-b.value"] == f"{BENCH}:r1-llama-aime24"
+    assert "compare-a.value" not in out and "compare-b-figure.value" not in out  # as shown
     assert [o["value"] for o in out["compare-b.options"]] == [
         f"{BENCH}:r1-llama-{b}" for b in ("aime24", "aime25", "amc23", "gpqa-diamond")]
     # the figure already shown, or one that does not exist: nothing changes
