@@ -12,6 +12,7 @@ from importlib.metadata import version as _version
 from pathlib import Path
 
 import dash._callback as dash_callback_module
+import dash._dash_renderer as dash_renderer_deps
 import dash_bootstrap_components as dbc
 import orjson
 from flask import request
@@ -69,6 +70,7 @@ def create_app(settings: Settings | None = None) -> Dash:
     )
     app.index_string = app.index_string.replace("<html>", '<html lang="en">', 1)  # screen readers
     load_plotly_up_front()
+    drop_legacy_polyfill()
     app.server.extensions["evalmaps"] = {
         "catalog": catalog, "settings": settings, "problems": loaded.problems,
         "store": upload_store(settings),
@@ -210,6 +212,23 @@ def compress(server) -> None:
 # the lazy chunks the pages render in their first paint: dcc's menus, sliders, graphs and the
 # Data page's file drop (26 KB)
 UP_FRONT_CHUNKS = ("async-dropdown.js", "async-slider.js", "async-graph.js", "async-upload.js")
+
+
+LEGACY_POLYFILL = "polyfill@"  # @babel/polyfill 7 (core-js 2), in Dash's renderer dependencies
+
+
+def drop_legacy_polyfill() -> None:
+    """Dash's renderer brings @babel/polyfill (core-js 2, 97 KB) for browsers of IE 11's age:
+    every page paid for evaluating it (30 to 60 ms here) before its first map. The browsers
+    evalmaps serves need none of it. The one global it provides that the bundles use,
+    ``regeneratorRuntime`` (their lazy-component loaders run it, after the page's scripts), is
+    defined by dash-bootstrap-components' bundle, which loads before them; the browser tests
+    fail on any console error, so a bundle that found it missing would fail them."""
+    for dependency in dash_renderer_deps._js_dist_dependencies:
+        for key in ("relative_package_path", "external_url"):
+            paths = dependency.get(key) or {}
+            for mode, listed in paths.items():
+                paths[mode] = [p for p in listed if LEGACY_POLYFILL not in p]
 
 
 def load_plotly_up_front() -> None:

@@ -64,3 +64,21 @@ def test_callback_responses_are_compressed_too(client):
     assert packed.headers.get("Content-Encoding") == "br"
     assert brotli.decompress(packed.data) == plain.data
     assert len(packed.data) < len(plain.data) // 2
+
+
+def test_pages_load_no_legacy_polyfill_and_regenerator_comes_first(client):
+    """app.drop_legacy_polyfill: the page's scripts are Dash's renderer dependencies without
+    @babel/polyfill. The bundles that call the global regeneratorRuntime (their lazy-component
+    loaders) load after the bundle that defines it (dash-bootstrap-components)."""
+    scripts = [u for u in static_urls(client) if u.endswith(".js") or ".js?" in u]
+    names = [u.split("/")[-1] for u in scripts]
+    assert not any("polyfill" in n for n in names)
+    assert [n.split(".")[0] for n in names[:3]] == ["react@18", "react-dom@18", "prop-types@15"]
+
+    def text(url):
+        return client.get(url).get_data(as_text=True)
+
+    defines = [k for k, u in enumerate(scripts) if "regeneratorRuntime=" in text(u)]
+    uses = [k for k, u in enumerate(scripts) if "regeneratorRuntime.mark" in text(u)]
+    assert defines and "dash_bootstrap_components" in scripts[defines[0]]
+    assert uses and min(uses) >= defines[0]
