@@ -123,6 +123,16 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
 (function () {
   const MAX_PX = 12, MIN_PX = 9, LINE = 1.3;
 
+  /* The bytes of a typed-array spec's base64 (a fresh copy). */
+  function bytesOf(spec) {
+    const bin = atob(spec.bdata);
+    const bytes = new Uint8Array(bin.length);
+    for (let k = 0; k < bin.length; k++) {
+      bytes[k] = bin.charCodeAt(k);
+    }
+    return bytes;
+  }
+
   function decode(spec) {
     if (!spec || Array.isArray(spec)) {
       return spec;
@@ -130,11 +140,7 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
     if (ArrayBuffer.isView(spec)) {
       return spec;
     }
-    const bin = atob(spec.bdata);
-    const bytes = new Uint8Array(bin.length);
-    for (let k = 0; k < bin.length; k++) {
-      bytes[k] = bin.charCodeAt(k);
-    }
+    const bytes = bytesOf(spec);
     const flat = spec.dtype === "f8" ? new Float64Array(bytes.buffer) : new Float32Array(bytes.buffer);
     const shape = String(spec.shape || flat.length).split(",").map(Number);
     if (shape.length < 2) {
@@ -267,6 +273,7 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
   const ns = window.dash_clientside.evalmaps;
   ns.paint = paint;
   ns.decodeTyped = decode;
+  ns.bytesOf = bytesOf;
   ns.textDark = function (color) { return dark(rgbOf(color)); };
 
   /* Restyle heatmaps without new data: the colour range mode, the scale and values in cells;
@@ -463,14 +470,7 @@ window.dash_clientside.evalmaps.assemble = function (incoming, a, b, delta) {
       });
     });
   });
-  const bytesOf = function (spec) {
-    const bin = atob(spec.bdata);
-    const bytes = new Uint8Array(bin.length);
-    for (let k = 0; k < bin.length; k++) {
-      bytes[k] = bin.charCodeAt(k);
-    }
-    return bytes;
-  };
+  const bytesOf = dc.evalmaps.bytesOf;
   const base64 = function (bytes) {
     let text = "";
     for (let k = 0; k < bytes.length; k += 0x8000) {
