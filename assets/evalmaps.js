@@ -1030,13 +1030,26 @@ window.dash_clientside.evalmaps.keys = (function () {
       return;
     }
     pending = true;
+    let waited = false;
+    const afterFrame = function () {  // idle time after the next frame is on screen
+      window.requestAnimationFrame(function () {
+        setTimeout(function () { window.requestIdleCallback(run, {timeout: 300}); }, 0);
+      });
+    };
     const run = function (deadline) {
+      if (deadline && deadline.didTimeout && !waited) {
+        // the wait ran out during a long task (a map being drawn): that map is not on screen
+        // yet, and reading its cells now would hold up the frame that shows it
+        waited = true;
+        afterFrame();
+        return;
+      }
       pending = false;
       refresh(deadline && deadline.timeRemaining ? deadline : null);
     };
     const outlined = document.querySelector(".heatmap-keys .heatmap-cursor:not([hidden])");
     if (!outlined && window.requestIdleCallback) {
-      window.requestIdleCallback(run, {timeout: 300});
+      afterFrame();
     } else {
       window.requestAnimationFrame(run);
     }
