@@ -31,6 +31,11 @@ from evalmaps.slicing import PanelView
 MAX_TEXT_ROWS = 40
 MAX_TEXT_COLUMNS = 36
 MAX_GAP_CELLS = 60
+# Above this many cells a panel's unreported cells are drawn by the plot's background (the
+# missing colour), not by a trace of their own: plotly.js turns such a trace's scattered cells
+# into a grid the size of the panel (170 ms at 1000 x 1000, as long as the values themselves),
+# for a hover on cells smaller than a pixel. The keyboard readout still says them.
+MAX_GAP_TRACE_CELLS = 250_000
 # Cell text is sized to the cells in the browser (evalmaps.paint in assets/evalmaps.js, at the
 # size each map is drawn at): at most 12 px, and hidden where it would be under 9 px.
 MAX_TEXT_PX = 12
@@ -53,6 +58,21 @@ def readable(n_rows: int, n_cols: int) -> bool:
     they are sent, the browser sizes the text to the cells as drawn and hides it below
     :data:`MIN_TEXT_PX` (a phone shows a 20-column panel without values)."""
     return n_rows <= MAX_TEXT_ROWS and n_cols <= MAX_TEXT_COLUMNS
+
+
+def gaps_as_background(n_rows: int, n_cols: int) -> bool:
+    """Whether a panel this size draws its unreported cells by the plot's background (see
+    :data:`MAX_GAP_TRACE_CELLS`): they have no hover of their own then."""
+    return n_rows * n_cols > MAX_GAP_TRACE_CELLS
+
+
+def gaps_note(n_rows: int, n_cols: int) -> str | None:
+    """What a hover does not say on a panel whose gaps are its background (None: it says it)."""
+    if not gaps_as_background(n_rows, n_cols):
+        return None
+    return (f"Above {MAX_GAP_TRACE_CELLS:,} cells a panel's grey cells have no hover: the "
+            f"keyboard readout says them, and narrowing the rows or the range brings their "
+            f"hover back.")
 
 
 def values_note(n_rows: int, n_cols: int) -> str | None:
@@ -139,6 +159,8 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
     """
     ny, nx = z.shape
     x, y = theme.texts(x_labels), theme.texts(y_labels)
+    if gaps_as_background(ny, nx):  # heatmap_layout draws them (its plot_bgcolor)
+        special = tuple(group for group in special if group.value)
     taken = np.zeros(z.shape, dtype=bool)
     for group in special:
         taken |= group.mask
@@ -413,7 +435,9 @@ def heatmap_layout(x_labels, y_labels, *, x_title: str, y_title: str, heading: s
         "title": theme.title(heading),
         "margin": {"l": left_margin(shown_y), "r": right, "t": 64, "b": 55},
         "height": height,
-        "plot_bgcolor": "white",
+        # unreported cells of a large panel are the background showing through (no gaps
+        # between cells are drawn at that size: the background shows nowhere else)
+        "plot_bgcolor": theme.MISSING_COLOR if gaps_as_background(ny, nx) else "white",
         "xaxis": xaxis,
         "yaxis": yaxis,
     }

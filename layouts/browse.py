@@ -21,7 +21,7 @@ from dash.exceptions import PreventUpdate
 from components.controls import (color_mode_control, export_control, figure_row, labelled,
                                  panel_style, rows_and_range, scale_switches, values_switch)
 from components.filters import filters, register_filters, scale_control
-from components.heatmap import heatmap_figure, values_note
+from components.heatmap import gaps_note, heatmap_figure, values_note
 from components.keyboard import keyboard_map
 from components.provenance import provenance_badge, source_card
 from components.theme import graph_config, reserved_height
@@ -163,11 +163,13 @@ def graphs(figure, state: ViewState) -> dict:
     summary = (f"{len(views)} panel{'s' * (len(views) != 1)} · {shown} of {total} cells reported"
                f" · grey cells are not reported by the source")
     note = values_note(len(views[0].y_labels), len(views[0].x_labels))
+    gaps = gaps_note(len(views[0].y_labels), len(views[0].x_labels)) if shown < total else None
     notes = scale_notes(views)
     panels = [{"label": v.title, "value": v.panel.slug} for v in views]
     return {"graphs": dbc.Row(cols, className="g-2"),
             "summary": [summary,
                         *([html.Div(note, id="browse-values-note")] if note else []),
+                        *([html.Div(gaps, id="browse-gaps-note")] if gaps else []),
                         *([html.Div(" ".join(notes), id="browse-scale-note")] if notes else [])],
             "drawn": slice_key(state), "export_options": panels,
             "export_value": panels[0]["value"], "export_style": panel_style(panels)}
