@@ -7,8 +7,10 @@ user reads is exactly what the data file holds. ``sd``, ``n`` and ``se`` (a stan
 source gives) travel as typed ``customdata``.
 
 Cells that need another hover line (a cell the source does not report, a cell without the
-figure's ``sd`` or ``se``, a standard error of 0 that cannot be right) are drawn by small sparse traces on top, listing only those cells: a gap reads
-'not reported', never a made-up number.
+figure's ``sd`` or ``se``, a standard error of 0 that cannot be right) are drawn by small sparse
+traces on top, listing only those cells: a gap reads 'not reported', never a made-up number.
+Above :data:`MAX_GAP_TRACE_CELLS` cells, unreported cells are the plot's background in the same
+grey, with no hover (:func:`gaps_note` says so).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from components.compare import (compare_figures, panel_options, readouts, senten
                                 sides_card, summary_card)
 from components.controls import export_control, figure_options, labelled, values_switch
 from components.filters import filters, register_filters, scale_control
-from components.heatmap import apply_scale
+from components.heatmap import apply_scale, gaps_note
 from components.keyboard import keyboard_map
 from components.reuse import annotate, elide
 from components.theme import graph_config, reserved_height
@@ -213,6 +213,9 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
                       "reversed (the best cells look alike everywhere), and B − A is blue where "
                       "B is better (lower), red where it is worse. Grey cells: not reported "
                       "(on B − A: missing in A or B).")
+    gaps = gaps_note(len(al.y.labels), len(al.x.labels))
+    if gaps:
+        legend.append(" " + gaps)
     wide = len(al.x.labels) > 8
     figures, held = annotate([apply_scale(fig, state.scale)
                               for fig in compare_figures(al, state.color, state.show_values)])

@@ -305,3 +305,27 @@ def test_a_panel_that_is_gone_falls_back_with_a_message(client):
     assert out["compare-b.value"] == QWEN
     assert "Panel B: There is no figure 'upload-gone'" in alert_text(
         out["compare-problems.children"])
+
+
+def test_very_large_maps_draw_gaps_as_background_and_say_so(monkeypatch, catalog, dash_app):
+    """Compare's maps follow components.heatmap's rule for panels above MAX_GAP_TRACE_CELLS
+    (lowered here to 10, so a 4 x 5 pair counts as large): no trace of unreported cells (two
+    benchmarks of R1-Llama, ratios 0.2-0.4 not reported), a grey plot background, and the
+    legend says their hover is gone."""
+    import components.heatmap as heatmap
+    from components.theme import MISSING_COLOR
+    from evalmaps.state import parse_compare_state
+    from layouts.compare import render
+
+    state = parse_compare_state({"a": [f"{BENCH}:r1-llama-aime24"],
+                                 "b": [f"{BENCH}:r1-llama-aime25"]}, catalog)
+    before = render(catalog, state)
+    monkeypatch.setattr(heatmap, "MAX_GAP_TRACE_CELLS", 10)
+    after = render(catalog, state)
+    for old, new in zip(before["figures"], after["figures"]):
+        assert new["layout"]["plot_bgcolor"] == MISSING_COLOR != old["layout"]["plot_bgcolor"]
+        gone = [t for t in old["data"] if t not in new["data"]]
+        assert gone and all("not reported" in t["hovertemplate"] or "not comparable"
+                            in t["hovertemplate"] for t in gone)
+    assert "Above 10 cells a panel's grey cells have no hover" in " ".join(after["legend"])
+    assert "no hover" not in " ".join(before["legend"])
