@@ -71,6 +71,34 @@ def rows_dropdown(component_id: str, dim: Dim, rows: tuple[str, ...] | None) -> 
                         placeholder="No rows selected")
 
 
+SLIDER_PX = 320  # about the narrowest a range slider is drawn (desktop column, phone width)
+MARK_CHAR_PX = 7  # a mark label's character at the slider's font size, and a gap between two
+MARK_GAP_PX = 6
+
+
+def labelled_marks(numbers, labels) -> set[int]:
+    """Which of an axis's marks carry their label: the first, the last, and between them each
+    one far enough from the last labelled for two labels not to touch on a slider
+    :data:`SLIDER_PX` wide. Training steps 0, 1, 2, 4, ... 143000 get 0, 33000, 63000, 93000
+    and 143000, not a pile of labels at the left end. Numbers out of order: every k-th."""
+    n = len(numbers)
+    if n <= 2:
+        return set(range(n))
+    if any(b < a for a, b in zip(numbers, numbers[1:])):
+        every = max(1, n // 10)
+        return {i for i in range(n) if i % every == 0} | {n - 1}
+    span = numbers[-1] - numbers[0]
+    chars = max(len(str(label)) for label in labels)
+    gap = span * min(1.0, (chars * MARK_CHAR_PX + MARK_GAP_PX) / SLIDER_PX)
+    keep = [0]
+    for i in range(1, n - 1):
+        if numbers[i] - numbers[keep[-1]] >= gap:
+            keep.append(i)
+    while len(keep) > 1 and numbers[-1] - numbers[keep[-1]] < gap:
+        keep.pop()  # the last label has the right of way
+    return {*keep, n - 1}
+
+
 def x_range_control(component_id: str, dim: Dim, x_range: tuple[float, float] | None):
     """A range slider snapping to the labels of a numeric x axis; a note for categorical ones."""
     if not dim.numeric:
@@ -79,10 +107,9 @@ def x_range_control(component_id: str, dim: Dim, x_range: tuple[float, float] | 
             html.Small(f"{dim.title} is categorical: no range.", className="text-muted")])
     numbers = dim.numbers
     lo, hi = x_range if x_range else (min(numbers), max(numbers))
-    marks = {}
-    step_mark = max(1, len(numbers) // 10)
-    for i, (number, label) in enumerate(zip(numbers, dim.labels)):
-        marks[number] = label if i % step_mark == 0 or i == len(numbers) - 1 else ""
+    shown = labelled_marks(numbers, dim.labels)
+    marks = {number: label if i in shown else ""
+             for i, (number, label) in enumerate(zip(numbers, dim.labels))}
     # the wrapper's data-numbers: the labels' numbers, for the keys (assets/a11y.js moves a
     # handle from label to label; the slider's own keys step by a fraction of the axis)
     return html.Div(dcc.RangeSlider(

@@ -42,3 +42,24 @@ def test_slider_between_labels_writes_labels(catalog):
     assert "xmin=0.2&xmax=0.5" in state.to_query()
     # both handles between the same two labels: the label nearest the middle
     assert state_from_controls(figure, {}, None, [0.21, 0.27], None, None).x_range == (0.2, 0.2)
+
+
+@pytest.mark.parametrize("fid, labelled", [
+    # training steps 0, 1, 2, 4, ... 143000: not a pile of labels at the left end
+    ("pythia-zero-shot", ["0", "23000", "53000", "83000", "113000", "143000"]),
+    ("short-to-long", [str(n) for n in range(5, 20)]),  # every one fits
+    ("core-generalization", ["0", "2", "4", "6", "8", "10", "12", "14", "16", "19"]),
+])
+def test_slider_labels_marks_that_do_not_touch(catalog, fid, labelled):
+    from components.controls import MARK_CHAR_PX, MARK_GAP_PX, SLIDER_PX, x_range_control
+
+    dim = catalog.figure(fid).spec.dims[catalog.figure(fid).spec.x]
+    slider = x_range_control("x", dim, None).children
+    shown = [label for label in slider.marks.values() if label]
+    assert shown == labelled
+    assert len(slider.marks) == len(dim.labels)  # a mark (a stop) for every label still
+    numbers = [n for n, label in slider.marks.items() if label]
+    span = max(dim.numbers) - min(dim.numbers)
+    for (a, la), (b, lb) in zip(zip(numbers, shown), zip(numbers[1:], shown[1:])):
+        apart = (b - a) / span * SLIDER_PX
+        assert apart >= (len(la) + len(lb)) / 2 * MARK_CHAR_PX + MARK_GAP_PX / 2, (la, lb)
