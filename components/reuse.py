@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pybase64
 
-from components.theme import TypedArray
+from components.theme import typed
 
 FIELDS = ("z", "customdata")
 OPS = ("same", "neg", "swap01")
@@ -40,15 +40,6 @@ def decode(spec: dict) -> np.ndarray:
     flat = np.frombuffer(pybase64.b64decode(spec["bdata"]), dtype=np.dtype(spec["dtype"]).newbyteorder("<"))
     shape = spec.get("shape")
     return flat.reshape([int(n) for n in str(shape).split(",")]) if shape else flat
-
-
-def encode(values: np.ndarray, like: dict) -> TypedArray:
-    """``values`` as a spec with ``like``'s dtype and shape."""
-    spec = TypedArray(dtype=like["dtype"], bdata=pybase64.b64encode_as_string(
-        np.ascontiguousarray(values, dtype=np.dtype(like["dtype"]).newbyteorder("<"))))
-    if "shape" in like:
-        spec["shape"] = like["shape"]
-    return spec
 
 
 def digest(values: np.ndarray) -> str:
@@ -152,8 +143,8 @@ def resolve(figures: Sequence, held_figures: Sequence) -> list:
             ref = trace.get(field)
             if isinstance(ref, dict) and "reuse" in ref:
                 held = source[ref["reuse"]]
-                trace[field] = held if ref["op"] == "same" else encode(
-                    apply(ref["op"], decode(held)), held)
+                trace[field] = held if ref["op"] == "same" else typed(
+                    apply(ref["op"], decode(held)), held["dtype"])
         return trace
 
     return _each_trace(figures, make)
