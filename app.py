@@ -7,6 +7,7 @@ development server with ``--debug``.
 
 from __future__ import annotations
 
+import json
 import threading
 from importlib.metadata import version as _version
 from pathlib import Path
@@ -23,10 +24,11 @@ from dash import ClientsideFunction, Dash, Input, Output, State, clientside_call
 from components.theme import TypedArray
 from evalmaps.resources import resource
 from evalmaps.settings import Settings
+from evalmaps.state import NAV_RULES, nav_href
 from evalmaps.startup import load_data
 from evalmaps.store import Store
 from evalmaps.uploads import Budget
-from layouts._first_page import page_container
+from layouts._first_page import page_container, referred_url, title_on_change, titled_index
 from layouts._shared import NAV_PAGES, UPLOADS, nav_id
 from routes import api, vendor
 
@@ -35,13 +37,20 @@ HERE = Path(__file__).resolve().parent
 BOOTSTRAP_CSS = f"/vendor/bootstrap/css/bootstrap.min.css?v={_version('bootstrap-flask')}"
 
 
-def navbar() -> dbc.Navbar:
-    links = [dcc.Link(name, href=path, id=nav_id(path), className="evalmaps-nav")
-             for name, path in NAV_PAGES]
+def navbar(url: tuple[str, str] | None = None) -> dbc.Navbar:
+    """The top bar. ``url``: the page's (path, search) when known; its nav links then carry the
+    page's slice (``evalmaps.state.nav_href``) and the page's link is marked active, as the nav
+    callbacks would write them."""
+    path, search = url or (None, "")
+    nav_pages = [p for _, p in NAV_PAGES]
+    links = [dcc.Link(name, href=nav_href(target, search) if path in nav_pages else target,
+                      id=nav_id(target),
+                      className="evalmaps-nav active" if target == path else "evalmaps-nav")
+             for name, target in NAV_PAGES]
     return dbc.Navbar(dbc.Container([
         dbc.NavbarBrand("evalmaps", href="/"),
         html.Span("result heatmaps of ML papers, browsable", className="navbar-text small me-auto"),
-        html.Nav(links, className="d-flex gap-1"),
+        html.Nav(links, className="d-flex gap-1", **{"data-nav": json.dumps(NAV_RULES)}),
     ], fluid=True), color="#1f2a44", dark=True, className="evalmaps-navbar py-2")
 
 
@@ -69,6 +78,8 @@ def create_app(settings: Settings | None = None) -> Dash:
         routing_callback_inputs={"uploads": State(UPLOADS, "data")},
     )
     app.index_string = app.index_string.replace("<html>", '<html lang="en">', 1)  # screen readers
+    titled_index(app)
+    title_on_change(app)
     load_plotly_up_front()
     drop_legacy_polyfill()
     app.server.extensions["evalmaps"] = {
@@ -87,7 +98,7 @@ def create_app(settings: Settings | None = None) -> Dash:
     banner = problems_banner(loaded.problems)
     app.layout = lambda: html.Div([
         dcc.Store(id=UPLOADS, storage_type="local", data=[]),
-        navbar(),
+        navbar(referred_url(app)),  # its links as the nav callbacks would write them
         *banner,
         page_container(app),  # the first page in it (layouts._first_page)
     ])
@@ -95,6 +106,7 @@ def create_app(settings: Settings | None = None) -> Dash:
         ClientsideFunction(namespace="evalmaps_nav", function_name="active"),
         [Output(nav_id(path), "className") for _, path in NAV_PAGES],
         Input("_pages_location", "pathname"),
+        prevent_initial_call=True,  # the navbar comes marked (navbar)
     )
     secure_headers(app)
     if not settings.debug:

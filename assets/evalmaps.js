@@ -18,28 +18,23 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
       return [{name: filename, contents: contents}, ""];
     },
 
-    /* Nav links carry the page's slice: Browse, Trends and Data share the figure, its facets,
-     * rows (rows/hide), the x range, the row order and top N; each page's own keys go only to
-     * the pages that read them (evalmaps/state.py QUERY_KEYS). Any key that is not one of the
-     * named ones is a facet (a dimension's name). */
+    /* Nav links carry the page's slice, by the rules the nav element carries (data-nav:
+     * evalmaps/state.py NAV_RULES, which also writes the first page's links on the server):
+     * Browse, Trends and Data share the figure, its facets, rows, the x range, the row order and
+     * top N; each page's own keys go only to the pages that read them. Any key that is not one of
+     * the named ones is a facet (a dimension's name). */
     navLinks: function (search) {
-      const OWN = {
-        "nav-browse": ["color", "labels"],
-        "nav-trends": ["transpose", "overlay", "threshold"],
-        "nav-data": [],
-        "nav-compare": ["a", "b", "color", "labels"]
-      };
-      const NAMED = ["color", "labels", "transpose", "overlay", "threshold", "a", "b", "format"];
-      const SLICED = ["nav-browse", "nav-trends", "nav-data"];
+      const nav = document.querySelector("nav[data-nav]");
+      const rules = JSON.parse((nav && nav.getAttribute("data-nav")) || "{}");
+      const owns = rules.own || {}, sliced = rules.sliced || [], named = rules.named || [];
       const params = new URLSearchParams(search || "");
       const links = Array.from(document.querySelectorAll("a.evalmaps-nav"));
       return links.map(function (a) {
-        const path = a.getAttribute("data-path") || a.pathname;
-        const own = OWN[a.id] || [];
-        const sliced = SLICED.indexOf(a.id) >= 0;
+        const path = a.pathname;
+        const own = owns[path] || [];
         const out = new URLSearchParams();
         params.forEach(function (value, key) {
-          if (own.indexOf(key) >= 0 || (sliced && NAMED.indexOf(key) < 0)) {
+          if (own.indexOf(key) >= 0 || (sliced.indexOf(path) >= 0 && named.indexOf(key) < 0)) {
             out.append(key, value);
           }
         });

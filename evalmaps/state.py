@@ -8,7 +8,8 @@ hand-edited URL still opens a view.
 - :class:`ViewState`: the slice of a figure (Browse, Trends, Data): figure, facets, rows, x range,
   colour range, values in cells;
 - :class:`TrendsOptions`: Trends' own keys (transpose, overlay, threshold);
-- :class:`CompareState`: the compare view (A, B, colour range, values in cells).
+- :class:`CompareState`: the compare view (A, B, colour range, values in cells);
+- :func:`nav_href`: where a nav link goes from a page's query (its slice carried over).
 
 :data:`QUERY_KEYS` lists every key any page or API route reads; dimension names may not take
 them (:data:`RESERVED_NAMES`).
@@ -19,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, quote_plus, urlencode
 
 from evalmaps import formats as fmt
 from evalmaps.compare import CompareError, default_pair, resolve
@@ -451,3 +452,35 @@ def parse_compare_state(query: Query, catalog: Catalog) -> CompareState:
     pct = _flag(query, "pct", problems)
     return CompareState(refs[0], refs[1], color, _show_values(query), tuple(problems), scale=scale,
                         pct=pct)
+
+
+# --------------------------------------------------------------------------- nav links
+
+# Nav links carry the page's slice: Browse, Trends and Data share the figure, its facets, rows
+# (rows/hide), the x range, the row order and top N; each page's own keys go only to the pages
+# that read them. Any key not named here is a facet (a dimension's name). The server writes the
+# first page's links with :func:`nav_href`; later, ``evalmaps.navLinks`` (assets/evalmaps.js)
+# writes them in the browser from the same rules, which the nav element carries (:data:`NAV_RULES`).
+NAV_RULES: dict = {
+    "own": {"/": ["color", "labels"], "/trends": ["transpose", "overlay", "threshold"],
+            "/compare": ["a", "b", "color", "labels"], "/data": []},
+    "sliced": ["/", "/trends", "/data"],
+    "named": ["color", "labels", "transpose", "overlay", "threshold", "a", "b", "format"],
+}
+
+
+def nav_href(path: str, search: str | None) -> str:
+    """The nav link to ``path`` from a page whose query is ``search`` (``location.search``), as
+    the browser's ``URLSearchParams`` reads and writes it: '+' for a space, every byte but
+    letters, digits and ``*-._`` percent-encoded."""
+    own = NAV_RULES["own"].get(path, [])
+    sliced = path in NAV_RULES["sliced"]
+    text = (search or "")[1:] if (search or "").startswith("?") else (search or "")
+    kept = [(key, value) for key, value in parse_qsl(text, keep_blank_values=True)
+            if key in own or (sliced and key not in NAV_RULES["named"])]
+    query = "&".join(f"{_form(key)}={_form(value)}" for key, value in kept)
+    return f"{path}?{query}" if query else path
+
+
+def _form(text: str) -> str:
+    return quote_plus(text, safe="*").replace("~", "%7E")

@@ -19,13 +19,24 @@ page as before:
 - this browser keeps uploads of its own (``assets/nav.js`` sets the ``evalmaps-uploads`` cookie,
   a flag only): their ids live in the browser's local storage, and the menus list them.
 
+The first page also needs no callback to finish it (each one fired at load costs Dash's
+bookkeeping, about 30-50 ms before the first frame on Compare):
+- the nav links come with the page's slice and the active mark (``app.navbar``, from
+  :func:`referred_url` and ``evalmaps.state.nav_href``); their callbacks fire on later changes
+  only (``prevent_initial_call``; a page that Dash Pages renders still fires them, its location
+  being an input that arrives with it);
+- the document's title is the page's in the HTML itself (:func:`titled_index`), and Dash Pages'
+  title callback fires only when its store changes (:func:`title_on_change`).
+
 Dash internals used: ``dash._pages._path_to_page`` and ``_parse_query_string`` (what the routing
-callback calls) and the container's four ids (``dash.dash._ID_*``).
+callback calls), the container's four ids (``dash.dash._ID_*``), and Dash Pages' registration of
+its title callback through ``app.clientside_callback`` (``test_first_page`` checks all three).
 """
 
 from __future__ import annotations
 
 import logging
+from html import escape
 from urllib.parse import urlsplit
 
 import dash
@@ -48,13 +59,12 @@ def page_container(app: dash.Dash):
     page, variables = _path_to_page(app.strip_relative_path(path))
     if not page:
         return dash.page_container
-    layout, title = page.get("layout", ""), page["title"]
+    layout = page.get("layout", "")
     try:
         if callable(layout):  # as the routing callback calls it (the uploads: none, see above)
             layout = layout(**{**(variables or {}), **_parse_query_string(search),
                                "uploads": None})
-        if callable(title):
-            title = title(**(variables or {}))
+        title = page_title(app, path)
     except Exception:  # noqa: BLE001 - the routing callback renders it instead (and says why)
         log.exception("the first page of %s%s was left to Dash Pages", path, search)
         return dash.page_container
@@ -69,8 +79,16 @@ def page_container(app: dash.Dash):
 
 def requested_url(app: dash.Dash) -> tuple[str, str] | None:
     """(path, search) of the page whose layout is being requested, exactly as the browser's
-    ``location.pathname`` and ``location.search`` hold them; None when not known."""
+    ``location.pathname`` and ``location.search`` hold them, when the server may render it (not
+    for a browser with uploads of its own); None when not known."""
     if not has_request_context() or request.cookies.get(UPLOADS_COOKIE):
+        return None
+    return referred_url(app)
+
+
+def referred_url(app: dash.Dash) -> tuple[str, str] | None:
+    """(path, search) of the page a layout request comes from (its ``Referer``), or None."""
+    if not has_request_context():
         return None
     if request.path != app.config.routes_pathname_prefix + "_dash-layout":
         return None
@@ -93,3 +111,44 @@ def settle_locations(layout, path: str, search: str) -> None:
                 and getattr(component, "search", None) is None:
             component.pathname = path
             component.search = search
+
+
+def page_title(app: dash.Dash, path: str) -> str | None:
+    """The title Dash Pages gives the page at ``path``, or None (not a page)."""
+    page, variables = _path_to_page(app.strip_relative_path(path))
+    if not page:
+        return None
+    title = page["title"]
+    return title(**(variables or {})) if callable(title) else title
+
+
+def titled_index(app: dash.Dash) -> None:
+    """The HTML of a page holds that page's title (Dash writes the app's, and Dash Pages' title
+    callback then sets the page's: a callback at load, see :func:`title_on_change`)."""
+    interpolate = app.interpolate_index
+
+    def interpolate_index(**kwargs):
+        if has_request_context():
+            title = page_title(app, request.path)
+            if title:
+                kwargs["title"] = escape(title)
+        return interpolate(**kwargs)
+
+    app.interpolate_index = interpolate_index
+
+
+PAGES_TITLE_JS = "document.title = data.title"  # the body of Dash Pages' title callback
+
+
+def title_on_change(app: dash.Dash) -> None:
+    """Dash Pages' title callback (``document.title = data.title`` on its store) fires when the
+    store changes, not at load: the HTML has the title already (:func:`titled_index`). Dash
+    Pages registers it through ``app.clientside_callback`` on the first request."""
+    register = app.clientside_callback
+
+    def clientside_callback(function, *args, **kwargs):
+        if isinstance(function, str) and PAGES_TITLE_JS in function:
+            kwargs["prevent_initial_call"] = True
+        return register(function, *args, **kwargs)
+
+    app.clientside_callback = clientside_callback

@@ -64,13 +64,14 @@ def page_location(page: str, figure_id: str) -> html.Div:
 
 
 def register_nav_sync(page: str) -> None:
-    """Nav links carry the page's current figure (client side, no round trip), from the page's
-    first render on (its location may hold the URL from the start: layouts._first_page)."""
+    """Nav links carry the page's current figure (client side, no round trip). Not at load: the
+    first page's navbar comes with them (``app.navbar``); a page that Dash Pages renders brings
+    its location, an input, so this fires with it."""
     clientside_callback(
         ClientsideFunction(namespace="evalmaps", function_name="navLinks"),
         [Output(nav_id(path), "href", allow_duplicate=True) for _, path in NAV_PAGES],
         Input(f"{page}-loc", "search"),
-        prevent_initial_call="initial_duplicate",
+        prevent_initial_call=True,
     )
 
 

@@ -34,19 +34,56 @@ PAGES = [  # URL, what is drawn, the nav links' hrefs
 ]
 
 
+# Counts the calls of the nav links' callbacks (set before the page's scripts run; wrapped once
+# they have defined them)
+COUNT_NAV_CALLS = """
+window.__navCalls = [];
+document.addEventListener('DOMContentLoaded', function () {
+  [['evalmaps', 'navLinks'], ['evalmaps_nav', 'active']].forEach(function (p) {
+    var ns = window.dash_clientside[p[0]], f = ns[p[1]];
+    ns[p[1]] = function () { window.__navCalls.push(p[1]); return f.apply(this, arguments); };
+  });
+});
+"""
+
+
+def count_nav_calls(driver) -> None:
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": COUNT_NAV_CALLS})
+
+
+def nav_state(driver) -> dict:
+    return driver.execute_script(
+        "const out = {}; document.querySelectorAll('a.evalmaps-nav').forEach(a => {"
+        " out[a.id] = [a.getAttribute('href'), a.className]; });"
+        " return {links: out, title: document.title, calls: window.__navCalls};")
+
+
 def nav_hrefs(driver) -> dict:
     return driver.execute_script(
         "const out = {}; document.querySelectorAll('a.evalmaps-nav').forEach(a => {"
         " out[a.id] = a.getAttribute('href'); }); return out;")
 
 
+TITLES = {"/": "evalmaps · Browse", "/trends": "evalmaps · Trends",
+          "/compare": "evalmaps · Compare", "/data": "evalmaps · Data"}
+
+
 @pytest.mark.parametrize("url, drawn, links", PAGES)
 def test_the_first_page_is_drawn_with_no_callback(dash_duo, dash_app, url, drawn, links):
+    """Drawn with no round trip, and with no clientside callback either: the nav links come with
+    the page's slice and its active mark, and the HTML has the page's title."""
     dash_duo.start_server(dash_app)
+    count_nav_calls(dash_duo.driver)
     dash_duo.driver.get(dash_duo.server_url + url)  # a new document: its first layout
     dash_duo.wait_for_element(drawn, timeout=20)
-    until(lambda: nav_hrefs(dash_duo.driver) == links, timeout=5)
+    path = url.split("?")[0]
+    assert nav_state(dash_duo.driver) == {
+        "links": {k: [v, "evalmaps-nav active" if v.split("?")[0] == path else "evalmaps-nav"]
+                  for k, v in links.items()},
+        "title": TITLES[path], "calls": []}
     time.sleep(1)  # anything that would still fire after the first paint has by now
+    assert nav_state(dash_duo.driver)["calls"] == []
+    assert nav_hrefs(dash_duo.driver) == links
     assert dash_duo.driver.execute_script(CALLBACKS) == 0
     assert dash_duo.driver.current_url == dash_duo.server_url + url
     assert dash_duo.get_logs() == []
@@ -83,3 +120,49 @@ def test_a_browser_with_uploads_gets_them_in_the_figure_menu(dash_duo, dash_app)
     time.sleep(1)
     assert dash_duo.driver.execute_script(CALLBACKS) == 0
     assert dash_duo.get_logs() == []
+
+
+def test_the_nav_follows_the_page_after_the_first(dash_duo, dash_app):
+    """After the first page the nav callbacks write the links, the active mark and the title:
+    on a slice change, on a page Dash Pages renders, and back in history."""
+    dash_duo.start_server(dash_app)
+    count_nav_calls(dash_duo.driver)
+    base, query = dash_duo.server_url, "?figure=short-to-long&color=fixed"
+    dash_duo.driver.get(base + "/" + query)
+    dash_duo.wait_for_element(".heatmap-graph .main-svg", timeout=20)
+    dash_duo.find_element("#nav-trends").click()
+    dash_duo.wait_for_element(".trends-graph .main-svg", timeout=20)
+    want = {"nav-browse": ["/?figure=short-to-long", "evalmaps-nav"],  # no Browse key on Trends
+            "nav-trends": ["/trends?figure=short-to-long", "evalmaps-nav active"],
+            "nav-compare": ["/compare", "evalmaps-nav"],
+            "nav-data": ["/data?figure=short-to-long", "evalmaps-nav"]}
+    until(lambda: nav_state(dash_duo.driver)["links"] == want, timeout=10)
+    assert nav_state(dash_duo.driver)["title"] == "evalmaps · Trends"
+    assert sorted(set(nav_state(dash_duo.driver)["calls"])) == ["active", "navLinks"]
+    dash_duo.driver.back()
+    dash_duo.wait_for_element(".heatmap-graph .main-svg", timeout=20)
+    until(lambda: nav_state(dash_duo.driver)["title"] == "evalmaps · Browse", timeout=10)
+    assert nav_state(dash_duo.driver)["links"] == {
+        "nav-browse": ["/" + query, "evalmaps-nav active"],
+        "nav-trends": ["/trends?figure=short-to-long", "evalmaps-nav"],
+        "nav-compare": ["/compare?color=fixed", "evalmaps-nav"],
+        "nav-data": ["/data?figure=short-to-long", "evalmaps-nav"]}
+    assert dash_duo.get_logs() == []
+
+
+SEARCHES = ["", "?", "figure=x", "?figure=short-to-long&model=R1+Llama&rows=a%26b&rows=&rows",
+            "?k=%7E*-._%20%C3%A9%2F:&labels=off&a=x%3Ay&b=&color=fixed&overlay=1&format=csv",
+            "?a=1&&transpose=1&threshold=80&%E2%9C%93=%F0%9F%99%82&sort=col:0.2"]
+
+
+def test_the_browser_writes_nav_links_as_the_server_does(dash_duo, dash_app):
+    """evalmaps.navLinks (the browser, after the first page) and evalmaps.state.nav_href (the
+    server, the first page) give the same links from the same rules."""
+    from evalmaps.state import nav_href
+    from layouts._shared import NAV_PAGES
+
+    dash_duo.start_server(dash_app)
+    dash_duo.wait_for_element(".heatmap-graph .main-svg", timeout=20)
+    browser = dash_duo.driver.execute_script(
+        "return arguments[0].map(s => window.dash_clientside.evalmaps.navLinks(s));", SEARCHES)
+    assert browser == [[nav_href(path, search) for _, path in NAV_PAGES] for search in SEARCHES]

@@ -93,3 +93,74 @@ def test_the_layout_outside_a_layout_request_is_the_empty_container(dash_app):
     with dash_app.server.test_request_context("/", headers={"Referer": HOST + "/trends"}):
         layout = json.loads(callback_json(dash_app.get_layout()))
     assert find(layout, "_pages_content")["props"]["children"] is None
+
+
+NAV = ("nav-browse", "nav-trends", "nav-compare", "nav-data")
+
+
+def navbar_links(layout) -> dict:
+    return {link_id: (find(layout, link_id)["props"]["href"],
+                      find(layout, link_id)["props"]["className"]) for link_id in NAV}
+
+
+@pytest.mark.parametrize("referrer, cookie, expected", [
+    (HOST + "/trends?figure=short-to-long&overlay=1&labels=off", None,
+     {"nav-browse": ("/?figure=short-to-long&labels=off", "evalmaps-nav"),
+      "nav-trends": ("/trends?figure=short-to-long&overlay=1", "evalmaps-nav active"),
+      "nav-compare": ("/compare?labels=off", "evalmaps-nav"),
+      "nav-data": ("/data?figure=short-to-long", "evalmaps-nav")}),
+    # Dash Pages renders this browser's page; the navbar is the page's all the same
+    (HOST + "/compare?a=x&color=fixed", "1",
+     {"nav-browse": ("/?color=fixed", "evalmaps-nav"), "nav-trends": ("/trends", "evalmaps-nav"),
+      "nav-compare": ("/compare?a=x&color=fixed", "evalmaps-nav active"),
+      "nav-data": ("/data", "evalmaps-nav")}),
+    (HOST + "/no-such-page?figure=x", None,  # no page of the nav: plain links
+     {"nav-browse": ("/", "evalmaps-nav"), "nav-trends": ("/trends", "evalmaps-nav"),
+      "nav-compare": ("/compare", "evalmaps-nav"), "nav-data": ("/data", "evalmaps-nav")}),
+    (None, None,
+     {"nav-browse": ("/", "evalmaps-nav"), "nav-trends": ("/trends", "evalmaps-nav"),
+      "nav-compare": ("/compare", "evalmaps-nav"), "nav-data": ("/data", "evalmaps-nav")}),
+])
+def test_the_navbar_comes_with_the_pages_links(client, referrer, cookie, expected):
+    from evalmaps.state import NAV_RULES
+
+    layout = first_layout(client, referrer, cookie)
+    assert navbar_links(layout) == expected
+    navs = [n for n in _nodes(layout) if n.get("type") == "Nav"]  # the browser's navLinks
+    assert [json.loads(n["props"]["data-nav"]) for n in navs] == [NAV_RULES]  # reads them
+
+
+def _nodes(node):
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _nodes(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _nodes(value)
+
+
+def test_no_callback_of_the_navbar_or_title_fires_at_load(client):
+    """The first page comes finished: the nav links' and Dash Pages' title callbacks wait for a
+    change (a page Dash Pages renders still fires the nav links': its location is an input)."""
+    client.get("/")  # Dash Pages registers its callbacks on the first request
+    deps = client.get("/_dash-dependencies").get_json()
+    title = [d for d in deps if d["output"] == "_pages_dummy.children"]
+    assert len(title) == 1 and title[0]["prevent_initial_call"] is True
+    assert title[0]["clientside_function"]["namespace"] == "_dashprivate_clientside_funcs"
+    nav = [d for d in deps if "nav-browse.href" in d["output"] or "nav-browse.className" in d["output"]]
+    assert len(nav) == 5  # the active mark, and the links of each of the four pages
+    assert all(d["prevent_initial_call"] is True for d in nav)
+    assert sorted(d["inputs"][0]["id"] for d in nav) == [
+        "_pages_location", "browse-loc", "compare-loc", "data-loc", "trends-loc"]
+
+
+@pytest.mark.parametrize("path, title", [
+    ("/", "evalmaps · Browse"), ("/trends?figure=short-to-long", "evalmaps · Trends"),
+    ("/compare", "evalmaps · Compare"), ("/data", "evalmaps · Data"),
+    ("/no-such-page", "evalmaps"),  # not a page: the app's
+])
+def test_the_html_has_the_pages_title(client, path, title):
+    html = client.get(path).get_data(as_text=True)
+    assert html.count("<title>") == 1
+    assert f"<title>{title}</title>" in html

@@ -224,3 +224,41 @@ def test_most_rows_are_written_as_the_rows_hidden(catalog):
     assert few.to_query(y_labels=ylabels) == "?figure=short-to-long&rows=2&rows=4"
     assert parse_state({"figure": "short-to-long", "hide": ["4", "nope"]}, catalog).problems == (
         "Unknown type row(s) nope ignored.",)
+
+
+# --------------------------------------------------------------------------- nav links
+
+BROWSE_QUERY = ("?figure=dynts-r1-llama-benchmarks&benchmark=AIME24&benchmark=AMC23&xmin=0.2"
+                "&labels=off&color=fixed&a=x&format=csv&overlay=1&sort=mean")
+
+
+@pytest.mark.parametrize("path, expected", [
+    ("/", "/?figure=dynts-r1-llama-benchmarks&benchmark=AIME24&benchmark=AMC23&xmin=0.2"
+          "&labels=off&color=fixed&sort=mean"),
+    ("/trends", "/trends?figure=dynts-r1-llama-benchmarks&benchmark=AIME24&benchmark=AMC23"
+                "&xmin=0.2&overlay=1&sort=mean"),
+    ("/data", "/data?figure=dynts-r1-llama-benchmarks&benchmark=AIME24&benchmark=AMC23"
+              "&xmin=0.2&sort=mean"),
+    ("/compare", "/compare?labels=off&color=fixed&a=x"),
+    ("/nowhere", "/nowhere"),  # not a nav page: nothing carried
+])
+def test_nav_links_carry_each_page_its_keys(path, expected):
+    from evalmaps.state import nav_href
+
+    assert nav_href(path, BROWSE_QUERY) == expected
+
+
+@pytest.mark.parametrize("search, expected", [
+    ("", "/data"),
+    (None, "/data"),
+    ("?", "/data"),
+    ("figure=x", "/data?figure=x"),  # with or without its "?"
+    ("?model=R1+Llama&rows=a%26b&rows=", "/data?model=R1+Llama&rows=a%26b&rows="),
+    ("?rows", "/data?rows="),  # a key with no "=": an empty value, as URLSearchParams reads it
+    ("?k=%7E*-._%20%C3%A9%2F:", "/data?k=%7E*-._+%C3%A9%2F%3A"),  # URLSearchParams' encoding
+    ("?a=1&&rows=2", "/data?rows=2"),  # empty pairs skipped; a is Compare's
+])
+def test_nav_links_write_queries_as_the_browser_does(search, expected):
+    from evalmaps.state import nav_href
+
+    assert nav_href("/data", search) == expected
