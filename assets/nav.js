@@ -25,4 +25,22 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
   const some = Array.isArray(recent) && recent.length > 0;
   document.cookie = "evalmaps-uploads=" + (some ? "1" : "") + "; path=/; SameSite=Strict" +
       (some ? "" : "; max-age=0");
+  /* Dash asks for the layout and the callbacks only once all the page's scripts have run: ask
+   * now (a preload, which Dash's own request then takes), so that the server builds them while
+   * the scripts load. After the cookie above, which the layout request must carry. */
+  let prefix = "/";
+  try {
+    prefix = JSON.parse(document.getElementById("_dash-config").textContent)
+      .requests_pathname_prefix || "/";
+  } catch (e) {
+    prefix = "/";
+  }
+  ["_dash-layout", "_dash-dependencies"].forEach(function (name) {
+    const link = document.createElement("link");
+    link.rel = "preload";
+    link.as = "fetch";
+    link.crossOrigin = "anonymous";  // as Dash's fetch: CORS mode, same-origin credentials
+    link.href = prefix + name;
+    document.head.appendChild(link);
+  });
 })();

@@ -83,6 +83,12 @@ def test_the_first_page_is_drawn_with_no_callback(dash_duo, dash_app, url, drawn
         "title": TITLES[path], "calls": []}
     time.sleep(1)  # anything that would still fire after the first paint has by now
     assert nav_state(dash_duo.driver)["calls"] == []
+    # the layout and the callbacks were asked for once, early (assets/nav.js's preloads), and
+    # Dash's own requests took those answers
+    assert dash_duo.driver.execute_script(
+        "return performance.getEntriesByType('resource').filter(r => /_dash-(layout|dependencies)"
+        "$/.test(r.name)).map(r => [r.name.split('/').pop(), r.initiatorType]).sort();") == [
+        ["_dash-dependencies", "link"], ["_dash-layout", "link"]]
     assert nav_hrefs(dash_duo.driver) == links
     assert dash_duo.driver.execute_script(CALLBACKS) == 0
     assert dash_duo.driver.current_url == dash_duo.server_url + url
