@@ -118,14 +118,14 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
 (function () {
   const MAX_PX = 12, MIN_PX = 9, LINE = 1.3;
 
-  /* The bytes of a typed-array spec's base64 (a fresh copy). */
-  function bytesOf(spec) {
+  /* The values of a typed-array spec, flat (a fresh copy: its own buffer). */
+  function valuesOf(spec) {
     const bin = atob(spec.bdata);
     const bytes = new Uint8Array(bin.length);
     for (let k = 0; k < bin.length; k++) {
       bytes[k] = bin.charCodeAt(k);
     }
-    return bytes;
+    return spec.dtype === "f8" ? new Float64Array(bytes.buffer) : new Float32Array(bytes.buffer);
   }
 
   function decode(spec) {
@@ -135,8 +135,7 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
     if (ArrayBuffer.isView(spec)) {
       return spec;
     }
-    const bytes = bytesOf(spec);
-    const flat = spec.dtype === "f8" ? new Float64Array(bytes.buffer) : new Float32Array(bytes.buffer);
+    const flat = valuesOf(spec);
     const shape = String(spec.shape || flat.length).split(",").map(Number);
     if (shape.length < 2) {
       return Array.from(flat);
@@ -268,7 +267,7 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
   const ns = window.dash_clientside.evalmaps;
   ns.paint = paint;
   ns.decodeTyped = decode;
-  ns.bytesOf = bytesOf;
+  ns.valuesOf = valuesOf;
   ns.textDark = function (color) { return dark(rgbOf(color)); };
 
   /* Restyle heatmaps without new data: the colour range mode, the scale and values in cells;
@@ -465,7 +464,7 @@ window.dash_clientside.evalmaps.assemble = function (incoming, a, b, delta) {
       });
     });
   });
-  const bytesOf = dc.evalmaps.bytesOf;
+  const valuesOf = dc.evalmaps.valuesOf;
   const base64 = function (bytes) {
     let text = "";
     for (let k = 0; k < bytes.length; k += 0x8000) {
@@ -481,9 +480,7 @@ window.dash_clientside.evalmaps.assemble = function (incoming, a, b, delta) {
     if (ref.op === "same") {
       return spec;
     }
-    const bytes = bytesOf(spec);
-    const values = spec.dtype === "f8" ? new Float64Array(bytes.buffer)
-      : new Float32Array(bytes.buffer);
+    const values = valuesOf(spec);
     if (ref.op === "neg") {
       for (let k = 0; k < values.length; k++) {
         values[k] = 0 - values[k];
@@ -502,7 +499,7 @@ window.dash_clientside.evalmaps.assemble = function (incoming, a, b, delta) {
     } else {
       return null;
     }
-    const out = {dtype: spec.dtype, bdata: base64(bytes)};
+    const out = {dtype: spec.dtype, bdata: base64(new Uint8Array(values.buffer))};
     if (spec.shape !== undefined) {
       out.shape = spec.shape;
     }

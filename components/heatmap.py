@@ -16,7 +16,6 @@ grey, with no hover (:func:`gaps_note` says so).
 from __future__ import annotations
 
 from dataclasses import dataclass
-import base64
 from functools import lru_cache
 from itertools import product
 
@@ -367,7 +366,7 @@ def apply_scale(figure: dict, scale: str) -> dict:
     data[0] = {**data[0], "meta": {**main["meta"], "scale": scale}}
     texts = [k for k, t in enumerate(data) if (t.get("meta") or {}).get("role") == "text"]
     if texts:
-        values = np.fmax(*(_decoded(data[k]["z"]) for k in texts))
+        values = np.fmax(*(theme.decoded(data[k]["z"]).astype(float) for k in texts))
         dark = dark_text(values, stops, (main["zmin"], main["zmax"]), main.get("zmid"))
         present = np.isfinite(values)
         for k, mask in zip(texts, (dark, present & ~dark)):
@@ -380,9 +379,6 @@ def apply_scale(figure: dict, scale: str) -> dict:
     return {**figure, "data": data, "layout": layout}
 
 
-def _decoded(spec: dict) -> np.ndarray:
-    array = np.frombuffer(base64.b64decode(spec["bdata"]), dtype=np.dtype(spec["dtype"]))
-    return array.astype(float).reshape([int(n) for n in str(spec["shape"]).split(",")])
 
 
 def hover_value(hovertemplate: str, cell_text: str) -> str:

@@ -27,19 +27,12 @@ import hashlib
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-import pybase64
 
+from components.theme import decoded as decode  # decode: this module's name for it
 from components.theme import typed
 
 FIELDS = ("z", "customdata")
 OPS = ("same", "neg", "swap01")
-
-
-def decode(spec: dict) -> np.ndarray:
-    """A Plotly typed-array spec as a numpy array (little-endian, its shape)."""
-    flat = np.frombuffer(pybase64.b64decode(spec["bdata"]), dtype=np.dtype(spec["dtype"]).newbyteorder("<"))
-    shape = spec.get("shape")
-    return flat.reshape([int(n) for n in str(shape).split(",")]) if shape else flat
 
 
 def digest(values: np.ndarray) -> str:

@@ -109,6 +109,15 @@ def typed(values: np.ndarray, dtype: str = "f4", blank: np.ndarray | None = None
     return spec
 
 
+def decoded(spec: dict) -> np.ndarray:
+    """A typed-array spec (:func:`typed`'s) as a numpy array of its dtype (little-endian) and
+    shape; read-only, over the decoded bytes."""
+    flat = np.frombuffer(pybase64.b64decode(spec["bdata"]),
+                         dtype=np.dtype(spec["dtype"]).newbyteorder("<"))
+    shape = spec.get("shape")
+    return flat.reshape([int(n) for n in str(shape).split(",")]) if shape else flat
+
+
 @lru_cache(maxsize=256)
 def panel_dtype(panel, decimals: int) -> str:
     """:func:`exact_dtype` of a whole panel, worked out once (any slice of a panel that float32
