@@ -79,7 +79,8 @@ class Row:
 def fmt(value: float | None, unit: str) -> str:
     if value is None:
         return "—"
-    text = f"{value:.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+    # 3 significant digits, never in exponent form (999.7 would be "1e+03")
+    text = f"{value:.0f}" if abs(value) >= 999.5 else f"{value:.3g}"
     return f"{text} {unit}"
 
 

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = ["what", "evalmaps", "floor", "ratio", "goal", "within goal?"]
 NUMBER = re.compile(r"^(\d+(?:\.\d+)?(?:e[+-]?\d+)?) (s|ms|MB|KB|req/s)$")
@@ -137,3 +139,12 @@ def test_quick_payload_section_measures_compare_swap(tmp_path):
     assert ev_unit == fl_unit == "KB"
     assert 0 < float(ev) < float(fl), swap
     assert "swap: the page's response is" in proc.stdout
+
+
+@pytest.mark.parametrize("value, text", [
+    (None, "—"), (0.0413, "0.0413 s"), (9.996, "10 s"), (123.4, "123 s"), (999.4, "999 s"),
+    (999.7, "1000 s"), (1082.4, "1082 s")])
+def test_table_numbers_never_take_an_exponent(value, text):
+    from benchmarks.run import fmt
+
+    assert fmt(value, "s") == text
