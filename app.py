@@ -19,7 +19,8 @@ import orjson
 from flask import request
 from flask_compress import Compress
 from dash._utils import to_json as dash_to_json
-from dash import ClientsideFunction, Dash, Input, Output, State, clientside_callback, dcc, html
+from dash import (ClientsideFunction, Dash, Input, Output, State, clientside_callback, dash_table,
+                  dcc, html)
 
 from components.theme import TypedArray
 from evalmaps.resources import resource
@@ -28,7 +29,8 @@ from evalmaps.state import NAV_RULES, nav_href
 from evalmaps.startup import load_data
 from evalmaps.store import Store
 from evalmaps.uploads import Budget
-from layouts._first_page import page_container, referred_url, title_on_change, titled_index
+from layouts._first_page import (grid_on_demand, page_container, referred_url, title_on_change,
+                                 titled_index)
 from layouts._shared import NAV_PAGES, UPLOADS, nav_id
 from routes import api, vendor
 
@@ -79,9 +81,11 @@ def create_app(settings: Settings | None = None) -> Dash:
     )
     app.index_string = app.index_string.replace("<html>", '<html lang="en">', 1)  # screen readers
     titled_index(app)
+    grid_on_demand(app)
     title_on_change(app)
     load_plotly_up_front()
     drop_legacy_polyfill()
+    drop_unused_table()
     app.server.extensions["evalmaps"] = {
         "catalog": catalog, "settings": settings, "problems": loaded.problems,
         "store": upload_store(settings),
@@ -241,6 +245,15 @@ def drop_legacy_polyfill() -> None:
             paths = dependency.get(key) or {}
             for mode, listed in paths.items():
                 paths[mode] = [p for p in listed if LEGACY_POLYFILL not in p]
+
+
+def drop_unused_table() -> None:
+    """dash_table's bundle (34 KB), which Dash puts on every page because ``dash`` imports the
+    package: no page shows a DataTable (the tables are AG Grids; ``test_first_page`` checks every
+    page's layout). It is still served, for a page that would load it."""
+    for script in dash_table._js_dist:
+        if "async" not in script:  # its lazy chunks are fetched only by the bundle anyway
+            script["dynamic"] = True
 
 
 def load_plotly_up_front() -> None:

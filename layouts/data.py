@@ -34,7 +34,8 @@ from layouts._shared import (boundary, stored_ids, UPLOADS, Outputs, explain_pro
                              register_nav_sync, register_row_buttons, row_labels,
                              slicing_inputs, slicing_outputs, slicing_values)
 
-dash.register_page(__name__, path="/data", name="Data", title="evalmaps · Data", order=3)
+dash.register_page(__name__, path="/data", name="Data", title="evalmaps · Data", order=3,
+                   shows_grid=True)  # the cells table: AG Grid's code comes with the page
 
 PAGE = "data"
 READ_ONLY = ("This server is read-only (it runs without an upload store), so uploads are off. "

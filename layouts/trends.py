@@ -30,7 +30,8 @@ from layouts._shared import (boundary, stored_ids, Outputs, empty_note, get_cata
                              register_nav_sync, register_row_buttons, row_labels,
                              slicing_inputs, slicing_outputs, slicing_values)
 
-dash.register_page(__name__, path="/trends", name="Trends", title="evalmaps · Trends", order=1)
+dash.register_page(__name__, path="/trends", name="Trends", title="evalmaps · Trends", order=1,
+                   shows_grid=True)  # the statistics table: AG Grid's code comes with the page
 
 PAGE = "trends"
 

@@ -172,3 +172,47 @@ def test_the_browser_writes_nav_links_as_the_server_does(dash_duo, dash_app):
     browser = dash_duo.driver.execute_script(
         "return arguments[0].map(s => window.dash_clientside.evalmaps.navLinks(s));", SEARCHES)
     assert browser == [[nav_href(path, search) for _, path in NAV_PAGES] for search in SEARCHES]
+
+
+GRID_SCRIPTS = ("return performance.getEntriesByType('resource')"
+                ".filter(r => r.name.indexOf('/_dash-component-suites/dash_ag_grid/') >= 0)"
+                ".map(r => [r.name.split('/').pop().split('.')[0], r.initiatorType]);")
+GRID_ROWS = ("return Array.from(document.querySelectorAll('.cells-grid .ag-center-cols-container"
+             " .ag-row')).sort((a, b) => a.getAttribute('row-index') - b.getAttribute('row-index'))"
+             ".map(r => Array.from(r.querySelectorAll('.ag-cell')).map(c => c.innerText));")
+
+
+def test_ag_grids_code_loads_when_a_grid_first_renders(dash_duo, dash_app):
+    """Compare shows no grid: AG Grid's bundle is neither fetched nor run there. A link to Data
+    renders one: the bundle loads then, once, and the grid shows exactly what the same page
+    shows when it is the first page (its bundle with it), with no error."""
+    dash_duo.start_server(dash_app)
+    dash_duo.driver.get(dash_duo.server_url + "/compare")
+    dash_duo.wait_for_element(".compare-map .main-svg", timeout=20)
+    time.sleep(0.5)
+    assert dash_duo.driver.execute_script(GRID_SCRIPTS) == []
+    assert dash_duo.driver.execute_script(
+        "return [Object.keys(window.dash_ag_grid), Object.keys(window.dash_ag_grid.AgGrid)];"
+    ) == [["AgGrid"], ["dashRenderType"]]  # the stand-in, before the bundle
+    dash_duo.find_element("#nav-data").click()
+    until(lambda: len(dash_duo.driver.execute_script(GRID_ROWS)) >= 5, timeout=20)
+    time.sleep(0.5)
+    lazily = dash_duo.driver.execute_script(GRID_ROWS)
+    loaded = dash_duo.driver.execute_script(GRID_SCRIPTS)
+    assert loaded[0] == ["dash_ag_grid", "script"] and loaded.count(loaded[0]) == 1
+    # the stand-in took the real grid's statics; the bundle's chunk added its hook
+    assert dash_duo.driver.execute_script(
+        "return [Object.keys(window.dash_ag_grid).sort(),"
+        " Object.keys(window.dash_ag_grid.AgGrid).sort(),"
+        " window.dash_ag_grid.AgGrid.dashPersistence.persisted_props];") == [
+        ["AgGrid", "getApi", "getApiAsync", "useGridFilter"],
+        ["dashPersistence", "dashRenderType", "propTypes"], ["selectedRows"]]
+    url = dash_duo.driver.current_url
+    assert "/data" in url
+    dash_duo.driver.get(url)  # the same page, first: the bundle comes with it
+    until(lambda: len(dash_duo.driver.execute_script(GRID_ROWS)) >= 5, timeout=20)
+    time.sleep(0.5)
+    assert dash_duo.driver.execute_script(GRID_SCRIPTS)[0] == ["dash_ag_grid", "script"]
+    assert dash_duo.driver.execute_script(GRID_ROWS) == lazily
+    assert lazily[0][-1] != ""  # a value, formatted
+    assert dash_duo.get_logs() == []

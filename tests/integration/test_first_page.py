@@ -5,8 +5,11 @@ location; and Dash's empty container whenever the server cannot know the page ex
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+
+from layouts._first_page import ON_DEMAND
 
 from tests.integration.dash_calls import callback_body, find
 
@@ -164,3 +167,51 @@ def test_the_html_has_the_pages_title(client, path, title):
     html = client.get(path).get_data(as_text=True)
     assert html.count("<title>") == 1
     assert f"<title>{title}</title>" in html
+
+
+GRID_TAG = re.compile(r'<script( type="([^"]*)" data-namespace="dash_ag_grid")? '
+                      r'src="(/_dash-component-suites/dash_ag_grid/[^"]*)"></script>')
+
+
+@pytest.mark.parametrize("path, runs", [
+    ("/", False), ("/?figure=short-to-long", False), ("/compare", False),
+    ("/trends", True), ("/trends?figure=short-to-long", True), ("/data", True), ("/data/", True),
+    ("/no-such-page", False),
+])
+def test_ag_grids_code_comes_with_the_pages_that_show_a_grid(client, path, runs):
+    """AG Grid's bundle runs with Trends and Data; elsewhere its tag is inert, with the same
+    fingerprinted URL, for assets/lazy.js to load when a grid renders (a link to Data)."""
+    html = client.get(path).get_data(as_text=True)
+    tags = GRID_TAG.findall(html)
+    assert len(tags) == 1, tags
+    typed, kind, src = tags[0]
+    assert src.endswith(".min.js") and ".v" in src  # Dash's fingerprinted URL
+    if runs:
+        assert typed == "" and kind == ""
+    else:
+        assert kind == ON_DEMAND
+    assert client.get(src).status_code == 200
+
+
+def test_the_pages_that_show_a_grid_say_so(client, dash_app):
+    """Each page whose layout holds an AG Grid is registered with ``shows_grid``, and no other:
+    a page that showed one unregistered would wait for the bundle before drawing it. No page
+    shows a DataTable, whose bundle no page loads (app.drop_unused_table)."""
+    import dash
+    import dash_ag_grid as dag
+    from dash import dash_table
+
+    client.get("/")
+    with_grid, flagged = set(), set()
+    for page in dash.page_registry.values():
+        if page.get("shows_grid"):
+            flagged.add(page["path"])
+        layout = page["layout"]
+        with dash_app.server.test_request_context(page["path"]):
+            tree = layout(uploads=None) if callable(layout) else layout
+        nodes = [tree, *tree._traverse()]
+        if any(isinstance(node, dag.AgGrid) for node in nodes):
+            with_grid.add(page["path"])
+        assert not any(isinstance(node, dash_table.DataTable) for node in nodes), page["path"]
+        assert "dash_table/" not in client.get(page["path"]).get_data(as_text=True)
+    assert with_grid == flagged == {"/trends", "/data"}
