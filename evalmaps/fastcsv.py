@@ -292,11 +292,15 @@ def repeated_keys(codes: list[np.ndarray], sizes: list[int]) -> np.ndarray | boo
     return bool(pd.Series(key).duplicated().any())
 
 
+def chunked(col) -> pa.ChunkedArray:
+    return col if isinstance(col, pa.ChunkedArray) else pa.chunked_array([col])
+
+
 def value_numbers(col) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """For an import's value texts: (where a text is neither empty nor a finite number as
     ``float()`` reads it, the numbers as pandas reads them, the numbers as ``float()`` reads them
     or None when pyarrow could not read every text). One parse when pyarrow reads them all."""
-    col = col if isinstance(col, pa.ChunkedArray) else pa.chunked_array([col])
+    col = chunked(col)
     try:
         parsed = pc.cast(pc.if_else(pc.equal(col, ""), None, col), pa.float64())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -312,7 +316,7 @@ def value_numbers(col) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
 def stripped_numbers(col) -> tuple[pa.ChunkedArray, tuple[np.ndarray, np.ndarray]]:
     """The texts stripped, and :func:`pandas_numbers` of them. Texts that pyarrow reads as
     numbers have no surrounding whitespace, so the stripping is skipped when it reads them all."""
-    col = col if isinstance(col, pa.ChunkedArray) else pa.chunked_array([col])
+    col = chunked(col)
     try:
         values = pc.cast(pc.if_else(pc.equal(col, ""), None, col), pa.float64())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -353,9 +357,21 @@ def pandas_numbers(col: pa.ChunkedArray, parsed=None) -> tuple[np.ndarray, np.nd
     if n and given.all() and np.any((values == 0) & np.signbit(values)):
         # pandas reads a column of whole numbers as integers: there "-0" is 0
         ints = pc.match_substring_regex(col, _INT_RE)
-        if pc.all(ints).as_py():
+        if pc.all(ints).as_py() and _read_as_integers(col, values):
             values = values + 0.0
     return values, given
+
+
+def _read_as_integers(col: pa.ChunkedArray, values: np.ndarray) -> bool:
+    """Whether pandas reads a column of whole numbers as integers: int64 when every one fits,
+    else uint64 when none is negative and every one fits, else float64 (where "-0" stays -0)."""
+    big = np.flatnonzero(np.abs(values) >= 9.2e18)  # below, every whole number fits in int64
+    if not len(big):
+        return True
+    exact = [int(t) for t in col.take(pa.array(big)).to_pylist()]
+    if all(-2**63 <= v < 2**63 for v in exact):
+        return True
+    return bool(np.all(values >= 0)) and all(0 <= v < 2**64 for v in exact)
 
 
 def _nearest(text) -> float:

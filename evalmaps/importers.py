@@ -76,6 +76,9 @@ class Imported:
     # them already (validation then does not hash the labels again); not part of the result
     _encodings: dict | None = field(default=None, repr=False, compare=False)
     columns: list[str] = field(default_factory=list)  # the file's header, as read
+    # with the encodings, when pyarrow read every value: the values as validation reads them
+    # (pandas' choice of what is a number), which it then does not parse again
+    _numbers: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def n_cells(self) -> int:
@@ -95,7 +98,8 @@ class Imported:
             # the encodings come from an import that found no repeated cell in these rows
             positions: dict = {}
             cells, decimals = _validate(columns, arrays, spec, file, encodings=self._encodings,
-                                        unique=True, positions_out=positions)
+                                        unique=True, positions_out=positions,
+                                        value_numbers=self._numbers)
             return Figure(spec, cells, decimals, _positions=positions)
         return Figure(spec, cells, decimals)
 
@@ -332,13 +336,15 @@ def cell_pattern(columns: list[str], name: str) -> tuple[tuple[str, str], list[s
     return key, cols
 
 
-def detect_format(frame: pd.DataFrame, name: str) -> str:
+def detect_format(frame: pd.DataFrame, name: str, mapping: ImportOptions | None = None) -> str:
+    """The file's format (tidy, wide, matrix) from its columns. ``mapping``: the user's choices;
+    its replicate column ('' for none) decides which columns a matrix averages over."""
     columns = list(frame.columns)
     if "value" in [c.lower() for c in columns]:
         return "tidy"
     if cell_pattern(columns, name):
         return "wide"
-    replicate = _matrix_replicate(columns, None)
+    replicate = _matrix_replicate(columns, mapping)
     values = [c for c in columns[1:] if c != replicate]
     if values and all(_numeric_share(frame[c]) == 1.0 or (frame[c] == "").all() for c in values):
         return "matrix"
@@ -365,11 +371,14 @@ def _order(labels) -> list[str]:
 
 def _averaged(cells: pd.DataFrame, keys: list[str], name: str, replicate: str | None,
               warnings: list[str], parsed: np.ndarray | None = None,
-              encodings: dict | None = None) -> tuple[pd.DataFrame, int]:
+              encodings: dict | None = None,
+              numbers_out: dict | None = None) -> tuple[pd.DataFrame, int]:
     """One row per cell: replicates averaged (value = mean, sd, n); conflicts refused.
 
     ``parsed``: the values as ``float()`` reads them, when known. ``encodings``: filled with the
-    keys' encodings of the rows returned, when they come for free."""
+    keys' encodings of the rows returned, when they come for free. ``numbers_out``: filled with
+    the returned rows' values as validation reads them (``"value"``), when those rows are the
+    given ones unchanged and ``parsed`` is known (pyarrow read every value)."""
     given = ~fastcsv.empty(fastcsv.as_text(cells["value"]))
     present = cells if given.all() else fastcsv.filter_rows(cells, given)
     present = present.copy()
@@ -384,6 +393,10 @@ def _averaged(cells: pd.DataFrame, keys: list[str], name: str, replicate: str | 
                           "apart (a seed) to average them.", found)
         if encodings is not None:
             encodings.update(found)
+        if found and parsed is not None and numbers_out is not None:
+            # as fastcsv.stripped_numbers reads these rows' texts (its cast is parsed[given])
+            numbers_out["value"] = fastcsv.pandas_numbers(
+                fastcsv.chunked(fastcsv.as_text(present["value"])), present["v"].to_numpy())[0]
         out = present[keys].copy()
         out["value"] = present["value"]
         for col in OPTIONAL:  # a tidy file's own sd and n are kept
@@ -574,7 +587,7 @@ def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None =
     mapping = mapping or ImportOptions()
     warnings = list(warnings or [])
     _refuse_controls(frame, name)
-    fmt = detect_format(frame, name) if mapping.format == "auto" else mapping.format
+    fmt = detect_format(frame, name, mapping) if mapping.format == "auto" else mapping.format
     if fmt not in FORMATS[1:]:
         raise ImportFailed(f"unknown format '{fmt}'. Use one of {', '.join(FORMATS)}.", file=name)
     importer = {"tidy": import_tidy, "wide": import_wide, "matrix": import_matrix}[fmt]
@@ -607,8 +620,9 @@ def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None =
             raise ImportFailed(f"two columns would both be the '{opt}' column (their names differ "
                                f"only in case). Keep one, or rename the other.", file=name)
     encodings: dict = {}
+    known: dict = {}  # the values as validation reads them, when pyarrow parsed every one
     cells, replicates = _averaged(long, [*facets, y, x], name, replicate, warnings, parsed,
-                                  encodings)
+                                  encodings, known)
     if cells.empty:
         raise ImportFailed("the file holds no values. Fill in at least one cell.", file=name)
     labels = {d: _order(encodings[d][0] if d in encodings else cells[d])
@@ -636,9 +650,10 @@ def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None =
         text = fastcsv.as_text(long["value"])
         given = pc.filter(text, pc.fill_null(pc.not_equal(text, ""), True))
         spec["decimals"] = places(1 + fastcsv.decimals_written(given, exponent=0))
+    complete = len(encodings) == len(labels)
     return Imported(fmt, spec, cells, facets, replicate, replicates, labels, warnings,
-                    encodings if len(encodings) == len(labels) else None,
-                    columns=[str(c) for c in frame.columns])
+                    encodings if complete else None, columns=[str(c) for c in frame.columns],
+                    _numbers=known.get("value") if complete else None)
 
 
 def _axes(long: pd.DataFrame, dims: list[str], mapping: ImportOptions, name: str) -> tuple[str, str]:

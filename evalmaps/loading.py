@@ -433,7 +433,8 @@ def _shown(text) -> str:
 
 def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
               encodings: dict | None = None, unique: bool = False,
-              positions_out: dict | None = None) -> tuple[pd.DataFrame, int]:
+              positions_out: dict | None = None,
+              value_numbers: np.ndarray | None = None) -> tuple[pd.DataFrame, int]:
     """:func:`validate_cells` on columns of texts (pyarrow arrays), vectorised.
 
     The checks and their order are those of the original row-by-row code: the first problem in
@@ -442,6 +443,8 @@ def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
     knows no two rows hold the same texts in the dims (the check is then left out when no label
     has surrounding whitespace, the only way two distinct texts could name one cell).
     ``positions_out``: filled with each cell's labels as positions among the catalog's labels.
+    ``value_numbers``: the values as :func:`fastcsv.stripped_numbers` reads them, when the caller
+    has them for texts that are all given and that pyarrow reads as numbers (an import's).
     """
     unique_rows = unique
     for col in spec.dim_names:
@@ -489,7 +492,12 @@ def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
     numbers, text = {}, {}
     present = None
     for col in ("value", *[c for c in OPTIONAL_COLUMNS if c in columns]):
-        text[col], (values, given) = fastcsv.stripped_numbers(raw[col])
+        if col == "value" and value_numbers is not None and len(value_numbers) == nrows:
+            # nothing to strip (pyarrow read every text as a number), nothing to parse again
+            text[col], values = fastcsv.chunked(raw[col]), value_numbers
+            given = np.ones(nrows, dtype=bool)
+        else:
+            text[col], (values, given) = fastcsv.stripped_numbers(raw[col])
         bad = given & ~np.isfinite(values)
         if bad.any():
             i = int(bad.argmax())

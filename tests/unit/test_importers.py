@@ -675,3 +675,16 @@ def test_several_metrics_per_replicate_row_and_no_replicate_when_asked():
     plain = import_bytes(b"model,seed,accuracy\na,1,50\nb,2,60\n", "p.csv",
                          ImportOptions(replicate=""))
     assert plain.to_csv() == "model,column,value\na,seed,1\nb,seed,2\na,accuracy,50\nb,accuracy,60\n"
+
+
+def test_the_format_is_detected_with_the_replicate_column_chosen():
+    """A text seed column is a matrix's replicate column; with none chosen ('') it is a column
+    like any other, and a matrix's columns after the first must be numbers: not recognised."""
+    data = b"model,seed,accuracy\na,s1,50\na,s2,52\n"
+    assert import_bytes(data, "runs.csv").to_csv() == (
+        f"model,metric,value,sd,n\na,accuracy,51.0,{math.sqrt(2)!r},2\n")
+    err = refused(data, "runs.csv", ImportOptions(replicate=""))
+    assert str(err) == ("runs.csv: the format is not recognised: there is no 'value' column "
+                        "(tidy), no cell columns like type_3_len_15 (wide), and the columns after "
+                        "the first are not all numbers (matrix). Choose the format, or reshape the "
+                        "file.")

@@ -368,7 +368,7 @@ def new_since_the_reference(data, mapping, got) -> bool:
         frame, _ = fast_importers.read_table(data.decode("utf-8-sig"), "t.csv")
         options = fast_importers.ImportOptions(**mapping)
         fmt = options.format if options.format != "auto" else \
-            fast_importers.detect_format(frame, "t.csv")
+            fast_importers.detect_format(frame, "t.csv", options)
     except (DataError, UnicodeDecodeError):
         return False
     return fmt == "matrix" and \
