@@ -58,12 +58,18 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
       if (!cells || !triggered.length) {
         return skip;
       }
-      const prop = triggered[0].prop_id;
+      // a hover and a relayout can arrive in one call (Dash batches the inputs that changed
+      // together): the hover must not be lost behind the relayout
+      const hover = triggered.find(function (t) {
+        return /\.hoverData$/.test(t.prop_id);
+      });
+      const first = hover || triggered[0];
+      const prop = first.prop_id;
       const dot = prop.lastIndexOf(".");
       let hovered = last;
       let readout = dc.no_update;
       if (prop.slice(dot + 1) === "hoverData") {
-        const points = (triggered[0].value && triggered[0].value.points) || [];
+        const points = (first.value && first.value.points) || [];
         if (!points.length) {
           return skip;
         }

@@ -127,6 +127,39 @@ def test_hover_on_a_shows_a_b_and_the_difference(served, tmp_path):
     assert served.get_logs() == []
 
 
+def cells_json(served) -> str:
+    """The page's compare-cells store as compareHover gets it (from Dash's redux state, which
+    dash.testing's own redux_state_* helpers read too)."""
+    return served.driver.execute_script(
+        "const st = window.store.getState(); let node = st.layout;"
+        "for (const k of st.paths.strs['compare-cells']) { node = node[k]; }"
+        "return JSON.stringify(node.props.data);")
+
+
+def test_a_hover_batched_with_a_relayout_still_fills_the_readout(served):
+    """Dash can deliver a map's relayout and a hover in one call of compareHover (inputs that
+    changed together): the hover is the one that counts, whatever their order."""
+    open_compare(served)
+    got = served.driver.execute_script("""
+        const dc = window.dash_clientside, f = dc.evalmaps.compareHover;
+        const cells = JSON.parse(arguments[0]), context = dc.callback_context;
+        const hover = {prop_id: '{"panel":"a","type":"compare-heatmap"}.hoverData',
+                       value: {points: [{x: cells.x[3], y: cells.y[2]}]}};
+        const relayout = {prop_id: '{"panel":"b","type":"compare-heatmap"}.relayoutData',
+                          value: {autosize: true}};
+        return [[relayout, hover], [hover, relayout], [relayout]].map(function (triggered) {
+          dc.callback_context = {triggered: triggered};
+          const out = f(null, null, null, null, null, null, cells, null);
+          dc.callback_context = context;
+          return [out[3] === dc.no_update ? null : out[3], out[4] === dc.no_update ? null : out[4]];
+        });""", cells_json(served))
+    line = served.driver.execute_script(
+        "return window.dash_clientside.evalmaps.compareReadout(JSON.parse(arguments[0]), 2, 3);",
+        cells_json(served))
+    assert line.startswith("Local Window Size ") and " — A " in line
+    assert got == [[line, {"i": 2, "j": 3, "source": "a"}]] * 2 + [[None, None]]
+
+
 def test_changing_b_updates_all_three_maps_and_the_summary(served, tmp_path):
     open_compare(served)
     before = trace(served.driver, A)
