@@ -91,7 +91,7 @@ def _on_common(al: Alignment, side: ComparePanel, grid: np.ndarray) -> np.ndarra
 def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
     """'Local Window Size %{y} · Ratio %{x}<br>B − A +3.8<br>A 52.5 · B 56.3<br>SE ...': the
     template of a compared cell, the groups with their own (not comparable; within 1.96 SE),
-    and the customdata (A, B, SE, within 1.96 SE)."""
+    and the customdata (A, B, SE, within 1.96 SE), printed at :func:`delta_data_decimals`."""
     where = _where(al)
     values = (f"<br>A {_side_value(al.a, 'customdata[0]')} · "
               f"B {_side_value(al.b, 'customdata[1]')}")
@@ -100,7 +100,7 @@ def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
                            trim=al.min_decimals != al.decimals)
     direction = "" if al.higher_is_better else " (lower is better: − means B better)"
     head = f"{where}<br>{DELTA_TITLE} {delta}{direction}{values}"
-    se_places = max(fmt.places(al.decimals), 1) + 1
+    se_places = se_decimals(al)
     se = (f"<br>SE %{{customdata[2]:.{max(se_places - 2, 0)}%}}" if pct
           else f"<br>SE %{{customdata[2]:.{se_places}f}}")
     has_se = al.se is not None and np.isfinite(al.se).any()
@@ -121,6 +121,16 @@ def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
     return present, special, np.stack([al.za, al.zb, se_grid, within.astype(float)], axis=-1)
 
 
+def se_decimals(al: Alignment) -> int:
+    """The decimals B − A's standard error is printed at (in the values' own units)."""
+    return max(fmt.places(al.decimals), 1) + 1
+
+
+def delta_data_decimals(al: Alignment) -> tuple[int, int, int, int]:
+    """The decimals B − A's customdata columns (A, B, SE, within) are printed at."""
+    return al.a.decimals, al.b.decimals, se_decimals(al), 0
+
+
 def readouts(al: Alignment) -> dict:
     """What the linked hover's readout needs to write a cell's line in the browser
     (``evalmaps.compareHover``): the category labels as the maps' axes hold them, the labels
@@ -139,7 +149,7 @@ def readouts(al: Alignment) -> dict:
             "delta": [fmt.places(al.decimals - al.a.metric.shift),
                       max(al.min_decimals - al.a.metric.shift, 0)
                       if al.min_decimals != al.decimals else None, al.a.metric.scale],
-            "se": max(max(fmt.places(al.decimals), 1) + 1 - al.a.metric.shift, 0),
+            "se": max(se_decimals(al) - al.a.metric.shift, 0),
             "minus": DELTA_TITLE, "within": WITHIN, "beyond": BEYOND,
             "unit": "%" if al.a.metric.percent else "",
             "lower_better": not al.higher_is_better}
@@ -203,7 +213,7 @@ def delta_figure(al: Alignment, *, show_values: bool = True) -> dict:
     data = heatmap_traces(
         al.delta, al.x.labels, al.y.labels, decimals=al.decimals, hovertemplate=present,
         colorscale=DELTA_COLORSCALE, zrange=(lo, hi), zmid=0, customdata=customdata,
-        special=tuple(special), show_values=show_values, texttemplate=text,
+        customdata_decimals=delta_data_decimals(al), special=tuple(special), show_values=show_values, texttemplate=text,
         colorbar_title=DELTA_TITLE + ("" if al.higher_is_better else " (blue: B better)"),
         reversescale=not al.higher_is_better,  # blue is always B better
         colorbar={"tickformat": PERCENT_TICKS} if pct else None)

@@ -138,7 +138,8 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
                    showscale: bool = True, colorbar_title: str = "",
                    dtype: str | None = None, scale: str | None = theme.DEFAULT_SCALE,
                    reversescale: bool = False, text: np.ndarray | None = None,
-                   colorbar: dict | None = None, bounds=False) -> list[dict]:
+                   colorbar: dict | None = None, bounds=False,
+                   customdata_decimals: tuple[int, ...] | None = None) -> list[dict]:
     """One dense heatmap trace of the values, a sparse trace per :class:`Special` group, and
     (panels small enough to print values in) two text traces on top.
 
@@ -157,6 +158,9 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
     ``text``: the values the templates show as ``%{text}`` when ``z`` is not them (colours by
     log10: ``z`` holds the logarithms, ``text`` the values). ``colorbar``: more colour-bar
     settings (ticks). ``bounds``: :func:`finite_range` of ``z``, when the caller has it.
+    ``customdata_decimals``: the decimals each customdata column is printed at (hover and
+    readout); with them, customdata travels as float32 when that keeps every column exact at
+    its decimals (:func:`components.theme.exact_dtype`), else float64 (also without them).
     """
     ny, nx = z.shape
     x, y = theme.texts(x_labels), theme.texts(y_labels)
@@ -199,8 +203,11 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
         main["text"] = _number_list(np.where(taken, np.nan, text))
     if zmid is not None:
         main["zmid"] = zmid
+    data_dtype = "f8"
     if customdata is not None:
-        main["customdata"] = theme.typed(customdata, "f8")
+        if customdata_decimals is not None:
+            data_dtype = theme.exact_columns_dtype(customdata, customdata_decimals)
+        main["customdata"] = theme.typed(customdata, data_dtype)
     traces = [main]
     for group in special:
         rows, cols = cells_of(group.mask)
@@ -222,7 +229,7 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
             data = np.full((ni, nj, customdata.shape[-1]), np.nan)
             data[rows, cols] = customdata[rows, cols]
             trace.update(x=x[:nj], y=y[:ni], z=theme.typed(grid, "f8"),
-                         customdata=theme.typed(data, "f8"))
+                         customdata=theme.typed(data, data_dtype))
             if text is not None and group.value:
                 shown = np.full((ni, nj), np.nan)
                 shown[rows, cols] = text[rows, cols]

@@ -137,6 +137,15 @@ def exact_dtype(values: np.ndarray, decimals: int) -> str:
     return "f4" if np.array_equal(np.round(back, decimals), np.round(finite, decimals)) else "f8"
 
 
+def exact_columns_dtype(values: np.ndarray, decimals) -> str:
+    """'f4' when float32 keeps every column ``k`` of ``values`` (..., k) exact at ``decimals[k]``
+    decimals (:func:`exact_dtype`), else 'f8'."""
+    if values.shape[-1] != len(decimals):
+        raise ValueError(f"{values.shape[-1]} columns, {len(decimals)} decimals")
+    return "f4" if all(exact_dtype(values[..., k], d) == "f4"
+                       for k, d in enumerate(decimals)) else "f8"
+
+
 def illustrative_annotation() -> dict:
     """The on-figure label of made-up values (seed 002): above the plot, in amber."""
     return {"text": ILLUSTRATIVE_LABEL, "xref": "paper", "yref": "paper", "x": 0.5, "y": 1.0,

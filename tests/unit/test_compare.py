@@ -527,9 +527,28 @@ def test_readouts(default):
         "within": "within 1.96 SE: not distinguishable",
         "beyond": "beyond 1.96 SE: distinguishable"}
     _, _, delta = compare_figures(default, "shared", True)
-    custom = decode(delta["data"][0]["customdata"])
+    spec = delta["data"][0]["customdata"]
+    assert spec["dtype"] == "f4"  # every value is exact at its decimals in float32
+    custom = decode(spec)
     assert custom.shape == (4, 5, 4)
-    np.testing.assert_array_equal(custom[1, 3], [52.5, 56.3, np.nan, np.nan])  # A, B, SE, within
+    assert [f"{v:.1f}" for v in custom[1, 3, :2]] == ["52.5", "56.3"]  # A, B as printed
+    assert np.isnan(custom[1, 3, 2:]).all()  # no SE, so no "within"
+    shown = np.isfinite(default.za)
+    assert [f"{v:.1f}" for v in custom[..., 0][shown]] == [f"{v:.1f}" for v in default.za[shown]]
+
+
+def test_the_delta_maps_data_is_float64_where_float32_would_change_a_printed_value():
+    # 12345.6789 reads 12345.6787 in float32: A's column keeps float64, and so the whole array
+    a = make_figure("wa", {"A": {("3000", "0.1"): 12345.6789, ("2000", "0.1"): 1.0}},
+                    value_range=(0, 1e5))
+    b = make_figure("wb", {"B": {("3000", "0.1"): 12345.6788, ("2000", "0.1"): 2.0}},
+                    value_range=(0, 1e5))
+    al = align(side(a), side(b))
+    assert al.a.decimals == 4
+    _, _, delta = compare_figures(al, "shared", True)
+    spec = delta["data"][0]["customdata"]
+    assert spec["dtype"] == "f8"
+    np.testing.assert_array_equal(decode(spec)[0, 0, :2], [12345.6789, 12345.6788])
 
 
 def test_labels_are_escaped_in_maps_and_sentences():

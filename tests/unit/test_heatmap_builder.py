@@ -139,6 +139,17 @@ def test_float64_when_float32_would_change_a_printed_value():
     assert exact_dtype(np.array([3.14159265]), 4) == "f4"
 
 
+def test_customdata_is_float32_only_when_every_column_is_exact_at_its_decimals():
+    from components.theme import exact_columns_dtype
+
+    data = np.stack([np.array([[56.3, np.nan]]), np.array([[12345.6789, 1.0]])], axis=-1)
+    assert exact_columns_dtype(data, (1, 0)) == "f4"  # 12345.6787 is 12346 at no decimals
+    assert exact_columns_dtype(data, (1, 4)) == "f8"
+    assert exact_columns_dtype(data, (9, 0)) == "f8"  # 56.3 as float32 is 56.29999923…
+    with pytest.raises(ValueError, match="2 columns, 1 decimals"):
+        exact_columns_dtype(data, (1,))
+
+
 def test_typed_is_base64_of_the_little_endian_values_and_blanks_a_copy():
     import base64
 
