@@ -32,11 +32,15 @@ from evalmaps.slicing import PanelView
 MAX_TEXT_ROWS = 40
 MAX_TEXT_COLUMNS = 36
 MAX_GAP_CELLS = 60
-# Above this many cells a panel's unreported cells are drawn by the plot's background (the
-# missing colour), not by a trace of their own: plotly.js turns such a trace's scattered cells
-# into a grid the size of the panel (170 ms at 1000 x 1000, as long as the values themselves),
-# for a hover on cells smaller than a pixel. The keyboard readout still says them.
-MAX_GAP_TRACE_CELLS = 250_000
+# Above this many cells (100 x 100) a panel's unreported cells are drawn by the plot's
+# background (the missing colour), not by a trace of their own. Each such trace costs a map's
+# first paint about as much as a second small map: its cells are turned into a grid the size of
+# the panel (170 ms at 1000 x 1000; Compare's three maps of 200 x 100 painted in 633 against
+# 673 ms without them, medians of 15), for a hover on cells a few pixels across. The keyboard
+# readout still says them, and a narrower slice brings their hover back. No gaps are drawn
+# between cells this small (MAX_GAP_CELLS), so the background shows only where a cell is
+# missing.
+MAX_GAP_TRACE_CELLS = 10_000
 # Cell text is sized to the cells in the browser (evalmaps.paint in assets/evalmaps.js, at the
 # size each map is drawn at): at most 12 px, and hidden where it would be under 9 px.
 MAX_TEXT_PX = 12
