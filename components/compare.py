@@ -91,7 +91,8 @@ def _on_common(al: Alignment, side: ComparePanel, grid: np.ndarray) -> np.ndarra
 def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
     """'Local Window Size %{y} · Ratio %{x}<br>B − A +3.8<br>A 52.5 · B 56.3<br>SE ...': the
     template of a compared cell, the groups with their own (not comparable; within 1.96 SE),
-    and the customdata (A, B, SE, within 1.96 SE), printed at :func:`delta_data_decimals`."""
+    and the customdata (A, B, SE, within 1.96 SE; A and B alone when no cell has a standard
+    error), printed at :func:`delta_data_decimals`."""
     where = _where(al)
     values = (f"<br>A {_side_value(al.a, 'customdata[0]')} · "
               f"B {_side_value(al.b, 'customdata[1]')}")
@@ -116,9 +117,10 @@ def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
                       (a_missing & b_missing, "A and B")):
         special.append(Special(mask, f"{where}<br>{DELTA_TITLE} not comparable<br>"
                                      f"{who} not reported"))
-    se_grid = al.se if al.se is not None else np.full(al.delta.shape, np.nan)
-    within = np.where(np.isfinite(se_grid) & np.isfinite(al.delta), al.indistinct, np.nan)
-    return present, special, np.stack([al.za, al.zb, se_grid, within.astype(float)], axis=-1)
+    if not has_se:  # the hovers and the readout read A and B alone
+        return present, special, np.stack([al.za, al.zb], axis=-1)
+    within = np.where(np.isfinite(al.se) & np.isfinite(al.delta), al.indistinct, np.nan)
+    return present, special, np.stack([al.za, al.zb, al.se, within.astype(float)], axis=-1)
 
 
 def se_decimals(al: Alignment) -> int:
@@ -126,16 +128,17 @@ def se_decimals(al: Alignment) -> int:
     return max(fmt.places(al.decimals), 1) + 1
 
 
-def delta_data_decimals(al: Alignment) -> tuple[int, int, int, int]:
-    """The decimals B − A's customdata columns (A, B, SE, within) are printed at."""
-    return al.a.decimals, al.b.decimals, se_decimals(al), 0
+def delta_data_decimals(al: Alignment, columns: int = 4) -> tuple[int, ...]:
+    """The decimals B − A's customdata columns (A, B, SE, within; the first ``columns``) are
+    printed at."""
+    return (al.a.decimals, al.b.decimals, se_decimals(al), 0)[:columns]
 
 
 def readouts(al: Alignment) -> dict:
     """What the linked hover's readout needs to write a cell's line in the browser
     (``evalmaps.compareHover``): the category labels as the maps' axes hold them, the labels
     and titles as text, and each side's decimals. The values are the B − A map's own
-    (its customdata: A, B, SE, within 1.96 SE), so nothing is sent twice."""
+    (its customdata: A, B, SE, within 1.96 SE, or A and B alone), so nothing is sent twice."""
     def places(side: ComparePanel) -> list:
         shift = side.metric.shift
         return [fmt.places(side.decimals - shift),
@@ -213,7 +216,7 @@ def delta_figure(al: Alignment, *, show_values: bool = True) -> dict:
     data = heatmap_traces(
         al.delta, al.x.labels, al.y.labels, decimals=al.decimals, hovertemplate=present,
         colorscale=DELTA_COLORSCALE, zrange=(lo, hi), zmid=0, customdata=customdata,
-        customdata_decimals=delta_data_decimals(al), special=tuple(special), show_values=show_values, texttemplate=text,
+        customdata_decimals=delta_data_decimals(al, customdata.shape[-1]), special=tuple(special), show_values=show_values, texttemplate=text,
         colorbar_title=DELTA_TITLE + ("" if al.higher_is_better else " (blue: B better)"),
         reversescale=not al.higher_is_better,  # blue is always B better
         colorbar={"tickformat": PERCENT_TICKS} if pct else None)

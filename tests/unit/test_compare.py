@@ -368,6 +368,7 @@ def test_indistinct_cells_are_outlined_and_explained(replicates):
     assert heatmap_cell(delta, "3000", "0.2")["hover"].endswith(
         ", beyond 1.96 SE: distinguishable")
     custom = decode(delta["data"][0]["customdata"])
+    assert custom.shape == (4, 5, 4)  # A, B, SE, within 1.96 SE
     np.testing.assert_allclose(custom[0, 0], [50.0, 52.0, 1.414213562, 1.0])  # within 1.96 SE
     np.testing.assert_allclose(custom[0, 1][3], 0.0)  # beyond
 
@@ -530,9 +531,8 @@ def test_readouts(default):
     spec = delta["data"][0]["customdata"]
     assert spec["dtype"] == "f4"  # every value is exact at its decimals in float32
     custom = decode(spec)
-    assert custom.shape == (4, 5, 4)
-    assert [f"{v:.1f}" for v in custom[1, 3, :2]] == ["52.5", "56.3"]  # A, B as printed
-    assert np.isnan(custom[1, 3, 2:]).all()  # no SE, so no "within"
+    assert custom.shape == (4, 5, 2)  # A and B: no cell has a standard error (no SE, within)
+    assert [f"{v:.1f}" for v in custom[1, 3]] == ["52.5", "56.3"]  # A, B as printed
     shown = np.isfinite(default.za)
     assert [f"{v:.1f}" for v in custom[..., 0][shown]] == [f"{v:.1f}" for v in default.za[shown]]
 
