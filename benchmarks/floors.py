@@ -6,6 +6,9 @@
 - Paint floor: a static HTML page drawing the same grids with ``Plotly.newPlot`` (the
   plotly.min.js of the installed plotly package, typed arrays, one hovertemplate, the same
   sizes as the app's graphs), served from 127.0.0.1 by Python's http.server in a thread.
+- Dash floor (no goal; what Dash's own start costs): a Dash app whose layout is nothing but one
+  ``dcc.Graph`` per grid holding the paint floor's figures, as Dash serves it out of the box
+  (:class:`DashFloor`).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import base64
 import functools
 import http.server
 import statistics
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -72,6 +77,83 @@ def static_page(grids: list[np.ndarray], x_labels: list[str], y_labels: list[str
     return STATIC_PAGE.format(divs=divs, figs=orjson.dumps(figs).decode())
 
 
+HOVER = "%{y} · %{x} · %{z:.1f}<extra></extra>"
+
+
+def floor_figures(grids: list[np.ndarray], x_labels: list[str], y_labels: list[str],
+                  boxes: list[tuple[int, int]], zranges: list[tuple[float, float]]) -> list[dict]:
+    """The figures the static floor page draws (:data:`STATIC_PAGE`), as Plotly figure dicts."""
+    return [{"data": [{"type": "heatmap", "z": typed(z), "x": x_labels, "y": y_labels,
+                       "zmin": lo, "zmax": hi, "colorscale": "Viridis", "hovertemplate": HOVER}],
+             "layout": {"width": w, "height": h, "xaxis": {"type": "category"},
+                        "yaxis": {"type": "category", "autorange": "reversed"}}}
+            for z, (w, h), (lo, hi) in zip(grids, boxes, zranges)]
+
+
+def dash_floor_app(figures: list[dict]):
+    """A Dash app of one ``dcc.Graph`` per figure and nothing else (Dash's defaults: its own
+    scripts served locally, no compression, no assets). Build it in a process of its own
+    (:class:`DashFloor`): a Dash app takes the callbacks registered with ``dash.callback`` in its
+    process on its first request, and becomes the process's ``dash.get_app()``."""
+    import dash
+    from dash import dcc, html
+
+    app = dash.Dash("evalmaps_dash_floor", serve_locally=True,
+                    assets_folder=tempfile.mkdtemp(prefix="evalmaps-bench-dash-floor-"))
+    app.layout = html.Div([dcc.Graph(id=f"g{i}", figure=figure, config={"displaylogo": False})
+                           for i, figure in enumerate(figures)])
+    return app
+
+
+class DashFloor:
+    """:func:`dash_floor_app` served on 127.0.0.1 (an ephemeral port) by werkzeug, in a Python
+    process of its own (``python -m benchmarks.floors <figures.json>``)."""
+
+    def __init__(self, figures: list[dict], timeout: float = 60.0):
+        self.folder = Path(tempfile.mkdtemp(prefix="evalmaps-bench-dash-floor-"))
+        spec = self.folder / "figures.json"
+        spec.write_bytes(orjson.dumps(figures))
+        self.proc = subprocess.Popen([sys.executable, "-m", "benchmarks.floors", str(spec)],
+                                     cwd=Path(__file__).resolve().parent.parent,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        line = ""
+        deadline = time.monotonic() + timeout
+        while not line.startswith("port ") and time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line and self.proc.poll() is not None:
+                break
+        if not line.startswith("port "):
+            self.close()
+            raise RuntimeError("the bare Dash app did not start")
+        self.port = int(line.split()[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc.stdout.close()
+        for path in self.folder.iterdir():
+            path.unlink()
+        self.folder.rmdir()
+
+
+def _serve_dash_floor(spec: str) -> None:
+    from werkzeug.serving import make_server
+
+    app = dash_floor_app(orjson.loads(Path(spec).read_bytes()))
+    httpd = make_server("127.0.0.1", 0, app.server, threaded=True)
+    print(f"port {httpd.server_port}", flush=True)
+    httpd.serve_forever()
+
+
 class _Handler(http.server.SimpleHTTPRequestHandler):
     def end_headers(self):
         # cacheable like the app's fingerprinted bundles, so warm navigations compare alike
@@ -110,3 +192,7 @@ class StaticServer:
         for path in self.folder.iterdir():
             path.unlink()
         self.folder.rmdir()
+
+
+if __name__ == "__main__":
+    _serve_dash_floor(sys.argv[1])

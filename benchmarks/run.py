@@ -497,6 +497,7 @@ def section_paint(ctx: "Context") -> list[Row]:
 
             attempt(row, measure, ctx.log)
             rows.append(row)
+        rows.append(dash_floor_row(ctx, browser, static))
     except Exception as exc:  # noqa: BLE001 - no browser: every paint row fails, the run goes on
         for what, *_ in paint_pages(ctx)[len(rows):]:
             rows.append(Row(what, "ms", failed=reason(exc)))
@@ -511,8 +512,54 @@ def section_paint(ctx: "Context") -> list[Row]:
                      f"alternately, median of {ctx.paint_repeat}, warm HTTP cache, headless Chromium "
                      "1400x1000. Floor = a static page drawing the same grids at the same sizes "
                      "with Plotly.newPlot, the installed plotly package's plotly.min.js, float32 "
-                     "typed arrays and one hovertemplate.")
+                     "typed arrays and one hovertemplate. The bare Dash app (no goal): one "
+                     "dcc.Graph per figure of that static page and nothing else, as Dash serves "
+                     "it by default (benchmarks/floors.py, DashFloor).")
     return rows
+
+
+DASH_FLOOR_WHAT = "paint compare against a bare Dash app of the floor's three maps"
+
+
+def dash_floor_row(ctx: "Context", browser, static: floors.StaticServer) -> Row:
+    """Compare against a Dash app of nothing but three ``dcc.Graph`` holding the static floor's
+    figures (:class:`floors.DashFloor`): what Dash's own start costs, with no goal. The app,
+    the Dash app and the static page load in turn; the row says the Dash app's ratio to the
+    static page too."""
+    small = ctx.sweeps[0]
+    runs = ctx.paint_repeat
+    row = Row(DASH_FLOOR_WHAT + (f" (median of {runs})" if runs > 1 else ""), "ms")
+    path, expected = next((p, n) for _, p, n, *_ in paint_pages(ctx) if p.startswith("/compare"))
+    grids = next(g for _, p, _, g, *_ in paint_pages(ctx) if p.startswith("/compare"))
+
+    def measure():
+        ctx.require_figure(small.id)
+        url = ctx.server.base + path
+        for _ in range(2):
+            browser.paint(url, expected)
+        boxes = [(b["width"], b["height"]) for b in browser.graph_boxes()]
+        zranges = [(0, 100), (0, 100), (-100, 100)]
+        figures = floors.floor_figures(grids, small.x_labels, small.y_labels, boxes, zranges)
+        floor_url = static.publish("floor-dash.html", floors.static_page(
+            grids, small.x_labels, small.y_labels, boxes, zranges))
+        dash_floor = floors.DashFloor(figures)
+        try:
+            for _ in range(2):
+                browser.paint(dash_floor.url, expected)
+                browser.paint(floor_url, expected)
+            app, bare, page = [], [], []
+            for _ in range(runs):
+                app.append(browser.paint(url, expected))
+                bare.append(browser.paint(dash_floor.url, expected))
+                page.append(browser.paint(floor_url, expected))
+        finally:
+            dash_floor.close()
+        bare_ms = median_of(bare)
+        row.what += (f"; that Dash app paints in {fmt(bare_ms, 'ms')}, "
+                     f"{bare_ms / median_of(page):.2f}x the static page's {fmt(median_of(page), 'ms')}")
+        return median_of(app), bare_ms
+
+    return attempt(row, measure, ctx.log)
 
 
 # ----------------------------------------------------------------------------- transfer
