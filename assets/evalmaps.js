@@ -583,8 +583,8 @@ window.dash_clientside.evalmaps.number = function (value, decimals, least) {
 };
 
 /* The compare readout of cell (i, j): 'Local Window Size 2000 · Ratio 0.4 — A 52.5 · B 56.3 ·
- * B − A +3.8', from the B − A map's customdata (A, B, SE, within 1.96 SE; A, B alone) and `cells`
- * (components.compare.readouts). */
+ * B − A +3.8', from the B − A map's customdata (A, B, SE, within 1.96 SE; or A and B alone)
+ * and `cells` (components.compare.readouts). */
 window.dash_clientside.evalmaps.compareReadout = function (cells, i, j) {
   const number = window.dash_clientside.evalmaps.number;
   const id = JSON.stringify({panel: "delta", type: "compare-heatmap"});

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import functools
 import http.server
+import select
 import statistics
 import subprocess
 import sys
@@ -119,8 +120,11 @@ class DashFloor:
         line = ""
         deadline = time.monotonic() + timeout
         while not line.startswith("port ") and time.monotonic() < deadline:
+            ready, _, _ = select.select([self.proc.stdout], [], [], deadline - time.monotonic())
+            if not ready:
+                break
             line = self.proc.stdout.readline()
-            if not line and self.proc.poll() is not None:
+            if not line:  # the process ended
                 break
         if not line.startswith("port "):
             self.close()

@@ -554,9 +554,9 @@ def dash_floor_row(ctx: "Context", browser, static: floors.StaticServer) -> Row:
                 page.append(browser.paint(floor_url, expected))
         finally:
             dash_floor.close()
-        bare_ms = median_of(bare)
+        bare_ms, page_ms = median_of(bare), median_of(page)
         row.what += (f"; that Dash app paints in {fmt(bare_ms, 'ms')}, "
-                     f"{bare_ms / median_of(page):.2f}x the static page's {fmt(median_of(page), 'ms')}")
+                     f"{bare_ms / page_ms:.2f}x the static page's {fmt(page_ms, 'ms')}")
         return median_of(app), bare_ms
 
     return attempt(row, measure, ctx.log)

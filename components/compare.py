@@ -216,7 +216,8 @@ def delta_figure(al: Alignment, *, show_values: bool = True) -> dict:
     data = heatmap_traces(
         al.delta, al.x.labels, al.y.labels, decimals=al.decimals, hovertemplate=present,
         colorscale=DELTA_COLORSCALE, zrange=(lo, hi), zmid=0, customdata=customdata,
-        customdata_decimals=delta_data_decimals(al, customdata.shape[-1]), special=tuple(special), show_values=show_values, texttemplate=text,
+        customdata_decimals=delta_data_decimals(al, customdata.shape[-1]),
+        special=tuple(special), show_values=show_values, texttemplate=text,
         colorbar_title=DELTA_TITLE + ("" if al.higher_is_better else " (blue: B better)"),
         reversescale=not al.higher_is_better,  # blue is always B better
         colorbar={"tickformat": PERCENT_TICKS} if pct else None)
