@@ -598,8 +598,10 @@ window.dash_clientside.evalmaps.compareReadout = function (cells, i, j) {
   const present = function (v) { return v !== null && v !== undefined && isFinite(v); };
   const scaled = function (v, places) { return places[2] === 100 ? v * 100 : v; };
   const unit = cells.unit || "";
-  const side = function (v, places) {
-    return present(v) ? number(scaled(v, places), places[0], places[1]) + unit : "not reported";
+  const side = function (v, places) {  // with the side's unit, as its hover writes it
+    const suffix = places[3] === undefined ? unit : places[3];
+    return present(v) ? number(scaled(v, places), places[0], places[1]) + suffix :
+      "not reported";
   };
   const a = cell[0], b = cell[1], se = cell[2], within = cell[3];
   let delta = "not comparable";

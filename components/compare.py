@@ -137,13 +137,15 @@ def delta_data_decimals(al: Alignment, columns: int = 4) -> tuple[int, ...]:
 def readouts(al: Alignment) -> dict:
     """What the linked hover's readout needs to write a cell's line in the browser
     (``evalmaps.compareHover``): the category labels as the maps' axes hold them, the labels
-    and titles as text, and each side's decimals. The values are the B − A map's own
-    (its customdata: A, B, SE, within 1.96 SE, or A and B alone), so nothing is sent twice."""
+    and titles as text, and each side's decimals, scale and unit as its hover writes them
+    ('52.5%', '3.2 ms'). The values are the B − A map's own (its customdata: A, B, SE, within
+    1.96 SE, or A and B alone), so nothing is sent twice."""
     def places(side: ComparePanel) -> list:
         shift = side.metric.shift
         return [fmt.places(side.decimals - shift),
                 None if side.min_decimals is None else max(side.min_decimals - shift, 0),
-                side.metric.scale]
+                side.metric.scale,
+                "%" if side.metric.percent else fmt.with_unit("", side.metric.unit)]
 
     return {"x": theme.texts(al.x.labels), "y": theme.texts(al.y.labels),
             "x_text": list(al.x.labels), "y_text": list(al.y.labels),

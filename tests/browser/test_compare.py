@@ -4,6 +4,8 @@ three maps and the summary, derived means built in the UI, URL state, clear erro
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from dash.testing.wait import until
 from selenium.webdriver.common.by import By
@@ -124,6 +126,19 @@ def test_hover_on_a_shows_a_b_and_the_difference(served, tmp_path):
     until(lambda: marks_cell(served.driver, B, "0.2", "500"), timeout=5)
     assert outline(served.driver, DELTA) is None  # the hovered map shows its own hover label
     assert hover_lines(served.driver, DELTA)[0] == "Local Window Size 500 · Ratio 0.2"
+    assert served.get_logs() == []
+
+
+def test_the_readout_writes_a_and_b_with_their_unit_as_the_hover_does(served):
+    """A metric in % (AceMath, illustrative): the hover says 'A 71.2% · B 64.0%', and so does
+    the readout line (screen readers and the keyboard get it from there)."""
+    open_compare(served, "?a=acemath-training-progress:gsm8k"
+                         "&b=acemath-training-progress:math-500")
+    hover_cell(served, DELTA, "0.2", "7b")
+    values = hover_lines(served.driver, DELTA)[2]
+    assert re.fullmatch(r"A \d+\.\d% · B \d+\.\d%", values), values
+    until(lambda: f"— {values} · B − A " in text(served, "#compare-readout"), timeout=5)
+    assert text(served, "#compare-readout").startswith("Model Size 7b · Training Progress 0.2 — ")
     assert served.get_logs() == []
 
 

@@ -226,4 +226,4 @@ def test_compare_percent(catalog):
     assert fa["data"][0]["hovertemplate"].split("<br>")[1] == "acc %{z:.0%}"
     assert (fa["data"][0]["zmin"], fa["data"][0]["zmax"]) == (0.0, 1.0)
     assert fd["data"][0]["meta"]["texttemplate"] == "%{z:+.0%}"
-    assert readouts(al)["a"] == [0, None, 100] and readouts(al)["unit"] == "%"
+    assert readouts(al)["a"] == [0, None, 100, "%"] and readouts(al)["unit"] == "%"
