@@ -20,8 +20,8 @@ from dash import html
 from components import theme
 from components.controls import figure_label
 from components.heatmap import (PERCENT_TICKS, Special, heatmap_layout, heatmap_traces,
-                                panel_height,
-                                style_meta, uncertainty_data, uncertainty_text, value_template)
+                                panel_height, style_meta, uncertainty_data,
+                                uncertainty_decimals, uncertainty_text, value_template)
 from components.provenance import provenance_badge
 from evalmaps import formats as fmt
 from evalmaps import stderr
@@ -48,9 +48,11 @@ def _side_value(side: ComparePanel, field: str = "z") -> str:
                           trim=side.min_decimals is not None)
 
 
-def side_hovers(al: Alignment, which: str) -> tuple[str, str, np.ndarray | None, list[Special]]:
-    """(present, missing) hover templates of A or B, their customdata, and the groups of cells
-    with a hover of their own (lacking some of the side's sd, n or se, or a suspect se):
+def side_hovers(al: Alignment, which: str
+                ) -> tuple[str, str, np.ndarray | None, list[Special], str]:
+    """(present, missing) hover templates of A or B, their customdata, the groups of cells
+    with a hover of their own (lacking some of the side's sd, n or se, or a suspect se), and
+    the customdata's dtype (float32 where that is exact at the decimals the hover prints):
     'Local Window Size %{y} · Ratio %{x}<br>Pass@1 %{z:.1f} ± %{customdata[0]:.2f} se<br>A:
     R1-Llama' (short lines: the maps are narrow, and a long hover label would run off the map)."""
     side = al.a if which == "a" else al.b
@@ -65,7 +67,7 @@ def side_hovers(al: Alignment, which: str) -> tuple[str, str, np.ndarray | None,
                    f"report it; a mean needs all{tail}")
         counts = np.take(np.take(side.n_panels, _index(side.y, al.y.labels), 0),
                          _index(side.x, al.x.labels), 1)
-        return present, missing, counts[..., None].astype(float), []
+        return present, missing, counts[..., None].astype(float), [], "f4"  # whole counts
     z = al.za if which == "a" else al.zb
     grids = {name: None if getattr(side, name) is None else
              _on_common(al, side, getattr(side, name)) for name in ("sd", "n", "se")}
@@ -74,9 +76,12 @@ def side_hovers(al: Alignment, which: str) -> tuple[str, str, np.ndarray | None,
         return (f"{head}{_side_value(side)}"
                 f"{uncertainty_text(side.decimals, columns, metric=side.metric, **flags)}{tail}")
 
-    full, data, groups = uncertainty_data(np.isfinite(z), grids["sd"], grids["n"], grids["se"],
-                                          stderr.suspect(z, grids["se"], side.metric), template)
-    return full, f"{head}{fmt.NOT_REPORTED}{tail}", data, groups
+    full, data, groups, names = uncertainty_data(
+        np.isfinite(z), grids["sd"], grids["n"], grids["se"],
+        stderr.suspect(z, grids["se"], side.metric), template)
+    dtype = "f8" if data is None else theme.exact_columns_dtype(
+        data, uncertainty_decimals(side.decimals, names, side.metric))
+    return full, f"{head}{fmt.NOT_REPORTED}{tail}", data, groups, dtype
 
 
 def _index(dim, labels) -> list[int]:
@@ -188,7 +193,7 @@ def side_figure(al: Alignment, which: str, zrange: tuple[float, float], *,
                 show_values: bool = True, showscale: bool = False) -> dict:
     """A or B on the common labels, with A's colour scale and the shared (zmin, zmax)."""
     side, grid = (al.a, al.za) if which == "a" else (al.b, al.zb)
-    present, missing, customdata, groups = side_hovers(al, which)
+    present, missing, customdata, groups, data_dtype = side_hovers(al, which)
     text = value_template(side.metric if side.metric.percent else None, side.decimals,
                           trim=side.min_decimals is not None)
     title = f"{al.a.metric.label} (A and B)"
@@ -197,6 +202,7 @@ def side_figure(al: Alignment, which: str, zrange: tuple[float, float], *,
     data = heatmap_traces(
         grid, al.x.labels, al.y.labels, decimals=side.decimals, hovertemplate=present,
         colorscale=al.a.colorscale, zrange=zrange, customdata=customdata,
+        customdata_dtype=data_dtype,
         special=(Special(~np.isfinite(grid), missing), *groups), show_values=show_values,
         texttemplate=text, showscale=showscale, colorbar_title=title,
         reversescale=not al.higher_is_better,
@@ -218,7 +224,8 @@ def delta_figure(al: Alignment, *, show_values: bool = True) -> dict:
     data = heatmap_traces(
         al.delta, al.x.labels, al.y.labels, decimals=al.decimals, hovertemplate=present,
         colorscale=DELTA_COLORSCALE, zrange=(lo, hi), zmid=0, customdata=customdata,
-        customdata_decimals=delta_data_decimals(al, customdata.shape[-1]),
+        customdata_dtype=theme.exact_columns_dtype(
+            customdata, delta_data_decimals(al, customdata.shape[-1])),
         special=tuple(special), show_values=show_values, texttemplate=text,
         colorbar_title=DELTA_TITLE + ("" if al.higher_is_better else " (blue: B better)"),
         reversescale=not al.higher_is_better,  # blue is always B better

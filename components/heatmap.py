@@ -143,7 +143,7 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
                    dtype: str | None = None, scale: str | None = theme.DEFAULT_SCALE,
                    reversescale: bool = False, text: np.ndarray | None = None,
                    colorbar: dict | None = None, bounds=False,
-                   customdata_decimals: tuple[int, ...] | None = None) -> list[dict]:
+                   customdata_dtype: str = "f8") -> list[dict]:
     """One dense heatmap trace of the values, a sparse trace per :class:`Special` group, and
     (panels small enough to print values in) two text traces on top.
 
@@ -162,9 +162,8 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
     ``text``: the values the templates show as ``%{text}`` when ``z`` is not them (colours by
     log10: ``z`` holds the logarithms, ``text`` the values). ``colorbar``: more colour-bar
     settings (ticks). ``bounds``: :func:`finite_range` of ``z``, when the caller has it.
-    ``customdata_decimals``: the decimals each customdata column is printed at (hover and
-    readout); with them, customdata travels as float32 when that keeps every column exact at
-    its decimals (:func:`components.theme.exact_dtype`), else float64 (also without them).
+    ``customdata_dtype``: 'f4' where the caller knows float32 keeps every customdata column
+    exact at the decimals it is printed at (:func:`components.theme.exact_columns_dtype`).
     """
     ny, nx = z.shape
     x, y = theme.texts(x_labels), theme.texts(y_labels)
@@ -207,11 +206,8 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
         main["text"] = _number_list(np.where(taken, np.nan, text))
     if zmid is not None:
         main["zmid"] = zmid
-    data_dtype = "f8"
     if customdata is not None:
-        if customdata_decimals is not None:
-            data_dtype = theme.exact_columns_dtype(customdata, customdata_decimals)
-        main["customdata"] = theme.typed(customdata, data_dtype)
+        main["customdata"] = theme.typed(customdata, customdata_dtype)
     traces = [main]
     for group in special:
         rows, cols = cells_of(group.mask)
@@ -233,7 +229,7 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
             data = np.full((ni, nj, customdata.shape[-1]), np.nan)
             data[rows, cols] = customdata[rows, cols]
             trace.update(x=x[:nj], y=y[:ni], z=theme.typed(grid, "f8"),
-                         customdata=theme.typed(data, data_dtype))
+                         customdata=theme.typed(data, customdata_dtype))
             if text is not None and group.value:
                 shown = np.full((ni, nj), np.nan)
                 shown[rows, cols] = text[rows, cols]
@@ -502,18 +498,28 @@ def uncertainty_text(decimals: int, columns: dict[str, int], *, sd: bool, n: boo
 SUSPECT_HOVER = "a standard error of 0 inside the metric's range cannot be right"
 
 
+def uncertainty_decimals(decimals: int, names: tuple[str, ...], metric=None) -> tuple[int, ...]:
+    """The decimals (in the values' own units) :func:`uncertainty_text` prints each customdata
+    column at, for the columns ``names`` ('sd', 'n', 'se', in customdata's order)."""
+    shift = 2 if metric is not None and getattr(metric, "percent", False) else 0
+    printed = {"se": max(fmt.se_places(decimals) - shift, 0) + shift,
+               "sd": max(max(fmt.places(decimals), 1) - shift, 0) + shift, "n": 0}
+    return tuple(printed[name] for name in names)
+
+
 def uncertainty_data(present: np.ndarray, sd: np.ndarray | None, n: np.ndarray | None,
                      se: np.ndarray | None, suspect: np.ndarray,
-                     template) -> tuple[str, np.ndarray | None, list[Special]]:
+                     template) -> tuple[str, np.ndarray | None, list[Special], tuple[str, ...]]:
     """The hover of present cells with the uncertainty they carry: (the template of a cell with
     all of it, the customdata (rows, cols, k) with ``sd``, ``n``, ``se`` as the figure has them,
-    and the :class:`Special` groups of cells that lack some of it or carry a suspect ``se``).
-    ``template(columns, sd=, n=, se=, suspect=)`` writes a hover."""
+    the :class:`Special` groups of cells that lack some of it or carry a suspect ``se``, and the
+    customdata's columns by name). ``template(columns, sd=, n=, se=, suspect=)`` writes a
+    hover."""
     grids = {name: grid for name, grid in (("sd", sd), ("n", n), ("se", se))
              if grid is not None and bool(np.isfinite(grid[present]).any())}
     columns = {name: k for k, name in enumerate(grids)}
     if not grids:
-        return template(columns, sd=False, n=False, se=False), None, []
+        return template(columns, sd=False, n=False, se=False), None, [], ()
     customdata = np.stack(list(grids.values()), axis=-1)
     ok = {name: np.isfinite(grid) for name, grid in grids.items()}
     full = template(columns, **{name: name in grids for name in ("sd", "n", "se")})
@@ -537,7 +543,7 @@ def uncertainty_data(present: np.ndarray, sd: np.ndarray | None, n: np.ndarray |
                                                n=with_n and "n" in grids,
                                                se=with_se and "se" in grids, suspect=bad),
                                value=True))
-    return full, customdata, special
+    return full, customdata, special, tuple(grids)
 
 
 def hover_template(view: PanelView, columns: dict[str, int] | None = None, *, sd: bool = False,
@@ -586,8 +592,8 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
     def template(columns, **flags):
         return hover_template(view, columns, **flags)[0]
 
-    full, customdata, groups = uncertainty_data(present, view.sd, view.n, view.se, suspect,
-                                                template)
+    full, customdata, groups, names = uncertainty_data(present, view.sd, view.n, view.se,
+                                                       suspect, template)
     _, missing = hover_template(view)
     shown = view.shown
     colorbar = {"tickformat": PERCENT_TICKS} if shown.percent else {}
@@ -603,9 +609,12 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
         vals, labels = log_ticks(min(r[0] for r in spans), max(r[1] for r in spans))
         colorbar = {"tickvals": vals, "ticktext": labels}
     title = shown.label + (" (log)" if view.log_scale else "")
+    data_dtype = theme.panel_columns_dtype(
+        view.panel, names, uncertainty_decimals(view.decimals, names, shown)) if names else "f8"
     return heatmap_traces(
         z, view.x_labels, view.y_labels, decimals=view.decimals, hovertemplate=full,
         colorscale=spec.colorscale, zrange=zrange, customdata=customdata,
+        customdata_dtype=data_dtype,
         special=(Special(~present, missing), *groups), show_values=show_values,
         texttemplate=cell,
         showscale=showscale, colorbar_title=title,

@@ -125,6 +125,14 @@ def panel_dtype(panel, decimals: int) -> str:
     return exact_dtype(panel.z, decimals)
 
 
+@lru_cache(maxsize=256)
+def panel_columns_dtype(panel, names: tuple[str, ...], decimals: tuple[int, ...]) -> str:
+    """:func:`exact_columns_dtype` of a panel's whole ``sd``, ``n`` or ``se`` grids (``names``,
+    in customdata's order), worked out once, as :func:`panel_dtype`."""
+    return exact_columns_dtype(np.stack([getattr(panel, name) for name in names], axis=-1),
+                               decimals)
+
+
 def exact_dtype(values: np.ndarray, decimals: int) -> str:
     """'f4' when float32 keeps every value exact at ``decimals`` decimals (the hover and the
     cells print them so), else 'f8'. 56.3 as float32 is 56.29999923…: '56.3' at one decimal."""

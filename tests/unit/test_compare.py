@@ -460,6 +460,9 @@ def test_se_hovers_of_the_lm_eval_pair():
         "inside the metric's range cannot be right)<br>A: A",
         "Local Window Size 1000 · Ratio 0.1<br>acc 0.3 ± 0.1 sd (n=4)<br>A: A",
         "Local Window Size 500 · Ratio 0.1<br>acc 0.4<br>A: A"]
+    # sd, n and se print exactly from float32 at their decimals, as do B − A's A, B and SE
+    assert a_map["data"][0]["customdata"]["dtype"] == "f4"
+    assert delta["data"][0]["customdata"]["dtype"] == "f4"
 
 
 # --------------------------------------------------------------------------- figures

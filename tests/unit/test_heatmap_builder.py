@@ -261,12 +261,45 @@ def test_sd_and_n_travel_as_typed_customdata():
                       "x": {"title": "Col", "labels": ["1", "2"]}})
     fig = heatmap_figure(view, None)
     assert fig["data"][0]["customdata"]["shape"] == "2, 2, 2"
+    assert fig["data"][0]["customdata"]["dtype"] == "f4"  # 0.5, 1.25 and the counts are exact
     assert [heatmap_cell(fig, y, x)["hover"] for y, x in (("r", "1"), ("r", "2"), ("s", "1"))] == [
         "Row r · Col 1 · Score 5.50 ± 0.50 sd (n=3)<br>f a",
         "Row r · Col 2 · Score 6.25 (n=1)<br>f a",  # one replicate: no sd, and no 'NaN'
         "Row s · Col 1 · Score 7.00 ± 1.25 sd (n=4)<br>f a",
     ]
     assert heatmap_cell(fig, "s", "2")["hover"] == "Row s · Col 2 · Score not reported<br>f a"
+
+
+def test_an_sd_float32_would_misprint_keeps_the_customdata_float64():
+    view = make_view(pd.DataFrame({"f": ["a"] * 2, "y": ["r", "s"], "x": ["1", "1"],
+                                   "value": ["5.1234", "6.5"], "sd": ["12345.6789", "0.5"],
+                                   "n": ["3", "4"]}),
+                     {"f": {"labels": ["a"]}, "y": {"title": "Row", "labels": ["r", "s"]},
+                      "x": {"title": "Col", "labels": ["1"]}},
+                     metric={"name": "Score", "range": [0, 10]})
+    fig = heatmap_figure(view, None)
+    assert fig["data"][0]["customdata"]["dtype"] == "f8"  # float32 reads 12345.6787
+    assert heatmap_cell(fig, "r", "1")["hover"] == (
+        "Row r · Col 1 · Score 5.1234 ± 12345.6789 sd (n=3)<br>f a")
+
+
+@pytest.mark.parametrize("percent", [False, True])
+def test_uncertainty_decimals_are_the_ones_the_hover_prints(percent):
+    """components.heatmap.uncertainty_decimals (which decides float32) and uncertainty_text
+    (which writes the hover) agree for every number of decimals, in the values' own units."""
+    import re
+    from types import SimpleNamespace
+
+    from components.heatmap import uncertainty_decimals, uncertainty_text
+
+    metric = SimpleNamespace(percent=percent)
+    for decimals in range(0, 10):
+        hover = uncertainty_text(decimals, {"sd": 0, "n": 1, "se": 2}, sd=True, n=True, se=True,
+                                 metric=metric)
+        printed = {int(k): int(p) + (2 if kind == "%" else 0)
+                   for k, p, kind in re.findall(r"%\{customdata\[(\d)\]:\.(\d+)([f%])\}", hover)}
+        assert tuple(printed[k] for k in range(3)) == uncertainty_decimals(
+            decimals, ("sd", "n", "se"), metric), (decimals, hover)
 
 
 @pytest.fixture()
@@ -316,6 +349,7 @@ def test_se_travels_as_typed_customdata_and_a_suspect_zero_is_flagged():
                      metric={"name": "acc", "range": [0, 1]})
     fig = heatmap_figure(view, None)
     assert fig["data"][0]["customdata"]["shape"] == "2, 2, 1"
+    assert fig["data"][0]["customdata"]["dtype"] == "f4"  # 0.0123 prints as 0.0123 from float32
     assert [heatmap_cell(fig, y, x)["hover"] for y, x in (
         ("r", "1"), ("r", "2"), ("s", "1"), ("s", "2"))] == [
         "Row r · Col 1 · acc 0.2569 ± 0.0123 se<br>f a",
