@@ -97,7 +97,7 @@ def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
     """'Local Window Size %{y} · Ratio %{x}<br>B − A +3.8<br>A 52.5 · B 56.3<br>SE ...': the
     template of a compared cell, the groups with their own (not comparable; within 1.96 SE),
     and the customdata (A, B, SE, within 1.96 SE; A and B alone when no cell has a standard
-    error), printed at :func:`delta_data_decimals`."""
+    error), typed by :func:`delta_data_dtype`."""
     where = _where(al)
     values = (f"<br>A {_side_value(al.a, 'customdata[0]')} · "
               f"B {_side_value(al.b, 'customdata[1]')}")
@@ -133,10 +133,20 @@ def se_decimals(al: Alignment) -> int:
     return max(fmt.places(al.decimals), 1) + 1
 
 
-def delta_data_decimals(al: Alignment, columns: int = 4) -> tuple[int, ...]:
-    """The decimals B − A's customdata columns (A, B, SE, within; the first ``columns``) are
-    printed at."""
-    return (al.a.decimals, al.b.decimals, se_decimals(al), 0)[:columns]
+def value_dtypes(al: Alignment) -> tuple[str, str]:
+    """A's and B's values on the common cells as float32 or float64 (:func:`theme.exact_dtype`
+    at each side's decimals): the A and B maps' values and B − A's first two customdata
+    columns, worked out once."""
+    return theme.exact_dtype(al.za, al.a.decimals), theme.exact_dtype(al.zb, al.b.decimals)
+
+
+def delta_data_dtype(al: Alignment, columns: int, values: tuple[str, str]) -> str:
+    """The dtype of B − A's customdata (A, B, SE, within; the first ``columns``): float32 when
+    A and B are (``values``: :func:`value_dtypes`) and so is the SE at the decimals it is
+    printed at; "within" is 0 or 1."""
+    if "f8" in values:
+        return "f8"
+    return "f4" if columns == 2 else theme.exact_dtype(al.se, se_decimals(al))
 
 
 def readouts(al: Alignment) -> dict:
@@ -190,8 +200,10 @@ def _layout(al: Alignment, heading: str, right: int, illustrative: bool = False)
 
 
 def side_figure(al: Alignment, which: str, zrange: tuple[float, float], *,
-                show_values: bool = True, showscale: bool = False) -> dict:
-    """A or B on the common labels, with A's colour scale and the shared (zmin, zmax)."""
+                show_values: bool = True, showscale: bool = False,
+                dtype: str | None = None) -> dict:
+    """A or B on the common labels, with A's colour scale and the shared (zmin, zmax).
+    ``dtype``: its values' (:func:`value_dtypes`), when the caller has it."""
     side, grid = (al.a, al.za) if which == "a" else (al.b, al.zb)
     present, missing, customdata, groups, data_dtype = side_hovers(al, which)
     text = value_template(side.metric if side.metric.percent else None, side.decimals,
@@ -201,7 +213,7 @@ def side_figure(al: Alignment, which: str, zrange: tuple[float, float], *,
         title += " · lower is better"
     data = heatmap_traces(
         grid, al.x.labels, al.y.labels, decimals=side.decimals, hovertemplate=present,
-        colorscale=al.a.colorscale, zrange=zrange, customdata=customdata,
+        colorscale=al.a.colorscale, zrange=zrange, customdata=customdata, dtype=dtype,
         customdata_dtype=data_dtype,
         special=(Special(~np.isfinite(grid), missing), *groups), show_values=show_values,
         texttemplate=text, showscale=showscale, colorbar_title=title,
@@ -214,8 +226,10 @@ def side_figure(al: Alignment, which: str, zrange: tuple[float, float], *,
     return {"data": data, "layout": layout}
 
 
-def delta_figure(al: Alignment, *, show_values: bool = True) -> dict:
-    """B - A on a diverging scale centred at 0 (symmetric range); NaN where either is missing."""
+def delta_figure(al: Alignment, *, show_values: bool = True,
+                 values: tuple[str, str] | None = None) -> dict:
+    """B - A on a diverging scale centred at 0 (symmetric range); NaN where either is missing.
+    ``values``: :func:`value_dtypes`, when the caller has them."""
     lo, hi = delta_range(al)
     present, special, customdata = delta_hovers(al)
     pct = al.a.metric.percent
@@ -224,8 +238,8 @@ def delta_figure(al: Alignment, *, show_values: bool = True) -> dict:
     data = heatmap_traces(
         al.delta, al.x.labels, al.y.labels, decimals=al.decimals, hovertemplate=present,
         colorscale=DELTA_COLORSCALE, zrange=(lo, hi), zmid=0, customdata=customdata,
-        customdata_dtype=theme.exact_columns_dtype(
-            customdata, delta_data_decimals(al, customdata.shape[-1])),
+        customdata_dtype=delta_data_dtype(al, customdata.shape[-1],
+                                          values or value_dtypes(al)),
         special=tuple(special), show_values=show_values, texttemplate=text,
         colorbar_title=DELTA_TITLE + ("" if al.higher_is_better else " (blue: B better)"),
         reversescale=not al.higher_is_better,  # blue is always B better
@@ -239,9 +253,11 @@ def delta_figure(al: Alignment, *, show_values: bool = True) -> dict:
 
 def compare_figures(al: Alignment, color: str, show_values: bool) -> tuple[dict, ...]:
     zrange = color_range(al, color)
-    return (side_figure(al, "a", zrange, show_values=show_values),
-            side_figure(al, "b", zrange, show_values=show_values, showscale=True),
-            delta_figure(al, show_values=show_values))
+    values = value_dtypes(al)
+    return (side_figure(al, "a", zrange, show_values=show_values, dtype=values[0]),
+            side_figure(al, "b", zrange, show_values=show_values, showscale=True,
+                        dtype=values[1]),
+            delta_figure(al, show_values=show_values, values=values))
 
 
 # --------------------------------------------------------------------------- summary

@@ -57,7 +57,7 @@ def page_container(app: dash.Dash):
     if url is None:
         return dash.page_container
     path, search = url
-    page, variables = _path_to_page(app.strip_relative_path(path))
+    page, variables = page_at(app, path)
     if not page:
         return dash.page_container
     layout = page.get("layout", "")
@@ -76,6 +76,12 @@ def page_container(app: dash.Dash):
         dcc.Store(id=_ID_STORE, data={"title": title}),
         html.Div(id=_ID_DUMMY, disable_n_clicks=True),
     ])
+
+
+def page_at(app: dash.Dash, path: str) -> tuple[dict | None, dict | None]:
+    """(the Dash Pages page at ``path``, its path variables), as the routing callback finds it;
+    ({}, None) when no page is there."""
+    return _path_to_page(app.strip_relative_path(path))
 
 
 def requested_url(app: dash.Dash) -> tuple[str, str] | None:
@@ -116,7 +122,7 @@ def settle_locations(layout, path: str, search: str) -> None:
 
 def page_title(app: dash.Dash, path: str) -> str | None:
     """The title Dash Pages gives the page at ``path``, or None (not a page)."""
-    page, variables = _path_to_page(app.strip_relative_path(path))
+    page, variables = page_at(app, path)
     if not page:
         return None
     title = page["title"]
@@ -164,7 +170,7 @@ def grid_on_demand(app: dash.Dash) -> None:
 
 def shows_grid(app: dash.Dash, path: str) -> bool:
     """Whether the page at ``path`` shows an AG Grid on its own (its ``shows_grid``)."""
-    page, _ = _path_to_page(app.strip_relative_path(path))
+    page, _ = page_at(app, path)
     return bool(page and page.get("shows_grid"))
 
 
