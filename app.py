@@ -29,10 +29,10 @@ from evalmaps.state import NAV_RULES, nav_href
 from evalmaps.startup import load_data
 from evalmaps.store import Store
 from evalmaps.uploads import Budget
-from layouts._first_page import (grid_on_demand, page_container, referred_url, title_on_change,
-                                 titled_index)
+from layouts._first_page import (grid_on_demand, inert_grid, page_container, referred_url,
+                                 title_on_change, titled_index)
 from layouts._shared import NAV_PAGES, UPLOADS, nav_id
-from routes import api, vendor
+from routes import api, bundle_scripts, vendor
 
 HERE = Path(__file__).resolve().parent
 # fingerprinted by the installed Bootstrap-Flask version: cached for a year (routes.bootstrap)
@@ -81,7 +81,9 @@ def create_app(settings: Settings | None = None) -> Dash:
     )
     app.index_string = app.index_string.replace("<html>", '<html lang="en">', 1)  # screen readers
     titled_index(app)
-    grid_on_demand(app)
+    if not settings.debug:  # (with debug, Dash's development bundles and hot reload: as they are)
+        bundle_scripts(app, rewrites=(inert_grid,))  # installed before grid_on_demand: it joins
+    grid_on_demand(app)  # the tags this writes
     title_on_change(app)
     load_plotly_up_front()
     drop_legacy_polyfill()

@@ -12,6 +12,7 @@ import pytest
 from layouts._first_page import ON_DEMAND
 
 from tests.integration.dash_calls import callback_body, find
+from tests.integration.test_script_bundle import parts
 
 HOST = "http://localhost"  # the test client's host
 URLS = [
@@ -179,17 +180,23 @@ GRID_TAG = re.compile(r'<script( type="([^"]*)" data-namespace="dash_ag_grid")? 
     ("/no-such-page", False),
 ])
 def test_ag_grids_code_comes_with_the_pages_that_show_a_grid(client, path, runs):
-    """AG Grid's bundle runs with Trends and Data; elsewhere its tag is inert, with the same
-    fingerprinted URL, for assets/lazy.js to load when a grid renders (a link to Data)."""
+    """AG Grid's bundle runs with Trends and Data, in the page's one file of scripts
+    (routes.bundle_scripts); elsewhere its tag is inert, with Dash's fingerprinted URL, for
+    assets/lazy.js to load when a grid renders (a link to Data)."""
     html = client.get(path).get_data(as_text=True)
     tags = GRID_TAG.findall(html)
-    assert len(tags) == 1, tags
-    typed, kind, src = tags[0]
-    assert src.endswith(".min.js") and ".v" in src  # Dash's fingerprinted URL
+    bundle = re.findall(r'src="(/vendor/scripts/[^"]+)"', html)
+    assert len(bundle) == 1
+    bundled = [src for src, _ in parts(client.get(bundle[0]).data)
+               if "/_dash-component-suites/dash_ag_grid/" in src]
     if runs:
-        assert typed == "" and kind == ""
+        assert tags == [] and len(bundled) == 1
+        src = bundled[0]
     else:
+        assert len(tags) == 1 and bundled == [], (tags, bundled)
+        typed, kind, src = tags[0]
         assert kind == ON_DEMAND
+    assert src.endswith(".min.js") and ".v" in src  # Dash's fingerprinted URL
     assert client.get(src).status_code == 200
 
 

@@ -10,6 +10,7 @@ import brotli
 import pytest
 
 from tests.integration.dash_calls import call
+from tests.integration.test_script_bundle import parts
 from tests.integration.test_upload_callback import stage
 
 FINGERPRINTED = re.compile(r"(?:src|href)=\"(/(?:_dash-component-suites|assets|vendor)/[^\"]+)\"")
@@ -21,7 +22,8 @@ def static_urls(client) -> list[str]:
 
 def test_static_files_are_fingerprinted_and_cached_for_a_year(client):
     urls = static_urls(client)
-    assert any(u.startswith("/assets/evalmaps.js?m=") for u in urls)
+    assert any(u.startswith("/assets/evalmaps.css?m=") for u in urls)
+    assert any(u.startswith("/vendor/scripts/dash_renderer.") for u in urls)  # its name: a digest
     assert any(u.startswith("/vendor/bootstrap/css/bootstrap.min.css?v=") for u in urls)
     for url in urls:
         response = client.get(url)
@@ -67,18 +69,17 @@ def test_callback_responses_are_compressed_too(client):
 
 
 def test_pages_load_no_legacy_polyfill_and_regenerator_comes_first(client):
-    """app.drop_legacy_polyfill: the page's scripts are Dash's renderer dependencies without
-    @babel/polyfill. The bundles that call the global regeneratorRuntime (their lazy-component
-    loaders) load after the bundle that defines it (dash-bootstrap-components)."""
-    scripts = [u for u in static_urls(client) if u.endswith(".js") or ".js?" in u]
-    names = [u.split("/")[-1] for u in scripts]
+    """app.drop_legacy_polyfill: the page's scripts (joined in one bundle,
+    routes.bundle_scripts) are Dash's renderer dependencies without @babel/polyfill. The files
+    that call the global regeneratorRuntime (their lazy-component loaders) run after the one
+    that defines it (dash-bootstrap-components)."""
+    bundle = [u for u in static_urls(client) if u.startswith("/vendor/scripts/")]
+    assert len(bundle) == 1
+    files = parts(client.get(bundle[0]).data)
+    names = [src.split("/")[-1] for src, _ in files]
     assert not any("polyfill" in n for n in names)
     assert [n.split(".")[0] for n in names[:3]] == ["react@18", "react-dom@18", "prop-types@15"]
-
-    def text(url):
-        return client.get(url).get_data(as_text=True)
-
-    defines = [k for k, u in enumerate(scripts) if "regeneratorRuntime=" in text(u)]
-    uses = [k for k, u in enumerate(scripts) if "regeneratorRuntime.mark" in text(u)]
-    assert defines and "dash_bootstrap_components" in scripts[defines[0]]
+    defines = [k for k, (_, text) in enumerate(files) if b"regeneratorRuntime=" in text]
+    uses = [k for k, (_, text) in enumerate(files) if b"regeneratorRuntime.mark" in text]
+    assert defines and "dash_bootstrap_components" in files[defines[0]][0]
     assert uses and min(uses) >= defines[0]
