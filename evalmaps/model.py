@@ -255,12 +255,22 @@ class Figure:
             groups = [(first, order[bounds[k]:bounds[k + 1]])
                       for k, first in enumerate(start.tolist())]
         panels: dict[str, Panel] = {}
+        size = shape[0] * shape[1]
         for first, members in groups:
             labels = tuple(spec.dims[f].labels[pos[first]] for f, pos in zip(spec.facets, positions))
+            # each cell's place in the grid, row by row; a panel whose cells come in exactly that
+            # order (a sweep written row by row) is its values reshaped, with nothing to scatter
+            flat = rows[members].astype(np.int64) * shape[1] + cols[members]
+            in_order = len(flat) == size and (size == 0 or (flat[0] == 0 and bool(
+                (np.diff(flat) == 1).all())))
             grids = {}
             for name, values in columns.items():
-                grid = np.full(shape, np.nan)
-                grid[rows[members], cols[members]] = values[members]
+                if in_order:
+                    grid = np.array(values[members], dtype=float).reshape(shape)
+                else:
+                    grid = np.full(size, np.nan)
+                    grid[flat] = values[members]
+                    grid = grid.reshape(shape)
                 grids[name] = grid
             facets = dict(zip(spec.facets, labels))
             slug = slugify(".".join(labels)) if labels else "all"
