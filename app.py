@@ -81,9 +81,11 @@ def create_app(settings: Settings | None = None) -> Dash:
     )
     app.index_string = app.index_string.replace("<html>", '<html lang="en">', 1)  # screen readers
     titled_index(app)
-    if not settings.debug:  # (with debug, Dash's development bundles and hot reload: as they are)
-        bundle_scripts(app, rewrites=(inert_grid,))  # installed before grid_on_demand: it joins
-    grid_on_demand(app)  # the tags this writes
+    if not settings.debug:  # (with debug: Dash's development bundles and hot reload, as they are)
+        # before grid_on_demand, whose wrapper Dash calls first: the bundle joins the script tags
+        # as grid_on_demand leaves them
+        bundle_scripts(app, rewrites=(inert_grid,))
+    grid_on_demand(app)
     title_on_change(app)
     load_plotly_up_front()
     drop_legacy_polyfill()

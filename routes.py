@@ -1,4 +1,5 @@
-"""HTTP routes beside the Dash pages: the JSON/CSV API, vendored static assets and a health check.
+"""HTTP routes beside the Dash pages: the JSON/CSV API, vendored static assets (Bootstrap, the
+page's scripts in one file) and a health check.
 
 Thin: each route parses the request, calls :mod:`evalmaps.api`, and serialises. Errors are JSON
 with a one-sentence message; the server never answers 500 with a traceback.
@@ -10,7 +11,6 @@ import hashlib
 import json
 import pkgutil
 import re
-import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -278,7 +278,6 @@ PLOTLY_JS = "/_dash-component-suites/plotly/"  # plotly.js stays a file of its o
 BUNDLE_ROUTE = "/vendor/scripts/"
 BUNDLES: dict[str, bytes] = {}  # "dash_renderer.<digest>.js" -> the scripts it joins, in order
 _JOINED: dict[str, str] = {}  # Dash's script tags -> the tags with the bundle in their place
-_bundling = threading.Lock()
 
 
 def bundle_scripts(app: dash.Dash, rewrites=()) -> None:
@@ -329,8 +328,7 @@ def _join(app: dash.Dash, scripts: str) -> str:
     # named after Dash's renderer, which it holds: Dash refuses to write a page whose scripts
     # name none ("Missing item dash-renderer in index")
     name = f"dash_renderer.{hashlib.sha256(bundle).hexdigest()[:20]}.js"
-    with _bundling:
-        BUNDLES.setdefault(name, bundle)
+    BUNDLES.setdefault(name, bundle)  # (two threads making it at once make the same bytes)
     out, at = [], 0
     for k, (match, _) in enumerate(found):
         out.append(scripts[at:match.start()])
