@@ -323,8 +323,7 @@ def _join(app: dash.Dash, scripts: str) -> str:
     found = [(match, data) for match, data in found if data is not None]
     if len(found) < 2:
         return scripts
-    bundle = b"".join(_as_loaded_from(match.group(1), data) for match, data in found) + \
-        b"delete document.currentScript;\n"
+    bundle = b"".join(_as_loaded_from(match.group(1), data) for match, data in found) + RESTORED
     # named after Dash's renderer, which it holds: Dash refuses to write a page whose scripts
     # name none ("Missing item dash-renderer in index")
     name = f"dash_renderer.{hashlib.sha256(bundle).hexdigest()[:20]}.js"
@@ -340,18 +339,21 @@ def _join(app: dash.Dash, scripts: str) -> str:
 
 
 SOURCE_MAP = re.compile(rb"^//# sourceMappingURL=.*$", re.MULTILINE)
+# before each file of a bundle: document.currentScript is a script element of the file's URL
+LOADED_FROM = ("(function () {{ var s = document.createElement('script'); s.src = {src}; "
+               "Object.defineProperty(document, 'currentScript', {{configurable: true, "
+               "get: function () {{ return s; }}}}); }})();\n")
+RESTORED = b"delete document.currentScript;\n"  # after the last: the document's own again
 
 
 def _as_loaded_from(src: str, data: bytes) -> bytes:
     """A file's bytes in the bundle, run as if loaded from its own ``src``: webpack's bundles
     (dcc, AG Grid) fetch their lazy chunks from the folder of ``document.currentScript``, which
-    here is the bundle's; so that folder is the file's own while it runs. Its source-map comment
-    is left out (it would apply to the whole bundle)."""
-    here = json.dumps(src).encode()
-    return (b"(function () { var s = document.createElement('script'); s.src = " + here +
-            b"; Object.defineProperty(document, 'currentScript', {configurable: true, "
-            b"get: function () { return s; }}); })();\n" +
-            SOURCE_MAP.sub(b"", data) + b"\n;\n")
+    here is the bundle's; so that folder is the file's own while it runs (:data:`LOADED_FROM`,
+    and :data:`RESTORED` after the last file). Its source-map comment is left out (it would
+    apply to the whole bundle)."""
+    return (LOADED_FROM.format(src=json.dumps(src)).encode() + SOURCE_MAP.sub(b"", data) +
+            b"\n;\n")
 
 
 def _script_bytes(app: dash.Dash, src: str) -> bytes | None:

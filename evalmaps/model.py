@@ -261,8 +261,7 @@ class Figure:
             # each cell's place in the grid, row by row; a panel whose cells come in exactly that
             # order (a sweep written row by row) is its values reshaped, with nothing to scatter
             flat = rows[members].astype(np.int64) * shape[1] + cols[members]
-            in_order = len(flat) == size and (size == 0 or (flat[0] == 0 and bool(
-                (np.diff(flat) == 1).all())))
+            in_order = len(flat) == size and np.array_equal(flat, np.arange(size))
             grids = {}
             for name, values in columns.items():
                 if in_order:

@@ -11,10 +11,10 @@ import routes
 from layouts._first_page import ON_DEMAND, inert_grid
 
 TAG = re.compile(r'<script( type="[^"]*"[^>]*)? src="([^"]+)"></script>')
-PART = re.compile(rb"\(function \(\) \{ var s = document\.createElement\('script'\); "
-                  rb"s\.src = \"([^\"]+)\"; Object\.defineProperty\(document, 'currentScript', "
-                  rb"\{configurable: true, get: function \(\) \{ return s; \}\}\); \}\)\(\);\n")
-END = b"delete document.currentScript;\n"
+_BEFORE, _AFTER = (part.replace("{{", "{").replace("}}", "}").encode()
+                   for part in routes.LOADED_FROM.split("{src}"))
+PART = re.compile(re.escape(_BEFORE) + rb'"([^"]+)"' + re.escape(_AFTER))
+END = routes.RESTORED
 PAGES = ["/", "/?figure=short-to-long", "/compare", "/trends", "/data", "/no-such-page"]
 
 
