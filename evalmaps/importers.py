@@ -680,8 +680,6 @@ def import_bytes(data: bytes, name: str, mapping: ImportOptions | None = None,
     ``.eval`` log, lm-evaluation-harness results JSON, an Inspect JSON log, JSON Lines, Parquet
     (``PAR1``), else a CSV as before (see :mod:`evalmaps.harness`).
     ``max_bytes``: the browser upload's size limit; None for files on disk (no limit)."""
-    from evalmaps import harness
-
     if max_bytes is not None and len(data) > max_bytes:
         return import_csv_bytes(data, name, mapping, max_bytes)  # its size message
     kind = harness.detect(data)
@@ -694,8 +692,6 @@ def import_paths(paths, options: ImportOptions | None = None) -> Imported:
     """Files, folders (searched recursively) and zips -> ONE :class:`Imported`: harness files
     (lm-eval results, Inspect logs) combine into one figure; a single table imports alone.
     See :func:`evalmaps.harness.import_paths`."""
-    from evalmaps import harness
-
     return harness.import_paths(paths, options)
 
 
@@ -850,3 +846,7 @@ def warn(problems: list[str] | None, text: str) -> None:
         logging.getLogger("evalmaps.data").warning(line)
     else:
         problems.append(line)
+
+
+# last: evalmaps.harness imports this module, and a load should not pay for importing it
+from evalmaps import harness  # noqa: E402

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from _plotly_utils.colors import cyclical, diverging, sequential  # plotly's own lists, light
 
 from evalmaps import cache, fastcsv, manifest
 from evalmaps.errors import MAX_QUOTED, DataError, not_served, problem_line
@@ -242,8 +243,6 @@ def _named_colorscales() -> frozenset[str]:
     (the lists of its sequential, diverging and cyclical modules, which plotly.colors
     re-exports from _plotly_utils), without importing plotly itself or its validators (a tenth
     of a second at start-up)."""
-    from _plotly_utils.colors import cyclical, diverging, sequential
-
     return frozenset(name.lower() for module in (sequential, diverging, cyclical)
                      for name, value in vars(module).items()
                      if isinstance(value, list) and not name.startswith("_")
