@@ -14,9 +14,11 @@ code as a CSV).
 from __future__ import annotations
 
 import csv
+import ctypes
 import io
 import re
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from decimal import Decimal
 
@@ -39,13 +41,16 @@ _pool_before = None
 def lean_memory():
     """Let pyarrow allocate from the system allocator meanwhile: it gives a big freed buffer back
     at once, where pyarrow's own pools keep it for later (and apart from numpy's), so a load's
-    peak memory stays near what it holds. Results do not depend on it. Threads may overlap: the
-    pool in use before the first of them is put back when the last one is done."""
+    peak memory stays near what it holds. With glibc, a freed block of up to 64 MB is kept for
+    the load's next allocation meanwhile (see :func:`_reuse_big_blocks`). Results do not depend
+    on either. Threads may overlap: the pool in use before the first of them is put back when
+    the last one is done."""
     global _pool_users, _pool_before
     with _POOL_LOCK:
         if _pool_users == 0:
             _pool_before = pa.default_memory_pool()
             pa.set_memory_pool(pa.system_memory_pool())
+            _reuse_big_blocks(True)
         _pool_users += 1
     try:
         yield
@@ -55,6 +60,40 @@ def lean_memory():
             if _pool_users == 0:
                 pa.set_memory_pool(_pool_before)
                 _pool_before = None
+                _reuse_big_blocks(False)
+
+
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
+
+
+def _glibc():
+    try:
+        libc = ctypes.CDLL(None)
+        glibc = all(hasattr(libc, f) for f in ("gnu_get_libc_version", "mallopt", "malloc_trim"))
+        return libc if glibc else None
+    except (OSError, AttributeError):
+        return None
+
+
+_LIBC = _glibc()
+
+
+def _reuse_big_blocks(on: bool) -> None:
+    """glibc hands a freed block of more than its threshold (128 kB at start-up, raised up to
+    32 MB as such blocks are freed) straight back to the kernel, and the next big block is a
+    fresh mapping whose every page faults in: a load of a 1e6-cell file spent a sixth of its
+    time so. On: blocks of up to 64 MB come from the heap, where a freed one is reused. Off: the
+    threshold glibc's own rule ends at (32 MB, heap trimmed above 64 MB), and the free memory
+    handed back now (``malloc_trim``), so that a worker does not keep what a load let go of.
+    No-op without glibc."""
+    if _LIBC is None:
+        return
+    if on:
+        _LIBC.mallopt(M_MMAP_THRESHOLD, 64 << 20)
+        return
+    _LIBC.mallopt(M_MMAP_THRESHOLD, 32 << 20)
+    _LIBC.mallopt(M_TRIM_THRESHOLD, 64 << 20)
+    _LIBC.malloc_trim(0)
 
 
 class Unsupported(Exception):
@@ -63,23 +102,30 @@ class Unsupported(Exception):
 
 # ------------------------------------------------------------------------------------- CSV
 
-def read_fields(data: bytes, delimiter: str = ",") -> tuple[list[str], list[pa.ChunkedArray]]:
+def read_fields(data: bytes, delimiter: str = ",", is_ascii: bool | None = None,
+                quoted: bool | None = None) -> tuple[list[str], list[pa.ChunkedArray]]:
     """CSV bytes -> (header fields, one array of texts per column), quotes resolved.
 
     Blank lines are skipped, nothing is stripped or converted. Raises :class:`Unsupported` when
     pyarrow refuses the file (ragged rows, unclosed quotes, invalid UTF-8, a huge row, ...).
+    ``is_ascii``, ``quoted``: whether ``data`` is ASCII and holds a quote, when the caller knows.
     """
     first = data[:data.find(b"\n")] if b"\n" in data else data
     guess = first.count(delimiter.encode()) + 1
     types = {f"f{i}": TEXT for i in range(guess)}
+    # two scans of the bytes that save pyarrow more than they cost: ASCII is valid UTF-8 as it
+    # is, and without a quote no field can hold a line break (pyarrow then splits the file into
+    # blocks without tracking quotes)
+    is_ascii = data.isascii() if is_ascii is None else is_ascii
+    quoted = b'"' in data if quoted is None else quoted
     try:
         table = pcsv.read_csv(
             pa.BufferReader(data),
             read_options=pcsv.ReadOptions(autogenerate_column_names=True, use_threads=True),
-            parse_options=pcsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
+            parse_options=pcsv.ParseOptions(delimiter=delimiter, newlines_in_values=quoted),
             convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False,
                                                 quoted_strings_can_be_null=False, null_values=[],
-                                                check_utf8=True))
+                                                check_utf8=not is_ascii))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
         raise Unsupported(str(exc)) from None
     if table.num_columns == 0 or table.num_rows == 0:
@@ -104,7 +150,7 @@ def read_pandas_like(data: bytes) -> tuple[list[str], list[pa.ChunkedArray]]:
     crs = data.count(b"\r") if b"\r" in data else 0
     if crs and crs != data.count(b"\r\n"):  # pandas reads "\n\r," as neither reader does
         raise Unsupported("lone carriage return")
-    header, columns = read_fields(data)
+    header, columns = read_fields(data, quoted=False)
     if len(set(header)) != len(header) or any(h == "" for h in header):
         raise Unsupported("header names pandas would rename")
     if len(header) < 2:  # pandas skips whitespace-only lines, which pyarrow reads as one field
@@ -122,7 +168,8 @@ def read_csv_module_like(text: str, delimiter: str,
     crs = data.count(b"\r") if b"\r" in data else 0
     if crs and crs != data.count(b"\r\n"):  # csv.reader refuses a lone CR outside quotes
         raise Unsupported("lone carriage return")
-    header, columns = read_fields(data, delimiter)
+    is_ascii, quoted = data.isascii(), b'"' in data
+    header, columns = read_fields(data, delimiter, is_ascii, quoted)
     limit = csv.field_size_limit()
     if len(data) > limit:  # csv.reader refuses a field longer than its limit
         longest = max([max(len(h) for h in header)]
@@ -132,13 +179,13 @@ def read_csv_module_like(text: str, delimiter: str,
             raise Unsupported("field over csv's limit")
     if not any(h.strip() for h in header):
         raise Unsupported("blank first record")
-    if _may_need_strip(data, delimiter):
+    if _may_need_strip(data, delimiter, is_ascii, quoted):
         for i in range(len(columns)):  # in place: each column's unstripped texts freed in turn
             columns[i] = strip(columns[i])
-    if columns and len(columns[0]):
+    if columns and len(columns[0]) and empty(columns[0]).any():
         blank = np.ones(len(columns[0]), dtype=bool)
         for col in columns:
-            blank &= pc.equal(col, "").to_numpy(zero_copy_only=False)
+            blank &= empty(col)
             if not blank.any():
                 break
         if blank.any():
@@ -149,10 +196,10 @@ def read_csv_module_like(text: str, delimiter: str,
 
 
 
-def _may_need_strip(data: bytes, delimiter: str) -> bool:
+def _may_need_strip(data: bytes, delimiter: str, is_ascii: bool, quoted: bool) -> bool:
     """Whether a field could have surrounding whitespace: not when the file is ASCII without
     quotes and its only whitespace bytes are line breaks and the delimiter (a scan of bytes)."""
-    if not data.isascii() or b'"' in data:
+    if not is_ascii or quoted:
         return True
     spaces = b" \t\x0b\x0c\x1c\x1d\x1e\x1f".replace(delimiter.encode(), b"")
     return any(data.find(bytes([c])) >= 0 for c in spaces)
@@ -189,8 +236,17 @@ def encode(col) -> tuple[list[str | None], np.ndarray]:
 
 
 def empty(col) -> np.ndarray:
-    """Where a text is empty (a null is not)."""
-    return pc.fill_null(pc.equal(col, ""), False).to_numpy(zero_copy_only=False)
+    """Where a text is empty (a null is not): where its offsets do not move."""
+    parts = []
+    for chunk in (col.chunks if isinstance(col, pa.ChunkedArray) else [col]):
+        if not len(chunk):
+            continue
+        offsets = _views(chunk)[0]
+        mask = offsets[1:] == offsets[:-1]
+        if chunk.null_count:
+            mask &= chunk.is_valid().to_numpy(zero_copy_only=False)
+        parts.append(mask)
+    return np.concatenate(parts) if len(parts) > 1 else parts[0] if parts else np.zeros(0, bool)
 
 
 # control characters: C0 (U+0000 to U+001F: NUL, tab, line breaks, ...), DEL and C1 (U+0080 to
@@ -259,8 +315,15 @@ def filter_rows(frame, keep: np.ndarray):
     return pd.DataFrame(data, index=index, columns=frame.columns)
 
 
+PARALLEL_ROWS = 200_000  # from this many rows, columns are encoded in two threads
+
+
 def encode_all(columns: list) -> list[tuple[list[str | None], np.ndarray]]:
-    return [encode(col) for col in columns]
+    """:func:`encode` of each column; big columns two at a time (pyarrow lets go of the GIL)."""
+    if len(columns) < 2 or len(columns[0]) < PARALLEL_ROWS:
+        return [encode(col) for col in columns]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return list(pool.map(encode, columns))
 
 
 def any_repeated(encoded: list[tuple[list, np.ndarray]]) -> bool:
@@ -302,15 +365,24 @@ def value_numbers(col) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     or None when pyarrow could not read every text). One parse when pyarrow reads them all."""
     col = chunked(col)
     try:
-        parsed = pc.cast(pc.if_else(pc.equal(col, ""), None, col), pa.float64())
+        parsed, is_empty = _cast_numbers(col)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         is_empty = empty(col)
         return ~is_empty & ~python_numbers(col), pandas_numbers(col)[0], None
     values = np.asarray(parsed.to_numpy(zero_copy_only=False) if len(col) else [], dtype=float)
     del parsed
-    given = ~empty(col)
+    given = ~is_empty
     bad = given & ~np.isfinite(values)  # a null (no text) is not a number either
-    return bad, pandas_numbers(col, values)[0], values
+    return bad, pandas_numbers(col, values, given)[0], values
+
+
+def _cast_numbers(col: pa.ChunkedArray) -> tuple[pa.ChunkedArray, np.ndarray]:
+    """The texts cast to float64, an empty text as null (ArrowInvalid when one is not a number
+    pyarrow reads), and where a text is empty. A column without empty texts is cast as it is."""
+    is_empty = empty(col)
+    if is_empty.any():
+        col = pc.if_else(pa.array(is_empty), None, col.combine_chunks())
+    return pc.cast(col, pa.float64()), is_empty
 
 
 def stripped_numbers(col) -> tuple[pa.ChunkedArray, tuple[np.ndarray, np.ndarray]]:
@@ -318,27 +390,29 @@ def stripped_numbers(col) -> tuple[pa.ChunkedArray, tuple[np.ndarray, np.ndarray
     numbers have no surrounding whitespace, so the stripping is skipped when it reads them all."""
     col = chunked(col)
     try:
-        values = pc.cast(pc.if_else(pc.equal(col, ""), None, col), pa.float64())
+        values, is_empty = _cast_numbers(col)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         col = strip(col)
         return col, pandas_numbers(col)
-    return col, pandas_numbers(col, values)
+    return col, pandas_numbers(col, values, ~is_empty)
 
 
-def pandas_numbers(col: pa.ChunkedArray, parsed=None) -> tuple[np.ndarray, np.ndarray]:
+def pandas_numbers(col: pa.ChunkedArray, parsed=None,
+                   given: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``pd.to_numeric(text.where(text != ""), errors="coerce")`` as floats, vectorised.
 
     Returns (values, given): NaN where a text is empty or not a number; ``given`` marks the texts
     that are not empty (nulls count as given: they read as 'nan'). pandas decides what is a
     number; the value is the nearest double to the text, as Python's float() reads it (pyarrow
     reads plain numbers so; pandas' own parser is a unit off in the last place on a few texts,
-    such as '+3E23', and is not used for values).
+    such as '+3E23', and is not used for values). ``parsed`` and ``given``: the texts as pyarrow
+    casts them and where they are not empty, when the caller has them.
     """
     n = len(col)
-    given = ~empty(col)
+    if given is None:
+        given = ~empty(col)
     try:
-        values = parsed if parsed is not None else pc.cast(pc.if_else(pc.equal(col, ""), None, col),
-                                                           pa.float64())
+        values = parsed if parsed is not None else _cast_numbers(col)[0]
         if not isinstance(values, np.ndarray):
             values = values.to_numpy(zero_copy_only=False) if n else np.empty(0)
         values = np.asarray(values, dtype=float)

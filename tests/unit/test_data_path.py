@@ -369,6 +369,38 @@ def test_loads_put_pyarrows_memory_pool_back(tmp_path):
     assert pa.default_memory_pool().backend_name == before
 
 
+class RecordingLibc:
+    def __init__(self):
+        self.calls = []
+
+    def mallopt(self, param, value):
+        self.calls.append(("mallopt", param, value))
+        return 1
+
+    def malloc_trim(self, pad):
+        self.calls.append(("malloc_trim", pad))
+        return 1
+
+
+def test_a_load_reuses_big_blocks_and_hands_free_memory_back_when_done(monkeypatch):
+    libc = RecordingLibc()
+    monkeypatch.setattr(fastcsv, "_LIBC", libc)
+    during = [("mallopt", fastcsv.M_MMAP_THRESHOLD, 64 << 20)]
+    with fastcsv.lean_memory():
+        with fastcsv.lean_memory():
+            assert libc.calls == during
+        assert libc.calls == during  # the outer load is not done yet
+    assert libc.calls == during + [("mallopt", fastcsv.M_MMAP_THRESHOLD, 32 << 20),
+                                   ("mallopt", fastcsv.M_TRIM_THRESHOLD, 64 << 20),
+                                   ("malloc_trim", 0)]
+
+
+def test_glibc_is_found_where_it_is_the_c_library():
+    import platform
+
+    assert (fastcsv._LIBC is not None) == (platform.libc_ver()[0] == "glibc")
+
+
 def test_two_files_that_would_be_one_figure_get_a_suffix_and_a_warning(tmp_path):
     (tmp_path / "runs.csv").write_text(CSV, encoding="utf-8")
     pq.write_table(pa.Table.from_pandas(tidy_frame(), preserve_index=False),

@@ -15,6 +15,7 @@ import string
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -172,6 +173,51 @@ def test_pandas_like_reader_matches_pandas_or_steps_aside(text):
     assert header == list(frame.columns)
     for i, col in enumerate(columns):
         assert col.to_pylist() == frame.iloc[:, i].tolist(), (text, i)
+
+
+def test_a_quoted_line_break_is_read_across_pyarrows_blocks():
+    """Without a quote pyarrow splits the file into blocks at any line break; with one it must
+    track quotes: a field that holds a line break, in a file of several 1 MB blocks."""
+    rows = [[f"m{i}", f"line {i}\nnext" if i % 2 else f"t{i}", f"{i}.5"]
+            for i in range(120_000)]
+    text = "model,note,value\n" + "".join(
+        f'{m},"{t}",{v}\n' if "\n" in t else f"{m},{t},{v}\n" for m, t, v in rows)
+    assert len(text) > 2 << 20
+    header, columns = fastcsv.read_csv_module_like(text, ",")
+    assert header == ["model", "note", "value"]
+    assert [c.to_pylist() for c in columns] == [list(col) for col in zip(*rows)]
+
+
+def test_bytes_that_are_not_utf8_are_left_to_the_reference_reader():
+    for data in (b"model,value\n\xff,1\n", b"model,value\n\xc3,1\n"):
+        with pytest.raises(fastcsv.Unsupported):
+            fastcsv.read_fields(data)
+
+
+@SETTINGS
+@given(st.lists(st.one_of(st.none(), st.sampled_from(["", "a", " ", "é", "long text"])),
+                max_size=12), st.integers(0, 3), st.booleans(), st.integers(0, 2))
+def test_empty_texts_are_found_in_chunks_slices_and_nulls(texts, cut, large, skip):
+    kind = pa.large_string() if large else pa.string()
+    cut = min(cut, len(texts))
+    chunks = [pa.array(["x"] * skip + texts[:cut], type=kind).slice(skip),
+              pa.array(texts[cut:], type=kind)]
+    col = pa.chunked_array(chunks, type=kind)
+    want = [t == "" for t in texts]  # a null is not an empty text
+    assert fastcsv.empty(col).tolist() == want
+    assert fastcsv.empty(col.combine_chunks()).tolist() == want
+
+
+def test_big_columns_encode_in_threads_as_they_would_one_by_one():
+    rng = np.random.default_rng(5)
+    n = fastcsv.PARALLEL_ROWS + 1
+    columns = [fastcsv.as_text(pd.Series(rng.choice(pool, n), dtype="str"))
+               for pool in (["a", "b"], [f"w{i}" for i in range(50)], ["", "x", "y"])]
+    got = fastcsv.encode_all(columns)
+    want = [fastcsv.encode(c) for c in columns]
+    assert [labels for labels, _ in got] == [labels for labels, _ in want]
+    assert all(np.array_equal(g, w) for (_, g), (_, w) in zip(got, want))
+    assert [labels for labels, _ in got][0] in (["a", "b"], ["b", "a"])
 
 
 def test_the_large_file_paths_are_taken_for_plain_files():
