@@ -376,7 +376,7 @@ def value_numbers(col) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     return bad, pandas_numbers(col, values, given)[0], values
 
 
-def _cast_numbers(col: pa.ChunkedArray) -> tuple[pa.ChunkedArray, np.ndarray]:
+def _cast_numbers(col: pa.ChunkedArray) -> tuple[pa.Array | pa.ChunkedArray, np.ndarray]:
     """The texts cast to float64, an empty text as null (ArrowInvalid when one is not a number
     pyarrow reads), and where a text is empty. A column without empty texts is cast as it is."""
     is_empty = empty(col)
