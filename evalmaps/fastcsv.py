@@ -495,24 +495,25 @@ def decimals_written(col, exponent: int) -> int:
     first '.'; a text with an exponent counts ``exponent``. Vectorised over the raw bytes."""
     chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
     best = 0
+    dotted = []  # chunks of ASCII texts without an exponent, some with a '.'
     for chunk in chunks:
         if len(chunk) == 0 or chunk.null_count:
             best = max(best, _decimals_slow(chunk, exponent))
             continue
-        offsets, raw = _views(chunk)
-        raw = raw[offsets[0]:offsets[-1]]
-        offsets = offsets - offsets[0]
-        if raw.size and raw.max() >= 0x80:  # not ASCII: count as Python does
+        raw = _text_bytes(chunk)
+        if not raw.isascii():  # count as Python does
             best = max(best, _decimals_slow(chunk, exponent))
-            continue
-        if (raw == ord("e")).any() or (raw == ord("E")).any():  # those count ``exponent``
+        elif b"e" in raw or b"E" in raw:  # those count ``exponent``
             has_e = pc.or_(pc.match_substring(chunk, "e"), pc.match_substring(chunk, "E"))
             best = max(best, exponent, decimals_written(chunk.filter(pc.invert(has_e)), exponent))
-            continue
-        if (raw == ord(".")).any():
-            dot = pc.find_substring(chunk, ".").to_numpy(zero_copy_only=False)  # the first '.'
-            after = np.diff(offsets) - dot - 1
-            best = max(best, int(after[dot >= 0].max()))
+        elif b"." in raw:
+            dotted.append(chunk)
+    if dotted:
+        texts = pa.chunked_array(dotted, type=dotted[0].type)
+        dot = pc.find_substring(texts, ".")  # the first '.', -1 where there is none
+        after = pc.if_else(pc.greater_equal(dot, 0),
+                           pc.subtract(pc.binary_length(texts), dot), 1)  # its digits, plus 1
+        best = max(best, pc.max(after).as_py() - 1)
     return best
 
 

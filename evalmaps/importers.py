@@ -361,9 +361,14 @@ def _dim_name(raw: str) -> str:
     return f"{name}_" if name in RESERVED_DIM_NAMES else name
 
 
-def _order(labels) -> list[str]:
-    """Labels in a natural order: numeric ones by value, others as they first appear."""
-    seen = [str(v) for v in pd.unique(pd.Series(labels, dtype="str"))] if len(labels) else []
+def _order(labels, distinct: bool = False) -> list[str]:
+    """Labels in a natural order: numeric ones by value, others as they first appear.
+    ``distinct``: ``labels`` are distinct already (an encoding's), read as they are unless one is
+    missing (None)."""
+    if distinct and None not in labels:
+        seen = list(labels)
+    else:
+        seen = [str(v) for v in pd.unique(pd.Series(labels, dtype="str"))] if len(labels) else []
     if seen and all(_is_number(v) for v in seen):
         return sorted(seen, key=float)
     return seen
@@ -625,7 +630,7 @@ def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None =
                                   encodings, known)
     if cells.empty:
         raise ImportFailed("the file holds no values. Fill in at least one cell.", file=name)
-    labels = {d: _order(encodings[d][0] if d in encodings else cells[d])
+    labels = {d: _order(encodings[d][0], distinct=True) if d in encodings else _order(cells[d])
               for d in (*facets, y, x)}
     spec = {
         "id": "import-" + slugify(name.rsplit("/", 1)[-1].rsplit(".", 1)[0])[:40],

@@ -479,7 +479,10 @@ def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
             raise control_error(bad_text, file=file, row=i + 2, column=col)
         where = np.array([known.get(v, -1) if v is not None else -1 for v in seen],
                          dtype=np.int32)
-        pos = where[codes] if len(codes) else np.zeros(0, dtype=np.int32)
+        if np.array_equal(where, np.arange(len(where))):  # the texts come in the labels' order
+            pos = codes.astype(np.int32, copy=False)
+        else:
+            pos = where[codes] if len(codes) else np.zeros(0, dtype=np.int32)
         bad = pos < 0
         if bad.any():
             i = int(bad.argmax())
