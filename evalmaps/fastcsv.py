@@ -427,6 +427,8 @@ def pandas_numbers(col: pa.ChunkedArray, parsed=None,
             texts, codes = encode(col.take(pa.array(numbers)))
             exact = np.array([_nearest(t) for t in texts], dtype=float)[codes]
             values[numbers] = np.where(np.isnan(exact), values[numbers], exact)
+        if parsed.dtype.kind in "iu":  # read as integers, where "-0" is 0 (as below)
+            values = values + 0.0
         return values, given
     if n and given.all() and np.any((values == 0) & np.signbit(values)):
         # pandas reads a column of whole numbers as integers: there "-0" is 0
