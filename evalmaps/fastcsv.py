@@ -182,15 +182,15 @@ def read_csv_module_like(text: str, delimiter: str,
     if _may_need_strip(data, delimiter, is_ascii, quoted):
         for i in range(len(columns)):  # in place: each column's unstripped texts freed in turn
             columns[i] = strip(columns[i])
-    if columns and len(columns[0]) and empty(columns[0]).any():
-        blank = np.ones(len(columns[0]), dtype=bool)
-        for col in columns:
-            blank &= empty(col)
-            if not blank.any():
-                break
-        if blank.any():
-            keep = pa.array(~blank)
-            columns = [c.filter(keep) for c in columns]
+    # records whose every field is empty are dropped (the first column's empties, once)
+    blank = empty(columns[0]) if columns else np.zeros(0, bool)
+    for col in columns[1:]:
+        if not blank.any():
+            break
+        blank &= empty(col)
+    if blank.any():
+        keep = pa.array(~blank)
+        columns = [c.filter(keep) for c in columns]
     return header, columns
 
 
