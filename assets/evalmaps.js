@@ -322,11 +322,12 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
     return Math.max(1, Math.ceil((chars * 7.5 + 8) / (length / cats.length)));
   }
 
-  /* The plot area's size ({x, y} px) as drawn, or null before the first drawing. */
+  /* The plot area's size ({x, y} px) and its left margin (l) as drawn, or null before the
+   * first drawing. */
   function drawnLengths(gd) {
     const fl = gd && gd._fullLayout;
     return fl && fl.xaxis && fl.yaxis && fl.xaxis._length
-      ? {x: fl.xaxis._length, y: fl.yaxis._length} : null;
+      ? {x: fl.xaxis._length, y: fl.yaxis._length, l: fl._size && fl._size.l} : null;
   }
 
   /* The plot area's size a figure will be drawn at in the chart ``gd``: as drawn when the
@@ -400,7 +401,24 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
       return (data || []).filter(function (t) { return t.meta && t.meta.role === "text"; })
         .map(function (t) { return [t.textfont && t.textfont.size, t.texttemplate]; });
     };
-    return JSON.stringify(size(gd.data)) === JSON.stringify(size(want.data));
+    return JSON.stringify(size(gd.data)) === JSON.stringify(size(want.data)) &&
+        yTitleShift(drawn) === yTitleShift(want.layout);
+  }
+
+  /* The y axis's title (an annotation: components/heatmap.py, axis_titles) is placed beside
+   * the widest row label; where plotly.js draws the left margin narrower than the figure asks
+   * (a chart too narrow for its labels), the title moves in to stay inside the chart, over the
+   * labels, as plotly.js does with an axis's own title. About the width of the title on its
+   * side (a 14 px line): */
+  const Y_TITLE_WIDTH = 20;
+  function yTitleIndex(layout) {
+    return (layout.annotations || []).findIndex(function (a) {
+      return a && a.name === "y-title";
+    });
+  }
+  function yTitleShift(layout) {
+    const k = yTitleIndex(layout || {});
+    return k < 0 ? null : layout.annotations[k].xshift || 0;
   }
 
   /* ``fig`` fitted to a plot area of ``lengths`` ({x, y} px), or null when nothing changes. */
@@ -436,6 +454,20 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
           xaxis: Object.assign({}, xaxis, {
             tickvals: keep.map(function (k) { return vals[k]; }),
             ticktext: keep.map(function (k) { return all.text[k]; }), tickangle: 0})})});
+        changed = true;
+      }
+    }
+    const k = yTitleIndex(out.layout);
+    if (k >= 0 && typeof lengths.l === "number") {
+      const own = out.layout.meta && typeof out.layout.meta.yTitleShift === "number"
+        ? out.layout.meta.yTitleShift : out.layout.annotations[k].xshift || 0;
+      const shift = -Math.min(-own, Math.max(Math.round(lengths.l) - Y_TITLE_WIDTH, 0));
+      if (shift !== (out.layout.annotations[k].xshift || 0)) {
+        const annotations = out.layout.annotations.slice();
+        annotations[k] = Object.assign({}, annotations[k], {xshift: shift});
+        out = Object.assign({}, out, {layout: Object.assign({}, out.layout, {
+          annotations: annotations,
+          meta: Object.assign({}, out.layout.meta, {yTitleShift: own})})});
         changed = true;
       }
     }
@@ -785,14 +817,21 @@ window.dash_clientside.evalmaps.keys = (function () {
       lo = hi = null;
     }
     const meta = (gd.layout && gd.layout.meta && gd.layout.meta.evalmaps) || {};
-    const title = function (axis) {
-      return axis && axis.title && axis.title.text ? plain(axis.title.text) : "";
+    /* an axis's title: the annotation named for it (components/heatmap.py, axis_titles), or
+     * the axis's own title */
+    const title = function (letter) {
+      const named = (fl.annotations || []).filter(function (a) {
+        return a.name === letter + "-title";
+      })[0];
+      const axis = fl[letter + "axis"];
+      const text = named ? named.text : axis && axis.title && axis.title.text;
+      return text ? plain(text) : "";
     };
     const m = {
       full: gd._fullData, x: x, y: y, at: at, lo: lo, hi: hi, gaps: gaps,
       xText: x.map(plain), yText: y.map(plain),
       title: plain((fl.title && fl.title.text) || ""),
-      xTitle: title(fl.xaxis), yTitle: title(fl.yaxis),
+      xTitle: title("x"), yTitle: title("y"),
       valueTemplate: meta.value || (main.meta && main.meta.texttemplate) || "%{z}",
       format: fl._d3locale.numberFormat
     };

@@ -10,7 +10,7 @@ from plotly.colors import get_colorscale
 
 from components.heatmap import (MAX_TEXT_ROWS, heatmap_figure, heatmap_layout, left_margin,
                                 tick_label, values_note)
-from components.theme import exact_dtype, graph_config, text
+from components.theme import exact_dtype, graph_config, label_px, text
 from evalmaps.loading import parse_spec, validate_cells
 from evalmaps.model import Figure
 from evalmaps.slicing import slice_panel, views_for
@@ -229,7 +229,9 @@ def test_large_panels_print_no_values_and_say_why(catalog):
 def test_illustrative_is_flagged(catalog):
     view = view_of(catalog, ACE, {"benchmark": ["GSM8K"]})
     fig = heatmap_figure(view, (0, 100))
-    assert [a["text"] for a in fig["layout"]["annotations"]] == ["ILLUSTRATIVE values, not results"]
+    assert [(a.get("name"), a["text"]) for a in fig["layout"]["annotations"]] == [
+        ("x-title", "Training Progress"), ("y-title", "Model Size"),
+        (None, "ILLUSTRATIVE values, not results")]
     for trace in fig["data"]:  # every cell's hover, gaps included (text traces take none)
         if trace.get("hoverinfo") == "skip":
             continue
@@ -239,7 +241,8 @@ def test_illustrative_is_flagged(catalog):
 
 def test_transcribed_is_not_flagged(catalog):
     fig = heatmap_figure(view_of(catalog, QWEN), None)
-    assert "annotations" not in fig["layout"]
+    assert [a["name"] for a in fig["layout"]["annotations"]] == ["x-title", "y-title"]
+    assert not any("ILLUSTRATIVE" in a["text"] for a in fig["layout"]["annotations"])
     assert not any("ILLUSTRATIVE" in trace.get("hovertemplate", "") for trace in fig["data"])
 
 
@@ -419,3 +422,26 @@ def test_long_row_labels_are_shortened_on_the_axis_only():
     short = heatmap_layout(["arc"], ["lme"], x_title="Task", y_title="Model", heading="acc",
                            height=300)
     assert "tickmode" not in short["yaxis"] and short["margin"]["l"] == left_margin(["lme"])
+
+
+def test_axis_titles_are_annotations_placed_beside_the_labels_as_estimated():
+    """plotly.js measures every tick label of an axis with a title of its own (to keep the
+    title clear of them): the titles are annotations instead, placed from the labels' estimated
+    widths, as the margins are; the axes carry no title."""
+    long = "/home/someone/lm-evaluation-harness/examples/dog_steer.csv"
+    layout = heatmap_layout(["arc", "hella<swag>"], [long, "lme"], x_title="Task <b>",
+                            y_title="Model", heading="acc", height=300)
+    assert "title" not in layout["xaxis"] and "title" not in layout["yaxis"]
+    gap = int(np.ceil(label_px([tick_label(long), "lme"]))) + 5  # the shortened label, as drawn
+    assert layout["annotations"] == [
+        {"name": "x-title", "text": "Task &lt;b&gt;", "xref": "paper", "yref": "paper", "x": 0.5,
+         "y": 0, "yanchor": "top", "yshift": -33, "showarrow": False, "font": {"size": 14}},
+        {"name": "y-title", "text": "Model", "xref": "paper", "yref": "paper", "x": 0, "y": 0.5,
+         "xanchor": "right", "xshift": -gap, "textangle": -90, "showarrow": False,
+         "font": {"size": 14}}]
+    # the title (a 14 px line on its side, about 20 px wide) fits in the left margin, which
+    # holds the widest label and 36 px more
+    assert gap + 20 <= layout["margin"]["l"]
+    short = heatmap_layout(["a"], ["b"], x_title="", y_title="Row", heading="", height=300)
+    assert [(a["name"], a["xshift"]) for a in short["annotations"]] == [("y-title", -28)]
+    assert 28 + 20 <= short["margin"]["l"]
