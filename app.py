@@ -1,7 +1,7 @@
 """evalmaps: wires the domain package, the components and the pages into one Dash app.
 
 ``gunicorn app:server`` serves it (settings from the environment); ``evalmaps serve`` builds it
-with ``create_app(Settings...)`` and runs it under gunicorn (``evalmaps.server``), or under Flask's
+with ``create_app(Settings...)`` and runs it under gunicorn (``evalmaps.service.server``), or under Flask's
 development server with ``--debug``.
 """
 
@@ -23,12 +23,12 @@ from dash import (ClientsideFunction, Dash, Input, Output, State, clientside_cal
                   dcc, html)
 
 from components.theme import TypedArray
-from evalmaps.resources import resource
-from evalmaps.settings import Settings
-from evalmaps.state import NAV_RULES, nav_href
-from evalmaps.startup import load_data
-from evalmaps.store import Store
-from evalmaps.uploads import Budget
+from evalmaps.catalog.resources import resource
+from evalmaps.service.settings import Settings
+from evalmaps.views.state import NAV_RULES, nav_href
+from evalmaps.catalog.startup import load_data
+from evalmaps.service.store import Store
+from evalmaps.service.uploads import Budget
 from layouts._first_page import (grid_on_demand, inert_grid, page_container, referred_url,
                                  title_on_change, titled_index)
 from layouts._shared import NAV_PAGES, UPLOADS, nav_id
@@ -41,7 +41,7 @@ BOOTSTRAP_CSS = f"/vendor/bootstrap/css/bootstrap.min.css?v={_version('bootstrap
 
 def navbar(url: tuple[str, str] | None = None) -> dbc.Navbar:
     """The top bar. ``url``: the page's (path, search) when known; its nav links then carry the
-    page's slice (``evalmaps.state.nav_href``) and the page's link is marked active, as the nav
+    page's slice (``evalmaps.views.state.nav_href``) and the page's link is marked active, as the nav
     callbacks would write them."""
     path, search = url or (None, "")
     nav_pages = [p for _, p in NAV_PAGES]

@@ -1,7 +1,7 @@
 """HTTP routes beside the Dash pages: the JSON/CSV API, vendored static assets (Bootstrap, the
 page's scripts in one file) and a health check.
 
-Thin: each route parses the request, calls :mod:`evalmaps.api`, and serialises. Errors are JSON
+Thin: each route parses the request, calls :mod:`evalmaps.views.payloads`, and serialises. Errors are JSON
 with a one-sentence message; the server never answers 500 with a traceback.
 """
 
@@ -20,12 +20,12 @@ from dash.fingerprint import check_fingerprint
 from dash.exceptions import CallbackException, DependencyException
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
 
-from evalmaps import api as payloads
-from evalmaps import budget
-from evalmaps.errors import MAX_QUOTED, EvalmapsError, UnknownFigure
-from evalmaps.formats import clip
-from evalmaps.store import STORED_ID_IN
-from evalmaps.uploads import catalog_with
+from evalmaps.views import payloads
+from evalmaps.service import budget
+from evalmaps.core.errors import MAX_QUOTED, EvalmapsError, UnknownFigure
+from evalmaps.core.text import clip
+from evalmaps.service.store import STORED_ID_IN
+from evalmaps.service.uploads import catalog_with
 
 api = Blueprint("evalmaps_api", __name__)
 vendor = Blueprint("evalmaps_vendor", __name__)
@@ -86,7 +86,7 @@ def trends(figure_id: str):
 
 @api.get("/api/compare")
 def compare():
-    """Two panels' common cells, B - A and the summary (see evalmaps.compare for references)."""
+    """Two panels' common cells, B - A and the summary (see evalmaps.analysis.compare for references)."""
     query = _query()
     ids = STORED_ID_IN.findall(" ".join(v[:200] for values in query.values() for v in values))
     return jsonify(payloads.compare_payload(_catalog(*ids), query))

@@ -3,7 +3,7 @@
 The app reads three things at run time that live at the repository root, outside any package:
 ``data/`` (the built-in figures), ``assets/`` (the pages' CSS and JS) and ``gunicorn.conf.py``
 (the production server's settings). A wheel carries them inside the ``evalmaps`` package, as
-``evalmaps/_share/``; :mod:`evalmaps.resources` looks there first and otherwise at the repository
+``evalmaps/_share/``; :mod:`evalmaps.catalog.resources` looks there first and otherwise at the repository
 root (a checkout, or an editable install, reads them in place). ``MANIFEST.in`` puts the same
 files in an sdist.
 """
@@ -15,7 +15,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-SHARED = ("data", "assets", "gunicorn.conf.py")  # also evalmaps.resources.SHARED
+SHARED = ("data", "assets", "gunicorn.conf.py")  # also evalmaps.catalog.resources.SHARED
 SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".*")
 
 

@@ -15,9 +15,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 import numpy as np
-from evalmaps import fastcsv, importers, loading
-from evalmaps.importers import import_bytes, ImportOptions
-from evalmaps.loading import load_catalog
+from evalmaps.readers import fastcsv
+from evalmaps.readers import importers
+from evalmaps.catalog import load as loading
+from evalmaps.readers.importers import import_bytes, ImportOptions
+from evalmaps.catalog.load import load_catalog
 
 rng = np.random.default_rng(11)
 n = 1000 * 1000

@@ -3,7 +3,7 @@
 An upload goes through two callbacks, as in the browser: *stage* (``data-staged.data``: the
 file's bytes, base64, in ``data-upload-raw.data``) keeps the bytes on the server and answers a
 key; *preview* (``data-pending.data``: the key in ``data-staged.data``) imports the staged file
-within the upload budget (``evalmaps/budget.py``). Each hostile file here must be refused by
+within the upload budget (``evalmaps/service/budget.py``). Each hostile file here must be refused by
 the preview; :func:`upload` says how long that took and what refused it.
 
 The files (made here, deterministic):

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PRELUDE = """
 import json, resource, sys, time
 import pandas as pd
-import evalmaps, evalmaps.importers, evalmaps.loading
+import evalmaps, evalmaps.readers.importers, evalmaps.catalog.load
 def report(seconds):
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"seconds": seconds, "rss_mb": rss}))
@@ -40,20 +40,20 @@ SNIPPETS = {
     "baseline": "report(0.0)",
     "read_csv": "t = time.perf_counter(); pd.read_csv(sys.argv[1]); report(time.perf_counter() - t)",
     "load_folder": (
-        "from evalmaps.importers import load_folder\n"
+        "from evalmaps.readers.importers import load_folder\n"
         "cache = sys.argv[2] or None\n"
         "t = time.perf_counter()\n"
         "figs = load_folder(sys.argv[1], cache_dir=cache) if cache else load_folder(sys.argv[1])\n"
         "report(time.perf_counter() - t)\n"
         "assert sum(f.n_cells for f in figs) > 0"),
     "load_catalog": (
-        "from evalmaps.loading import load_catalog\n"
+        "from evalmaps.catalog.load import load_catalog\n"
         "cache = sys.argv[2] or None\n"
         "t = time.perf_counter()\n"
         "cat = load_catalog(sys.argv[1], cache_dir=cache) if cache else load_catalog(sys.argv[1])\n"
         "report(time.perf_counter() - t)"),
     "cli_import": (
-        "from evalmaps.cli import main\n"
+        "from evalmaps.service.cli import main\n"
         "t = time.perf_counter()\n"
         "code = main(['import', sys.argv[1], '-o', sys.argv[2]])\n"
         "report(time.perf_counter() - t)\n"

@@ -23,12 +23,12 @@ from components.heatmap import (PERCENT_TICKS, Special, heatmap_layout, heatmap_
                                 panel_height, style_meta, uncertainty_data,
                                 uncertainty_decimals, uncertainty_text, value_template)
 from components.provenance import provenance_badge
-from evalmaps import formats as fmt
-from evalmaps import stderr
-from evalmaps.compare import (Alignment, ComparePanel, color_range, compatible, delta_range,
+from evalmaps.core import text as fmt
+from evalmaps.analysis import uncertainty as stderr
+from evalmaps.analysis.compare import (Alignment, ComparePanel, color_range, compatible, delta_range,
                               from_panel, sentences, where_of)
-from evalmaps.model import Catalog
-from evalmaps.slicing import COLOR_MODES
+from evalmaps.core.figure import Catalog
+from evalmaps.analysis.slicing import COLOR_MODES
 
 DELTA_COLORSCALE = "RdBu"  # red: B lower, white: equal, blue: B higher
 DELTA_TITLE = f"B {fmt.MINUS} A"

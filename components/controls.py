@@ -7,8 +7,8 @@ import json
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
-from evalmaps.model import Catalog, Dim, Figure
-from evalmaps.state import ViewState
+from evalmaps.core.figure import Catalog, Dim, Figure
+from evalmaps.views.state import ViewState
 
 COLOR_MODE_OPTIONS = [
     {"label": "Figure's own", "value": "figure"},
@@ -190,7 +190,7 @@ EXPORT_FORMATS = [{"label": "LaTeX", "value": "latex"}, {"label": "Markdown", "v
 def export_control(page: str, panels: list[dict], value: str | None,
                    panel_label: str = "Panel") -> html.Div:
     """'Table: [panel] [LaTeX] [Download]': one panel of the view as a table for a paper
-    (evalmaps.export), downloaded by ``<page>-download``. The panel menu shows only when the
+    (evalmaps.analysis.export), downloaded by ``<page>-download``. The panel menu shows only when the
     view has more than one panel. Ids: ``<page>-export-panel``, ``-export-format``, ``-export``."""
     return html.Div([
         html.Span("Table for a paper:", className="small text-muted me-1"),
@@ -218,7 +218,7 @@ def scale_switches(page: str, figure: Figure, state, *, log: bool = True) -> lis
     """'Percent' (fractions as percent, URL pct=1) and, with ``log``, 'Log colours' (URL
     zscale=log): each offered only when a panel of the figure can use it (a metric from 0 to 1;
     a metric without a range), else disabled with a title saying why."""
-    from evalmaps.slicing import is_fraction, log_unavailable
+    from evalmaps.analysis.slicing import is_fraction, log_unavailable
 
     metrics = [(figure.spec.metric_for(p.facets), p.z) for p in figure.panels.values()]
     fractions = any(is_fraction(m, z) for m, z in metrics)

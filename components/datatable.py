@@ -6,8 +6,8 @@ import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
-from evalmaps import formats as fmt
-from evalmaps.model import FigureSpec
+from evalmaps.core import text as fmt
+from evalmaps.core.figure import FigureSpec
 
 
 def shown_with(decimals: int) -> dict:

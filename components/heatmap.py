@@ -23,9 +23,9 @@ import numpy as np
 from plotly.colors import get_colorscale
 
 from components import theme
-from evalmaps import formats as fmt
-from evalmaps import stderr
-from evalmaps.slicing import PanelView
+from evalmaps.core import text as fmt
+from evalmaps.analysis import uncertainty as stderr
+from evalmaps.analysis.slicing import PanelView
 
 # Values are printed in cells only while cells are large enough to read them; gaps between
 # cells are drawn only while cells are large enough for a gap not to hide them.
@@ -499,7 +499,7 @@ def uncertainty_text(decimals: int, columns: dict[str, int], *, sd: bool, n: boo
                      suspect: bool = False, metric=None) -> str:
     """The hover's uncertainty after a value: ' ± %{customdata[2]:.2f} se', ' ± 1.2 sd (n=3)'
     (``columns``: each quantity's place in customdata); ``suspect``: a standard error of 0 that
-    cannot be right (see evalmaps.stderr), flagged where it is shown. A metric written as
+    cannot be right (see evalmaps.analysis.uncertainty), flagged where it is shown. A metric written as
     percent writes them as percent too (d3's '%')."""
     pct = metric is not None and getattr(metric, "percent", False)
     kind, shift = ("%", 2) if pct else ("f", 0)

@@ -13,7 +13,7 @@ browse-mode alternative.
 
 from __future__ import annotations
 
-from evalmaps import formats as fmt
+from evalmaps.core import text as fmt
 
 KEYS_HINT = "Arrow keys, Home, End, Page Up and Page Down move between cells."
 

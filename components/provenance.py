@@ -5,7 +5,7 @@ from __future__ import annotations
 import dash_bootstrap_components as dbc
 from dash import html
 
-from evalmaps.model import FigureSpec
+from evalmaps.core.figure import FigureSpec
 
 BADGE = {
     "transcribed": ("Transcribed from a figure description", "secondary"),
@@ -27,7 +27,7 @@ def provenance_badge(provenance: str, with_id: bool = False) -> dbc.Badge:
 
 def source_card(spec: FigureSpec, warnings: list[str] | tuple[str, ...] = ()) -> dbc.Card:
     """The figure's source, provenance and notes; ``warnings``: what the data itself shows to be
-    wrong (standard errors that cannot be right, see evalmaps.stderr), listed with the notes."""
+    wrong (standard errors that cannot be right, see evalmaps.analysis.uncertainty), listed with the notes."""
     src = spec.source
     rows = []
     for key, title in (("paper", "Paper"), ("arxiv", "arXiv"), ("figure", "Figure"),

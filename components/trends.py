@@ -16,12 +16,12 @@ from dash import html
 
 from components import theme
 from components.heatmap import PERCENT_TICKS, hover_tail, value_template
-from evalmaps import formats as fmt
-from evalmaps import stderr
-from evalmaps.stderr import Z_95
-from evalmaps.model import FigureSpec
-from evalmaps.slicing import PanelView
-from evalmaps.trends import Line, LineStats, PanelSummary, Trends, lines_of, plural, stable_band
+from evalmaps.core import text as fmt
+from evalmaps.analysis import uncertainty as stderr
+from evalmaps.analysis.uncertainty import Z_95
+from evalmaps.core.figure import FigureSpec
+from evalmaps.analysis.slicing import PanelView
+from evalmaps.analysis.trends import Line, LineStats, PanelSummary, Trends, lines_of, plural, stable_band
 
 # Okabe & Ito's colours, told apart under every common colour-vision deficiency (their yellow
 # left out: too faint on white). Lines differ by more than colour: each line's key also picks
@@ -110,7 +110,7 @@ def webgl(trace: dict, dtype: str) -> dict:
 
 
 def line_se(line: Line) -> np.ndarray:
-    """The standard error at each point of a line (evalmaps.stderr: the source's ``se``, else
+    """The standard error at each point of a line (evalmaps.analysis.uncertainty: the source's ``se``, else
     ``sd / sqrt(n)``; NaN where there is none or it cannot be right)."""
     view = line.view
     grid = stderr.usable_se(view.z, view.se, view.sd, view.n, view.metric)

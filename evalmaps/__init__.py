@@ -6,24 +6,36 @@ Pure Python + pandas/numpy. No Dash import: usable from a notebook or a script::
     catalog = load_catalog()
     fig = catalog.figure("dynts-llama-vs-qwen")
     fig.value(model="R1-Qwen", window="2000", ratio="0.4")   # 56.3
+
+Layers, each importing only those below it (``tests/unit/test_layers.py`` and the import-linter
+contract in ``pyproject.toml`` check this; docs/architecture.md describes them):
+
+1. :mod:`evalmaps.core`: the data model, errors, number text, reserved names;
+2. :mod:`evalmaps.readers`: one module per file format, in a registry;
+3. :mod:`evalmaps.catalog`: loading and validation, the cache, folders and manifests;
+4. :mod:`evalmaps.analysis`: slicing, trends, compare, uncertainty, export;
+5. :mod:`evalmaps.views`: URL state and API payloads;
+6. :mod:`evalmaps.service`: settings, the upload store, uploads, the server and the CLI.
+
+The names below are imported when first used, so importing one layer does not import the rest.
 """
 
-from evalmaps.errors import DataError, EvalmapsError, UnknownFigure, UnknownPanel
-from evalmaps.loading import load_catalog
-from evalmaps.model import Catalog, Dim, Figure, FigureSpec, Metric, Panel
-from evalmaps.settings import Settings
+from __future__ import annotations
 
-__all__ = [
-    "Catalog",
-    "DataError",
-    "Settings",
-    "Dim",
-    "EvalmapsError",
-    "Figure",
-    "FigureSpec",
-    "Metric",
-    "Panel",
-    "UnknownFigure",
-    "UnknownPanel",
-    "load_catalog",
-]
+import importlib
+
+_EXPORTS = {
+    "Catalog": "evalmaps.core.figure", "Dim": "evalmaps.core.figure",
+    "Figure": "evalmaps.core.figure", "FigureSpec": "evalmaps.core.figure",
+    "Metric": "evalmaps.core.figure", "Panel": "evalmaps.core.figure",
+    "DataError": "evalmaps.core.errors", "EvalmapsError": "evalmaps.core.errors",
+    "UnknownFigure": "evalmaps.core.errors", "UnknownPanel": "evalmaps.core.errors",
+    "load_catalog": "evalmaps.catalog.load", "Settings": "evalmaps.service.settings",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'evalmaps' has no attribute {name!r}")

@@ -22,7 +22,7 @@ page as before:
 The first page also needs no callback to finish it (each one fired at load costs Dash's
 bookkeeping, about 30-50 ms before the first frame on Compare):
 - the nav links come with the page's slice and the active mark (``app.navbar``, from
-  :func:`referred_url` and ``evalmaps.state.nav_href``); their callbacks fire on later changes
+  :func:`referred_url` and ``evalmaps.views.state.nav_href``); their callbacks fire on later changes
   only (``prevent_initial_call``; a page that Dash Pages renders still fires them, its location
   being an input that arrives with it);
 - the document's title is the page's in the HTML itself (:func:`titled_index`), and Dash Pages'

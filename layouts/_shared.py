@@ -15,10 +15,10 @@ from dash import (ALL, ClientsideFunction, Input, Output, State, callback, clien
 from dash.exceptions import PreventUpdate
 from flask import current_app
 
-from evalmaps.model import Catalog, Figure
-from evalmaps.state import ViewState, parse_state, state_from_controls
-from evalmaps.store import STORED_ID_IN
-from evalmaps.uploads import catalog_with
+from evalmaps.core.figure import Catalog, Figure
+from evalmaps.views.state import ViewState, parse_state, state_from_controls
+from evalmaps.service.store import STORED_ID_IN
+from evalmaps.service.uploads import catalog_with
 
 NAV_PAGES = [("Browse", "/"), ("Trends", "/trends"), ("Compare", "/compare"), ("Data", "/data")]
 UPLOADS = "uploads"  # the local store (in app.layout): ids of this browser's recent uploads

@@ -25,10 +25,10 @@ from components.heatmap import gaps_note, heatmap_figure, values_note
 from components.keyboard import keyboard_map
 from components.provenance import provenance_badge, source_card
 from components.theme import graph_config, reserved_height
-from evalmaps import stderr
-from evalmaps.export import ExportError, filename, render, table_of_view
-from evalmaps.slicing import scale_notes, view_ranges, views_for
-from evalmaps.state import DEFAULT_SCALE, SCALES, ViewState, first, parse_state
+from evalmaps.analysis import uncertainty as stderr
+from evalmaps.analysis.export import ExportError, filename, render, table_of_view
+from evalmaps.analysis.slicing import scale_notes, view_ranges, views_for
+from evalmaps.views.state import DEFAULT_SCALE, SCALES, ViewState, first, parse_state
 from layouts._shared import (UPLOADS, boundary, stored_ids, Outputs, empty_note, explain_problems, get_catalog,
                              page_location, problems_alert, read_view, register_figure_navigation,
                              register_nav_sync, register_row_buttons, row_labels,
@@ -189,7 +189,7 @@ def graphs(figure, state: ViewState) -> dict:
 @boundary
 def download_table(_clicks, table_format, slug, search, figure_id, uploads):
     """The view's panel (the one picked when it shows several) as a LaTeX or Markdown table:
-    the rows, columns and order on screen (evalmaps.export)."""
+    the rows, columns and order on screen (evalmaps.analysis.export)."""
     catalog = get_catalog(uploads, figure_id)
     if figure_id not in catalog:
         raise PreventUpdate

@@ -32,12 +32,12 @@ from components.heatmap import apply_scale, gaps_note
 from components.keyboard import keyboard_map
 from components.reuse import annotate, elide
 from components.theme import graph_config, reserved_height
-from evalmaps.compare import (CompareError, align, compatible, default_pair, figure_of,
+from evalmaps.analysis.compare import (CompareError, align, compatible, default_pair, figure_of,
                               first_panel, is_derived, mean_ref, resolve, summary)
-from evalmaps.errors import EvalmapsError
-from evalmaps.formats import NOT_REPORTED
-from evalmaps import export as exporting
-from evalmaps.state import (DEFAULT_COMPARE_COLOR, DEFAULT_SCALE, SCALES, CompareState,
+from evalmaps.core.errors import EvalmapsError
+from evalmaps.core.text import NOT_REPORTED
+from evalmaps.analysis import export as exporting
+from evalmaps.views.state import (DEFAULT_COMPARE_COLOR, DEFAULT_SCALE, SCALES, CompareState,
                             parse_compare_state)
 from layouts._shared import (boundary, stored_ids, UPLOADS, Outputs, get_catalog, page_location, problems_alert,
                              register_nav_sync)

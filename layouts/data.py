@@ -2,7 +2,7 @@
 the current slice in a grid with a CSV download of exactly the visible rows.
 
 An upload goes to the server once: it is staged in the upload store, previewed with the options
-the user picks, and kept there as a figure whose link opens anywhere (:mod:`evalmaps.uploads`).
+the user picks, and kept there as a figure whose link opens anywhere (:mod:`evalmaps.service.uploads`).
 """
 
 from __future__ import annotations
@@ -21,14 +21,14 @@ from flask import current_app
 from components.controls import figure_row, labelled, rows_and_range
 from components.datatable import cells_grid, preview_card, upload_box
 from components.provenance import provenance_badge
-from evalmaps.api import cells_csv, view_cells
-from evalmaps.errors import EvalmapsError
-from evalmaps.importers import FORMATS, ImportOptions
-from evalmaps.slicing import views_for
-from evalmaps.state import first, parse_state
-from evalmaps import formats as fmt
-from evalmaps import uploads
-from evalmaps.uploads import Budget
+from evalmaps.views.payloads import cells_csv, view_cells
+from evalmaps.core.errors import EvalmapsError
+from evalmaps.readers.importers import FORMATS, ImportOptions
+from evalmaps.analysis.slicing import views_for
+from evalmaps.views.state import first, parse_state
+from evalmaps.core import text as fmt
+from evalmaps.service import uploads
+from evalmaps.service.uploads import Budget
 from layouts._shared import (boundary, stored_ids, UPLOADS, Outputs, explain_problems, get_catalog, page_location,
                              problems_alert, read_view, register_figure_navigation,
                              register_nav_sync, register_row_buttons, row_labels,

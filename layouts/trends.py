@@ -4,7 +4,7 @@ Same slicing state as the browse view (figure, facets, rows, x range), plus the 
 ``transpose=1`` (one line per column, against y), ``overlay=1`` (all panels in one chart) and
 ``threshold=<number>`` (default 80). As on the browse view, the page's own ``dcc.Location``
 (``trends-loc``) and the controls are kept in step by one callback; choosing another figure
-navigates and the page renders anew. Callbacks only slice and call :mod:`evalmaps.trends`.
+navigates and the page renders anew. Callbacks only slice and call :mod:`evalmaps.analysis.trends`.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from components.provenance import provenance_badge, source_card
 from components.theme import reserved_height
 from components.trends import (chart_config, line_figure, observation_list, panel_summaries,
                                rules_list, stats_columns, stats_grid, stats_rows)
-from evalmaps import stderr
-from evalmaps.slicing import views_for
-from evalmaps.state import (TrendsOptions, ViewState, finite_number, parse_options,
+from evalmaps.analysis import uncertainty as stderr
+from evalmaps.analysis.slicing import views_for
+from evalmaps.views.state import (TrendsOptions, ViewState, finite_number, parse_options,
                             parse_state)
-from evalmaps.trends import DEFAULT_THRESHOLD, analyse, rule_notes, short_titles
+from evalmaps.analysis.trends import DEFAULT_THRESHOLD, analyse, rule_notes, short_titles
 from layouts._shared import (boundary, stored_ids, Outputs, empty_note, get_catalog, page_location,
                              problems_alert, read_view, register_figure_navigation,
                              register_nav_sync, register_row_buttons, row_labels,

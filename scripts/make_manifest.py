@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's evalmaps, not an installed one
 
-from evalmaps.cli import main  # noqa: E402
+from evalmaps.service.cli import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main(["manifest", str(ROOT / "data"), *sys.argv[1:]]))

@@ -3,7 +3,7 @@ lm-evaluation-harness v0.3 results of EleutherAI/pythia (evals/pythia-v1, Apache
 ../shared/external/pythia-evals: 8 models x 27 checkpoints, one file each.
 
 Every value and standard error is the one its results file gives, read by evalmaps' own importer
-(evalmaps.harness); nothing is computed. Kept: the metrics acc and acc_norm (the crows_pairs
+(evalmaps.readers.harness); nothing is computed. Kept: the metrics acc and acc_norm (the crows_pairs
 tasks, which give neither, and lambada's ppl are left out). y = model, ordered by size; x = step,
 in numeric order; one panel per task and metric. Re-running it rewrites the same files.
 
@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from evalmaps.importers import import_paths  # noqa: E402
+from evalmaps.readers.importers import import_paths  # noqa: E402
 
 SOURCE = ROOT.parent / "shared" / "external" / "pythia-evals"
 FIGURE_ID = "pythia-zero-shot"

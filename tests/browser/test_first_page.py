@@ -162,9 +162,9 @@ SEARCHES = ["", "?", "figure=x", "?figure=short-to-long&model=R1+Llama&rows=a%26
 
 
 def test_the_browser_writes_nav_links_as_the_server_does(dash_duo, dash_app):
-    """evalmaps.navLinks (the browser, after the first page) and evalmaps.state.nav_href (the
+    """evalmaps.navLinks (the browser, after the first page) and evalmaps.views.state.nav_href (the
     server, the first page) give the same links from the same rules."""
-    from evalmaps.state import nav_href
+    from evalmaps.views.state import nav_href
     from layouts._shared import NAV_PAGES
 
     dash_duo.start_server(dash_app)

@@ -13,8 +13,8 @@ from dash.testing.wait import until
 from selenium.webdriver.common.by import By
 
 from components.heatmap import dark_text, heatmap_figure
-from evalmaps.slicing import COLOR_MODES, color_range, views_for
-from evalmaps.state import ViewState
+from evalmaps.analysis.slicing import COLOR_MODES, color_range, views_for
+from evalmaps.views.state import ViewState
 from tests.browser.helpers import screenshot
 
 pytestmark = pytest.mark.browser

@@ -14,9 +14,9 @@ from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from evalmaps.slicing import views_for
-from evalmaps.state import parse_state
-from evalmaps.trends import analyse
+from evalmaps.analysis.slicing import views_for
+from evalmaps.views.state import parse_state
+from evalmaps.analysis.trends import analyse
 from tests.browser.helpers import close_dropdowns, non_local_requests, pick_option, screenshot
 
 pytestmark = pytest.mark.browser

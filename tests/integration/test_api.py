@@ -376,12 +376,12 @@ def test_html_in_figure_id_is_a_json_404(client):
 
 def test_unexpected_failure_is_a_json_500_without_traceback(client, monkeypatch):
     """The catch-all handler: even a bug in a payload builder answers JSON, never a traceback."""
-    import evalmaps.api
+    import evalmaps.views.payloads
 
     def boom(*args, **kwargs):
         raise RuntimeError("internal detail that must not leak")
 
-    monkeypatch.setattr(evalmaps.api, "figures_payload", boom)
+    monkeypatch.setattr(evalmaps.views.payloads, "figures_payload", boom)
     response = client.get("/api/figures")
     message = assert_json_error(response, 500)
     assert "internal detail" not in response.get_data(as_text=True)

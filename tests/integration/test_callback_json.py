@@ -12,7 +12,7 @@ from app import callback_json
 
 
 def test_a_real_browse_response_serialises_the_same(dash_app, catalog):
-    from evalmaps.state import parse_state
+    from evalmaps.views.state import parse_state
     from layouts.browse import graphs
 
     with dash_app.server.test_request_context("/"):

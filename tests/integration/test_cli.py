@@ -24,7 +24,7 @@ import pytest
 from tests.servers import alive, children_of, free_port
 
 from evalmaps import load_catalog
-from evalmaps.importers import ImportOptions, import_bytes
+from evalmaps.readers.importers import ImportOptions, import_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -47,7 +47,7 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def run_cli(*args: str, cwd: Path, entry_point: bool = False) -> subprocess.CompletedProcess:
-    cmd = [shutil.which("evalmaps")] if entry_point else [sys.executable, "-m", "evalmaps.cli"]
+    cmd = [shutil.which("evalmaps")] if entry_point else [sys.executable, "-m", "evalmaps.service.cli"]
     return subprocess.run([*cmd, *map(str, args)], cwd=cwd, env=_env(), capture_output=True,
                           text=True, timeout=CLI_TIMEOUT, stdin=subprocess.DEVNULL)
 
@@ -280,7 +280,7 @@ def test_serve_debug_with_workers_is_a_clean_error(tmp_path):
 
 
 def test_serve_bad_port_from_the_environment_is_a_clean_error(tmp_path):
-    cmd = [sys.executable, "-m", "evalmaps.cli", "serve"]
+    cmd = [sys.executable, "-m", "evalmaps.service.cli", "serve"]
     proc = subprocess.run(cmd, cwd=tmp_path, env=_env(PORT="80a"), capture_output=True,
                           text=True, timeout=CLI_TIMEOUT, stdin=subprocess.DEVNULL)
     line = assert_clean_failure(proc, "PORT=80a")
@@ -320,7 +320,7 @@ class Gunicorn:
         self.workers: list[int] = []
         with open(log_path, "wb") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "evalmaps.cli", "serve", "--data", str(extra_data),
+                [sys.executable, "-m", "evalmaps.service.cli", "serve", "--data", str(extra_data),
                  "--host", HOST, "--port", str(self.port), "--workers", "1", *options],
                 cwd=extra_data, env=_env(), stdout=log,
                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)

@@ -314,7 +314,7 @@ def test_very_large_maps_draw_gaps_as_background_and_say_so(monkeypatch, catalog
     legend says their hover is gone."""
     import components.heatmap as heatmap
     from components.theme import MISSING_COLOR
-    from evalmaps.state import parse_compare_state
+    from evalmaps.views.state import parse_compare_state
     from layouts.compare import render
 
     state = parse_compare_state({"a": [f"{BENCH}:r1-llama-aime24"],

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from evalmaps import load_catalog
-from evalmaps.importers import ImportOptions, import_bytes
+from evalmaps.readers.importers import ImportOptions, import_bytes
 
 pytestmark = pytest.mark.external
 
@@ -125,7 +125,7 @@ def test_cli_imports_the_published_tables(external_dir, tmp_path, name):
     out = tmp_path / "out.csv"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
-    proc = subprocess.run([sys.executable, "-m", "evalmaps.cli", "import", str(external_dir / name),
+    proc = subprocess.run([sys.executable, "-m", "evalmaps.service.cli", "import", str(external_dir / name),
                            "-o", str(out)], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=120, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stderr
@@ -136,7 +136,7 @@ def test_cli_imports_the_published_tables(external_dir, tmp_path, name):
     assert text.splitlines()[0] == ",".join([*expected.facets, "type", "len", "value", "sd", "n"])
     assert len(text.splitlines()) == 1 + expected.n_cells
 
-    proc = subprocess.run([sys.executable, "-m", "evalmaps.cli", "import", str(external_dir / name)],
+    proc = subprocess.run([sys.executable, "-m", "evalmaps.service.cli", "import", str(external_dir / name)],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
                           stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stderr

@@ -126,7 +126,7 @@ def navbar_links(layout) -> dict:
       "nav-compare": ("/compare", "evalmaps-nav"), "nav-data": ("/data", "evalmaps-nav")}),
 ])
 def test_the_navbar_comes_with_the_pages_links(client, referrer, cookie, expected):
-    from evalmaps.state import NAV_RULES
+    from evalmaps.views.state import NAV_RULES
 
     layout = first_layout(client, referrer, cookie)
     assert navbar_links(layout) == expected

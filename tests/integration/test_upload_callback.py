@@ -83,7 +83,7 @@ def test_good_upload_previews_then_is_kept_on_the_server(client, dash_app):
     assert kept["_pages_location.href"] == f"/?figure={fid}"
     # the figure is in the store: any worker, any browser opens it by id
     store = dash_app.server.extensions["evalmaps"]["store"]
-    from evalmaps.store import Store
+    from evalmaps.service.store import Store
 
     figure = Store(store.root).figure(fid)
     assert figure.spec.provenance == "uploaded"
@@ -146,7 +146,7 @@ def test_html_labels_stay_text(client):
     dims = client.get(f"/api/figures/{fid}").get_json()["dims"]
     labels = [d for d in dims if d["name"] == "type"][0]["labels"]
     assert "<script>alert(1)</script>" in labels  # kept as data; every view renders it as text
-    from evalmaps.slicing import slice_panel
+    from evalmaps.analysis.slicing import slice_panel
     from components.heatmap import heatmap_figure
 
     figure = current_store(client).figure(fid)

@@ -161,9 +161,9 @@ def test_the_wheel_is_what_runs(venv, tmp_path):
     probe = (
         "import json, sys\n"
         "import app\n"
-        "from evalmaps.resources import resource\n"
-        "from evalmaps.settings import Settings\n"
-        "import evalmaps.cli, evalmaps.server\n"
+        "from evalmaps.catalog.resources import resource\n"
+        "from evalmaps.service.settings import Settings\n"
+        "import evalmaps.service.cli, evalmaps.service.server\n"
         "a = app.create_app(Settings(cache_dir=None))\n"
         f"mods = {{n: getattr(m, '__file__', None) for n, m in list(sys.modules.items())"
         f" if n.split('.')[0] in {PROJECT_MODULES!r}}}\n"
@@ -175,7 +175,7 @@ def test_the_wheel_is_what_runs(venv, tmp_path):
     assert out.returncode == 0, out.stderr
     seen = json.loads(out.stdout)
     site_packages = str(venv.site) + os.sep
-    assert {"app", "routes", "evalmaps", "evalmaps.cli", "evalmaps.server", "components",
+    assert {"app", "routes", "evalmaps", "evalmaps.service.cli", "evalmaps.service.server", "components",
             "layouts", "layouts.browse", "layouts.compare", "layouts.data",
             "layouts.trends"} <= set(seen["modules"])
     outside = {name: path for name, path in seen["modules"].items()
@@ -237,7 +237,7 @@ def test_serve_debug_is_flasks_development_server(serve):
 def test_production_settings_are_gunicorn_conf(monkeypatch):
     """``evalmaps serve``'s gunicorn: gunicorn.conf.py's settings, then GUNICORN_CMD_ARGS, then
     the command's own address and --workers."""
-    from evalmaps.server import Production, config_file_settings
+    from evalmaps.service.server import Production, config_file_settings
     from tests.integration.test_gunicorn_conf import EXPECTED
 
     for var in ("GUNICORN_CMD_ARGS", "WEB_CONCURRENCY", "PORT"):

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from evalmaps.errors import DataError
+from evalmaps.core.errors import DataError
 from tests.reference.loading import (RESERVED_DIM_NAMES, _control, _control_problem, parse_spec,
                                      validate_cells)
 from tests.reference.model import Figure, slugify
@@ -80,7 +80,7 @@ class Imported:
         """The tidy cells as CSV. An export (the default) neutralises text that a spreadsheet
         would run as a formula; ``for_spreadsheets=False`` keeps the labels as they are, for
         the app's own use (a session's upload)."""
-        from evalmaps.api import neutralise
+        from evalmaps.core.text import neutralise
 
         tidy = self.tidy.map(neutralise) if for_spreadsheets else self.tidy
         buf = io.StringIO()

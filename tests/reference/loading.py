@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from evalmaps.errors import DataError
+from evalmaps.core.errors import DataError
 from tests.reference.model import PROVENANCES, Catalog, Dim, Figure, FigureSpec, Metric
 
 DEFAULT_DATA_DIR = Path(os.environ.get("EVALMAPS_DATA", Path(__file__).resolve().parent.parent / "data"))

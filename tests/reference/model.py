@@ -15,7 +15,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from evalmaps.errors import UnknownFigure, UnknownPanel
+from evalmaps.core.errors import UnknownFigure, UnknownPanel
 
 PROVENANCES = ("transcribed", "published", "illustrative", "imported", "uploaded", "derived")
 

@@ -1,4 +1,4 @@
-"""evalmaps.api payloads: /api/figures summaries, /api/cells grids and filters, CSV export."""
+"""evalmaps.views.payloads payloads: /api/figures summaries, /api/cells grids and filters, CSV export."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import io
 
 import pytest
 
-from evalmaps.api import BadQuery, cells_csv, cells_payload, figures_payload, neutralise
+from evalmaps.core.text import neutralise
+from evalmaps.views.payloads import BadQuery, cells_csv, cells_payload, figures_payload
 
 BENCH = "dynts-r1-llama-benchmarks"
 QWEN = "dynts-llama-vs-qwen"

@@ -11,9 +11,9 @@ from components import theme
 from components.compare import DELTA_COLORSCALE, compare_figures
 from components.heatmap import apply_scale, colorscale_of, heatmap_figure, normalised
 from components.trends import DASHES, PALETTE, SYMBOLS, line_color, line_dash, line_symbol
-from evalmaps.compare import align, default_pair, resolve
-from evalmaps.slicing import COLOR_MODES, color_range, views_for
-from evalmaps.state import ViewState
+from evalmaps.analysis.compare import align, default_pair, resolve
+from evalmaps.analysis.slicing import COLOR_MODES, color_range, views_for
+from evalmaps.views.state import ViewState
 from tests.plotly_render import decode
 
 BUILT_IN = ["core-generalization", "short-to-long", "acemath-training-progress",
@@ -202,7 +202,7 @@ def test_lines_differ_by_more_than_colour():
 # --------------------------------------------------------------------------- the URL key
 
 def test_scale_is_kept_in_the_url(catalog):
-    from evalmaps.state import CompareState, parse_compare_state, parse_state
+    from evalmaps.views.state import CompareState, parse_compare_state, parse_state
     fid = "dynts-llama-vs-qwen"
     state = parse_state({"figure": fid, "scale": "paper"}, catalog)
     assert (state.scale, state.problems) == ("paper", ())

@@ -1,4 +1,4 @@
-"""evalmaps.compare and components.compare: alignment, B - A, the summary against a hand
+"""evalmaps.analysis.compare and components.compare: alignment, B - A, the summary against a hand
 transcription of seed 004, derived means over seed 003, uncertainty, references, view state, and
 the three heatmaps (shared colour range, diverging difference, escaping, outlines)."""
 
@@ -14,16 +14,16 @@ import pandas as pd
 import pytest
 
 from components.compare import compare_figures, panel_options, readouts
-from evalmaps.compare import (CompareError, align, color_range, compare, default_pair,
+from evalmaps.analysis.compare import (CompareError, align, color_range, compare, default_pair,
                               delta_range, derived_mean, figure_of, first_panel, from_panel,
                               mean_ref, parse_ref, resolve,
                               sentences, summary)
-from evalmaps.formats import number as format_number
-from evalmaps.formats import signed as format_signed
-from evalmaps.state import CompareState, parse_compare_state
-from evalmaps.errors import EvalmapsError, UnknownPanel
-from evalmaps.loading import parse_spec, validate_cells
-from evalmaps.model import Catalog, Figure
+from evalmaps.core.text import number as format_number
+from evalmaps.core.text import signed as format_signed
+from evalmaps.views.state import CompareState, parse_compare_state
+from evalmaps.core.errors import EvalmapsError, UnknownPanel
+from evalmaps.catalog.load import parse_spec, validate_cells
+from evalmaps.core.figure import Catalog, Figure
 from tests.plotly_render import decode, heatmap_cell
 
 DEFAULT_A = "dynts-llama-vs-qwen:r1-llama"  # the catalog's "compare" pair

@@ -16,9 +16,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from evalmaps import DataError, cache, fastcsv, importers, load_catalog, loading
-from evalmaps.importers import DEFAULT_MAX_BYTES, ImportFailed, load_folder
-from evalmaps.loading import MAX_DECIMALS, load_figure, parse_spec
+from evalmaps import DataError, load_catalog
+from evalmaps.catalog import cache
+from evalmaps.readers import fastcsv
+from evalmaps.readers import importers
+from evalmaps.catalog import load as loading
+from evalmaps.readers.importers import DEFAULT_MAX_BYTES, ImportFailed, load_folder
+from evalmaps.catalog.load import MAX_DECIMALS, load_figure, parse_spec
 
 ENTRY = {
     "id": "tiny", "file": "tiny.csv", "title": "Tiny",

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from evalmaps.loading import CATALOG_FIELDS, CATALOG_KEYS, RESERVED_DIM_NAMES
-from evalmaps.settings import SETTINGS
-from evalmaps.state import QUERY_KEYS
+from evalmaps.catalog.load import CATALOG_FIELDS, CATALOG_KEYS, RESERVED_DIM_NAMES
+from evalmaps.service.settings import SETTINGS
+from evalmaps.core.names import QUERY_KEYS
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -63,7 +63,7 @@ def test_reserved_names_in_the_docs_are_the_codes():
 
 
 def test_the_manifest_regeneration_commands_the_docs_give_exist():
-    from evalmaps.cli import build_parser
+    from evalmaps.service.cli import build_parser
 
     text = section(DATA_README, "The manifest (`manifest.json`)")
     scripts = re.findall(r"python (scripts/\S+\.py)", text)

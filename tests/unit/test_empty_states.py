@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from evalmaps.slicing import NO_PANEL, views_for
-from evalmaps.state import ViewState
+from evalmaps.analysis.slicing import NO_PANEL, views_for
+from evalmaps.views.state import ViewState
 
 PYTHIA = "pythia-zero-shot"  # task x metric; lambada_openai has no acc_norm panel
 

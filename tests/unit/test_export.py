@@ -1,4 +1,4 @@
-"""evalmaps.export: one panel as a LaTeX (booktabs) or Markdown table, compared as whole texts
+"""evalmaps.analysis.export: one panel as a LaTeX (booktabs) or Markdown table, compared as whole texts
 on small hand-made figures: best per column in bold (highest, or lowest for a lower-is-better
 metric), ± se where a cell has one, gaps never filled, labels escaped, suspect standard errors
 marked."""
@@ -11,14 +11,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalmaps.compare import align, from_panel
-from evalmaps.export import (MAX_CELLS, ExportError, best_cells, filename, latex_escape,
+from evalmaps.analysis.compare import align, from_panel
+from evalmaps.analysis.export import (MAX_CELLS, ExportError, best_cells, filename, latex_escape,
                              markdown_escape, render, table_of_side, table_of_view, to_latex,
                              to_markdown)
-from evalmaps.loading import parse_spec, validate_cells
-from evalmaps.model import Figure, Metric
-from evalmaps.slicing import views_for
-from evalmaps.state import ViewState
+from evalmaps.catalog.load import parse_spec, validate_cells
+from evalmaps.core.figure import Figure, Metric
+from evalmaps.analysis.slicing import views_for
+from evalmaps.views.state import ViewState
 
 
 def lm_eval_figure(fid="t", values=None) -> Figure:

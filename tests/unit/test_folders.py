@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from evalmaps import load_catalog, manifest
-from evalmaps.cli import main as cli
-from evalmaps.importers import folder_files, load_folder
-from evalmaps.settings import Settings
-from evalmaps.startup import load_data
+from evalmaps import load_catalog
+from evalmaps.catalog import manifest
+from evalmaps.service.cli import main as cli
+from evalmaps.readers.importers import folder_files, load_folder
+from evalmaps.service.settings import Settings
+from evalmaps.catalog.startup import load_data
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data"

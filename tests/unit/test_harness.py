@@ -1,4 +1,4 @@
-"""What evaluation tools write -> one figure (evalmaps.harness), detected from the content.
+"""What evaluation tools write -> one figure (evalmaps.readers.harness), detected from the content.
 
 Real files come from ../shared/external (lm-eval, inspect, pythia-evals; skipped when absent);
 the shapes they lack (groups, filters, a checkpoint in the name, repeated runs) are built here
@@ -16,10 +16,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from evalmaps.harness import detect, read_json_table
-from evalmaps.importers import (ImportFailed, ImportOptions, import_bytes, import_paths,
+from evalmaps.readers.harness import detect, read_json_table
+from evalmaps.readers.importers import (ImportFailed, ImportOptions, import_bytes, import_paths,
                                 load_folder)
-from evalmaps.model import Metric
+from evalmaps.core.figure import Metric
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTERNAL = ROOT.parent / "shared" / "external"

@@ -11,10 +11,10 @@ from plotly.colors import get_colorscale
 from components.heatmap import (MAX_TEXT_ROWS, heatmap_figure, heatmap_layout, left_margin,
                                 tick_label, values_note)
 from components.theme import exact_dtype, graph_config, label_px, text
-from evalmaps.loading import parse_spec, validate_cells
-from evalmaps.model import Figure
-from evalmaps.slicing import slice_panel, views_for
-from evalmaps.state import ViewState
+from evalmaps.catalog.load import parse_spec, validate_cells
+from evalmaps.core.figure import Figure
+from evalmaps.analysis.slicing import slice_panel, views_for
+from evalmaps.views.state import ViewState
 from tests.plotly_render import decode, heatmap_cell
 
 CORE = "core-generalization"
@@ -368,7 +368,7 @@ def test_the_hovers_value_template_travels_for_the_keyboard_and_the_table(catalo
     keyboard readout and Table format values with it): Browse, Compare's A, B and B − A, a
     derived mean, and a unit with a space before it and ± sd after it."""
     from components.compare import compare_figures
-    from evalmaps.compare import compare, mean_ref
+    from evalmaps.analysis.compare import compare, mean_ref
 
     core = heatmap_figure(view_of(catalog, CORE), None)
     assert core["layout"]["meta"]["evalmaps"]["value"] == "%{z:.1f}%"

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalmaps.errors import DataError
-from evalmaps.importers import DEFAULT_MAX_BYTES, ImportFailed, Imported, ImportOptions, import_bytes
+from evalmaps.core.errors import DataError
+from evalmaps.readers.importers import DEFAULT_MAX_BYTES, ImportFailed, Imported, ImportOptions, import_bytes
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -549,7 +549,7 @@ def test_tidy_sd_and_n_columns_are_kept():
 
 
 def test_tidy_se_column_is_kept_as_a_grid_and_in_the_cells_api():
-    from evalmaps.api import grid_cells
+    from evalmaps.views.payloads import grid_cells
 
     imp = import_bytes(b"model,type,value,se\nm,a,50,2.5\nm,b,60,\n", "withse.csv")
     assert list(imp.dims) == ["model", "type"]

@@ -12,10 +12,10 @@ from components.compare import DELTA_COLORSCALE, compare_figures, readouts
 from components.heatmap import colorscale_of, heatmap_figure, log_ticks, reversed_stops
 from components.theme import UNIFORM_SCALE
 from evalmaps import load_catalog
-from evalmaps.compare import compare, sentences, summary
-from evalmaps.slicing import scale_notes, view_ranges, views_for
-from evalmaps.state import ViewState, parse_state
-from evalmaps.trends import analyse
+from evalmaps.analysis.compare import compare, sentences, summary
+from evalmaps.analysis.slicing import scale_notes, view_ranges, views_for
+from evalmaps.views.state import ViewState, parse_state
+from evalmaps.analysis.trends import analyse
 from tests.plotly_render import decode
 
 PPL = {"r1": {"m1": ["30", "20", "10"], "m2": ["50", "45", "40"], "m3": ["12", "11", "9"]},
@@ -164,8 +164,8 @@ def test_log_colours(catalog):
 
 
 def test_log_refused_for_values_at_or_below_zero():
-    from evalmaps.model import Metric
-    from evalmaps.slicing import log_unavailable
+    from evalmaps.core.figure import Metric
+    from evalmaps.analysis.slicing import log_unavailable
     assert log_unavailable(Metric("loss"), np.array([[1.0, 0.0]])) == "nonpositive"
     assert log_unavailable(Metric("loss"), np.array([[1.0, np.nan]])) is None
 
@@ -217,7 +217,7 @@ def test_compare_lower_is_better_counts_and_sentences(catalog):
 def test_compare_percent(catalog):
     a = compare(catalog, "mixed:acc-r1", "mixed:acc-r2")
     pa, pb = a.a.as_percent(), a.b.as_percent()
-    from evalmaps.compare import align
+    from evalmaps.analysis.compare import align
     al = align(pa, pb)
     assert sentences(al)[0] == ("acc | r2 is higher than acc | r1 in 4 of 9 cells (4 equal), "
                                 "by 1.67 percentage points on average.")

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from evalmaps import DataError, load_catalog
-from evalmaps.model import Metric
+from evalmaps.core.figure import Metric
 
 ENTRY = {
     "id": "mixed",

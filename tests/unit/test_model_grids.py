@@ -1,4 +1,4 @@
-"""evalmaps.model: a figure's panels as dense grids."""
+"""evalmaps.core.figure: a figure's panels as dense grids."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from tests.unit.test_compare import make_figure
 
 
 def test_panels_are_the_same_grids_whatever_the_order_of_their_cells():
-    """evalmaps.model builds a panel whose cells come row by row, every cell given, by
+    """evalmaps.core.figure builds a panel whose cells come row by row, every cell given, by
     reshaping its values, and any other by placing each cell: the grids must not tell them
     apart (values, sd and n; a cell not given is NaN)."""
     y, x = ("3000", "2000", "1000", "500"), ("0.1", "0.2", "0.3", "0.4", "0.5")

@@ -12,7 +12,7 @@ import pytest
 
 from components.compare import compare_figures
 from components.reuse import annotate, apply, decode, digest, elide, resolve
-from evalmaps.compare import align, compare, from_panel
+from evalmaps.analysis.compare import align, compare, from_panel
 from tests.plotly_render import decode as plain_decode
 from tests.unit.test_compare import DEFAULT_A, DEFAULT_B, BENCH_KEYS, lm_eval_pair
 

@@ -1,4 +1,4 @@
-"""evalmaps.settings: read once from the environment, validated, with one-sentence errors."""
+"""evalmaps.service.settings: read once from the environment, validated, with one-sentence errors."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evalmaps.settings import (Settings, SettingsError, default_cache_dir, default_data_dir,
+from evalmaps.service.settings import (Settings, SettingsError, default_cache_dir, default_data_dir,
                                default_store_dir)
 
 

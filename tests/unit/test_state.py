@@ -6,7 +6,7 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from evalmaps.state import ViewState, parse_state, state_from_controls
+from evalmaps.views.state import ViewState, parse_state, state_from_controls
 
 QWEN = "dynts-llama-vs-qwen"
 BENCH = "dynts-r1-llama-benchmarks"
@@ -196,7 +196,7 @@ def test_many_panel_figures_open_on_their_first_panel(tmp_path):
     import json as _json
 
     from evalmaps import load_catalog
-    from evalmaps.state import MAX_DEFAULT_PANELS
+    from evalmaps.views.state import MAX_DEFAULT_PANELS
 
     models = [f"m{i}" for i in range(MAX_DEFAULT_PANELS + 1)]
     (tmp_path / "catalog.json").write_text(_json.dumps({"figures": [{
@@ -243,7 +243,7 @@ BROWSE_QUERY = ("?figure=dynts-r1-llama-benchmarks&benchmark=AIME24&benchmark=AM
     ("/nowhere", "/nowhere"),  # not a nav page: nothing carried
 ])
 def test_nav_links_carry_each_page_its_keys(path, expected):
-    from evalmaps.state import nav_href
+    from evalmaps.views.state import nav_href
 
     assert nav_href(path, BROWSE_QUERY) == expected
 
@@ -259,6 +259,6 @@ def test_nav_links_carry_each_page_its_keys(path, expected):
     ("?a=1&&rows=2", "/data?rows=2"),  # empty pairs skipped; a is Compare's
 ])
 def test_nav_links_write_queries_as_the_browser_does(search, expected):
-    from evalmaps.state import nav_href
+    from evalmaps.views.state import nav_href
 
     assert nav_href("/data", search) == expected

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from evalmaps import budget, uploads
-from evalmaps.errors import EvalmapsError
-from evalmaps.importers import ImportOptions, import_bytes
-from evalmaps.model import Catalog
-from evalmaps.store import STORED_ID_IN, Store, StoreFull, figure_id, is_stored_id
+from evalmaps.service import budget
+from evalmaps.service import uploads
+from evalmaps.core.errors import EvalmapsError
+from evalmaps.readers.importers import ImportOptions, import_bytes
+from evalmaps.core.figure import Catalog
+from evalmaps.service.store import STORED_ID_IN, Store, StoreFull, figure_id, is_stored_id
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 LIMITS = uploads.Budget(max_bytes=20 * 2**20, seconds=30, memory_mb=1024)
@@ -231,7 +232,7 @@ def test_a_tampered_catalog_entry_is_not_served(tmp_path, change):
 
 def test_the_per_process_cache_of_stored_figures_is_bounded(tmp_path, monkeypatch):
     """Issue 11: no cache grows from what clients send (it kept 64 uploads per worker)."""
-    from evalmaps import store as store_module
+    from evalmaps.service import store as store_module
 
     store = Store(tmp_path)
     store.ensure()

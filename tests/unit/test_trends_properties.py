@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from components.trends import line_figure, panel_summaries, stats_columns, stats_rows
-from evalmaps.model import Dim, Figure, FigureSpec, Metric
-from evalmaps.slicing import slice_panel
-from evalmaps.trends import (CLASSES, MAX_SENTENCES, analyse, best_worst, line_stats,
+from evalmaps.core.figure import Dim, Figure, FigureSpec, Metric
+from evalmaps.analysis.slicing import slice_panel
+from evalmaps.analysis.trends import (CLASSES, MAX_SENTENCES, analyse, best_worst, line_stats,
                              lines_of, marginal_means, stable_band)
 
 SETTINGS = settings(max_examples=100, deadline=None,

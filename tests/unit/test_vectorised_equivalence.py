@@ -20,11 +20,11 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from evalmaps import fastcsv
-from evalmaps.api import FORMULA_PREFIXES, neutralise
-from evalmaps.errors import DataError
-from evalmaps.importers import ImportFailed, read_table
-from evalmaps.loading import MAX_DECIMALS, parse_spec, validate_cells
+from evalmaps.readers import fastcsv
+from evalmaps.core.text import FORMULA_PREFIXES, neutralise
+from evalmaps.core.errors import DataError
+from evalmaps.readers.importers import ImportFailed, read_table
+from evalmaps.catalog.load import MAX_DECIMALS, parse_spec, validate_cells
 from tests.reference.loading import _decimals
 from tests.reference.loading import validate_cells as reference_validate_cells
 
@@ -311,7 +311,7 @@ def test_csv_writer_matches_pandas_to_csv(table):
 
 # ------------------------------------------------------ the whole import, and catalog loading
 
-from evalmaps import importers as fast_importers  # noqa: E402
+from evalmaps.readers import importers as fast_importers  # noqa: E402
 from evalmaps import load_catalog  # noqa: E402
 from tests.reference import importers as ref_importers  # noqa: E402
 from tests.reference import loading as ref_loading  # noqa: E402

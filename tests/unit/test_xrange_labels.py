@@ -7,7 +7,7 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from evalmaps.state import parse_state, snap_range, state_from_controls
+from evalmaps.views.state import parse_state, snap_range, state_from_controls
 
 BENCH = "dynts-r1-llama-benchmarks"  # ratio 0.1 0.2 0.3 0.4 0.5
 

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from threading import Lock
 
-from evalmaps.errors import DataError, EvalmapsError
-from evalmaps.model import Figure, slugify
+from evalmaps.core.errors import DataError, EvalmapsError
+from evalmaps.core.figure import Figure, slugify
 
 UPLOAD_PREFIX = "upload-"
 ID_RE = re.compile(r"^upload-[a-z0-9-]{1,40}-[0-9a-f]{16}$")
@@ -181,7 +181,7 @@ class Store:
 
         import pandas as pd
 
-        from evalmaps.loading import parse_spec, validate_cells
+        from evalmaps.catalog.load import parse_spec, validate_cells
 
         folder = self.figures_dir / fid
         try:

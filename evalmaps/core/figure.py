@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evalmaps.errors import UnknownFigure, UnknownPanel
+from evalmaps.core.errors import UnknownFigure, UnknownPanel
 
 MAX_LISTED = 12  # names listed in an error message; the rest counted
 PROVENANCES = ("transcribed", "published", "illustrative", "imported", "uploaded", "derived")
@@ -63,7 +63,7 @@ class Metric:
     range: tuple[float, float] | None = None
     higher_is_better: bool = True  # False: lower is better (perplexity, bits per byte)
     # display only: 100 writes a fraction as a percent (unit '%', two decimals fewer); the data
-    # keeps its values, they are multiplied when written (evalmaps.formats) or by d3's '%'
+    # keeps its values, they are multiplied when written (evalmaps.core.text) or by d3's '%'
     scale: int = 1
 
     @property

@@ -27,9 +27,9 @@ from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
-from evalmaps.importers import (DEFAULT_MAX_BYTES, ImportFailed, Imported, ImportOptions,
+from evalmaps.readers.importers import (DEFAULT_MAX_BYTES, ImportFailed, Imported, ImportOptions,
                                 import_csv_bytes, import_parquet, import_table)
-from evalmaps.model import slugify
+from evalmaps.core.figure import slugify
 
 # what a file's bytes are (see detect)
 LM_EVAL, INSPECT_LOG, INSPECT_JSON, ZIP, PARQUET, JSONL, CSV, OTHER_JSON = (

@@ -3,7 +3,7 @@
 The Data page stages the file's bytes (:meth:`Store.stage`), previews its import with the options
 the user picks (:func:`preview`), then stores the figure (:func:`store_upload`); every step after
 the first carries the staged file's key, never its contents. Both import steps run in a child
-process with a time and memory budget (:mod:`evalmaps.budget`). Pages then name stored figures
+process with a time and memory budget (:mod:`evalmaps.service.budget`). Pages then name stored figures
 by id (``?figure=upload-...``): :func:`catalog_with` adds them to the built-in catalog.
 """
 
@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalmaps import budget
-from evalmaps.errors import EvalmapsError
-from evalmaps.importers import ImportOptions, import_bytes
-from evalmaps.model import Catalog
-from evalmaps.store import UPLOAD_PREFIX, Store, is_stored_id
+from evalmaps.service import budget
+from evalmaps.core.errors import EvalmapsError
+from evalmaps.readers.importers import ImportOptions, import_bytes
+from evalmaps.core.figure import Catalog
+from evalmaps.service.store import UPLOAD_PREFIX, Store, is_stored_id
 
 MAX_COLUMNS = 5000  # refused before parsing: a results table has far fewer
 MAX_RECENT = 8  # stored figures a browser lists in its menus (its most recent uploads)

@@ -14,7 +14,7 @@ import importlib.util
 
 from gunicorn.app.base import BaseApplication
 
-from evalmaps.resources import resource
+from evalmaps.catalog.resources import resource
 
 
 def config_file_settings(path=None) -> dict:

@@ -28,12 +28,12 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from evalmaps import fastcsv
-from evalmaps.errors import DataError, not_served, problem_line
-from evalmaps.formats import places
-from evalmaps.loading import (RESERVED_DIM_NAMES, _frame_columns, _validate, control_problem,
+from evalmaps.readers import fastcsv
+from evalmaps.core.errors import DataError, not_served, problem_line
+from evalmaps.core.text import places
+from evalmaps.catalog.load import (RESERVED_DIM_NAMES, _frame_columns, _validate, control_problem,
                                parse_spec, read_parquet_texts, validate_cells)
-from evalmaps.model import Figure, slugify
+from evalmaps.core.figure import Figure, slugify
 
 FORMATS = ("auto", "tidy", "wide", "matrix")
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
@@ -120,7 +120,7 @@ class Imported:
                 out.write(part)
 
     def _csv_parts(self, for_spreadsheets: bool) -> list:
-        from evalmaps.api import FORMULA_PREFIXES, neutralise
+        from evalmaps.core.text import FORMULA_PREFIXES, neutralise
 
         with fastcsv.lean_memory():
             if not for_spreadsheets:
@@ -683,7 +683,7 @@ def import_bytes(data: bytes, name: str, mapping: ImportOptions | None = None,
 
     What the file is comes from its content, not its name: a zip (of results), an Inspect
     ``.eval`` log, lm-evaluation-harness results JSON, an Inspect JSON log, JSON Lines, Parquet
-    (``PAR1``), else a CSV as before (see :mod:`evalmaps.harness`).
+    (``PAR1``), else a CSV as before (see :mod:`evalmaps.readers.harness`).
     ``max_bytes``: the browser upload's size limit; None for files on disk (no limit)."""
     if max_bytes is not None and len(data) > max_bytes:
         return import_csv_bytes(data, name, mapping, max_bytes)  # its size message
@@ -696,7 +696,7 @@ def import_bytes(data: bytes, name: str, mapping: ImportOptions | None = None,
 def import_paths(paths, options: ImportOptions | None = None) -> Imported:
     """Files, folders (searched recursively) and zips -> ONE :class:`Imported`: harness files
     (lm-eval results, Inspect logs) combine into one figure; a single table imports alone.
-    See :func:`evalmaps.harness.import_paths`."""
+    See :func:`evalmaps.readers.harness.import_paths`."""
     return harness.import_paths(paths, options)
 
 
@@ -732,7 +732,7 @@ def _import_file(path, cache_dir) -> Figure:
     """One file of a data folder (CSV or Parquet) -> its figure, through the cache if given."""
     import dataclasses
 
-    from evalmaps import cache
+    from evalmaps.catalog import cache
 
     data = path.read_bytes()
     parquet = path.suffix.lower() == ".parquet"
@@ -763,8 +763,8 @@ def load_folder(folder, cache_dir: str | Path | None = None,
     ``problems``: None, and a bad file raises its ImportFailed; a list, and a bad file is skipped
     with one line appended. Either way two files that would have one id get ``-2``, ``-3``, ...
     with a warning (in ``problems``, else logged). A folder's own ``manifest.json`` is checked:
-    a file that does not match it is served with a warning (:mod:`evalmaps.manifest`)."""
-    from evalmaps.loading import load_catalog
+    a file that does not match it is served with a warning (:mod:`evalmaps.catalog.manifest`)."""
+    from evalmaps.catalog.load import load_catalog
 
     folder = Path(folder)
     if not folder.is_dir():
@@ -791,7 +791,7 @@ def _harness_folder(folder: Path) -> bool:
 
 
 def _load_files(folder: Path, cache_dir, problems: list[str] | None = None) -> list[Figure]:
-    from evalmaps.loading import _manifest, check_manifest, unique_id
+    from evalmaps.catalog.load import _manifest, check_manifest, unique_id
 
     files = _data_files(folder)
     if not files:  # evaluation tools' results: one figure
@@ -828,7 +828,7 @@ def _load_files(folder: Path, cache_dir, problems: list[str] | None = None) -> l
 def folder_files(folder: Path) -> list[tuple[Path, Figure]]:
     """Every file of a data folder with its figure, loaded strictly (the first bad file raises)
     and without a manifest check: what ``evalmaps manifest`` records."""
-    from evalmaps.loading import catalog_figures
+    from evalmaps.catalog.load import catalog_figures
 
     folder = Path(folder)
     if (folder / "catalog.json").exists():
@@ -853,5 +853,5 @@ def warn(problems: list[str] | None, text: str) -> None:
         problems.append(line)
 
 
-# last: evalmaps.harness imports this module, and a load should not pay for importing it
-from evalmaps import harness  # noqa: E402
+# last: evalmaps.readers.harness imports this module, and a load should not pay for importing it
+from evalmaps.readers import harness  # noqa: E402

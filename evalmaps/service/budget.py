@@ -20,7 +20,7 @@ import time
 import traceback
 from typing import Any, Callable
 
-from evalmaps.errors import EvalmapsError
+from evalmaps.core.errors import EvalmapsError
 
 MAX_CONCURRENT = 2
 WAIT = 5.0  # seconds an import waits for a free slot
@@ -39,7 +39,7 @@ def _ctx():
     with _context_lock:
         if _context is None:
             _context = multiprocessing.get_context("forkserver")
-            _context.set_forkserver_preload(["evalmaps.importers", "evalmaps.loading"])
+            _context.set_forkserver_preload(["evalmaps.readers.importers", "evalmaps.catalog.load"])
         return _context
 
 

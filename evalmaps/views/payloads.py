@@ -12,14 +12,14 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from evalmaps import compare as comparing
-from evalmaps import export as exporting
-from evalmaps import trends as trending
-from evalmaps import formats as fmt
-from evalmaps.errors import MAX_LISTED, MAX_QUOTED, EvalmapsError
-from evalmaps.model import Catalog, Figure
-from evalmaps.slicing import PanelView, views_for
-from evalmaps.state import CompareState, ViewState, as_list, parse_options
+from evalmaps.analysis import compare as comparing
+from evalmaps.analysis import export as exporting
+from evalmaps.analysis import trends as trending
+from evalmaps.core import text as fmt
+from evalmaps.core.errors import MAX_LISTED, MAX_QUOTED, EvalmapsError
+from evalmaps.core.figure import Catalog, Figure
+from evalmaps.analysis.slicing import PanelView, views_for
+from evalmaps.views.state import CompareState, ViewState, as_list, parse_options
 
 
 class BadQuery(EvalmapsError, ValueError):
@@ -124,7 +124,7 @@ def cells_payload(figure: Figure, query: Mapping[str, str | list[str]]) -> dict:
 def table_payload(figure: Figure, query: Mapping[str, str | list[str]],
                   format: str) -> tuple[str, str, str]:
     """``/api/figures/<id>/cells?format=latex|markdown``: one panel as a table for a paper
-    (:mod:`evalmaps.export`), as (text, file name, media type). The filters must leave one
+    (:mod:`evalmaps.analysis.export`), as (text, file name, media type). The filters must leave one
     panel: otherwise a :class:`BadQuery` names the facets to narrow."""
     filters = parse_filters(figure, query)
     views, empty = views_for(figure, filter_state(figure, filters), filters.get(figure.spec.x))
@@ -155,7 +155,7 @@ def filter_state(figure: Figure, filters: dict[str, set[str]]) -> ViewState:
 
 def trends_payload(figure: Figure, query: Mapping[str, str | list[str]]) -> dict:
     """Per-line statistics, per-panel best/worst and marginal means, and the observation
-    sentences (see evalmaps.trends). Filters as for cells; ``transpose=1``, ``threshold=<n>``."""
+    sentences (see evalmaps.analysis.trends). Filters as for cells; ``transpose=1``, ``threshold=<n>``."""
     options = parse_options(query)
     if options.problems:  # the page ignores them with a note; a script gets a 400
         raise BadQuery(f"{options.problems[0].split(';')[0]}. "
@@ -172,23 +172,6 @@ def trends_payload(figure: Figure, query: Mapping[str, str | list[str]]) -> dict
     return {**payload, **report.to_dict()}
 
 
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
-
-
-def neutralise(text: str) -> str:
-    """Make a cell safe to open in a spreadsheet: text starting like a formula gets a leading '.
-
-    Numbers (including negative ones) are left alone: they are data, not formulas.
-    """
-    if len(text) > 1 and text.startswith(FORMULA_PREFIXES):  # a lone "-" is a placeholder
-        try:
-            float(text)
-            return text
-        except ValueError:
-            return "'" + text
-    return text
-
-
 def cells_csv(figure: Figure, cells: list[dict]) -> str:
     """Cells as CSV (header from the first cell's keys), with a provenance column."""
     spec = figure.spec
@@ -198,7 +181,7 @@ def cells_csv(figure: Figure, cells: list[dict]) -> str:
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow([*columns, "provenance"])
     for cell in cells:
-        row = ["" if cell.get(c) is None else neutralise(str(cell[c])) for c in columns]
+        row = ["" if cell.get(c) is None else fmt.neutralise(str(cell[c])) for c in columns]
         writer.writerow([*row, spec.provenance])
     return buf.getvalue()
 
@@ -215,7 +198,7 @@ def compare_payload(catalog: Catalog, query: Mapping[str, str | list[str]]) -> d
     ``delta`` (= b - a), and the summary numbers. No a and b: the default pair.
 
     A reference is a panel key (``<figure>:<panel>``) or ``mean(<key>,<key>,...)``; see
-    :mod:`evalmaps.compare`. Unknown, malformed or disjoint panels are a ``CompareError`` (400).
+    :mod:`evalmaps.analysis.compare`. Unknown, malformed or disjoint panels are a ``CompareError`` (400).
     """
     a_refs, b_refs = as_list(query.get("a")) or [], as_list(query.get("b")) or []
     if bool(a_refs) != bool(b_refs):

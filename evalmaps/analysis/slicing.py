@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evalmaps.model import Figure, FigureSpec, Metric, Panel
+from evalmaps.core.figure import Figure, FigureSpec, Metric, Panel
 
 if TYPE_CHECKING:  # state imports this module
-    from evalmaps.state import ViewState
+    from evalmaps.views.state import ViewState
 
 COLOR_MODES = ("figure", "fixed", "shared")
 FIXED_RANGE = (0.0, 100.0)  # "fixed" for a percent metric that declares no range

@@ -22,9 +22,9 @@ import os
 import sys
 from pathlib import Path
 
-from evalmaps.errors import EvalmapsError
-from evalmaps.importers import FORMATS, ImportOptions, import_paths
-from evalmaps.settings import Settings
+from evalmaps.core.errors import EvalmapsError
+from evalmaps.readers.importers import FORMATS, ImportOptions, import_paths
+from evalmaps.service.settings import Settings
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,8 +99,8 @@ def positive_int(text: str) -> int:
 
 
 def manifest_command(args: argparse.Namespace) -> int:
-    from evalmaps import manifest
-    from evalmaps.settings import default_data_dir
+    from evalmaps.catalog import manifest
+    from evalmaps.catalog.resources import default_data_dir
 
     folder = Path(args.dir) if args.dir else default_data_dir()
     if not folder.is_dir():
@@ -142,7 +142,7 @@ def serve(args: argparse.Namespace) -> int:
         app.run(host=args.host, port=port, debug=True, dev_tools_ui=True,
                 dev_tools_hot_reload=True, dev_tools_disable_version_check=True)
         return 0
-    from evalmaps.server import Production
+    from evalmaps.service.server import Production
 
     Production(app.server, bind=f"{host}:{port}", workers=args.workers).run()
     return 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]  # evalmaps/
 INSTALLED = PACKAGE / "_share"  # in a wheel (a checkout has none: .gitignore)
 CHECKOUT = PACKAGE.parent  # the repository root
 SHARED = ("data", "assets", "gunicorn.conf.py")  # as setup.py copies them
@@ -22,3 +22,9 @@ def resource(name: str) -> Path:
     if name not in SHARED:
         raise ValueError(f"{name!r} is not one of the app's run-time files {SHARED}")
     return (INSTALLED if INSTALLED.is_dir() else CHECKOUT) / name
+
+
+def default_data_dir() -> Path:
+    """The built-in figures: ``data/`` of the checkout, or the copy a wheel installs inside the
+    package (:func:`resource`)."""
+    return resource("data")

@@ -11,8 +11,8 @@ hand-edited URL still opens a view.
 - :class:`CompareState`: the compare view (A, B, colour range, values in cells);
 - :func:`nav_href`: where a nav link goes from a page's query (its slice carried over).
 
-:data:`QUERY_KEYS` lists every key any page or API route reads; dimension names may not take
-them (:data:`RESERVED_NAMES`).
+:data:`evalmaps.core.names.QUERY_KEYS` lists every key any page or API route reads; dimension
+names may not take them.
 """
 
 from __future__ import annotations
@@ -22,39 +22,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qsl, quote_plus, urlencode
 
-from evalmaps import formats as fmt
-from evalmaps.compare import CompareError, default_pair, resolve
-from evalmaps.model import Catalog, Figure
-from evalmaps.slicing import COLOR_MODES, ZSCALES
-from evalmaps.trends import DEFAULT_THRESHOLD
+from evalmaps.core import text as fmt
+from evalmaps.analysis.compare import CompareError, default_pair, resolve
+from evalmaps.core.figure import Catalog, Figure
+from evalmaps.analysis.slicing import COLOR_MODES, ZSCALES
+from evalmaps.analysis.trends import DEFAULT_THRESHOLD
 
-# Every query key a page or API route reads: key -> (where, meaning). The README documents each
-# (tests/unit/test_docs.py checks it); a dimension may not be named like one.
-QUERY_KEYS: dict[str, tuple[str, str]] = {
-    "figure": ("/, /trends, /data, /compare", "the figure shown"),
-    "rows": ("/, /trends, /data", "the rows (y labels) shown; repeated; empty means none"),
-    "hide": ("/, /trends, /data", "the rows hidden (when most are shown); repeated"),
-    "xmin": ("/, /trends, /data", "the low end of the x range (numeric x axes)"),
-    "xmax": ("/, /trends, /data", "the high end of the x range"),
-    "sort": ("/, /trends, /data", "row order: source, name, mean, or col:<x label>"),
-    "top": ("/, /trends, /data", "only the N rows with the highest mean"),
-    "color": ("/, /compare", "colour range: figure, fixed (the metric's range, e.g. 0-100 or "
-                             "0-1) or shared (per metric)"),
-    "pct": ("/, /trends, /compare", "1: fractions (metrics in 0-1) written as percent; the API "
-                                    "stays raw"),
-    "zscale": ("/", "colours: linear (default) or log (metrics without a range, values > 0)"),
-    "labels": ("/, /compare", "values printed in cells: on (default) or off"),
-    "scale": ("/, /compare", "colour scale: uniform (default: viridis, perceptually uniform and "
-                             "colour-vision-safe) or paper (the source's own scale)"),
-    "transpose": ("/trends, trends API", "1: one line per column, against y"),
-    "overlay": ("/trends", "1: all panels in one chart"),
-    "threshold": ("/trends, trends API", "the level of 'first below' (default 80)"),
-    "a": ("/compare, compare API", "panel A: a panel key or mean(<key>,...)"),
-    "b": ("/compare, compare API", "panel B"),
-    "format": ("cells API", "json (default), csv, or latex or markdown (one panel as a table)"),
-}
-CELL_COLUMNS = ("value", "sd", "n", "se")  # columns of a tidy file that are not dimensions
-RESERVED_NAMES = frozenset(QUERY_KEYS) | frozenset(CELL_COLUMNS)
 TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off", "")
 DEFAULT_COMPARE_COLOR = "shared"  # A and B on the min..max of the cells they show

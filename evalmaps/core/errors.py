@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from evalmaps.formats import clip, listing
+from evalmaps.core.text import clip, listing
 
 MAX_QUOTED = 100  # characters of a user's input quoted back in a message
 MAX_LISTED = 20  # names listed in a message before "and N more"

@@ -1,7 +1,7 @@
 """How numbers are written: one vocabulary for the API, hovers, tables and sentences.
 
 A value is written with its figure's decimals (as many as the data file writes, see
-:func:`evalmaps.loading.validate_cells`), so a reader sees exactly what the file holds. Derived
+:func:`evalmaps.catalog.load.validate_cells`), so a reader sees exactly what the file holds. Derived
 numbers follow two rules:
 
 - a **mean** (or a derived panel's cell) shows up to :data:`MEAN_EXTRA` more decimals than the
@@ -186,3 +186,20 @@ def listing(items, limit: int = 20, more: str = "") -> str:
     if len(items) <= limit:
         return shown
     return f"{shown} and {len(items) - limit} more" + (f" ({more})" if more else "")
+
+
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise(text: str) -> str:
+    """Make a cell safe to open in a spreadsheet: text starting like a formula gets a leading '.
+
+    Numbers (including negative ones) are left alone: they are data, not formulas.
+    """
+    if len(text) > 1 and text.startswith(FORMULA_PREFIXES):  # a lone "-" is a placeholder
+        try:
+            float(text)
+            return text
+        except ValueError:
+            return "'" + text
+    return text

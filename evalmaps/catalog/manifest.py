@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalmaps.errors import DataError
+from evalmaps.core.errors import DataError
 
 MANIFEST = "manifest.json"
 ABOUT = ("sha256 and cell count (cells with a value) of every figure file, checked at start-up. "
@@ -87,7 +87,7 @@ def build(folder: Path, figures_by_file: dict[str, int]) -> dict:
 
 def write(folder: Path) -> Path:
     """Load the folder strictly (every file must validate) and write its manifest.json."""
-    from evalmaps.importers import folder_files  # the files and their figures, as served
+    from evalmaps.readers.importers import folder_files  # the files and their figures, as served
 
     folder = Path(folder)
     counts = {key(folder, path): figure.n_cells for path, figure in folder_files(folder)}

@@ -11,11 +11,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from evalmaps.errors import DataError, not_served
-from evalmaps.importers import load_folder, renamed, warn
-from evalmaps.loading import load_catalog, unique_id
-from evalmaps.model import Catalog
-from evalmaps.settings import Settings
+from evalmaps.core.errors import DataError, not_served
+from evalmaps.readers.importers import load_folder, renamed, warn
+from evalmaps.catalog.load import load_catalog, unique_id
+from evalmaps.core.figure import Catalog
+from evalmaps.service.settings import Settings
 
 log = logging.getLogger("evalmaps.data")
 

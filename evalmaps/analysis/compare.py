@@ -3,7 +3,7 @@
 Pure numpy/pandas, no Dash or Plotly: usable from a notebook::
 
     from evalmaps import load_catalog
-    from evalmaps.compare import compare, summary, sentences
+    from evalmaps.analysis.compare import compare, summary, sentences
     al = compare(load_catalog(), "dynts-llama-vs-qwen:r1-llama", "dynts-llama-vs-qwen:r1-qwen")
     summary(al)["mean_delta"]     # 2.37
     sentences(al)[0]              # 'R1-Qwen is higher than R1-Llama in 19 of 20 cells, ...'
@@ -24,7 +24,7 @@ is made but carries a warning, as it does when either side holds illustrative va
 
 **Uncertainty.** A side's standard error at a cell is the ``se`` its source gives (e.g.
 lm-evaluation-harness's ``acc_stderr``), else ``sd / sqrt(n)`` when it gives a standard deviation
-over ``n`` replicates (see :mod:`evalmaps.stderr`). Where both sides have one, the standard error
+over ``n`` replicates (see :mod:`evalmaps.analysis.uncertainty`). Where both sides have one, the standard error
 of the difference is ``SE = sqrt(seA^2 + seB^2)`` and a cell whose ``|B - A| < 1.96 SE`` is *not
 distinguishable* (at the 5% level, two-sided); beyond it, B is *significantly* higher or lower.
 A standard error of 0 for a value strictly inside the metric's range cannot be right: it is not
@@ -44,11 +44,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from evalmaps import formats as fmt
-from evalmaps import stderr
-from evalmaps.errors import EvalmapsError, UnknownFigure, UnknownPanel
-from evalmaps.model import Catalog, Dim, Figure, Metric, Panel
-from evalmaps.slicing import fixed_range, is_fraction
+from evalmaps.core import text as fmt
+from evalmaps.analysis import uncertainty as stderr
+from evalmaps.core.errors import EvalmapsError, UnknownFigure, UnknownPanel
+from evalmaps.core.figure import Catalog, Dim, Figure, Metric, Panel
+from evalmaps.analysis.slicing import fixed_range, is_fraction
 
 MAX_MEAN_PANELS = 16
 MAX_REF_LENGTH = 2000

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from evalmaps import formats as fmt
-from evalmaps.model import Figure, Metric
+from evalmaps.core import text as fmt
+from evalmaps.core.figure import Figure, Metric
 
 Z_95 = 1.96  # |B - A| < 1.96 SE: not distinguishable at the 5% level (two-sided, normal)
 

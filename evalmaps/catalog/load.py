@@ -18,12 +18,14 @@ import pandas as pd
 import pyarrow as pa
 from _plotly_utils.colors import cyclical, diverging, sequential  # plotly's own lists, light
 
-from evalmaps import cache, fastcsv, manifest
-from evalmaps.errors import MAX_QUOTED, DataError, not_served, problem_line
-from evalmaps.formats import MAX_DECIMALS, clip
-from evalmaps.model import PROVENANCES, Catalog, Dim, Figure, FigureSpec, Metric, MetricsByLabel
-from evalmaps.settings import default_data_dir
-from evalmaps.state import RESERVED_NAMES
+from evalmaps.catalog import cache
+from evalmaps.readers import fastcsv
+from evalmaps.catalog import manifest
+from evalmaps.core.errors import MAX_QUOTED, DataError, not_served, problem_line
+from evalmaps.core.text import MAX_DECIMALS, clip
+from evalmaps.core.figure import PROVENANCES, Catalog, Dim, Figure, FigureSpec, Metric, MetricsByLabel
+from evalmaps.catalog.resources import default_data_dir
+from evalmaps.core.names import RESERVED_NAMES
 
 # a dimension cannot share a name with a query key or a cell column
 RESERVED_DIM_NAMES = RESERVED_NAMES
@@ -43,7 +45,7 @@ def load_catalog(data_dir: str | Path | None = None, cache_dir: str | Path | Non
     is skipped with one line appended (as is a warning, such as an id given a suffix).
     ``manifest_check``: None (no check), ``"refuse"`` (the built-in data: a file that does not
     match ``manifest.json`` is not served) or ``"flag"`` (a user's folder: it is served, with a
-    warning; a folder without a manifest is not checked). See :mod:`evalmaps.manifest`.
+    warning; a folder without a manifest is not checked). See :mod:`evalmaps.catalog.manifest`.
     """
     with fastcsv.lean_memory():
         figures, compare = catalog_figures(

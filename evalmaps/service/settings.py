@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalmaps.errors import EvalmapsError
-from evalmaps.resources import resource
+from evalmaps.core.errors import EvalmapsError
+from evalmaps.catalog.resources import default_data_dir, resource
 
 DEFAULT_MAX_UPLOAD_MB = 20.0
 
@@ -22,11 +22,6 @@ DEFAULT_MAX_UPLOAD_MB = 20.0
 class SettingsError(EvalmapsError, ValueError):
     """A setting with a value it does not accept (start-up stops)."""
 
-
-def default_data_dir() -> Path:
-    """The built-in figures: ``data/`` of the checkout, or the copy a wheel installs inside the
-    package (:func:`evalmaps.resources.resource`)."""
-    return resource("data")
 
 
 def default_store_dir() -> Path:

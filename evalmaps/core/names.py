@@ -1,0 +1,33 @@
+"""The names the URL reads: every query key a page or API route takes, and the columns of a tidy
+file that are not dimensions. A dimension may not take one of these names (:data:`RESERVED_NAMES`):
+the data model checks it when a figure loads, and :mod:`evalmaps.views.state` reads the keys."""
+
+from __future__ import annotations
+
+# Every query key a page or API route reads: key -> (where, meaning). docs/api.md documents each
+# (tests/unit/test_docs.py checks it); a dimension may not be named like one.
+QUERY_KEYS: dict[str, tuple[str, str]] = {
+    "figure": ("/, /trends, /data, /compare", "the figure shown"),
+    "rows": ("/, /trends, /data", "the rows (y labels) shown; repeated; empty means none"),
+    "hide": ("/, /trends, /data", "the rows hidden (when most are shown); repeated"),
+    "xmin": ("/, /trends, /data", "the low end of the x range (numeric x axes)"),
+    "xmax": ("/, /trends, /data", "the high end of the x range"),
+    "sort": ("/, /trends, /data", "row order: source, name, mean, or col:<x label>"),
+    "top": ("/, /trends, /data", "only the N rows with the highest mean"),
+    "color": ("/, /compare", "colour range: figure, fixed (the metric's range, e.g. 0-100 or "
+                             "0-1) or shared (per metric)"),
+    "pct": ("/, /trends, /compare", "1: fractions (metrics in 0-1) written as percent; the API "
+                                    "stays raw"),
+    "zscale": ("/", "colours: linear (default) or log (metrics without a range, values > 0)"),
+    "labels": ("/, /compare", "values printed in cells: on (default) or off"),
+    "scale": ("/, /compare", "colour scale: uniform (default: viridis, perceptually uniform and "
+                             "colour-vision-safe) or paper (the source's own scale)"),
+    "transpose": ("/trends, trends API", "1: one line per column, against y"),
+    "overlay": ("/trends", "1: all panels in one chart"),
+    "threshold": ("/trends, trends API", "the level of 'first below' (default 80)"),
+    "a": ("/compare, compare API", "panel A: a panel key or mean(<key>,...)"),
+    "b": ("/compare, compare API", "panel B"),
+    "format": ("cells API", "json (default), csv, or latex or markdown (one panel as a table)"),
+}
+CELL_COLUMNS = ("value", "sd", "n", "se")  # columns of a tidy file that are not dimensions
+RESERVED_NAMES = frozenset(QUERY_KEYS) | frozenset(CELL_COLUMNS)
