@@ -26,7 +26,7 @@ from components.theme import TypedArray
 from evalmaps.catalog.resources import resource
 from evalmaps.service.settings import Settings
 from evalmaps.views.state import NAV_RULES, nav_href
-from evalmaps.catalog.startup import load_data
+from evalmaps.service.startup import load_data
 from evalmaps.service.store import Store
 from evalmaps.service.uploads import Budget
 from layouts._first_page import (grid_on_demand, inert_grid, page_container, referred_url,

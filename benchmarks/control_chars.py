@@ -1,6 +1,6 @@
 """What the control-character checks on labels cost (issue 11), on a million cells.
 
-A 1000 x 1000 tidy CSV is imported (``import_bytes(...).figure()``) and loaded as a catalog
+A 1000 x 1000 tidy CSV is imported (``figure_of(import_bytes(...))``) and loaded as a catalog
 figure (``load_catalog``) with the checks, and with them switched off (monkeypatched away: the
 floor), interleaved in the same run, 7 times each; medians and their ratio. Also the import's
 check alone (``_refuse_controls`` on the read table). Run:  python benchmarks/control_chars.py
@@ -16,9 +16,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 import numpy as np
 from evalmaps.readers import fastcsv
-from evalmaps.readers import importers
-from evalmaps.catalog import load as loading
-from evalmaps.readers.importers import import_bytes, ImportOptions
+from evalmaps.readers import csvfile, table
+from evalmaps.catalog.imports import figure_of, import_bytes
+from evalmaps.readers.base import ImportOptions
 from evalmaps.catalog.load import load_catalog
 
 rng = np.random.default_rng(11)
@@ -33,7 +33,7 @@ d = Path(tempfile.mkdtemp()); (d / "big.csv").write_bytes(data)
   "metric": {"name": "A", "range": [0, 100]}, "x": "ratio", "y": "window", "facets": ["model"],
   "dims": {"model": {"labels": ["M"]}, "window": {"labels": sorted(set(w), key=float)},
            "ratio": {"labels": sorted(set(r), key=float)}}, "provenance": "published"}]}))
-imp = lambda: import_bytes(data, "big.csv", ImportOptions(format="tidy"), max_bytes=None).figure()
+imp = lambda: figure_of(import_bytes(data, "big.csv", ImportOptions(format="tidy"), max_bytes=None))
 cat = lambda: load_catalog(d)
 orig_first, orig_re = fastcsv.first_control, fastcsv.CONTROL_RE
 class Never:
@@ -53,9 +53,9 @@ on = (statistics.median(times[("imp", True)]), statistics.median(times[("cat", T
 off = (statistics.median(times[("imp", False)]), statistics.median(times[("cat", False)]))
 for name, a, b in (("import 1e6 cells", on[0], off[0]), ("load_catalog 1e6 cells", on[1], off[1])):
     print(f"{name}: with checks {a:.3f} s, without {b:.3f} s, ratio {a / b:.3f}")
-frame, _ = importers._read_table(None, "big.csv", data)  # the file is ASCII
+frame, _ = csvfile._read_table(None, "big.csv", data)  # the file is ASCII
 ts = []
 for _ in range(5):
-    t = time.perf_counter(); importers._refuse_controls(frame, "big.csv"); ts.append(time.perf_counter() - t)
+    t = time.perf_counter(); table._refuse_controls(frame, "big.csv"); ts.append(time.perf_counter() - t)
 print(f"_refuse_controls on the 1e6-row table: {statistics.median(ts)*1000:.1f} ms; whole import {on[0]:.3f} s")
 shutil.rmtree(d)

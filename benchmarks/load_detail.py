@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PRELUDE = """
 import json, resource, sys, time
 import pandas as pd
-import evalmaps, evalmaps.readers.importers, evalmaps.catalog.load
+import evalmaps, evalmaps.catalog.folders, evalmaps.catalog.load
 def report(seconds):
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"seconds": seconds, "rss_mb": rss}))
@@ -40,7 +40,7 @@ SNIPPETS = {
     "baseline": "report(0.0)",
     "read_csv": "t = time.perf_counter(); pd.read_csv(sys.argv[1]); report(time.perf_counter() - t)",
     "load_folder": (
-        "from evalmaps.readers.importers import load_folder\n"
+        "from evalmaps.catalog.folders import load_folder\n"
         "cache = sys.argv[2] or None\n"
         "t = time.perf_counter()\n"
         "figs = load_folder(sys.argv[1], cache_dir=cache) if cache else load_folder(sys.argv[1])\n"

@@ -191,7 +191,7 @@ LOAD_CHILD = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[3])
 import pandas as pd
-from evalmaps.readers.importers import load_folder
+from evalmaps.catalog.folders import load_folder
 
 
 def hwm_mb():

@@ -23,7 +23,8 @@ from components.datatable import cells_grid, preview_card, upload_box
 from components.provenance import provenance_badge
 from evalmaps.views.payloads import cells_csv, view_cells
 from evalmaps.core.errors import EvalmapsError
-from evalmaps.readers.importers import FORMATS, ImportOptions
+from evalmaps.readers.table import FORMATS
+from evalmaps.readers.base import ImportOptions
 from evalmaps.analysis.slicing import views_for
 from evalmaps.views.state import first, parse_state
 from evalmaps.core import text as fmt

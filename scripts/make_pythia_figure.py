@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from evalmaps.readers.importers import import_paths  # noqa: E402
+from evalmaps.catalog.imports import import_paths  # noqa: E402
 
 SOURCE = ROOT.parent / "shared" / "external" / "pythia-evals"
 FIGURE_ID = "pythia-zero-shot"

@@ -10,14 +10,22 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property
 from itertools import product
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from evalmaps.core.figure import Figure, FigureSpec, Metric, Panel
 
-if TYPE_CHECKING:  # state imports this module
-    from evalmaps.views.state import ViewState
+
+
+class SliceState(Protocol):
+    """What :func:`views_for` reads of a view's state (:class:`evalmaps.views.state.ViewState`
+    has it; ``pct``, ``zscale``, ``sort`` and ``top`` are read when present)."""
+
+    rows: tuple[str, ...] | None
+    x_range: tuple[float, float] | None
+
+    def facet_selection(self, figure: Figure) -> dict[str, list[str]]: ...
 
 COLOR_MODES = ("figure", "fixed", "shared")
 FIXED_RANGE = (0.0, 100.0)  # "fixed" for a percent metric that declares no range
@@ -223,7 +231,7 @@ def no_panel_message(figure: Figure, selection: dict[str, tuple[str, ...] | list
             f"{joined[:1].upper()}{joined[1:]}.")
 
 
-def views_for(figure: Figure, state: "ViewState",
+def views_for(figure: Figure, state: SliceState,
               columns: Iterable[str] | None = None) -> tuple[list[PanelView], str | None]:
     """The panel views a view state shows, and why there are none when a slice is empty (a
     sentence to show the user; None when the views have cells to draw)."""

@@ -21,11 +21,13 @@ from _plotly_utils.colors import cyclical, diverging, sequential  # plotly's own
 from evalmaps.catalog import cache
 from evalmaps.readers import fastcsv
 from evalmaps.catalog import manifest
-from evalmaps.core.errors import MAX_QUOTED, DataError, not_served, problem_line
-from evalmaps.core.text import MAX_DECIMALS, clip
+from evalmaps.core.errors import DataError, not_served, problem_line
+from evalmaps.core.text import MAX_DECIMALS
 from evalmaps.core.figure import PROVENANCES, Catalog, Dim, Figure, FigureSpec, Metric, MetricsByLabel
 from evalmaps.catalog.resources import default_data_dir
 from evalmaps.core.names import RESERVED_NAMES
+from evalmaps.readers.base import control_problem
+from evalmaps.readers.parquet import read_parquet_texts
 
 # a dimension cannot share a name with a query key or a cell column
 RESERVED_DIM_NAMES = RESERVED_NAMES
@@ -70,7 +72,7 @@ def catalog_figures(data_dir: Path, cache_dir: str | Path | None = None,
     entries = raw.get("figures") if isinstance(raw, dict) else None
     if not isinstance(entries, list) or not entries:
         raise DataError("the catalog needs a non-empty list under \"figures\".", file=str(catalog_path))
-    expected = _manifest(data_dir, manifest_check, problems)
+    expected = folder_manifest(data_dir, manifest_check, problems)
     figures = []
     seen: set[str] = set()
     for i, entry in enumerate(entries):
@@ -109,7 +111,7 @@ def unique_id(figure_id: str, taken) -> str:
     return f"{figure_id}-{k}"
 
 
-def _manifest(folder: Path, check: str | None, problems: list[str] | None):
+def folder_manifest(folder: Path, check: str | None, problems: list[str] | None):
     """The folder's manifest entries when they are to be checked, else None."""
     if check is None:
         return None
@@ -156,14 +158,6 @@ def _compare_pair(entry: Any, where: str) -> tuple[str, str] | None:
         raise DataError('"compare" must be {"a": "<figure>:<panel>", "b": "<figure>:<panel>"}.',
                         file=where)
     return entry["a"], entry["b"]
-
-
-def control_problem(text: str, what: str = "label") -> str:
-    """What is wrong with a label that holds a control character, and what to do."""
-    char = fastcsv.CONTROL_RE.search(text).group()
-    shown = fastcsv.CONTROL_RE.sub(lambda m: f"\\x{ord(m.group()):02x}", clip(text, MAX_QUOTED))
-    return (f"the {what} '{shown}' holds the control character U+{ord(char):04X}. Labels may not "
-            f"hold control characters (NUL, tab, line break, ...); remove it.")
 
 
 def control_error(text: str, file: str, row: int, column: str) -> DataError:
@@ -350,7 +344,7 @@ def _load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None) -> 
     else:
         columns, arrays = _read_csv(data, path)
     positions: dict = {}
-    cells, decimals = _validate(columns, arrays, spec, str(path), positions_out=positions)
+    cells, decimals = validate_columns(columns, arrays, spec, str(path), positions_out=positions)
     if key is not None:
         cache.store(cache_dir, key, cells, decimals)
     return Figure(spec, cells, decimals, _positions=positions)
@@ -382,30 +376,10 @@ def _read_csv(data: bytes, path: Path) -> tuple[list[str], list]:
                         file=str(path)) from None
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise DataError(f"the file cannot be read as UTF-8 CSV ({exc}).", file=str(path)) from None
-    return _frame_columns(frame)
+    return frame_columns(frame)
 
 
-def read_parquet_texts(data: bytes, file: str) -> tuple[list[str], list]:
-    """A Parquet file's column names and its columns as texts (numbers in their shortest
-    round-trip form), as a CSV would give them; a clear DataError when it cannot be read."""
-    import io
-
-    import pyarrow.parquet as pq
-
-    try:
-        table = pq.read_table(io.BytesIO(data))
-    except (pa.ArrowException, OSError, ValueError) as exc:
-        raise DataError(f"the file cannot be read as Parquet ({exc}). Write it again as Parquet, "
-                        f"or give a CSV file.", file=file) from None
-    try:
-        names, arrays = fastcsv.parquet_texts(table)
-    except fastcsv.ParquetColumnError as exc:
-        raise DataError(f"the column holds values of type {exc.type_name}; a column may hold text "
-                        f"or numbers only. Store it as text.", file=file, column=exc.column) from None
-    return [str(c).strip() for c in names], arrays
-
-
-def _frame_columns(frame: pd.DataFrame) -> tuple[list[str], list]:
+def frame_columns(frame: pd.DataFrame) -> tuple[list[str], list]:
     columns = [str(c).strip() for c in frame.columns]
     return columns, [fastcsv.as_text(frame.iloc[:, i]) for i in range(frame.shape[1])]
 
@@ -423,8 +397,8 @@ def validate_cells(frame: pd.DataFrame, spec: FigureSpec, file: str) -> tuple[pd
     Row numbers in messages count the header as row 1, as a spreadsheet shows them.
     """
     with fastcsv.lean_memory():
-        columns, arrays = _frame_columns(frame)
-        return _validate(columns, arrays, spec, file)
+        columns, arrays = frame_columns(frame)
+        return validate_columns(columns, arrays, spec, file)
 
 
 def _shown(text) -> str:
@@ -432,7 +406,7 @@ def _shown(text) -> str:
     return "nan" if text is None else text
 
 
-def _validate(columns: list[str], arrays: list, spec: FigureSpec, file: str,
+def validate_columns(columns: list[str], arrays: list, spec: FigureSpec, file: str,
               encodings: dict | None = None, unique: bool = False,
               positions_out: dict | None = None,
               value_numbers: np.ndarray | None = None) -> tuple[pd.DataFrame, int]:

@@ -84,14 +84,3 @@ def build(folder: Path, figures_by_file: dict[str, int]) -> dict:
              for name, cells in sorted(figures_by_file.items())}
     return {"about": ABOUT, "files": files}
 
-
-def write(folder: Path) -> Path:
-    """Load the folder strictly (every file must validate) and write its manifest.json."""
-    from evalmaps.readers.importers import folder_files  # the files and their figures, as served
-
-    folder = Path(folder)
-    counts = {key(folder, path): figure.n_cells for path, figure in folder_files(folder)}
-    out = folder / MANIFEST
-    out.write_text(json.dumps(build(folder, counts), indent=2, ensure_ascii=False) + "\n",
-                   encoding="utf-8")
-    return out

@@ -1,1 +1,96 @@
-"""Reading (layer 2): what a file's bytes are, and a reader per format."""
+"""Reading (layer 2): a module per file format, in a registry that imports them lazily (as
+fsspec's ``known_implementations`` does).
+
+:data:`KNOWN_READERS` is the ordered table: the first reader whose ``sniff`` claims a file's
+bytes reads it, so a specific format comes before a general one, and CSV, which takes anything
+that is not one JSON document, comes last. What a file is comes from its content, never its name.
+A reader is a module with ``NAME``, ``DESCRIBES``, ``sniff`` and ``read``
+(:mod:`evalmaps.readers.base` says what each does).
+
+A lab can add its own reader from its own package, with no change here: an entry point in the
+group ``evalmaps.readers`` whose value is the reader module's path (in its ``pyproject.toml``:
+``[project.entry-points."evalmaps.readers"]`` ``mylab = "mylab.evalmaps_reader"``). Such
+readers are tried after the built-in ones and before CSV. docs/formats.md shows an example.
+
+Combining several files into one figure, and walking folders and zips, live once, above the
+readers: :mod:`evalmaps.catalog.imports`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from evalmaps.readers.base import Probe
+
+# name -> module, in the order they are tried
+KNOWN_READERS: dict[str, str] = {
+    "parquet": "evalmaps.readers.parquet",
+    "lm-eval": "evalmaps.readers.lm_eval",
+    "inspect": "evalmaps.readers.inspect_log",  # before zip: an .eval log is a zip
+    "zip": "evalmaps.readers.zipped",
+    "jsonl": "evalmaps.readers.jsonl",
+    "csv": "evalmaps.readers.csvfile",
+}
+FALLBACK = "csv"  # tried last, after any reader from an entry point
+ENTRY_POINT_GROUP = "evalmaps.readers"
+OTHER_JSON = "json"  # what detect() answers for a JSON document no reader claims
+
+_loaded: dict[str, ModuleType] = {}
+_extra: dict[str, str] = {}  # readers from entry points: name -> module
+_order: list[str] | None = None
+
+
+def _entry_points() -> dict[str, str]:
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)
+            if ep.name not in KNOWN_READERS}
+
+
+def names() -> list[str]:
+    """Every reader's name, in the order they are tried."""
+    global _order
+    if _order is None:
+        extra = _entry_points()
+        built_in = [n for n in KNOWN_READERS if n != FALLBACK]
+        _order = [*built_in, *extra, FALLBACK]
+        _extra.update(extra)
+    return list(_order)
+
+
+
+def reader(name: str) -> ModuleType:
+    """The reader module called ``name`` (imported on first use)."""
+    module = _loaded.get(name)
+    if module is None:
+        path = KNOWN_READERS.get(name) or _extra.get(name)
+        if path is None:
+            names()
+            path = _extra.get(name)
+        if path is None:
+            raise KeyError(f"no reader is called {name!r}; the readers are {', '.join(names())}")
+        module = _loaded[name] = importlib.import_module(path)
+    return module
+
+
+def detect(data: bytes | Probe) -> str:
+    """The name of the reader that reads these bytes, or :data:`OTHER_JSON` for a JSON document
+    that none of them reads (a config, a samples log)."""
+    probe = data if isinstance(data, Probe) else Probe(data)
+    for name in names():
+        if reader(name).sniff(probe):
+            return name
+    return OTHER_JSON
+
+
+def described() -> str:
+    """The formats read, as a sentence's list: "a CSV, Parquet or JSON Lines table, <each other
+    reader's DESCRIBES>, or <the last one's>". A table reader's ``DESCRIBES`` is its format's
+    name and its ``TABLE`` is true; a zip is not listed (it holds these)."""
+    modules = [reader(n) for n in [FALLBACK, *names()[:-1]] if n != "zip"]
+    tables = [m.DESCRIBES for m in modules if getattr(m, "TABLE", False)]
+    others = [m.DESCRIBES for m in modules if not getattr(m, "TABLE", False)]
+    table = "a " + (", ".join(tables[:-1]) + " or " + tables[-1] if len(tables) > 1 else tables[0])
+    parts = [table + " table", *others]
+    return ", ".join(parts[:-1]) + ", or " + parts[-1]

@@ -39,7 +39,7 @@ def _ctx():
     with _context_lock:
         if _context is None:
             _context = multiprocessing.get_context("forkserver")
-            _context.set_forkserver_preload(["evalmaps.readers.importers", "evalmaps.catalog.load"])
+            _context.set_forkserver_preload(["evalmaps.catalog.imports", "evalmaps.readers.csvfile"])
         return _context
 
 

@@ -23,7 +23,9 @@ import sys
 from pathlib import Path
 
 from evalmaps.core.errors import EvalmapsError
-from evalmaps.readers.importers import FORMATS, ImportOptions, import_paths
+from evalmaps.readers.table import FORMATS
+from evalmaps.readers.base import ImportOptions
+from evalmaps.catalog.imports import figure_of, import_paths
 from evalmaps.service.settings import Settings
 
 
@@ -99,7 +101,7 @@ def positive_int(text: str) -> int:
 
 
 def manifest_command(args: argparse.Namespace) -> int:
-    from evalmaps.catalog import manifest
+    from evalmaps.catalog.folders import write_manifest
     from evalmaps.catalog.resources import default_data_dir
 
     folder = Path(args.dir) if args.dir else default_data_dir()
@@ -107,7 +109,7 @@ def manifest_command(args: argparse.Namespace) -> int:
         print(f"evalmaps: {folder}: not a folder. Give the data folder to write the manifest of.",
               file=sys.stderr)
         return 2
-    out = manifest.write(folder)
+    out = write_manifest(folder)
     print(f"evalmaps: wrote {out}", file=sys.stderr)
     return 0
 
@@ -157,7 +159,7 @@ def import_command(args: argparse.Namespace) -> int:
     # no size limit: the files are the user's own (the limit is for the browser's uploads)
     imported = import_paths(args.paths, ImportOptions(format=args.format, x=args.x, y=args.y,
                                                       replicate=args.replicate))
-    imported.figure()  # validate the result as the app would
+    figure_of(imported)  # validate the result as the app would
     if args.output:
         try:
             imported.write_csv(args.output)  # the to_csv() text, UTF-8

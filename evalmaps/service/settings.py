@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalmaps.core.errors import EvalmapsError
-from evalmaps.catalog.resources import default_data_dir, resource
+from evalmaps.catalog.resources import default_data_dir
 
 DEFAULT_MAX_UPLOAD_MB = 20.0
 

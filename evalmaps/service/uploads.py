@@ -14,7 +14,8 @@ from pathlib import Path
 
 from evalmaps.service import budget
 from evalmaps.core.errors import EvalmapsError
-from evalmaps.readers.importers import ImportOptions, import_bytes
+from evalmaps.readers.base import ImportOptions
+from evalmaps.catalog.imports import figure_of, import_bytes
 from evalmaps.core.figure import Catalog
 from evalmaps.service.store import UPLOAD_PREFIX, Store, is_stored_id
 
@@ -62,7 +63,7 @@ def too_many_columns(data: bytes, name: str) -> str | None:
 def _import(path: str, name: str, options: ImportOptions, max_bytes: int):
     _, _, data = Path(path).read_bytes().partition(b"\n")  # a staged file: name, then bytes
     imported = import_bytes(data, name, options, max_bytes=max_bytes)
-    return imported, imported.figure()
+    return imported, figure_of(imported)
 
 
 def preview_in_child(path: str, name: str, options: ImportOptions, max_bytes: int) -> dict:

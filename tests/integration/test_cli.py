@@ -24,7 +24,8 @@ import pytest
 from tests.servers import alive, children_of, free_port
 
 from evalmaps import load_catalog
-from evalmaps.readers.importers import ImportOptions, import_bytes
+from evalmaps.readers.base import ImportOptions
+from evalmaps.catalog.imports import figure_of, import_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -110,8 +111,8 @@ def test_import_output_is_a_tidy_csv_the_loader_accepts(tmp_path, name):
     assert out.read_text(encoding="utf-8") == original.to_csv()
 
     # re-imported as tidy, every cell value comes back
-    fig = original.figure()
-    again = import_bytes(out.read_bytes(), "out.csv", ImportOptions(format="tidy")).figure()
+    fig = figure_of(original)
+    again = figure_of(import_bytes(out.read_bytes(), "out.csv", ImportOptions(format="tidy")))
     assert again.n_cells == fig.n_cells
     for row in fig.cells.itertuples(index=False):
         coords = {d: getattr(row, d) for d in fig.spec.dim_names}

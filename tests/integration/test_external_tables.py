@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from evalmaps import load_catalog
-from evalmaps.readers.importers import ImportOptions, import_bytes
+from evalmaps.readers.base import ImportOptions
+from evalmaps.catalog.imports import figure_of, import_bytes
 
 pytestmark = pytest.mark.external
 
@@ -52,7 +53,7 @@ def test_short_to_long_imports_as_wide_with_seeds_averaged(short_to_long):
 
 
 def test_short_to_long_gives_the_published_means(short_to_long):
-    fig = short_to_long.figure()
+    fig = figure_of(short_to_long)
     tidy = short_to_long.tidy
     for length, published in TYPE1.items():
         coords = {**QWEN7B_BASE, "type": "1", "len": length}
@@ -71,7 +72,7 @@ def test_short_to_long_means_are_the_means_of_the_three_seed_rows(external_dir, 
     rows = [r for r in csv.DictReader(io.StringIO((external_dir / S2L).read_text("utf-8")))
             if all(r[k] == v for k, v in QWEN7B_BASE.items())]
     assert sorted(r["seed"] for r in rows) == ["1048", "1596", "512"]
-    fig = short_to_long.figure()
+    fig = figure_of(short_to_long)
     for length in TYPE1:
         mean = statistics.fmean(float(r[f"type_1_len_{length}"]) for r in rows)
         assert abs(fig.value(**QWEN7B_BASE, type="1", len=length) - mean) < 1e-9
@@ -79,7 +80,7 @@ def test_short_to_long_means_are_the_means_of_the_three_seed_rows(external_dir, 
 
 def test_shipped_seed_001_figure_agrees_with_the_published_table(short_to_long):
     shipped = load_catalog().figure("short-to-long")
-    fig = short_to_long.figure()
+    fig = figure_of(short_to_long)
     (model,) = shipped.spec.dims["model"].labels
     for length, published in TYPE1.items():
         ours = shipped.value(model=model, type="1", length=length)
@@ -109,7 +110,7 @@ def test_core_imports_with_the_dash_placeholder(external_dir):
     tidy = imp.tidy
     api = tidy[tidy["model"] == "gpt-4o"]
     assert len(api) > 0 and set(api["n"]) == {"1"} and set(api["sd"]) == {""}
-    fig = imp.figure()
+    fig = figure_of(imp)
     assert fig.n_cells == imp.n_cells > 0
     assert all(0 <= v <= 100 for v in fig.cells["value"])
 
@@ -117,7 +118,7 @@ def test_core_imports_with_the_dash_placeholder(external_dir):
 def test_core_with_an_explicit_mapping(external_dir):
     imp = imported(external_dir, CORE, ImportOptions(format="wide", x="type", y="len"))
     assert (imp.spec["x"], imp.spec["y"]) == ("type", "len")
-    assert imp.figure().n_cells == imported(external_dir, CORE).n_cells
+    assert figure_of(imp).n_cells == imported(external_dir, CORE).n_cells
 
 
 @pytest.mark.parametrize("name", [S2L, CORE])

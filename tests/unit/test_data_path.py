@@ -19,9 +19,11 @@ import pytest
 from evalmaps import DataError, load_catalog
 from evalmaps.catalog import cache
 from evalmaps.readers import fastcsv
-from evalmaps.readers import importers
+from evalmaps.catalog import imports
+from evalmaps.readers import csvfile, table
 from evalmaps.catalog import load as loading
-from evalmaps.readers.importers import DEFAULT_MAX_BYTES, ImportFailed, load_folder
+from evalmaps.readers.base import DEFAULT_MAX_BYTES, ImportFailed
+from evalmaps.catalog.folders import load_folder
 from evalmaps.catalog.load import MAX_DECIMALS, load_figure, parse_spec
 
 ENTRY = {
@@ -180,9 +182,10 @@ def block_parsing(monkeypatch) -> None:
 
     monkeypatch.setattr(fastcsv, "read_fields", refuse)
     monkeypatch.setattr(loading.pd, "read_csv", refuse)
-    monkeypatch.setattr(loading, "_validate", refuse)
-    monkeypatch.setattr(importers, "_read_table_csv", refuse)
-    monkeypatch.setattr(importers, "import_table", refuse)
+    monkeypatch.setattr(loading, "validate_columns", refuse)
+    monkeypatch.setattr(csvfile, "_read_table_csv", refuse)
+    monkeypatch.setattr(table, "import_table", refuse)
+    monkeypatch.setattr(imports, "import_table", refuse)
 
 
 def test_second_catalog_load_does_not_parse(tmp_path, monkeypatch):
@@ -355,8 +358,8 @@ def test_an_import_is_refused_over_the_upload_limit_only_when_one_is_given(big):
     folder = big[0]
     data = (folder / "big.csv").read_bytes()
     with pytest.raises(ImportFailed, match="over the 20.0 MB limit"):
-        importers.import_bytes(data, "big.csv")
-    assert importers.import_bytes(data, "big.csv", max_bytes=None).n_cells > 0
+        imports.import_bytes(data, "big.csv")
+    assert imports.import_bytes(data, "big.csv", max_bytes=None).n_cells > 0
 
 
 def test_loads_put_pyarrows_memory_pool_back(tmp_path):

@@ -17,9 +17,9 @@ import pytest
 from evalmaps import load_catalog
 from evalmaps.catalog import manifest
 from evalmaps.service.cli import main as cli
-from evalmaps.readers.importers import folder_files, load_folder
+from evalmaps.catalog.folders import folder_files, load_folder
 from evalmaps.service.settings import Settings
-from evalmaps.catalog.startup import load_data
+from evalmaps.service.startup import load_data
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data"

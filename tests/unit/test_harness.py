@@ -16,9 +16,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from evalmaps.readers.harness import detect, read_json_table
-from evalmaps.readers.importers import (ImportFailed, ImportOptions, import_bytes, import_paths,
-                                load_folder)
+from evalmaps.readers import detect
+from evalmaps.readers.jsonl import read_json_table
+from evalmaps.readers.base import ImportFailed, ImportOptions
+from evalmaps.catalog.imports import figure_of, import_bytes, import_paths
+from evalmaps.catalog.folders import load_folder
 from evalmaps.core.figure import Metric
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,7 +112,7 @@ def test_lm_eval_04_whole_result():
         "results_2024.json: the group rows mmlu aggregate other tasks and are not imported as "
         "tasks.",
         "results_2024.json: gsm8k was evaluated on 100 of its 1319 samples (a --limit run)."]
-    spec = imp.figure().spec
+    spec = figure_of(imp).spec
     assert spec.metrics.dim == "metric"
     assert spec.metric_for({"metric": "acc"}) == Metric("acc", "", (0, 1), True)
     assert spec.metric_for({"metric": "exact_match (strict-match)"}) == \
@@ -161,7 +163,7 @@ def test_lm_eval_real_regression_file_whole_result():
         "bits_per_byte,lm-eval,wikitext,1.3393660745008342\n"
         "byte_perplexity,lm-eval,wikitext,2.530401076099876\n"
         "word_perplexity,lm-eval,wikitext,130.4813590639406\n")
-    spec = imp.figure().spec
+    spec = figure_of(imp).spec
     assert {label: (m.higher_is_better, m.range) for label, m in spec.metrics.labels.items()} == {
         "acc": (True, (0, 1)), "acc_norm": (True, (0, 1)), "perplexity": (False, None),
         "bits_per_byte": (False, None), "byte_perplexity": (False, None),
@@ -351,8 +353,8 @@ def test_lm_eval_and_inspect_do_not_mix(tmp_path):
         {"eval": {"model": "m", "task": "t"}, "results": {"scores": []}}))
     with pytest.raises(ImportFailed) as info:
         import_paths([tmp_path])
-    assert str(info.value).endswith("these files mix lm-evaluation-harness results and Inspect "
-                                    "logs. Import each kind separately.")
+    assert str(info.value).endswith("these files mix lm-evaluation-harness results files and "
+                                    "Inspect logs. Import each kind separately.")
 
 
 def test_a_data_folder_of_harness_files_is_one_figure(tmp_path):

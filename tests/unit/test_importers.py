@@ -19,7 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalmaps.core.errors import DataError
-from evalmaps.readers.importers import DEFAULT_MAX_BYTES, ImportFailed, Imported, ImportOptions, import_bytes
+from evalmaps.readers.base import DEFAULT_MAX_BYTES, ImportFailed, ImportOptions
+from evalmaps.readers.table import Imported
+from evalmaps.catalog.imports import figure_of, import_bytes
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -78,7 +80,7 @@ def test_tidy_small():
     assert imp.n_cells == 5  # m1,b,2 is empty: not a cell
     assert imp.warnings == []
     assert imp.spec["provenance"] == "imported" and imp.spec["id"] == "import-tidy-small"
-    fig = imp.figure()
+    fig = figure_of(imp)
     assert fig.n_cells == 5
     assert fig.value(model="m1", type="a", length="1") == 91.5
     assert fig.value(model="m1", type="a", length="2") == 85.0
@@ -111,7 +113,7 @@ def test_wide_small():
     g = cell(imp, model="gpt-x", ft_type="api", type="1", len="1")  # seed "-": one replicate
     assert float(g["value"]) == 75.0 and g["sd"] == "" and g["n"] == "1"
 
-    fig = imp.figure()
+    fig = figure_of(imp)
     assert fig.n_cells == 15
     assert fig.value(model="tiny-a", ft_type="lora", type="1", len="1") == 90.0
     assert fig.value(model="tiny-a", ft_type="lora", type="2", len="3") is None
@@ -131,7 +133,7 @@ def test_matrix_small():
     assert imp.facets == [] and imp.replicate is None
     assert imp.dims == {"size": ["500", "1000"], "column": ["0.1", "0.2", "0.3"]}
     assert imp.n_cells == 6
-    fig = imp.figure()
+    fig = figure_of(imp)
     assert fig.value(size="1000", column="0.2") == 52.7
     assert fig.value(size="500", column="0.1") == 49.8
     assert fig.value(size="1000", column="0.3") == 51.0
@@ -166,7 +168,7 @@ def test_xy_override_swaps_axes():
     imp = load("tidy_small.csv", ImportOptions(x="type", y="length"))
     assert (imp.spec["x"], imp.spec["y"]) == ("type", "length")
     assert imp.facets == ["model"]
-    fig = imp.figure()
+    fig = figure_of(imp)
     assert (fig.spec.x, fig.spec.y) == ("type", "length")
     assert fig.value(model="m1", type="b", length="1") == 77.25
     panel = fig.panel("m1")
@@ -183,7 +185,7 @@ def test_x_only_override_picks_y_from_the_rest():
 def test_xy_override_on_a_wide_file():
     imp = load("wide_small.csv", ImportOptions(x="type", y="len"))
     assert (imp.spec["x"], imp.spec["y"]) == ("type", "len")
-    assert imp.figure().value(model="tiny-a", ft_type="lora", type="1", len="1") == 90.0
+    assert figure_of(imp).value(model="tiny-a", ft_type="lora", type="1", len="1") == 90.0
 
 
 def test_xy_override_naming_no_dimension_is_a_clear_error():
@@ -202,7 +204,7 @@ def test_replicate_override_names_a_column_to_average():
     imp = import_bytes(data, "runs.csv", ImportOptions(replicate="run_id"))
     assert imp.replicate == "run_id" and imp.replicates == 2
     assert imp.facets == [] and (imp.spec["x"], imp.spec["y"]) == ("type", "model")
-    fig = imp.figure()
+    fig = figure_of(imp)
     assert fig.value(model="m", type="a") == 15.0
     assert fig.value(model="m", type="b") == 30.0
     assert cell(imp, model="m", type="a")["n"] == "2"
@@ -211,7 +213,7 @@ def test_replicate_override_names_a_column_to_average():
 def test_replicate_auto_detects_a_seed_column_in_a_tidy_file():
     data = b"model,type,seed,value\nm,a,1,10\nm,a,2,20\n"
     imp = import_bytes(data, "seeds.csv")
-    assert imp.replicate == "seed" and imp.figure().value(model="m", type="a") == 15.0
+    assert imp.replicate == "seed" and figure_of(imp).value(model="m", type="a") == 15.0
 
 
 def test_replicate_none_keeps_the_seed_column_as_a_dimension():
@@ -219,13 +221,13 @@ def test_replicate_none_keeps_the_seed_column_as_a_dimension():
     imp = import_bytes(data, "seeds.csv", ImportOptions(replicate=""))
     assert imp.replicate is None and imp.replicates == 1
     assert imp.spec["x"] == "seed" and imp.n_cells == 2
-    assert imp.figure().value(model="m", type="a", seed="2") == 20.0
+    assert figure_of(imp).value(model="m", type="a", seed="2") == 20.0
 
 
 def test_replicate_none_on_a_wide_file_makes_seed_a_facet():
     imp = load("wide_small.csv", ImportOptions(replicate=""))
     assert imp.replicate is None and "seed" in imp.facets
-    assert imp.figure().value(model="tiny-a", seed="2", ft_type="lora", type="1", len="1") == 92.0
+    assert figure_of(imp).value(model="tiny-a", seed="2", ft_type="lora", type="1", len="1") == 92.0
     assert any("'seed'" in w and "'-'" in w for w in imp.warnings)  # gpt-x's "-" seed
 
 
@@ -296,10 +298,10 @@ def test_one_column_file():
 
 def test_semicolon_and_tab_files_are_read_with_a_warning():
     semi = import_bytes(b"model;type;value\nm;a;1.5\n", "semi.csv")
-    assert semi.figure().value(model="m", type="a") == 1.5
+    assert figure_of(semi).value(model="m", type="a") == 1.5
     assert any("semicolon" in w for w in semi.warnings)
     tab = import_bytes(b"model\ttype\tvalue\nm\ta\t2.5\n", "tab.csv")
-    assert tab.figure().value(model="m", type="a") == 2.5
+    assert figure_of(tab).value(model="m", type="a") == 2.5
     assert any("tab" in w for w in tab.warnings)
 
 
@@ -382,7 +384,7 @@ def test_negative_value_outside_the_default_range():
 def test_metric_range_none_accepts_any_finite_number():
     imp = import_bytes(b"model,type,value\nm,a,101\nm,b,-3.5\n", "free.csv",
                        ImportOptions(metric_range=None))
-    fig = imp.figure()
+    fig = figure_of(imp)
     assert fig.value(model="m", type="a") == 101.0 and fig.value(model="m", type="b") == -3.5
 
 
@@ -460,7 +462,7 @@ def test_html_labels_are_imported_unchanged_as_text():
     data = f'model,type,value\n{SCRIPT},a,10\n"<b>bold</b> & co",a,20\n'.encode()
     imp = import_bytes(data, "html.csv")
     assert imp.dims["model"] == [SCRIPT, "<b>bold</b> & co"]
-    fig = imp.figure()
+    fig = figure_of(imp)
     assert fig.spec.dims["model"].labels == (SCRIPT, "<b>bold</b> & co")
     assert fig.value(model=SCRIPT, type="a") == 10.0
     assert SCRIPT in imp.to_csv()  # escaping is the UI's job, not the importer's
@@ -468,7 +470,7 @@ def test_html_labels_are_imported_unchanged_as_text():
 
 def test_html_in_a_file_name_and_column_name_stays_text():
     imp = import_bytes(f"model,{SCRIPT},value\nm,a,1\n".encode(), "x.csv")
-    assert imp.figure().value(model="m", **{SCRIPT: "a"}) == 1.0
+    assert figure_of(imp).value(model="m", **{SCRIPT: "a"}) == 1.0
 
 
 def test_formula_like_labels_are_neutralised_in_csv_and_numbers_stay_numbers():
@@ -480,7 +482,7 @@ def test_formula_like_labels_are_neutralised_in_csv_and_numbers_stay_numbers():
     imp = import_bytes(data, "formula.csv")
     # the import itself keeps the text as given
     assert imp.dims["model"] == ['=HYPERLINK("http://x")', "@SUM(A1)", "-1", "plain"]
-    assert imp.figure().value(model="@SUM(A1)", type="-cmd") == 2.0
+    assert figure_of(imp).value(model="@SUM(A1)", type="-cmd") == 2.0
     rows = list(csv.DictReader(io.StringIO(imp.to_csv())))
     assert [r["model"] for r in rows] == ["'=HYPERLINK(\"http://x\")", "'@SUM(A1)", "-1", "plain"]
     assert [r["type"] for r in rows] == ["'+a", "'-cmd", "-2.5", "1e3"]
@@ -498,7 +500,7 @@ def test_to_csv_of_a_wide_import_round_trips_through_the_tidy_importer():
     imp = load("wide_small.csv")
     again = import_bytes(imp.to_csv().encode(), "again.csv", ImportOptions(format="tidy"))
     assert again.format == "tidy"
-    fig, fig2 = imp.figure(), again.figure()
+    fig, fig2 = figure_of(imp), figure_of(again)
     assert fig2.n_cells == fig.n_cells
     for row in fig.cells.itertuples(index=False):
         coords = {d: getattr(row, d) for d in fig.spec.dim_names}
@@ -534,7 +536,7 @@ def test_any_small_tidy_table_round_trips_exactly(table):
     assert imp.format == "tidy"
     assert (imp.spec["y"], imp.spec["x"]) == (ydim, xdim)
     assert imp.n_cells == len(cells)
-    fig = imp.figure()
+    fig = figure_of(imp)
     assert fig.n_cells == len(cells)
     for (ylab, xlab), value in cells.items():
         assert fig.value(**{ydim: ylab, xdim: xlab}) == value
@@ -544,7 +546,7 @@ def test_tidy_sd_and_n_columns_are_kept():
     imp = import_bytes(b"model,type,value,sd,n\nm,a,50,2.5,3\nm,b,60,1.0,4\n", "withsd.csv")
     c = cell(imp, model="m", type="a")
     assert (c.get("sd"), c.get("n")) == ("2.5", "3")
-    row = imp.figure().cells.iloc[0]
+    row = figure_of(imp).cells.iloc[0]
     assert (row["sd"], row["n"]) == (2.5, 3.0)
 
 
@@ -553,7 +555,7 @@ def test_tidy_se_column_is_kept_as_a_grid_and_in_the_cells_api():
 
     imp = import_bytes(b"model,type,value,se\nm,a,50,2.5\nm,b,60,\n", "withse.csv")
     assert list(imp.dims) == ["model", "type"]
-    fig = imp.figure()
+    fig = figure_of(imp)
     assert [(r["type"], r["value"], r["se"]) for _, r in fig.cells.iterrows()][0] == ("a", 50.0, 2.5)
     assert grid_cells(fig) == [{"model": "m", "type": "a", "value": 50.0, "se": 2.5},
                                {"model": "m", "type": "b", "value": 60.0, "se": None}]
@@ -562,7 +564,7 @@ def test_tidy_se_column_is_kept_as_a_grid_and_in_the_cells_api():
 def test_tidy_sd_and_n_columns_are_not_dimensions():
     imp = import_bytes(b"model,type,value,sd,n\nm,a,50,2.5,3\nm,b,60,1.0,4\n", "withsd.csv")
     assert list(imp.dims) == ["model", "type"] and imp.n_cells == 2
-    assert imp.figure().value(model="m", type="b") == 60.0
+    assert figure_of(imp).value(model="m", type="b") == 60.0
 
 
 def test_unclosed_quote_in_a_small_file_is_a_ragged_row():
@@ -658,7 +660,7 @@ def test_replicate_rows_of_one_metric_are_averaged(fmt):
                             f"a,accuracy,51.0,{math.sqrt(2)!r},2\n"
                             f"b,accuracy,60.75,{math.sqrt(1.125)!r},2\n"
                             "c,accuracy,70.0,,1\n")
-    fig = imp.figure()
+    fig = figure_of(imp)
     assert fig.value(model="b", metric="accuracy") == 60.75
     assert imp.spec["notes"][1] == "Each value is the mean over the 'seed' replicates (sd and n kept)."
 

@@ -13,7 +13,8 @@ import pytest
 from evalmaps.service import budget
 from evalmaps.service import uploads
 from evalmaps.core.errors import EvalmapsError
-from evalmaps.readers.importers import ImportOptions, import_bytes
+from evalmaps.readers.base import ImportOptions
+from evalmaps.catalog.imports import figure_of, import_bytes
 from evalmaps.core.figure import Catalog
 from evalmaps.service.store import STORED_ID_IN, Store, StoreFull, figure_id, is_stored_id
 
@@ -34,7 +35,7 @@ def test_put_then_read_gives_the_imported_figure(tmp_path):
     assert is_stored_id(fid) and fid.startswith("upload-tidy-small-")
     assert fid == figure_id(spec, tidy, "tidy_small.csv")
     stored = Store(tmp_path).figure(fid)  # another process: nothing cached
-    expected = imported.figure()
+    expected = figure_of(imported)
     assert stored.spec.title == expected.spec.title and stored.spec.dims == expected.spec.dims
     assert stored.spec.provenance == "uploaded"
     assert stored.cells.to_dict("records") == expected.cells.to_dict("records")
@@ -167,7 +168,7 @@ def test_an_import_error_comes_back_as_its_message(tmp_path):
         uploads.preview(store, key, ImportOptions(), LIMITS)
     expected = None
     try:
-        import_bytes(b"type,len,value\na,1,5\nb,2,abc\n", "bad.csv").figure()
+        figure_of(import_bytes(b"type,len,value\na,1,5\nb,2,abc\n", "bad.csv"))
     except EvalmapsError as exc:
         expected = str(exc)
     assert str(err.value) == expected

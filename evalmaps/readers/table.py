@@ -1,6 +1,5 @@
-"""Importers: a user's results table -> a tidy figure (catalog entry + tidy cells).
-
-Three formats, auto-detected and overridable:
+"""Tables of results -> a tidy figure: the three shapes a table comes in, auto-detected and
+overridable. A CSV, Parquet or JSON Lines reader gives the table; this shapes it.
 
 - ``tidy``: one row per cell: dimension columns, ``value``, optional ``sd`` and ``n``.
 - ``wide``: results tables as papers publish them: metadata columns plus one column per cell
@@ -14,50 +13,31 @@ column and says what to do. Nothing here reads the network or runs anything from
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import logging
 import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from evalmaps.readers import fastcsv
-from evalmaps.core.errors import DataError, not_served, problem_line
+from evalmaps.core.figure import slugify
+from evalmaps.core.names import RESERVED_NAMES as RESERVED_DIM_NAMES
 from evalmaps.core.text import places
-from evalmaps.catalog.load import (RESERVED_DIM_NAMES, _frame_columns, _validate, control_problem,
-                               parse_spec, read_parquet_texts, validate_cells)
-from evalmaps.core.figure import Figure, slugify
+from evalmaps.readers import fastcsv
+from evalmaps.readers.base import ImportFailed, ImportOptions, control_problem
 
 FORMATS = ("auto", "tidy", "wide", "matrix")
-DEFAULT_MAX_BYTES = 20 * 1024 * 1024
-DELIMITERS = {",": "comma", ";": "semicolon", "\t": "tab"}
+
+
 REPLICATE_NAMES = ("seed", "seeds", "run", "replicate", "rep", "trial")
+
+
 CELL_RE = re.compile(r"^([A-Za-z]+)_([^_]+)_([A-Za-z]+)_([^_]+)$")
+
+
 OPTIONAL = ("sd", "n", "se")
-
-
-class ImportFailed(DataError):
-    """A file that cannot be imported; the message says why and what to do."""
-
-
-@dataclass
-class ImportOptions:
-    """How a table becomes a figure: which dimension is x, y, which are facets, replicates."""
-
-    format: str = "auto"
-    x: str | None = None
-    y: str | None = None
-    replicate: str | None = None  # None: auto (a column named seed/run/...), "" : none
-    metric: str = "Accuracy"
-    unit: str = "%"
-    metric_range: tuple[float, float] | None = (0.0, 100.0)
 
 
 @dataclass
@@ -83,25 +63,6 @@ class Imported:
     @property
     def n_cells(self) -> int:
         return int((self.tidy["value"] != "").sum())
-
-    def figure(self) -> Figure:
-        with fastcsv.lean_memory():
-            return self._figure()
-
-    def _figure(self) -> Figure:
-        spec = parse_spec(self.spec, where=f"import of {self.spec.get('title', 'a file')}")
-        file = self.spec.get("title", "import")
-        if self._encodings is None:
-            cells, decimals = validate_cells(self.tidy, spec, file=file)
-        else:
-            columns, arrays = _frame_columns(self.tidy)
-            # the encodings come from an import that found no repeated cell in these rows
-            positions: dict = {}
-            cells, decimals = _validate(columns, arrays, spec, file, encodings=self._encodings,
-                                        unique=True, positions_out=positions,
-                                        value_numbers=self._numbers)
-            return Figure(spec, cells, decimals, _positions=positions)
-        return Figure(spec, cells, decimals)
 
     def to_csv(self, for_spreadsheets: bool = True) -> str:
         """The tidy cells as CSV. An export (the default) neutralises text that a spreadsheet
@@ -134,147 +95,13 @@ class Imported:
                 "warnings": self.warnings}
 
 
-# ----------------------------------------------------------------------------- reading the file
-
-def _mb_pair(size: int, limit: int) -> tuple[str, str]:
-    """Size and limit in MB (MiB, as the limit is set), with enough decimals to tell them apart."""
-    for decimals in range(1, 8):
-        shown = f"{size / 2**20:.{decimals}f}", f"{limit / 2**20:.{decimals}f}"
-        if shown[0] != shown[1]:
-            return shown
-    return shown
-
-
-def decode(data: bytes, name: str, max_bytes: int | None = DEFAULT_MAX_BYTES) -> str:
-    """Bytes -> text, refusing what is not a CSV: too big, empty, binary, not UTF-8.
-
-    ``max_bytes`` is the browser upload's limit; None (files on disk, the CLI): no limit.
-    """
-    if max_bytes is not None and len(data) > max_bytes:
-        size, limit = _mb_pair(len(data), max_bytes)
-        raise ImportFailed(f"the file is {size} MB, over the {limit} MB limit. Split it, or "
-                           f"drop unused columns.", file=name)
-    if not data or data.isspace():  # what strip() would leave empty, without copying the file
-        raise ImportFailed("the file is empty. It needs a header row and at least one data row.",
-                           file=name)
-    if b"\x00" in data[:8192]:
-        raise ImportFailed("the file is binary, not a CSV text file. Export it as CSV "
-                           "(comma-separated, UTF-8) and try again.", file=name)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ImportFailed(f"the file is not UTF-8 text (byte {exc.start} cannot be read). "
-                           f"Save it as CSV with UTF-8 encoding.", file=name) from None
-    if not text or text.isspace():
-        raise ImportFailed("the file is empty. It needs a header row and at least one data row.",
-                           file=name)
-    return text
-
-
-def _first_lines(text: str, count: int, ascii_bytes: bytes | None = None) -> list[str]:
-    """The first ``count`` non-blank lines of ``text`` (as ``str.splitlines`` splits them),
-    without splitting the whole text. ``ascii_bytes``: the text as ASCII bytes, when ``text`` was
-    not built (``text`` is then None)."""
-    size = 1 << 16
-    whole = len(text) if text is not None else len(ascii_bytes)
-    while True:
-        prefix = text[:size] if text is not None else ascii_bytes[:size].decode("ascii")
-        lines = [line for line in prefix.splitlines() if line.strip()]
-        if size >= whole or len(lines) > count:
-            return lines[:count]
-        size *= 4
-
-
-_NOT_SPACE = re.compile(rb"[^\t\n\x0b\x0c\r\x1c-\x1f ]")  # ASCII that str.strip() keeps
-
-
-def _decode_unless_ascii(data: bytes, name: str, max_bytes: int | None) -> str | None:
-    """:func:`decode`, its checks and errors; but for an ASCII file (valid UTF-8 as it is, no BOM)
-    the text is not built: None. Saves a copy of a big file."""
-    if not data.isascii():
-        return decode(data, name, max_bytes)
-    if (max_bytes is not None and len(data) > max_bytes) or b"\x00" in data[:8192] \
-            or _NOT_SPACE.search(data) is None:
-        return decode(data, name, max_bytes)  # raises its error
-    return None
-
-
-def read_table(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
-    """Text -> a table of strings, checking delimiter, header and ragged rows."""
-    return _read_table(text, name)
-
-
-def _read_table(text: str | None, name: str,
-                raw: bytes | None = None) -> tuple[pd.DataFrame, list[str]]:
-    """:func:`read_table`; ``raw``: the bytes ``text`` was decoded from (UTF-8, a BOM allowed),
-    read as they are instead of encoding the text again. ``text`` None: ``raw`` is ASCII and the
-    text is built only if the reference reader needs it."""
-    warnings: list[str] = []
-    lines = _first_lines(text, 2, raw if text is None else None)
-    header = lines[0]
-    counts = {d: header.count(d) for d in DELIMITERS}
-    delimiter = max(counts, key=lambda d: counts[d]) if any(counts.values()) else ","
-    if not any(counts.values()):
-        for odd in ("|", ":", " "):
-            if header.count(odd) >= 1 and len(lines) > 1 and lines[1].count(odd) >= 1:
-                raise ImportFailed(f"the header has one column only; the file seems to separate "
-                                   f"columns with '{odd}'. Save it with commas (or semicolons or "
-                                   f"tabs) between columns.", file=name)
-        raise ImportFailed("the header has one column only. A CSV needs at least a label column "
-                           "and a value column, separated by commas.", file=name)
-    if delimiter != ",":
-        warnings.append(f"Read as {DELIMITERS[delimiter]}-separated.")
-    try:  # pyarrow, when it reads the file exactly as the csv module would
-        fields, columns = fastcsv.read_csv_module_like(text, delimiter, raw)
-    except fastcsv.Unsupported:
-        text = raw.decode("ascii") if text is None else text
-        return _read_table_csv(text, name, delimiter), warnings
-    head = [h.strip() for h in fields]
-    if not len(columns[0]):
-        raise ImportFailed("the file has a header but no data rows. Add one row per result.",
-                           file=name)
-    _check_header(head, name)
-    frame = pd.DataFrame({h: pd.Series(c.to_pandas(), dtype="str") for h, c in zip(head, columns)})
-    return frame, warnings
-
-
-def _check_header(head: list[str], name: str) -> None:
+def check_header(head: list[str], name: str) -> None:
     if any(h == "" for h in head[1:]) or len(set(head)) != len(head):
         dup = [h for h, c in Counter(head).items() if c > 1 or h == ""]
         raise ImportFailed(f"the header has an empty or repeated column name "
                            f"({', '.join(repr(d) for d in dup)}). Give every column its own "
                            f"name.", file=name)
 
-
-def _read_table_csv(text: str, name: str, delimiter: str) -> pd.DataFrame:
-    """The reference reader (row by row, with the csv module): it names the row of a problem."""
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
-    numbered: list[tuple[int, list[str]]] = []  # (row number as a spreadsheet shows it, fields)
-    try:
-        start = 1
-        for record in reader:
-            if any(cell.strip() for cell in record):
-                numbered.append((start, record))
-            start = reader.line_num + 1  # a quoted field may span lines: number by the first
-    except csv.Error:
-        raise ImportFailed("a quote (\") opens a field that never closes, so the rows after it "
-                           "cannot be read. Close or remove the stray quote.", file=name,
-                           row=reader.line_num) from None
-    rows = [r for _, r in numbered]
-    head = [h.strip() for h in rows[0]]
-    if len(rows) == 1:
-        raise ImportFailed("the file has a header but no data rows. Add one row per result.",
-                           file=name)
-    _check_header(head, name)
-    for i, row in numbered[1:]:
-        if len(row) != len(head):
-            raise ImportFailed(f"this row has {len(row)} fields but the header has {len(head)}. "
-                               f"Fix the row (a stray {DELIMITERS[delimiter]}? a missing "
-                               f"cell?) so every row has the header's columns.", file=name, row=i)
-    return pd.DataFrame([[c.strip() for c in r] for r in rows[1:]], columns=head, dtype=str)
-
-
-# --------------------------------------------------------------------------------- detection
 
 def _is_number(text: str) -> bool:
     try:
@@ -353,8 +180,6 @@ def detect_format(frame: pd.DataFrame, name: str, mapping: ImportOptions | None 
                        "are not all numbers (matrix). Choose the format, or reshape the file.",
                        file=name)
 
-
-# ----------------------------------------------------------------------------- the formats
 
 def _dim_name(raw: str) -> str:
     name = slugify(raw).replace("-", "_") or "dim"
@@ -675,183 +500,3 @@ def _axes(long: pd.DataFrame, dims: list[str], mapping: ImportOptions, name: str
     x = mapping.x or rest.pop()
     y = mapping.y or [d for d in rest if d != x].pop()
     return x, y
-
-
-def import_bytes(data: bytes, name: str, mapping: ImportOptions | None = None,
-                 max_bytes: int | None = DEFAULT_MAX_BYTES) -> Imported:
-    """The whole path: bytes of a file -> an :class:`Imported` (or a clear ImportFailed).
-
-    What the file is comes from its content, not its name: a zip (of results), an Inspect
-    ``.eval`` log, lm-evaluation-harness results JSON, an Inspect JSON log, JSON Lines, Parquet
-    (``PAR1``), else a CSV as before (see :mod:`evalmaps.readers.harness`).
-    ``max_bytes``: the browser upload's size limit; None for files on disk (no limit)."""
-    if max_bytes is not None and len(data) > max_bytes:
-        return import_csv_bytes(data, name, mapping, max_bytes)  # its size message
-    kind = harness.detect(data)
-    if kind == harness.CSV:
-        return import_csv_bytes(data, name, mapping, max_bytes)
-    return harness.import_sources([(name, data)], name, mapping, max_bytes)
-
-
-def import_paths(paths, options: ImportOptions | None = None) -> Imported:
-    """Files, folders (searched recursively) and zips -> ONE :class:`Imported`: harness files
-    (lm-eval results, Inspect logs) combine into one figure; a single table imports alone.
-    See :func:`evalmaps.readers.harness.import_paths`."""
-    return harness.import_paths(paths, options)
-
-
-def import_csv_bytes(data: bytes, name: str, mapping: ImportOptions | None = None,
-                     max_bytes: int | None = DEFAULT_MAX_BYTES) -> Imported:
-    """A CSV's bytes -> an :class:`Imported` (the CSV formats: tidy, wide, matrix)."""
-    with fastcsv.lean_memory():
-        text = _decode_unless_ascii(data, name, max_bytes)
-        frame, warnings = _read_table(text, name, data)
-        del text  # the table holds the fields now
-        return import_table(frame, name, mapping, warnings)
-
-
-def import_parquet(data: bytes, name: str, mapping: ImportOptions | None = None) -> Imported:
-    """A tidy Parquet file -> an :class:`Imported`, as its CSV would import: every column read as
-    the text of its values (numbers in their shortest round-trip form), then the tidy importer."""
-    names, columns = read_parquet_texts(data, name)
-    head = [str(h).strip() for h in names]
-    if len(head) < 2:
-        raise ImportFailed("the file has one column only. A tidy file needs one column per "
-                           "dimension and a 'value' column.", file=name)
-    if not columns or len(columns[0]) == 0:
-        raise ImportFailed("the file has a header but no data rows. Add one row per result.",
-                           file=name)
-    _check_header(head, name)
-    frame = pd.DataFrame({h: pd.Series(fastcsv.strip(c).to_pandas(), dtype="str")
-                          for h, c in zip(head, columns)})
-    mapping = mapping or ImportOptions(format="tidy")
-    return import_table(frame, name, mapping)
-
-
-def _import_file(path, cache_dir) -> Figure:
-    """One file of a data folder (CSV or Parquet) -> its figure, through the cache if given."""
-    import dataclasses
-
-    from evalmaps.catalog import cache
-
-    data = path.read_bytes()
-    parquet = path.suffix.lower() == ".parquet"
-    mapping = ImportOptions(format="tidy") if parquet else ImportOptions()
-    key = None
-    if cache_dir is not None:
-        key = cache.key("import", path.suffix.lower(), path.name,
-                        json.dumps(dataclasses.asdict(mapping)), data)
-        hit = cache.load(cache_dir, key)
-        if hit is not None and isinstance(hit.meta.get("spec"), dict):
-            spec = parse_spec(hit.meta["spec"], where=f"import of {path.name}")
-            return Figure(spec, hit.cells, hit.decimals)
-    imported = (import_parquet(data, path.name, mapping) if parquet
-                else import_bytes(data, path.name, mapping, max_bytes=None))
-    del data  # the import holds what it needs: free the file's bytes before building the figure
-    figure = imported.figure()
-    if key is not None:
-        cache.store(cache_dir, key, figure.cells, figure.decimals, {"spec": imported.spec})
-    return figure
-
-
-def load_folder(folder, cache_dir: str | Path | None = None,
-                problems: list[str] | None = None) -> list[Figure]:
-    """A user's folder: its own catalog.json (like data/), or else every *.csv and *.parquet
-    imported (auto-detected CSV format; Parquet: tidy). No size limit: files on disk are the
-    user's own. ``cache_dir``: where validated cells are kept between start-ups (None: none).
-
-    ``problems``: None, and a bad file raises its ImportFailed; a list, and a bad file is skipped
-    with one line appended. Either way two files that would have one id get ``-2``, ``-3``, ...
-    with a warning (in ``problems``, else logged). A folder's own ``manifest.json`` is checked:
-    a file that does not match it is served with a warning (:mod:`evalmaps.catalog.manifest`)."""
-    from evalmaps.catalog.load import load_catalog
-
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise ImportFailed("the data folder does not exist. Give the path of a folder of CSV "
-                           "files.", file=str(folder))
-    if (folder / "catalog.json").exists():
-        return list(load_catalog(folder, cache_dir=cache_dir, problems=problems,
-                                 manifest_check="flag"))
-    with fastcsv.lean_memory():
-        return _load_files(folder, cache_dir, problems)
-
-
-def _data_files(folder: Path) -> list[Path]:
-    files = sorted([*folder.glob("*.csv"), *folder.glob("*.parquet")])
-    if not files and not _harness_folder(folder):
-        raise ImportFailed("the data folder holds no .csv files and no catalog.json.",
-                           file=str(folder))
-    return files
-
-
-def _harness_folder(folder: Path) -> bool:
-    """A folder of evaluation tools' results (no tables): it loads as one figure."""
-    return any(p.suffix.lower() in (".json", ".eval", ".zip") for p in folder.rglob("*"))
-
-
-def _load_files(folder: Path, cache_dir, problems: list[str] | None = None) -> list[Figure]:
-    from evalmaps.catalog.load import _manifest, check_manifest, unique_id
-
-    files = _data_files(folder)
-    if not files:  # evaluation tools' results: one figure
-        try:
-            return [import_paths([folder]).figure()]
-        except DataError as exc:
-            if problems is None:
-                raise
-            problems.append(not_served(exc))
-            return []
-    expected = _manifest(folder, "flag", problems)
-    figures, where = [], {}  # where: figure id -> the file it came from
-    for path in files:
-        try:
-            figure = _import_file(path, cache_dir)
-            if expected is not None:
-                check_manifest(expected, folder, path, figure, "flag", problems)
-        except DataError as exc:
-            if problems is None:
-                raise
-            problems.append(not_served(exc))
-            continue
-        fid = unique_id(figure.id, where)
-        if fid != figure.id:  # 'My Results.csv' and 'my-results.csv'; runs.csv and runs.parquet
-            warn(problems, f"Renamed: the files {where[figure.id]} and {path.name} in {folder} "
-                           f"would both be the figure '{figure.id}'; {path.name} is served as "
-                           f"'{fid}'. Rename one of them to choose its id.")
-            figure = renamed(figure, fid)
-        where[fid] = path.name
-        figures.append(figure)
-    return figures
-
-
-def folder_files(folder: Path) -> list[tuple[Path, Figure]]:
-    """Every file of a data folder with its figure, loaded strictly (the first bad file raises)
-    and without a manifest check: what ``evalmaps manifest`` records."""
-    from evalmaps.catalog.load import catalog_figures
-
-    folder = Path(folder)
-    if (folder / "catalog.json").exists():
-        return catalog_figures(folder)[0]
-    with fastcsv.lean_memory():
-        return [(path, _import_file(path, None)) for path in _data_files(folder)]
-
-
-def renamed(figure: Figure, figure_id: str) -> Figure:
-    """The same figure under another id."""
-    import dataclasses
-
-    return Figure(dataclasses.replace(figure.spec, id=figure_id), figure.cells, figure.decimals)
-
-
-def warn(problems: list[str] | None, text: str) -> None:
-    """A start-up warning: into ``problems`` when given, else logged."""
-    line = problem_line(text)
-    if problems is None:
-        logging.getLogger("evalmaps.data").warning(line)
-    else:
-        problems.append(line)
-
-
-# last: evalmaps.readers.harness imports this module, and a load should not pay for importing it
-from evalmaps.readers import harness  # noqa: E402

@@ -1,0 +1,143 @@
+"""A user's data folder: its own catalog.json (like data/), or else every table in it imported
+as one figure each, or else (no tables) the evaluation tools' results in it as one figure.
+Through the cache when one is given; two files that would have one id are told apart."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from pathlib import Path
+
+from evalmaps.catalog import cache, manifest
+from evalmaps.catalog.imports import figure_of, import_bytes, import_paths
+from evalmaps.catalog.load import (catalog_figures, check_manifest, folder_manifest, load_catalog,
+                                   parse_spec, unique_id)
+from evalmaps.core.errors import DataError, not_served, problem_line
+from evalmaps.core.figure import Figure
+from evalmaps.readers import fastcsv
+from evalmaps.readers.base import ImportFailed, ImportOptions
+
+def _import_file(path, cache_dir) -> Figure:
+    """One file of a data folder (CSV or Parquet) -> its figure, through the cache if given."""
+    import dataclasses
+
+    data = path.read_bytes()
+    parquet = path.suffix.lower() == ".parquet"
+    mapping = ImportOptions(format="tidy") if parquet else ImportOptions()
+    key = None
+    if cache_dir is not None:
+        key = cache.key("import", path.suffix.lower(), path.name,
+                        json.dumps(dataclasses.asdict(mapping)), data)
+        hit = cache.load(cache_dir, key)
+        if hit is not None and isinstance(hit.meta.get("spec"), dict):
+            spec = parse_spec(hit.meta["spec"], where=f"import of {path.name}")
+            return Figure(spec, hit.cells, hit.decimals)
+    imported = import_bytes(data, path.name, mapping, max_bytes=None)
+    del data  # the import holds what it needs: free the file's bytes before building the figure
+    figure = figure_of(imported)
+    if key is not None:
+        cache.store(cache_dir, key, figure.cells, figure.decimals, {"spec": imported.spec})
+    return figure
+
+
+def load_folder(folder, cache_dir: str | Path | None = None,
+                problems: list[str] | None = None) -> list[Figure]:
+    """A user's folder: its own catalog.json (like data/), or else every *.csv and *.parquet
+    imported (auto-detected CSV format; Parquet: tidy). No size limit: files on disk are the
+    user's own. ``cache_dir``: where validated cells are kept between start-ups (None: none).
+
+    ``problems``: None, and a bad file raises its ImportFailed; a list, and a bad file is skipped
+    with one line appended. Either way two files that would have one id get ``-2``, ``-3``, ...
+    with a warning (in ``problems``, else logged). A folder's own ``manifest.json`` is checked:
+    a file that does not match it is served with a warning (:mod:`evalmaps.catalog.manifest`)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ImportFailed("the data folder does not exist. Give the path of a folder of CSV "
+                           "files.", file=str(folder))
+    if (folder / "catalog.json").exists():
+        return list(load_catalog(folder, cache_dir=cache_dir, problems=problems,
+                                 manifest_check="flag"))
+    with fastcsv.lean_memory():
+        return _load_files(folder, cache_dir, problems)
+
+
+def _data_files(folder: Path) -> list[Path]:
+    files = sorted([*folder.glob("*.csv"), *folder.glob("*.parquet")])
+    if not files and not _harness_folder(folder):
+        raise ImportFailed("the data folder holds no .csv files and no catalog.json.",
+                           file=str(folder))
+    return files
+
+
+def _harness_folder(folder: Path) -> bool:
+    """A folder of evaluation tools' results (no tables): it loads as one figure."""
+    return any(p.suffix.lower() in (".json", ".eval", ".zip") for p in folder.rglob("*"))
+
+
+def _load_files(folder: Path, cache_dir, problems: list[str] | None = None) -> list[Figure]:
+    files = _data_files(folder)
+    if not files:  # evaluation tools' results: one figure
+        try:
+            return [figure_of(import_paths([folder]))]
+        except DataError as exc:
+            if problems is None:
+                raise
+            problems.append(not_served(exc))
+            return []
+    expected = folder_manifest(folder, "flag", problems)
+    figures, where = [], {}  # where: figure id -> the file it came from
+    for path in files:
+        try:
+            figure = _import_file(path, cache_dir)
+            if expected is not None:
+                check_manifest(expected, folder, path, figure, "flag", problems)
+        except DataError as exc:
+            if problems is None:
+                raise
+            problems.append(not_served(exc))
+            continue
+        fid = unique_id(figure.id, where)
+        if fid != figure.id:  # 'My Results.csv' and 'my-results.csv'; runs.csv and runs.parquet
+            warn(problems, f"Renamed: the files {where[figure.id]} and {path.name} in {folder} "
+                           f"would both be the figure '{figure.id}'; {path.name} is served as "
+                           f"'{fid}'. Rename one of them to choose its id.")
+            figure = renamed(figure, fid)
+        where[fid] = path.name
+        figures.append(figure)
+    return figures
+
+
+def folder_files(folder: Path) -> list[tuple[Path, Figure]]:
+    """Every file of a data folder with its figure, loaded strictly (the first bad file raises)
+    and without a manifest check: what ``evalmaps manifest`` records."""
+    folder = Path(folder)
+    if (folder / "catalog.json").exists():
+        return catalog_figures(folder)[0]
+    with fastcsv.lean_memory():
+        return [(path, _import_file(path, None)) for path in _data_files(folder)]
+
+
+def write_manifest(folder: Path) -> Path:
+    """Load the folder strictly (every file must validate) and write its manifest.json."""
+
+    folder = Path(folder)
+    counts = {manifest.key(folder, path): figure.n_cells for path, figure in folder_files(folder)}
+    out = folder / manifest.MANIFEST
+    out.write_text(json.dumps(manifest.build(folder, counts), indent=2, ensure_ascii=False) + "\n",
+                   encoding="utf-8")
+    return out
+
+
+def renamed(figure: Figure, figure_id: str) -> Figure:
+    """The same figure under another id."""
+    return Figure(dataclasses.replace(figure.spec, id=figure_id), figure.cells, figure.decimals)
+
+
+def warn(problems: list[str] | None, text: str) -> None:
+    """A start-up warning: into ``problems`` when given, else logged."""
+    line = problem_line(text)
+    if problems is None:
+        logging.getLogger("evalmaps.data").warning(line)
+    else:
+        problems.append(line)

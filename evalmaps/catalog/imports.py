@@ -1,0 +1,265 @@
+"""Imports: files, folders and zips -> ONE figure, through the readers, and an import's figure.
+
+Above the readers (:mod:`evalmaps.readers`), once for every format: what each file is, the files
+inside zips, folders searched recursively, many results files combined into one figure (the
+same cell given twice with different values is refused, naming both files), and a single table
+shaped by :mod:`evalmaps.readers.table`. :func:`figure_of` validates an import as a data
+folder's file is validated. Pure: no Dash, nothing run from a file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from evalmaps import readers
+from evalmaps.catalog.load import frame_columns, parse_spec, validate_cells, validate_columns
+from evalmaps.core.figure import Figure, slugify
+from evalmaps.readers import fastcsv
+from evalmaps.readers.base import (DEFAULT_MAX_BYTES, SUFFIXES, ImportFailed, ImportOptions,
+                                   Probe, Reading, short)
+from evalmaps.readers.table import Imported, import_table
+
+# names of metrics where lower is better, for files that do not say (lm-eval v0.3): the
+# perplexities and bits per byte of lm-eval's language-modelling tasks (lambada's "ppl" too)
+LOWER_IS_BETTER = ("perplexity", "word_perplexity", "byte_perplexity", "bits_per_byte", "ppl")
+
+
+# metrics that are fractions (0..1) in both tools: given the range [0, 1] when every value fits
+FRACTIONS = ("acc", "acc_norm", "acc_mutual_info", "exact_match", "accuracy", "mc1", "mc2",
+             "pct_stereotype", "f1", "em")
+
+
+def figure_of(imported: Imported) -> Figure:
+    """An import's figure: its catalog entry parsed and its cells validated, as a data folder's
+    files are."""
+    with fastcsv.lean_memory():
+        spec = parse_spec(imported.spec,
+                          where=f"import of {imported.spec.get('title', 'a file')}")
+        file = imported.spec.get("title", "import")
+        if imported._encodings is None:
+            cells, decimals = validate_cells(imported.tidy, spec, file=file)
+            return Figure(spec, cells, decimals)
+        columns, arrays = frame_columns(imported.tidy)
+        # the encodings come from an import that found no repeated cell in these rows
+        positions: dict = {}
+        cells, decimals = validate_columns(columns, arrays, spec, file,
+                                           encodings=imported._encodings, unique=True,
+                                           positions_out=positions,
+                                           value_numbers=imported._numbers)
+        return Figure(spec, cells, decimals, _positions=positions)
+
+
+def import_bytes(data: bytes, name: str, mapping: ImportOptions | None = None,
+                 max_bytes: int | None = DEFAULT_MAX_BYTES) -> Imported:
+    """The whole path: bytes of a file -> an :class:`Imported` (or a clear ImportFailed).
+
+    What the file is comes from its content, not its name (:func:`evalmaps.readers.detect`): a
+    zip of results, an evaluation tool's results, a table.
+    ``max_bytes``: the browser upload's size limit; None for files on disk (no limit)."""
+    if max_bytes is not None and len(data) > max_bytes:
+        return import_table_bytes(Probe(data), name, mapping, max_bytes, "csv")  # its message
+    return import_sources([(name, data)], name, mapping, max_bytes)
+
+
+def import_paths(paths, options: ImportOptions | None = None) -> Imported:
+    """Files, folders (searched recursively) and zips -> ONE figure. Harness files (lm-eval
+    results, Inspect logs) combine into one figure; a single table imports as ``import_bytes``
+    would. No size limit: the files are the user's own."""
+    paths = [Path(p) for p in paths]
+    if not paths:
+        raise ImportFailed("no file was given. Give one or more files, folders or zips.")
+    sources: list[tuple[str, bytes]] = []
+    searched = False
+    for path in paths:
+        if path.is_dir():
+            searched = True
+            found = sorted(p for p in path.rglob("*") if p.is_file()
+                           and p.suffix.lower() in SUFFIXES and not p.name.startswith("."))
+            if not found:
+                raise ImportFailed("the folder holds no results files (.json, .eval, .csv, "
+                                   ".parquet, .jsonl, .zip).", file=str(path))
+            sources += [(p.as_posix(), _read(p)) for p in found]
+        else:
+            sources.append((path.as_posix(), _read(path)))
+    name = paths[0].as_posix() if len(paths) == 1 else f"{len(paths)} paths"
+    return import_sources(sources, name, options, max_bytes=None, searched=searched)
+
+
+def import_sources(sources: list[tuple[str, bytes]], name: str,
+                   options: ImportOptions | None = None,
+                   max_bytes: int | None = DEFAULT_MAX_BYTES, searched: bool = False) -> Imported:
+    """Named files' bytes -> ONE figure. Harness files combine; a table file imports alone.
+
+    ``searched``: the files come from a folder or zip search, where files that are neither
+    harness results nor a table (a README, lm-eval's per-sample logs next to its results) are
+    skipped with a warning instead of refused."""
+    options = options or ImportOptions()
+    readings: list[Reading] = []
+    tables: list[tuple[str, bytes, str]] = []
+    given: list[str] = []  # tables named on their own (not found by a search)
+    skipped: list[str] = []
+    expanded: list[tuple[str, bytes, bool]] = [(n, d, searched) for n, d in sources]
+    while expanded:
+        file, data, from_search = expanded.pop(0)
+        probe = Probe(data)
+        kind = readers.detect(probe)
+        if kind == readers.OTHER_JSON:
+            if from_search:  # a JSON document that is not results: a config, a sample log
+                skipped.append(short(file))
+                continue
+            raise ImportFailed(not_known(), file=file)
+        module = readers.reader(kind)
+        if getattr(module, "TABLE", False):  # read when it is known to be the one table
+            tables.append((file, probe, kind))
+            if not from_search:
+                given.append(file)
+            continue
+        reading = module.read(probe, file, options, max_bytes)
+        if reading.members is not None:
+            expanded[:0] = [(n, d, True) for n, d in reading.members]
+        else:
+            readings.append(reading)
+    if readings:
+        if given:
+            raise ImportFailed(f"{short(given[0])} is a table, the other files are harness "
+                               f"results. Import the table on its own.", file=name)
+        skipped += [short(f) for f, _, _ in tables]
+        notes = ([f"Not results, skipped: {', '.join(skipped[:10])}"
+                  f"{' ...' if len(skipped) > 10 else ''}."] if skipped else [])
+        return combine(readings, name, options, notes)
+    if not tables:
+        raise ImportFailed(f"no results were found: none of {readers.described()}. Give the "
+                           f"files themselves or the folder that holds them.", file=name)
+    if len(tables) > 1:
+        names = ", ".join(short(f) for f, _, _ in tables[:5])
+        raise ImportFailed(f"there are {len(tables)} tables ({names}); one import makes one "
+                           f"figure from one table. Import them one at a time.", file=name)
+    file, probe, kind = tables[0]
+    return import_table_bytes(probe, file, options, max_bytes, kind)
+
+
+def import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
+                       max_bytes: int | None, kind: str) -> Imported:
+    """A table's bytes (CSV, Parquet, JSON Lines: the reader ``kind``) -> an :class:`Imported`."""
+    if max_bytes is not None and len(probe.data) > max_bytes:
+        kind = "csv"  # its size message
+    with fastcsv.lean_memory():
+        reading = readers.reader(kind).read(probe, name, options, max_bytes)
+        options = options or ImportOptions(format=reading.shape or "auto")
+        frame, reading.table = reading.table, None
+        return import_table(frame, name, options, reading.warnings)
+
+
+def combine(readings: list[Reading], name: str, options: ImportOptions | None = None,
+            extra_warnings: list[str] | None = None) -> Imported:
+    """Many harness files' values -> ONE figure (a clear error when they cannot be one)."""
+    options = options or ImportOptions()
+    kinds = [k for k in readers.names() if any(r.reader == k for r in readings)]
+    if len(kinds) > 1:
+        tools = " and ".join(readers.reader(k).TOOL_FILES for k in kinds)
+        raise ImportFailed(f"these files mix {tools}. Import each kind separately.", file=name)
+    kind = kinds[0]
+    warnings = list(extra_warnings or [])
+    for reading in readings:
+        warnings.extend(reading.warnings)
+    records = [(r.file, rec) for r in readings for rec in r.records]
+    if not records:
+        raise ImportFailed("these results hold no values (no metric with a number). Import "
+                           "files that hold scores.", file=name)
+    dims = readers.reader(kind).layout(records, name, warnings)
+    # one value per cell: the same value twice is merged, two different ones are refused
+    seen: dict[tuple, tuple[str, str, str]] = {}
+    rows = []
+    merged = 0
+    for file, rec in records:
+        key = tuple(rec[d] for d in dims)
+        if key in seen:
+            first_file, value, se = seen[key]
+            if (float(value), se) == (float(rec["value"]), rec["se"]):
+                merged += 1
+                continue
+            coords = ", ".join(f"{d} {v}" for d, v in zip(dims, key))
+            raise ImportFailed(f"{short(first_file)} and {short(file)} both give the cell "
+                               f"({coords}), with different values ({value} and {rec['value']}). "
+                               f"Import one of the two runs, not both.", file=name)
+        seen[key] = (file, rec["value"], rec["se"])
+        rows.append(rec)
+    if merged:
+        warnings.append(f"{merged} value(s) given identically by more than one file were merged.")
+    frame = pd.DataFrame({**{d: [r[d] for r in rows] for d in dims},
+                          "value": [r["value"] for r in rows], "se": [r["se"] for r in rows]},
+                         dtype="str")
+    if not (frame["se"] != "").any():
+        frame = frame.drop(columns="se")
+    mapping = ImportOptions(format="tidy", x=options.x, y=options.y, replicate="",
+                            metric="score", unit="", metric_range=None)
+    imported = import_table(frame, name, mapping, [])
+    _describe(imported, kind, readings, rows, warnings, name)
+    return imported
+
+
+def _describe(imported: Imported, kind: str, readings: list[Reading], rows: list[dict],
+              warnings: list[str], name: str) -> None:
+    """The catalog entry of a harness import: its metrics (direction and scale), title, notes."""
+    spec = imported.spec
+    lower: dict[str, bool] = {}
+    for reading in readings:
+        lower.update(reading.lower)
+    labels = imported.dims["metric"]
+    metrics = {}
+    for label in labels:
+        base = label.split(" (", 1)[0]
+        entry: dict = {"name": label}
+        values = [float(r["value"]) for r in rows if r["metric"] == label]
+        if base in FRACTIONS and all(0 <= v <= 1 for v in values):
+            entry["range"] = [0, 1]
+        if lower.get(label, base in LOWER_IS_BETTER):
+            entry["higher_is_better"] = False
+        metrics[label] = entry
+    facets = spec["facets"]
+    if len(labels) == 1:
+        spec["metric"] = {"unit": "", **metrics[labels[0]]}
+        spec["metric"].setdefault("range", None)
+    else:
+        spec["metric"] = {"name": "score", "unit": "", "range": None}
+        if "metric" in facets:
+            spec["metrics"] = {"dim": "metric", "labels": metrics}
+    tool, tools = readers.reader(kind).TOOL, readers.reader(kind).TOOL_FILES
+    files = len(readings)
+    several = f"{files} {tools}"
+    if files == 1:
+        spec["title"] = short(readings[0].file)
+        spec["id"] = "import-" + slugify(spec["title"].rsplit(".", 1)[0])[:40]
+    else:
+        where = name.rstrip("/").rsplit("/", 1)[-1] if not name.endswith(" paths") else ""
+        spec["title"] = f"{where} ({several})" if where else several[0].upper() + several[1:]
+        spec["id"] = "import-" + slugify(spec["title"])[:40]
+    spec["source"] = {"file": spec["title"] if files == 1 else name, "tool": tool}
+    dims = {d: spec["dims"][d] for d in spec["dims"]}
+    for d, title in (("step", "Step"), ("model", "Model"), ("task", "Task"),
+                     ("metric", "Metric"), ("scorer", "Scorer")):
+        if d in dims:
+            dims[d]["title"] = title
+    se_note = (["Each value keeps the standard error its file gives (se)."]
+               if "se" in imported.tidy.columns else [])
+    spec["notes"] = [f"Imported from {several if files > 1 else 'one ' + tool + ' file'}; "
+                     f"values on the scale the tool writes them (fractions stay fractions)."] \
+        + se_note + warnings
+    imported.format = kind
+    imported.warnings[:] = warnings
+
+
+def not_known() -> str:
+    """What to say of a file that no reader reads."""
+    return (f"this file is none of the formats evalmaps reads: {readers.described()}. Export one "
+            f"of those and try again.")
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ImportFailed(f"cannot read the file ({exc.strerror}). Check the path.",
+                           file=str(path)) from None

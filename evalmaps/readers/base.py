@@ -1,0 +1,130 @@
+"""What every reader shares: the protocol, the reading it returns, the options of an import and
+its one error.
+
+A reader is a module (listed in :data:`evalmaps.readers.KNOWN_READERS`) with:
+
+- ``NAME``: a short name (``"lm-eval"``), what :func:`evalmaps.readers.detect` answers;
+- ``DESCRIBES``: what it reads, in a few words, for the sentence that lists the formats read;
+- ``sniff(probe) -> bool``: whether these bytes are its format (cheap: a look at the first bytes,
+  the parsed JSON document or the zip's names, which :class:`Probe` computes once for all readers);
+- ``read(probe, file, options, max_bytes) -> Reading``: what the file holds.
+
+A :class:`Reading` holds one of three things: ``records`` (an evaluation tool's results: values
+with their coordinates, combined with other files' by :mod:`evalmaps.catalog.imports`), a
+``table`` of texts (one table: one figure, shaped by :mod:`evalmaps.readers.table`) or
+``members`` (an archive's files, each read in turn). A results reader also has ``TOOL`` and
+``TOOL_FILES`` (its files' name, one and many) and ``layout(records, warnings) -> dims``: the
+figure's dimensions, facets first and then y and x.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import PurePosixPath
+
+import math
+
+import pandas as pd
+
+from evalmaps.core.errors import MAX_QUOTED, DataError
+from evalmaps.core.text import clip
+from evalmaps.readers import fastcsv
+
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+
+
+# file names a folder or zip search looks at (the content decides what they are)
+SUFFIXES = (".json", ".eval", ".jsonl", ".ndjson", ".csv", ".tsv", ".txt", ".parquet", ".zip")
+
+
+class ImportFailed(DataError):
+    """A file that cannot be imported; the message says why and what to do."""
+
+
+@dataclass
+class ImportOptions:
+    """How a table becomes a figure: which dimension is x, y, which are facets, replicates."""
+
+    format: str = "auto"
+    x: str | None = None
+    y: str | None = None
+    replicate: str | None = None  # None: auto (a column named seed/run/...), "" : none
+    metric: str = "Accuracy"
+    unit: str = "%"
+    metric_range: tuple[float, float] | None = (0.0, 100.0)
+
+
+@dataclass
+class Reading:
+    """What one file gives (see the module's docstring): records, a table or an archive's files."""
+
+    reader: str  # the reader's NAME
+    file: str
+    records: list[dict] = field(default_factory=list)  # coords (dim -> label), "value", "se"
+    lower: dict[str, bool] = field(default_factory=dict)  # metric label -> lower is better
+    warnings: list[str] = field(default_factory=list)
+    table: pd.DataFrame | None = None  # a table of texts, as a CSV reads
+    shape: str | None = None  # the table's shape when the format fixes it ("tidy": Parquet)
+    members: list[tuple[str, bytes]] | None = None  # an archive's files (name, bytes)
+
+
+class Probe:
+    """A file's bytes as the readers' ``sniff`` look at them: what they need is worked out once
+    (the JSON document, the zip's names), whichever reader asks first."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.head = data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
+
+    @cached_property
+    def doc(self):
+        """The JSON document the bytes hold (None: not one JSON document)."""
+        return parse_json(self.data) if self.head[:1] in (b"{", b"[") else None
+
+    @property
+    def is_zip(self) -> bool:
+        return self.data[:4] in (b"PK\x03\x04", b"PK\x05\x06")
+
+    @cached_property
+    def zip_names(self) -> list[str] | None:
+        """The names in a readable zip (None: not one)."""
+        if not self.is_zip:
+            return None
+        try:
+            return zipfile.ZipFile(io.BytesIO(self.data)).namelist()
+        except (zipfile.BadZipFile, OSError, ValueError):
+            return None
+
+
+def parse_json(data: bytes):
+    try:
+        return json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
+def number(value) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def text_of(value) -> str:
+    """A JSON number as the text of its value (an int as written, a float's shortest form)."""
+    return str(value) if isinstance(value, int) else repr(float(value))
+
+
+def short(file: str) -> str:
+    return PurePosixPath(file).name
+
+
+def control_problem(text: str, what: str = "label") -> str:
+    """What is wrong with a label that holds a control character, and what to do."""
+    char = fastcsv.CONTROL_RE.search(text).group()
+    shown = fastcsv.CONTROL_RE.sub(lambda m: f"\\x{ord(m.group()):02x}", clip(text, MAX_QUOTED))
+    return (f"the {what} '{shown}' holds the control character U+{ord(char):04X}. Labels may not "
+            f"hold control characters (NUL, tab, line break, ...); remove it.")

@@ -1,0 +1,115 @@
+"""Inspect logs: ``.eval`` (a zip whose ``header.json`` holds ``eval`` and ``results``) and
+``.json`` logs. Dimensions: model, task, scorer and metric (facets); ``stderr`` becomes ``se``.
+Only the header is read: the samples are not."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+import io
+from pathlib import PurePosixPath
+
+from evalmaps.readers.base import (DEFAULT_MAX_BYTES, ImportFailed, Probe, Reading, number, short,
+                                   text_of)
+
+NAME = "inspect"
+DESCRIBES = "an Inspect log (.eval or .json)"
+TOOL = "Inspect log"
+TOOL_FILES = "Inspect logs"
+MAX_HEADER_BYTES = 64 * 2**20  # an Inspect log's header.json (the samples are not read)
+
+
+def sniff(probe: Probe) -> bool:
+    names = probe.zip_names
+    if names is not None:
+        return "header.json" in names or "_journal/start.json" in names
+    doc = probe.doc
+    ev = doc.get("eval") if isinstance(doc, dict) else None
+    return isinstance(ev, dict) and "model" in ev and "task" in ev
+
+
+def read(probe: Probe, file: str, options=None, max_bytes: int | None = DEFAULT_MAX_BYTES) -> Reading:
+    """A log's header -> its values (a ``.eval`` zip's ``header.json``, or a JSON log)."""
+    if probe.is_zip:
+        data = probe.data
+        try:
+            archive = zipfile.ZipFile(io.BytesIO(data))
+            if "header.json" not in archive.namelist():
+                raise ImportFailed("this Inspect log has no header.json: the run did not finish, "
+                                   "so it holds no results. Import a finished log.", file=file)
+            info = archive.getinfo("header.json")
+            limit = MAX_HEADER_BYTES if max_bytes is None else max(max_bytes, 2**20)
+            if info.file_size > limit:
+                raise ImportFailed("this Inspect log's header.json is too large to read. Export "
+                                   "the log as JSON, or import a smaller one.", file=file)
+            header = json.loads(archive.read("header.json").decode("utf-8"))
+        except ImportFailed:
+            raise
+        except (zipfile.BadZipFile, OSError, ValueError, UnicodeDecodeError, KeyError):
+            raise ImportFailed("this Inspect .eval log is damaged (its zip or header.json cannot "
+                               "be read). Export the log again.", file=file) from None
+        if not isinstance(header, dict):
+            raise ImportFailed("this Inspect log's header.json is not a log header. Export the "
+                               "log again.", file=file)
+        return read_inspect(header, file)
+    return read_inspect(probe.doc, file)
+
+
+def layout(records: list[tuple[str, dict]], name: str, warnings: list[str]) -> list[str]:
+    """Scorer and metric as facets, model by task; several logs of one model and task that
+    differ are each a run (the facet ``run``, named by its file)."""
+    dims = ["scorer", "metric", "model", "task"]
+    if _runs_differ(records, dims):
+        # the values stay as each log gives them; nothing is averaged
+        warnings.append("Several logs give the same model and task with different scores: "
+                        "each log is a run (the facet 'run', named by its file).")
+        return ["run", *dims]
+    return dims
+
+
+def _runs_differ(records: list[tuple[str, dict]], dims: list[str]) -> bool:
+    """Whether two records give one cell different values (or standard errors)."""
+    seen: dict[tuple, tuple[float, str]] = {}
+    for _, rec in records:
+        key = tuple(rec[d] for d in dims)
+        given = (float(rec["value"]), rec["se"])
+        if seen.setdefault(key, given) != given:
+            return True
+    return False
+
+
+def read_inspect(header: dict, file: str) -> Reading:
+    """One Inspect log's header (``eval``, ``results``) -> its values."""
+    reading = Reading(NAME, file)
+    ev = header.get("eval") if isinstance(header.get("eval"), dict) else {}
+    model, task = str(ev.get("model", "")).strip(), str(ev.get("task", "")).strip()
+    if not model or not task:
+        raise ImportFailed("this Inspect log names no model or no task (eval.model, eval.task). "
+                           "Import a complete log.", file=file)
+    status = header.get("status")
+    if status not in (None, "success"):
+        reading.warnings.append(f"{short(file)}: the run's status is '{status}'; its scores are "
+                                f"those the log gives.")
+    results = header.get("results") if isinstance(header.get("results"), dict) else {}
+    scores = results.get("scores") if isinstance(results.get("scores"), list) else []
+    for score in scores:
+        if not isinstance(score, dict) or not isinstance(score.get("metrics"), dict):
+            continue
+        scorer = str(score.get("name") or score.get("scorer") or "score")
+        metrics = {str(k): m.get("value") for k, m in score["metrics"].items()
+                   if isinstance(m, dict)}
+        stderr = metrics.get("stderr")
+        has_mean = any(k in metrics for k in ("accuracy", "mean"))
+        for metric, value in metrics.items():
+            if number(value) is None or (metric == "stderr" and has_mean):
+                continue
+            se = stderr if metric in ("accuracy", "mean") and number(stderr) is not None \
+                and stderr >= 0 else None
+            reading.records.append({"model": model, "task": task, "scorer": scorer,
+                                    "metric": metric, "value": text_of(value),
+                                    "se": "" if se is None else text_of(se),
+                                    "run": PurePosixPath(file).stem})
+    if not reading.records:
+        reading.warnings.append(f"{short(file)} holds no scores (results.scores is empty); it "
+                                f"adds no cells.")
+    return reading

@@ -1,0 +1,92 @@
+"""JSON Lines (one object per line), or a JSON list of objects, or one flat object: a table,
+read as a CSV of the same rows would be (numbers as the text of their value, null as empty)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+
+from evalmaps.readers.base import (DEFAULT_MAX_BYTES, ImportFailed, Probe, Reading, parse_json,
+                                   text_of)
+
+NAME = "jsonl"
+DESCRIBES = "JSON Lines"
+TABLE = True  # its file is one table
+
+
+def sniff(probe: Probe) -> bool:
+    """A JSON list; or lines of which the first is an object; or one object of scalars (a
+    one-row table)."""
+    if probe.head[:1] == b"[":
+        return True
+    if probe.head[:1] != b"{":
+        return False
+    doc = probe.doc
+    if doc is None:
+        return _jsonl_lines(probe.data)
+    return isinstance(doc, dict) and not any(isinstance(v, (dict, list)) for v in doc.values())
+
+
+def read(probe: Probe, file: str, options=None, max_bytes: int | None = DEFAULT_MAX_BYTES) -> Reading:
+    try:
+        frame = read_json_table(probe.data, file)
+    except UnicodeDecodeError as exc:
+        raise ImportFailed(f"the file is not UTF-8 text (byte {exc.start} cannot be read). "
+                           f"Save it with UTF-8 encoding.", file=file) from None
+    return Reading(NAME, file, table=frame)
+
+
+def _jsonl_lines(data: bytes) -> bool:
+    """JSON Lines: the first line is a JSON object of its own."""
+    first = next((line for line in data[:1 << 16].splitlines() if line.strip()), b"")
+    return isinstance(parse_json(first), dict)
+
+
+def read_json_table(data: bytes, name: str) -> pd.DataFrame:
+    """JSON Lines (one object per line), or a JSON list of objects -> a table of texts, as a CSV
+    of the same rows would read (numbers as the text of their value, null as empty)."""
+    text = data.decode("utf-8-sig", errors="strict") if data else ""
+    stripped = text.lstrip()
+    rows: list = []
+    if stripped.startswith("["):
+        doc = parse_json(data)
+        if not isinstance(doc, list):
+            raise ImportFailed("this JSON file is not a list of rows that can be read. Write one "
+                               "JSON object per row (JSON Lines), or a CSV.", file=name)
+        rows = [(i + 1, row) for i, row in enumerate(doc)]
+    else:
+        for i, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                rows.append((i, json.loads(line)))
+            except ValueError:
+                raise ImportFailed("this line is not a JSON object. Write one JSON object per "
+                                   "line (JSON Lines).", file=name, row=i) from None
+    if not rows:
+        raise ImportFailed("the file holds no rows. Write one JSON object per row.", file=name)
+    columns: dict[str, None] = {}
+    for i, row in rows:
+        if not isinstance(row, dict):
+            raise ImportFailed("this row is not a JSON object. Write one object per row, its "
+                               "keys the columns.", file=name, row=i)
+        for key, value in row.items():
+            if isinstance(value, (dict, list)):
+                raise ImportFailed(f"the key '{str(key)[:100]}' holds a nested value; a table's "
+                                   f"cells are text or numbers. Flatten it.", file=name, row=i)
+            columns.setdefault(str(key).strip(), None)
+
+    def cell(value) -> str:
+        if value is None:
+            return ""
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, (int, float)):
+            return text_of(value) if not isinstance(value, float) or math.isfinite(value) \
+                else str(value)
+        return str(value).strip()
+
+    table = {c: [cell(row.get(c)) for _, row in rows] for c in columns}
+    return pd.DataFrame(table, dtype="str")

@@ -1,0 +1,47 @@
+"""A zip of results: its files (by :data:`~evalmaps.readers.base.SUFFIXES`, no hidden or macOS
+resource files), each then read by the reader its content calls for. Nothing is extracted to
+disk."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import PurePosixPath
+
+from evalmaps.readers.base import DEFAULT_MAX_BYTES, SUFFIXES, ImportFailed, Probe, Reading
+
+NAME = "zip"
+DESCRIBES = "a zip of these"
+
+
+def sniff(probe: Probe) -> bool:
+    return probe.zip_names is not None
+
+
+def read(probe: Probe, file: str, options=None, max_bytes: int | None = DEFAULT_MAX_BYTES) -> Reading:
+    return Reading(NAME, file, members=members(probe.data, file, max_bytes))
+
+
+def members(data: bytes, name: str, max_bytes: int | None) -> list[tuple[str, bytes]]:
+    """A zip of results -> its files (name inside the zip, bytes); nothing is extracted."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        if "[Content_Types].xml" in archive.namelist():
+            raise ImportFailed("the file is an office document (a spreadsheet workbook?), not a "
+                               "table. Export it as CSV (comma-separated, UTF-8) and try again.",
+                               file=name)
+        infos = [i for i in archive.infolist() if not i.is_dir()
+                 and PurePosixPath(i.filename).suffix.lower() in SUFFIXES
+                 and not PurePosixPath(i.filename).name.startswith((".", "__MACOSX"))
+                 and "__MACOSX" not in i.filename]
+        limit = None if max_bytes is None else 10 * max_bytes
+        if limit is not None and sum(i.file_size for i in infos) > limit:
+            raise ImportFailed(f"the zip expands to more than {limit // 2**20} MB. Import fewer "
+                               f"files at a time.", file=name)
+        return [(f"{name}/{i.filename}", archive.read(i)) for i in sorted(
+            infos, key=lambda i: i.filename)]
+    except ImportFailed:
+        raise
+    except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError):
+        raise ImportFailed("the zip file is damaged or uses an unsupported compression. Zip the "
+                           "files again.", file=name) from None
