@@ -1,6 +1,8 @@
 """The docs stay true (in the spirit of Datasette's test_docs.py): every query key, setting and
 catalog field the code reads is documented, and what the docs list as reserved is what the code
-reserves."""
+reserves. Each check reads the doc that holds its section: the URL and JSON contract is
+docs/api.md, the settings docs/deploying.md, the catalog, the manifest and the reserved names
+docs/formats.md."""
 
 from __future__ import annotations
 
@@ -14,8 +16,10 @@ from evalmaps.settings import SETTINGS
 from evalmaps.state import QUERY_KEYS
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-DATA_README = (ROOT / "data" / "README.md").read_text(encoding="utf-8")
+DOCS = ROOT / "docs"
+API = (DOCS / "api.md").read_text(encoding="utf-8")
+DEPLOYING = (DOCS / "deploying.md").read_text(encoding="utf-8")
+FORMATS = (DOCS / "formats.md").read_text(encoding="utf-8")
 
 
 def section(text: str, heading: str) -> str:
@@ -35,37 +39,37 @@ def table_keys(text: str) -> set[str]:
 
 
 @pytest.mark.parametrize("key", list(QUERY_KEYS))
-def test_every_query_key_is_in_the_readme_table(key):
-    assert key in table_keys(section(README, "URL and JSON contract"))
+def test_every_query_key_is_in_the_api_docs_table(key):
+    assert key in table_keys(section(API, "URL and JSON contract"))
 
 
-def test_the_readme_lists_no_query_key_the_code_does_not_read():
-    documented = table_keys(section(README, "URL and JSON contract")) - {"<dimension>"}
+def test_the_api_docs_list_no_query_key_the_code_does_not_read():
+    documented = table_keys(section(API, "URL and JSON contract")) - {"<dimension>"}
     assert documented == set(QUERY_KEYS)
 
 
 def test_every_setting_is_documented():
-    documented = table_keys(section(README, "Settings"))
+    documented = table_keys(section(DEPLOYING, "Settings"))
     assert documented == {var for var, _, _ in SETTINGS.values()}
 
 
 def test_every_catalog_field_is_documented():
-    documented = table_keys(section(DATA_README, "Catalog entries (`catalog.json`)"))
+    documented = table_keys(section(FORMATS, "Catalog entries (`catalog.json`)"))
     # a row may document several keys ("`x`, `y`, `facets`")
     assert documented == set(CATALOG_FIELDS)
     for key in CATALOG_KEYS:
-        assert f"`{key}`" in section(DATA_README, "Catalog entries (`catalog.json`)")
+        assert f"`{key}`" in section(FORMATS, "Catalog entries (`catalog.json`)")
 
 
 def test_reserved_names_in_the_docs_are_the_codes():
-    sentence = re.search(r"Dimension names (.*?) are reserved", DATA_README, re.S).group(1)
+    sentence = re.search(r"Dimension names (.*?) are reserved", FORMATS, re.S).group(1)
     assert set(re.findall(r"`([^`]+)`", sentence)) == set(RESERVED_DIM_NAMES)
 
 
 def test_the_manifest_regeneration_commands_the_docs_give_exist():
     from evalmaps.cli import build_parser
 
-    text = section(DATA_README, "The manifest (`manifest.json`)")
+    text = section(FORMATS, "The manifest (`manifest.json`)")
     scripts = re.findall(r"python (scripts/\S+\.py)", text)
     assert scripts == ["scripts/make_manifest.py"] and (ROOT / scripts[0]).is_file()
     assert "evalmaps manifest data" in text
