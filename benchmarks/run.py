@@ -1,12 +1,13 @@
 """evalmaps at scale, side by side with floors measured in the same run.
 
-    python benchmarks/run.py [--quick] [--only SECTION ...] [--markdown FILE]
+    python benchmarks/run.py [--quick] [--only SECTION ...] [--out DIR] [--markdown FILE]
                              [--soak-seconds N] [--load-tool auto|wrk|python]
 
 Sections: load, callback, payload, paint, transfer, throughput, soak, uploads (see
 benchmarks/README.md).
 Every measurement that fails prints "failed: <reason>" in its row and the run goes on. Speed is
-reported here, never asserted in tests.
+reported here, never asserted in tests. Each run's table is also kept as
+benchmarks/results/<UTC date and time>-<short commit>.md (--out DIR puts it elsewhere).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -183,6 +185,57 @@ def versions() -> list[str]:
         except Exception:  # noqa: BLE001
             pass
     return out
+
+
+def git_commit() -> tuple[str, bool]:
+    """The checkout's short commit ("unknown" outside a git checkout) and whether its tracked
+    files have changes not committed."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                              timeout=30, check=True).stdout.strip()
+    try:
+        commit = git("rev-parse", "--short", "HEAD")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown", False
+    try:
+        dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
+    except (OSError, subprocess.SubprocessError):
+        dirty = False
+    return commit, dirty
+
+
+def result_path(out: Path, started: dt.datetime, commit: str) -> Path:
+    """out/<UTC date and time>-<short commit>.md, a new file (a second run in the same minute on
+    the same commit gets -2, -3, ...)."""
+    stem = f"{started.astimezone(dt.timezone.utc):%Y-%m-%dT%H%MZ}-{commit}"
+    path = out / f"{stem}.md"
+    n = 2
+    while path.exists():
+        path = out / f"{stem}-{n}.md"
+        n += 1
+    return path
+
+
+def result_text(text: str, started: dt.datetime, commit: str, dirty: bool,
+                argv: list[str]) -> str:
+    """A run's file: the machine facts (cores, Python, commit, command) on top, then the table
+    as printed."""
+    cores = os.cpu_count()
+    try:
+        cores = int(subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip())
+    except (OSError, ValueError):
+        pass
+    command = " ".join(["python", "benchmarks/run.py", *argv])
+    facts = [
+        f"# Benchmark run, {started.astimezone(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, "
+        f"commit {commit}",
+        "",
+        f"- cores: {cores} (nproc)",
+        f"- python: {platform.python_version()} ({platform.python_implementation()})",
+        f"- commit: {commit}" + (" with uncommitted changes" if dirty else ""),
+        f"- command: `{command}`",
+    ]
+    return "\n".join(facts) + "\n\n" + text
 
 
 # ----------------------------------------------------------------------------- load
@@ -1029,6 +1082,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--only", action="append", default=[], metavar="SECTION",
                         help=f"run only these sections (repeat or comma-separate): "
                              f"{', '.join(SECTIONS)}")
+    parser.add_argument("--out", metavar="DIR", type=Path, default=RESULTS,
+                        help="keep the run's table in DIR/<UTC date and time>-<short commit>.md "
+                             "with the machine facts on top (default: benchmarks/results/)")
     parser.add_argument("--markdown", metavar="FILE", help="also write the table to FILE")
     parser.add_argument("--soak-seconds", type=float, default=None, metavar="N",
                         help="length of the soak's mixed load (default 300; 6 with --quick)")
@@ -1048,7 +1104,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parse_args(argv)
+    started = dt.datetime.now(dt.timezone.utc)
+    commit, dirty = git_commit()  # the code measured: as it is when the run starts
 
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
@@ -1086,7 +1145,8 @@ def main(argv: list[str] | None = None) -> int:
                 server.stop()
         shutil.rmtree(tmp, ignore_errors=True)
 
-    extra = [f"load average (1 min) {load_before} at start, {load_average()} at end"]
+    extra = [f"commit {commit}" + (" with uncommitted changes" if dirty else ""),
+             f"load average (1 min) {load_before} at start, {load_average()} at end"]
     extra += versions() + ctx.extra_versions
     if throughput.tool_name(args.load_tool) == "wrk" and {"throughput", "soak"} & set(
             args.sections):
@@ -1101,6 +1161,14 @@ def main(argv: list[str] | None = None) -> int:
     print(text, end="")
     if args.markdown:
         Path(args.markdown).write_text(text, encoding="utf-8")
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+        path = result_path(args.out, started, commit)
+        path.write_text(result_text(text, started, commit, dirty, argv), encoding="utf-8")
+    except OSError as exc:
+        log(f"could not keep the table in {args.out}: {exc}")
+        return 1
+    log(f"table kept in {path}")
     return 0
 
 

@@ -207,12 +207,13 @@ def _describe(imported: Imported, kind: str, readings: list[Reading], rows: list
     lower: dict[str, bool] = {}
     for reading in readings:
         lower.update(reading.lower)
-    labels = imported.dims["metric"]
+    # records without a metric coordinate are of one metric, "score"
+    labels = imported.dims.get("metric", ["score"])
     metrics = {}
     for label in labels:
         base = label.split(" (", 1)[0]
         entry: dict = {"name": label}
-        values = [float(r["value"]) for r in rows if r["metric"] == label]
+        values = [float(r["value"]) for r in rows if r.get("metric", "score") == label]
         if base in FRACTIONS and all(0 <= v <= 1 for v in values):
             entry["range"] = [0, 1]
         if lower.get(label, base in LOWER_IS_BETTER):

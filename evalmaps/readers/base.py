@@ -4,7 +4,8 @@ its one error.
 A reader is a module (listed in :data:`evalmaps.readers.KNOWN_READERS`) with:
 
 - ``NAME``: a short name (``"lm-eval"``), what :func:`evalmaps.readers.detect` answers;
-- ``DESCRIBES``: what it reads, in a few words, for the sentence that lists the formats read;
+- ``DESCRIBES``: what it reads, in a few words, for the sentence that lists the formats read
+  (a table format's reader gives its format's name, ``"CSV"``, and sets ``TABLE = True``);
 - ``sniff(probe) -> bool``: whether these bytes are its format (cheap: a look at the first bytes,
   the parsed JSON document or the zip's names, which :class:`Probe` computes once for all readers);
 - ``read(probe, file, options, max_bytes) -> Reading``: what the file holds.
@@ -21,12 +22,11 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import zipfile
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import PurePosixPath
-
-import math
 
 import pandas as pd
 

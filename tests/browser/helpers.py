@@ -126,7 +126,8 @@ def non_local_requests(driver) -> list[str]:
 
 
 def screenshot(driver, name: str, tmp_path: Path) -> Path:
-    """Save a screenshot; EVALMAPS_SCREENSHOTS=dir keeps them (the README's comes from here)."""
+    """Save a screenshot; EVALMAPS_SCREENSHOTS=dir keeps them (the README's and docs/using.md's
+    come from here)."""
     folder = Path(os.environ.get("EVALMAPS_SCREENSHOTS") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.png"

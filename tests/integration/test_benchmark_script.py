@@ -2,7 +2,9 @@
 
 ``benchmarks/run.py --quick --only load`` makes the small sweeps, loads them in fresh processes
 and prints one markdown table: every row has a number or "failed: <reason>", and the printed
-ratio is the printed evalmaps value over the printed floor.
+ratio is the printed evalmaps value over the printed floor. Every run also keeps its table in
+``--out DIR`` (default benchmarks/results/); the tests give a temporary folder, so a test run
+adds nothing to the checkout.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import pytest
 from benchmarks.run import UPLOAD_MEMORY_MB
 
 ROOT = Path(__file__).resolve().parents[2]
+RESULT_NAME = re.compile(r"^(\d{4}-\d\d-\d\d)T(\d\d)(\d\d)Z-([0-9a-f]{4,40}|unknown)\.md$")
 HEADER = ["what", "evalmaps", "floor", "ratio", "goal", "within goal?"]
 NUMBER = re.compile(r"^(\d+(?:\.\d+)?(?:e[+-]?\d+)?) (s|ms|MB|KB|req/s)$")
 
@@ -33,15 +36,36 @@ def table_rows(text: str) -> list[list[str]]:
 
 def test_quick_load_section_prints_a_table_with_consistent_ratios(tmp_path):
     markdown = tmp_path / "bench.md"
+    results = tmp_path / "results"  # made by the script
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--only", "load",
-         "--markdown", str(markdown)],
+         "--markdown", str(markdown), "--out", str(results)],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = proc.stdout
     first = out.splitlines()[0]
     assert re.match(r"^Machine: \d+ CPUs \(nproc\), .+; \d{4}-\d\d-\d\d \d\d:\d\d", first), first
     assert markdown.read_text() == out
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip() or "unknown"
+    assert f"; commit {commit}" in first, first
+
+    # the run's file in --out: <UTC date and time>-<short commit>.md, the machine facts on top,
+    # then the table exactly as printed
+    kept = list(results.iterdir())
+    assert len(kept) == 1, kept
+    name = RESULT_NAME.match(kept[0].name)
+    assert name and name.group(4) == commit, kept[0].name
+    text = kept[0].read_text(encoding="utf-8")
+    head, _, table = text.partition("\n\nMachine: ")
+    assert "Machine: " + table == out
+    day, hour, minute = name.groups()[:3]
+    assert head.splitlines()[0] == f"# Benchmark run, {day} {hour}:{minute} UTC, commit {commit}"
+    assert re.search(r"^- cores: \d+ \(nproc\)$", head, re.M), head
+    assert re.search(r"^- python: \d+\.\d+\.\d+", head, re.M), head
+    assert re.search(rf"^- commit: {commit}( with uncommitted changes)?$", head, re.M), head
+    assert "--quick --only load" in head
+    assert f"table kept in {kept[0]}" in proc.stderr
 
     rows = table_rows(out)
     whats = [row[0] for row in rows]
@@ -80,7 +104,8 @@ def test_quick_soak_and_uploads_sections_measure_and_refuse(tmp_path):
     and every hostile upload was refused by what should refuse it."""
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--only",
-         "soak,uploads", "--soak-seconds", "4", "--load-tool", "python"],
+         "soak,uploads", "--soak-seconds", "4", "--load-tool", "python",
+         "--out", str(tmp_path)],
         cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stderr[-2000:]
     rows = table_rows(proc.stdout)
@@ -131,7 +156,8 @@ def test_quick_payload_section_measures_compare_swap(tmp_path):
     """The swap row: the real app under gunicorn answers the page's swap (which holds the maps)
     with fewer bytes than a page holding nothing (bytes are counted, not timed)."""
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--only", "payload"],
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--only", "payload",
+         "--out", str(tmp_path)],
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     rows = {row[0]: row for row in table_rows(proc.stdout)}
@@ -150,3 +176,25 @@ def test_table_numbers_never_take_an_exponent(value, text):
     from benchmarks.run import fmt
 
     assert fmt(value, "s") == text
+
+
+def test_a_run_is_kept_in_a_new_file_each_time(tmp_path):
+    """Two runs in the same minute on the same commit are two files, named in UTC."""
+    import datetime as dt
+
+    from benchmarks.run import RESULTS, result_path
+
+    assert RESULTS == ROOT / "benchmarks" / "results"
+    started = dt.datetime(2026, 11, 23, 12, 24, 59, tzinfo=dt.timezone.utc)
+    first = result_path(tmp_path, started, "a75b4c5")
+    assert first.name == "2026-11-23T1224Z-a75b4c5.md"
+    first.write_text("run 1")
+    assert result_path(tmp_path, started, "a75b4c5").name == "2026-11-23T1224Z-a75b4c5-2.md"
+    # a local time is written as UTC
+    local = started.astimezone(dt.timezone(dt.timedelta(hours=2)))
+    assert result_path(tmp_path / "x", local, "a75b4c5").name == "2026-11-23T1224Z-a75b4c5.md"
+
+
+def test_results_folder_says_what_it_holds():
+    text = (ROOT / "benchmarks" / "results" / "README.md").read_text(encoding="utf-8")
+    assert "--out" in text and "<UTC date and time>-<short commit>.md" in text
