@@ -15,11 +15,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 import numpy as np
-from evalmaps.readers import fastcsv
-from evalmaps.readers import csvfile, table
+
 from evalmaps.catalog.imports import figure_of, import_bytes
-from evalmaps.readers.base import ImportOptions
 from evalmaps.catalog.load import load_catalog
+from evalmaps.readers import csvfile, fastcsv, table
+from evalmaps.readers.base import ImportOptions
 
 rng = np.random.default_rng(11)
 n = 1000 * 1000

@@ -428,8 +428,8 @@ def section_callback(ctx: "Context") -> list[Row]:
     ctx.notes.append("callback: server time = HTTP round trip of POST /_dash-update-component on "
                      "127.0.0.1 (after one warm-up call per worker), body built from "
                      "/_dash-layout, the routing callback's page and /_dash-dependencies, "
-                     "trigger browse-rows.value (a slicing change on ?figure=<id>). Floor = orjson.dumps of the "
-                     "shown grids alone as float32 base64 typed arrays, in this process.")
+                     "trigger browse-rows.value (a slicing change on ?figure=<id>). Floor = "
+                     "orjson.dumps of the shown grids alone as float32 base64 typed arrays, in this process.")
     return rows
 
 

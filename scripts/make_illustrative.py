@@ -18,7 +18,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent.parent / "data" / "figures" / "acemath-training-progress.illustrative.csv"
+OUT = (Path(__file__).resolve().parent.parent / "data" / "figures"
+       / "acemath-training-progress.illustrative.csv")
 
 PROGRESS = ["0", "0.2", "0.4", "0.6", "0.8", "1"]
 SIZES = ["32b", "7b", "1.5b", "0.5b"]

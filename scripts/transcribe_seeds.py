@@ -55,12 +55,12 @@ def main(seeds: Path) -> None:
     t000 = seed_text(seeds, "000")
     rows = type_by_length(t000, r"\* \*\*Type '(.+)':\*\*")
     write("core-generalization", ["model", "type", "length", "value"],
-          [("Qwen-2.5B", t, l, v) for t, l, v in rows])
+          [("Qwen-2.5B", t, n, v) for t, n, v in rows])
 
     t001 = seed_text(seeds, "001")
     rows = type_by_length(t001, r"\*\*Type (\d+)")
     write("short-to-long", ["model", "type", "length", "value"],
-          [("Qwen-2.5 7B", t, l, v) for t, l, v in rows])
+          [("Qwen-2.5 7B", t, n, v) for t, n, v in rows])
 
     t003 = seed_text(seeds, "003")
     rows = []

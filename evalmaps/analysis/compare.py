@@ -24,9 +24,10 @@ is made but carries a warning, as it does when either side holds illustrative va
 
 **Uncertainty.** A side's standard error at a cell is the ``se`` its source gives (e.g.
 lm-evaluation-harness's ``acc_stderr``), else ``sd / sqrt(n)`` when it gives a standard deviation
-over ``n`` replicates (see :mod:`evalmaps.analysis.uncertainty`). Where both sides have one, the standard error
-of the difference is ``SE = sqrt(seA^2 + seB^2)`` and a cell whose ``|B - A| < 1.96 SE`` is *not
-distinguishable* (at the 5% level, two-sided); beyond it, B is *significantly* higher or lower.
+over ``n`` replicates (see :mod:`evalmaps.analysis.uncertainty`). Where both sides have one, the
+standard error of the difference is ``SE = sqrt(seA^2 + seB^2)`` and a cell whose
+``|B - A| < 1.96 SE`` is *not distinguishable* (at the 5% level, two-sided); beyond it, B is
+*significantly* higher or lower.
 A standard error of 0 for a value strictly inside the metric's range cannot be right: it is not
 used, and the comparison says so. Derived means carry no standard error: the panels behind them
 share models and items, so their errors are not independent, and combining them would assume
@@ -44,11 +45,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from evalmaps.core import text as fmt
 from evalmaps.analysis import uncertainty as stderr
+from evalmaps.analysis.slicing import fixed_range, is_fraction
+from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError, UnknownFigure, UnknownPanel
 from evalmaps.core.figure import Catalog, Dim, Figure, Metric, Panel
-from evalmaps.analysis.slicing import fixed_range, is_fraction
 
 MAX_MEAN_PANELS = 16
 MAX_REF_LENGTH = 2000

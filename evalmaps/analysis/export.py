@@ -3,10 +3,10 @@
 Rows are the panel's y labels and columns its x labels, in the order the view shows them. Each
 value is written with the figure's decimals (exactly what the data file holds), followed by
 ``± se`` where the cell has a standard error (the ``se`` the source gives, else ``sd / sqrt(n)``;
-see :mod:`evalmaps.analysis.uncertainty`). The best value of each column is bold (ties: all of them): the highest,
-or the lowest when the metric says ``higher_is_better`` is false. A cell the source does not
-report is ``--`` in LaTeX and empty in Markdown: nothing is filled in. Labels are escaped (LaTeX's
-special characters, Markdown's table and emphasis characters), so a label is always text. A
+see :mod:`evalmaps.analysis.uncertainty`). The best value of each column is bold (ties: all of
+them): the highest, or the lowest when the metric says ``higher_is_better`` is false. A cell the
+source does not report is ``--`` in LaTeX and empty in Markdown: nothing is filled in. Labels are
+escaped (LaTeX's special characters, Markdown's table and emphasis characters), so a label is always text. A
 standard error of 0 that cannot be right is written as given and marked with a dagger, and the
 note under the table says why. Illustrative values say so in the caption.
 
@@ -19,12 +19,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalmaps.core import text as fmt
 from evalmaps.analysis import uncertainty as stderr
-from evalmaps.core.errors import EvalmapsError
-from evalmaps.core.figure import Metric
 from evalmaps.analysis.compare import Alignment, _on
 from evalmaps.analysis.slicing import PanelView
+from evalmaps.core import text as fmt
+from evalmaps.core.errors import EvalmapsError
+from evalmaps.core.figure import Metric
 
 FORMATS = {"latex": ("tex", "text/x-tex"), "markdown": ("md", "text/markdown")}
 MAX_CELLS = 20_000  # a paper's table is far smaller; above this, narrow the rows or the range

@@ -17,7 +17,6 @@ import numpy as np
 from evalmaps.core.figure import Figure, FigureSpec, Metric, Panel
 
 
-
 class SliceState(Protocol):
     """What :func:`views_for` reads of a view's state (:class:`evalmaps.views.state.ViewState`
     has it; ``pct``, ``zscale``, ``sort`` and ``top`` are read when present)."""

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from evalmaps.analysis.slicing import PanelView
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import Dim, FigureSpec, Metric
-from evalmaps.analysis.slicing import PanelView
 
 DEFAULT_THRESHOLD = 80.0
 STABLE_FRACTION = 0.05  # stable: max - min within 5% of the metric's range (5 points on 0-100)

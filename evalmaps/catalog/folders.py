@@ -11,12 +11,19 @@ from pathlib import Path
 
 from evalmaps.catalog import cache, manifest
 from evalmaps.catalog.imports import figure_of, import_bytes, import_paths
-from evalmaps.catalog.load import (catalog_figures, check_manifest, folder_manifest, load_catalog,
-                                   parse_spec, unique_id)
+from evalmaps.catalog.load import (
+    catalog_figures,
+    check_manifest,
+    folder_manifest,
+    load_catalog,
+    parse_spec,
+    unique_id,
+)
 from evalmaps.core.errors import DataError, not_served, problem_line
 from evalmaps.core.figure import Figure
 from evalmaps.readers import fastcsv
 from evalmaps.readers.base import ImportFailed, ImportOptions
+
 
 def _import_file(path, cache_dir) -> Figure:
     """One file of a data folder (CSV or Parquet) -> its figure, through the cache if given."""

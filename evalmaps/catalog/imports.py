@@ -17,8 +17,15 @@ from evalmaps import readers
 from evalmaps.catalog.load import frame_columns, parse_spec, validate_cells, validate_columns
 from evalmaps.core.figure import Figure, slugify
 from evalmaps.readers import fastcsv
-from evalmaps.readers.base import (DEFAULT_MAX_BYTES, SUFFIXES, ImportFailed, ImportOptions,
-                                   Probe, Reading, short)
+from evalmaps.readers.base import (
+    DEFAULT_MAX_BYTES,
+    SUFFIXES,
+    ImportFailed,
+    ImportOptions,
+    Probe,
+    Reading,
+    short,
+)
 from evalmaps.readers.table import Imported, import_table
 
 # names of metrics where lower is better, for files that do not say (lm-eval v0.3): the

@@ -18,14 +18,21 @@ import pandas as pd
 import pyarrow as pa
 from _plotly_utils.colors import cyclical, diverging, sequential  # plotly's own lists, light
 
-from evalmaps.catalog import cache
-from evalmaps.readers import fastcsv
-from evalmaps.catalog import manifest
-from evalmaps.core.errors import DataError, not_served, problem_line
-from evalmaps.core.text import MAX_DECIMALS
-from evalmaps.core.figure import PROVENANCES, Catalog, Dim, Figure, FigureSpec, Metric, MetricsByLabel
+from evalmaps.catalog import cache, manifest
 from evalmaps.catalog.resources import default_data_dir
+from evalmaps.core.errors import DataError, not_served, problem_line
+from evalmaps.core.figure import (
+    PROVENANCES,
+    Catalog,
+    Dim,
+    Figure,
+    FigureSpec,
+    Metric,
+    MetricsByLabel,
+)
 from evalmaps.core.names import RESERVED_NAMES
+from evalmaps.core.text import MAX_DECIMALS
+from evalmaps.readers import fastcsv
 from evalmaps.readers.base import control_problem
 from evalmaps.readers.parquet import read_parquet_texts
 
@@ -382,13 +389,6 @@ def _read_csv(data: bytes, path: Path) -> tuple[list[str], list]:
 def frame_columns(frame: pd.DataFrame) -> tuple[list[str], list]:
     columns = [str(c).strip() for c in frame.columns]
     return columns, [fastcsv.as_text(frame.iloc[:, i]) for i in range(frame.shape[1])]
-
-
-def _decimals(text: str) -> int:
-    text = text.strip().lower()
-    if "e" in text:
-        return MAX_DECIMALS
-    return len(text.split(".", 1)[1]) if "." in text else 0
 
 
 def validate_cells(frame: pd.DataFrame, spec: FigureSpec, file: str) -> tuple[pd.DataFrame, int]:

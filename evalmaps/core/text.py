@@ -156,18 +156,6 @@ def se_places(decimals: int) -> int:
     return min(max(places(decimals), 1) + 1, MAX_DECIMALS)
 
 
-def value_text(metric, v: float | None, decimals: int, sd: float | None = None,
-               n: float | None = None, min_decimals: int | None = None) -> str:
-    """'Pass@1 52.5 ± 1.2 sd (n=3)' (plain text; 'Pass@1 not reported' when missing)."""
-    text = f"{metric.name} {value(metric, v, decimals, min_decimals)}"
-    if finite(v) and finite(sd):
-        sd, shifted = shown(metric, sd, decimals)
-        text += f" ± {spread(sd, shifted)} sd"
-    if finite(v) and finite(n):
-        text += f" (n={int(n)})"
-    return text
-
-
 def d3(decimals: int) -> str:
     """The d3-format of a value with ``decimals`` decimals, for Plotly templates: ',.1f' -> '.1f'."""
     return f".{places(decimals)}f"

@@ -4,13 +4,20 @@ Only the header is read: the samples are not."""
 
 from __future__ import annotations
 
+import io
 import json
 import zipfile
-import io
 from pathlib import PurePosixPath
 
-from evalmaps.readers.base import (DEFAULT_MAX_BYTES, ImportFailed, Probe, Reading, number, short,
-                                   text_of)
+from evalmaps.readers.base import (
+    DEFAULT_MAX_BYTES,
+    ImportFailed,
+    Probe,
+    Reading,
+    number,
+    short,
+    text_of,
+)
 
 NAME = "inspect"
 DESCRIBES = "an Inspect log (.eval or .json)"

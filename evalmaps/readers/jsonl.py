@@ -8,8 +8,14 @@ import math
 
 import pandas as pd
 
-from evalmaps.readers.base import (DEFAULT_MAX_BYTES, ImportFailed, Probe, Reading, parse_json,
-                                   text_of)
+from evalmaps.readers.base import (
+    DEFAULT_MAX_BYTES,
+    ImportFailed,
+    Probe,
+    Reading,
+    parse_json,
+    text_of,
+)
 
 NAME = "jsonl"
 DESCRIBES = "JSON Lines"

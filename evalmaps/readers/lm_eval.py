@@ -9,8 +9,15 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from evalmaps.readers.base import (DEFAULT_MAX_BYTES, ImportFailed, Probe, Reading, number, short,
-                                   text_of)
+from evalmaps.readers.base import (
+    DEFAULT_MAX_BYTES,
+    ImportFailed,
+    Probe,
+    Reading,
+    number,
+    short,
+    text_of,
+)
 
 NAME = "lm-eval"
 DESCRIBES = "lm-evaluation-harness results JSON"

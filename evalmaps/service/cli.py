@@ -22,10 +22,10 @@ import os
 import sys
 from pathlib import Path
 
-from evalmaps.core.errors import EvalmapsError
-from evalmaps.readers.table import FORMATS
-from evalmaps.readers.base import ImportOptions
 from evalmaps.catalog.imports import figure_of, import_paths
+from evalmaps.core.errors import EvalmapsError
+from evalmaps.readers.base import ImportOptions
+from evalmaps.readers.table import FORMATS
 from evalmaps.service.settings import Settings
 
 

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalmaps.core.errors import EvalmapsError
 from evalmaps.catalog.resources import default_data_dir
+from evalmaps.core.errors import EvalmapsError
 
 DEFAULT_MAX_UPLOAD_MB = 20.0
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from evalmaps.core.errors import DataError, not_served
 from evalmaps.catalog.folders import load_folder, renamed, warn
 from evalmaps.catalog.load import load_catalog, unique_id
+from evalmaps.core.errors import DataError, not_served
 from evalmaps.core.figure import Catalog
 from evalmaps.service.settings import Settings
 

@@ -28,7 +28,6 @@ import shutil
 import tempfile
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
 from threading import Lock
 
@@ -48,10 +47,6 @@ class StoreFull(EvalmapsError):
     """The store has no room for another figure (size or count)."""
 
 
-class StoreUnavailable(EvalmapsError):
-    """The app runs without a store (read-only)."""
-
-
 def is_stored_id(figure_id: object) -> bool:
     return isinstance(figure_id, str) and bool(ID_RE.match(figure_id))
 
@@ -65,12 +60,6 @@ def figure_id(spec: dict, tidy_csv: str, name: str) -> str:
     h.update(tidy_csv.encode())
     stem = slugify(name.rsplit(".", 1)[0])[:32].strip("-") or "file"
     return f"{UPLOAD_PREFIX}{stem}-{h.hexdigest()[:16]}"
-
-
-@dataclass(frozen=True)
-class Stored:
-    id: str
-    title: str
 
 
 class Store:

@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalmaps.service import budget
-from evalmaps.core.errors import EvalmapsError
-from evalmaps.readers.base import ImportOptions
 from evalmaps.catalog.imports import figure_of, import_bytes
+from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog
+from evalmaps.readers.base import ImportOptions
+from evalmaps.service import budget
 from evalmaps.service.store import UPLOAD_PREFIX, Store, is_stored_id
 
 MAX_COLUMNS = 5000  # refused before parsing: a results table has far fewer

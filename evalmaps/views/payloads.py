@@ -15,10 +15,10 @@ import numpy as np
 from evalmaps.analysis import compare as comparing
 from evalmaps.analysis import export as exporting
 from evalmaps.analysis import trends as trending
+from evalmaps.analysis.slicing import PanelView, views_for
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import MAX_LISTED, MAX_QUOTED, EvalmapsError
 from evalmaps.core.figure import Catalog, Figure
-from evalmaps.analysis.slicing import PanelView, views_for
 from evalmaps.views.state import CompareState, ViewState, as_list, parse_options
 
 

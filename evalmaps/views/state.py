@@ -22,11 +22,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qsl, quote_plus, urlencode
 
-from evalmaps.core import text as fmt
 from evalmaps.analysis.compare import CompareError, default_pair, resolve
-from evalmaps.core.figure import Catalog, Figure
 from evalmaps.analysis.slicing import COLOR_MODES, ZSCALES
 from evalmaps.analysis.trends import DEFAULT_THRESHOLD
+from evalmaps.core import text as fmt
+from evalmaps.core.figure import Catalog, Figure
 
 TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off", "")

@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 from urllib.parse import urlparse
 
-from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from dash.testing.wait import until
 from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 

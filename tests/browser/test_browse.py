@@ -7,8 +7,17 @@ from dash.testing.wait import until
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from tests.browser.helpers import (axis_ticks, download_to, downloaded, fetch_text, graph_selector,
-                                   hover_cell, non_local_requests, pick_option, screenshot)
+from tests.browser.helpers import (
+    axis_ticks,
+    download_to,
+    downloaded,
+    fetch_text,
+    graph_selector,
+    hover_cell,
+    non_local_requests,
+    pick_option,
+    screenshot,
+)
 
 pytestmark = pytest.mark.browser
 

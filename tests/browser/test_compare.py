@@ -9,12 +9,18 @@ import re
 import pytest
 from dash.testing.wait import until
 from selenium.webdriver.common.by import By
-
 from selenium.webdriver.support.ui import Select
 
-from tests.browser.helpers import (cell_center, close_dropdowns, download_to, downloaded,
-                                   graph_selector, hover_cell, non_local_requests, pick_option,
-                                   screenshot)
+from tests.browser.helpers import (
+    cell_center,
+    download_to,
+    downloaded,
+    graph_selector,
+    hover_cell,
+    non_local_requests,
+    pick_option,
+    screenshot,
+)
 
 pytestmark = pytest.mark.browser
 

@@ -15,8 +15,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from components.compare import DELTA_TITLE
-from evalmaps.core import text as fmt
 from evalmaps.analysis.compare import compare, default_pair
+from evalmaps.core import text as fmt
 from tests.browser.helpers import cell_center, fetch_text, graph_selector, screenshot
 
 pytestmark = pytest.mark.browser

@@ -19,8 +19,8 @@ from components.compare import DELTA_COLORSCALE
 from components.heatmap import colorscale_of, reversed_stops
 from components.theme import UNIFORM_SCALE
 from tests.browser.helpers import graph_selector, hover_cell, screenshot
-from tests.unit.test_metric_display import write_mixed
 from tests.servers import start_app_gunicorn, stop_gunicorn, wait_until_serving
+from tests.unit.test_metric_display import write_mixed
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 

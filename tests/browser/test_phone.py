@@ -10,7 +10,6 @@ import json
 import numpy as np
 import pytest
 from dash.testing.wait import until
-from selenium.webdriver.common.by import By
 
 from components.heatmap import dark_text, heatmap_figure
 from evalmaps.analysis.slicing import COLOR_MODES, color_range, views_for

@@ -15,8 +15,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from evalmaps.analysis.slicing import views_for
-from evalmaps.views.state import parse_state
 from evalmaps.analysis.trends import analyse
+from evalmaps.views.state import parse_state
 from tests.browser.helpers import close_dropdowns, non_local_requests, pick_option, screenshot
 
 pytestmark = pytest.mark.browser

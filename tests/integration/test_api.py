@@ -6,12 +6,12 @@
 
 from __future__ import annotations
 
-from importlib.metadata import version
 import csv
 import io
 import json
 import re
 from html.parser import HTMLParser
+from importlib.metadata import version
 from pathlib import Path
 from urllib.parse import quote
 

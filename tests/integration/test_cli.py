@@ -21,11 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import alive, children_of, free_port
-
 from evalmaps import load_catalog
-from evalmaps.readers.base import ImportOptions
 from evalmaps.catalog.imports import figure_of, import_bytes
+from evalmaps.readers.base import ImportOptions
+from tests.servers import alive, children_of, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"

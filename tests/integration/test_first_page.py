@@ -10,7 +10,6 @@ import re
 import pytest
 
 from layouts._first_page import ON_DEMAND
-
 from tests.integration.dash_calls import callback_body, find
 from tests.integration.test_script_bundle import parts
 

@@ -6,7 +6,6 @@ finalizer also checks that neither the master nor its workers outlive the tests.
 
 from __future__ import annotations
 
-from importlib.metadata import version
 import json
 import re
 import subprocess
@@ -14,6 +13,7 @@ import sys
 import tempfile
 import urllib.error
 import urllib.request
+from importlib.metadata import version
 from pathlib import Path
 from urllib.parse import quote
 

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from evalmaps.analysis.slicing import views_for
-from evalmaps.views.state import ViewState
 from evalmaps.analysis.trends import analyse
+from evalmaps.views.state import ViewState
 from tests.integration.test_api import CATALOG_IDS, assert_json_error, get_json
 
 LINE_KEYS = {"panel", "panel_title", "line", "n_present", "n_total", "mean", "min", "min_at",

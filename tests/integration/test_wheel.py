@@ -21,7 +21,6 @@ import site
 import subprocess
 import sys
 import sysconfig
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path

@@ -14,16 +14,29 @@ import pandas as pd
 import pytest
 
 from components.compare import compare_figures, panel_options, readouts
-from evalmaps.analysis.compare import (CompareError, align, color_range, compare, default_pair,
-                              delta_range, derived_mean, figure_of, first_panel, from_panel,
-                              mean_ref, parse_ref, resolve,
-                              sentences, summary)
+from evalmaps.analysis.compare import (
+    CompareError,
+    align,
+    color_range,
+    compare,
+    default_pair,
+    delta_range,
+    derived_mean,
+    figure_of,
+    first_panel,
+    from_panel,
+    mean_ref,
+    parse_ref,
+    resolve,
+    sentences,
+    summary,
+)
+from evalmaps.catalog.load import parse_spec, validate_cells
+from evalmaps.core.errors import EvalmapsError, UnknownPanel
+from evalmaps.core.figure import Catalog, Figure
 from evalmaps.core.text import number as format_number
 from evalmaps.core.text import signed as format_signed
 from evalmaps.views.state import CompareState, parse_compare_state
-from evalmaps.core.errors import EvalmapsError, UnknownPanel
-from evalmaps.catalog.load import parse_spec, validate_cells
-from evalmaps.core.figure import Catalog, Figure
 from tests.plotly_render import decode, heatmap_cell
 
 DEFAULT_A = "dynts-llama-vs-qwen:r1-llama"  # the catalog's "compare" pair

@@ -17,14 +17,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from evalmaps import DataError, load_catalog
-from evalmaps.catalog import cache
-from evalmaps.readers import fastcsv
-from evalmaps.catalog import imports
-from evalmaps.readers import csvfile, table
+from evalmaps.catalog import cache, imports
 from evalmaps.catalog import load as loading
-from evalmaps.readers.base import DEFAULT_MAX_BYTES, ImportFailed
 from evalmaps.catalog.folders import load_folder
 from evalmaps.catalog.load import MAX_DECIMALS, load_figure, parse_spec
+from evalmaps.readers import csvfile, fastcsv, table
+from evalmaps.readers.base import DEFAULT_MAX_BYTES, ImportFailed
 
 ENTRY = {
     "id": "tiny", "file": "tiny.csv", "title": "Tiny",

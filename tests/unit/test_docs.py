@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from evalmaps.catalog.load import CATALOG_FIELDS, CATALOG_KEYS, RESERVED_DIM_NAMES
-from evalmaps.service.settings import SETTINGS
 from evalmaps.core.names import QUERY_KEYS
+from evalmaps.service.settings import SETTINGS
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

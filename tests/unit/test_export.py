@@ -12,12 +12,22 @@ import pandas as pd
 import pytest
 
 from evalmaps.analysis.compare import align, from_panel
-from evalmaps.analysis.export import (MAX_CELLS, ExportError, best_cells, filename, latex_escape,
-                             markdown_escape, render, table_of_side, table_of_view, to_latex,
-                             to_markdown)
+from evalmaps.analysis.export import (
+    MAX_CELLS,
+    ExportError,
+    best_cells,
+    filename,
+    latex_escape,
+    markdown_escape,
+    render,
+    table_of_side,
+    table_of_view,
+    to_latex,
+    to_markdown,
+)
+from evalmaps.analysis.slicing import views_for
 from evalmaps.catalog.load import parse_spec, validate_cells
 from evalmaps.core.figure import Figure, Metric
-from evalmaps.analysis.slicing import views_for
 from evalmaps.views.state import ViewState
 
 

@@ -16,8 +16,8 @@ import pytest
 
 from evalmaps import load_catalog
 from evalmaps.catalog import manifest
-from evalmaps.service.cli import main as cli
 from evalmaps.catalog.folders import folder_files, load_folder
+from evalmaps.service.cli import main as cli
 from evalmaps.service.settings import Settings
 from evalmaps.service.startup import load_data
 
@@ -81,8 +81,8 @@ def test_a_bad_csv_is_skipped_and_every_good_file_served(tmp_path, caplog):
     assert loaded.catalog.ids == [*BUILTIN, "import-tidy-small", "import-zeta"]
     assert loaded.catalog.figure("import-zeta").value(model="m1", type="a", length="1") == 91.75
     assert loaded.problems == [
-        f"Not served: broken_results.csv, row 3: this row has 4 fields but the header has 3. Fix "
-        f"the row (a stray comma? a missing cell?) so every row has the header's columns."]
+        "Not served: broken_results.csv, row 3: this row has 4 fields but the header has 3. Fix "
+        "the row (a stray comma? a missing cell?) so every row has the header's columns."]
     assert [(r.name, r.levelname, r.getMessage()) for r in caplog.records] == [
         ("evalmaps.data", "WARNING", loaded.problems[0])]
 

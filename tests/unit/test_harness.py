@@ -16,12 +16,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from evalmaps.readers import detect
-from evalmaps.readers.jsonl import read_json_table
-from evalmaps.readers.base import ImportFailed, ImportOptions
-from evalmaps.catalog.imports import figure_of, import_bytes, import_paths
 from evalmaps.catalog.folders import load_folder
+from evalmaps.catalog.imports import figure_of, import_bytes, import_paths
 from evalmaps.core.figure import Metric
+from evalmaps.readers import detect
+from evalmaps.readers.base import ImportFailed, ImportOptions
+from evalmaps.readers.jsonl import read_json_table
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTERNAL = ROOT.parent / "shared" / "external"

@@ -8,12 +8,18 @@ import pandas as pd
 import pytest
 from plotly.colors import get_colorscale
 
-from components.heatmap import (MAX_TEXT_ROWS, heatmap_figure, heatmap_layout, left_margin,
-                                tick_label, values_note)
+from components.heatmap import (
+    MAX_TEXT_ROWS,
+    heatmap_figure,
+    heatmap_layout,
+    left_margin,
+    tick_label,
+    values_note,
+)
 from components.theme import exact_dtype, graph_config, label_px, text
+from evalmaps.analysis.slicing import slice_panel, views_for
 from evalmaps.catalog.load import parse_spec, validate_cells
 from evalmaps.core.figure import Figure
-from evalmaps.analysis.slicing import slice_panel, views_for
 from evalmaps.views.state import ViewState
 from tests.plotly_render import decode, heatmap_cell
 
@@ -192,7 +198,7 @@ def test_a_panel_above_10k_cells_draws_its_gaps_as_the_background(rows, gap_trac
     """Up to MAX_GAP_TRACE_CELLS, unreported cells are a sparse trace that says so on hover;
     above, they are the plot's background in the missing colour (the values trace is blank
     there either way), and a group drawn by value (cells lacking sd) keeps its trace."""
-    from components.heatmap import (MAX_GAP_TRACE_CELLS, Special, gaps_note, heatmap_traces)
+    from components.heatmap import MAX_GAP_TRACE_CELLS, Special, gaps_note, heatmap_traces
     from components.theme import MISSING_COLOR
 
     assert MAX_GAP_TRACE_CELLS == 10_000

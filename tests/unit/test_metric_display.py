@@ -14,8 +14,8 @@ from components.theme import UNIFORM_SCALE
 from evalmaps import load_catalog
 from evalmaps.analysis.compare import compare, sentences, summary
 from evalmaps.analysis.slicing import scale_notes, view_ranges, views_for
-from evalmaps.views.state import ViewState, parse_state
 from evalmaps.analysis.trends import analyse
+from evalmaps.views.state import ViewState, parse_state
 from tests.plotly_render import decode
 
 PPL = {"r1": {"m1": ["30", "20", "10"], "m2": ["50", "45", "40"], "m3": ["12", "11", "9"]},
@@ -164,8 +164,8 @@ def test_log_colours(catalog):
 
 
 def test_log_refused_for_values_at_or_below_zero():
-    from evalmaps.core.figure import Metric
     from evalmaps.analysis.slicing import log_unavailable
+    from evalmaps.core.figure import Metric
     assert log_unavailable(Metric("loss"), np.array([[1.0, 0.0]])) == "nonpositive"
     assert log_unavailable(Metric("loss"), np.array([[1.0, np.nan]])) is None
 

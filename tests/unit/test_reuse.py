@@ -12,9 +12,9 @@ import pytest
 
 from components.compare import compare_figures
 from components.reuse import annotate, apply, decode, digest, elide, resolve
-from evalmaps.analysis.compare import align, compare, from_panel
+from evalmaps.analysis.compare import align, compare
 from tests.plotly_render import decode as plain_decode
-from tests.unit.test_compare import DEFAULT_A, DEFAULT_B, BENCH_KEYS, lm_eval_pair
+from tests.unit.test_compare import BENCH_KEYS, DEFAULT_A, DEFAULT_B, lm_eval_pair
 
 OTHER = BENCH_KEYS[2]  # R1-Llama | AMC23: over the same axes as the default pair
 

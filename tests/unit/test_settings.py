@@ -6,8 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from evalmaps.service.settings import (Settings, SettingsError, default_cache_dir, default_data_dir,
-                               default_store_dir)
+from evalmaps.service.settings import (
+    Settings,
+    SettingsError,
+    default_cache_dir,
+    default_data_dir,
+    default_store_dir,
+)
 
 
 def test_defaults():

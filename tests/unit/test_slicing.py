@@ -7,7 +7,14 @@ import dataclasses
 import numpy as np
 import pytest
 
-from evalmaps.analysis.slicing import FIXED_RANGE, color_range, select_panels, slice_panel, x_indices, y_indices
+from evalmaps.analysis.slicing import (
+    FIXED_RANGE,
+    color_range,
+    select_panels,
+    slice_panel,
+    x_indices,
+    y_indices,
+)
 
 QWEN = "dynts-llama-vs-qwen"
 BENCH = "dynts-r1-llama-benchmarks"

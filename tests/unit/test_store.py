@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from evalmaps.service import budget
-from evalmaps.service import uploads
-from evalmaps.core.errors import EvalmapsError
-from evalmaps.readers.base import ImportOptions
 from evalmaps.catalog.imports import figure_of, import_bytes
+from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog
+from evalmaps.readers.base import ImportOptions
+from evalmaps.service import budget, uploads
 from evalmaps.service.store import STORED_ID_IN, Store, StoreFull, figure_id, is_stored_id
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

@@ -12,16 +12,26 @@ import pandas as pd
 import pytest
 
 from components.trends import line_color, line_figure, stats_columns, stats_rows
+from evalmaps.analysis.slicing import slice_panel, views_for
+from evalmaps.analysis.trends import (
+    DEFAULT_THRESHOLD,
+    analyse,
+    best_worst,
+    classify,
+    least_squares,
+    line_stats,
+    lines_of,
+    marginal_means,
+    marginals_unavailable,
+    panel_stats,
+    stable_band,
+)
 from evalmaps.catalog.load import parse_spec, validate_cells
 from evalmaps.core.figure import Figure
-from evalmaps.analysis.slicing import slice_panel, views_for
 from evalmaps.core.text import mean_number
-from tests.plotly_render import point_hover
 from evalmaps.core.text import slope as fmt_slope
 from evalmaps.views.state import TrendsOptions, ViewState, parse_options
-from evalmaps.analysis.trends import (DEFAULT_THRESHOLD, analyse, best_worst, classify, least_squares,
-                             line_stats, lines_of, marginal_means, marginals_unavailable,
-                             panel_stats, stable_band)
+from tests.plotly_render import point_hover
 
 S2L = "short-to-long"
 CORE = "core-generalization"
@@ -530,9 +540,9 @@ def test_band_of_1_96_se_where_cells_have_one():
     import pandas as pd
 
     from components.trends import line_figure
+    from evalmaps.analysis.slicing import slice_panel
     from evalmaps.catalog.load import parse_spec, validate_cells
     from evalmaps.core.figure import Figure
-    from evalmaps.analysis.slicing import slice_panel
 
     rows = [("m", "arc", "1", "0.40", "0.01"), ("m", "arc", "2", "0.50", "0.02"),
             ("m", "arc", "3", "0.60", "0.01"), ("m", "arc", "5", "0.70", "0.03"),

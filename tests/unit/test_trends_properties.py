@@ -13,10 +13,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from components.trends import line_figure, panel_summaries, stats_columns, stats_rows
-from evalmaps.core.figure import Dim, Figure, FigureSpec, Metric
 from evalmaps.analysis.slicing import slice_panel
-from evalmaps.analysis.trends import (CLASSES, MAX_SENTENCES, analyse, best_worst, line_stats,
-                             lines_of, marginal_means, stable_band)
+from evalmaps.analysis.trends import (
+    CLASSES,
+    MAX_SENTENCES,
+    analyse,
+    best_worst,
+    line_stats,
+    lines_of,
+    marginal_means,
+    stable_band,
+)
+from evalmaps.core.figure import Dim, Figure, FigureSpec, Metric
 
 SETTINGS = settings(max_examples=100, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -20,12 +20,12 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from evalmaps.readers import fastcsv
-from evalmaps.core.text import FORMULA_PREFIXES, neutralise
+from evalmaps.catalog.load import MAX_DECIMALS, parse_spec, validate_cells
 from evalmaps.core.errors import DataError
+from evalmaps.core.text import FORMULA_PREFIXES, neutralise
+from evalmaps.readers import fastcsv
 from evalmaps.readers.base import ImportFailed
 from evalmaps.readers.csvfile import read_table
-from evalmaps.catalog.load import MAX_DECIMALS, parse_spec, validate_cells
 from tests.reference.loading import _decimals
 from tests.reference.loading import validate_cells as reference_validate_cells
 
@@ -443,7 +443,10 @@ def test_imports_match_the_row_by_row_importer(case):
     try:
         want = import_outcome(ref_importers, data, mapping)
     except (ValueError, KeyError, TypeError):  # the old importer crashed: now a clear error
-        assert got[-1][0] == "error", got
+        kind, name, message = got[-1][:3]
+        assert (kind, name) == ("error", "ImportFailed"), got
+        # it names the file and ends with what to do
+        assert message.startswith("t.csv") and message.endswith("."), got
         return
     same_outcome(got, want)
 
@@ -508,7 +511,10 @@ def test_catalog_files_load_as_the_row_by_row_loader_loads_them(tmp_path_factory
     try:
         want = catalog_outcome(ref_loading.load_catalog, folder)
     except (IndexError, ValueError, KeyError):  # the old loader crashed (a header-only file
-        return                                  # without facets): now it loads or says why
+        # without facets): now it loads, or says why, naming the file
+        assert got[0] == "ok" or (got[0] == "error" and "tiny.csv" in got[1]
+                                  and got[1].endswith(".")), got
+        return
     assert got[0] == want[0], (data, got, want)
     if got[0] == "error":
         assert got == want, data
