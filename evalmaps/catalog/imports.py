@@ -212,8 +212,10 @@ def _describe(imported: Imported, kind: str, readings: list[Reading], rows: list
     """The catalog entry of a harness import: its metrics (direction and scale), title, notes."""
     spec = imported.spec
     lower: dict[str, bool] = {}
+    said: dict[str, dict] = {}  # what the files say of their metrics
     for reading in readings:
         lower.update(reading.lower)
+        said.update(reading.metrics)
     # records without a metric coordinate are of one metric, "score"
     labels = imported.dims.get("metric", ["score"])
     metrics = {}
@@ -225,6 +227,7 @@ def _describe(imported: Imported, kind: str, readings: list[Reading], rows: list
             entry["range"] = [0, 1]
         if lower.get(label, base in LOWER_IS_BETTER):
             entry["higher_is_better"] = False
+        entry.update(said.get(label, {}))
         metrics[label] = entry
     facets = spec["facets"]
     if len(labels) == 1:

@@ -66,6 +66,9 @@ class Reading:
     file: str
     records: list[dict] = field(default_factory=list)  # coords (dim -> label), "value", "se"
     lower: dict[str, bool] = field(default_factory=dict)  # metric label -> lower is better
+    # metric label -> what the file says of it, as a catalog's metric entry ("unit": "%",
+    # "range": [0, 100], "higher_is_better": False); it wins over what names suggest
+    metrics: dict[str, dict] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     table: pd.DataFrame | None = None  # a table of texts, as a CSV reads
     shape: str | None = None  # the table's shape when the format fixes it ("tidy": Parquet)
@@ -128,3 +131,14 @@ def control_problem(text: str, what: str = "label") -> str:
     shown = fastcsv.CONTROL_RE.sub(lambda m: f"\\x{ord(m.group()):02x}", clip(text, MAX_QUOTED))
     return (f"the {what} '{shown}' holds the control character U+{ord(char):04X}. Labels may not "
             f"hold control characters (NUL, tab, line break, ...); remove it.")
+
+
+def runs_differ(records: list[tuple[str, dict]], dims: list[str]) -> bool:
+    """Whether two records give one cell different values (or standard errors)."""
+    seen: dict[tuple, tuple[float, str]] = {}
+    for _, rec in records:
+        key = tuple(rec[d] for d in dims)
+        given = (float(rec["value"]), rec["se"])
+        if seen.setdefault(key, given) != given:
+            return True
+    return False

@@ -15,6 +15,7 @@ from evalmaps.readers.base import (
     Probe,
     Reading,
     number,
+    runs_differ,
     short,
     text_of,
 )
@@ -66,23 +67,12 @@ def layout(records: list[tuple[str, dict]], name: str, warnings: list[str]) -> l
     """Scorer and metric as facets, model by task; several logs of one model and task that
     differ are each a run (the facet ``run``, named by its file)."""
     dims = ["scorer", "metric", "model", "task"]
-    if _runs_differ(records, dims):
+    if runs_differ(records, dims):
         # the values stay as each log gives them; nothing is averaged
         warnings.append("Several logs give the same model and task with different scores: "
                         "each log is a run (the facet 'run', named by its file).")
         return ["run", *dims]
     return dims
-
-
-def _runs_differ(records: list[tuple[str, dict]], dims: list[str]) -> bool:
-    """Whether two records give one cell different values (or standard errors)."""
-    seen: dict[tuple, tuple[float, str]] = {}
-    for _, rec in records:
-        key = tuple(rec[d] for d in dims)
-        given = (float(rec["value"]), rec["se"])
-        if seen.setdefault(key, given) != given:
-            return True
-    return False
 
 
 def read_inspect(header: dict, file: str) -> Reading:
