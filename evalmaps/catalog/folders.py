@@ -16,6 +16,7 @@ from evalmaps.catalog.load import (
     check_manifest,
     folder_manifest,
     load_catalog,
+    load_figure,
     parse_spec,
     unique_id,
 )
@@ -24,11 +25,34 @@ from evalmaps.core.figure import Figure
 from evalmaps.readers import fastcsv
 from evalmaps.readers.base import ImportFailed, ImportOptions
 
+SIDECAR = ".figure.json"  # <name>.figure.json beside <name>.csv: its catalog entry
+
+
+def sidecar(path: Path) -> Path:
+    """Where the catalog entry of the table ``path`` is kept, when it has one (``evalmaps
+    import -o`` writes it, so that what the import knew is served as it was)."""
+    return path.with_name(path.stem + SIDECAR)
+
+
+def write_import(imported, out: Path) -> Path:
+    """An import as a data folder's file: the tidy cells at ``out`` and its catalog entry beside
+    them (:func:`sidecar`), so that ``evalmaps serve --data <out's folder>`` serves the figure
+    exactly as imported: its metrics' names, units, ranges and directions, dimension titles and
+    label order. Returns the entry's path."""
+    out = Path(out)
+    spec = {**imported.spec, "file": out.name}
+    imported.write_csv(out)
+    entry = sidecar(out)
+    entry.write_text(json.dumps(spec, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return entry
+
 
 def _import_file(path, cache_dir) -> Figure:
-    """One file of a data folder (CSV or Parquet) -> its figure, through the cache if given."""
-    import dataclasses
-
+    """One file of a data folder (CSV or Parquet) -> its figure, through the cache if given.
+    A table with a catalog entry beside it (:func:`sidecar`) is loaded as that entry says."""
+    entry = sidecar(path)
+    if entry.is_file():
+        return _load_with_entry(path, entry, cache_dir)
     data = path.read_bytes()
     parquet = path.suffix.lower() == ".parquet"
     mapping = ImportOptions(format="tidy") if parquet else ImportOptions()
@@ -48,6 +72,20 @@ def _import_file(path, cache_dir) -> Figure:
     return figure
 
 
+def _load_with_entry(path: Path, entry: Path, cache_dir) -> Figure:
+    try:
+        raw = json.loads(entry.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ImportFailed(f"the catalog entry {entry.name} beside it cannot be read ({exc}). "
+                           f"Import the results again, or remove it to import the table as it "
+                           f"is.", file=str(path)) from None
+    if not isinstance(raw, dict):
+        raise ImportFailed(f"the catalog entry {entry.name} beside it is not a JSON object. "
+                           f"Import the results again, or remove it.", file=str(path))
+    spec = parse_spec({**raw, "file": path.name}, where=str(entry))
+    return load_figure(spec, path, cache_dir)
+
+
 def load_folder(folder, cache_dir: str | Path | None = None,
                 problems: list[str] | None = None) -> list[Figure]:
     """A user's folder: its own catalog.json (like data/), or else every *.csv and *.parquet
@@ -59,6 +97,10 @@ def load_folder(folder, cache_dir: str | Path | None = None,
     with a warning (in ``problems``, else logged). A folder's own ``manifest.json`` is checked:
     a file that does not match it is served with a warning (:mod:`evalmaps.catalog.manifest`)."""
     folder = Path(folder)
+    if folder.is_file():
+        raise ImportFailed(f"--data takes a folder, and this is a file. To serve one file, put it "
+                           f"in a folder of its own (mkdir my-data && mv {folder.name} my-data/) "
+                           f"and give --data my-data.", file=str(folder))
     if not folder.is_dir():
         raise ImportFailed("the data folder does not exist. Give the path of a folder of CSV "
                            "files.", file=str(folder))

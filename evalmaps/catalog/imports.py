@@ -15,7 +15,7 @@ import pandas as pd
 
 from evalmaps import readers
 from evalmaps.catalog.load import frame_columns, parse_spec, validate_cells, validate_columns
-from evalmaps.core.figure import Figure, slugify
+from evalmaps.core.figure import Figure, short_slug
 from evalmaps.readers import fastcsv
 from evalmaps.readers.base import (
     DEFAULT_MAX_BYTES,
@@ -242,11 +242,11 @@ def _describe(imported: Imported, kind: str, readings: list[Reading], rows: list
     several = f"{files} {tools}"
     if files == 1:
         spec["title"] = short(readings[0].file)
-        spec["id"] = "import-" + slugify(spec["title"].rsplit(".", 1)[0])[:40]
+        spec["id"] = "import-" + short_slug(spec["title"].rsplit(".", 1)[0])
     else:
         where = name.rstrip("/").rsplit("/", 1)[-1] if not name.endswith(" paths") else ""
         spec["title"] = f"{where} ({several})" if where else several[0].upper() + several[1:]
-        spec["id"] = "import-" + slugify(spec["title"])[:40]
+        spec["id"] = "import-" + short_slug(spec["title"])
     spec["source"] = {"file": spec["title"] if files == 1 else name, "tool": tool}
     dims = {d: spec["dims"][d] for d in spec["dims"]}
     for d, title in (("step", "Step"), ("model", "Model"), ("task", "Task"),

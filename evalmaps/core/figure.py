@@ -142,6 +142,16 @@ def slugify(text: str) -> str:
     return slug or "panel"
 
 
+def short_slug(text: str, limit: int = 40) -> str:
+    """:func:`slugify`, at most ``limit`` characters, cut between words (at a hyphen) rather than
+    inside one when the text is longer: 'pythia-v1-216-lm-evaluation-harness', not '...-resu'."""
+    slug = slugify(text)
+    if len(slug) <= limit:
+        return slug
+    cut = slug[:limit + 1].rfind("-")
+    return slug[:cut] if cut >= limit // 2 else slug[:limit].rstrip("-")
+
+
 @dataclass(frozen=True, eq=False)
 class Panel:
     """One heatmap: a full y-by-x grid for one combination of facet labels. NaN = not reported."""

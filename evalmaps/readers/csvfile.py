@@ -14,6 +14,8 @@ from evalmaps.readers import fastcsv
 from evalmaps.readers.base import DEFAULT_MAX_BYTES, ImportFailed, Probe, Reading
 from evalmaps.readers.table import check_header
 
+MAX_COLUMNS = 5000  # refused before parsing: a results table has far fewer
+
 NAME = "csv"
 DESCRIBES = "CSV"
 TABLE = True  # its file is one table
@@ -26,7 +28,11 @@ def sniff(probe: Probe) -> bool:
 
 
 def read(probe: Probe, file: str, options=None, max_bytes: int | None = DEFAULT_MAX_BYTES) -> Reading:
-    """The file's table of texts (its separator, when not a comma, said in a warning)."""
+    """The file's table of texts (its separator, when not a comma, said in a warning). A header
+    of more than :data:`MAX_COLUMNS` fields is refused before any parsing, on every path."""
+    problem = too_many_columns(probe.data, file)
+    if problem:
+        raise ImportFailed(problem)
     with fastcsv.lean_memory():
         text = _decode_unless_ascii(probe.data, file, max_bytes)
         frame, warnings = _read_table(text, file, probe.data)
@@ -161,3 +167,19 @@ def _read_table_csv(text: str, name: str, delimiter: str) -> pd.DataFrame:
                                f"Fix the row (a stray {DELIMITERS[delimiter]}? a missing "
                                f"cell?) so every row has the header's columns.", file=name, row=i)
     return pd.DataFrame([[c.strip() for c in r] for r in rows[1:]], columns=head, dtype=str)
+
+
+def too_many_columns(data: bytes, name: str) -> str | None:
+    """A sentence when a text file's header has more than :data:`MAX_COLUMNS` fields (checked
+    before any parsing), else None."""
+    head = data[:2**20]
+    end = head.find(b"\n")
+    line = head if end < 0 else head[:end]
+    if b"\0" in line[:8]:  # binary (zip, Parquet): the importer decides
+        return None
+    fields = max(line.count(sep) for sep in (b",", b";", b"\t")) + 1
+    if fields > MAX_COLUMNS or (end < 0 and len(data) > 2**20):
+        return (f"{name}: its header has more than {MAX_COLUMNS:,} columns. A results table has "
+                f"one column per dimension and a value (or one per cell of a wide table); "
+                f"split the file or make it tidy.")
+    return None

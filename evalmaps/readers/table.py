@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from evalmaps.core.figure import slugify
+from evalmaps.core.figure import short_slug, slugify
 from evalmaps.core.names import RESERVED_NAMES as RESERVED_DIM_NAMES
 from evalmaps.core.text import places
 from evalmaps.readers import fastcsv
@@ -458,7 +458,7 @@ def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None =
     labels = {d: _order(encodings[d][0], distinct=True) if d in encodings else _order(cells[d])
               for d in (*facets, y, x)}
     spec = {
-        "id": "import-" + slugify(name.rsplit("/", 1)[-1].rsplit(".", 1)[0])[:40],
+        "id": "import-" + short_slug(name.rsplit("/", 1)[-1].rsplit(".", 1)[0]),
         "file": name,
         "title": name.rsplit("/", 1)[-1],
         "metric": {"name": mapping.metric, "unit": mapping.unit,

@@ -10,6 +10,13 @@ from pathlib import PurePosixPath
 
 from evalmaps.readers.base import DEFAULT_MAX_BYTES, SUFFIXES, ImportFailed, Probe, Reading
 
+# every member of a zip, on every path (uploads, the CLI, data folders): what one member may
+# expand to, and how much more than its compressed bytes (a results file compresses 5-20x; a
+# decompression bomb, one row repeated millions of times, hundreds of times)
+MAX_MEMBER_BYTES = 512 * 2**20
+MAX_RATIO = 100
+RATIO_FROM = 2**20  # small members may compress better than that: not checked below 1 MB
+
 NAME = "zip"
 DESCRIBES = "a zip of these"
 
@@ -34,6 +41,8 @@ def members(data: bytes, name: str, max_bytes: int | None) -> list[tuple[str, by
                  and PurePosixPath(i.filename).suffix.lower() in SUFFIXES
                  and not PurePosixPath(i.filename).name.startswith((".", "__MACOSX"))
                  and "__MACOSX" not in i.filename]
+        for info in infos:
+            _bounded(info, name)
         limit = None if max_bytes is None else 10 * max_bytes
         if limit is not None and sum(i.file_size for i in infos) > limit:
             raise ImportFailed(f"the zip expands to more than {limit // 2**20} MB. Import fewer "
@@ -45,3 +54,20 @@ def members(data: bytes, name: str, max_bytes: int | None) -> list[tuple[str, by
     except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError):
         raise ImportFailed("the zip file is damaged or uses an unsupported compression. Zip the "
                            "files again.", file=name) from None
+
+
+def _bounded(info: zipfile.ZipInfo, name: str) -> None:
+    """Refuse a member that would expand past :data:`MAX_MEMBER_BYTES`, or past
+    :data:`MAX_RATIO` times its compressed size (a decompression bomb), before reading it. The
+    sizes are the zip's own; zipfile stops reading a member at its stated size and checks its
+    CRC, so a member cannot expand past what is checked here."""
+    size, packed = info.file_size, max(info.compress_size, 1)
+    if size > MAX_MEMBER_BYTES:
+        raise ImportFailed(f"the zip's member {info.filename} expands to {size / 2**20:,.0f} MB, "
+                           f"over the {MAX_MEMBER_BYTES // 2**20} MB limit for one file. Split "
+                           f"it, or give it unzipped.", file=name)
+    if size > RATIO_FROM and size / packed > MAX_RATIO:
+        raise ImportFailed(f"the zip's member {info.filename} expands {size / packed:,.0f} times "
+                           f"(to {size / 2**20:,.0f} MB), over the limit of {MAX_RATIO} times: "
+                           f"it looks like a decompression bomb. Give the file unzipped if it is "
+                           f"real.", file=name)

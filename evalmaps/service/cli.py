@@ -22,6 +22,7 @@ import os
 import sys
 from pathlib import Path
 
+from evalmaps.catalog.folders import write_import
 from evalmaps.catalog.imports import figure_of, import_paths
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.readers.base import ImportOptions
@@ -66,7 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("-x", default=None, metavar="DIM", help="the x-axis dimension")
     imp.add_argument("-y", default=None, metavar="DIM", help="the y-axis dimension")
     imp.add_argument("-o", "--output", default=None, metavar="OUT.csv",
-                     help="write the tidy cells here (default: print a summary)")
+                     help="write the tidy cells here, and the figure's catalog entry beside them "
+                          "(OUT.figure.json), so that serve --data <its folder> serves it as "
+                          "imported (default: print a summary)")
     man = sub.add_parser("manifest", help="write DIR/manifest.json: the sha256 and cell count of "
                                           "every figure file, checked at start-up")
     man.add_argument("dir", nargs="?", default=None,
@@ -160,14 +163,23 @@ def import_command(args: argparse.Namespace) -> int:
     imported = import_paths(args.paths, ImportOptions(format=args.format, x=args.x, y=args.y,
                                                       replicate=args.replicate))
     figure_of(imported)  # validate the result as the app would
+    for warning in imported.warnings:
+        print(f"evalmaps: warning: {warning}", file=sys.stderr)
     if args.output:
+        out = Path(args.output)
+        if out.suffix.lower() != ".csv":
+            raise UsageError(f"-o takes the path of a .csv file to write (such as "
+                             f"my-data/{out.name or 'results'}.csv); '{args.output}' does not end "
+                             f"in .csv.")
         try:
-            imported.write_csv(args.output)  # the to_csv() text, UTF-8
+            entry = write_import(imported, out)  # the cells and, beside them, what the import knew
         except OSError as exc:
             print(f"evalmaps: {args.output}: cannot write the file ({exc.strerror}). Check that "
                   f"its folder exists and is writable.", file=sys.stderr)
             return 2
-        print(f"evalmaps: wrote {imported.n_cells} cells to {args.output}", file=sys.stderr)
+        print(f"evalmaps: wrote {imported.n_cells} cells to {args.output} and the figure's "
+              f"catalog entry to {entry}; serve them with: evalmaps serve --data {out.parent}",
+              file=sys.stderr)
     else:
         print(json.dumps(imported.summary(), indent=2))
     return 0

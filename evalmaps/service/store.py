@@ -32,7 +32,7 @@ from pathlib import Path
 from threading import Lock
 
 from evalmaps.core.errors import DataError, EvalmapsError
-from evalmaps.core.figure import Figure, slugify
+from evalmaps.core.figure import Figure, short_slug
 
 UPLOAD_PREFIX = "upload-"
 ID_RE = re.compile(r"^upload-[a-z0-9-]{1,40}-[0-9a-f]{16}$")
@@ -58,7 +58,7 @@ def figure_id(spec: dict, tidy_csv: str, name: str) -> str:
     h.update(json.dumps(body, sort_keys=True, separators=(",", ":")).encode())
     h.update(b"\0")
     h.update(tidy_csv.encode())
-    stem = slugify(name.rsplit(".", 1)[0])[:32].strip("-") or "file"
+    stem = short_slug(name.rsplit(".", 1)[0], 32) or "file"
     return f"{UPLOAD_PREFIX}{stem}-{h.hexdigest()[:16]}"
 
 

@@ -16,14 +16,14 @@ from evalmaps.catalog.imports import figure_of, import_bytes
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog
 from evalmaps.readers.base import ImportOptions
+from evalmaps.readers.csvfile import too_many_columns
 from evalmaps.service import budget
 from evalmaps.service.store import UPLOAD_PREFIX, Store, is_stored_id
 
-MAX_COLUMNS = 5000  # refused before parsing: a results table has far fewer
 MAX_RECENT = 8  # stored figures a browser lists in its menus (its most recent uploads)
 
 __all__ = ["UPLOAD_PREFIX", "Budget", "catalog_with", "preview", "store_upload",
-           "too_many_columns", "upload_spec"]
+           "upload_spec"]
 
 
 @dataclass(frozen=True)
@@ -43,21 +43,6 @@ def upload_spec(imported_spec: dict) -> dict:
     spec["notes"] = [n.replace("Imported from", "Uploaded from") for n in spec.get("notes", [])]
     return spec
 
-
-def too_many_columns(data: bytes, name: str) -> str | None:
-    """A sentence when a text file's header has more than :data:`MAX_COLUMNS` fields (checked
-    before any parsing), else None."""
-    head = data[:2**20]
-    end = head.find(b"\n")
-    line = head if end < 0 else head[:end]
-    if b"\0" in line[:8]:  # binary (zip, Parquet): the importer decides
-        return None
-    fields = max(line.count(sep) for sep in (b",", b";", b"\t")) + 1
-    if fields > MAX_COLUMNS or (end < 0 and len(data) > 2**20):
-        return (f"{name}: its header has more than {MAX_COLUMNS:,} columns. A results table has "
-                f"one column per dimension and a value (or one per cell of a wide table); "
-                f"split the file or make it tidy.")
-    return None
 
 
 def _import(path: str, name: str, options: ImportOptions, max_bytes: int):

@@ -106,8 +106,13 @@ def test_import_output_is_a_tidy_csv_the_loader_accepts(tmp_path, name):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "" and "Traceback" not in proc.stderr
     original = import_bytes((FIXTURES / name).read_bytes(), name)
-    assert proc.stderr.strip() == f"evalmaps: wrote {original.n_cells} cells to {out}"
+    entry = tmp_path / "out.figure.json"
+    assert proc.stderr.strip().splitlines() == [
+        *(f"evalmaps: warning: {w}" for w in original.warnings),
+        f"evalmaps: wrote {original.n_cells} cells to {out} and the figure's catalog entry to "
+        f"{entry}; serve them with: evalmaps serve --data {tmp_path}"]
     assert out.read_text(encoding="utf-8") == original.to_csv()
+    assert json.loads(entry.read_text(encoding="utf-8")) == {**original.spec, "file": "out.csv"}
 
     # re-imported as tidy, every cell value comes back
     fig = figure_of(original)
@@ -469,7 +474,9 @@ def test_import_of_a_million_cells_over_the_upload_limit(tmp_path):
     proc = run_cli("import", path, "-o", out, cwd=tmp_path)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     present = [row for row, v in zip(rows, texts) if v]
-    assert proc.stderr.strip() == f"evalmaps: wrote {len(present)} cells to {out}"
+    assert proc.stderr.strip() == (f"evalmaps: wrote {len(present)} cells to {out} and the "
+                                   f"figure's catalog entry to {tmp_path / 'out.figure.json'}; "
+                                   f"serve them with: evalmaps serve --data {tmp_path}")
     assert out.read_text(encoding="utf-8") == "model,window,ratio,value\n" + "\n".join(present) + "\n"
 
 
@@ -491,7 +498,11 @@ def test_import_several_inspect_logs_into_one_figure(tmp_path):
     proc = run_cli("import", folder / "mmlu-summary-choices.eval",
                    folder / "2025-05-12T20-28-13-04-00_no-samples.json", "-o", out, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == f"evalmaps: wrote 2 cells to {out}\n"
+    assert proc.stderr == (
+        "evalmaps: warning: 2025-05-12T20-28-13-04-00_no-samples.json: the run's status is "
+        "'cancelled'; its scores are those the log gives.\n"
+        f"evalmaps: wrote 2 cells to {out} and the figure's catalog entry to "
+        f"{tmp_path / 'inspect.figure.json'}; serve them with: evalmaps serve --data {tmp_path}\n")
     assert out.read_text() == (
         "scorer,metric,model,task,value,se\n"
         "choice,accuracy,openai/gpt-4o,inspect_evals/mmlu_0_shot,0.0,0.0\n"
@@ -570,3 +581,100 @@ def test_two_servers_share_one_store_and_no_store_is_read_only(tmp_path, start_g
     refused = post_callback(off, client, "data-staged.data", {"data-upload-raw.data": raw})
     assert refused["data-staged.data"] is None
     assert "read-only" in json.dumps(refused["data-upload-status.children"])
+
+
+# ------------------------------------------------------- import then serve, and bounded inputs
+
+PYTHIA = ROOT.parent / "shared" / "external" / "pythia-evals" / "pythia-v1"
+
+
+def test_import_then_serve_keeps_what_the_import_knew(tmp_path):
+    """The README's steps: import an lm-eval sweep with -o, then serve its folder. The served
+    figure is the import's: metrics as fractions (range 0-1, never %), ppl lower-is-better."""
+    if not PYTHIA.is_dir():
+        pytest.skip("../shared/external is absent")
+    from evalmaps.catalog.folders import load_folder
+    from evalmaps.catalog.imports import import_paths
+
+    out = tmp_path / "mydata" / "pythia.csv"
+    out.parent.mkdir()
+    proc = run_cli("import", PYTHIA, "-o", out, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    (served,) = load_folder(out.parent)
+    imported = figure_of(import_paths([PYTHIA]))
+    assert served.spec == imported.spec.__class__(**{**imported.spec.__dict__, "file": "pythia.csv"})
+    assert served.cells.equals(imported.cells)
+    assert served.id == "import-pythia-v1-216-lm-evaluation-harness"
+    metrics = served.spec.metrics.labels
+    assert (metrics["acc"].unit, metrics["acc"].range) == ("", (0, 1))
+    assert metrics["ppl"].higher_is_better is False
+
+
+def test_data_given_a_file_says_it_takes_a_folder(tmp_path):
+    from evalmaps.catalog.folders import load_folder
+    from evalmaps.readers.base import ImportFailed
+
+    table = tmp_path / "results.csv"
+    table.write_text("model,task,value\nm,t,1\n", encoding="utf-8")
+    with pytest.raises(ImportFailed) as err:
+        load_folder(table)
+    assert str(err.value) == (f"{table}: --data takes a folder, and this is a file. To serve one "
+                              f"file, put it in a folder of its own (mkdir my-data && mv "
+                              f"results.csv my-data/) and give --data my-data.")
+
+
+def test_output_must_be_a_csv_path(tmp_path):
+    proc = run_cli("import", FIXTURES / "tidy_small.csv", "-o", tmp_path / "out", cwd=tmp_path)
+    assert proc.returncode == 2 and not (tmp_path / "out").exists()
+    assert proc.stderr.strip() == ("evalmaps: -o takes the path of a .csv file to write (such as "
+                                   f"my-data/out.csv); '{tmp_path / 'out'}' does not end in .csv.")
+
+
+def test_a_header_of_100000_columns_is_refused_early_on_every_path(tmp_path):
+    from evalmaps.catalog.folders import load_folder
+    from evalmaps.readers.base import ImportFailed
+
+    data = (",".join(f"c{i}" for i in range(100_000)) + "\n" + ",".join(["1"] * 100_000)).encode()
+    folder = tmp_path / "wide"
+    folder.mkdir()
+    (folder / "wide.csv").write_bytes(data)
+    expected = ("its header has more than 5,000 columns. A results table has one column per "
+                "dimension and a value (or one per cell of a wide table); split the file or make "
+                "it tidy.")
+    proc = run_cli("import", folder / "wide.csv", cwd=tmp_path)  # the CLI
+    assert (proc.returncode, proc.stderr.strip()) == (2, f"evalmaps: {folder / 'wide.csv'}: "
+                                                         f"{expected}")
+    with pytest.raises(ImportFailed) as err:  # a data folder
+        load_folder(folder)
+    assert str(err.value) == f"wide.csv: {expected}"
+
+
+def bomb(path: Path, rows: int = 3_000_000) -> Path:
+    """A small zip holding one large CSV: one row repeated (a decompression bomb)."""
+    import zipfile
+
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("results.csv", "model,task,value\n" + "m,t,1\n" * rows)
+    return path
+
+
+def test_a_decompression_bomb_is_refused_naming_the_member_on_every_path(tmp_path):
+    from evalmaps.catalog.folders import load_folder
+    from evalmaps.readers.base import ImportFailed
+
+    folder = tmp_path / "bomb"
+    folder.mkdir()
+    archive = bomb(folder / "bomb.zip")
+    assert archive.stat().st_size < 200_000
+    proc = run_cli("import", archive, cwd=tmp_path)  # the CLI
+    assert proc.returncode == 2
+    message = proc.stderr.strip()
+    assert message.startswith(f"evalmaps: {archive}: the zip's member results.csv expands ")
+    assert message.endswith("over the limit of 100 times: it looks like a decompression bomb. "
+                            "Give the file unzipped if it is real.")
+    with pytest.raises(ImportFailed) as err:  # a data folder
+        load_folder(folder)
+    assert "the zip's member results.csv expands" in str(err.value)
+    with pytest.raises(ImportFailed) as err:  # an upload (bytes, with the upload's size limit)
+        import_bytes(archive.read_bytes(), "bomb.zip")
+    assert "the zip's member results.csv expands" in str(err.value)
