@@ -15,6 +15,7 @@ from typing import Protocol
 import numpy as np
 
 from evalmaps.core.figure import Figure, FigureSpec, Metric, Panel
+from evalmaps.core.text import natural_key
 
 
 class SliceState(Protocol):
@@ -310,7 +311,7 @@ def row_order(views: list[PanelView], sort: str = "source", top: int | None = No
         order = np.sort(_descending(row_scores(views))[:top])
     kind, _, column = sort.partition(":")
     if kind == "name":
-        order = np.array(sorted(order, key=lambda i: (labels[i].casefold(), i)), dtype=int)
+        order = np.array(sorted(order, key=lambda i: natural_key(labels[i])), dtype=int)
     elif kind == "mean":
         order = order[_descending(row_scores(views)[order])]
     elif kind == "col":

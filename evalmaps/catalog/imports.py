@@ -201,7 +201,7 @@ def combine(readings: list[Reading], name: str, options: ImportOptions | None = 
     if not (frame["se"] != "").any():
         frame = frame.drop(columns="se")
     mapping = ImportOptions(format="tidy", x=options.x, y=options.y, replicate="",
-                            metric="score", unit="", metric_range=None)
+                            metric="score", unit="", metric_range=None, order="natural")
     imported = import_table(frame, name, mapping, [])
     _describe(imported, kind, readings, rows, warnings, name)
     return imported

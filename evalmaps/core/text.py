@@ -15,6 +15,7 @@ No decimals count ever exceeds :data:`MAX_DECIMALS`. Missing values read :data:`
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -191,3 +192,21 @@ def neutralise(text: str) -> str:
         except ValueError:
             return "'" + text
     return text
+
+
+_CHUNK = re.compile(r"(\d+(?:\.\d+)?)([kmbt](?![a-z]))?|\D+", re.I)
+SIZES = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}  # 70m, 1.4b: model sizes as written
+
+
+def natural_key(label: str) -> tuple:
+    """A label's place in natural order: numbers inside it compare by value, model sizes by
+    size (70m < 160m < 1b < 1.4b < 12b), text by its letters regardless of case. For sorting:
+    ``sorted(labels, key=natural_key)``; equal keys keep their order (sorted is stable)."""
+    key = []
+    for match in _CHUNK.finditer(str(label)):
+        number, size = match.group(1), match.group(2)
+        if number is None:
+            key.append((1, 0.0, match.group().casefold()))
+        else:
+            key.append((0, float(number) * SIZES.get((size or "").lower(), 1.0), ""))
+    return tuple(key)

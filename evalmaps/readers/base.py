@@ -56,6 +56,10 @@ class ImportOptions:
     metric: str = "Accuracy"
     unit: str = "%"
     metric_range: tuple[float, float] | None = (0.0, 100.0)
+    # the labels' order: "source" (numbers by value, others as the file gives them: a paper's
+    # own order) or "natural" (every dimension sorted, numbers and model sizes by value: for
+    # results files, whose order is the order they were written in)
+    order: str = "source"
 
 
 @dataclass

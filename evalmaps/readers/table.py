@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 
 from evalmaps.core.figure import short_slug, slugify
 from evalmaps.core.names import RESERVED_NAMES as RESERVED_DIM_NAMES
-from evalmaps.core.text import places
+from evalmaps.core.text import natural_key, places
 from evalmaps.readers import fastcsv
 from evalmaps.readers.base import ImportFailed, ImportOptions, control_problem
 
@@ -186,8 +186,9 @@ def _dim_name(raw: str) -> str:
     return f"{name}_" if name in RESERVED_DIM_NAMES else name
 
 
-def _order(labels, distinct: bool = False) -> list[str]:
-    """Labels in a natural order: numeric ones by value, others as they first appear.
+def _order(labels, distinct: bool = False, natural: bool = False) -> list[str]:
+    """Labels in order: numeric ones by value, others as they first appear, or with
+    ``natural`` all of them in natural order (:func:`evalmaps.core.text.natural_key`).
     ``distinct``: ``labels`` are distinct already (an encoding's), read as they are unless one is
     missing (None)."""
     if distinct and None not in labels:
@@ -196,7 +197,7 @@ def _order(labels, distinct: bool = False) -> list[str]:
         seen = [str(v) for v in pd.unique(pd.Series(labels, dtype="str"))] if len(labels) else []
     if seen and all(_is_number(v) for v in seen):
         return sorted(seen, key=float)
-    return seen
+    return sorted(seen, key=natural_key) if natural else seen
 
 
 def _averaged(cells: pd.DataFrame, keys: list[str], name: str, replicate: str | None,
@@ -455,7 +456,9 @@ def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None =
                                   encodings, known)
     if cells.empty:
         raise ImportFailed("the file holds no values. Fill in at least one cell.", file=name)
-    labels = {d: _order(encodings[d][0], distinct=True) if d in encodings else _order(cells[d])
+    natural = mapping.order == "natural"
+    labels = {d: _order(encodings[d][0], distinct=True, natural=natural) if d in encodings
+              else _order(cells[d], natural=natural)
               for d in (*facets, y, x)}
     spec = {
         "id": "import-" + short_slug(name.rsplit("/", 1)[-1].rsplit(".", 1)[0]),

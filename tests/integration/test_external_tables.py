@@ -132,7 +132,10 @@ def test_cli_imports_the_published_tables(external_dir, tmp_path, name):
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     expected = imported(external_dir, name)
-    assert proc.stderr.strip() == f"evalmaps: wrote {expected.n_cells} cells to {out}"
+    assert proc.stderr.strip().splitlines() == [
+        *(f"evalmaps: warning: {w}" for w in expected.warnings),
+        f"evalmaps: wrote {expected.n_cells} cells to {out} and the figure's catalog entry to "
+        f"{tmp_path / 'out.figure.json'}; serve them with: evalmaps serve --data {tmp_path}"]
     text = out.read_text(encoding="utf-8")
     assert text.splitlines()[0] == ",".join([*expected.facets, "type", "len", "value", "sd", "n"])
     assert len(text.splitlines()) == 1 + expected.n_cells
