@@ -47,7 +47,7 @@
     let recent = [];
     try {
       recent = JSON.parse(window.localStorage.getItem("uploads") || "[]");
-    } catch (e) {
+    } catch {
       recent = [];
     }
     const some = Array.isArray(recent) && recent.length > 0;
@@ -63,7 +63,7 @@
     try {
       prefix = JSON.parse(document.getElementById("_dash-config").textContent)
         .requests_pathname_prefix || "/";
-    } catch (e) {
+    } catch {
       prefix = "/";
     }
     ["_dash-layout", "_dash-dependencies"].forEach(function (name) {

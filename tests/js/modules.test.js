@@ -105,8 +105,9 @@ test("plotly.js's private names are read in the internals module only", function
 test("every script: a comment saying what it holds, then one strict-mode IIFE", function () {
   assetNames().forEach(function (name) {
     const source = assetSource(name);
-    assert.match(source, /^\/\* [\s\S]*?\n \*\n \* Internal: [^\n]*\. Clientside callbacks: [^\n]*\*\/\n\(function \(\) \{\n  "use strict";\n/,
-                 name);
+    const head = new RegExp("^/\\* [\\s\\S]*?\n \\*\n \\* Internal: [^\n]*\\. Clientside callbacks: " +
+                            "[^\n]*\\*/\n\\(function \\(\\) \\{\n {2}\"use strict\";\n");
+    assert.match(source, head, name);
     assert.ok(source.endsWith("\n})();\n"), name);
     assert.equal((source.match(/^\(function \(\) \{$/gm) || []).length, 1, name);
     const outside = source.split("\n").filter(function (line) {
