@@ -126,6 +126,7 @@
       childList: true, subtree: true, attributes: true, attributeFilter: ["tabindex", "disabled"]});
     schedule();
   }
+
   /* /data: the count follows the grid's filters ("12 of 40 cells shown: the table is
    * filtered"). */
   function filteredCount(shown, all) {
@@ -137,6 +138,7 @@
   const clientside = window.dash_clientside = window.dash_clientside || {};
   clientside.evalmaps_a11y = Object.assign(clientside.evalmaps_a11y || {},
                                            {filteredCount: filteredCount});
+
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start);
   } else {
