@@ -6,7 +6,10 @@
  * - The x-range slider: arrow keys, PageUp/PageDown and Home/End go from label to label.
  * - AG Grid: its sticky and full-width row containers are empty role=rowgroup elements,
  *   which must hold rows; while empty they are marked presentational.
- * Runs after each batch of DOM changes (at most once a frame), touching only what differs. */
+ * Runs after each batch of DOM changes (at most once a frame), touching only what differs.
+ * And /data's count of the cells the grid's filters show.
+ *
+ * Internal: none. Clientside callbacks: evalmaps_a11y.filteredCount. */
 (function () {
   "use strict";
 
@@ -123,20 +126,22 @@
       childList: true, subtree: true, attributes: true, attributeFilter: ["tabindex", "disabled"]});
     schedule();
   }
+
+  /* /data: the count follows the grid's filters ("12 of 40 cells shown: the table is
+   * filtered"). */
+  function filteredCount(shown, all) {
+    const n = (shown || []).length, total = (all || []).length;
+    if (n === total) { return ""; }
+    return n + " of " + total + " cells shown: the table is filtered.";
+  }
+
+  const clientside = window.dash_clientside = window.dash_clientside || {};
+  clientside.evalmaps_a11y = Object.assign(clientside.evalmaps_a11y || {},
+                                           {filteredCount: filteredCount});
+
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start);
   } else {
     start();
   }
 })();
-
-/* /data: the count follows the grid's filters ("12 of 40 cells shown: the table is filtered"). */
-window.dash_clientside = Object.assign({}, window.dash_clientside, {
-  evalmaps_a11y: {
-    filteredCount: function (shown, all) {
-      const n = (shown || []).length, total = (all || []).length;
-      if (n === total) { return ""; }
-      return n + " of " + total + " cells shown: the table is filtered.";
-    }
-  }
-});

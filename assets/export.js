@@ -2,9 +2,14 @@
  * both named after the figure and panel (config.toImageButtonOptions.filename, set in Python).
  * Dash cannot send a JavaScript click handler in a figure's config, so the SVG button is added
  * when Plotly draws: Plotly.newPlot/react are wrapped the moment plotly.js defines window.Plotly.
- * The same wrapper fits each figure to its chart before it is drawn (evalmaps.prefit).
- */
+ * The same wrapper fits each figure to its chart before it is drawn, and again after it is
+ * drawn or resized when it is off (evalmapsLib.fit).
+ *
+ * Internal: window.evalmapsLib.export. Clientside callbacks: none. */
 (function () {
+  "use strict";
+  const lib = window.evalmapsLib = window.evalmapsLib || {};
+
   function withSvgButton(config) {
     const opts = config && config.toImageButtonOptions;
     if (!opts || !opts.filename) {
@@ -18,36 +23,35 @@
       title: "Download plot as SVG",
       icon: window.Plotly.Icons.disk,
       click: function (gd) {
+        const drawn = lib.plotly.fullLayout(gd);
         window.Plotly.downloadImage(gd, {format: "svg", filename: opts.filename,
-                                         width: gd._fullLayout.width,
-                                         height: gd._fullLayout.height});
+                                         width: drawn.width, height: drawn.height});
       }
     });
     return Object.assign({}, config, {modeBarButtonsToAdd: extra});
   }
 
-  /* The figure fitted to the chart before it is drawn (evalmaps.prefit in evalmaps.js: x
-   * ticks thinned, cell text sized), so that plotly.js draws it once. */
+  /* The figure fitted to the chart before it is drawn (evalmapsLib.fit.prefit: x ticks
+   * thinned, cell text sized), so that plotly.js draws it once. */
   function prefit(gd, fig) {
-    const ns = window.dash_clientside && window.dash_clientside.evalmaps;
-    if (!ns || !ns.prefit || !fig || !fig.layout) {
+    if (!lib.fit || !fig || !fig.layout) {
       return fig;
     }
     try {
-      const out = ns.prefit(gd, fig);
+      const out = lib.fit.prefit(gd, fig);
       return {data: out.data, layout: out.layout};
     } catch (e) {
-      console.error("evalmaps.prefit", e);  // drawn unfitted; fitted after the drawing
+      console.error("evalmapsLib.fit.prefit", e);  // drawn unfitted; fitted after the drawing
       return fig;
     }
   }
 
   /* After a drawing or a resize: the chart fitted again at its size as drawn, when the size
-   * it was fitted for before drawing was off, or it changed (evalmaps.settle). */
+   * it was fitted for before drawing was off, or it changed (evalmapsLib.fit.settle). */
   const MAX_SETTLES = 2;  // redraws in a row: a chart whose fit moves its own size stops here
+  let settling = false;
   function settle(gd) {
-    const ns = window.dash_clientside && window.dash_clientside.evalmaps;
-    const again = ns && ns.settle && gd._fullLayout ? ns.settle(gd) : null;
+    const again = lib.fit && lib.plotly.fullLayout(gd) ? lib.fit.settle(gd) : null;
     if (again && (gd._evalmapsSettles || 0) < MAX_SETTLES) {
       gd._evalmapsSettles = (gd._evalmapsSettles || 0) + 1;
       settling = true;
@@ -58,7 +62,6 @@
       }
     }
   }
-  let settling = false;
 
   function patch(Plotly) {
     if (!Plotly || Plotly.__evalmapsExport) {
@@ -91,7 +94,7 @@
     const resize = Plotly.Plots.resize;
     Plotly.Plots.resize = function (gd) {
       const div = typeof gd === "string" ? document.getElementById(gd) : gd;
-      const fl = div && div._fullLayout, own = div && div.layout;
+      const fl = lib.plotly.fullLayout(div), own = div && div.layout;
       if (fl && own && !own.width && Math.round(div.clientWidth) === fl.width &&
           (own.height || Math.round(div.clientHeight) === fl.height)) {
         return Promise.resolve(div);
@@ -108,6 +111,8 @@
     Plotly.__evalmapsExport = true;
     return Plotly;
   }
+
+  lib.export = {withSvgButton: withSvgButton, patch: patch};
 
   let current = patch(window.Plotly);
   Object.defineProperty(window, "Plotly", {

@@ -175,7 +175,7 @@ def test_a_hover_batched_with_a_relayout_still_fills_the_readout(served):
           return [out[3] === dc.no_update ? null : out[3], out[4] === dc.no_update ? null : out[4]];
         });""", cells_json(served))
     line = served.driver.execute_script(
-        "return window.dash_clientside.evalmaps.compareReadout(JSON.parse(arguments[0]), 2, 3);",
+        "return window.evalmapsLib.hover.compareReadout(JSON.parse(arguments[0]), 2, 3);",
         cells_json(served))
     assert line.startswith("Local Window Size ") and " — A " in line
     assert got == [[line, {"i": 2, "j": 3, "source": "a"}]] * 2 + [[None, None]]
@@ -280,7 +280,7 @@ DRAWN = """
     // each map's traces as drawn: values and hover data decoded (NaN as null), the rest as is
     const plain = v => v === undefined ? null : JSON.parse(JSON.stringify(v, (k, x) =>
         typeof x === 'number' && !isFinite(x) ? null : x));
-    const decode = window.dash_clientside.evalmaps.decodeTyped;
+    const decode = window.evalmapsLib.typed.decode;
     return Array.from(document.querySelectorAll('#compare-maps .js-plotly-plot')).map(gd => ({
       title: gd.layout.title.text,
       traces: gd.data.map(t => ({z: plain(decode(t.z)), customdata: plain(decode(t.customdata)),

@@ -39,7 +39,7 @@ PAGES = [  # URL, what is drawn, the nav links' hrefs
 COUNT_NAV_CALLS = """
 window.__navCalls = [];
 document.addEventListener('DOMContentLoaded', function () {
-  [['evalmaps', 'navLinks'], ['evalmaps_nav', 'active']].forEach(function (p) {
+  [['evalmaps_nav', 'navLinks'], ['evalmaps_nav', 'active']].forEach(function (p) {
     var ns = window.dash_clientside[p[0]], f = ns[p[1]];
     ns[p[1]] = function () { window.__navCalls.push(p[1]); return f.apply(this, arguments); };
   });
@@ -162,7 +162,7 @@ SEARCHES = ["", "?", "figure=x", "?figure=short-to-long&model=R1+Llama&rows=a%26
 
 
 def test_the_browser_writes_nav_links_as_the_server_does(dash_duo, dash_app):
-    """evalmaps.navLinks (the browser, after the first page) and evalmaps.views.state.nav_href (the
+    """evalmaps_nav.navLinks (the browser, after the first page) and evalmaps.views.state.nav_href (the
     server, the first page) give the same links from the same rules."""
     from evalmaps.views.state import nav_href
     from layouts._shared import NAV_PAGES
@@ -170,7 +170,7 @@ def test_the_browser_writes_nav_links_as_the_server_does(dash_duo, dash_app):
     dash_duo.start_server(dash_app)
     dash_duo.wait_for_element(".heatmap-graph .main-svg", timeout=20)
     browser = dash_duo.driver.execute_script(
-        "return arguments[0].map(s => window.dash_clientside.evalmaps.navLinks(s));", SEARCHES)
+        "return arguments[0].map(s => window.dash_clientside.evalmaps_nav.navLinks(s));", SEARCHES)
     assert browser == [[nav_href(path, search) for _, path in NAV_PAGES] for search in SEARCHES]
 
 

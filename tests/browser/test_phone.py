@@ -94,7 +94,7 @@ def text_split(dash_duo, graph_id: dict) -> list[np.ndarray]:
     grids = dash_duo.driver.execute_script("""
         const gd = document.getElementById(arguments[0]).querySelector('.js-plotly-plot');
         return gd.data.filter(t => t.meta && t.meta.role === 'text').map(t =>
-          Array.from(window.dash_clientside.evalmaps.decodeTyped(t.z)).map(r => Array.from(r)));
+          Array.from(window.evalmapsLib.typed.decode(t.z)).map(r => Array.from(r)));
     """, json.dumps(graph_id, separators=(",", ":"), sort_keys=True))
     return [np.array([[np.nan if v is None else v for v in row] for row in g]) for g in grids]
 

@@ -39,7 +39,7 @@ PROJECT_MODULES = ("app", "routes", "gunicorn_worker", "evalmaps", "components",
 # not needed to build the wheel, and large or changing while tests run
 NOT_COPIED = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__", "*.pyc",
                                     ".pytest_cache", ".hypothesis", ".venv", "_share", "tests",
-                                    "docs", "benchmarks", "scripts", ".ci")
+                                    "docs", "benchmarks", "scripts", ".ci", "node_modules")
 
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # 127.0.0.1 only
 

@@ -1,0 +1,183 @@
+/* A chart fitted to its size: before plotly.js draws a figure (prefit, called from the wrapper
+ * of Plotly.newPlot and Plotly.react in export.js) at the size it will be drawn at, so that the
+ * first drawing is the last; after a drawing or a resize (settle, from the same wrapper) again
+ * at the size as drawn, redrawn only when what is drawn is off: x ticks thinned so that their
+ * labels do not overlap, the y axis's title kept inside the chart, and a heatmap's cell text
+ * sized to its cells (evalmapsLib.paint).
+ *
+ * Internal: window.evalmapsLib.fit. Clientside callbacks: none. */
+(function () {
+  "use strict";
+  const lib = window.evalmapsLib = window.evalmapsLib || {};
+
+  /* x tick labels that fit: every label while the cells are wide enough for it, else every
+   * k-th one, never overlapping (labels ~7.5 px a character at 12 px, plus a gap). */
+  function tickStep(cats, length) {
+    if (!cats || !cats.length || !length) {
+      return 1;
+    }
+    const chars = Math.max.apply(null, cats.map(function (c) { return String(c).length; }));
+    return Math.max(1, Math.ceil((chars * 7.5 + 8) / (length / cats.length)));
+  }
+
+  /* The plot area's size ({x, y} px) and its left margin (l) as drawn, or null before the
+   * first drawing. */
+  function drawnLengths(gd) {
+    const area = lib.plotly.plotArea(gd);
+    return area && area.x ? {x: area.x, y: area.y, l: area.l} : null;
+  }
+
+  /* The plot area's size a figure will be drawn at in the chart ``gd``: as drawn when the
+   * chart is drawn at the figure's height and margins, else from the chart's width, the
+   * figure's height and margins, and about COLORBAR px for a colour bar. */
+  const COLORBAR = 90;
+  function expectedLengths(gd, fig) {
+    const layout = fig.layout, m = layout.margin || {}, fl = lib.plotly.fullLayout(gd);
+    const drawn = drawnLengths(gd);
+    if (drawn && fl.height === layout.height && fl.margin && fl.margin.l === m.l &&
+        fl.margin.r === m.r) {
+      return drawn;
+    }
+    const width = layout.width || (gd && gd.clientWidth);
+    const height = layout.height || (gd && gd.clientHeight);
+    if (!width || !height) {
+      return null;
+    }
+    const bar = (fig.data || []).some(function (t) {
+      return t.showscale === true || (t.type === "heatmap" && t.showscale === undefined);
+    });
+    const side = function (v, d) { return typeof v === "number" ? v : d; };
+    return {x: Math.max(width - side(m.l, 80) - side(m.r, 80) - (bar ? COLORBAR : 0), 1),
+            y: Math.max(height - side(m.t, 100) - side(m.b, 80), 1)};
+  }
+
+  /* The figure fitted before plotly.js draws it in the chart ``gd``: ``fig`` itself when
+   * nothing changes (or its size is not known yet). */
+  function prefit(gd, fig) {
+    if (!fig || !fig.layout || !fig.data) {
+      return fig;
+    }
+    const lengths = expectedLengths(gd, fig);
+    return (lengths && fitted(lengths, fig)) || fig;
+  }
+
+  /* The chart's drawn figure fitted again at its size as drawn, or null when it fits. */
+  function settle(gd) {
+    return refit(gd, {data: gd.data, layout: gd.layout});
+  }
+
+  /* ``fig`` fitted to the chart ``gd`` as drawn, or null when what is drawn already fits. */
+  function refit(gd, fig) {
+    const lengths = drawnLengths(gd);
+    const out = lengths && fitted(lengths, fig);
+    return out && !fits(gd, out) ? out : null;
+  }
+
+  /* Whether the chart as drawn is close enough to ``want`` (the figure fitted at the size as
+   * drawn) to be left alone: x labels that do not overlap and are not much sparser than
+   * needed, and cell text of the same size. */
+  function fits(gd, want) {
+    const drawn = gd.layout || {}, dx = drawn.xaxis || {}, wx = want.layout.xaxis || {};
+    if (wx.categoryarray) {
+      const have = dx.dtick || 1, need = wx.dtick || 1;
+      if (have < need || have > Math.ceil(need * 1.25)) {
+        return false;
+      }
+    }
+    if (wx.tickmode === "array" && wx.tickvals) {
+      const have = (dx.tickvals || []).length, need = wx.tickvals.length;
+      if (have > need || have < Math.floor(need * 0.8)) {
+        return false;
+      }
+    }
+    const size = function (data) {
+      return (data || []).filter(function (t) { return t.meta && t.meta.role === "text"; })
+        .map(function (t) { return [t.textfont && t.textfont.size, t.texttemplate]; });
+    };
+    return JSON.stringify(size(gd.data)) === JSON.stringify(size(want.data)) &&
+        yTitleShift(drawn) === yTitleShift(want.layout);
+  }
+
+  /* The y axis's title (an annotation: components/heatmap.py, axis_titles) is placed beside
+   * the widest row label; where plotly.js draws the left margin narrower than the figure asks
+   * (a chart too narrow for its labels), the title moves in to stay inside the chart, over the
+   * labels, as plotly.js does with an axis's own title. About the width of the title on its
+   * side (a 14 px line): */
+  const Y_TITLE_WIDTH = 20;
+  function yTitleIndex(layout) {
+    return (layout.annotations || []).findIndex(function (a) {
+      return a && a.name === "y-title";
+    });
+  }
+  function yTitleShift(layout) {
+    const k = yTitleIndex(layout || {});
+    return k < 0 ? null : layout.annotations[k].xshift || 0;
+  }
+
+  /* ``fig`` fitted to a plot area of ``lengths`` ({x, y} px, l: the left margin drawn), or
+   * null when nothing changes. */
+  function fitted(lengths, fig) {
+    let out = fig, changed = false;
+    const xaxis = fig.layout.xaxis || {};
+    const step = tickStep(xaxis.categoryarray, lengths.x);
+    if (xaxis.categoryarray && (xaxis.dtick || 1) !== step) {
+      const ticks = step > 1 ? {tickmode: "linear", tick0: 0, dtick: step, tickangle: 0}
+        : {dtick: 1, tickangle: 0};
+      out = Object.assign({}, out, {layout: Object.assign({}, out.layout, {
+        xaxis: Object.assign({}, xaxis, ticks)})});
+      changed = true;
+    }
+    if (xaxis.tickmode === "array" && xaxis.ticktext && xaxis.ticktext.length > 1) {
+      /* a numeric axis labelled at its values (Trends): keep every k-th label */
+      const all = (fig.layout.meta && fig.layout.meta.ticks) ||
+        {vals: xaxis.tickvals, text: xaxis.ticktext};
+      const vals = all.vals;
+      let gap = Infinity;
+      for (let k = 1; k < vals.length; k++) {
+        gap = Math.min(gap, Math.abs(vals[k] - vals[k - 1]));
+      }
+      const span = Math.abs(vals[vals.length - 1] - vals[0]);
+      const per = span ? lengths.x * gap / span : lengths.x;
+      const chars = Math.max.apply(null, all.text.map(function (c) { return String(c).length; }));
+      const every = Math.max(1, Math.ceil((chars * 7.5 + 8) / per));
+      const keep = vals.map(function (v, k) { return k; })
+        .filter(function (k) { return k % every === 0; });
+      if (keep.length !== xaxis.tickvals.length) {
+        out = Object.assign({}, out, {layout: Object.assign({}, out.layout, {
+          meta: Object.assign({}, out.layout.meta, {ticks: all}),
+          xaxis: Object.assign({}, xaxis, {
+            tickvals: keep.map(function (k) { return vals[k]; }),
+            ticktext: keep.map(function (k) { return all.text[k]; }), tickangle: 0})})});
+        changed = true;
+      }
+    }
+    const k = yTitleIndex(out.layout);
+    if (k >= 0 && typeof lengths.l === "number") {
+      const own = out.layout.meta && typeof out.layout.meta.yTitleShift === "number"
+        ? out.layout.meta.yTitleShift : out.layout.annotations[k].xshift || 0;
+      const shift = -Math.min(-own, Math.max(Math.round(lengths.l) - Y_TITLE_WIDTH, 0));
+      if (shift !== (out.layout.annotations[k].xshift || 0)) {
+        const annotations = out.layout.annotations.slice();
+        annotations[k] = Object.assign({}, annotations[k], {xshift: shift});
+        out = Object.assign({}, out, {layout: Object.assign({}, out.layout, {
+          annotations: annotations,
+          meta: Object.assign({}, out.layout.meta, {yTitleShift: own})})});
+        changed = true;
+      }
+    }
+    const meta = out.layout.meta && out.layout.meta.evalmaps;
+    if (meta) {
+      const size = {w: Math.round(lengths.x), h: Math.round(lengths.y)};
+      if (!meta.size || meta.size.w !== size.w || meta.size.h !== size.h) {
+        out = lib.paint.paint(lib.paint.withMeta(out, {size: size}));
+        changed = true;
+      }
+    }
+    return changed ? out : null;
+  }
+
+  lib.fit = {
+    prefit: prefit, settle: settle, fitted: fitted, fits: fits, tickStep: tickStep,
+    expectedLengths: expectedLengths, yTitleShift: yTitleShift
+  };
+})();

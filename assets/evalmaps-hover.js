@@ -1,0 +1,127 @@
+/* Compare view, linked hover. A hover on any of the three maps (A, B, B - A) outlines the same
+ * cell in the other two and fills the readout with that cell's line; a relayout (resize)
+ * re-places the outlines. The outlines are overlay divs placed from Plotly's axis geometry (the
+ * maps' ranges are fixed: cell j spans j/nx..(j+1)/nx of the x axis, row i from the top
+ * i/ny..(i+1)/ny of the y axis), so no map is redrawn and the hovered map keeps its hover label.
+ *
+ * Internal: window.evalmapsLib.hover. Clientside callbacks: evalmaps.compareHover. */
+(function () {
+  "use strict";
+  const lib = window.evalmapsLib = window.evalmapsLib || {};
+
+  /* The chart (plotly.js's graph div) of Compare's map `panel` ("a", "b", "delta"), and the
+   * element that holds it, or null. */
+  function chartOf(panel) {
+    const host = document.getElementById(JSON.stringify({panel: panel, type: "compare-heatmap"}));
+    const gd = host && host.querySelector(".js-plotly-plot");
+    return gd ? {host: host, gd: gd} : null;
+  }
+
+  /* The compare readout of cell (i, j): 'Local Window Size 2000 · Ratio 0.4 — A 52.5 · B 56.3 ·
+   * B − A +3.8', from the B − A map's customdata (A, B, SE, within 1.96 SE; or A and B alone)
+   * and `cells` (components.compare.readouts). */
+  function compareReadout(cells, i, j) {
+    const number = lib.format.number;
+    const chart = chartOf("delta");
+    const full = chart && lib.plotly.fullData(chart.gd);
+    const custom = full && full[0] && full[0].customdata;
+    if (!custom || !custom[i]) {
+      return "";
+    }
+    const cell = custom[i][j];
+    const present = function (v) { return v !== null && v !== undefined && isFinite(v); };
+    const scaled = function (v, places) { return places[2] === 100 ? v * 100 : v; };
+    const unit = cells.unit || "";
+    const side = function (v, places) {  // with the side's unit, as its hover writes it
+      const suffix = places[3] === undefined ? unit : places[3];
+      return present(v) ? number(scaled(v, places), places[0], places[1]) + suffix :
+        "not reported";
+    };
+    const a = cell[0], b = cell[1], se = cell[2], within = cell[3];
+    let delta = "not comparable";
+    if (present(a) && present(b)) {
+      const d = Math.round((b - a) * 1e9) / 1e9;  // as evalmaps.analysis.compare rounds away float noise
+      const text = number(scaled(d, cells.delta), cells.delta[0], cells.delta[1]);
+      delta = ((text.charAt(0) === "-" || Number(text) === 0) ? text : "+" + text) + unit;
+      if (cells.lower_better && d !== 0) {
+        delta += d < 0 ? " (B better: lower is better)" : " (B worse: lower is better)";
+      }
+    }
+    let line = cells.y_title + " " + cells.y_text[i] + " · " + cells.x_title + " " +
+        cells.x_text[j] + " — A " + side(a, cells.a) + " · B " + side(b, cells.b) + " · " +
+        cells.minus + " " + delta;
+    if (present(se) && present(a) && present(b)) {
+      line += " · SE " + number(scaled(se, cells.delta), cells.se, null) + unit + ", " +
+          (within ? cells.within : cells.beyond);
+    }
+    return line;
+  }
+
+  /* The style of map `side`'s outline over cell `hovered` ({i, j, source}) of an nx by ny map:
+   * hidden on the hovered map itself and on a map not drawn yet. */
+  function outline(side, hovered, nx, ny) {
+    if (side === hovered.source) {
+      return {display: "none"};
+    }
+    const chart = chartOf(side);
+    const area = chart && lib.plotly.plotArea(chart.gd);
+    if (!area) {
+      return {display: "none"};
+    }
+    const frame = chart.host.parentElement.getBoundingClientRect();
+    const plot = chart.gd.getBoundingClientRect();
+    const w = area.x / nx, h = area.y / ny;
+    return {
+      display: "block",
+      left: (plot.left - frame.left + area.left + hovered.j * w) + "px",
+      top: (plot.top - frame.top + area.top + hovered.i * h) + "px",
+      width: w + "px",
+      height: h + "px"
+    };
+  }
+
+  /* The maps' hovers and relayouts: [outline A, outline B, outline B - A, readout, hovered].
+   * `cells`: {x: [...], y: [...], ...}, the maps' category labels and what compareReadout
+   * needs; `last`: the last hovered cell {i, j, source}. */
+  function compareHover(hoverA, hoverB, hoverDelta, relA, relB, relDelta, cells, last) {
+    const dc = window.dash_clientside;
+    const skip = [dc.no_update, dc.no_update, dc.no_update, dc.no_update, dc.no_update];
+    const triggered = (dc.callback_context && dc.callback_context.triggered) || [];
+    if (!cells || !triggered.length) {
+      return skip;
+    }
+    // a hover and a relayout can arrive in one call (Dash batches the inputs that changed
+    // together): the hover must not be lost behind the relayout
+    const hover = triggered.find(function (t) {
+      return /\.hoverData$/.test(t.prop_id);
+    });
+    const first = hover || triggered[0];
+    const prop = first.prop_id;
+    const dot = prop.lastIndexOf(".");
+    let hovered = last;
+    let readout = dc.no_update;
+    if (prop.slice(dot + 1) === "hoverData") {
+      const points = (first.value && first.value.points) || [];
+      if (!points.length) {
+        return skip;
+      }
+      const j = cells.x.indexOf(String(points[0].x));
+      const i = cells.y.indexOf(String(points[0].y));
+      if (i < 0 || j < 0) {
+        return skip;
+      }
+      hovered = {i: i, j: j, source: JSON.parse(prop.slice(0, dot)).panel};
+      readout = compareReadout(cells, i, j);
+    } else if (!hovered) {
+      return skip;
+    }
+    const nx = cells.x.length, ny = cells.y.length;
+    return [outline("a", hovered, nx, ny), outline("b", hovered, nx, ny),
+            outline("delta", hovered, nx, ny), readout, hovered === last ? dc.no_update : hovered];
+  }
+
+  lib.hover = {compareReadout: compareReadout, outline: outline};
+
+  const clientside = window.dash_clientside = window.dash_clientside || {};
+  clientside.evalmaps = Object.assign(clientside.evalmaps || {}, {compareHover: compareHover});
+})();

@@ -1,0 +1,114 @@
+/* assets/evalmaps-fit.js: x ticks thinned to fit, the y title kept inside the chart, the cell
+ * text's size (meta.size) at the plot area's size, before drawing (prefit) and after (settle). */
+"use strict";
+
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const {load, here} = require("./sandbox");
+
+const fit = load().evalmapsLib.fit;
+const LABELS = Array.from({length: 40}, function (_, k) { return "label-" + (10 + k); });
+
+test("tickStep: every label while they fit, else every k-th", function () {
+  assert.equal(fit.tickStep(["a", "bb", "ccc"], 30), 4);   // (3 * 7.5 + 8) / 10 px a cell
+  assert.equal(fit.tickStep(["a", "bb", "ccc"], 300), 1);
+  assert.equal(fit.tickStep([2000, 40000], 50), 2);        // numbers: their text's length
+  assert.equal(fit.tickStep([], 100), 1);
+  assert.equal(fit.tickStep(["x"], 0), 1);
+  assert.equal(fit.tickStep(null, 10), 1);
+});
+
+test("fitted: category ticks thinned, and back to every one when they fit", function () {
+  const narrow = {data: [], layout: {xaxis: {categoryarray: ["a", "bb", "ccc"], dtick: 1}}};
+  const thin = here(fit.fitted({x: 30, y: 100}, narrow));
+  assert.deepEqual(thin, {data: [], layout: {xaxis: {
+    categoryarray: ["a", "bb", "ccc"], dtick: 4, tickmode: "linear", tick0: 0, tickangle: 0}}});
+  assert.equal(fit.fitted({x: 300, y: 100}, narrow), null);  // fits as it is
+  assert.deepEqual(here(fit.fitted({x: 300, y: 100}, thin)), {data: [], layout: {xaxis: {
+    categoryarray: ["a", "bb", "ccc"], dtick: 1, tickmode: "linear", tick0: 0, tickangle: 0}}});
+});
+
+test("fitted: a numeric axis labelled at its values keeps every k-th label, all kept aside", function () {
+  const all = {vals: [0, 10, 20, 30, 40], text: ["0", "10", "20", "30", "40"]};
+  const fig = {data: [], layout: {xaxis: {tickmode: "array", tickvals: all.vals,
+                                          ticktext: all.text}}};
+  const thin = here(fit.fitted({x: 40, y: 10}, fig));  // 10 px between values: every 3rd
+  assert.deepEqual(thin, {data: [], layout: {
+    xaxis: {tickmode: "array", tickvals: [0, 30], ticktext: ["0", "30"], tickangle: 0},
+    meta: {ticks: all}}});
+  assert.deepEqual(here(fit.fitted({x: 1000, y: 10}, thin)).layout.xaxis,
+                   {tickmode: "array", tickvals: all.vals, ticktext: all.text, tickangle: 0});
+});
+
+test("fitted: the y title moves in when the left margin is drawn narrower, and back", function () {
+  const fig = {data: [], layout: {annotations: [{name: "x-title", xshift: 0},
+                                                {name: "y-title", xshift: -60}]}};
+  const moved = here(fit.fitted({x: 100, y: 100, l: 50}, fig));
+  assert.deepEqual(moved.layout, {annotations: [{name: "x-title", xshift: 0},
+                                                {name: "y-title", xshift: -30}],
+                                  meta: {yTitleShift: -60}});
+  const back = here(fit.fitted({x: 100, y: 100, l: 100}, moved));
+  assert.deepEqual(back.layout.annotations[1], {name: "y-title", xshift: -60});
+  assert.equal(fit.fitted({x: 100, y: 100}, fig), null);  // no margin known: left alone
+  assert.equal(fit.yTitleShift(moved.layout), -30);
+  assert.equal(fit.yTitleShift({}), null);
+});
+
+test("fitted: the plot area's size written into the evalmaps meta, and the map painted", function () {
+  const fig = {data: [{type: "heatmap", z: [[1]], meta: {role: "value"}}],
+               layout: {meta: {evalmaps: {ranges: {fixed: [0, 2]}, color: "fixed", scale: "s",
+                                          scales: {s: [[0, "#000"], [1, "#fff"]]},
+                                          size: {w: 100, h: 50}}}}};
+  assert.equal(fit.fitted({x: 100.4, y: 49.6}, fig), null);  // the same, rounded
+  const out = here(fit.fitted({x: 200, y: 50}, fig));
+  assert.deepEqual(out.layout.meta.evalmaps.size, {w: 200, h: 50});
+  assert.deepEqual(out.data[0], {type: "heatmap", z: [[1]], meta: {role: "value"}, zmin: 0,
+                                 zmax: 2, zauto: false, colorscale: [[0, "#000"], [1, "#fff"]]});
+});
+
+function categoryFigure(extra) {
+  return {data: [{type: "heatmap"}], layout: Object.assign({
+    height: 400, margin: {l: 100, r: 20, t: 50, b: 60},
+    xaxis: {categoryarray: LABELS}}, extra || {})};
+}
+
+test("prefit: the size it will be drawn at, from the chart's width and the figure", function () {
+  const gd = {clientWidth: 800, clientHeight: 600};  // not drawn yet
+  // 800 - 100 - 20 - 90 (colour bar) = 590 px for 40 labels of 8 characters: every 5th
+  assert.equal(fit.prefit(gd, categoryFigure()).layout.xaxis.dtick, 5);
+  assert.equal(fit.prefit(gd, categoryFigure({width: 1200})).layout.xaxis.dtick, 3);  // 990 px
+  const noBar = categoryFigure();
+  noBar.data[0].showscale = false;  // 680 px
+  assert.equal(fit.prefit(gd, noBar).layout.xaxis.dtick, 4);
+  const small = {data: [], layout: {height: 100, xaxis: {categoryarray: ["a"]}}};
+  assert.equal(fit.prefit(gd, small), small);  // nothing to change: the figure itself
+  assert.equal(fit.prefit({}, categoryFigure({height: undefined})).layout.xaxis.categoryarray,
+               LABELS);  // no size known: as it is
+  assert.equal(fit.prefit(gd, null), null);
+});
+
+/* A chart drawn by plotly.js: its plot area 300 by 290 px from the left margin of 100 px. */
+function drawn(layout) {
+  return {clientWidth: 800, clientHeight: 600, data: [{type: "heatmap"}], layout: layout,
+          _fullLayout: {height: 400, margin: {l: 100, r: 20}, _size: {l: 100},
+                        xaxis: {_length: 300, _offset: 100}, yaxis: {_length: 290, _offset: 50}}};
+}
+
+test("prefit: a chart drawn at the figure's height and margins: its plot area as drawn", function () {
+  // 300 px as drawn (not 590): 7.5 px a label of 8 characters, every 10th
+  assert.equal(fit.prefit(drawn({}), categoryFigure()).layout.xaxis.dtick, 10);
+  // other margins: worked out from the width again
+  assert.equal(fit.prefit(drawn({}), categoryFigure({margin: {l: 90, r: 20, t: 50, b: 60}}))
+    .layout.xaxis.dtick, 5);
+});
+
+test("settle: redrawn only when the drawn ticks are off by more than a little", function () {
+  const xaxis = function (dtick) { return {categoryarray: LABELS, dtick: dtick}; };
+  assert.equal(fit.settle(drawn(categoryFigure({xaxis: xaxis(10)}).layout)), null);
+  assert.equal(fit.settle(drawn(categoryFigure({xaxis: xaxis(12)}).layout)), null);  // within 25%
+  assert.equal(fit.settle(drawn(categoryFigure({xaxis: xaxis(5)}).layout)).layout.xaxis.dtick, 10);
+  assert.equal(fit.settle(drawn(categoryFigure({xaxis: xaxis(14)}).layout)).layout.xaxis.dtick, 10);
+  const notDrawn = drawn(categoryFigure({xaxis: xaxis(5)}).layout);
+  delete notDrawn._fullLayout;
+  assert.equal(fit.settle(notDrawn), null);
+});
