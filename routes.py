@@ -20,6 +20,7 @@ from dash.fingerprint import check_fingerprint
 from dash.exceptions import CallbackException, DependencyException
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
 
+from components import dash_internals
 from evalmaps import api as payloads
 from evalmaps import budget
 from evalmaps.errors import MAX_QUOTED, EvalmapsError, UnknownFigure
@@ -384,7 +385,7 @@ def scripts(name: str):
     know costs a look-up, not a bundle."""
     if name not in BUNDLES:
         app = dash.get_app()
-        tags = app._generate_scripts_html()  # noqa: SLF001 (the tags Dash writes in a page)
+        tags = dash_internals.page_script_tags(app)  # the tags Dash writes in a page
         for rewrite in current_app.config.get("EVALMAPS_SCRIPT_REWRITES", ()):
             _joined(app, rewrite(tags))
     bundle = BUNDLES.get(name)

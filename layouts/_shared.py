@@ -15,6 +15,7 @@ from dash import (ALL, ClientsideFunction, Input, Output, State, callback, clien
 from dash.exceptions import PreventUpdate
 from flask import current_app
 
+from components.dash_internals import PAGES_LOCATION
 from evalmaps.model import Catalog, Figure
 from evalmaps.state import ViewState, parse_state, state_from_controls
 from evalmaps.store import STORED_ID_IN
@@ -91,7 +92,7 @@ def register_figure_navigation(page: str, path: str) -> None:
     stale after in-page history entries.)"""
 
     @callback(
-        Output("_pages_location", "href", allow_duplicate=True),
+        Output(PAGES_LOCATION, "href", allow_duplicate=True),
         Input(f"{page}-figure", "value"),
         State(f"{page}-rendered-figure", "data"),
         State(UPLOADS, "data"),

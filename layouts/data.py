@@ -19,6 +19,7 @@ from dash.exceptions import PreventUpdate
 from flask import current_app
 
 from components.controls import figure_row, labelled, rows_and_range
+from components.dash_internals import PAGES_LOCATION
 from components.datatable import cells_grid, preview_card, upload_box
 from components.provenance import provenance_badge
 from evalmaps.api import cells_csv, view_cells
@@ -348,7 +349,7 @@ def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range):
 
 @callback(
     Output(UPLOADS, "data"),
-    Output("_pages_location", "href", allow_duplicate=True),
+    Output(PAGES_LOCATION, "href", allow_duplicate=True),
     Output("data-upload-status", "children", allow_duplicate=True),
     Input("data-add", "n_clicks"),
     State("data-pending", "data"),

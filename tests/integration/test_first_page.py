@@ -203,7 +203,7 @@ def test_ag_grids_code_comes_with_the_pages_that_show_a_grid(client, path, runs)
 def test_the_pages_that_show_a_grid_say_so(client, dash_app):
     """Each page whose layout holds an AG Grid is registered with ``shows_grid``, and no other:
     a page that showed one unregistered would wait for the bundle before drawing it. No page
-    shows a DataTable, whose bundle no page loads (app.drop_unused_table)."""
+    shows a DataTable, whose bundle no page loads (dash_internals.drop_unused_table)."""
     import dash
     import dash_ag_grid as dag
     from dash import dash_table
