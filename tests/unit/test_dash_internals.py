@@ -123,7 +123,8 @@ def test_serve_layout_with_answers_dashs_layout_route(dash_app, client):
     expect(rules.get(route) == route, f"the endpoint of {route}",
            f"the route's endpoint is {rules.get(route)!r}, not {route!r}", "serve_layout_with")
     view = dash_app.server.view_functions[route]
-    assert view.__name__ == "serve_layout" and view != dash_app.serve_layout  # app.serve_layout_json
+    # app.serve_layout_json's view, not Dash's
+    assert view.__name__ == "serve_layout" and view != dash_app.serve_layout
     response = client.get(route)
     assert response.headers["Cache-Control"] == "no-store"  # the app's view answered
 
