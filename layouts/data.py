@@ -133,13 +133,12 @@ OUT = Outputs(
     inputs=slicing_inputs(PAGE),
 )
 @boundary
-def sync(search, facet_values, rows, x_range, sort, top, facet_ids, rendered, uploads):
-    figure, state, query = read_view(PAGE, get_catalog(uploads, rendered), rendered, search, facet_ids,
-                                     facet_values, rows, x_range, sort, top)
+def sync(slicing):
+    figure, state, query = read_view(PAGE, slicing)
     cells, missing = tidy_rows(figure, state)
     if query is not None:  # the URL changed: write the controls
         return OUT(cells=cells, summary=_summary(cells, missing),
-                   **slicing_values(state, figure, facet_ids))
+                   **slicing_values(state, figure, slicing["facet_ids"]))
     return OUT(search=state.to_query(y_labels=row_labels(figure)), cells=cells,
                summary=_summary(cells, missing))
 
