@@ -208,6 +208,8 @@ def test_the_pages_that_show_a_grid_say_so(client, dash_app):
     import dash_ag_grid as dag
     from dash import dash_table
 
+    from components.dash_internals import components_in
+
     client.get("/")
     with_grid, flagged = set(), set()
     for page in dash.page_registry.values():
@@ -216,7 +218,7 @@ def test_the_pages_that_show_a_grid_say_so(client, dash_app):
         layout = page["layout"]
         with dash_app.server.test_request_context(page["path"]):
             tree = layout(uploads=None) if callable(layout) else layout
-        nodes = [tree, *tree._traverse()]
+        nodes = [tree, *components_in(tree)]
         if any(isinstance(node, dag.AgGrid) for node in nodes):
             with_grid.add(page["path"])
         assert not any(isinstance(node, dash_table.DataTable) for node in nodes), page["path"]

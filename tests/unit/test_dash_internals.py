@@ -371,12 +371,17 @@ def _private_members() -> set[str]:
     return names
 
 
-def _python_files() -> list[Path]:
+# the rest of the repository: no private name either (Dash Pages' container ids may appear in
+# what the tests send and expect); this module is where the hooks' names are checked
+ALSO_SCANNED = ["tests", "benchmarks", "scripts", "setup.py", "gunicorn.conf.py"]
+
+
+def _python_files(entries=tuple(SCANNED)) -> list[Path]:
     files = []
-    for entry in SCANNED:
+    for entry in entries:
         path = ROOT / entry
-        files += sorted(path.rglob("*.py")) if path.is_dir() else [path]
-    return [f for f in files if f != HOME]
+        files += sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.exists() else []
+    return [f for f in files if f not in (HOME, Path(__file__).resolve())]
 
 
 def private_uses(source: str, members: set[str], page_ids: set[str]) -> list[tuple[int, str]]:
@@ -427,6 +432,16 @@ def uses() -> dict[str, list[tuple[int, str]]]:
         if found:
             out[path.relative_to(ROOT).as_posix()] = found
     return out
+
+
+def test_no_private_dash_or_plotly_name_in_tests_benchmarks_or_scripts():
+    members = _private_members()
+    unexpected = [f"{path.relative_to(ROOT).as_posix()}:{line}: {what}"
+                  for path in _python_files(ALSO_SCANNED)
+                  for line, what in private_uses(path.read_text(encoding="utf-8"), members, set())]
+    assert not unexpected, (
+        "private Dash or Plotly names outside components/dash_internals.py (use its hooks):\n"
+        + "\n".join(unexpected))
 
 
 def _known(what: str) -> bool:
