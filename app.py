@@ -8,29 +8,24 @@ development server with ``--debug``.
 from __future__ import annotations
 
 import json
-import threading
 from importlib.metadata import version as _version
 from pathlib import Path
 
-import dash._callback as dash_callback_module
-import dash._dash_renderer as dash_renderer_deps
 import dash_bootstrap_components as dbc
 import orjson
+from dash import ClientsideFunction, Dash, Input, Output, State, clientside_callback, dcc, html
 from flask import request
 from flask_compress import Compress
-from dash._utils import to_json as dash_to_json
-from dash import (ClientsideFunction, Dash, Input, Output, State, clientside_callback, dash_table,
-                  dcc, html)
 
+from components import dash_internals
 from components.theme import TypedArray
 from evalmaps.catalog.resources import resource
 from evalmaps.service.settings import Settings
-from evalmaps.views.state import NAV_RULES, nav_href
 from evalmaps.service.startup import load_data
 from evalmaps.service.store import Store
 from evalmaps.service.uploads import Budget
-from layouts._first_page import (grid_on_demand, inert_grid, page_container, referred_url,
-                                 title_on_change, titled_index)
+from evalmaps.views.state import NAV_RULES, nav_href
+from layouts._first_page import grid_on_demand, inert_grid, page_container, referred_url, titled_index
 from layouts._shared import NAV_PAGES, UPLOADS, nav_id
 from routes import api, bundle_scripts, vendor
 
@@ -86,10 +81,10 @@ def create_app(settings: Settings | None = None) -> Dash:
         # as grid_on_demand leaves them
         bundle_scripts(app, rewrites=(inert_grid,))
     grid_on_demand(app)
-    title_on_change(app)
-    load_plotly_up_front()
-    drop_legacy_polyfill()
-    drop_unused_table()
+    dash_internals.title_callback_on_change(app)
+    dash_internals.load_plotly_up_front()
+    dash_internals.drop_legacy_polyfill()
+    dash_internals.drop_unused_table()
     app.server.extensions["evalmaps"] = {
         "catalog": catalog, "settings": settings, "problems": loaded.problems,
         "store": upload_store(settings),
@@ -113,39 +108,20 @@ def create_app(settings: Settings | None = None) -> Dash:
     clientside_callback(
         ClientsideFunction(namespace="evalmaps_nav", function_name="active"),
         [Output(nav_id(path), "className") for _, path in NAV_PAGES],
-        Input("_pages_location", "pathname"),
+        Input(dash_internals.PAGES_LOCATION, "pathname"),
         prevent_initial_call=True,  # the navbar comes marked (navbar)
     )
     secure_headers(app)
     if not settings.debug:
-        no_version_banner(app)
+        dash_internals.hide_versions(app)  # only Dash's dev tools read them
         # Dash Pages would put every page's layout (~170 KB) in each page's config, for a check
         # of callback ids whose result only the dev tools show: with debug only
         app.config.suppress_callback_exceptions = True
     compress(app.server)
-    dash_callback_module.to_json = callback_json
+    dash_internals.serialise_callbacks_with(callback_json)
     serve_layout_json(app)
-    setup_before_any_request(app)
+    dash_internals.setup_before_any_request(app)
     return app
-
-
-def setup_before_any_request(app: Dash) -> None:
-    """Dash moves the registered callbacks into the app in a hook of the first request, which
-    marks itself done before it has copied them: in a gthread worker, requests that arrive with
-    the first one could find no callback (a 400 'names no server callback' from
-    :func:`routes.callback_envelope`, a few in every load test after a worker restart). This hook
-    runs first and lets one request do it while the others wait."""
-    lock = threading.Lock()
-    done = threading.Event()
-
-    def setup_once():
-        if not done.is_set():
-            with lock:
-                if not done.is_set():
-                    app._setup_server()
-                    done.set()
-
-    app.server.before_request_funcs.setdefault(None, []).insert(0, setup_once)
 
 
 def upload_store(settings: Settings) -> Store | None:
@@ -229,52 +205,6 @@ def compress(server) -> None:
         return response
 
 
-# the lazy chunks the pages render in their first paint: dcc's menus, sliders, graphs and the
-# Data page's file drop (26 KB)
-UP_FRONT_CHUNKS = ("async-dropdown.js", "async-slider.js", "async-graph.js", "async-upload.js")
-
-
-LEGACY_POLYFILL = "polyfill@"  # @babel/polyfill 7 (core-js 2), in Dash's renderer dependencies
-
-
-def drop_legacy_polyfill() -> None:
-    """Dash's renderer brings @babel/polyfill (core-js 2, 97 KB) for browsers of IE 11's age:
-    every page paid for evaluating it (30 to 60 ms here) before its first map. The browsers
-    evalmaps serves need none of it. The one global it provides that the bundles use,
-    ``regeneratorRuntime`` (their lazy-component loaders run it, after the page's scripts), is
-    defined by dash-bootstrap-components' bundle, which loads before them; the browser tests
-    fail on any console error, so a bundle that found it missing would fail them."""
-    for dependency in dash_renderer_deps._js_dist_dependencies:
-        for key in ("relative_package_path", "external_url"):
-            paths = dependency.get(key) or {}
-            for mode, listed in paths.items():
-                paths[mode] = [p for p in listed if LEGACY_POLYFILL not in p]
-
-
-def drop_unused_table() -> None:
-    """dash_table's bundle (34 KB), which Dash puts on every page because ``dash`` imports the
-    package: no page shows a DataTable (the tables are AG Grids; ``test_first_page`` checks every
-    page's layout). It is still served, for a page that would load it."""
-    for script in dash_table._js_dist:
-        if "async" not in script:  # its lazy chunks are fetched only by the bundle anyway
-            script["dynamic"] = True
-
-
-def load_plotly_up_front() -> None:
-    """plotly.js and dcc's menu, slider, graph and upload code with the page's first scripts. Dash
-    registers them as async resources, fetched and run only once the first such component
-    mounts, after the layout and the page's callbacks: every page here draws graphs and menus,
-    so waiting for them only delays the first paint, and each placeholder drawn meanwhile
-    (a menu's, a slider's) is replaced by a taller control that pushes the page down (layout
-    shift). ``assets/lazy.js`` then resolves their React.lazy wrappers before the first page
-    renders. The other chunks (markdown, mathjax, date pickers...) stay lazy."""
-    for script in dcc._js_dist:
-        path = script.get("relative_package_path", "")
-        if (script.get("namespace") == "plotly" and path.endswith("plotly.min.js")) or \
-                path.endswith(UP_FRONT_CHUNKS):
-            script.pop("async", None)
-
-
 def _component_json(obj):
     if type(obj) is TypedArray:  # base64 needs no escaping: written as it is
         return {**obj, "bdata": orjson.Fragment(f'"{obj["bdata"]}"')}
@@ -301,7 +231,7 @@ def callback_json(value) -> bytes | str:
                             option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
                             | orjson.OPT_PASSTHROUGH_SUBCLASS)
     except TypeError:
-        return dash_to_json(value)
+        return dash_internals.dash_json(value)
 
 
 def serve_layout_json(app: Dash) -> None:
@@ -316,25 +246,7 @@ def serve_layout_json(app: Dash) -> None:
         response.vary.update(("Referer", "Cookie"))
         return response
 
-    app.server.view_functions[app.config.routes_pathname_prefix + "_dash-layout"] = serve_layout
-
-
-VERSION_KEYS = ("dash_version", "python_version", "dash_version_url", "ddk_version",
-                "plotly_version")
-
-
-def no_version_banner(app: Dash) -> None:
-    """The page's Dash config without the Python, Dash and Plotly versions (only Dash's dev tools
-    read them; nothing else needs to know what the server runs)."""
-    config = app._config
-
-    def without_versions():
-        out = config()
-        for key in VERSION_KEYS:
-            out.pop(key, None)
-        return out
-
-    app._config = without_versions
+    dash_internals.serve_layout_with(app, serve_layout)
 
 
 # evalmaps uses none of these browser features

@@ -16,16 +16,17 @@ from urllib.parse import urlsplit
 
 import dash
 import flask_bootstrap
-from dash.fingerprint import check_fingerprint
 from dash.exceptions import CallbackException, DependencyException
+from dash.fingerprint import check_fingerprint
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
 
-from evalmaps.views import payloads
-from evalmaps.service import budget
+from components import dash_internals
 from evalmaps.core.errors import MAX_QUOTED, EvalmapsError, UnknownFigure
 from evalmaps.core.text import clip
+from evalmaps.service import budget
 from evalmaps.service.store import STORED_ID_IN
 from evalmaps.service.uploads import catalog_with
+from evalmaps.views import payloads
 
 api = Blueprint("evalmaps_api", __name__)
 vendor = Blueprint("evalmaps_vendor", __name__)
@@ -384,7 +385,7 @@ def scripts(name: str):
     know costs a look-up, not a bundle."""
     if name not in BUNDLES:
         app = dash.get_app()
-        tags = app._generate_scripts_html()  # noqa: SLF001 (the tags Dash writes in a page)
+        tags = dash_internals.page_script_tags(app)  # the tags Dash writes in a page
         for rewrite in current_app.config.get("EVALMAPS_SCRIPT_REWRITES", ()):
             _joined(app, rewrite(tags))
     bundle = BUNDLES.get(name)

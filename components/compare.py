@@ -3,9 +3,9 @@
 A and B share one colour scale (A's), one (zmin, zmax) and one colour bar (on B); B - A has a
 diverging scale centred at 0 with its own bar. Hover and cell texts are Plotly templates the
 browser fills from the values (each side's decimals); labels are shown as typed. Axis ranges are
-fixed, so cell (i, j) spans the axis-domain fractions j/nx..(j+1)/nx and (rows top to bottom) 1-(i+1)/ny..1-i/ny: the linked
-hover's outline (``evalmaps.compareHover`` in assets/evalmaps.js, an overlay over the map, not a
-Plotly shape, so the hovered map is never redrawn) and, on B - A, the dotted outlines of cells
+fixed, so cell (i, j) spans the axis-domain fractions j/nx..(j+1)/nx and (rows top to bottom)
+1-(i+1)/ny..1-i/ny: the linked hover's outline (``evalmaps.compareHover`` in
+assets/evalmaps-hover.js, an overlay over the map, not a Plotly shape, so the hovered map is never redrawn) and, on B - A, the dotted outlines of cells
 whose difference is within 1.96 standard errors (not distinguishable) are placed that way.
 """
 
@@ -19,16 +19,34 @@ from dash import html
 
 from components import theme
 from components.controls import figure_label
-from components.heatmap import (PERCENT_TICKS, Special, heatmap_layout, heatmap_traces,
-                                panel_height, style_meta, uncertainty_data,
-                                uncertainty_decimals, uncertainty_text, value_template)
+from components.heatmap import (
+    PERCENT_TICKS,
+    Special,
+    TraceSpec,
+    heatmap_layout,
+    heatmap_traces,
+    panel_height,
+    style_meta,
+    uncertainty_data,
+    uncertainty_decimals,
+    uncertainty_text,
+    value_template,
+)
 from components.provenance import provenance_badge
-from evalmaps.core import text as fmt
 from evalmaps.analysis import uncertainty as stderr
-from evalmaps.analysis.compare import (Alignment, ComparePanel, color_range, compatible, delta_range,
-                              from_panel, sentences, where_of)
-from evalmaps.core.figure import Catalog
+from evalmaps.analysis.compare import (
+    Alignment,
+    ComparePanel,
+    color_range,
+    compatible,
+    delta_range,
+    from_panel,
+    sentences,
+    where_of,
+)
 from evalmaps.analysis.slicing import COLOR_MODES
+from evalmaps.core import text as fmt
+from evalmaps.core.figure import Catalog
 
 DELTA_COLORSCALE = "RdBu"  # red: B lower, white: equal, blue: B higher
 DELTA_TITLE = f"B {fmt.MINUS} A"
@@ -211,14 +229,14 @@ def side_figure(al: Alignment, which: str, zrange: tuple[float, float], *,
     title = f"{al.a.metric.label} (A and B)"
     if not al.higher_is_better:
         title += " · lower is better"
-    data = heatmap_traces(
-        grid, al.x.labels, al.y.labels, decimals=side.decimals, hovertemplate=present,
-        colorscale=al.a.colorscale, zrange=zrange, customdata=customdata, dtype=dtype,
-        customdata_dtype=data_dtype,
-        special=(Special(~np.isfinite(grid), missing), *groups), show_values=show_values,
-        texttemplate=text, showscale=showscale, colorbar_title=title,
-        reversescale=not al.higher_is_better,
-        colorbar={"tickformat": PERCENT_TICKS} if al.a.metric.percent else None)
+    drawn = TraceSpec(
+        decimals=side.decimals, hovertemplate=present, colorscale=al.a.colorscale,
+        zrange=zrange, texttemplate=text, show_values=show_values, showscale=showscale,
+        colorbar_title=title,
+        colorbar={"tickformat": PERCENT_TICKS} if al.a.metric.percent else None,
+        reversescale=not al.higher_is_better, dtype=dtype, customdata_dtype=data_dtype)
+    data = heatmap_traces(grid, al.x.labels, al.y.labels, drawn, customdata=customdata,
+                          special=(Special(~np.isfinite(grid), missing), *groups))
     tag = " (derived)" if side.derived else ""
     layout = _layout(al, f"{which.upper()} · {side.short}{tag}", right=20 if showscale else 100,
                      illustrative=side.illustrative)
@@ -235,15 +253,16 @@ def delta_figure(al: Alignment, *, show_values: bool = True,
     pct = al.a.metric.percent
     text = value_template(al.a.metric if pct else None, al.decimals, signed=True,
                           trim=al.min_decimals != al.decimals)
-    data = heatmap_traces(
-        al.delta, al.x.labels, al.y.labels, decimals=al.decimals, hovertemplate=present,
-        colorscale=DELTA_COLORSCALE, zrange=(lo, hi), zmid=0, customdata=customdata,
-        customdata_dtype=delta_data_dtype(al, customdata.shape[-1],
-                                          values or value_dtypes(al)),
-        special=tuple(special), show_values=show_values, texttemplate=text,
+    drawn = TraceSpec(
+        decimals=al.decimals, hovertemplate=present, colorscale=DELTA_COLORSCALE,
+        zrange=(lo, hi), zmid=0, texttemplate=text, show_values=show_values,
         colorbar_title=DELTA_TITLE + ("" if al.higher_is_better else " (blue: B better)"),
+        colorbar={"tickformat": PERCENT_TICKS} if pct else None,
         reversescale=not al.higher_is_better,  # blue is always B better
-        colorbar={"tickformat": PERCENT_TICKS} if pct else None)
+        customdata_dtype=delta_data_dtype(al, customdata.shape[-1],
+                                          values or value_dtypes(al)))
+    data = heatmap_traces(al.delta, al.x.labels, al.y.labels, drawn, customdata=customdata,
+                          special=tuple(special))
     layout = _layout(al, DELTA_TITLE, right=20)
     layout["meta"] = style_meta(data, None)  # its own range, whatever A and B use
     ny, nx = al.delta.shape

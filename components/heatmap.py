@@ -23,9 +23,9 @@ import numpy as np
 from plotly.colors import get_colorscale
 
 from components import theme
-from evalmaps.core import text as fmt
 from evalmaps.analysis import uncertainty as stderr
 from evalmaps.analysis.slicing import PanelView
+from evalmaps.core import text as fmt
 
 # Values are printed in cells only while cells are large enough to read them; gaps between
 # cells are drawn only while cells are large enough for a gap not to hide them.
@@ -41,7 +41,7 @@ MAX_GAP_CELLS = 60
 # between cells this small (MAX_GAP_CELLS), so the background shows only where a cell is
 # missing.
 MAX_GAP_TRACE_CELLS = 10_000
-# Cell text is sized to the cells in the browser (evalmaps.paint in assets/evalmaps.js, at the
+# Cell text is sized to the cells in the browser (evalmapsLib.paint in assets/evalmaps-paint.js, at the
 # size each map is drawn at): at most 12 px, and hidden where it would be under 9 px.
 MAX_TEXT_PX = 12
 MIN_TEXT_PX = 9
@@ -135,35 +135,55 @@ def log_ticks(lo: float, hi: float) -> tuple[list[float], list[str]]:
     return vals, text
 
 
-def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertemplate: str,
-                   colorscale, zrange: tuple[float, float] | None, zmid: float | None = None,
-                   customdata: np.ndarray | None = None, special: tuple[Special, ...] = (),
-                   show_values: bool = True, texttemplate: str | None = None,
-                   showscale: bool = True, colorbar_title: str = "",
-                   dtype: str | None = None, scale: str | None = theme.DEFAULT_SCALE,
-                   reversescale: bool = False, text: np.ndarray | None = None,
-                   colorbar: dict | None = None, bounds=False,
-                   customdata_dtype: str = "f8") -> list[dict]:
-    """One dense heatmap trace of the values, a sparse trace per :class:`Special` group, and
-    (panels small enough to print values in) two text traces on top.
+@dataclass(frozen=True)
+class TraceSpec:
+    """How :func:`heatmap_traces` draws a map's values (every map on every page goes through it).
 
-    ``z``: rows top to bottom; NaN = missing. ``hovertemplate`` formats a present cell
-    (``%{y}``, ``%{x}``, ``%{z:...}``, ``%{customdata[k]}``); ``customdata``: (rows, cols, k).
-    ``texttemplate``: the cell text (default: the value with ``decimals``). ``colorscale``: the
-    source's own scale; ``scale``: which scale is drawn, ``'uniform'`` (theme.UNIFORM_SCALE) or
-    ``'paper'`` (the source's), both carried for the browser to switch; None: ``colorscale``
-    only (a diverging B - A scale).
+    ``decimals``: the places values are printed with. ``hovertemplate`` formats a present cell
+    (``%{y}``, ``%{x}``, ``%{z:...}``, ``%{customdata[k]}``). ``colorscale``: the source's own
+    scale; ``zrange``: (zmin, zmax), None for the values' own extent; ``zmid``: the centre of a
+    diverging scale (B - A). ``texttemplate``: the cell text (default: the value with
+    ``decimals``); ``show_values``: whether it is shown. ``showscale``, ``colorbar_title``,
+    ``colorbar``: the colour bar, and more of its settings (ticks). ``scale``: which scale is
+    drawn, ``'uniform'`` (theme.UNIFORM_SCALE) or ``'paper'`` (the source's), both carried for
+    the browser to switch; None: ``colorscale`` only (a diverging B - A scale).
+    ``reversescale``: the colour scale runs the other way (a metric where lower is better: good
+    keeps its colour; the stops are reversed, so the browser's contrast rule sees what is
+    drawn). ``dtype``: the values' typed-array dtype (default: float32 where that keeps them
+    exact at ``decimals``, :func:`components.theme.exact_dtype`). ``customdata_dtype``: 'f4'
+    where the caller knows float32 keeps every customdata column exact at the decimals it is
+    printed at (:func:`components.theme.exact_columns_dtype`)."""
+
+    decimals: int
+    hovertemplate: str
+    colorscale: str | list
+    zrange: tuple[float, float] | None
+    zmid: float | None = None
+    texttemplate: str | None = None
+    show_values: bool = True
+    showscale: bool = True
+    colorbar_title: str = ""
+    colorbar: dict | None = None
+    scale: str | None = theme.DEFAULT_SCALE
+    reversescale: bool = False
+    dtype: str | None = None
+    customdata_dtype: str = "f8"
+
+
+def heatmap_traces(z: np.ndarray, x_labels, y_labels, spec: TraceSpec, *,
+                   customdata: np.ndarray | None = None, text: np.ndarray | None = None,
+                   special: tuple[Special, ...] = (), bounds=False) -> list[dict]:
+    """One dense heatmap trace of the values, a sparse trace per :class:`Special` group, and
+    (panels small enough to print values in) two text traces on top, drawn as ``spec`` says.
+
+    ``z``: rows top to bottom; NaN = missing. ``customdata``: (rows, cols, k), what the hover
+    template reads as ``%{customdata[k]}``. ``text``: the values the templates show as
+    ``%{text}`` when ``z`` is not them (colours by log10: ``z`` holds the logarithms, ``text``
+    the values). ``bounds``: :func:`finite_range` of ``z``, when the caller has it.
 
     Cell text is drawn by two transparent heatmaps over the values, one in black and one in
     white, each holding the values of the cells whose colour that text contrasts more with
     (:func:`components.theme.text_color`): at least 4.5:1 in every cell. They take no hover.
-    ``reversescale``: the colour scale runs the other way (a metric where lower is better: good
-    keeps its colour; the stops are reversed, so the browser's contrast rule sees what is drawn).
-    ``text``: the values the templates show as ``%{text}`` when ``z`` is not them (colours by
-    log10: ``z`` holds the logarithms, ``text`` the values). ``colorbar``: more colour-bar
-    settings (ticks). ``bounds``: :func:`finite_range` of ``z``, when the caller has it.
-    ``customdata_dtype``: 'f4' where the caller knows float32 keeps every customdata column
-    exact at the decimals it is printed at (:func:`components.theme.exact_columns_dtype`).
     """
     ny, nx = z.shape
     x, y = theme.texts(x_labels), theme.texts(y_labels)
@@ -176,38 +196,40 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
         bounds = finite_range(z)
     gap = 1 if max(nx, ny) <= MAX_GAP_CELLS else 0
     text_on = readable(ny, nx)
-    cell_text = texttemplate or f"%{{z:.{fmt.places(decimals)}f}}"
-    if zmid is not None:
-        scale = None  # a diverging scale (B - A): drawn as given, whatever the choice
-    turn = reversed_stops if reversescale else (lambda stops: stops)
+    cell_text = spec.texttemplate or f"%{{z:.{fmt.places(spec.decimals)}f}}"
+    zmid, colorscale = spec.zmid, spec.colorscale
+    # a diverging scale (B - A) is drawn as given, whatever the choice
+    scale = None if zmid is not None else spec.scale
+    turn = reversed_stops if spec.reversescale else (lambda stops: stops)
     scales = None if scale is None else {
         "uniform": turn(colorscale_of(theme.UNIFORM_SCALE)),
         "paper": turn(colorscale_of(colorscale))}
     stops = turn(colorscale_of(colorscale)) if scales is None else scales[scale]
-    lo, hi = zrange if zrange else extent(z, bounds=bounds)
-    dtype = dtype or theme.exact_dtype(z, decimals)
+    lo, hi = spec.zrange if spec.zrange else extent(z, bounds=bounds)
+    dtype = spec.dtype or theme.exact_dtype(z, spec.decimals)
     main = {
         "type": "heatmap",
         "z": theme.typed(z, dtype, blank=taken if taken.any() else None),
         "x": x, "y": y,
         "colorscale": stops,
         "zmin": lo, "zmax": hi,
-        "hovertemplate": hovertemplate + "<extra></extra>",
+        "hovertemplate": spec.hovertemplate + "<extra></extra>",
         "hoverongaps": False,
-        "meta": {"role": "value", "texttemplate": cell_text, "show": bool(show_values),
-                 "chars": text_chars(z, decimals, cell_text, bounds=bounds), "scale": scale,
-                 "scales": scales, "value": hover_value(hovertemplate, cell_text)},
+        "meta": {"role": "value", "texttemplate": cell_text, "show": bool(spec.show_values),
+                 "chars": text_chars(z, spec.decimals, cell_text, bounds=bounds),
+                 "scale": scale, "scales": scales,
+                 "value": hover_value(spec.hovertemplate, cell_text)},
         "xgap": gap, "ygap": gap,
-        "showscale": showscale,
-        "colorbar": {"title": {"text": theme.text(colorbar_title), "side": "right"},
-                     "thickness": 14, **(colorbar or {})},
+        "showscale": spec.showscale,
+        "colorbar": {"title": {"text": theme.text(spec.colorbar_title), "side": "right"},
+                     "thickness": 14, **(spec.colorbar or {})},
     }
     if text is not None:
         main["text"] = _number_list(np.where(taken, np.nan, text))
     if zmid is not None:
         main["zmid"] = zmid
     if customdata is not None:
-        main["customdata"] = theme.typed(customdata, customdata_dtype)
+        main["customdata"] = theme.typed(customdata, spec.customdata_dtype)
     traces = [main]
     for group in special:
         rows, cols = cells_of(group.mask)
@@ -229,7 +251,7 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
             data = np.full((ni, nj, customdata.shape[-1]), np.nan)
             data[rows, cols] = customdata[rows, cols]
             trace.update(x=x[:nj], y=y[:ni], z=theme.typed(grid, "f8"),
-                         customdata=theme.typed(data, customdata_dtype))
+                         customdata=theme.typed(data, spec.customdata_dtype))
             if text is not None and group.value:
                 shown = np.full((ni, nj), np.nan)
                 shown[rows, cols] = text[rows, cols]
@@ -255,7 +277,7 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, *, decimals: int, hovertem
                          colorscale=[[0, theme.MISSING_COLOR], [1, theme.MISSING_COLOR]])
         traces.append(trace)
     if text_on:
-        traces += text_traces(z, x, y, stops, (lo, hi), cell_text if show_values else "",
+        traces += text_traces(z, x, y, stops, (lo, hi), cell_text if spec.show_values else "",
                               dtype, zmid, text=text)
     return traces
 
@@ -633,16 +655,15 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
     title = shown.label + (" (log)" if view.log_scale else "")
     data_dtype = theme.panel_columns_dtype(
         view.panel, names, uncertainty_decimals(view.decimals, names, shown)) if names else "f8"
-    return heatmap_traces(
-        z, view.x_labels, view.y_labels, decimals=view.decimals, hovertemplate=full,
-        colorscale=spec.colorscale, zrange=zrange, customdata=customdata,
-        customdata_dtype=data_dtype,
-        special=(Special(~present, missing), *groups), show_values=show_values,
-        texttemplate=cell,
-        showscale=showscale, colorbar_title=title,
+    drawn = TraceSpec(
+        decimals=view.decimals, hovertemplate=full, colorscale=spec.colorscale, zrange=zrange,
+        texttemplate=cell, show_values=show_values, showscale=showscale, colorbar_title=title,
+        colorbar=colorbar, scale=scale, reversescale=not view.higher_is_better,
         dtype="f8" if view.log_scale else theme.panel_dtype(view.panel, view.decimals),
-        reversescale=not view.higher_is_better, text=text, colorbar=colorbar,
-        scale=scale, bounds=False if view.log_scale else view.value_range)
+        customdata_dtype=data_dtype)
+    return heatmap_traces(z, view.x_labels, view.y_labels, drawn, customdata=customdata,
+                          text=text, special=(Special(~present, missing), *groups),
+                          bounds=False if view.log_scale else view.value_range)
 
 
 def _finite_bounds(z: np.ndarray) -> tuple[float, float]:
@@ -656,7 +677,7 @@ def _finite_bounds(z: np.ndarray) -> tuple[float, float]:
 def style_meta(traces: list[dict], ranges: dict | None, color: str | None = None) -> dict:
     """What the browser needs to restyle a heatmap without new data (``evalmaps.restyle``), to
     size its cell text to the cells as drawn (``evalmaps.fit``) and to read it without a mouse
-    (``evalmaps.keys``): its colour range per mode (a mode that lets the panel scale itself: its
+    (``evalmapsLib.keys``): its colour range per mode (a mode that lets the panel scale itself: its
     own extent), its scales (uniform and as in the paper) and the one drawn, the cell-text
     template ('' while the panel is too large to print in), whether values are shown, the
     longest cell text's length, and the hover's value template (``hover_value``)."""

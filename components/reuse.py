@@ -12,8 +12,8 @@ one it is made from:
 - ``"swap01"``: one with its first two columns exchanged (B − A's customdata after a swap: it
   holds A, B, SE and "within 1.96 SE" per cell).
 
-The browser rebuilds the arrays from its own maps (``evalmaps.assemble`` in
-assets/evalmaps.js) before drawing; a reference it cannot resolve makes it ask for the maps whole
+The browser rebuilds the arrays from its own maps (``evalmapsLib.compare.assemble`` in
+assets/evalmaps-compare.js) before drawing; a reference it cannot resolve makes it ask for the maps whole
 (``compare-stale``). :func:`resolve` is the same in Python (for tests and notebooks).
 
 Digests are of the values (dtype, shape, bytes; every NaN written alike, since a NaN's bits do
@@ -45,7 +45,7 @@ def digest(values: np.ndarray) -> str:
 
 
 def apply(op: str, values: np.ndarray) -> np.ndarray:
-    """What the browser does to a held array (``evalmaps.assemble`` does the same)."""
+    """What the browser does to a held array (``evalmapsLib.compare.assemble`` does the same)."""
     if op == "same":
         return values
     if op == "neg":
@@ -62,7 +62,7 @@ def _is_typed(value) -> bool:
 
 
 def _reusable(trace: dict) -> bool:
-    # cell-text traces are rewritten in the browser (evalmaps.paint): never a source
+    # cell-text traces are rewritten in the browser (evalmapsLib.paint): never a source
     return (trace.get("meta") or {}).get("role") != "text"
 
 

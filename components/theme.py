@@ -252,7 +252,7 @@ def contrast(rgb_a, rgb_b) -> float:
 
 def text_color(rgb) -> str:
     """Black or white, whichever contrasts more with a cell of colour ``rgb``: never under 4.58:1
-    (the worst case is a cell of luminance 0.18, where both reach it). evalmaps.paint in
-    assets/evalmaps.js applies the same rule in the browser."""
+    (the worst case is a cell of luminance 0.18, where both reach it). evalmapsLib.paint in
+    assets/evalmaps-paint.js applies the same rule in the browser."""
     lum = luminance(rgb)
     return TEXT_DARK if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else TEXT_LIGHT

@@ -16,12 +16,12 @@ from dash import html
 
 from components import theme
 from components.heatmap import PERCENT_TICKS, hover_tail, value_template
-from evalmaps.core import text as fmt
 from evalmaps.analysis import uncertainty as stderr
-from evalmaps.analysis.uncertainty import Z_95
-from evalmaps.core.figure import FigureSpec
 from evalmaps.analysis.slicing import PanelView
 from evalmaps.analysis.trends import Line, LineStats, PanelSummary, Trends, lines_of, plural, stable_band
+from evalmaps.analysis.uncertainty import Z_95
+from evalmaps.core import text as fmt
+from evalmaps.core.figure import FigureSpec
 
 # Okabe & Ito's colours, told apart under every common colour-vision deficiency (their yellow
 # left out: too faint on white). Lines differ by more than colour: each line's key also picks

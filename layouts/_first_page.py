@@ -26,11 +26,14 @@ bookkeeping, about 30-50 ms before the first frame on Compare):
   only (``prevent_initial_call``; a page that Dash Pages renders still fires them, its location
   being an input that arrives with it);
 - the document's title is the page's in the HTML itself (:func:`titled_index`), and Dash Pages'
-  title callback fires only when its store changes (:func:`title_on_change`).
+  title callback fires only when its store changes
+  (``components.dash_internals.title_callback_on_change``).
 
-Dash internals used: ``dash._pages._path_to_page`` and ``_parse_query_string`` (what the routing
-callback calls), the container's four ids (``dash.dash._ID_*``), and Dash Pages' registration of
-its title callback through ``app.clientside_callback`` (``test_first_page`` checks all three).
+Dash internals used, through ``components.dash_internals``: Dash Pages' page lookup and query
+parsing (what the routing callback calls: ``page_at``, ``query_arguments``), the container's four
+ids (``PAGES_*``), the components of a layout tree (``components_in``), and Dash Pages'
+registration of its title callback (``title_callback_on_change``); ``test_dash_internals`` and
+``test_first_page`` check them.
 """
 
 from __future__ import annotations
@@ -42,9 +45,18 @@ from urllib.parse import urlsplit
 
 import dash
 from dash import dcc, html
-from dash._pages import _parse_query_string, _path_to_page
-from dash.dash import _ID_CONTENT, _ID_DUMMY, _ID_LOCATION, _ID_STORE
 from flask import has_request_context, request
+
+from components.dash_internals import (
+    LAYOUT_ROUTE,
+    PAGES_CONTENT,
+    PAGES_DUMMY,
+    PAGES_LOCATION,
+    PAGES_STORE,
+    components_in,
+    page_at,
+    query_arguments,
+)
 
 UPLOADS_COOKIE = "evalmaps-uploads"
 log = logging.getLogger(__name__)
@@ -63,7 +75,7 @@ def page_container(app: dash.Dash):
     layout = page.get("layout", "")
     try:
         if callable(layout):  # as the routing callback calls it (the uploads: none, see above)
-            layout = layout(**{**(variables or {}), **_parse_query_string(search),
+            layout = layout(**{**(variables or {}), **query_arguments(search),
                                "uploads": None})
         title = page_title(app, path)
     except Exception:  # noqa: BLE001 - the routing callback renders it instead (and says why)
@@ -71,17 +83,11 @@ def page_container(app: dash.Dash):
         return dash.page_container
     settle_locations(layout, path, search)
     return html.Div([
-        dcc.Location(id=_ID_LOCATION, refresh="callback-nav", pathname=path, search=search),
-        html.Div(layout, id=_ID_CONTENT, disable_n_clicks=True),
-        dcc.Store(id=_ID_STORE, data={"title": title}),
-        html.Div(id=_ID_DUMMY, disable_n_clicks=True),
+        dcc.Location(id=PAGES_LOCATION, refresh="callback-nav", pathname=path, search=search),
+        html.Div(layout, id=PAGES_CONTENT, disable_n_clicks=True),
+        dcc.Store(id=PAGES_STORE, data={"title": title}),
+        html.Div(id=PAGES_DUMMY, disable_n_clicks=True),
     ])
-
-
-def page_at(app: dash.Dash, path: str) -> tuple[dict | None, dict | None]:
-    """(the Dash Pages page at ``path``, its path variables), as the routing callback finds it;
-    ({}, None) when no page is there."""
-    return _path_to_page(app.strip_relative_path(path))
 
 
 def requested_url(app: dash.Dash) -> tuple[str, str] | None:
@@ -97,7 +103,7 @@ def referred_url(app: dash.Dash) -> tuple[str, str] | None:
     """(path, search) of the page a layout request comes from (its ``Referer``), or None."""
     if not has_request_context():
         return None
-    if request.path != app.config.routes_pathname_prefix + "_dash-layout":
+    if request.path != app.config.routes_pathname_prefix + LAYOUT_ROUTE:
         return None
     referrer = request.referrer
     if not referrer:
@@ -111,9 +117,7 @@ def referred_url(app: dash.Dash) -> tuple[str, str] | None:
 def settle_locations(layout, path: str, search: str) -> None:
     """The page's own locations (``refresh=False``) hold the URL from the start: a location
     without it reports it as it mounts, and each report fires that page's sync callback."""
-    if not hasattr(layout, "_traverse"):
-        return
-    for component in layout._traverse():
+    for component in components_in(layout):
         if isinstance(component, dcc.Location) and getattr(component, "pathname", None) is None \
                 and getattr(component, "search", None) is None:
             component.pathname = path
@@ -131,7 +135,8 @@ def page_title(app: dash.Dash, path: str) -> str | None:
 
 def titled_index(app: dash.Dash) -> None:
     """The HTML of a page holds that page's title (Dash writes the app's, and Dash Pages' title
-    callback then sets the page's: a callback at load, see :func:`title_on_change`)."""
+    callback then sets the page's: a callback at load, see
+    ``components.dash_internals.title_callback_on_change``)."""
     interpolate = app.interpolate_index
 
     def interpolate_index(**kwargs):
@@ -176,20 +181,3 @@ def shows_grid(app: dash.Dash, path: str) -> bool:
     """Whether the page at ``path`` shows an AG Grid on its own (its ``shows_grid``)."""
     page, _ = page_at(app, path)
     return bool(page and page.get("shows_grid"))
-
-
-PAGES_TITLE_JS = "document.title = data.title"  # the body of Dash Pages' title callback
-
-
-def title_on_change(app: dash.Dash) -> None:
-    """Dash Pages' title callback (``document.title = data.title`` on its store) fires when the
-    store changes, not at load: the HTML has the title already (:func:`titled_index`). Dash
-    Pages registers it through ``app.clientside_callback`` on the first request."""
-    register = app.clientside_callback
-
-    def clientside_callback(function, *args, **kwargs):
-        if isinstance(function, str) and PAGES_TITLE_JS in function:
-            kwargs["prevent_initial_call"] = True
-        return register(function, *args, **kwargs)
-
-    app.clientside_callback = clientside_callback

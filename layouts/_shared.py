@@ -10,15 +10,27 @@ from urllib.parse import parse_qs
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import (ALL, ClientsideFunction, Input, Output, State, callback, clientside_callback,
-                  ctx, dcc, html, no_update)
+from dash import (
+    ALL,
+    ClientsideFunction,
+    Input,
+    Output,
+    State,
+    callback,
+    clientside_callback,
+    ctx,
+    dcc,
+    html,
+    no_update,
+)
 from dash.exceptions import PreventUpdate
 from flask import current_app
 
+from components.dash_internals import PAGES_LOCATION
 from evalmaps.core.figure import Catalog, Figure
-from evalmaps.views.state import ViewState, parse_state, state_from_controls
 from evalmaps.service.store import STORED_ID_IN
 from evalmaps.service.uploads import catalog_with
+from evalmaps.views.state import ViewState, parse_state, state_from_controls
 
 NAV_PAGES = [("Browse", "/"), ("Trends", "/trends"), ("Compare", "/compare"), ("Data", "/data")]
 UPLOADS = "uploads"  # the local store (in app.layout): ids of this browser's recent uploads
@@ -68,7 +80,7 @@ def register_nav_sync(page: str) -> None:
     first page's navbar comes with them (``app.navbar``); a page that Dash Pages renders brings
     its location, an input, so this fires with it."""
     clientside_callback(
-        ClientsideFunction(namespace="evalmaps_nav", function_name="navLinks"),
+        ClientsideFunction(namespace="evalmaps", function_name="navLinks"),
         [Output(nav_id(path), "href", allow_duplicate=True) for _, path in NAV_PAGES],
         Input(f"{page}-loc", "search"),
         prevent_initial_call=True,
@@ -91,7 +103,7 @@ def register_figure_navigation(page: str, path: str) -> None:
     stale after in-page history entries.)"""
 
     @callback(
-        Output("_pages_location", "href", allow_duplicate=True),
+        Output(PAGES_LOCATION, "href", allow_duplicate=True),
         Input(f"{page}-figure", "value"),
         State(f"{page}-rendered-figure", "data"),
         State(UPLOADS, "data"),
@@ -118,30 +130,41 @@ def slicing_outputs(page: str) -> dict[str, Output]:
 
 
 def slicing_inputs(page: str) -> dict:
-    """What a sliced page's sync callback reads: the URL, the slicing controls, the figure the
-    page was rendered for and the session's uploads (names as :func:`read_view` takes them)."""
-    return {
-        "search": Input(f"{page}-loc", "search"),
-        "facet_values": Input({"type": f"{page}-facet", "dim": ALL}, "value"),
-        "rows": Input(f"{page}-rows", "value"),
-        "x_range": Input(f"{page}-xrange", "value"),
-        "sort": Input(f"{page}-sort", "value"),
-        "top": Input(f"{page}-top", "value"),
-        "facet_ids": State({"type": f"{page}-facet", "dim": ALL}, "id"),
-        "rendered": State(f"{page}-rendered-figure", "data"),
-        "uploads": State(UPLOADS, "data"),
-    }
+    """What a sliced page's sync callback reads as its argument ``slicing`` (a dict by these
+    names, as :func:`read_view` takes it): the URL, the slicing controls, the figure the page was
+    rendered for and the session's uploads."""
+    return {"slicing": group(
+        search=Input(f"{page}-loc", "search"),
+        facet_values=Input({"type": f"{page}-facet", "dim": ALL}, "value"),
+        rows=Input(f"{page}-rows", "value"),
+        x_range=Input(f"{page}-xrange", "value"),
+        sort=Input(f"{page}-sort", "value"),
+        top=Input(f"{page}-top", "value"),
+        facet_ids=State({"type": f"{page}-facet", "dim": ALL}, "id"),
+        rendered=State(f"{page}-rendered-figure", "data"),
+        uploads=State(UPLOADS, "data"),
+    )}
 
 
-def read_view(page: str, catalog: Catalog, rendered: str, search: str | None, facet_ids: list,
-              facet_values: list, rows, x_range, sort=None, top=None, color=None,
-              show_values=None, pct=None, zlog=None):
+def slicing_shown(slicing: dict) -> dict:
+    """What the slicing controls show, by output name (as :func:`slicing_values` writes them)."""
+    return {"facets": slicing["facet_values"], "rows": slicing["rows"],
+            "x_range": slicing["x_range"], "sort": slicing["sort"], "top": slicing["top"]}
+
+
+def read_view(page: str, slicing: dict, display: dict | None = None):
     """The view state a sliced page's sync callback works on: ``(figure, state, from_url)``.
+
+    ``slicing``: what :func:`slicing_inputs` reads, by name; ``display``: the page's other
+    controls that are part of its state, by name (``color``, ``show_values``, ``pct``,
+    ``zlog``; those it lacks are None).
 
     When the page's location changed (back/forward, or the first report as it mounts), the state
     is read from the URL and the controls must be written (``from_url``); when a control changed,
     from the controls, and the URL must be written. ``PreventUpdate`` when there is nothing to do
     (no URL yet, or another figure: Dash Pages renders the page anew)."""
+    rendered, search = slicing["rendered"], slicing["search"]
+    catalog = get_catalog(slicing["uploads"], rendered)
     if rendered not in catalog:
         raise PreventUpdate
     figure = catalog.figure(rendered)
@@ -153,9 +176,13 @@ def read_view(page: str, catalog: Catalog, rendered: str, search: str | None, fa
         if state.figure != rendered:
             raise PreventUpdate
         return figure, state, query
-    facets = {fid["dim"]: value for fid, value in zip(facet_ids, facet_values)}
-    return figure, state_from_controls(figure, facets, rows, x_range, color, show_values, sort,
-                                       top, pct, zlog), None
+    display = display or {}
+    facets = {fid["dim"]: value for fid, value in zip(slicing["facet_ids"],
+                                                       slicing["facet_values"])}
+    return figure, state_from_controls(
+        figure, facets, slicing["rows"], slicing["x_range"], display.get("color"),
+        display.get("show_values"), slicing["sort"], slicing["top"], display.get("pct"),
+        display.get("zlog")), None
 
 
 def slicing_values(state: ViewState, figure: Figure, facet_ids: list[dict]) -> dict:
@@ -252,14 +279,43 @@ INPUTS: dict[str, str] = {
     "pending": "any", "raw": "any", "recent": "any", "shown": "any", "clicks": "clicks",
     "table_format": "text", "slug": "text", "which": "text", "scale": "text", "pct": "flag",
     "zlog": "flag", "a_figure": "text", "b_figure": "text", "held": "texts",
-    "mean_figure": "text",
+    "mean_figure": "text", "mean": "texts",
 }
+
+
+def _fits(name: str, value) -> bool:
+    """Whether a callback input's value is of its name's kind (:data:`INPUTS`; names starting
+    with '_' are click counts)."""
+    return INPUT_KINDS["clicks" if name.startswith("_") else INPUTS[name]](value)
+
+
+def _group(v) -> bool:
+    return isinstance(v, dict) and all(_fits(name, value) for name, value in v.items())
+
+
+INPUT_KINDS["group"] = _group
+# callback arguments that are dicts of inputs, each checked by its name (see group)
+GROUPS = ("slicing", "display", "chart", "showing", "pressed")
+if set(GROUPS) & set(INPUTS):
+    raise TypeError(f"a group's name is an input's: {sorted(set(GROUPS) & set(INPUTS))}")
+INPUTS.update(dict.fromkeys(GROUPS, "group"))
+
+
+def group(**dependencies):
+    """Inputs and states that a callback takes as one argument: a dict by the same names (Dash's
+    flexible callback signatures, ``inputs=dict(name=group(...))``). Each name needs a kind in
+    :data:`INPUTS`, as a callback's own arguments do (:func:`boundary`)."""
+    for name in dependencies:
+        if not name.startswith("_") and (name not in INPUTS or INPUTS[name] == "group"):
+            raise TypeError(f"group: no boundary kind for input '{name}'")
+    return dependencies
 
 
 def boundary(fn):
     """Check a callback's inputs against :data:`INPUTS` (by parameter name; names starting with
-    '_' are click counts) before it runs: a value of the wrong kind ends the call with
-    PreventUpdate, never an exception (a 500)."""
+    '_' are click counts; an argument made by :func:`group`, each of its values by its name)
+    before it runs: a value of the wrong kind ends the call with PreventUpdate, never an
+    exception (a 500)."""
     names = list(inspect.signature(fn).parameters)
     for name in names:
         if not name.startswith("_") and name not in INPUTS:
@@ -269,8 +325,7 @@ def boundary(fn):
     def checked(*args, **kwargs):
         values = {**dict(zip(names, args)), **kwargs}
         for name, value in values.items():
-            kind = "clicks" if name.startswith("_") else INPUTS[name]
-            if not INPUT_KINDS[kind](value):
+            if not _fits(name, value):
                 raise PreventUpdate
         return fn(*args, **kwargs)
 

@@ -14,12 +14,30 @@ from urllib.parse import parse_qs
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import (ALL, ClientsideFunction, Input, Output, State, callback, clientside_callback,
-                  dcc, html, no_update)
+from dash import (
+    ALL,
+    ClientsideFunction,
+    Input,
+    Output,
+    State,
+    callback,
+    clientside_callback,
+    dcc,
+    html,
+    no_update,
+)
 from dash.exceptions import PreventUpdate
 
-from components.controls import (color_mode_control, export_control, figure_row, labelled,
-                                 panel_style, rows_and_range, scale_switches, values_switch)
+from components.controls import (
+    color_mode_control,
+    export_control,
+    figure_row,
+    labelled,
+    panel_style,
+    rows_and_range,
+    scale_switches,
+    values_switch,
+)
 from components.filters import filters, register_filters, scale_control
 from components.heatmap import gaps_note, heatmap_figure, values_note
 from components.keyboard import keyboard_map
@@ -29,10 +47,27 @@ from evalmaps.analysis import uncertainty as stderr
 from evalmaps.analysis.export import ExportError, filename, render, table_of_view
 from evalmaps.analysis.slicing import scale_notes, view_ranges, views_for
 from evalmaps.views.state import DEFAULT_SCALE, SCALES, ViewState, first, parse_state
-from layouts._shared import (UPLOADS, boundary, stored_ids, Outputs, empty_note, explain_problems, get_catalog,
-                             page_location, problems_alert, read_view, register_figure_navigation,
-                             register_nav_sync, register_row_buttons, row_labels,
-                             slicing_inputs, slicing_outputs, slicing_values)
+from layouts._shared import (
+    UPLOADS,
+    Outputs,
+    boundary,
+    empty_note,
+    explain_problems,
+    get_catalog,
+    group,
+    page_location,
+    problems_alert,
+    read_view,
+    register_figure_navigation,
+    register_nav_sync,
+    register_row_buttons,
+    row_labels,
+    slicing_inputs,
+    slicing_outputs,
+    slicing_shown,
+    slicing_values,
+    stored_ids,
+)
 
 dash.register_page(__name__, path="/", name="Browse", title="evalmaps · Browse", order=0)
 
@@ -96,35 +131,36 @@ OUT = Outputs(
     output=OUT.spec,
     inputs=dict(
         **slicing_inputs(PAGE),
-        pct=Input("browse-pct", "value"),
-        zlog=Input("browse-log", "value"),
-        color=State("browse-color", "value"),
-        show_values=State("browse-labels", "value"),
-        scale=State("browse-scale", "value"),
+        display=group(
+            pct=Input("browse-pct", "value"),
+            zlog=Input("browse-log", "value"),
+            color=State("browse-color", "value"),
+            show_values=State("browse-labels", "value"),
+            scale=State("browse-scale", "value"),
+        ),
         drawn=State("browse-drawn", "data"),
     ),
     prevent_initial_call=True,  # the layout draws the URL's view; its location reports changes
 )
 @boundary
-def sync(search, facet_values, rows, x_range, sort, top, pct, zlog, color, show_values, scale,
-         facet_ids, rendered, drawn, uploads):
+def sync(slicing, display, drawn):
     """What changes the data shown: the URL (back/forward) or a slicing control. The colour
     range and values in cells are restyled in the browser (``evalmaps.restyle``), and the
-    heatmaps are only sent again when the slice changed (``browse-drawn``)."""
-    figure, state, query = read_view(PAGE, get_catalog(uploads, rendered), rendered, search, facet_ids,
-                                     facet_values, rows, x_range, sort, top, color, show_values,
-                                     pct, zlog)
+    heatmaps are only sent again when the slice changed (``browse-drawn``). ``slicing``: the
+    URL and the slicing controls (``slicing_inputs``); ``display``: the other controls."""
+    figure, state, query = read_view(PAGE, slicing, display)
+    scale = display["scale"]
     if query is None:  # a slicing control: draw the slice, write the URL
         state = replace(state, scale=scale if scale in SCALES else DEFAULT_SCALE)
         return OUT(search=state.to_query(y_labels=row_labels(figure)), **graphs(figure, state))
     # the URL changed: write the controls that differ; draw only if the slice differs
     out = {} if slice_key(state) == drawn else graphs(figure, state)
-    controls = {**slicing_values(state, figure, facet_ids), "color": state.color,
+    controls = {**slicing_values(state, figure, slicing["facet_ids"]), "color": state.color,
                 "show_values": state.show_values, "scale": state.scale, "pct": state.pct,
                 "zlog": state.zscale == "log"}
-    now = {"facets": facet_values, "rows": rows, "x_range": x_range, "sort": sort, "top": top,
-           "color": color, "show_values": show_values, "scale": scale, "pct": bool(pct),
-           "zlog": bool(zlog)}
+    now = {**slicing_shown(slicing), "color": display["color"],
+           "show_values": display["show_values"], "scale": scale, "pct": bool(display["pct"]),
+           "zlog": bool(display["zlog"])}
     out.update({k: v for k, v in controls.items() if v != now[k]})
     if not out:
         raise PreventUpdate

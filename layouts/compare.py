@@ -8,7 +8,7 @@ browse page; a back/forward step writes the controls and maps. The maps travel t
 ``compare-incoming`` with the arrays the page already holds written as references
 (components.reuse), and one clientside callback (``evalmaps.compareMaps``) draws them and
 restyles them (colour range, scale, values in cells). The linked hover is client side
-(``evalmaps.compareHover`` in assets/evalmaps.js): it outlines the hovered cell in the other maps
+(``evalmaps.compareHover`` in assets/evalmaps-hover.js): it outlines the hovered cell in the other maps
 (an overlay over each map: no map is redrawn, so no hover label is lost) and fills the readout,
 with no round trip.
 """
@@ -20,27 +20,67 @@ from urllib.parse import parse_qs
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import (ClientsideFunction, Input, Output, State, callback, clientside_callback, ctx, dcc,
-                  html, no_update)
+from dash import (
+    ClientsideFunction,
+    Input,
+    Output,
+    State,
+    callback,
+    clientside_callback,
+    ctx,
+    dcc,
+    html,
+    no_update,
+)
 from dash.exceptions import PreventUpdate
 
-from components.compare import (compare_figures, panel_options, readouts, sentences_block,
-                                sides_card, summary_card)
+from components.compare import (
+    compare_figures,
+    panel_options,
+    readouts,
+    sentences_block,
+    sides_card,
+    summary_card,
+)
 from components.controls import export_control, figure_options, labelled, values_switch
 from components.filters import filters, register_filters, scale_control
 from components.heatmap import apply_scale, gaps_note
 from components.keyboard import keyboard_map
 from components.reuse import annotate, elide
 from components.theme import graph_config, reserved_height
-from evalmaps.analysis.compare import (CompareError, align, compatible, default_pair, figure_of,
-                              first_panel, is_derived, mean_ref, resolve, summary)
+from evalmaps.analysis import export as exporting
+from evalmaps.analysis.compare import (
+    CompareError,
+    align,
+    compatible,
+    default_pair,
+    figure_of,
+    first_panel,
+    is_derived,
+    mean_ref,
+    resolve,
+    summary,
+)
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.text import NOT_REPORTED
-from evalmaps.analysis import export as exporting
-from evalmaps.views.state import (DEFAULT_COMPARE_COLOR, DEFAULT_SCALE, SCALES, CompareState,
-                            parse_compare_state)
-from layouts._shared import (boundary, stored_ids, UPLOADS, Outputs, get_catalog, page_location, problems_alert,
-                             register_nav_sync)
+from evalmaps.views.state import (
+    DEFAULT_COMPARE_COLOR,
+    DEFAULT_SCALE,
+    SCALES,
+    CompareState,
+    parse_compare_state,
+)
+from layouts._shared import (
+    UPLOADS,
+    Outputs,
+    boundary,
+    get_catalog,
+    group,
+    page_location,
+    problems_alert,
+    register_nav_sync,
+    stored_ids,
+)
 
 dash.register_page(__name__, path="/compare", name="Compare", title="evalmaps · Compare", order=2)
 
@@ -260,7 +300,7 @@ OUT = Outputs(
     text=Output("compare-text", "children"),
     cells=Output("compare-cells", "data"),
     readout=Output("compare-readout", "children"),
-    incoming=Output("compare-incoming", "data"),  # the maps, drawn by evalmaps.assemble
+    incoming=Output("compare-incoming", "data"),  # the maps, drawn by evalmapsLib.compare.assemble
     held=Output("compare-held", "data"),
     graph_styles=[Output(graph_id(side), "style") for side in SIDES],
     marks=[Output(mark_id(side), "style") for side in SIDES],
@@ -279,40 +319,45 @@ SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading",
     output=OUT.spec,
     inputs=dict(
         search=Input("compare-loc", "search"),
-        a=Input("compare-a", "value"),
-        b=Input("compare-b", "value"),
-        a_figure=Input("compare-a-figure", "value"),
-        b_figure=Input("compare-b-figure", "value"),
-        _swap=Input("compare-swap", "n_clicks"),
-        _mean_a=Input("compare-mean-as-a", "n_clicks"),
-        _mean_b=Input("compare-mean-as-b", "n_clicks"),
-        pct=Input("compare-pct", "value"),
-        _stale=Input("compare-stale", "data"),
+        # what the page shows: a control already showing its value is not written again
+        # (writing it would start the callbacks that listen to it: a restyle, the mean menu's
+        # options)
+        showing=group(
+            a=Input("compare-a", "value"),
+            b=Input("compare-b", "value"),
+            a_figure=Input("compare-a-figure", "value"),
+            b_figure=Input("compare-b-figure", "value"),
+            color=State("compare-color", "value"),
+            show_values=State("compare-labels", "value"),
+            scale=State("compare-scale", "value"),
+            pct=Input("compare-pct", "value"),
+            mean=State("compare-mean", "value"),
+            mean_figure=State("compare-mean-figure", "value"),
+        ),
+        # buttons and the page's request for the maps whole: ctx.triggered_id says which
+        pressed=group(
+            _swap=Input("compare-swap", "n_clicks"),
+            _mean_a=Input("compare-mean-as-a", "n_clicks"),
+            _mean_b=Input("compare-mean-as-b", "n_clicks"),
+            _stale=Input("compare-stale", "data"),
+        ),
         held=State("compare-held", "data"),
-        color=State("compare-color", "value"),
-        show_values=State("compare-labels", "value"),
-        scale=State("compare-scale", "value"),
-        mean_keys=State("compare-mean", "value"),
-        mean_figure=State("compare-mean-figure", "value"),
         uploads=State(UPLOADS, "data"),
     ),
     prevent_initial_call=True,  # the layout renders the URL's state itself
 )
 @boundary
-def sync(search, a, b, a_figure, b_figure, _swap, _mean_a, _mean_b, pct, _stale, held, color,
-         show_values, scale, mean_keys, mean_figure, uploads):
+def sync(search, showing, pressed, held, uploads):
     """What changes the panels compared: the URL (back/forward), a menu, swap, a mean. The colour
     range and values in cells are restyled in the browser (``evalmaps.restyle``). The maps' arrays
     the page holds (``held``) are not sent again (components.reuse): a swap sends their labels,
     hovers and summary, not their values. ``compare-stale``: the page could not make the maps
-    from what it holds; they are sent whole."""
-    catalog = get_catalog(uploads, *stored_ids(search, a, b, a_figure, b_figure, mean_keys))
+    from what it holds; they are sent whole. ``showing``: what the page's controls show, by
+    output name; ``pressed``: the buttons' clicks (``ctx.triggered_id`` says which was)."""
+    a, b, pct = showing["a"], showing["b"], showing["pct"]
+    catalog = get_catalog(uploads, *stored_ids(search, a, b, showing["a_figure"],
+                                               showing["b_figure"], showing["mean"]))
     triggered = ctx.triggered_id
-    # what the page shows: a control already showing its value is not written again (writing
-    # it would start the callbacks that listen to it: a restyle, the mean menu's options)
-    shown = {"a": a, "b": b, "a_figure": a_figure, "b_figure": b_figure, "color": color,
-             "show_values": show_values, "scale": scale, "pct": pct, "mean": mean_keys,
-             "mean_figure": mean_figure}
     problems: tuple[str, ...] = ()
     if triggered == "compare-loc" or triggered is None:
         if search is None:
@@ -321,20 +366,22 @@ def sync(search, a, b, a_figure, b_figure, _swap, _mean_a, _mean_b, pct, _stale,
         if (state.a, state.b) == (a, b) and state.pct == bool(pct):  # only the style controls
             style = {k: v for k, v in (("color", state.color), ("show_values", state.show_values),
                                        ("scale", state.scale))
-                     if v != {"color": color, "show_values": show_values, "scale": scale}[k]}
+                     if v != showing[k]}
             if not style:
                 raise PreventUpdate  # already shown: the location reporting the URL as it mounts
             return OUT(**style)
-        return _outputs(render(catalog, state), held, controls=True, shown=shown)
+        return _outputs(render(catalog, state), held, controls=True, shown=showing)
     if triggered == "compare-stale":
         held = None
     default = default_pair(catalog)
+    color, show_values, scale = showing["color"], showing["show_values"], showing["scale"]
     state = CompareState(a or default[0], b or default[1], color or DEFAULT_COMPARE_COLOR,
                          True if show_values is None else bool(show_values),
                          scale=scale if scale in SCALES else DEFAULT_SCALE, pct=bool(pct))
     controls = False
     if triggered in ("compare-a-figure", "compare-b-figure"):  # a side's first fitting panel
-        side, figure_id = ("a", a_figure) if triggered == "compare-a-figure" else ("b", b_figure)
+        side, figure_id = (("a", showing["a_figure"]) if triggered == "compare-a-figure"
+                           else ("b", showing["b_figure"]))
         if figure_id not in catalog or figure_id == figure_of(getattr(state, side)):
             raise PreventUpdate
         try:
@@ -349,6 +396,7 @@ def sync(search, a, b, a_figure, b_figure, _swap, _mean_a, _mean_b, pct, _stale,
     elif triggered == "compare-swap":
         state, controls = replace(state, a=state.b, b=state.a), True
     elif triggered in ("compare-mean-as-a", "compare-mean-as-b"):
+        mean_keys = showing["mean"]
         try:
             if not mean_keys or len(mean_keys) < 2:
                 raise CompareError("Pick at least two panels in the mean menu, then use their "
@@ -368,7 +416,7 @@ def sync(search, a, b, a_figure, b_figure, _swap, _mean_a, _mean_b, pct, _stale,
                 problems += (str(exc),)
                 state, controls = replace(state, **{side: default["ab".index(side)]}), True
     values = render(catalog, state, problems)
-    return _outputs(values, held, controls=controls, shown=shown,
+    return _outputs(values, held, controls=controls, shown=showing,
                     search=state.to_query(default))
 
 

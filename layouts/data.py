@@ -13,27 +13,52 @@ import dataclasses
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import (ClientsideFunction, Input, Output, State, callback, clientside_callback,
-                  ctx, dcc, html, no_update)
+from dash import (
+    ClientsideFunction,
+    Input,
+    Output,
+    State,
+    callback,
+    clientside_callback,
+    ctx,
+    dcc,
+    html,
+    no_update,
+)
 from dash.exceptions import PreventUpdate
 from flask import current_app
 
 from components.controls import figure_row, labelled, rows_and_range
+from components.dash_internals import PAGES_LOCATION
 from components.datatable import cells_grid, preview_card, upload_box
 from components.provenance import provenance_badge
-from evalmaps.views.payloads import cells_csv, view_cells
-from evalmaps.core.errors import EvalmapsError
-from evalmaps.readers.table import FORMATS
-from evalmaps.readers.base import ImportOptions
 from evalmaps.analysis.slicing import views_for
-from evalmaps.views.state import first, parse_state
 from evalmaps.core import text as fmt
+from evalmaps.core.errors import EvalmapsError
+from evalmaps.readers.base import ImportOptions
+from evalmaps.readers.table import FORMATS
 from evalmaps.service import uploads
 from evalmaps.service.uploads import Budget
-from layouts._shared import (boundary, stored_ids, UPLOADS, Outputs, explain_problems, get_catalog, page_location,
-                             problems_alert, read_view, register_figure_navigation,
-                             register_nav_sync, register_row_buttons, row_labels,
-                             slicing_inputs, slicing_outputs, slicing_values)
+from evalmaps.views.payloads import cells_csv, view_cells
+from evalmaps.views.state import first, parse_state
+from layouts._shared import (
+    UPLOADS,
+    Outputs,
+    boundary,
+    explain_problems,
+    get_catalog,
+    page_location,
+    problems_alert,
+    read_view,
+    register_figure_navigation,
+    register_nav_sync,
+    register_row_buttons,
+    row_labels,
+    slicing_inputs,
+    slicing_outputs,
+    slicing_values,
+    stored_ids,
+)
 
 dash.register_page(__name__, path="/data", name="Data", title="evalmaps · Data", order=3,
                    shows_grid=True)  # the cells table: AG Grid's code comes with the page
@@ -133,13 +158,12 @@ OUT = Outputs(
     inputs=slicing_inputs(PAGE),
 )
 @boundary
-def sync(search, facet_values, rows, x_range, sort, top, facet_ids, rendered, uploads):
-    figure, state, query = read_view(PAGE, get_catalog(uploads, rendered), rendered, search, facet_ids,
-                                     facet_values, rows, x_range, sort, top)
+def sync(slicing):
+    figure, state, query = read_view(PAGE, slicing)
     cells, missing = tidy_rows(figure, state)
     if query is not None:  # the URL changed: write the controls
         return OUT(cells=cells, summary=_summary(cells, missing),
-                   **slicing_values(state, figure, facet_ids))
+                   **slicing_values(state, figure, slicing["facet_ids"]))
     return OUT(search=state.to_query(y_labels=row_labels(figure)), cells=cells,
                summary=_summary(cells, missing))
 
@@ -349,7 +373,7 @@ def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range):
 
 @callback(
     Output(UPLOADS, "data"),
-    Output("_pages_location", "href", allow_duplicate=True),
+    Output(PAGES_LOCATION, "href", allow_duplicate=True),
     Output("data-upload-status", "children", allow_duplicate=True),
     Input("data-add", "n_clicks"),
     State("data-pending", "data"),

@@ -18,17 +18,39 @@ from components.controls import figure_row, labelled, rows_and_range, scale_swit
 from components.filters import filters, register_filters
 from components.provenance import provenance_badge, source_card
 from components.theme import reserved_height
-from components.trends import (chart_config, line_figure, observation_list, panel_summaries,
-                               rules_list, stats_columns, stats_grid, stats_rows)
+from components.trends import (
+    chart_config,
+    line_figure,
+    observation_list,
+    panel_summaries,
+    rules_list,
+    stats_columns,
+    stats_grid,
+    stats_rows,
+)
 from evalmaps.analysis import uncertainty as stderr
 from evalmaps.analysis.slicing import views_for
-from evalmaps.views.state import (TrendsOptions, ViewState, finite_number, parse_options,
-                            parse_state)
 from evalmaps.analysis.trends import DEFAULT_THRESHOLD, analyse, rule_notes, short_titles
-from layouts._shared import (boundary, stored_ids, Outputs, empty_note, get_catalog, page_location,
-                             problems_alert, read_view, register_figure_navigation,
-                             register_nav_sync, register_row_buttons, row_labels,
-                             slicing_inputs, slicing_outputs, slicing_values)
+from evalmaps.views.state import TrendsOptions, ViewState, finite_number, parse_options, parse_state
+from layouts._shared import (
+    Outputs,
+    boundary,
+    empty_note,
+    get_catalog,
+    group,
+    page_location,
+    problems_alert,
+    read_view,
+    register_figure_navigation,
+    register_nav_sync,
+    register_row_buttons,
+    row_labels,
+    slicing_inputs,
+    slicing_outputs,
+    slicing_shown,
+    slicing_values,
+    stored_ids,
+)
 
 dash.register_page(__name__, path="/trends", name="Trends", title="evalmaps · Trends", order=1,
                    shows_grid=True)  # the statistics table: AG Grid's code comes with the page
@@ -119,41 +141,43 @@ OUT = Outputs(
     output=OUT.spec,
     inputs=dict(
         **slicing_inputs(PAGE),
-        transpose=Input("trends-transpose", "value"),
-        overlay=Input("trends-overlay", "value"),
-        threshold=Input("trends-threshold", "value"),
+        chart=group(
+            transpose=Input("trends-transpose", "value"),
+            overlay=Input("trends-overlay", "value"),
+            threshold=Input("trends-threshold", "value"),
+        ),
         pct=Input("trends-pct", "value"),
         drawn=State("trends-drawn", "data"),
     ),
     prevent_initial_call=True,  # the layout draws the URL's view; its location reports changes
 )
 @boundary
-def sync(search, facet_values, rows, x_range, sort, top, transpose, overlay, threshold, pct,
-         facet_ids, rendered, uploads, drawn):
-    figure, state, query = read_view(PAGE, get_catalog(uploads, rendered), rendered, search, facet_ids,
-                                     facet_values, rows, x_range, sort, top, pct=pct)
+def sync(slicing, chart, pct, drawn):
+    """What changes the page: the URL (back/forward), a slicing control (``slicing``:
+    ``slicing_inputs``) or the chart's own controls (``chart``: the page's options)."""
+    figure, state, query = read_view(PAGE, slicing, {"pct": pct})
     if query is not None:  # the URL changed: write the controls that differ; draw if it differs
         options = parse_options(query)
         key = drawn_key(state, options)
         out = {} if key == drawn else {
             "problems": problems_alert((*state.problems, *options.problems)),
             **render(figure, state, options), "drawn": key}
-        controls = {**slicing_values(state, figure, facet_ids), "transpose": options.transpose,
-                    "overlay": options.overlay, "threshold": options.threshold,
-                    "pct": state.pct}
-        now = {"facets": facet_values, "rows": rows, "x_range": x_range, "sort": sort,
-               "top": top, "transpose": bool(transpose), "overlay": bool(overlay),
-               "threshold": threshold, "pct": bool(pct)}
+        controls = {**slicing_values(state, figure, slicing["facet_ids"]),
+                    "transpose": options.transpose, "overlay": options.overlay,
+                    "threshold": options.threshold, "pct": state.pct}
+        now = {**slicing_shown(slicing), "transpose": bool(chart["transpose"]),
+               "overlay": bool(chart["overlay"]), "threshold": chart["threshold"],
+               "pct": bool(pct)}
         out.update({k: v for k, v in controls.items() if v != now[k]})
         if not out:
             raise PreventUpdate  # the page was drawn for this URL (its first report as it mounts)
         return OUT(**out)
-    value = finite_number(threshold)
+    value = finite_number(chart["threshold"])
     problems = None
     if value is None:
         problems = problems_alert([f"The threshold must be a number; using "
                                    f"{DEFAULT_THRESHOLD:g}."])
-    options = TrendsOptions(bool(transpose), bool(overlay),
+    options = TrendsOptions(bool(chart["transpose"]), bool(chart["overlay"]),
                             DEFAULT_THRESHOLD if value is None else value)
     return OUT(search=state.to_query(extra=options.extra(), y_labels=row_labels(figure)),
                problems=problems, drawn=drawn_key(state, options),

@@ -7,7 +7,6 @@ the problem. Nothing is filled in: a cell absent from the file (or with an empty
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import math
 from pathlib import Path
@@ -16,10 +15,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-from _plotly_utils.colors import cyclical, diverging, sequential  # plotly's own lists, light
 
 from evalmaps.catalog import cache, manifest
 from evalmaps.catalog.resources import default_data_dir
+from evalmaps.core.colorscales import NAMED_COLORSCALES
 from evalmaps.core.errors import DataError, not_served, problem_line
 from evalmaps.core.figure import (
     PROVENANCES,
@@ -240,23 +239,11 @@ def parse_spec(entry: Any, where: str) -> FigureSpec:
     )
 
 
-@functools.lru_cache(maxsize=1)
-def _named_colorscales() -> frozenset[str]:
-    """Plotly's colour scale names, lowercased, as plotly.colors.named_colorscales() lists them
-    (the lists of its sequential, diverging and cyclical modules, which plotly.colors
-    re-exports from _plotly_utils), without importing plotly itself or its validators (a tenth
-    of a second at start-up)."""
-    return frozenset(name.lower() for module in (sequential, diverging, cyclical)
-                     for name, value in vars(module).items()
-                     if isinstance(value, list) and not name.startswith("_")
-                     and not name.endswith("_r"))
-
-
 def _colorscale(value: Any, where: str):
     """A Plotly colour scale name ('Viridis', 'Blues_r'), or [[stop, colour], ...] with stops
     rising from 0 to 1."""
     if isinstance(value, str):
-        if value.lower().removesuffix("_r") in _named_colorscales():
+        if value.lower().removesuffix("_r") in NAMED_COLORSCALES:
             return value
         raise DataError(f"colorscale '{value[:40]}' is not a Plotly colour scale name. Use one "
                         f"such as Viridis or Blues, or a list of [stop, colour] pairs.", file=where)

@@ -432,7 +432,7 @@ def parse_compare_state(query: Query, catalog: Catalog) -> CompareState:
 # Nav links carry the page's slice: Browse, Trends and Data share the figure, its facets, rows
 # (rows/hide), the x range, the row order and top N; each page's own keys go only to the pages
 # that read them. Any key not named here is a facet (a dimension's name). The server writes the
-# first page's links with :func:`nav_href`; later, ``evalmaps.navLinks`` (assets/evalmaps.js)
+# first page's links with :func:`nav_href`; later, ``evalmaps_nav.navLinks`` (assets/nav.js)
 # writes them in the browser from the same rules, which the nav element carries (:data:`NAV_RULES`).
 NAV_RULES: dict = {
     "own": {"/": ["color", "labels"], "/trends": ["transpose", "overlay", "threshold"],

@@ -1,6 +1,6 @@
 """Phones (issue 10): at 390 x 844 the first chart is in the first screen (the controls fold
 behind "Filters"), nothing scrolls sideways, cell text is never under 9 px, x tick labels do not
-overlap; and the browser's choice of black or white cell text (evalmaps.paint) is the one
+overlap; and the browser's choice of black or white cell text (evalmapsLib.paint) is the one
 components.heatmap makes, after switching scale and colour range."""
 
 from __future__ import annotations

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from dash._utils import to_json as dash_to_json
 
 from app import callback_json
+from components.dash_internals import dash_json as dash_to_json
 
 
 def test_a_real_browse_response_serialises_the_same(dash_app, catalog):

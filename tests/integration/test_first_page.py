@@ -202,10 +202,12 @@ def test_ag_grids_code_comes_with_the_pages_that_show_a_grid(client, path, runs)
 def test_the_pages_that_show_a_grid_say_so(client, dash_app):
     """Each page whose layout holds an AG Grid is registered with ``shows_grid``, and no other:
     a page that showed one unregistered would wait for the bundle before drawing it. No page
-    shows a DataTable, whose bundle no page loads (app.drop_unused_table)."""
+    shows a DataTable, whose bundle no page loads (dash_internals.drop_unused_table)."""
     import dash
     import dash_ag_grid as dag
     from dash import dash_table
+
+    from components.dash_internals import components_in
 
     client.get("/")
     with_grid, flagged = set(), set()
@@ -215,7 +217,7 @@ def test_the_pages_that_show_a_grid_say_so(client, dash_app):
         layout = page["layout"]
         with dash_app.server.test_request_context(page["path"]):
             tree = layout(uploads=None) if callable(layout) else layout
-        nodes = [tree, *tree._traverse()]
+        nodes = [tree, *components_in(tree)]
         if any(isinstance(node, dag.AgGrid) for node in nodes):
             with_grid.add(page["path"])
         assert not any(isinstance(node, dash_table.DataTable) for node in nodes), page["path"]

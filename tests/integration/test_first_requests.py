@@ -3,8 +3,8 @@
 Dash moves the app's registered callbacks into it in a hook of its first request, and marks that
 hook done before it has copied them: with gthread workers (gunicorn.conf.py), the requests that
 arrive with the first one could find no callback and got a 400 'names no server callback' (a
-few in every load test after a worker restart). ``app.setup_before_any_request`` makes the others
-wait."""
+few in every load test after a worker restart). ``dash_internals.setup_before_any_request``
+makes the others wait."""
 
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import routes
+from components.dash_internals import page_script_tags
 from layouts._first_page import ON_DEMAND, inert_grid
 
 TAG = re.compile(r'<script( type="[^"]*"[^>]*)? src="([^"]+)"></script>')
@@ -74,7 +75,7 @@ def test_the_bundle_joins_the_files_dash_would_load_in_their_order(client, dash_
     no grid), but plotly.js, in Dash's order, each byte for byte as Dash serves it at its own
     URL, but for its source-map comment."""
     _, bundle = bundle_of(client, path)
-    dash_tags = dash_app._generate_scripts_html()
+    dash_tags = page_script_tags(dash_app)
     written = dash_tags if path == "/data" else inert_grid(dash_tags)
     expected = [src for typed, src in script_tags(written)
                 if not typed and "/plotly/" not in src]

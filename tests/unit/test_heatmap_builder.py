@@ -198,7 +198,7 @@ def test_a_panel_above_10k_cells_draws_its_gaps_as_the_background(rows, gap_trac
     """Up to MAX_GAP_TRACE_CELLS, unreported cells are a sparse trace that says so on hover;
     above, they are the plot's background in the missing colour (the values trace is blank
     there either way), and a group drawn by value (cells lacking sd) keeps its trace."""
-    from components.heatmap import MAX_GAP_TRACE_CELLS, Special, gaps_note, heatmap_traces
+    from components.heatmap import MAX_GAP_TRACE_CELLS, Special, TraceSpec, gaps_note, heatmap_traces
     from components.theme import MISSING_COLOR
 
     assert MAX_GAP_TRACE_CELLS == 10_000
@@ -209,9 +209,9 @@ def test_a_panel_above_10k_cells_draws_its_gaps_as_the_background(rows, gap_trac
     odd = np.zeros(z.shape, dtype=bool)
     odd[1, 2] = True
     x, y = [f"c{j}" for j in range(100)], [f"r{i}" for i in range(rows)]
-    traces = heatmap_traces(z, x, y, decimals=1, hovertemplate="%{z:.1f}", colorscale="Viridis",
-                            zrange=(0, 100), special=(Special(missing, "not reported"),
-                                                      Special(odd, "%{z:.1f} (no sd)", True)))
+    spec = TraceSpec(decimals=1, hovertemplate="%{z:.1f}", colorscale="Viridis", zrange=(0, 100))
+    traces = heatmap_traces(z, x, y, spec, special=(Special(missing, "not reported"),
+                                                    Special(odd, "%{z:.1f} (no sd)", True)))
     hovers = [t["hovertemplate"] for t in traces]
     assert hovers == ["%{z:.1f}<extra></extra>",
                       *(["not reported<extra></extra>"] if gap_trace else []),

@@ -8,8 +8,8 @@ import json
 
 import pytest
 from dash import dcc, html
-from dash._utils import to_json
 
+from components.dash_internals import dash_json as to_json
 from components.keyboard import keyboard_map
 
 

@@ -264,5 +264,5 @@ def test_colour_scale_names_are_plotlys_own():
     (read from its modules, without importing Plotly's validators at start-up)."""
     from plotly.colors import named_colorscales
 
-    from evalmaps.catalog.load import _named_colorscales
-    assert sorted(_named_colorscales()) == sorted(named_colorscales())
+    from evalmaps.core.colorscales import NAMED_COLORSCALES
+    assert sorted(NAMED_COLORSCALES) == sorted(named_colorscales())

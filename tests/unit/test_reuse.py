@@ -1,7 +1,7 @@
 """components.reuse: the Compare maps' arrays the browser holds are referred to, not sent again,
 and what the browser makes from the references is the figure the server built.
 
-The oracle is the server's own full figure: :func:`resolve` (the browser's ``evalmaps.assemble``
+The oracle is the server's own full figure: :func:`resolve` (the browser's ``evalmapsLib.compare.assemble``
 in Python; the browser test checks the JavaScript against the same figures) must give it back
 exactly, and an elided figure must hold no value the browser already has."""
 
@@ -116,7 +116,7 @@ def test_annotate_lists_the_digests_the_page_will_hold(default):
         for trace in fig["data"]:
             arrays = (trace.get("meta") or {}).get("arrays") or {}
             if (trace.get("meta") or {}).get("role") == "text":
-                assert arrays == {}  # rewritten by the browser (evalmaps.paint): never a source
+                assert arrays == {}  # rewritten by the browser (evalmapsLib.paint): never a source
             for field, key in arrays.items():
                 assert key == digest(decode(trace[field]))
 
