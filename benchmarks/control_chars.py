@@ -43,7 +43,7 @@ def checks(enabled):
     fastcsv.CONTROL_RE = orig_re if enabled else Never()
 imp(); cat()  # warm-up
 times = {(k, e): [] for k in ("imp", "cat") for e in (True, False)}
-for rep in range(7):  # interleaved: on, off, on, off ...
+for _ in range(7):  # interleaved: on, off, on, off ...
     for e in (True, False):
         checks(e)
         for k, fn in (("imp", imp), ("cat", cat)):

@@ -96,10 +96,6 @@ def value_at_most(limit: float):
     return lambda value, ratio: value <= limit
 
 
-def value_at_least(limit: float):
-    return lambda value, ratio: value >= limit
-
-
 HEADER = ["what", "evalmaps", "floor", "ratio", "goal", "within goal?"]
 
 

@@ -5,8 +5,9 @@ diverging scale centred at 0 with its own bar. Hover and cell texts are Plotly t
 browser fills from the values (each side's decimals); labels are shown as typed. Axis ranges are
 fixed, so cell (i, j) spans the axis-domain fractions j/nx..(j+1)/nx and (rows top to bottom)
 1-(i+1)/ny..1-i/ny: the linked hover's outline (``evalmaps.compareHover`` in
-assets/evalmaps-hover.js, an overlay over the map, not a Plotly shape, so the hovered map is never redrawn) and, on B - A, the dotted outlines of cells
-whose difference is within 1.96 standard errors (not distinguishable) are placed that way.
+assets/evalmaps-hover.js, an overlay over the map, not a Plotly shape, so the hovered map is never
+redrawn) and, on B - A, the dotted outlines of cells whose difference is within 1.96 standard
+errors (not distinguishable) are placed that way.
 """
 
 from __future__ import annotations

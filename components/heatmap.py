@@ -44,7 +44,6 @@ MAX_GAP_TRACE_CELLS = 10_000
 # Cell text is sized to the cells in the browser (evalmapsLib.paint in assets/evalmaps-paint.js, at the
 # size each map is drawn at): at most 12 px, and hidden where it would be under 9 px.
 MAX_TEXT_PX = 12
-MIN_TEXT_PX = 9
 
 
 @dataclass(frozen=True)
@@ -61,7 +60,7 @@ class Special:
 def readable(n_rows: int, n_cols: int) -> bool:
     """Whether a panel may print values in its cells at all (its text traces are sent). Where
     they are sent, the browser sizes the text to the cells as drawn and hides it below
-    :data:`MIN_TEXT_PX` (a phone shows a 20-column panel without values)."""
+    9 px (the browser's limit) (a phone shows a 20-column panel without values)."""
     return n_rows <= MAX_TEXT_ROWS and n_cols <= MAX_TEXT_COLUMNS
 
 

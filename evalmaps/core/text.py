@@ -157,11 +157,6 @@ def se_places(decimals: int) -> int:
     return min(max(places(decimals), 1) + 1, MAX_DECIMALS)
 
 
-def d3(decimals: int) -> str:
-    """The d3-format of a value with ``decimals`` decimals, for Plotly templates: ',.1f' -> '.1f'."""
-    return f".{places(decimals)}f"
-
-
 def clip(text: str, limit: int = 60) -> str:
     """User input quoted in a message: at most ``limit`` characters, then '…'."""
     text = str(text)
