@@ -159,6 +159,30 @@ def import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
         return import_table(frame, name, options, reading.warnings)
 
 
+def map_axes(dims: list[str], records: list[tuple[str, dict]],
+             options: ImportOptions) -> list[str]:
+    """The reader's dimensions (facets, then y, then x), with y and x moved where the reader's
+    would give a map of one row or one column per panel (one file of a sweep: a single step; one
+    log per run): then x is the dimension with the most labels and y the next (ties go to the
+    reader's own axes, then to its order), and the others are facets. Metrics of different
+    scales stay a facet; axes the user chose are kept."""
+    if options.x or options.y:
+        return dims
+    counts = {d: len({rec.get(d) for _, rec in records}) for d in dims}
+    if len(dims) < 3 or min(counts[dims[-1]], counts[dims[-2]]) > 1:
+        return dims
+    axes = [i for i, d in enumerate(dims) if not (d == "metric" and counts[d] > 1)]
+    if len(axes) < 2:
+        return dims
+    # ties: the reader's y, then its x, then its order
+    ranked = sorted(axes, key=lambda i: (counts[dims[i]], i == len(dims) - 2,
+                                         i == len(dims) - 1, i))
+    y, x = ranked[-2:]
+    if {x, y} == {len(dims) - 1, len(dims) - 2}:
+        return dims  # the reader's axes are the best there are
+    return [d for i, d in enumerate(dims) if i not in (x, y)] + [dims[y], dims[x]]
+
+
 def combine(readings: list[Reading], name: str, options: ImportOptions | None = None,
             extra_warnings: list[str] | None = None) -> Imported:
     """Many harness files' values -> ONE figure (a clear error when they cannot be one)."""
@@ -175,7 +199,7 @@ def combine(readings: list[Reading], name: str, options: ImportOptions | None = 
     if not records:
         raise ImportFailed("these results hold no values (no metric with a number). Import "
                            "files that hold scores.", file=name)
-    dims = readers.reader(kind).layout(records, name, warnings)
+    dims = map_axes(readers.reader(kind).layout(records, name, warnings), records, options)
     # one value per cell: the same value twice is merged, two different ones are refused
     seen: dict[tuple, tuple[str, str, str]] = {}
     rows = []

@@ -100,14 +100,15 @@ def test_detection_reads_the_content_not_the_name(tmp_path):
 def test_lm_eval_04_whole_result():
     imp = import_bytes(as_bytes(lm_eval_04()), "results_2024.json")
     assert imp.format == "lm-eval"
-    assert (imp.spec["y"], imp.spec["x"], imp.facets) == ("model", "step", ["task", "metric"])
+    # one checkpoint: the tasks are the columns (one step would be 3 panels of one cell each)
+    assert (imp.spec["y"], imp.spec["x"], imp.facets) == ("model", "task", ["metric", "step"])
     # the group row (mmlu) is not a task; N/A is no se; each filter is its own metric label
     assert imp.to_csv() == (
-        "task,metric,model,step,value,se\n"
-        "mmlu_anatomy,acc,org/tiny,2000,0.5,0.04\n"
-        "mmlu_virology,acc,org/tiny,2000,0.4,\n"
-        "gsm8k,exact_match (strict-match),org/tiny,2000,0.25,0.012\n"
-        "gsm8k,exact_match (flexible-extract),org/tiny,2000,0.3,0.0125\n")
+        "metric,step,model,task,value,se\n"
+        "acc,2000,org/tiny,mmlu_anatomy,0.5,0.04\n"
+        "acc,2000,org/tiny,mmlu_virology,0.4,\n"
+        "exact_match (strict-match),2000,org/tiny,gsm8k,0.25,0.012\n"
+        "exact_match (flexible-extract),2000,org/tiny,gsm8k,0.3,0.0125\n")
     assert imp.warnings == [
         "results_2024.json: the group rows mmlu aggregate other tasks and are not imported as "
         "tasks.",
@@ -371,3 +372,37 @@ def test_a_data_folder_of_harness_files_is_one_figure(tmp_path):
 def test_x_and_y_can_be_chosen():
     imp = import_bytes(as_bytes(lm_eval_04()), "r.json", ImportOptions(x="model", y="task"))
     assert (imp.spec["y"], imp.spec["x"], imp.facets) == ("task", "model", ["metric", "step"])
+
+
+# ------------------------------------------------------------------ axes that make a map
+
+def records(**columns):
+    """(file, record) pairs from columns of labels."""
+    n = len(next(iter(columns.values())))
+    return [("f.json", {d: labels[i] for d, labels in columns.items()}) for i in range(n)]
+
+
+@pytest.mark.parametrize("dims, columns, expected", [
+    # a sweep's axes are kept
+    (["task", "metric", "model", "step"],
+     dict(task=["a", "a", "b", "b"], metric=["acc"] * 4, model=["m", "n", "m", "n"],
+          step=["1", "2", "1", "2"]), ["task", "metric", "model", "step"]),
+    # one checkpoint: the task is x, the model stays y
+    (["task", "metric", "model", "step"],
+     dict(task=["a", "b", "c", "a"], metric=["acc", "acc", "acc", "f1"], model=["m"] * 4,
+          step=["9"] * 4), ["metric", "step", "model", "task"]),
+    # one log per run, one model and task each: the model's row, a column per run
+    (["run", "scorer", "metric", "model", "task"],
+     dict(run=["r1", "r2", "r3"], scorer=["s"] * 3, metric=["accuracy"] * 3, model=["m"] * 3,
+          task=["t"] * 3), ["scorer", "metric", "task", "model", "run"]),
+    # one cell: nothing to gain, the reader's axes stay
+    (["scorer", "metric", "model", "task"],
+     dict(scorer=["s"], metric=["accuracy"], model=["m"], task=["t"]),
+     ["scorer", "metric", "model", "task"]),
+])
+def test_axes_are_chosen_to_make_a_map(dims, columns, expected):
+    from evalmaps.catalog.imports import map_axes
+
+    assert map_axes(dims, records(**columns), ImportOptions()) == expected
+    # the user's choice of axes is kept as it is
+    assert map_axes(dims, records(**columns), ImportOptions(x=dims[-1])) == dims
