@@ -30,6 +30,8 @@ KNOWN_READERS: dict[str, str] = {
     "inspect": "evalmaps.readers.inspect_log",  # before zip: an .eval log is a zip
     "zip": "evalmaps.readers.zipped",
     "helm": "evalmaps.readers.helm",  # before jsonl: a stats.json is a JSON list
+    "evalplus": "evalmaps.readers.evalplus",
+    "evalperf": "evalmaps.readers.evalperf",
     "jsonl": "evalmaps.readers.jsonl",
     "csv": "evalmaps.readers.csvfile",
 }

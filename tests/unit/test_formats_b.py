@@ -243,6 +243,173 @@ def test_two_helm_runs_of_one_cell_that_differ_are_refused(tmp_path):
         import_paths([tmp_path])
 
 
+# ------------------------------------------------------------------------ EvalPlus, EvalPerf
+
+QWEN = "Qwen--Qwen2.5-7B-Instruct"
+DEEPSEEK = "deepseek-ai--deepseek-coder-6.7b-instruct"
+QWEN_FILE = f"{QWEN}_vllm_temp_1.0_evalperf_results.brief.json"
+DEEPSEEK_FILE = f"{DEEPSEEK}_vllm_temp_1.0_evalperf_results.brief.json"
+LEADERBOARD_NOTE = ("The leaderboard's size, prompted, open-data and link describe each model, "
+                    "not a score: they are not imported.")
+EVALPERF_NOTE = ("pass@1 is the percent of a task's 100 samples that pass; dps and dps_norm are "
+                 "given for tasks where at least 10 passed (the others have no cell).")
+
+
+def leaderboard(**models) -> bytes:
+    return as_bytes({model: {"link": "https://example.org", "open-data": "NONE",
+                             "pass@1": dict(zip(("humaneval", "humaneval+", "mbpp", "mbpp+"),
+                                                scores)),
+                             "prompted": True, "size": 7}
+                     for model, scores in models.items()})
+
+
+def test_the_evalplus_leaderboard_is_models_by_benchmark_in_percent():
+    data = leaderboard(**{"CodeGen-16B": (32.9, 28.0, 54.2, 45.5),
+                          "CodeGen-2B": (24.4, 22.6, None, None), "Command-R+": (64, 56.7)})
+    imp = import_bytes(data, "results.json")
+    assert imp.format == "evalplus"
+    assert (imp.spec["y"], imp.spec["x"], imp.facets) == ("model", "task", [])
+    assert imp.to_csv() == ("model,task,value\n"
+                            "CodeGen-16B,humaneval,32.9\nCodeGen-16B,humaneval+,28.0\n"
+                            "CodeGen-16B,mbpp,54.2\nCodeGen-16B,mbpp+,45.5\n"
+                            "CodeGen-2B,humaneval,24.4\nCodeGen-2B,humaneval+,22.6\n"
+                            "Command-R+,humaneval,64\nCommand-R+,humaneval+,56.7\n")
+    assert imp.dims == {"model": ["CodeGen-2B", "CodeGen-16B", "Command-R+"],
+                        "task": ["humaneval", "humaneval+", "mbpp", "mbpp+"]}
+    figure = figure_of(imp)
+    assert figure.spec.metric == Metric("pass@1", "%", (0, 100), True)
+    assert imp.spec["notes"][1:] == [LEADERBOARD_NOTE] and imp.warnings == []
+    bad = leaderboard(m=("n/a",))
+    assert refused(bad, "results.json") == ("results.json: the pass@1 of m on humaneval is "
+                                            "'n/a', not a number. Fix the file or remove the "
+                                            "entry.")
+
+
+def test_the_real_evalplus_leaderboard(external, tmp_path):
+    path = external / "evalplus" / "results.json"
+    doc = json.loads(path.read_bytes())
+    imp = import_paths([path])
+    assert imp.format == "evalplus" and imp.facets == []
+    # every pass@1 the file gives is a cell, as its JSON number; null is no cell
+    want = {(model, task): repr(float(v)) if isinstance(v, float) else str(v)
+            for model, entry in doc.items() for task, v in entry["pass@1"].items()
+            if v is not None}
+    assert dict(zip(zip(imp.tidy["model"], imp.tidy["task"]), imp.tidy["value"])) == want
+    assert len(imp.tidy) == len(want) == 428
+    assert cells(imp, model="OpenCoder-8B-Instruct") == {
+        ("OpenCoder-8B-Instruct", "humaneval"): "81.7",
+        ("OpenCoder-8B-Instruct", "humaneval+"): "77.4",
+        ("OpenCoder-8B-Instruct", "mbpp"): "82.0", ("OpenCoder-8B-Instruct", "mbpp+"): "71.4"}
+    assert cells(imp, model="Command-R+")[("Command-R+", "humaneval")] == "64"
+    assert cells(imp, model="Code-13B") == {("Code-13B", "humaneval"): "56.1",
+                                            ("Code-13B", "humaneval+"): "52.4"}
+    assert imp.dims["task"] == ["humaneval", "humaneval+", "mbpp", "mbpp+"]
+    models = imp.dims["model"]
+    assert len(models) == 125 and set(models) == set(doc)
+    assert models.index("CodeGen-2B") < models.index("CodeGen-6B") < models.index("CodeGen-16B")
+    assert models[:3] == ["Artigenz-Coder-DS-6.7B", "Claude Sonnet 3.5 (June 2024)",
+                          "claude-2 (Mar 2024)"]
+    assert figure_of(imp).spec.metric == Metric("pass@1", "%", (0, 100), True)
+    assert imp.spec["notes"][1:] == [LEADERBOARD_NOTE]
+    folder = tmp_path / "leaderboard"
+    folder.mkdir()
+    shutil.copy(path, folder / "results.json")
+    [figure] = load_folder(folder)
+    assert figure.spec.metric == Metric("pass@1", "%", (0, 100), True)
+    assert figure.spec.dims["model"].labels == tuple(models)
+    assert len(figure.cells) == 428
+    uploaded = import_bytes(zipped(folder), "leaderboard.zip")
+    assert uploaded.tidy.to_dict("list") == imp.tidy.to_dict("list")
+
+
+def evalperf_doc(tasks: dict, n_samples=100, min_correct=10) -> dict:
+    return {"date": "2024-10-19 16:31",
+            "config": {"n_samples": n_samples, "temperature": 1.0, "min_correct": min_correct,
+                       "max_profile": 20},
+            "summary": {"dps": 1.0, "dps_norm": 1.0, "pass@1": 1.0},
+            "eval": {task: {"dps": dps, "dps_norm": norm, "pass@1": p, "profiled": []}
+                     for task, (p, dps, norm) in tasks.items()}}
+
+
+def test_evalperf_files_are_one_figure_of_models_by_task(tmp_path):
+    (tmp_path / "org--a_vllm_temp_1.0_evalperf_results.brief.json").write_bytes(as_bytes(
+        evalperf_doc({"HumanEval/10": (90.0, 50.5, 60.0), "HumanEval/9": (5.0, None, None),
+                      "Mbpp/2": (100.0, 99.0, 100.0)})))
+    # the script's own output, in its samples folder: named after the folder
+    (tmp_path / "org--my_model").mkdir()
+    doc = evalperf_doc({"HumanEval/9": (50.0, 25.0, 30.0)})
+    doc = {"date": doc["date"], **doc["config"], "eval": doc["eval"]}
+    (tmp_path / "org--my_model" / "evalperf_results.json").write_bytes(as_bytes(doc))
+    imp = import_paths([tmp_path])
+    assert imp.format == "evalperf"
+    assert (imp.spec["y"], imp.spec["x"], imp.facets) == ("model", "task", ["metric"])
+    assert imp.to_csv() == (
+        "metric,model,task,value\n"
+        "pass@1,org--a,HumanEval/10,90.0\ndps,org--a,HumanEval/10,50.5\n"
+        "dps_norm,org--a,HumanEval/10,60.0\npass@1,org--a,HumanEval/9,5.0\n"
+        "pass@1,org--a,Mbpp/2,100.0\ndps,org--a,Mbpp/2,99.0\ndps_norm,org--a,Mbpp/2,100.0\n"
+        "pass@1,org--my_model,HumanEval/9,50.0\ndps,org--my_model,HumanEval/9,25.0\n"
+        "dps_norm,org--my_model,HumanEval/9,30.0\n")
+    assert imp.dims == {"metric": ["pass@1", "dps", "dps_norm"],
+                        "model": ["org--a", "org--my_model"],
+                        "task": ["HumanEval/9", "HumanEval/10", "Mbpp/2"]}
+    spec = figure_of(imp).spec
+    assert spec.metric_for({"metric": "pass@1"}) == Metric("pass@1", "%", (0, 100), True)
+    assert spec.metric_for({"metric": "dps_norm"}) == Metric("dps_norm", "", (0, 100), True)
+    assert imp.warnings == [] and imp.spec["notes"][1:] == [EVALPERF_NOTE]
+    # a file whose name gives no model is named after the file, with a warning
+    renamed = import_bytes(as_bytes(evalperf_doc({"HumanEval/0": (1.0, None, None)})),
+                           "perf.json")
+    assert renamed.dims["model"] == ["perf"]
+    assert renamed.warnings == [
+        "perf.json's name does not give its model (EvalPerf writes <model>_<backend>_temp_<t>_"
+        "evalperf_results.json): it is named after the file, 'perf'. Rename the file to choose "
+        "its name."]
+
+
+def test_the_real_evalperf_files_open_together(external, tmp_path):
+    folder = external / "evalplus" / "results" / "evalperf"
+    imp = import_paths([folder])
+    assert imp.format == "evalperf"
+    assert imp.spec["title"] == "evalperf (2 EvalPerf results files)"
+    assert imp.dims["model"] == [DEEPSEEK, QWEN]
+    assert imp.dims["metric"] == ["pass@1", "dps", "dps_norm"]
+    tasks = imp.dims["task"]
+    assert len(tasks) == 118
+    assert tasks[:4] == ["HumanEval/0", "HumanEval/4", "HumanEval/9", "HumanEval/16"]
+    assert tasks[-3:] == ["Mbpp/800", "Mbpp/805", "Mbpp/808"]
+    for metric, want in {
+            "pass@1": {QWEN: "100.0", DEEPSEEK: "78.0"},
+            "dps": {QWEN: "98.81703470031546", DEEPSEEK: "72.98107255520505"},
+            "dps_norm": {QWEN: "99.44444444444444", DEEPSEEK: "68.33333333333333"}}.items():
+        got = cells(imp, metric=metric)
+        assert {m: v for (m, t), v in got.items() if t == "HumanEval/9"} == want
+    # every value each file gives is a cell; a null dps (too few correct samples) is none
+    want = {}
+    for file, model in ((QWEN_FILE, QWEN), (DEEPSEEK_FILE, DEEPSEEK)):
+        for task, result in json.loads((folder / file).read_bytes())["eval"].items():
+            for metric in ("pass@1", "dps", "dps_norm"):
+                if result[metric] is not None:
+                    want[(metric, model, task)] = repr(float(result[metric]))
+    got = {(r["metric"], r["model"], r["task"]): r["value"] for r in imp.tidy.to_dict("records")}
+    assert got == want and len(got) == 3 * 118 * 2 - 2 * (6 + 10)
+    assert ("dps", QWEN, "Mbpp/16") not in got and ("pass@1", QWEN, "Mbpp/16") in got
+    assert imp.spec["notes"][1:] == [EVALPERF_NOTE] and imp.warnings == []
+    copy = tmp_path / "evalperf"
+    shutil.copytree(folder, copy)
+    [figure] = load_folder(copy)
+    assert figure.spec.dims["task"].labels == tuple(tasks)
+    assert len(figure.cells) == len(want)
+    uploaded = import_bytes(zipped(copy), "evalperf.zip")
+    assert uploaded.tidy.to_dict("list") == imp.tidy.to_dict("list")
+
+
+def test_the_evalplus_folder_mixes_two_kinds_and_says_so(external):
+    with pytest.raises(ImportFailed, match="these files mix EvalPlus leaderboard files and "
+                                           "EvalPerf results files. Import each kind separately."):
+        import_paths([external / "evalplus"])
+
+
 # ------------------------------------------------------------------------------ detection
 
 def test_each_real_file_is_detected_as_its_tool_and_these_readers_claim_no_other(external):
@@ -255,8 +422,12 @@ def test_each_real_file_is_detected_as_its_tool_and_these_readers_claim_no_other
         kind = readers.detect(path.read_bytes())
         if rel.startswith("helm/") and path.name == "stats.json":
             expected[rel] = "helm"
-        elif kind in ("helm",):
+        elif rel == "evalplus/results.json":
+            expected[rel] = "evalplus"
+        elif rel.startswith("evalplus/results/evalperf/"):
+            expected[rel] = "evalperf"
+        elif kind in ("helm", "evalplus", "evalperf"):
             pytest.fail(f"{rel} is claimed by {kind}")
         if rel in expected:
             assert kind == expected[rel], rel
-    assert len(expected) == 3
+    assert len(expected) == 6
