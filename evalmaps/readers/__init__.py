@@ -32,6 +32,7 @@ KNOWN_READERS: dict[str, str] = {
     "helm": "evalmaps.readers.helm",  # before jsonl: a stats.json is a JSON list
     "evalplus": "evalmaps.readers.evalplus",
     "evalperf": "evalmaps.readers.evalperf",
+    "simple-evals": "evalmaps.readers.simple_evals",  # before jsonl: a flat JSON object
     "jsonl": "evalmaps.readers.jsonl",
     "csv": "evalmaps.readers.csvfile",
 }

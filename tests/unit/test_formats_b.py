@@ -410,6 +410,117 @@ def test_the_evalplus_folder_mixes_two_kinds_and_says_so(external):
         import_paths([external / "evalplus"])
 
 
+# ----------------------------------------------------------------------------- simple-evals
+
+SIMPLE_EVALS_RUN = "results/2024-11-28_05-04-56"
+SD_WARNING = ("simple-evals' ':std' is the standard deviation of a metric over a run's samples, "
+              "and these files do not give how many samples there were (no ':n_samples'): it "
+              "is kept as sd, but no standard error can be made from it, so no difference "
+              "between cells is called significant.")
+# every value and :std of the five real files, as they write them
+SIMPLE_EVALS_CSV = (
+    "metric,model,eval,value,sd\n"
+    "chars,customgpt,gpqa,2026.2,186.45793091204246\n"
+    "score,customgpt,gpqa,0.1,0.30000000000000004\n"
+    "score,customgpt,math,1.0,0.0\n"
+    "bn,customgpt,mgsm,0.0,0.0\n"
+    "group_non_latin,customgpt,mgsm,0.5,0.5\n"
+    "de,customgpt,mgsm,1.0,0.0\n"
+    "group_latin,customgpt,mgsm,1.0,0.0\n"
+    "en,customgpt,mgsm,1.0,0.0\n"
+    "es,customgpt,mgsm,1.0,0.0\n"
+    "fr,customgpt,mgsm,1.0,0.0\n"
+    "ja,customgpt,mgsm,1.0,0.0\n"
+    "ru,customgpt,mgsm,1.0,0.0\n"
+    "sw,customgpt,mgsm,1.0,0.0\n"
+    "te,customgpt,mgsm,0.0,0.0\n"
+    "th,customgpt,mgsm,0.0,0.0\n"
+    "zh,customgpt,mgsm,1.0,0.0\n"
+    "score,customgpt,mgsm,0.7272727272727273,0.4453617714151233\n"
+    "other,customgpt,mmlu,0.0,0.0\n"
+    "score,customgpt,mmlu,0.0,0.0\n"
+    "is_correct,customgpt,simpleqa,1.0,0.0\n"
+    "is_incorrect,customgpt,simpleqa,0.0,0.0\n"
+    "is_not_attempted,customgpt,simpleqa,0.0,0.0\n"
+    "score,customgpt,simpleqa,1.0,0.0\n")
+
+
+def test_the_real_simple_evals_results_are_one_figure(external, tmp_path):
+    folder = external / "simple-evals"
+    imp = import_paths([folder])
+    assert imp.format == "simple-evals"
+    assert (imp.spec["y"], imp.spec["x"], imp.facets) == ("model", "eval", ["metric"])
+    assert imp.to_csv() == SIMPLE_EVALS_CSV
+    assert imp.dims["metric"][:4] == ["score", "bn", "chars", "de"]
+    assert imp.dims["eval"] == ["gpqa", "math", "mgsm", "mmlu", "simpleqa"]
+    assert imp.warnings == [SD_WARNING]  # one warning, not one per file
+    spec = figure_of(imp).spec
+    assert spec.metric_for({"metric": "score"}) == Metric("score", "", (0, 1), True)
+    assert spec.metric_for({"metric": "chars"}) == Metric("chars", "", None, True)
+    assert spec.metric_for({"metric": "is_incorrect"}) == \
+        Metric("is_incorrect", "", (0, 1), False)
+    copy = tmp_path / "simple-evals"
+    shutil.copytree(folder, copy)
+    [figure] = load_folder(copy)
+    assert figure.spec.dims["eval"].labels == ("gpqa", "math", "mgsm", "mmlu", "simpleqa")
+    assert sorted(zip(figure.cells["metric"], figure.cells["eval"], figure.cells["sd"])) == \
+        sorted((m, e, float(sd)) for m, _, e, _, sd in
+               (line.split(",") for line in SIMPLE_EVALS_CSV.splitlines()[1:]))
+    uploaded = import_bytes(zipped(copy), "simple-evals.zip")
+    assert uploaded.to_csv() == SIMPLE_EVALS_CSV and uploaded.warnings == [SD_WARNING]
+    one = import_bytes((folder / SIMPLE_EVALS_RUN / "gpqa_customgpt.json").read_bytes(),
+                       "gpqa_customgpt.json")
+    assert one.to_csv() == ("metric,model,eval,value,sd\n"
+                            "chars,customgpt,gpqa,2026.2,186.45793091204246\n"
+                            "score,customgpt,gpqa,0.1,0.30000000000000004\n")
+
+
+def test_simple_evals_names_and_standard_errors(tmp_path):
+    runs = {
+        # newer simple-evals: a time in the name; a model name with '_'
+        "mmlu_gpt-4o_assistant_20250101_120000.json": {"score": 0.8, "score:std": 0.4},
+        # an eval whose name holds '_'; :n_samples and :bootstrap_std
+        "healthbench_hard_o3-mini_high.json": {
+            "score": 0.25, "score:std": 0.5, "score:n_samples": 400, "score:bootstrap_std": 0.02,
+            "overall_score": 0.3, "overall_score:std": 0.2, "overall_score:n_samples": 400,
+            "overall_score:min": 0.0, "overall_score:max": 1.0},
+    }
+    for name, doc in runs.items():
+        (tmp_path / name).write_bytes(as_bytes(doc))
+    imp = import_paths([tmp_path])
+    assert imp.to_csv() == (
+        "metric,model,eval,value,sd,n,se\n"
+        "score,o3-mini_high,healthbench_hard,0.25,0.5,400,0.02\n"
+        "overall_score,o3-mini_high,healthbench_hard,0.3,0.2,400,\n"
+        "score,gpt-4o_assistant,mmlu,0.8,0.4,,\n")
+    assert imp.dims == {"metric": ["score", "overall_score"],
+                        "model": ["gpt-4o_assistant", "o3-mini_high"],
+                        "eval": ["healthbench_hard", "mmlu"]}
+    assert imp.warnings == [SD_WARNING]  # mmlu's sd has no n
+    cells_ = figure_of(imp).cells.sort_values(["metric", "eval"])
+    assert cells_[["sd", "n", "se"]].fillna(-1).values.tolist() == [
+        [0.2, 400.0, -1], [0.5, 400.0, 0.02], [0.4, -1, -1]]
+    del runs["mmlu_gpt-4o_assistant_20250101_120000.json"]
+    (tmp_path / "mmlu_gpt-4o_assistant_20250101_120000.json").unlink()
+    assert import_paths([tmp_path]).warnings == []  # every sd has its n (or an se)
+    debug = import_bytes(as_bytes({"score": 1.0, "score:std": 0.0}), "math_o1_DEBUG.json")
+    assert debug.dims["model"] == ["o1"] and debug.dims["eval"] == ["math"]
+    assert debug.warnings == ["math_o1_DEBUG.json is a --debug run (a few examples only).",
+                              SD_WARNING]
+    assert refused(as_bytes({"score": 0.5, "score:std": 0.1}), "results.json") == (
+        "results.json: a simple-evals results file is named <eval>_<model>.json (its name is "
+        "the only place that says which eval and model it is), and this one's name is not. "
+        "Rename it so, as simple-evals wrote it.")
+
+
+def test_a_one_row_table_is_not_simple_evals():
+    assert readers.detect(as_bytes({"score": 0.5, "score:std": 0.1})) == "simple-evals"
+    assert readers.detect(as_bytes({"model": "m", "score": 0.5, "score:std": 0.1})) == "jsonl"
+    assert readers.detect(as_bytes({"score": 0.5, "n": 10})) == "jsonl"
+    assert readers.detect(as_bytes({"score": 0.5, "acc:std": 0.1})) == "jsonl"
+    assert readers.detect(as_bytes({"accuracy": 0.5, "accuracy:std": 0.1})) == "jsonl"
+
+
 # ------------------------------------------------------------------------------ detection
 
 def test_each_real_file_is_detected_as_its_tool_and_these_readers_claim_no_other(external):
@@ -426,8 +537,10 @@ def test_each_real_file_is_detected_as_its_tool_and_these_readers_claim_no_other
             expected[rel] = "evalplus"
         elif rel.startswith("evalplus/results/evalperf/"):
             expected[rel] = "evalperf"
-        elif kind in ("helm", "evalplus", "evalperf"):
+        elif rel.startswith("simple-evals/results/"):
+            expected[rel] = "simple-evals"
+        elif kind in ("helm", "evalplus", "evalperf", "simple-evals"):
             pytest.fail(f"{rel} is claimed by {kind}")
         if rel in expected:
             assert kind == expected[rel], rel
-    assert len(expected) == 6
+    assert len(expected) == 11
