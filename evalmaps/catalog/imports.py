@@ -10,7 +10,7 @@ folder's file is validated. Pure: no Dash, nothing run from a file.
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
@@ -197,7 +197,8 @@ def combine(readings: list[Reading], name: str, options: ImportOptions | None = 
                 merged += 1
                 continue
             coords = ", ".join(f"{d} {v}" for d, v in zip(dims, key))
-            raise ImportFailed(f"{short(first_file)} and {short(file)} both give the cell "
+            one, other = _told_apart(first_file, file)
+            raise ImportFailed(f"{one} and {other} both give the cell "
                                f"({coords}), with different values ({value} and {rec['value']}). "
                                f"Import one of the two runs, not both.", file=name)
         seen[key] = (file, rec["value"], errors)
@@ -221,6 +222,16 @@ def combine(readings: list[Reading], name: str, options: ImportOptions | None = 
                 imported.spec["dims"][d]["labels"] = labels
     _describe(imported, kind, readings, rows, warnings, name)
     return imported
+
+
+def _told_apart(a: str, b: str) -> tuple[str, str]:
+    """Two files' names as a message gives them: their own names, or, when those are one
+    (HELM's stats.json in two run folders), their paths from where the two part."""
+    if short(a) != short(b):
+        return short(a), short(b)
+    pa, pb = PurePosixPath(a).parts, PurePosixPath(b).parts
+    same = next((i for i, (x, y) in enumerate(zip(pa, pb)) if x != y), min(len(pa), len(pb)))
+    return "/".join(pa[same:]) or a, "/".join(pb[same:]) or b
 
 
 def _describe(imported: Imported, kind: str, readings: list[Reading], rows: list[dict],
