@@ -162,7 +162,9 @@ def test_the_real_helm_runs_import_as_one_figure(external):
     # exact_match is the main metric of two runs, f1_score of narrative_qa's
     assert imp.dims["metric"][:4] == ["exact_match", "f1_score", "bleu_4", "exact_match@5"]
     assert imp.warnings == [HELM_SKIPPED]
-    assert HELM_NOTE in imp.spec["notes"]
+    assert imp.spec["notes"] == ["Imported from 3 HELM runs; values on the scale the tool "
+                                 "writes them (fractions stay fractions).", HELM_NOTE,
+                                 HELM_SKIPPED]  # the runs' one note, once
     assert "sd" not in imp.tidy.columns and "se" not in imp.tidy.columns  # one trial each
     assert cells(imp, metric="exact_match", split="valid", perturbation="none") == {
         (PYTHIA, HELLASWAG_X): "0.3", (GPT2, MMLU_X): "0.0", (GPT2, "narrative_qa"): "0.0"}
@@ -206,7 +208,10 @@ def test_the_real_helm_runs_load_as_a_data_folder_and_upload_as_a_zip(external, 
     figure = figures[0]
     assert figure.spec.dims["metric"].labels[0] == "exact_match"
     assert figure.spec.dims["model"].labels == (PYTHIA, GPT2)
-    assert figure.cells.shape[0] == expected.tidy.shape[0]
+    dims = ["metric", "split", "perturbation", "model", "scenario"]
+    served = sorted(zip(*(figure.cells[d] for d in dims), figure.cells["value"]))
+    assert served == sorted(zip(*(expected.tidy[d] for d in dims),
+                                expected.tidy["value"].astype(float)))
     uploaded = import_bytes(zipped(folder), "helm.zip")
     assert uploaded.tidy.to_dict("list") == expected.tidy.to_dict("list")
     assert uploaded.dims == expected.dims
