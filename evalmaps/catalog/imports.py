@@ -9,7 +9,8 @@ folder's file is validated. Pure: no Dash, nothing run from a file.
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections import Counter
+from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
@@ -31,6 +32,11 @@ from evalmaps.readers.table import Imported, import_table
 # names of metrics where lower is better, for files that do not say (lm-eval v0.3): the
 # perplexities and bits per byte of lm-eval's language-modelling tasks (lambada's "ppl" too)
 LOWER_IS_BETTER = ("perplexity", "word_perplexity", "byte_perplexity", "bits_per_byte", "ppl")
+
+
+# what a record may give besides its value (texts, "" when not given): a standard error, or a
+# standard deviation over n (sd alone: no standard error can be made from it)
+ERRORS = ("se", "sd", "n")
 
 
 # metrics that are fractions (0..1) in both tools: given the range [0, 1] when every value fits
@@ -133,8 +139,10 @@ def import_sources(sources: list[tuple[str, bytes]], name: str,
             raise ImportFailed(f"{short(given[0])} is a table, the other files are harness "
                                f"results. Import the table on its own.", file=name)
         skipped += [short(f) for f, _, _ in tables]
-        notes = ([f"Not results, skipped: {', '.join(skipped[:10])}"
-                  f"{' ...' if len(skipped) > 10 else ''}."] if skipped else [])
+        # each name once, with how many files have it (a HELM run folder each has a run_spec.json)
+        listed = [f"{n} ({k} files)" if k > 1 else n for n, k in Counter(skipped).items()]
+        notes = ([f"Not results, skipped: {', '.join(listed[:10])}"
+                  f"{' ...' if len(listed) > 10 else ''}."] if skipped else [])
         return combine(readings, name, options, notes)
     if not tables:
         raise ImportFailed(f"no results were found: none of {readers.described()}. Give the "
@@ -201,34 +209,53 @@ def combine(readings: list[Reading], name: str, options: ImportOptions | None = 
                            "files that hold scores.", file=name)
     dims = map_axes(readers.reader(kind).layout(records, name, warnings), records, options)
     # one value per cell: the same value twice is merged, two different ones are refused
-    seen: dict[tuple, tuple[str, str, str]] = {}
+    seen: dict[tuple, tuple[str, str, tuple]] = {}
     rows = []
     merged = 0
     for file, rec in records:
         key = tuple(rec[d] for d in dims)
+        errors = tuple(rec.get(c, "") for c in ERRORS)  # a record may give se, sd and n
         if key in seen:
-            first_file, value, se = seen[key]
-            if (float(value), se) == (float(rec["value"]), rec["se"]):
+            first_file, value, given = seen[key]
+            if (float(value), given) == (float(rec["value"]), errors):
                 merged += 1
                 continue
             coords = ", ".join(f"{d} {v}" for d, v in zip(dims, key))
-            raise ImportFailed(f"{short(first_file)} and {short(file)} both give the cell "
+            one, other = _told_apart(first_file, file)
+            raise ImportFailed(f"{one} and {other} both give the cell "
                                f"({coords}), with different values ({value} and {rec['value']}). "
                                f"Import one of the two runs, not both.", file=name)
-        seen[key] = (file, rec["value"], rec["se"])
+        seen[key] = (file, rec["value"], errors)
         rows.append(rec)
     if merged:
         warnings.append(f"{merged} value(s) given identically by more than one file were merged.")
     frame = pd.DataFrame({**{d: [r[d] for r in rows] for d in dims},
-                          "value": [r["value"] for r in rows], "se": [r["se"] for r in rows]},
-                         dtype="str")
-    if not (frame["se"] != "").any():
-        frame = frame.drop(columns="se")
+                          "value": [r["value"] for r in rows],
+                          **{c: [r.get(c, "") for r in rows] for c in ERRORS}}, dtype="str")
+    frame = frame.drop(columns=[c for c in ERRORS if not (frame[c] != "").any()])
     mapping = ImportOptions(format="tidy", x=options.x, y=options.y, replicate="",
                             metric="score", unit="", metric_range=None, order="natural")
     imported = import_table(frame, name, mapping, [])
+    order = getattr(readers.reader(kind), "order", None)
+    if order is not None:  # the reader's natural order of a dimension's labels
+        for d in dims:
+            labels = imported.dims[d]
+            ordered = order(d, list(labels), rows)
+            if sorted(ordered) == sorted(labels):
+                labels[:] = ordered
+                imported.spec["dims"][d]["labels"] = labels
     _describe(imported, kind, readings, rows, warnings, name)
     return imported
+
+
+def _told_apart(a: str, b: str) -> tuple[str, str]:
+    """Two files' names as a message gives them: their own names, or, when those are one
+    (HELM's stats.json in two run folders), their paths from where the two part."""
+    if short(a) != short(b):
+        return short(a), short(b)
+    pa, pb = PurePosixPath(a).parts, PurePosixPath(b).parts
+    same = next((i for i, (x, y) in enumerate(zip(pa, pb)) if x != y), min(len(pa), len(pb)))
+    return "/".join(pa[same:]) or a, "/".join(pb[same:]) or b
 
 
 def _describe(imported: Imported, kind: str, readings: list[Reading], rows: list[dict],
@@ -237,9 +264,13 @@ def _describe(imported: Imported, kind: str, readings: list[Reading], rows: list
     spec = imported.spec
     lower: dict[str, bool] = {}
     said: dict[str, dict] = {}  # what the files say of their metrics
+    notes: list[str] = []  # what the files say of themselves, once each
     for reading in readings:
         lower.update(reading.lower)
         said.update(reading.metrics)
+        notes += [n for n in reading.notes if n not in notes]
+    # a reader may say the range its metric's values take (None: none); kept when every value fits
+    span_of = getattr(readers.reader(kind), "metric_range", lambda label: None)
     # records without a metric coordinate are of one metric, "score"
     labels = imported.dims.get("metric", ["score"])
     metrics = {}
@@ -247,8 +278,9 @@ def _describe(imported: Imported, kind: str, readings: list[Reading], rows: list
         base = label.split(" (", 1)[0]
         entry: dict = {"name": label}
         values = [float(r["value"]) for r in rows if r.get("metric", "score") == label]
-        if base in FRACTIONS and all(0 <= v <= 1 for v in values):
-            entry["range"] = [0, 1]
+        span = span_of(label) or ((0, 1) if base in FRACTIONS else None)
+        if span is not None and all(span[0] <= v <= span[1] for v in values):
+            entry["range"] = list(span)
         if lower.get(label, base in LOWER_IS_BETTER):
             entry["higher_is_better"] = False
         entry.update(said.get(label, {}))
@@ -281,7 +313,7 @@ def _describe(imported: Imported, kind: str, readings: list[Reading], rows: list
                if "se" in imported.tidy.columns else [])
     spec["notes"] = [f"Imported from {several if files > 1 else 'one ' + tool + ' file'}; "
                      f"values on the scale the tool writes them (fractions stay fractions)."] \
-        + se_note + warnings
+        + se_note + notes + warnings
     imported.format = kind
     imported.warnings[:] = warnings
 

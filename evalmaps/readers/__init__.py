@@ -29,6 +29,10 @@ KNOWN_READERS: dict[str, str] = {
     "lm-eval": "evalmaps.readers.lm_eval",
     "inspect": "evalmaps.readers.inspect_log",  # before zip: an .eval log is a zip
     "zip": "evalmaps.readers.zipped",
+    "helm": "evalmaps.readers.helm",  # before jsonl: a stats.json is a JSON list
+    "evalplus": "evalmaps.readers.evalplus",
+    "evalperf": "evalmaps.readers.evalperf",
+    "simple-evals": "evalmaps.readers.simple_evals",  # before jsonl: a flat JSON object
     "jsonl": "evalmaps.readers.jsonl",
     "csv": "evalmaps.readers.csvfile",
 }

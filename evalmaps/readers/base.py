@@ -15,7 +15,10 @@ with their coordinates, combined with other files' by :mod:`evalmaps.catalog.imp
 ``table`` of texts (one table: one figure, shaped by :mod:`evalmaps.readers.table`) or
 ``members`` (an archive's files, each read in turn). A results reader also has ``TOOL`` and
 ``TOOL_FILES`` (its files' name, one and many) and ``layout(records, warnings) -> dims``: the
-figure's dimensions, facets first and then y and x.
+figure's dimensions, facets first and then y and x. It may also say the range a metric's values
+take, ``metric_range(label) -> (lo, hi) | None`` (kept when every value of the import fits), and
+the order of a dimension's labels, ``order(dim, labels, records) -> labels`` (else: as they first
+come, numbers by value).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 import zipfile
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -74,6 +78,9 @@ class Reading:
     # "range": [0, 100], "higher_is_better": False); it wins over what names suggest
     metrics: dict[str, dict] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # what the figure's notes say of the file that is no warning (nothing to act on); said once
+    # however many files say it
+    notes: list[str] = field(default_factory=list)
     table: pd.DataFrame | None = None  # a table of texts, as a CSV reads
     shape: str | None = None  # the table's shape when the format fixes it ("tidy": Parquet)
     members: list[tuple[str, bytes]] | None = None  # an archive's files (name, bytes)
@@ -123,6 +130,17 @@ def number(value) -> float | None:
 def text_of(value) -> str:
     """A JSON number as the text of its value (an int as written, a float's shortest form)."""
     return str(value) if isinstance(value, int) else repr(float(value))
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(label: str) -> tuple:
+    """A label's place in natural order: runs of digits by their value, the rest without case
+    (``HumanEval/9`` before ``HumanEval/10``, ``CodeGen-2B`` before ``CodeGen-16B``)."""
+    parts = tuple((0, int(part), "") if part.isdigit() else (1, 0, part.casefold())
+                  for part in _DIGITS.split(label))
+    return parts, label
 
 
 def short(file: str) -> str:
