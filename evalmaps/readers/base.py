@@ -26,7 +26,6 @@ from __future__ import annotations
 import io
 import json
 import math
-import re
 import zipfile
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -130,17 +129,6 @@ def number(value) -> float | None:
 def text_of(value) -> str:
     """A JSON number as the text of its value (an int as written, a float's shortest form)."""
     return str(value) if isinstance(value, int) else repr(float(value))
-
-
-_DIGITS = re.compile(r"(\d+)")
-
-
-def natural_key(label: str) -> tuple:
-    """A label's place in natural order: runs of digits by their value, the rest without case
-    (``HumanEval/9`` before ``HumanEval/10``, ``CodeGen-2B`` before ``CodeGen-16B``)."""
-    parts = tuple((0, int(part), "") if part.isdigit() else (1, 0, part.casefold())
-                  for part in _DIGITS.split(label))
-    return parts, label
 
 
 def short(file: str) -> str:

@@ -11,12 +11,12 @@ panels in which every other model is an empty row). EvalPerf's files are
 
 from __future__ import annotations
 
+from evalmaps.core.text import natural_key
 from evalmaps.readers.base import (
     DEFAULT_MAX_BYTES,
     ImportFailed,
     Probe,
     Reading,
-    natural_key,
     number,
     text_of,
 )

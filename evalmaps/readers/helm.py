@@ -30,12 +30,12 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from evalmaps.core.text import natural_key
 from evalmaps.readers.base import (
     DEFAULT_MAX_BYTES,
     ImportFailed,
     Probe,
     Reading,
-    natural_key,
     number,
     text_of,
 )
@@ -230,7 +230,9 @@ def _metric_rank(labels: list[str], records: list[dict]):
         main = _main(recs)
         if main is not None:
             mains[main] = mains.get(main, 0) + 1
-    place = {label: i for i, label in enumerate(labels)}
+    place: dict[str, int] = {}  # the rest as the files give them
+    for rec in records:
+        place.setdefault(rec["metric"], len(place))
 
     def rank(metric: str) -> tuple:
         if metric in mains:

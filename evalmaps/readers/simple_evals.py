@@ -21,12 +21,12 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from evalmaps.core.text import natural_key
 from evalmaps.readers.base import (
     DEFAULT_MAX_BYTES,
     ImportFailed,
     Probe,
     Reading,
-    natural_key,
     number,
     short,
     text_of,

@@ -21,7 +21,7 @@ from evalmaps import readers
 from evalmaps.catalog.folders import load_folder
 from evalmaps.catalog.imports import figure_of, import_bytes, import_paths
 from evalmaps.core.figure import Metric
-from evalmaps.readers.base import ImportFailed
+from evalmaps.readers.base import ImportFailed, ImportOptions
 from evalmaps.readers.helm import parse_run_spec
 
 MMLU = "mmlu-subject=philosophy,method=multiple_choice_joint,model=openai_gpt2"
@@ -124,7 +124,11 @@ def test_a_helm_run_folder_is_every_stat_with_its_split_and_perturbation(tmp_pat
         stat("exact_match", 0.75, split="valid", sub_split="hard"),
     ]))
     (run / "run_spec.json").write_bytes(as_bytes({"name": run.name}))
-    imp = import_paths([tmp_path / "runs"])
+    # one run is one model and one scenario: on its own it is a map of split by perturbation
+    alone = import_paths([tmp_path / "runs"])
+    assert (alone.spec["y"], alone.spec["x"], alone.facets) == \
+        ("split", "perturbation", ["metric", "model", "scenario"])
+    imp = import_paths([tmp_path / "runs"], ImportOptions(y="model", x="scenario"))
     assert imp.format == "helm"
     assert (imp.spec["y"], imp.spec["x"], imp.facets) == \
         ("model", "scenario", ["metric", "split", "perturbation"])
