@@ -26,6 +26,7 @@ from evalmaps.readers.base import Probe
 # name -> module, in the order they are tried
 KNOWN_READERS: dict[str, str] = {
     "parquet": "evalmaps.readers.parquet",
+    "lighteval": "evalmaps.readers.lighteval",  # before lm-eval: its files look alike
     "lm-eval": "evalmaps.readers.lm_eval",
     "inspect": "evalmaps.readers.inspect_log",  # before zip: an .eval log is a zip
     "zip": "evalmaps.readers.zipped",

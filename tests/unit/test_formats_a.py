@@ -1,0 +1,377 @@
+"""Every harness's results, part a: lighteval, evalchemy (lm-eval's reader), the
+bigcode-evaluation-harness and OpenCompass summaries.
+
+Real lighteval files come from ../shared/external/lighteval (read in place, never copied; the
+tests that need them skip when it is absent). The other formats have no real file there: their
+fixtures (tests/fixtures/formats/<format>/, each with a README saying where its shape comes
+from) are written from the tools' documented output. Results are compared whole: every cell of
+an import (or of a slice) against values typed from the files.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from evalmaps import readers
+from evalmaps.catalog.folders import load_folder
+from evalmaps.catalog.imports import figure_of, import_bytes, import_paths
+from evalmaps.core.figure import Metric
+from evalmaps.readers import detect
+from evalmaps.readers.base import ImportFailed
+
+ROOT = Path(__file__).resolve().parents[2]
+EXTERNAL = ROOT.parent / "shared" / "external"
+LIGHTEVAL = EXTERNAL / "lighteval"
+GERMAN_RAG = LIGHTEVAL / "german_rag_eval"
+LEADERBOARD = LIGHTEVAL / "open_llm_leaderboard"
+FIXTURES = ROOT / "tests" / "fixtures" / "formats"
+MINE = ("lighteval", "bigcode", "opencompass")
+
+
+def shared(folder: Path) -> Path:
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is absent: tests of real tool output skipped")
+    return folder
+
+
+def refused(data: bytes, name: str) -> str:
+    with pytest.raises(ImportFailed) as info:
+        import_bytes(data, name)
+    message = str(info.value)
+    assert message.startswith(name) and "\n" not in message and "Traceback" not in message
+    return message
+
+
+def as_bytes(doc) -> bytes:
+    return json.dumps(doc, indent=2).encode()
+
+
+def zipped(folder: Path) -> bytes:
+    """A folder as a browser upload sends it: a zip of it, under its own name."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                z.write(path, f"{folder.name}/{path.relative_to(folder).as_posix()}")
+    return buf.getvalue()
+
+
+def rows(imported, *columns) -> list[tuple]:
+    """The import's tidy cells as tuples of ``columns``, sorted."""
+    tidy = imported.tidy
+    return sorted(zip(*(tidy[c] for c in columns)))
+
+
+# ------------------------------------------------------------------------------- detection
+
+def test_every_real_file_is_read_by_the_reader_of_its_format():
+    """lighteval's files are lighteval's, and the new readers claim no other real file: lm-eval
+    results (which lighteval's look like) are still lm-eval's."""
+    shared(EXTERNAL)
+    found = {}
+    for path in sorted(EXTERNAL.rglob("*")):
+        if path.is_file() and path.name not in ("LICENSE", "README.md"):
+            found[path.relative_to(EXTERNAL).as_posix()] = detect(path.read_bytes())
+    lighteval = {f: k for f, k in found.items() if f.startswith("lighteval/")}
+    assert len(lighteval) == 17 and set(lighteval.values()) == {"lighteval"}
+    others = {f: k for f, k in found.items() if not f.startswith("lighteval/")}
+    assert not {f: k for f, k in others.items() if k in MINE}
+    lm_eval = {f: k for f, k in others.items()
+               if f.split("/")[0] in ("lm-eval", "lm-eval-samples", "pythia-evals")
+               and f.endswith(".json")}
+    assert len(lm_eval) == 219 and set(lm_eval.values()) == {"lm-eval"}
+
+
+def test_lighteval_comes_before_lm_eval_and_csv_stays_last():
+    order = readers.names()
+    assert order.index("lighteval") < order.index("lm-eval")
+    assert order[-1] == "csv"
+
+
+# ------------------------------------------------------------------------------- lighteval
+
+# german_rag_eval: (acc, acc_stderr) of the four tasks, as each file gives them
+GERMAN_TASKS = ["german_rag_eval:choose_context_by_question",
+                "german_rag_eval:choose_question_by_context",
+                "german_rag_eval:context_question_match",
+                "german_rag_eval:question_answer_match"]
+MIXTRAL_8X22B = ("_mnt_azureml_cr_j_c10d21340e3c47a8a6a3fbf1b3c2b84c_cap_data-capability_wd_"
+                 "datadir_base_models_Mixtral-8x22B-Instruct-v0.1")  # as its file names it
+GERMAN_RAG_ACC = {
+    "DiscoResearch/DiscoLM_German_7b_v1": [
+        ("0.625", "0.015316971293620996"), ("0.991", "0.002987963843142651"),
+        ("0.914", "0.008870325962594766"), ("0.927", "0.008230354715244054")],
+    "VAGOsolutions/Llama-3-SauerkrautLM-70b-Instruct": [
+        ("0.998", "0.0014135055705578087"), ("1.0", "0.0"),
+        ("0.973", "0.005128089049275286"), ("0.949", "0.006960420062571403")],
+    "VAGOsolutions/Llama-3-SauerkrautLM-8b-Instruct": [
+        ("0.928", "0.008178195576218681"), ("0.824", "0.012048616898597505"),
+        ("0.982", "0.004206387249611473"), ("0.906", "0.009233052000787728")],
+    "DiscoResearch/Llama3_DiscoLM_German_8b_v0.1_experimental": [
+        ("0.303", "0.014539683710535245"), ("0.28", "0.014205696104091501"),
+        ("0.751", "0.013681600278702306"), ("0.594", "0.015537226438634593")],
+    "meta-llama/Meta-Llama-3-70B-Instruct": [
+        ("0.94", "0.007513751157474921"), ("1.0", "0.0"),
+        ("0.974", "0.00503481373531819"), ("0.946", "0.007150883521295429")],
+    "meta-llama/Meta-Llama-3-8B-Instruct": [
+        ("0.725", "0.01412708655649053"), ("0.855", "0.011139977517890141"),
+        ("0.977", "0.004742730594656806"), ("0.943", "0.007335175853706812")],
+    MIXTRAL_8X22B: [
+        ("0.998", "0.0014135055705578048"), ("1.0", "0.0"),
+        ("0.967", "0.005651808820452373"), ("0.986", "0.003717232548256591")],
+    "mistralai/Mixtral-8x7B-Instruct-v0.1": [
+        ("0.94", "0.007513751157474921"), ("0.998", "0.0014135055705578057"),
+        ("0.973", "0.005128089049275286"), ("0.973", "0.005128089049275286")],
+    "microsoft/Phi-3-mini-4k-instruct": [
+        ("0.847", "0.011389500459665542"), ("0.998", "0.0014135055705578213"),
+        ("0.965", "0.005814534272734948"), ("0.964", "0.0058939578161655405")],
+    "VAGOsolutions/SauerkrautLM-Mixtral-8x7B-Instruct": [
+        ("0.953", "0.0066959566781630425"), ("0.998", "0.0014135055705578057"),
+        ("0.975", "0.004939574819698447"), ("0.974", "0.0050348137353182255")],
+    "LeoLM/leo-mistral-hessianai-7b-chat": [
+        ("0.865", "0.010811655372416051"), ("0.949", "0.006960420062571416"),
+        ("0.735", "0.01396316475480994"), ("0.52", "0.015806639423035167")],
+    "occiglot/occiglot-7b-de-en-instruct": [
+        ("0.343", "0.015019206922356951"), ("0.994", "0.002443352199329842"),
+        ("0.863", "0.010878848714333306"), ("0.969", "0.005483527064679195")],
+    "occiglot/occiglot-7b-de-en": [
+        ("0.453", "0.015749255189977593"), ("0.698", "0.014526080235459548"),
+        ("0.501", "0.01581926829057682"), ("0.5", "0.015819299929208316")],
+    "occiglot/occiglot-7b-eu5-instruct": [
+        ("0.722", "0.014174516461485246"), ("0.982", "0.004206387249611476"),
+        ("0.587", "0.015577986829936533"), ("0.814", "0.012310790208412794")],
+    "occiglot/occiglot-7b-eu5": [
+        ("0.327", "0.014842213153411242"), ("0.582", "0.015605111967541947"),
+        ("0.5", "0.015819299929208316"), ("0.5", "0.015819299929208316")],
+}
+# the models in the order their folders are found (sorted by path)
+GERMAN_RAG_MODELS = [
+    "DiscoResearch/DiscoLM_German_7b_v1", "VAGOsolutions/Llama-3-SauerkrautLM-70b-Instruct",
+    "VAGOsolutions/Llama-3-SauerkrautLM-8b-Instruct",
+    "DiscoResearch/Llama3_DiscoLM_German_8b_v0.1_experimental",
+    "meta-llama/Meta-Llama-3-70B-Instruct", "meta-llama/Meta-Llama-3-8B-Instruct", MIXTRAL_8X22B,
+    "mistralai/Mixtral-8x7B-Instruct-v0.1", "microsoft/Phi-3-mini-4k-instruct",
+    "VAGOsolutions/SauerkrautLM-Mixtral-8x7B-Instruct", "LeoLM/leo-mistral-hessianai-7b-chat",
+    "occiglot/occiglot-7b-de-en", "occiglot/occiglot-7b-de-en-instruct",
+    "occiglot/occiglot-7b-eu5", "occiglot/occiglot-7b-eu5-instruct"]
+GERMAN_RAG_NOTES = [
+    "The averages lighteval adds ('all', 'german_rag_eval:_average') are means over tasks, not "
+    "tasks: they are not imported.",
+    "From lighteval's task keys (suite|task|few-shot): few-shot count 0 for every task; suite "
+    "community for every task."]
+
+
+def german_rag_expected() -> list[tuple]:
+    return sorted(("acc", model, task, value, se) for model, cells in GERMAN_RAG_ACC.items()
+                  for task, (value, se) in zip(GERMAN_TASKS, cells))
+
+
+def check_german_rag(imported, models=GERMAN_RAG_MODELS) -> None:
+    assert imported.format == "lighteval"
+    assert (imported.spec["y"], imported.spec["x"], imported.facets) == ("model", "task",
+                                                                         ["metric"])
+    assert imported.dims == {"metric": ["acc"], "model": models, "task": GERMAN_TASKS}
+    assert list(imported.tidy.columns) == ["metric", "model", "task", "value", "se"]
+    assert rows(imported, "metric", "model", "task", "value", "se") == german_rag_expected()
+    assert imported.warnings == GERMAN_RAG_NOTES
+
+
+def test_lighteval_german_rag_folder_is_model_by_task_with_every_value_and_se():
+    imported = import_paths([shared(GERMAN_RAG)])
+    check_german_rag(imported)
+    assert imported.spec["title"] == "german_rag_eval (15 lighteval results files)"
+    assert imported.spec["source"]["tool"] == "lighteval results"
+    spec = figure_of(imported).spec
+    assert spec.metric == Metric("acc", "", (0, 1), True)
+    assert list(spec.notes[2:]) == GERMAN_RAG_NOTES
+
+
+def test_lighteval_german_rag_as_a_data_folder_and_as_an_uploaded_zip(tmp_path):
+    copy = tmp_path / "german_rag_eval"
+    shutil.copytree(shared(GERMAN_RAG), copy)
+    (figure,) = load_folder(copy)  # evalmaps serve --data
+    assert figure.n_cells == 60
+    for model, cells in GERMAN_RAG_ACC.items():
+        for task, (value, _) in zip(GERMAN_TASKS, cells):
+            assert figure.value(metric="acc", model=model, task=task) == float(value)
+    upload = import_bytes(zipped(GERMAN_RAG), "german_rag_eval.zip")
+    # a zip's members are read in the order of their names ('de-en-instruct/' before 'de-en/')
+    in_zip = [*GERMAN_RAG_MODELS[:11], GERMAN_RAG_MODELS[12], GERMAN_RAG_MODELS[11],
+              GERMAN_RAG_MODELS[14], GERMAN_RAG_MODELS[13]]
+    check_german_rag(upload, in_zip)
+    assert figure_of(upload).n_cells == 60
+
+
+LEADERBOARD_TASKS = 62  # 64 entries less 'all' and 'mmlu:_average'
+# the cells of every metric but acc, as the two files give them: (metric, model, task, value, se)
+PHI3 = "microsoft/Phi-3-mini-4k-instruct"
+LLAMAFIED = "vonjack/Phi-3-mini-4k-instruct-LLaMAfied"
+LEADERBOARD_NOT_ACC = sorted([
+    ("acc_norm", PHI3, "arc:challenge", "0.6569965870307167", "0.013872423223718164"),
+    ("acc_norm", PHI3, "hellaswag", "0.7877912766381199", "0.004080362208251183"),
+    ("qem", PHI3, "gsm8k", "0.6360879454131918", "0.01325253922796619"),
+    ("truthfulqa_mc1", PHI3, "truthfulqa:mc", "0.44063647490820074", "0.017379697555437446"),
+    ("truthfulqa_mc2", PHI3, "truthfulqa:mc", "0.626144499273936", "0.01578395532145966"),
+])
+
+
+def leaderboard_cells_from_the_files() -> list[tuple]:
+    """Every (metric, model, task, value, se) the two files give, read with the json module,
+    the averages left out: what the import must hold, no more, no less."""
+    cells = []
+    for path in sorted(LEADERBOARD.rglob("results_*.json")):
+        doc = json.loads(path.read_text("utf-8"))
+        model = doc["config_general"]["model_name"]
+        for key, metrics in doc["results"].items():
+            if key == "all" or ":_average|" in key:
+                continue
+            suite, task, shots = key.split("|")
+            assert suite == "leaderboard" and shots.isdigit()
+            for metric, value in metrics.items():
+                if not metric.endswith("_stderr"):
+                    cells.append((metric, model, task, repr(value),
+                                  repr(metrics[metric + "_stderr"])))
+    return sorted(cells)
+
+
+def test_lighteval_open_llm_leaderboard_is_model_by_task_with_metric_a_facet():
+    imported = import_paths([shared(LEADERBOARD)])
+    assert (imported.spec["y"], imported.spec["x"], imported.facets) == ("model", "task",
+                                                                         ["metric"])
+    assert imported.dims["metric"] == ["acc", "acc_norm", "truthfulqa_mc1", "truthfulqa_mc2",
+                                       "qem"]
+    assert imported.dims["model"] == [PHI3, LLAMAFIED]
+    tasks = imported.dims["task"]
+    assert len(tasks) == LEADERBOARD_TASKS and "all" not in tasks
+    assert tasks[:3] == ["arc:challenge", "hellaswag", "mmlu:abstract_algebra"]
+    assert tasks[-3:] == ["truthfulqa:mc", "winogrande", "gsm8k"]
+    assert not [t for t in tasks if "_average" in t or "|" in t]
+    got = rows(imported, "metric", "model", "task", "value", "se")
+    assert got == leaderboard_cells_from_the_files()
+    assert [r for r in got if r[0] != "acc" and r[1] == PHI3] == LEADERBOARD_NOT_ACC
+    assert ("acc", PHI3, "mmlu:abstract_algebra", "0.34", "0.04760952285695236") in got
+    assert imported.warnings == [
+        "The averages lighteval adds ('all', 'mmlu:_average') are means over tasks, not tasks: "
+        "they are not imported.",
+        "From lighteval's task keys (suite|task|few-shot): few-shot count 25 for arc:challenge, "
+        "10 for hellaswag, 0 for truthfulqa:mc, 5 for the other 59 tasks; suite leaderboard for "
+        "every task."]
+    spec = figure_of(imported).spec
+    for metric in imported.dims["metric"]:
+        assert spec.metric_for({"metric": metric}) == Metric(metric, "", (0, 1), True)
+
+
+def lighteval_doc(results: dict, model="org/m", **general) -> dict:
+    """A lighteval results file as lighteval writes one (the parts the reader looks at)."""
+    return {"config_general": {"lighteval_sha": "0", "model_name": model, **general},
+            "results": results, "versions": {k: 0 for k in results if k != "all"},
+            "config_tasks": {}, "summary_tasks": {}, "summary_general": {}}
+
+
+def test_lighteval_pass_at_k_in_both_spellings_is_one_metric_with_k_and_samples():
+    """Newer lighteval: task keys with a fourth field, pass@k named two ways; both are the metric
+    pass@k, k and the sample count its dimensions; other metrics have neither ('-')."""
+    old = lighteval_doc({
+        "lighteval|math_500|0|0": {"math_pass@1:4_samples": 0.75, "extractive_match": 0.7,
+                                   "extractive_match_stderr": 0.02},
+        "lighteval|aime24|0|0": {"math_pass@1:64_samples": 0.3,
+                                 "math_pass@1:64_samples_stderr": 0.08},
+        "all": {"extractive_match": 0.7, "math_pass@1:4_samples": 0.75}})
+    new = lighteval_doc({
+        "lighteval|math_500|0|0": {"pass@k:k=1&n=1": 0.5, "pass@k:k=1&n=1_stderr": 0.0223},
+        "lighteval|aime24|0|0": {"pass@k:k=1&n=16": 0.25}}, model="org/new")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("runs/old/results_2025-01-01T00-00-00.json", as_bytes(old))
+        z.writestr("runs/new/results_2025-06-01T00-00-00.json", as_bytes(new))
+    imported = import_bytes(buf.getvalue(), "runs.zip")
+    assert imported.facets == ["metric", "k", "samples"]
+    # the other metrics ('-') first, then by k and samples, whatever order the files give
+    assert imported.tidy.to_dict("list") == {
+        "metric": ["extractive_match", "pass@k", "pass@k", "pass@k", "pass@k"],
+        "k": ["-", "1", "1", "1", "1"],
+        "samples": ["-", "1", "4", "16", "64"],
+        "model": ["org/m", "org/new", "org/m", "org/new", "org/m"],
+        "task": ["math_500", "math_500", "math_500", "aime24", "aime24"],
+        "value": ["0.7", "0.5", "0.75", "0.25", "0.3"],
+        "se": ["0.02", "0.0223", "", "", "0.08"]}
+    assert imported.dims == {"metric": ["extractive_match", "pass@k"], "k": ["-", "1"],
+                             "samples": ["-", "1", "4", "16", "64"],
+                             "model": ["org/m", "org/new"], "task": ["math_500", "aime24"]}
+    spec = figure_of(imported).spec
+    assert spec.metric_for({"metric": "pass@k"}) == Metric("pass@k", "", (0, 1), True)
+    assert imported.warnings[-1] == ("From lighteval's task keys (suite|task|few-shot): few-shot "
+                                     "count 0 for every task; suite lighteval for every task.")
+
+
+def test_lighteval_one_task_at_two_few_shot_counts_makes_the_count_a_facet(tmp_path):
+    """arc:challenge run 25-shot and 0-shot: the two are not one cell, so the few-shot count is
+    a dimension (shots); the newest key form (task|few-shot, no suite) reads as well."""
+    for name, doc in (
+            ("a", lighteval_doc({"leaderboard|arc:challenge|25": {"acc": 0.6, "acc_stderr": 0.01},
+                                 "leaderboard|gsm8k|5": {"qem": 0.4, "qem_stderr": 0.013}})),
+            ("b", lighteval_doc({"leaderboard|arc:challenge|0": {"acc": 0.5, "acc_stderr": 0.0146},
+                                 "all": {"acc": 0.5}}))):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results_2024.json").write_bytes(as_bytes(doc))
+    imported = import_paths([tmp_path])
+    assert imported.facets == ["metric", "shots"]
+    assert imported.tidy.to_dict("list") == {
+        "metric": ["acc", "qem", "acc"], "shots": ["25", "5", "0"],
+        "model": ["org/m", "org/m", "org/m"], "task": ["arc:challenge", "gsm8k", "arc:challenge"],
+        "value": ["0.6", "0.4", "0.5"], "se": ["0.01", "0.013", "0.0146"]}
+    assert imported.warnings == [
+        "The averages lighteval adds ('all') are means over tasks, not tasks: they are not "
+        "imported.",
+        "From lighteval's task keys (suite|task|few-shot): suite leaderboard for every task."]
+    newest = import_bytes(as_bytes(lighteval_doc({"gsm8k|5": {"extractive_match": 0.8}})),
+                          "results.json")
+    assert newest.tidy.to_dict("list") == {"metric": ["extractive_match"], "model": ["org/m"],
+                                           "task": ["gsm8k"], "value": ["0.8"]}
+    assert newest.warnings == ["From lighteval's task keys (suite|task|few-shot): few-shot count "
+                               "5 for every task."]
+
+
+def test_lighteval_without_a_model_name_is_named_after_its_folder(tmp_path):
+    doc = lighteval_doc({"community|task_a|0": {"acc": 0.25}})
+    del doc["config_general"]["model_name"]
+    (tmp_path / "my-model").mkdir()
+    (tmp_path / "my-model" / "results_1.json").write_bytes(as_bytes(doc))
+    imported = import_paths([tmp_path / "my-model" / "results_1.json"])
+    assert imported.dims["model"] == ["my-model"]
+    assert imported.warnings[0] == (
+        "results_1.json names no model (no config_general.model_name): it is named after its "
+        "folder, 'my-model'. Rename the folder to name the model.")
+
+
+def test_lighteval_files_of_averages_only_or_no_numbers_are_a_clear_error():
+    only_all = lighteval_doc({"all": {"acc": 0.5, "acc_stderr": 0.1}})
+    assert refused(as_bytes(only_all), "results.json") == (
+        "results.json: these results hold no values (no metric with a number). Import files "
+        "that hold scores.")
+    no_numbers = lighteval_doc({"community|t|0": {"acc": None}, "community|u|0": "n/a"})
+    assert refused(as_bytes(no_numbers), "results.json").endswith("Import files that hold "
+                                                                  "scores.")
+
+
+def test_lighteval_direction_is_read_where_the_file_says_it():
+    """Newer lighteval writes each task's metrics with higher_is_better in config_tasks."""
+    doc = lighteval_doc({"lighteval|wmt14:de-en|0": {"ter": 47.17, "bleu": 46.1}},
+                        model_config={"model_name": "org/from-config"})
+    del doc["config_general"]["model_name"]
+    doc["config_tasks"] = {"lighteval|wmt14:de-en": {"metrics": [
+        {"metric_name": "ter", "higher_is_better": False},
+        {"metric_name": ["bleu", "chrf"], "higher_is_better": {"bleu": True, "chrf": True}}]}}
+    imported = import_bytes(as_bytes(doc), "results.json")
+    assert imported.tidy.to_dict("list") == {
+        "metric": ["ter", "bleu"], "model": ["org/from-config"] * 2,
+        "task": ["wmt14:de-en"] * 2, "value": ["47.17", "46.1"]}
+    spec = figure_of(imported).spec
+    assert spec.metric_for({"metric": "ter"}) == Metric("ter", "", None, False)
+    assert spec.metric_for({"metric": "bleu"}) == Metric("bleu", "", None, True)
