@@ -177,29 +177,31 @@ def combine(readings: list[Reading], name: str, options: ImportOptions | None = 
                            "files that hold scores.", file=name)
     dims = readers.reader(kind).layout(records, name, warnings)
     # one value per cell: the same value twice is merged, two different ones are refused
-    seen: dict[tuple, tuple[str, str, str]] = {}
+    seen: dict[tuple, tuple[str, str, str, str]] = {}
     rows = []
     merged = 0
     for file, rec in records:
         key = tuple(rec[d] for d in dims)
         if key in seen:
-            first_file, value, se = seen[key]
-            if (float(value), se) == (float(rec["value"]), rec["se"]):
+            first_file, value, se, n = seen[key]
+            if (float(value), se, n) == (float(rec["value"]), rec["se"], rec.get("n", "")):
                 merged += 1
                 continue
             coords = ", ".join(f"{d} {v}" for d, v in zip(dims, key))
             raise ImportFailed(f"{short(first_file)} and {short(file)} both give the cell "
                                f"({coords}), with different values ({value} and {rec['value']}). "
                                f"Import one of the two runs, not both.", file=name)
-        seen[key] = (file, rec["value"], rec["se"])
+        seen[key] = (file, rec["value"], rec["se"], rec.get("n", ""))
         rows.append(rec)
     if merged:
         warnings.append(f"{merged} value(s) given identically by more than one file were merged.")
+    # a record's "n" (optional): the repeats behind a mean its tool gives (evalchemy)
     frame = pd.DataFrame({**{d: [r[d] for r in rows] for d in dims},
-                          "value": [r["value"] for r in rows], "se": [r["se"] for r in rows]},
-                         dtype="str")
-    if not (frame["se"] != "").any():
-        frame = frame.drop(columns="se")
+                          "value": [r["value"] for r in rows], "se": [r["se"] for r in rows],
+                          "n": [r.get("n", "") for r in rows]}, dtype="str")
+    for optional in ("se", "n"):
+        if not (frame[optional] != "").any():
+            frame = frame.drop(columns=optional)
     mapping = ImportOptions(format="tidy", x=options.x, y=options.y, replicate="",
                             metric="score", unit="", metric_range=None)
     imported = import_table(frame, name, mapping, [])
