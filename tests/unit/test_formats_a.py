@@ -375,3 +375,56 @@ def test_lighteval_direction_is_read_where_the_file_says_it():
     spec = figure_of(imported).spec
     assert spec.metric_for({"metric": "ter"}) == Metric("ter", "", None, False)
     assert spec.metric_for({"metric": "bleu"}) == Metric("bleu", "", None, True)
+
+
+# ------------------------------------------------------------------------------- evalchemy
+
+EVALCHEMY = FIXTURES / "evalchemy"
+QWEN, MISTRAL = "Qwen/Qwen2.5-7B-Instruct", "mistralai/Mistral-7B-Instruct-v0.3"
+
+
+def test_evalchemy_repeated_tasks_are_accuracy_with_their_se_and_repeats():
+    """accuracy_avg is the value of the metric accuracy, accuracy_std_err its se, num_repeat
+    its n; a single run's accuracy (MATH500) and lm-eval's own tasks sit beside them; the counts
+    (num_total, solved_avg, num_solved) are not metrics."""
+    imported = import_paths([EVALCHEMY])
+    assert imported.format == "lm-eval"
+    assert (imported.spec["y"], imported.spec["x"], imported.facets) == ("model", "task",
+                                                                         ["metric"])
+    assert imported.tidy.to_dict("list") == {
+        "metric": ["accuracy", "accuracy", "accuracy", "acc", "acc_norm",
+                   "accuracy", "accuracy", "accuracy"],
+        "model": [QWEN] * 5 + [MISTRAL] * 3,
+        "task": ["AIME24", "AMC23", "MATH500", "hellaswag", "hellaswag",
+                 "AIME24", "AMC23", "MATH500"],
+        "value": ["0.10999999999999999", "0.525", "0.762", "0.6152", "0.8047",
+                  "0.01", "0.20750000000000002", "0.36"],
+        "n": ["10", "10", "", "", "", "10", "10", ""],
+        "se": ["0.009486832980505136", "0.009354143466934856", "", "0.0049", "0.004",
+               "0.004830458915396479", "0.007115124735378854", ""]}
+    assert imported.warnings == []
+    figure = figure_of(imported)
+    (panel,) = [p for p in figure.panels.values() if p.facets == {"metric": "accuracy"}]
+    # rows: Qwen, Mistral; columns: AIME24, AMC23, MATH500, hellaswag (no accuracy, no n: nan)
+    assert [[None if v != v else v for v in row] for row in panel.n.tolist()] == [
+        [10.0, 10.0, None, None], [10.0, 10.0, None, None]]
+    assert figure.spec.metric_for({"metric": "accuracy"}) == Metric("accuracy", "", (0, 1), True)
+
+
+def test_evalchemy_shape_as_its_docs_give_it():
+    """The shape evalchemy documents (run_accuracies instead of run_stats), beside an lm-eval
+    v0.3 task: each read as its own style; several _avg metrics (LiveCodeBench's difficulty
+    levels) each with its own se."""
+    doc = {"results": {
+        "AIME24": {"accuracy_avg": 0.3, "accuracy_std_err": 0.05, "num_repeat": 10,
+                   "run_accuracies": [0.3] * 10},
+        "LiveCodeBench": {"accuracy_avg": 0.4, "accuracy_std_err": 0.01, "accuracy_easy_avg": 0.8,
+                          "accuracy_easy_std_err": 0.02, "num_repeat": 3, "num_total": 100},
+        "piqa": {"acc": 0.75, "acc_stderr": 0.01}},
+        "config": {"model": "hf", "model_args": "pretrained=org/m"}}
+    imported = import_bytes(as_bytes(doc), "results.json")
+    assert imported.tidy.to_dict("list") == {
+        "metric": ["accuracy", "accuracy", "accuracy_easy", "acc"],
+        "model": ["org/m"] * 4, "task": ["AIME24", "LiveCodeBench", "LiveCodeBench", "piqa"],
+        "value": ["0.3", "0.4", "0.8", "0.75"], "n": ["10", "3", "3", ""],
+        "se": ["0.05", "0.01", "0.02", "0.01"]}
