@@ -28,6 +28,7 @@ KNOWN_READERS: dict[str, str] = {
     "parquet": "evalmaps.readers.parquet",
     "lighteval": "evalmaps.readers.lighteval",  # before lm-eval: its files look alike
     "lm-eval": "evalmaps.readers.lm_eval",
+    "bigcode": "evalmaps.readers.bigcode",
     "inspect": "evalmaps.readers.inspect_log",  # before zip: an .eval log is a zip
     "zip": "evalmaps.readers.zipped",
     "jsonl": "evalmaps.readers.jsonl",

@@ -428,3 +428,85 @@ def test_evalchemy_shape_as_its_docs_give_it():
         "model": ["org/m"] * 4, "task": ["AIME24", "LiveCodeBench", "LiveCodeBench", "piqa"],
         "value": ["0.3", "0.4", "0.8", "0.75"], "n": ["10", "3", "3", ""],
         "se": ["0.05", "0.01", "0.02", "0.01"]}
+
+
+# ------------------------------------------------------------------------------- bigcode
+
+BIGCODE = FIXTURES / "bigcode"
+STARCODER, CODELLAMA = "bigcode/starcoder", "codellama/CodeLlama-7b-hf"
+BIGCODE_TIDY = {
+    "metric": ["pass@k"] * 8,
+    "k": ["1", "1", "1", "1", "10", "10", "10", "10"],
+    "model": [CODELLAMA, CODELLAMA, STARCODER, STARCODER] * 2,
+    "task": ["humaneval", "mbpp"] * 4,
+    "value": ["0.3012", "0.3978", "0.3354", "0.4309", "0.4451", "0.5531", "0.4762", "0.5918"]}
+BIGCODE_NOTE = ("Sampling, as the files' config gives it: temperature 0.2, n_samples 50 "
+                "(generations per problem).")
+
+
+def bigcode_doc(model="org/coder", temperature=0.2, n_samples=50, **results) -> dict:
+    """A bigcode-evaluation-harness evaluation_results.json (the config's keys it looks at)."""
+    return {**results, "config": {"prefix": "", "do_sample": True, "temperature": temperature,
+                                  "top_p": 0.95, "n_samples": n_samples, "model": model,
+                                  "tasks": ",".join(results), "limit": None,
+                                  "allow_code_execution": True,
+                                  "metric_output_path": "evaluation_results.json"}}
+
+
+def test_bigcode_results_are_model_by_task_with_pass_at_k_and_k_facets(tmp_path):
+    imported = import_paths([BIGCODE])
+    assert imported.format == "bigcode"
+    assert (imported.spec["y"], imported.spec["x"], imported.facets) == ("model", "task",
+                                                                         ["metric", "k"])
+    assert imported.tidy.to_dict("list") == BIGCODE_TIDY
+    assert imported.dims["k"] == ["1", "10"]
+    assert imported.warnings == [BIGCODE_NOTE]
+    figure = figure_of(imported)
+    assert figure.spec.metric == Metric("pass@k", "", (0, 1), True)
+    # the same figure from a data folder and from an uploaded zip of the folder
+    shutil.copytree(BIGCODE, tmp_path / "bigcode")
+    (served,) = load_folder(tmp_path / "bigcode")
+    assert served.n_cells == 8
+    assert served.value(metric="pass@k", k="10", model=STARCODER, task="mbpp") == 0.5918
+    assert import_bytes(zipped(BIGCODE), "bigcode.zip").tidy.to_dict("list") == BIGCODE_TIDY
+
+
+def test_bigcode_files_that_differ_in_temperature_make_it_a_facet():
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for t, (p1, p10) in (("0.2", (0.31, 0.45)), ("0.8", (0.25, 0.6))):
+            z.writestr(f"t{t}/evaluation_results.json", as_bytes(bigcode_doc(
+                temperature=float(t), humaneval={"pass@1": p1, "pass@10": p10})))
+    imported = import_bytes(buf.getvalue(), "sweep.zip")
+    assert imported.facets == ["metric", "k", "temperature"]
+    assert imported.tidy.to_dict("list") == {
+        "metric": ["pass@k"] * 4, "k": ["1", "1", "10", "10"],
+        "temperature": ["0.2", "0.8", "0.2", "0.8"], "model": ["org/coder"] * 4,
+        "task": ["humaneval"] * 4, "value": ["0.31", "0.25", "0.45", "0.6"]}
+    assert imported.warnings == ["Sampling, as the files' config gives it: n_samples 50 "
+                                 "(generations per problem)."]
+
+
+def test_bigcode_other_metrics_keep_their_names_and_a_limit_is_said():
+    doc = bigcode_doc(n_samples=1, humaneval={"pass@1": 0.3},
+                      **{"pal-gsm8k-greedy": {"accuracy": 0.52, "num_failed_execution": 12}})
+    doc["config"]["limit"] = 100
+    imported = import_bytes(as_bytes(doc), "evaluation_results.json")
+    assert imported.tidy.to_dict("list") == {
+        "metric": ["accuracy", "num_failed_execution", "pass@k"], "k": ["-", "-", "1"],
+        "model": ["org/coder"] * 3, "task": ["pal-gsm8k-greedy", "pal-gsm8k-greedy", "humaneval"],
+        "value": ["0.52", "12", "0.3"]}
+    assert imported.warnings == [
+        "evaluation_results.json: org/coder was evaluated on 100 problems of each task only "
+        "(a --limit run).",
+        "Sampling, as the files' config gives it: temperature 0.2, n_samples 1 (generations per "
+        "problem)."]
+    spec = figure_of(imported).spec
+    assert spec.metric_for({"metric": "num_failed_execution"}).higher_is_better is False
+
+
+def test_bigcode_without_a_model_is_a_clear_error():
+    doc = bigcode_doc(model="", humaneval={"pass@1": 0.3})
+    assert refused(as_bytes(doc), "evaluation_results.json") == (
+        "evaluation_results.json: this bigcode-evaluation-harness file names no model "
+        "(config.model). Write the model's name there (main.py --model) and import it again.")
