@@ -32,6 +32,7 @@ KNOWN_READERS: dict[str, str] = {
     "inspect": "evalmaps.readers.inspect_log",  # before zip: an .eval log is a zip
     "zip": "evalmaps.readers.zipped",
     "jsonl": "evalmaps.readers.jsonl",
+    "opencompass": "evalmaps.readers.opencompass",  # before csv: its summaries are CSV
     "csv": "evalmaps.readers.csvfile",
 }
 FALLBACK = "csv"  # tried last, after any reader from an entry point

@@ -510,3 +510,127 @@ def test_bigcode_without_a_model_is_a_clear_error():
     assert refused(as_bytes(doc), "evaluation_results.json") == (
         "evaluation_results.json: this bigcode-evaluation-harness file names no model "
         "(config.model). Write the model's name there (main.py --model) and import it again.")
+
+
+# ------------------------------------------------------------------------------- OpenCompass
+
+OPENCOMPASS = FIXTURES / "opencompass"
+QUICK_START = OPENCOMPASS / "quick_start" / "summary_20240711_101502.csv"
+SUMMARIZER = OPENCOMPASS / "summarizer" / "summary_20230705_150000.csv"
+QUICK_START_TIDY = {
+    "metric": ["accuracy"] * 4,
+    "model": ["qwen2-1.5b-instruct-hf", "internlm2-chat-1.8b-hf"] * 2,
+    "dataset": ["demo_gsm8k", "demo_gsm8k", "demo_math", "demo_math"],
+    "value": ["56.25", "32.81", "18.75", "14.06"]}
+
+
+def test_opencompass_summary_is_model_by_dataset_in_percent():
+    imported = import_bytes(QUICK_START.read_bytes(), QUICK_START.name)
+    assert imported.format == "opencompass"
+    assert (imported.spec["y"], imported.spec["x"], imported.facets) == ("model", "dataset",
+                                                                         ["metric"])
+    assert imported.tidy.to_dict("list") == QUICK_START_TIDY
+    assert imported.warnings == ["Mode (gen: generation, ppl: perplexity): gen for every "
+                                 "dataset."]
+    figure = figure_of(imported)
+    assert figure.spec.metric == Metric("accuracy", "%", (0, 100), True)
+    assert figure.spec.title == "summary_20240711_101502.csv"
+
+
+def test_opencompass_group_rows_are_averages_left_out_with_a_note():
+    imported = import_paths([SUMMARIZER])
+    assert imported.tidy.to_dict("list") == {
+        "metric": ["accuracy", "accuracy"], "model": ["internlm-7b-hf"] * 2,
+        "dataset": ["race-high", "race-middle"], "value": ["74.53", "77.92"]}
+    assert imported.warnings == [
+        "summary_20230705_150000.csv: the summary group rows race (naive_average) are averages "
+        "over datasets (version '-'), not datasets: they are not imported.",
+        "Mode (gen: generation, ppl: perplexity): ppl for every dataset."]
+
+
+def test_opencompass_summaries_in_a_data_folder_and_an_uploaded_zip(tmp_path):
+    folder = tmp_path / "summaries"
+    folder.mkdir()
+    shutil.copy(QUICK_START, folder)
+    shutil.copy(SUMMARIZER, folder)
+    figures = {f.id: f for f in load_folder(folder)}  # evalmaps serve --data: a figure each
+    assert sorted(figures) == ["import-summary-20230705-150000", "import-summary-20240711-101502"]
+    quick = figures["import-summary-20240711-101502"]
+    assert quick.n_cells == 4 and quick.spec.metric == Metric("accuracy", "%", (0, 100), True)
+    assert quick.value(metric="accuracy", model="internlm2-chat-1.8b-hf",
+                       dataset="demo_math") == 14.06
+    assert figures["import-summary-20230705-150000"].n_cells == 2
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.write(QUICK_START, f"outputs/demo/summary/{QUICK_START.name}")
+    assert import_bytes(buf.getvalue(), "outputs.zip").tidy.to_dict("list") == QUICK_START_TIDY
+
+
+def test_opencompass_dividers_missing_scores_modes_and_scales():
+    """A summarizer's divider rows and datasets without results add nothing; '-' is a missing
+    cell; a dataset run both ways (gen and ppl) makes mode a facet; a metric that is not a
+    percentage (a score above 100) gets no unit."""
+    data = ("\ufeffdataset,version,metric,mode,model-a,model-b\r\n"
+            "--------- Exam ---------,-,-,-,-,-\r\n"
+            "siqa,e78df3,accuracy,gen,21.55,-\r\n"
+            "siqa,4f9bcf,accuracy,ppl,48.07,49.20\r\n"
+            "ceval,-,-,-,-,-\r\n"
+            "mmlu,-,naive_average,gen,60.10,58.00\r\n"
+            "mmlu,-,weighted_average,gen,61.20,57.30\r\n"
+            "alignbench,b1a3c2,score,gen,540.5,612\r\n").encode("utf-8")
+    assert detect(data) == "opencompass"
+    imported = import_bytes(data, "summary.csv")
+    assert imported.facets == ["metric", "mode"]  # the version tells no cells apart the mode does not
+    assert imported.tidy.to_dict("list") == {
+        "metric": ["accuracy", "accuracy", "accuracy", "score", "score"],
+        "mode": ["gen", "ppl", "ppl", "gen", "gen"],
+        "model": ["model-a", "model-a", "model-b", "model-a", "model-b"],
+        "dataset": ["siqa", "siqa", "siqa", "alignbench", "alignbench"],
+        "value": ["21.55", "48.07", "49.20", "540.5", "612"]}
+    assert imported.warnings == [
+        "summary.csv: the summary group rows mmlu (naive_average), mmlu (weighted_average) are "
+        "averages over datasets (version '-'), not datasets: they are not imported."]
+    spec = figure_of(imported).spec
+    assert spec.metric_for({"metric": "accuracy"}) == Metric("accuracy", "%", (0, 100), True)
+    assert spec.metric_for({"metric": "score"}) == Metric("score", "", None, True)
+
+
+def test_opencompass_sniff_reads_the_header_only():
+    assert detect(QUICK_START.read_bytes()) == "opencompass"
+    assert detect(b"dataset,version,metric,mode\nx,1,acc,gen\n") == "csv"  # no model column
+    assert detect(b"dataset,metric,model,value\nx,acc,m,1\n") == "csv"
+    assert detect(b"model,dataset,version,metric,mode,value\nm,x,1,acc,gen,2\n") == "csv"
+
+
+def test_opencompass_bad_summaries_are_clear_errors():
+    header = "dataset,version,metric,mode,model-a,model-b\n"
+    assert refused((header + "siqa,e78df3,accuracy,gen,21.55\n").encode(), "summary.csv") == (
+        "summary.csv: row 2 has 5 fields where the header has 6. Export the summary again "
+        "(OpenCompass writes one field per model in every row).")
+    assert refused((header + "siqa,e78df3,accuracy,gen,21.55,n/a\n").encode(), "summary.csv") \
+        == ("summary.csv: the score 'n/a' (row 2, dataset siqa, model model-b) is not a number. "
+            "Write a number, or '-' where there is none.")
+    assert refused(b"dataset,version,metric,mode,m,m\nsiqa,e78df3,accuracy,gen,1,2\n",
+                   "summary.csv") == (
+        "summary.csv: the summary's header has an empty or repeated model column. Give every "
+        "model its own name and import it again.")
+    assert refused("dataset,version,metric,mode,modèle\nsiqa,e,accuracy,gen,1\n".encode("latin-1"),
+                   "summary.csv") == (
+        "summary.csv: this OpenCompass summary is not UTF-8 text. Save it as UTF-8 (as OpenCompass "
+        "writes it) and import it again.")
+
+
+def test_opencompass_summaries_of_one_dataset_at_two_versions_keep_them_apart():
+    """The version is the hash of the dataset's prompt and settings: two summaries giving one
+    dataset at two versions are not one column, so the version becomes a facet."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("a/summary.csv", "dataset,version,metric,mode,m1\nsiqa,e78df3,accuracy,gen,21.5\n")
+        z.writestr("b/summary.csv", "dataset,version,metric,mode,m2\nsiqa,0c332f,accuracy,gen,30\n"
+                                    "race-high,0c332f,accuracy,gen,40\n")
+    imported = import_bytes(buf.getvalue(), "runs.zip")
+    assert imported.facets == ["metric", "version"]
+    assert imported.tidy.to_dict("list") == {
+        "metric": ["accuracy"] * 3, "version": ["e78df3", "0c332f", "0c332f"],
+        "model": ["m1", "m2", "m2"], "dataset": ["siqa", "siqa", "race-high"],
+        "value": ["21.5", "30", "40"]}

@@ -322,8 +322,8 @@ def test_a_json_file_of_no_known_format_is_a_clear_error():
     assert refused(b'{"name": "x", "deps": {"a": 1}}', "package.json") == (
         "package.json: this file is none of the formats evalmaps reads: a CSV, Parquet or JSON "
         "Lines table, lighteval results JSON, lm-evaluation-harness results JSON, "
-        "bigcode-evaluation-harness results JSON, or an Inspect log (.eval or .json). Export one "
-        "of those and try again.")
+        "bigcode-evaluation-harness results JSON, an Inspect log (.eval or .json), or an "
+        "OpenCompass summary CSV. Export one of those and try again.")
 
 
 def test_a_spreadsheet_workbook_is_named():
