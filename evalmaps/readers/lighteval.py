@@ -31,6 +31,7 @@ DESCRIBES = "lighteval results JSON"
 TOOL = "lighteval results"
 TOOL_FILES = "lighteval results files"
 
+AVERAGES_NOTE = re.compile(r"^The averages lighteval adds \((.*)\) are means over tasks")
 NONE = "-"  # the label of a dimension a record does not have (k of acc; a key without a suite)
 AVERAGE_SUFFIX = "_average"  # mmlu:_average|5: lighteval's mean over a task's subtasks
 
@@ -159,11 +160,14 @@ def read_lighteval(doc: dict, file: str) -> Reading:
         if (label.endswith("pass@k") or label in FRACTIONS) and all(0 <= v <= 1 for v in given):
             reading.metrics[label] = {"range": [0, 1]}
     if averages:
-        names = ", ".join(f"'{a}'" for a in sorted(set(averages), key=lambda a: (a != "all", a)))
-        # the same words for every file of a suite: the import says it once
-        reading.warnings.append(f"The averages lighteval adds ({names}) are means over tasks, not "
-                                f"tasks: they are not imported.")
+        reading.warnings.append(_averages_note(averages))
     return reading
+
+
+def _averages_note(averages) -> str:
+    names = ", ".join(f"'{a}'" for a in sorted(set(averages), key=lambda a: (a != "all", a)))
+    return f"The averages lighteval adds ({names}) are means over tasks, not tasks: they are not " \
+           f"imported."
 
 
 def layout(records: list[tuple[str, dict]], name: str, warnings: list[str]) -> list[str]:
@@ -188,6 +192,13 @@ def layout(records: list[tuple[str, dict]], name: str, warnings: list[str]) -> l
             said += [f"{what} {text}" for text in [_describe(records, dim)] if text]
     if said:
         warnings.append(f"From lighteval's task keys (suite|task|few-shot): {'; '.join(said)}.")
+    # each file's note of the averages left out, as one note where the first was
+    averages = [m.group(1) for w in warnings for m in [AVERAGES_NOTE.match(w)] if m]
+    if averages:
+        first = next(i for i, w in enumerate(warnings) if AVERAGES_NOTE.match(w))
+        warnings[first] = _averages_note(a.strip("'") for given in averages
+                                         for a in given.split(", "))
+        warnings[first + 1:] = [w for w in warnings[first + 1:] if not AVERAGES_NOTE.match(w)]
     warnings[:] = list(dict.fromkeys(warnings))
     return [*facets, "model", "task"]
 

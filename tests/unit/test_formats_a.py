@@ -634,3 +634,17 @@ def test_opencompass_summaries_of_one_dataset_at_two_versions_keep_them_apart():
         "metric": ["accuracy"] * 3, "version": ["e78df3", "0c332f", "0c332f"],
         "model": ["m1", "m2", "m2"], "dataset": ["siqa", "siqa", "race-high"],
         "value": ["21.5", "30", "40"]}
+
+
+def test_lighteval_both_suites_at_once_are_one_figure_with_one_note_of_averages():
+    imported = import_paths([shared(LIGHTEVAL)])
+    both = rows(imported, "metric", "model", "task", "value", "se")
+    assert both == sorted(german_rag_expected() + leaderboard_cells_from_the_files())
+    assert imported.dims["model"][:1] == GERMAN_RAG_MODELS[:1] and len(imported.dims["model"]) == 16
+    assert imported.warnings[0] == (
+        "The averages lighteval adds ('all', 'german_rag_eval:_average', 'mmlu:_average') are "
+        "means over tasks, not tasks: they are not imported.")
+    assert len(imported.warnings) == 2 and imported.warnings[1].endswith(
+        "suite community for german_rag_eval:choose_context_by_question, "
+        "german_rag_eval:choose_question_by_context, german_rag_eval:context_question_match, "
+        "german_rag_eval:question_answer_match, leaderboard for the other 62 tasks.")
