@@ -33,7 +33,7 @@ TOOL_FILES = "lighteval results files"
 
 AVERAGES_NOTE = re.compile(r"^The averages lighteval adds \((.*)\) are means over tasks")
 NONE = "-"  # the label of a dimension a record does not have (k of acc; a key without a suite)
-AVERAGE_SUFFIX = "_average"  # mmlu:_average|5: lighteval's mean over a task's subtasks
+AVERAGE_SUFFIX = ":_average"  # mmlu:_average|5: lighteval's mean over a task's subtasks
 
 # pass@k as lighteval names it: older "math_pass@1:64_samples", "pass@10:32_samples"; newer
 # "pass@k:k=1&n=1" (the metric's parameters, joined with "&")
@@ -142,10 +142,10 @@ def read_lighteval(doc: dict, file: str) -> Reading:
             found = pass_at_k(metric)
             label, k, samples = metric, NONE, NONE
             if found is not None:
-                prefix, k, samples = found
+                _, k, samples = found
                 label = "pass@k"
                 if (label, k, samples) in taken:  # math_pass@1 and pass@1 of one task: keep both
-                    label = prefix + "pass@k"
+                    label = metric
             taken.add((label, k, samples))
             se = errors.get(metric)
             reading.records.append({

@@ -648,3 +648,19 @@ def test_lighteval_both_suites_at_once_are_one_figure_with_one_note_of_averages(
         "suite community for german_rag_eval:choose_context_by_question, "
         "german_rag_eval:choose_question_by_context, german_rag_eval:context_question_match, "
         "german_rag_eval:question_answer_match, leaderboard for the other 62 tasks.")
+
+
+def test_lighteval_two_pass_at_k_of_one_task_at_one_k_keep_the_second_name():
+    """math_pass@1:4_samples and gpqa_pass@1:4_samples of one task would be one cell: the first
+    is pass@k, the second keeps its name as written (a metric of its own), both kept."""
+    doc = lighteval_doc({"lighteval|t|0": {"math_pass@1:4_samples": 0.5,
+                                           "gpqa_pass@1:4_samples": 0.25},
+                         "lighteval|u:_average|0": {"math_pass@1:4_samples": 0.5},
+                         "lighteval|v_average|0": {"acc": 0.125}})
+    imported = import_bytes(as_bytes(doc), "results.json")
+    assert imported.tidy.to_dict("list") == {
+        "metric": ["acc", "pass@k", "gpqa_pass@1:4_samples"], "k": ["-", "1", "1"],
+        "samples": ["-", "4", "4"], "model": ["org/m"] * 3, "task": ["v_average", "t", "t"],
+        "value": ["0.125", "0.5", "0.25"]}
+    assert imported.warnings[0] == ("The averages lighteval adds ('u:_average') are means over "
+                                    "tasks, not tasks: they are not imported.")
