@@ -26,7 +26,9 @@ from evalmaps.readers.base import Probe
 # name -> module, in the order they are tried
 KNOWN_READERS: dict[str, str] = {
     "parquet": "evalmaps.readers.parquet",
+    "lighteval": "evalmaps.readers.lighteval",  # before lm-eval: its files look alike
     "lm-eval": "evalmaps.readers.lm_eval",
+    "bigcode": "evalmaps.readers.bigcode",
     "inspect": "evalmaps.readers.inspect_log",  # before zip: an .eval log is a zip
     "zip": "evalmaps.readers.zipped",
     "helm": "evalmaps.readers.helm",  # before jsonl: a stats.json is a JSON list
@@ -34,6 +36,7 @@ KNOWN_READERS: dict[str, str] = {
     "evalperf": "evalmaps.readers.evalperf",
     "simple-evals": "evalmaps.readers.simple_evals",  # before jsonl: a flat JSON object
     "jsonl": "evalmaps.readers.jsonl",
+    "opencompass": "evalmaps.readers.opencompass",  # before csv: its summaries are CSV
     "csv": "evalmaps.readers.csvfile",
 }
 FALLBACK = "csv"  # tried last, after any reader from an entry point

@@ -2,7 +2,11 @@
 (``"acc,none"``, ``"acc_stderr,none"``, the stderr possibly ``"N/A"``): one value per model,
 checkpoint (when known), task and metric; the stderr kept as ``se``. Group rows (``groups``,
 ``group_subtasks``) are not tasks. Dimensions: model, step (when a file gives a checkpoint),
-task, metric (a facet). Values keep their own scale (fractions stay fractions)."""
+task, metric (a facet). Values keep their own scale (fractions stay fractions).
+
+evalchemy writes this shape too; its tasks run several times (AIME24, AMC23, MATH500) give
+``"accuracy_avg"``, ``"accuracy_std_err"`` (the standard error over the repeats) and
+``"num_repeat"``: the metric ``accuracy``, its ``se``, and ``n`` (docs/readers/evalchemy.md)."""
 
 from __future__ import annotations
 
@@ -25,6 +29,9 @@ TOOL = "lm-evaluation-harness results"
 TOOL_FILES = "lm-evaluation-harness results files"
 # keys of an lm-eval task's results that are not metrics
 NOT_METRICS = ("alias", "name", "sample_len", "sample_count", "samples", " ")
+# evalchemy's counts beside its accuracies (repeats, questions, questions solved): not metrics
+REPEATS = "num_repeat"
+COUNTS = (REPEATS, "num_total", "num_solved", "solved_avg")
 
 
 STEP_RE = re.compile(r"(?:^|[_\-.])step[_\-]?(\d+)(?=$|[_\-.])", re.I)
@@ -104,7 +111,6 @@ def read_lm_eval(doc: dict, file: str) -> Reading:
     better = doc.get("higher_is_better") if isinstance(doc.get("higher_is_better"), dict) else {}
     samples = doc.get("n-samples") if isinstance(doc.get("n-samples"), dict) else {}
     results = doc["results"]
-    new_style = any("," in key for metrics in results.values() for key in metrics)
     skipped_groups = sorted(t for t in results if t in groups)
     if skipped_groups:
         reading.warnings.append(f"{short(file)}: the group rows {', '.join(skipped_groups[:5])}"
@@ -113,16 +119,7 @@ def read_lm_eval(doc: dict, file: str) -> Reading:
     for task, metrics in results.items():
         if task in groups:
             continue
-        values, errors = {}, {}
-        for key, value in metrics.items():
-            if key in NOT_METRICS or (new_style and "," not in key):
-                continue
-            metric, _, filt = key.partition(",") if new_style else (key, "", None)
-            filt = filt if new_style else None
-            if metric.endswith("_stderr"):
-                errors[(metric[:-len("_stderr")], filt)] = value
-            elif number(value) is not None:
-                values[(metric, filt)] = value
+        values, errors, repeats, averaged = _metrics(metrics)
         for (metric, filt), value in values.items():
             se = errors.get((metric, filt))
             label = _metric_label(metric, filt)
@@ -130,7 +127,8 @@ def read_lm_eval(doc: dict, file: str) -> Reading:
             if step is not None:
                 coords["step"] = step
             reading.records.append({**coords, "value": text_of(value),
-                                    "se": text_of(se) if number(se) is not None and se >= 0 else ""})
+                                    "se": text_of(se) if number(se) is not None and se >= 0 else "",
+                                    **({"n": repeats} if repeats and metric in averaged else {})})
             said = better.get(task, {}).get(metric) if isinstance(better.get(task), dict) else None
             if isinstance(said, bool):
                 reading.lower[label] = not said
@@ -142,3 +140,41 @@ def read_lm_eval(doc: dict, file: str) -> Reading:
                                     f"{counts['effective']} of its {counts['original']} samples "
                                     f"(a --limit run).")
     return reading
+
+
+def _metrics(metrics: dict) -> tuple[dict, dict, str | None, set[str]]:
+    """A task's results -> its values and stderrs, each keyed (metric, filter), the repeats
+    behind evalchemy's averages (``num_repeat``, else None) and the metrics that are such
+    averages. A task is read in lm-eval >= 0.4's style when a key holds a comma
+    (``"acc,none"``), else v0.3's (``"acc"``, ``"acc_stderr"``), which evalchemy's repeated
+    tasks extend: ``"<m>_avg"`` is the metric ``<m>``, ``"<m>_std_err"`` its standard error;
+    evalchemy's counts (:data:`COUNTS`) are not metrics."""
+    new_style = any("," in key for key in metrics)
+    repeated = not new_style and (REPEATS in metrics
+                                  or any(str(k).endswith("_std_err") for k in metrics))
+    values: dict = {}
+    errors: dict = {}
+    averaged: set[str] = set()
+    for key, value in metrics.items():
+        key = str(key)
+        if key in NOT_METRICS or (new_style and "," not in key):
+            continue
+        if not new_style and key in COUNTS:
+            continue
+        metric, _, filt = key.partition(",") if new_style else (key, "", None)
+        filt = filt if new_style else None
+        if metric.endswith("_stderr"):
+            errors[(metric[:-len("_stderr")], filt)] = value
+        elif repeated and metric.endswith("_std_err"):
+            errors[(metric[:-len("_std_err")], filt)] = value
+        elif number(value) is None:
+            continue
+        elif repeated and metric.endswith("_avg") and metric[:-len("_avg")] not in metrics:
+            values[(metric[:-len("_avg")], filt)] = value
+            averaged.add(metric[:-len("_avg")])
+        else:
+            values[(metric, filt)] = value
+    count = metrics.get(REPEATS) if repeated else None
+    repeats = str(count) if isinstance(count, int) and not isinstance(count, bool) \
+        and count >= 1 else None
+    return values, errors, repeats, averaged

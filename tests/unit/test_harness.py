@@ -321,10 +321,11 @@ def test_json_lines_errors_are_clear():
 
 def test_a_json_file_of_no_known_format_is_a_clear_error():
     assert refused(b'{"name": "x", "deps": {"a": 1}}', "package.json") == (
-        "package.json: this file is none of the formats evalmaps reads: a CSV, Parquet or JSON "
-        "Lines table, lm-evaluation-harness results JSON, an Inspect log (.eval or .json), a HELM "
-        "run's stats.json, the EvalPlus leaderboard's results.json, EvalPerf results JSON, or "
-        "simple-evals results JSON. Export one of those and try again.")
+        "package.json: this file is none of the formats evalmaps reads: a CSV, Parquet or JSON"
+        " Lines table, lighteval results JSON, lm-evaluation-harness results JSON, bigcode-"
+        "evaluation-harness results JSON, an Inspect log (.eval or .json), a HELM run's "
+        "stats.json, the EvalPlus leaderboard's results.json, EvalPerf results JSON, simple-"
+        "evals results JSON, or an OpenCompass summary CSV. Export one of those and try again.")
 
 
 def test_a_spreadsheet_workbook_is_named():

@@ -36,10 +36,12 @@ def test_csv_is_tried_last_and_the_order_is_the_tables():
 
 
 def test_the_formats_read_are_named_in_one_sentence():
-    assert readers.described() == ("a CSV, Parquet or JSON Lines table, lm-evaluation-harness "
-                                   "results JSON, an Inspect log (.eval or .json), a HELM run's "
-                                   "stats.json, the EvalPlus leaderboard's results.json, EvalPerf "
-                                   "results JSON, or simple-evals results JSON")
+    assert readers.described() == ("a CSV, Parquet or JSON Lines table, lighteval results "
+                                   "JSON, lm-evaluation-harness results JSON, bigcode-"
+                                   "evaluation-harness results JSON, an Inspect log (.eval or "
+                                   ".json), a HELM run's stats.json, the EvalPlus "
+                                   "leaderboard's results.json, EvalPerf results JSON, simple-"
+                                   "evals results JSON, or an OpenCompass summary CSV")
 
 
 def test_importing_the_package_imports_no_reader():
