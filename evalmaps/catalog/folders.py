@@ -10,7 +10,7 @@ import logging
 from pathlib import Path
 
 from evalmaps.catalog import cache, manifest
-from evalmaps.catalog.imports import figure_of, import_bytes, import_paths
+from evalmaps.catalog.imports import figure_of, import_bytes, import_paths_by_tool
 from evalmaps.catalog.load import (
     catalog_figures,
     check_manifest,
@@ -128,7 +128,7 @@ def _load_files(folder: Path, cache_dir, problems: list[str] | None = None) -> l
     files = _data_files(folder)
     if not files:  # evaluation tools' results: one figure
         try:
-            return [figure_of(import_paths([folder]))]
+            return [figure_of(imported) for imported in import_paths_by_tool([folder])]
         except DataError as exc:
             if problems is None:
                 raise

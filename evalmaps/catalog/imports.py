@@ -80,6 +80,22 @@ def import_paths(paths, options: ImportOptions | None = None) -> Imported:
     """Files, folders (searched recursively) and zips -> ONE figure. Harness files (lm-eval
     results, Inspect logs) combine into one figure; a single table imports as ``import_bytes``
     would. No size limit: the files are the user's own."""
+    sources, name, searched = _sources(paths)
+    return import_sources(sources, name, options, max_bytes=None, searched=searched)
+
+
+def import_paths_by_tool(paths, options: ImportOptions | None = None) -> list[Imported]:
+    """:func:`import_paths`, but files of several tools (a folder holding the EvalPlus
+    leaderboard and EvalPerf results) make one figure per tool instead of an error: what a
+    data folder serves and ``evalmaps import`` writes."""
+    sources, name, searched = _sources(paths)
+    return import_sources(sources, name, options, max_bytes=None, searched=searched,
+                          by_tool=True)
+
+
+def _sources(paths) -> tuple[list[tuple[str, bytes]], str, bool]:
+    """The files' names and bytes (folders searched recursively), a name for all of them, and
+    whether any came from a search."""
     paths = [Path(p) for p in paths]
     if not paths:
         raise ImportFailed("no file was given. Give one or more files, folders or zips.")
@@ -97,17 +113,19 @@ def import_paths(paths, options: ImportOptions | None = None) -> Imported:
         else:
             sources.append((path.as_posix(), _read(path)))
     name = paths[0].as_posix() if len(paths) == 1 else f"{len(paths)} paths"
-    return import_sources(sources, name, options, max_bytes=None, searched=searched)
+    return sources, name, searched
 
 
 def import_sources(sources: list[tuple[str, bytes]], name: str,
                    options: ImportOptions | None = None,
-                   max_bytes: int | None = DEFAULT_MAX_BYTES, searched: bool = False) -> Imported:
+                   max_bytes: int | None = DEFAULT_MAX_BYTES, searched: bool = False,
+                   by_tool: bool = False):
     """Named files' bytes -> ONE figure. Harness files combine; a table file imports alone.
 
     ``searched``: the files come from a folder or zip search, where files that are neither
     harness results nor a table (a README, lm-eval's per-sample logs next to its results) are
-    skipped with a warning instead of refused."""
+    skipped with a warning instead of refused. ``by_tool``: a list of figures, one per tool
+    whose results the files hold (files of several tools are otherwise refused)."""
     options = options or ImportOptions()
     readings: list[Reading] = []
     tables: list[tuple[str, bytes, str]] = []
@@ -143,7 +161,11 @@ def import_sources(sources: list[tuple[str, bytes]], name: str,
         listed = [f"{n} ({k} files)" if k > 1 else n for n, k in Counter(skipped).items()]
         notes = ([f"Not results, skipped: {', '.join(listed[:10])}"
                   f"{' ...' if len(listed) > 10 else ''}."] if skipped else [])
-        return combine(readings, name, options, notes)
+        if not by_tool:
+            return combine(readings, name, options, notes)
+        tools = [k for k in readers.names() if any(r.reader == k for r in readings)]
+        return [combine([r for r in readings if r.reader == k], name, options, notes)
+                for k in tools]
     if not tables:
         raise ImportFailed(f"no results were found: none of {readers.described()}. Give the "
                            f"files themselves or the folder that holds them.", file=name)
@@ -152,7 +174,8 @@ def import_sources(sources: list[tuple[str, bytes]], name: str,
         raise ImportFailed(f"there are {len(tables)} tables ({names}); one import makes one "
                            f"figure from one table. Import them one at a time.", file=name)
     file, probe, kind = tables[0]
-    return import_table_bytes(probe, file, options, max_bytes, kind)
+    imported = import_table_bytes(probe, file, options, max_bytes, kind)
+    return [imported] if by_tool else imported
 
 
 def import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,

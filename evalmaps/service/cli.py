@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from evalmaps.catalog.folders import write_import
-from evalmaps.catalog.imports import figure_of, import_paths
+from evalmaps.catalog.imports import figure_of, import_paths_by_tool
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.readers.base import ImportOptions
 from evalmaps.readers.table import FORMATS
@@ -160,28 +160,33 @@ def import_command(args: argparse.Namespace) -> int:
                   f"the path.", file=sys.stderr)
             return 2
     # no size limit: the files are the user's own (the limit is for the browser's uploads)
-    imported = import_paths(args.paths, ImportOptions(format=args.format, x=args.x, y=args.y,
-                                                      replicate=args.replicate))
-    figure_of(imported)  # validate the result as the app would
-    for warning in imported.warnings:
-        print(f"evalmaps: warning: {warning}", file=sys.stderr)
-    if args.output:
-        out = Path(args.output)
-        if out.suffix.lower() != ".csv":
-            raise UsageError(f"-o takes the path of a .csv file to write (such as "
-                             f"my-data/{out.name or 'results'}.csv); '{args.output}' does not end "
-                             f"in .csv.")
+    options = ImportOptions(format=args.format, x=args.x, y=args.y, replicate=args.replicate)
+    figures = import_paths_by_tool(args.paths, options)  # one figure per tool the files hold
+    for imported in figures:
+        figure_of(imported)  # validate the result as the app would
+        for warning in imported.warnings:
+            print(f"evalmaps: warning: {warning}", file=sys.stderr)
+    if not args.output:
+        summaries = [imported.summary() for imported in figures]
+        print(json.dumps(summaries[0] if len(summaries) == 1 else summaries, indent=2))
+        return 0
+    out = Path(args.output)
+    if out.suffix.lower() != ".csv":
+        raise UsageError(f"-o takes the path of a .csv file to write (such as "
+                         f"my-data/{out.name or 'results'}.csv); '{args.output}' does not end "
+                         f"in .csv.")
+    for imported in figures:
+        # files of several tools: one file each, named after the tool
+        target = out if len(figures) == 1 else out.with_name(f"{out.stem}-{imported.format}.csv")
         try:
-            entry = write_import(imported, out)  # the cells and, beside them, what the import knew
+            entry = write_import(imported, target)  # the cells and what the import knew
         except OSError as exc:
-            print(f"evalmaps: {args.output}: cannot write the file ({exc.strerror}). Check that "
+            print(f"evalmaps: {target}: cannot write the file ({exc.strerror}). Check that "
                   f"its folder exists and is writable.", file=sys.stderr)
             return 2
-        print(f"evalmaps: wrote {imported.n_cells} cells to {args.output} and the figure's "
+        print(f"evalmaps: wrote {imported.n_cells} cells to {target} and the figure's "
               f"catalog entry to {entry}; serve them with: evalmaps serve --data {out.parent}",
               file=sys.stderr)
-    else:
-        print(json.dumps(imported.summary(), indent=2))
     return 0
 
 

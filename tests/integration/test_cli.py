@@ -678,3 +678,33 @@ def test_a_decompression_bomb_is_refused_naming_the_member_on_every_path(tmp_pat
     with pytest.raises(ImportFailed) as err:  # an upload (bytes, with the upload's size limit)
         import_bytes(archive.read_bytes(), "bomb.zip")
     assert "the zip's member results.csv expands" in str(err.value)
+
+
+EVALPLUS = ROOT.parent / "shared" / "external" / "evalplus"
+
+
+def test_a_folder_of_two_tools_results_is_one_figure_per_tool(tmp_path):
+    """The EvalPlus folder holds the leaderboard and EvalPerf results: a data folder serves
+    both figures, and the CLI writes one file each, named after the tool."""
+    if not EVALPLUS.is_dir():
+        pytest.skip("../shared/external is absent")
+    from evalmaps.catalog.folders import load_folder
+    from evalmaps.catalog.imports import import_paths, import_paths_by_tool
+    from evalmaps.readers.base import ImportFailed
+
+    served = load_folder(EVALPLUS)
+    leaderboard = figure_of(import_paths([EVALPLUS / "results.json"]))
+    evalperf = figure_of(import_paths([EVALPLUS / "results" / "evalperf"]))
+    assert [f.spec.source["tool"] for f in served] == [leaderboard.spec.source["tool"],
+                                                       evalperf.spec.source["tool"]]
+    assert served[0].cells.equals(leaderboard.cells) and served[1].cells.equals(evalperf.cells)
+    with pytest.raises(ImportFailed, match="these files mix"):
+        import_paths([EVALPLUS])  # one figure cannot hold both
+    out = tmp_path / "ep.csv"
+    proc = run_cli("import", EVALPLUS, "-o", out, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    for fmt, figure in zip(("evalplus", "evalperf"), import_paths_by_tool([EVALPLUS])):
+        written = tmp_path / f"ep-{fmt}.csv"
+        assert written.read_text(encoding="utf-8") == figure.to_csv()
+        assert (tmp_path / f"ep-{fmt}.figure.json").is_file()
+    assert not out.exists()
