@@ -17,8 +17,8 @@ with their coordinates, combined with other files' by :mod:`evalmaps.catalog.imp
 ``TOOL_FILES`` (its files' name, one and many) and ``layout(records, warnings) -> dims``: the
 figure's dimensions, facets first and then y and x. It may also say the range a metric's values
 take, ``metric_range(label) -> (lo, hi) | None`` (kept when every value of the import fits), and
-the order of a dimension's labels, ``order(dim, labels, records) -> labels`` (else: as they first
-come, numbers by value).
+the order of a dimension's labels, ``order(dim, labels, records) -> labels`` (else: natural
+order, :func:`evalmaps.core.text.natural_key`).
 """
 
 from __future__ import annotations
