@@ -216,8 +216,8 @@ def _describe(imported: Imported, kind: str, readings: list[Reading], rows: list
     for reading in readings:
         lower.update(reading.lower)
         said.update(reading.metrics)
-    # records without a metric coordinate are of one metric, "score"
-    labels = imported.dims.get("metric", ["score"])
+    # records without a metric dimension are of one metric: the one they name, else "score"
+    labels = imported.dims.get("metric") or [rows[0].get("metric", "score")]
     metrics = {}
     for label in labels:
         base = label.split(" (", 1)[0]

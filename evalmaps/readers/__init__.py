@@ -29,6 +29,7 @@ KNOWN_READERS: dict[str, str] = {
     "lm-eval": "evalmaps.readers.lm_eval",
     "inspect": "evalmaps.readers.inspect_log",  # before zip: an .eval log is a zip
     "zip": "evalmaps.readers.zipped",
+    "json-records": "evalmaps.readers.json_records",  # before jsonl: a list of scores
     "jsonl": "evalmaps.readers.jsonl",
     "csv": "evalmaps.readers.csvfile",
 }

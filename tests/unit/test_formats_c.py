@@ -1,6 +1,6 @@
-"""Leaderboard CSVs.
+"""Leaderboard CSVs and folders of JSON score records.
 
-Real files come from ../shared/external (alpaca-eval; the tests
+Real files come from ../shared/external (alpaca-eval, needle-haystack; the tests
 that need them skip when it is absent, and nothing of them is copied into the project). Results
 are compared whole, or all cells of a slice, against values typed from the files.
 """
@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import shutil
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from evalmaps import readers
 from evalmaps.catalog.folders import load_folder
 from evalmaps.catalog.imports import figure_of, import_bytes, import_paths
 from evalmaps.readers.base import ImportFailed, ImportOptions
@@ -23,6 +25,11 @@ from evalmaps.readers.table import FORMATS
 ROOT = Path(__file__).resolve().parents[2]
 EXTERNAL = ROOT.parent / "shared" / "external"
 ALPACA = EXTERNAL / "alpaca-eval" / "data_AlpacaEval" / "alpaca_eval_gpt4_leaderboard.csv"
+NEEDLE = EXTERNAL / "needle-haystack" / "original_results" / "OpenAI_Original_Results"
+SAMPLES = EXTERNAL / "lm-eval-samples" / "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
+FORMATS_READ = ("a CSV, Parquet or JSON Lines table, lm-evaluation-harness results JSON, an "
+                "Inspect log (.eval or .json), or JSON records of scores (a list, or one object "
+                "per file)")
 
 
 def shared(path: Path) -> Path:
@@ -37,6 +44,57 @@ def refused(data: bytes, name: str, options: ImportOptions | None = None) -> str
     message = str(info.value)
     assert message.startswith(name) and "\n" not in message and "Traceback" not in message
     return message
+
+
+def zipped(folder: Path, inside: str) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for path in sorted(folder.iterdir()):
+            z.write(path, f"{inside}/{path.name}")
+    return buf.getvalue()
+
+
+# --------------------------------------------------------------------------- sniffing
+
+def test_every_real_file_is_claimed_by_the_reader_it_should_be():
+    """json-records claims the needle grids and nothing else of ../shared/external; the
+    leaderboard, a table shape, is read by the CSV reader."""
+    files = sorted(p for p in shared(EXTERNAL).rglob("*")
+                   if p.is_file() and p.name not in ("README.md", "LICENSE"))
+    claimed = {p.relative_to(EXTERNAL).as_posix() for p in files
+               if readers.detect(p.read_bytes()) == "json-records"}
+    assert claimed == {
+        "needle-haystack/original_results/OpenAI_Original_Results/OpenAI_OriginalResults.json",
+        "needle-haystack/original_results/OpenAI_Original_Results/OpenAI_OriginalResults_2.json"}
+    assert readers.detect(ALPACA.read_bytes()) == "csv"
+    assert readers.detect(SAMPLES.read_bytes()) == "jsonl"
+
+
+def test_records_reader_sits_before_json_lines():
+    names = readers.names()
+    assert names.index("json-records") == names.index("jsonl") - 1
+    assert readers.described() == FORMATS_READ
+
+
+@pytest.mark.parametrize("data, name", [
+    (b'[{"token_limit": 1000, "depth_percent": 0, "score": 10}]', "json-records"),
+    (b'{"model": "m", "context_length": 1000, "depth_percent": 50.0, "score": 3}',
+     "json-records"),
+    (b'[{"model": "m", "task": "t", "accuracy": 0.5}]', "json-records"),
+    # a tidy table: a value column, as a JSON list or as JSON Lines
+    (b'[{"model": "m", "type": "a", "score": 1, "value": 50.5}]', "jsonl"),
+    (b'{"model": "m", "type": "a", "score": 1}\n{"model": "m", "type": "b", "score": 2}\n',
+     "jsonl"),
+    # simple-evals' flat results: scores and their std, no coordinate
+    (b'{"score": 0.5, "score:std": 0.1, "other": 0.0}', "jsonl"),
+    # no score; a nested value; an empty list
+    (b'[{"model": "m", "pred": "A", "answer": "B"}]', "jsonl"),
+    (b'[{"model": "m", "score": 1, "meta": {"a": 1}}]', "jsonl"),
+    (b'[]', "jsonl"),
+    (b'[{"score": 1, "max_score": 10}]', "jsonl"),  # a range is not a coordinate
+])
+def test_json_records_sniff(data, name):
+    assert readers.detect(data) == name
 
 
 # --------------------------------------------------------------------------- leaderboards
@@ -248,3 +306,217 @@ def test_metric_as_an_axis_says_the_scores_share_one_colour_scale(alpaca):
 ])
 def test_a_table_that_is_no_leaderboard_is_a_clear_error(data, message):
     assert refused(data, "b.csv", ImportOptions(format="leaderboard")) == f"b.csv: {message}"
+
+
+# --------------------------------------------------------------------------- JSON records
+
+NEEDLE_FILES = ("OpenAI_OriginalResults.json", "OpenAI_OriginalResults_2.json")
+# the cells at 128,000 tokens, as typed from the two files (depth: score, in the files' order)
+AT_128K = {"OpenAI_OriginalResults": [("7", "3"), ("0", "10"), ("14", "1"), ("21", "3"),
+                                      ("29", "10"), ("36", "10"), ("43", "3"), ("50", "10"),
+                                      ("57", "10"), ("64", "10"), ("71", "10"), ("79", "3"),
+                                      ("86", "3"), ("93", "10"), ("100", "10")],
+           "OpenAI_OriginalResults_2": [("0", "10"), ("7", "3"), ("14", "10"), ("21", "1"),
+                                        ("29", "10"), ("36", "10"), ("43", "10"), ("50", "10"),
+                                        ("57", "10"), ("64", "10"), ("71", "10"), ("79", "10"),
+                                        ("86", "10"), ("93", "10"), ("100", "10")]}
+DEPTHS = ["0", "7", "14", "21", "29", "36", "43", "50", "57", "64", "71", "79", "86", "93", "100"]
+TOKENS = ["1000", "10071", "19143", "28214", "37286", "46357", "55429", "64500", "73571",
+          "82643", "91714", "100786", "109857", "118929", "128000"]
+NEEDLE_WARNINGS = [
+    "The records name no model: the model is the name of their folder "
+    "(OpenAI_Original_Results). Give each record a \"model\" to name it.",
+    "105 cells are given by more than one file, 25 with different scores (a re-run): each file "
+    "is a run (the facet 'run', named by its file); nothing is averaged."]
+
+
+def needle_expected(model: str = "OpenAI_Original_Results") -> dict:
+    """Every record of the two files (read with the json module) as a tidy row."""
+    out = {"run": [], "model": [], "depth_percent": [], "token_limit": [], "value": []}
+    for name in NEEDLE_FILES:
+        for rec in json.loads((NEEDLE / name).read_text()):
+            for key, cell in zip(out, (name[:-5], model, str(rec["depth_percent"]),
+                                       str(rec["token_limit"]), str(rec["score"]))):
+                out[key].append(cell)
+    return out
+
+
+@pytest.fixture(scope="module")
+def needle():
+    return import_paths([shared(NEEDLE)])
+
+
+def test_the_needle_grid_is_one_figure_each_file_a_run(needle):
+    assert needle.format == "json-records"
+    assert (needle.facets, needle.spec["y"], needle.spec["x"]) == \
+        (["run", "model"], "depth_percent", "token_limit")
+    assert needle.dims == {"run": ["OpenAI_OriginalResults", "OpenAI_OriginalResults_2"],
+                           "model": ["OpenAI_Original_Results"], "depth_percent": DEPTHS,
+                           "token_limit": TOKENS}  # numeric order: depth 0 on top
+    assert needle.warnings == NEEDLE_WARNINGS
+    assert needle.tidy.to_dict("list") == needle_expected()
+    tidy = needle.tidy[needle.tidy["token_limit"] == "128000"]
+    assert tidy.to_dict("list") == {
+        "run": [run for run, cells in AT_128K.items() for _ in cells],
+        "model": ["OpenAI_Original_Results"] * 30, "depth_percent": [
+            d for cells in AT_128K.values() for d, _ in cells],
+        "token_limit": ["128000"] * 30,
+        "value": [v for cells in AT_128K.values() for _, v in cells]}
+
+
+def test_the_needle_scores_keep_their_scale_and_no_range_is_invented(needle):
+    assert needle.spec["metric"] == {"unit": "", "name": "score", "range": None}
+    assert needle.spec["title"] == "OpenAI_Original_Results (2 JSON records files)"
+    figure = figure_of(needle)
+    cell = {"model": "OpenAI_Original_Results", "depth_percent": "14", "token_limit": "128000"}
+    assert figure.value(run="OpenAI_OriginalResults", **cell) == 1.0
+    assert figure.value(run="OpenAI_OriginalResults_2", **cell) == 10.0
+    # the re-run covers 73,571 tokens and up only: below, its cells are missing
+    assert figure.value(run="OpenAI_OriginalResults_2", **{**cell, "token_limit": "1000"}) \
+        is None
+    assert figure.n_cells == 225 + 105
+
+
+def test_the_needle_folder_loads_from_a_data_folder_and_a_zip(tmp_path, needle):
+    copy = tmp_path / "OpenAI_Original_Results"
+    shutil.copytree(shared(NEEDLE), copy)
+    (figure,) = load_folder(copy)
+    assert figure.n_cells == 330 and figure.spec.facets == ("run", "model")
+    assert figure.value(run="OpenAI_OriginalResults", model="OpenAI_Original_Results",
+                        depth_percent="86", token_limit="128000") == 3.0
+    from_zip = import_bytes(zipped(NEEDLE, "OpenAI_Original_Results"), "needle.zip")
+    assert from_zip.tidy.to_dict("list") == needle_expected()
+    assert from_zip.warnings == NEEDLE_WARNINGS
+    # a zip of the files alone: the model is the zip's name
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name in NEEDLE_FILES:
+            z.write(NEEDLE / name, name)
+    assert import_bytes(buf.getvalue(), "gpt4.zip").tidy.to_dict("list") == \
+        needle_expected("gpt4")
+
+
+def test_one_needle_file_alone_is_named_after_itself():
+    imp = import_bytes(shared(NEEDLE / NEEDLE_FILES[1]).read_bytes(), NEEDLE_FILES[1])
+    assert (imp.facets, imp.spec["title"]) == (["model"], NEEDLE_FILES[1])
+    assert imp.warnings == ["The records name no model: the model is the name of their file "
+                            "(OpenAI_OriginalResults_2). Give each record a \"model\" to name it."]
+    expected = needle_expected()
+    keep = [i for i, run in enumerate(expected["run"]) if run == "OpenAI_OriginalResults_2"]
+    assert imp.tidy.to_dict("list") == {
+        "model": ["OpenAI_OriginalResults_2"] * 105,
+        **{k: [expected[k][i] for i in keep] for k in ("depth_percent", "token_limit", "value")}}
+
+
+def needle_cell(model, length, depth, score, response="The answer is to eat a sandwich.",
+                seconds=1.25) -> bytes:
+    """One cell as LLMTest_NeedleInAHaystack writes it, one file per cell."""
+    return json.dumps({
+        "model": model, "context_length": length, "depth_percent": float(depth), "version": 1,
+        "needle": "\nThe best thing to do in San Francisco is eat a sandwich and sit in Dolores "
+                  "Park on a sunny day.\n", "model_response": response, "score": score,
+        "test_duration_seconds": seconds, "test_timestamp_utc": f"2024-03-0{depth // 50 + 1} "
+                                                                f"12:00:{length // 1000:02d}+0000"},
+        indent=4).encode()
+
+
+def test_a_folder_of_one_record_per_file_is_one_grid(tmp_path):
+    """The newer needle tool: one object per file, with a model, free text, a duration and a
+    time that place nothing; depth_percent written as a float."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    scores = {(1000, 0): 10, (1000, 50): 7, (1000, 100): 10, (2000, 0): 1, (2000, 50): 3,
+              (2000, 100): 10}
+    for i, ((length, depth), score) in enumerate(scores.items()):
+        (folder / f"gpt-4_len_{length}_depth_{depth}_results.json").write_bytes(
+            needle_cell("gpt-4-1106-preview", length, depth, score, response=f"answer {i}",
+                        seconds=1.5 + i / 7))
+    imp = import_paths([folder])
+    assert (imp.facets, imp.spec["y"], imp.spec["x"]) == (["model"], "depth_percent",
+                                                          "context_length")
+    assert imp.dims["depth_percent"] == ["0.0", "50.0", "100.0"]  # numeric order
+    assert imp.tidy.to_dict("list") == {  # the files in their names' order
+        "model": ["gpt-4-1106-preview"] * 6,
+        "depth_percent": ["0.0", "100.0", "50.0", "0.0", "100.0", "50.0"],
+        "context_length": ["1000", "1000", "1000", "2000", "2000", "2000"],
+        "value": ["10", "10", "7", "1", "10", "3"]}
+    assert imp.warnings == [
+        "Left out, as they do not place a score (each record its own text, time or measure): "
+        "model_response, test_duration_seconds, test_timestamp_utc."]
+    # a re-run of one cell with another score: each file is a run
+    (folder / "rerun_len_2000_depth_50_results.json").write_bytes(
+        needle_cell("gpt-4-1106-preview", 2000, 50, 10))
+    rerun = import_paths([folder])
+    assert rerun.facets == ["run", "model"]
+    assert rerun.warnings[-1] == ("1 cell is given by more than one file, 1 with different "
+                                  "scores (a re-run): each file is a run (the facet 'run', "
+                                  "named by its file); nothing is averaged.")
+    figure = figure_of(rerun)
+    assert figure.value(run="rerun_len_2000_depth_50_results", model="gpt-4-1106-preview",
+                        depth_percent="50.0", context_length="2000") == 10.0
+    assert figure.value(run="gpt-4_len_2000_depth_50_results", model="gpt-4-1106-preview",
+                        depth_percent="50.0", context_length="2000") == 3.0
+
+
+def test_folders_of_two_models_are_panels(tmp_path):
+    for model, score in (("OpenAI_Original_Results", 10), ("Anthropic_Original_Results", 5)):
+        (tmp_path / model).mkdir()
+        (tmp_path / model / "results.json").write_text(json.dumps(
+            [{"context_length": c, "depth_percent": d, "score": score - d // 50}
+             for c in (1000, 2000) for d in (0, 50)]))
+    imp = import_paths([tmp_path])
+    assert imp.dims["model"] == ["Anthropic_Original_Results", "OpenAI_Original_Results"]
+    assert imp.tidy.to_dict("list") == {
+        "model": ["Anthropic_Original_Results"] * 4 + ["OpenAI_Original_Results"] * 4,
+        "depth_percent": ["0", "50"] * 4, "context_length": ["1000", "1000", "2000", "2000"] * 2,
+        "value": ["5", "4", "5", "4", "10", "9", "10", "9"]}
+
+
+def test_records_name_their_metric_range_and_standard_error():
+    doc = [{"model": "m", "task": "arc", "accuracy": 0.5, "accuracy_stderr": 0.01,
+            "f1": 0.25, "min_score": 0, "max_score": 1},
+           {"model": "m", "task": "gsm8k", "accuracy": 0.75, "f1": None,
+            "min_score": 0, "max_score": 1}]
+    imp = import_bytes(json.dumps(doc).encode(), "lab.json")
+    assert (imp.facets, imp.spec["y"], imp.spec["x"]) == (["metric"], "model", "task")
+    assert imp.tidy.to_dict("list") == {"metric": ["accuracy", "f1", "accuracy"],
+                                        "model": ["m", "m", "m"],
+                                        "task": ["arc", "arc", "gsm8k"],
+                                        "value": ["0.5", "0.25", "0.75"],
+                                        "se": ["0.01", "", ""]}
+    assert imp.spec["metrics"]["labels"] == {"accuracy": {"name": "accuracy", "range": [0, 1]},
+                                             "f1": {"name": "f1", "range": [0, 1]}}
+    # one score, named by its key; a 1-10 range the file gives
+    one = [{"model": "m", "context_length": c, "depth_percent": 0, "score": 7,
+            "min_score": 1, "max_score": 10} for c in (1000, 2000)]
+    imp = import_bytes(json.dumps(one).encode(), "one.json")
+    assert imp.spec["metric"] == {"unit": "", "name": "score", "range": [1, 10]}
+    scored = [{"model": "m", "task": t, "win_rate": 0.5} for t in ("a", "b")]
+    assert import_bytes(json.dumps(scored).encode(), "w.json").spec["metric"]["name"] == \
+        "win_rate"
+
+
+@pytest.mark.parametrize("doc, message", [
+    ([{"model": "m", "task": f"t{i}", "score": 1} for i in range(200)]
+     + [{"model": "m", "task": "a", "score": "ten"}],  # past the records sniff looks at
+     "x.json: record 201 gives 'score' as 'ten', not a number. Write the score as a number "
+     "(null when there is none)."),
+    ([{"model": "m", "task": "a", "score": 1}, {"model": "m", "task": "a", "score": 2},
+      {"model": "m", "task": "b", "score": 2}],
+     "x.json: x.json gives the cell (model m, task a) twice, with different scores (1 and 2). "
+     "Keep one record per cell, or give the records a key that tells them apart."),
+    ([{"model": "m", "task": "a", "n": 1, "score": 1}, {"model": "m", "task": "b", "score": 2}],
+     "x.json: some records give 'n_' and one in x.json does not. Give every record its n_, or "
+     "remove the key."),
+])
+def test_bad_records_are_a_clear_error(doc, message):
+    assert refused(json.dumps(doc).encode(), "x.json") == message
+
+
+def test_a_record_without_a_score_is_a_missing_cell():
+    doc = [{"model": "m", "task": "a", "score": 1}, {"model": "m", "task": "b", "score": None},
+           {"model": "m", "task": "c", "score": 0.5}]
+    imp = import_bytes(json.dumps(doc).encode(), "x.json")
+    assert imp.tidy.to_dict("list") == {"model": ["m", "m"], "task": ["a", "c"],
+                                        "value": ["1", "0.5"]}
+    assert imp.warnings == ["x.json: 1 record gives no score (null); its cell is missing."]

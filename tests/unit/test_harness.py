@@ -321,8 +321,9 @@ def test_json_lines_errors_are_clear():
 def test_a_json_file_of_no_known_format_is_a_clear_error():
     assert refused(b'{"name": "x", "deps": {"a": 1}}', "package.json") == (
         "package.json: this file is none of the formats evalmaps reads: a CSV, Parquet or JSON "
-        "Lines table, lm-evaluation-harness results JSON, or an Inspect log (.eval or .json). "
-        "Export one of those and try again.")
+        "Lines table, lm-evaluation-harness results JSON, an Inspect log (.eval or .json), or "
+        "JSON records of scores (a list, or one object per file). Export one of those and try "
+        "again.")
 
 
 def test_a_spreadsheet_workbook_is_named():

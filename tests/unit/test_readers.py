@@ -37,7 +37,8 @@ def test_csv_is_tried_last_and_the_order_is_the_tables():
 
 def test_the_formats_read_are_named_in_one_sentence():
     assert readers.described() == ("a CSV, Parquet or JSON Lines table, lm-evaluation-harness "
-                                   "results JSON, or an Inspect log (.eval or .json)")
+                                   "results JSON, an Inspect log (.eval or .json), or JSON "
+                                   "records of scores (a list, or one object per file)")
 
 
 def test_importing_the_package_imports_no_reader():
