@@ -15,8 +15,9 @@ import pandas as pd
 
 from evalmaps import readers
 from evalmaps.catalog.load import frame_columns, parse_spec, validate_cells, validate_columns
+from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Figure, slugify
-from evalmaps.readers import fastcsv
+from evalmaps.readers import fastcsv, nearest
 from evalmaps.readers.base import (
     DEFAULT_MAX_BYTES,
     SUFFIXES,
@@ -116,7 +117,7 @@ def import_sources(sources: list[tuple[str, bytes]], name: str,
             if from_search:  # a JSON document that is not results: a config, a sample log
                 skipped.append(short(file))
                 continue
-            raise ImportFailed(not_known(), file=file)
+            raise ImportFailed(not_known(probe), file=file)
         module = readers.reader(kind)
         if getattr(module, "TABLE", False):  # read when it is known to be the one table
             tables.append((file, probe, kind))
@@ -144,7 +145,12 @@ def import_sources(sources: list[tuple[str, bytes]], name: str,
         raise ImportFailed(f"there are {len(tables)} tables ({names}); one import makes one "
                            f"figure from one table. Import them one at a time.", file=name)
     file, probe, kind = tables[0]
-    return import_table_bytes(probe, file, options, max_bytes, kind)
+    try:
+        return import_table_bytes(probe, file, options, max_bytes, kind)
+    except DataError:
+        if nearest.hint(probe) is None:  # a table's own problem
+            raise
+        raise ImportFailed(not_known(probe), file=file) from None  # not a table: say what it is
 
 
 def import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
@@ -262,8 +268,14 @@ def _describe(imported: Imported, kind: str, readings: list[Reading], rows: list
     imported.warnings[:] = warnings
 
 
-def not_known() -> str:
-    """What to say of a file that no reader reads."""
+def not_known(probe: Probe | None = None) -> str:
+    """What to say of a file that no reader reads: the formats read, and what the file is
+    nearest to when its bytes tell (a tool's per-sample file: import its results instead)."""
+    near = nearest.hint(probe) if probe is not None else None
+    if near is not None:
+        what, instead = near
+        return (f"this looks like {what}, not results: import {instead}; the formats read are "
+                f"{readers.described()}.")
     return (f"this file is none of the formats evalmaps reads: {readers.described()}. Export one "
             f"of those and try again.")
 

@@ -1,6 +1,6 @@
-"""Leaderboard CSVs and folders of JSON score records.
+"""Leaderboard CSVs, folders of JSON score records, and the nearest format of a file none reads.
 
-Real files come from ../shared/external (alpaca-eval, needle-haystack; the tests
+Real files come from ../shared/external (alpaca-eval, needle-haystack, lm-eval-samples; the tests
 that need them skip when it is absent, and nothing of them is copied into the project). Results
 are compared whole, or all cells of a slice, against values typed from the files.
 """
@@ -14,6 +14,8 @@ import shutil
 import zipfile
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from evalmaps import readers
@@ -67,7 +69,7 @@ def test_every_real_file_is_claimed_by_the_reader_it_should_be():
         "needle-haystack/original_results/OpenAI_Original_Results/OpenAI_OriginalResults.json",
         "needle-haystack/original_results/OpenAI_Original_Results/OpenAI_OriginalResults_2.json"}
     assert readers.detect(ALPACA.read_bytes()) == "csv"
-    assert readers.detect(SAMPLES.read_bytes()) == "jsonl"
+    assert readers.detect(SAMPLES.read_bytes()) == "jsonl"  # its error says what it is
 
 
 def test_records_reader_sits_before_json_lines():
@@ -520,3 +522,73 @@ def test_a_record_without_a_score_is_a_missing_cell():
     assert imp.tidy.to_dict("list") == {"model": ["m", "m"], "task": ["a", "c"],
                                         "value": ["1", "0.5"]}
     assert imp.warnings == ["x.json: 1 record gives no score (null); its cell is missing."]
+
+
+# --------------------------------------------------------------------------- nearest format
+
+def nearest_message(what: str, instead: str) -> str:
+    return (f"this looks like {what}, not results: import {instead}; the formats read are "
+            f"{FORMATS_READ}.")
+
+
+LM_EVAL_SAMPLES = nearest_message("lm-evaluation-harness per-sample records (samples_*.jsonl)",
+                                  "the results_*.json beside it")
+
+
+def test_lm_eval_samples_alone_are_named():
+    data = shared(SAMPLES).read_bytes()
+    assert refused(data, SAMPLES.name) == f"{SAMPLES.name}: {LM_EVAL_SAMPLES}"
+    # one line of them, as JSON Lines or as one JSON object: named the same
+    line = b'{"doc_id": 0, "doc": {"q": "1+1"}, "target": "2", "filter": "none", ' \
+           b'"metrics": ["exact_match"], "doc_hash": "ab", "exact_match": 1.0}'
+    assert refused(line + b"\n" + line + b"\n", "s.jsonl") == f"s.jsonl: {LM_EVAL_SAMPLES}"
+    assert refused(line, "s.json") == f"s.json: {LM_EVAL_SAMPLES}"
+
+
+def test_lm_eval_samples_beside_their_results_are_skipped():
+    folder = shared(SAMPLES.parent)
+    imp = import_paths([folder])
+    assert imp.format == "lm-eval"
+    assert imp.warnings[0] == f"Not results, skipped: {SAMPLES.name}."
+
+
+def test_a_zip_of_samples_only_names_them():
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.write(shared(SAMPLES), f"run/{SAMPLES.name}")
+    assert refused(buf.getvalue(), "run.zip") == f"run.zip/run/{SAMPLES.name}: {LM_EVAL_SAMPLES}"
+
+
+def test_a_lighteval_details_parquet_is_named():
+    """Its columns as lighteval writes them (details_<task>_<time>.parquet)."""
+    table = pa.table({
+        "example": ["What is 1+1?"], "instruction": [""], "full_prompt": ["Q: What is 1+1?"],
+        "num_effective_few_shots": [0], "num_asked_few_shots": [0], "predictions": [["2"]],
+        "prediction_logits": [None], "input_tokens": [[1, 2]], "cont_tokens": [[3]],
+        "truncated": [[0]], "padded": [[0]], "gold": [["2"]], "pred_logits": [None],
+        "choices": [["2", "3"]], "gold_index": [[0]], "metrics": [{"em": 1.0}],
+        "specifics": [{"kind": "mc"}]})
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    message = nearest_message("a lighteval details file (details_*.parquet, one row per "
+                              "sample)", "the results_*.json of the same run")
+    assert refused(buf.getvalue(), "details_arc_2024.parquet") == \
+        f"details_arc_2024.parquet: {message}"
+
+
+def test_an_inspect_sample_is_named():
+    sample = {"id": 1, "epoch": 1, "input": "Which is heavier?", "target": "A",
+              "messages": [{"role": "user", "content": "Which is heavier?"}],
+              "output": {"model": "openai/gpt-4o"}, "scores": {"choice": {"value": "C"}}}
+    message = nearest_message("one sample of an Inspect log (samples/<id>_epoch_<n>.json, from "
+                              "inside a .eval log)", "the .eval log itself")
+    assert refused(json.dumps(sample).encode(), "1_epoch_1.json") == f"1_epoch_1.json: {message}"
+
+
+def test_a_file_near_nothing_keeps_the_plain_message_and_tables_their_own():
+    assert refused(b'{"name": "x", "deps": {"a": 1}}', "package.json") == (
+        f"package.json: this file is none of the formats evalmaps reads: {FORMATS_READ}. Export "
+        f"one of those and try again.")
+    # a table's own problem is not replaced
+    assert refused(b"model,type\nm,a\n", "t.csv").startswith(
+        "t.csv: the format is not recognised")
