@@ -108,6 +108,11 @@ def _is_se_name(col: str) -> bool:
         low.endswith(s) and len(low) > len(s) for s in SE_SUFFIXES)
 
 
+def names_a_standard_error(columns) -> bool:
+    """Whether a column is named as a standard error (a cheap look before :func:`roles`)."""
+    return any(_is_se_name(c) for c in columns)
+
+
 def roles(frame: pd.DataFrame) -> Roles | None:
     """The columns' roles, or None when the table is not a leaderboard (no column names each
     row once, or no column holds scores)."""

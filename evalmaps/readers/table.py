@@ -177,10 +177,11 @@ def detect_format(frame: pd.DataFrame, name: str, mapping: ImportOptions | None 
     values = [c for c in columns[1:] if c != replicate]
     numbers = bool(values) and all(_numeric_share(frame[c]) == 1.0 or (frame[c] == "").all()
                                    for c in values)
-    found = leaderboard.roles(frame) if replicate is None else None
     # a leaderboard: text columns beside the scores, or a standard error beside a score
-    if found is not None and (not numbers or found.se):
-        return "leaderboard"
+    if replicate is None and (not numbers or leaderboard.names_a_standard_error(values)):
+        found = leaderboard.roles(frame)
+        if found is not None and (not numbers or found.se):
+            return "leaderboard"
     if numbers:
         return "matrix"
     raise ImportFailed("the format is not recognised: there is no 'value' column (tidy), no "
