@@ -109,7 +109,7 @@ def _label(value) -> str | None:
 
 def _key(key: str) -> str:
     """A record's key as a dimension's name (not one the app reserves, nor one of ours)."""
-    key = str(key).strip()
+    key = str(key).strip() or "key"
     while key in RESERVED_NAMES or key in OWN:
         key += "_"
     return key

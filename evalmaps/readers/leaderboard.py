@@ -128,9 +128,12 @@ def roles(frame: pd.DataFrame) -> Roles | None:
         if col in scores:
             continue
         target = _se_target(col, scores)
-        if target is None or target in se:
+        if target is None:
             left_out.append(f"'{col}' is a standard error of no score column (no column "
                             f"'{_base(col)}'); it is left out.")
+        elif target in se:
+            left_out.append(f"'{col}' is a second standard error of {target} (after "
+                            f"'{se[target]}'); it is left out.")
         else:
             se[target] = col
     groups, texts = [], []

@@ -249,6 +249,13 @@ def test_a_leaderboard_pairs_each_standard_error_with_its_score():
     assert figure.value(metric="f1", model="m4", org="B") == 1.0
 
 
+def test_a_second_standard_error_of_one_score_is_left_out():
+    imp = import_bytes(b"model,acc,acc_se,acc_stderr\na,0.5,0.1,0.2\nb,0.25,0.3,0.4\n", "b.csv")
+    assert imp.tidy["se"].tolist() == ["0.1", "0.3"]
+    assert imp.warnings == ["'acc_stderr' is a second standard error of acc (after 'acc_se'); "
+                            "it is left out."]
+
+
 def test_without_a_grouping_column_the_leaderboard_is_one_column():
     imp = import_bytes(b"model,url,acc,acc_stderr\na,http://a,0.5,0.1\nb,http://b,0.7,0.2\n",
                        "runs/board.csv")
