@@ -11,7 +11,8 @@ The files (made here, deterministic):
 - ``rows``: a tidy CSV of 1,000,000 short rows (about 11 MB, under the 20 MB upload limit):
   stopped by the memory or time budget;
 - ``zip``: a zip of one CSV that expands to 190 MB (under the importer's 10x-the-limit check)
-  from a few hundred KB: stopped by the memory budget.
+  from a few hundred KB: refused before it is expanded, by the zip reader's check of each
+  member's size and ratio (a decompression bomb).
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ class Hostile:
     label: str
     name: str
     data: bytes
-    expected: str  # what should refuse it: "columns" or "budget"
+    expected: str  # what should refuse it: "columns", "budget" or "zip"
 
 
 def hostile_files() -> list[Hostile]:
@@ -86,8 +87,13 @@ def hostile_files() -> list[Hostile]:
         Hostile("rows", f"1,000,000-row tidy CSV ({len(rows) / MB:.1f} MB)", "long.csv", rows,
                 "budget"),
         Hostile("zip", f"zip of {len(bomb) / 1024:.0f} KB expanding to 190 MB", "bomb.zip",
-                bomb, "budget"),
+                bomb, "zip"),
     ]
+
+
+# what each kind of hostile file must be refused by
+REFUSERS = {"columns": {"columns"}, "budget": {"memory budget", "time budget"},
+            "zip": {"zip check"}}
 
 
 def refused_by(message: str) -> str:
@@ -95,6 +101,8 @@ def refused_by(message: str) -> str:
     text = message.lower()
     if "columns" in text and "header" in text:
         return "columns"
+    if "decompression bomb" in text:
+        return "zip check"
     if "memory" in text:
         return "memory budget"
     if "longer than" in text:

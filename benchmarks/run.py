@@ -882,8 +882,7 @@ def section_uploads(ctx: "Context") -> list[Row]:
     rows: list[Row] = []
     for f in files:
         mine = [o for o in outcomes if o[0] == f.kind]
-        refused = [o for o in mine if o[2] == "columns" or (f.expected == "budget" and o[2] in (
-            "memory budget", "time budget"))]
+        refused = [o for o in mine if o[2] in hostile.REFUSERS[f.expected]]
         by = sorted({o[2] for o in mine})
         ok = bool(mine) and len(refused) == len(mine)
         row = Row(f"upload {f.label}: stage + preview until refused, median of {len(mine)} "
@@ -920,8 +919,7 @@ def section_uploads(ctx: "Context") -> list[Row]:
     messages = {}
     for kind, _, by, message in outcomes:
         messages.setdefault(kind, message)
-    expected = {f.kind: ({"columns"} if f.expected == "columns" else
-                         {"memory budget", "time budget"}) for f in files}
+    expected = {f.kind: hostile.REFUSERS[f.expected] for f in files}
     unexpected = [(kind, message) for kind, _, by, message in outcomes
                   if by not in expected[kind]]
     if unexpected:  # say what happened, with the server's own account of it

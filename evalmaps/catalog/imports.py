@@ -16,8 +16,9 @@ import pandas as pd
 
 from evalmaps import readers
 from evalmaps.catalog.load import frame_columns, parse_spec, validate_cells, validate_columns
+from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Figure, short_slug
-from evalmaps.readers import fastcsv
+from evalmaps.readers import fastcsv, nearest
 from evalmaps.readers.base import (
     DEFAULT_MAX_BYTES,
     SUFFIXES,
@@ -140,7 +141,7 @@ def import_sources(sources: list[tuple[str, bytes]], name: str,
             if from_search:  # a JSON document that is not results: a config, a sample log
                 skipped.append(short(file))
                 continue
-            raise ImportFailed(not_known(), file=file)
+            raise ImportFailed(not_known(probe), file=file)
         module = readers.reader(kind)
         if getattr(module, "TABLE", False):  # read when it is known to be the one table
             tables.append((file, probe, kind))
@@ -174,7 +175,12 @@ def import_sources(sources: list[tuple[str, bytes]], name: str,
         raise ImportFailed(f"there are {len(tables)} tables ({names}); one import makes one "
                            f"figure from one table. Import them one at a time.", file=name)
     file, probe, kind = tables[0]
-    imported = import_table_bytes(probe, file, options, max_bytes, kind)
+    try:
+        imported = import_table_bytes(probe, file, options, max_bytes, kind)
+    except DataError:
+        if nearest.hint(probe) is None:  # a table's own problem
+            raise
+        raise ImportFailed(not_known(probe), file=file) from None  # not a table: say what it is
     return [imported] if by_tool else imported
 
 
@@ -294,8 +300,8 @@ def _describe(imported: Imported, kind: str, readings: list[Reading], rows: list
         notes += [n for n in reading.notes if n not in notes]
     # a reader may say the range its metric's values take (None: none); kept when every value fits
     span_of = getattr(readers.reader(kind), "metric_range", lambda label: None)
-    # records without a metric coordinate are of one metric, "score"
-    labels = imported.dims.get("metric", ["score"])
+    # records without a metric dimension are of one metric: the one they name, else "score"
+    labels = imported.dims.get("metric") or [rows[0].get("metric", "score")]
     metrics = {}
     for label in labels:
         base = label.split(" (", 1)[0]
@@ -341,8 +347,14 @@ def _describe(imported: Imported, kind: str, readings: list[Reading], rows: list
     imported.warnings[:] = warnings
 
 
-def not_known() -> str:
-    """What to say of a file that no reader reads."""
+def not_known(probe: Probe | None = None) -> str:
+    """What to say of a file that no reader reads: the formats read, and what the file is
+    nearest to when its bytes tell (a tool's per-sample file: import its results instead)."""
+    near = nearest.hint(probe) if probe is not None else None
+    if near is not None:
+        what, instead = near
+        return (f"this looks like {what}, not results: import {instead}; the formats read are "
+                f"{readers.described()}.")
     return (f"this file is none of the formats evalmaps reads: {readers.described()}. Export one "
             f"of those and try again.")
 

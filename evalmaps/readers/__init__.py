@@ -35,6 +35,7 @@ KNOWN_READERS: dict[str, str] = {
     "evalplus": "evalmaps.readers.evalplus",
     "evalperf": "evalmaps.readers.evalperf",
     "simple-evals": "evalmaps.readers.simple_evals",  # before jsonl: a flat JSON object
+    "json-records": "evalmaps.readers.json_records",  # before jsonl: a list of scores
     "jsonl": "evalmaps.readers.jsonl",
     "opencompass": "evalmaps.readers.opencompass",  # before csv: its summaries are CSV
     "csv": "evalmaps.readers.csvfile",

@@ -6,6 +6,8 @@ overridable. A CSV, Parquet or JSON Lines reader gives the table; this shapes it
   whose name encodes the cell, e.g. ``type_3_len_15``. Metadata columns become facets; a
   replicate column (``seed``) is averaged into ``value`` with ``sd`` and ``n``.
 - ``matrix``: as pasted from a paper: first column the row labels, header the column labels.
+- ``leaderboard``: one row per model, a column per score, standard errors beside their scores,
+  text columns (:mod:`evalmaps.readers.leaderboard`).
 
 Every problem is an :class:`ImportFailed` (a DataError) whose message names the file, row or
 column and says what to do. Nothing here reads the network or runs anything from the file.
@@ -25,10 +27,10 @@ import pyarrow.compute as pc
 from evalmaps.core.figure import short_slug, slugify
 from evalmaps.core.names import RESERVED_NAMES as RESERVED_DIM_NAMES
 from evalmaps.core.text import natural_key, places
-from evalmaps.readers import fastcsv
+from evalmaps.readers import fastcsv, leaderboard
 from evalmaps.readers.base import ImportFailed, ImportOptions, control_problem
 
-FORMATS = ("auto", "tidy", "wide", "matrix")
+FORMATS = ("auto", "tidy", "wide", "matrix", "leaderboard")
 
 
 REPLICATE_NAMES = ("seed", "seeds", "run", "replicate", "rep", "trial")
@@ -173,11 +175,19 @@ def detect_format(frame: pd.DataFrame, name: str, mapping: ImportOptions | None 
         return "wide"
     replicate = _matrix_replicate(columns, mapping)
     values = [c for c in columns[1:] if c != replicate]
-    if values and all(_numeric_share(frame[c]) == 1.0 or (frame[c] == "").all() for c in values):
+    numbers = bool(values) and all(_numeric_share(frame[c]) == 1.0 or (frame[c] == "").all()
+                                   for c in values)
+    # a leaderboard: text columns beside the scores, or a standard error beside a score
+    if replicate is None and (not numbers or leaderboard.names_a_standard_error(values)):
+        found = leaderboard.roles(frame)
+        if found is not None and (not numbers or found.se):
+            return "leaderboard"
+    if numbers:
         return "matrix"
     raise ImportFailed("the format is not recognised: there is no 'value' column (tidy), no "
-                       "cell columns like type_3_len_15 (wide), and the columns after the first "
-                       "are not all numbers (matrix). Choose the format, or reshape the file.",
+                       "cell columns like type_3_len_15 (wide), the columns after the first "
+                       "are not all numbers (matrix), and no column names each row once beside "
+                       "columns of scores (leaderboard). Choose the format, or reshape the file.",
                        file=name)
 
 
@@ -421,7 +431,8 @@ def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None =
     fmt = detect_format(frame, name, mapping) if mapping.format == "auto" else mapping.format
     if fmt not in FORMATS[1:]:
         raise ImportFailed(f"unknown format '{fmt}'. Use one of {', '.join(FORMATS)}.", file=name)
-    importer = {"tidy": import_tidy, "wide": import_wide, "matrix": import_matrix}[fmt]
+    importer = {"tidy": import_tidy, "wide": import_wide, "matrix": import_matrix,
+                "leaderboard": leaderboard.import_leaderboard}[fmt]
     long, dims, replicate = importer(frame, name, mapping, warnings)
 
     # numbers: refuse what is not a finite number, naming the first offender
@@ -436,7 +447,9 @@ def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None =
 
     x, y = _axes(long, dims, mapping, name)
     facets = [d for d in dims if d not in (x, y)]
-    if mapping.metric_range is not None:  # every given value, before any averaging
+    # every given value, before any averaging (a leaderboard's scores have each their own
+    # range: leaderboard.describe)
+    if mapping.metric_range is not None and fmt != "leaderboard":
         lo, hi = mapping.metric_range
         with np.errstate(invalid="ignore"):
             out = (numbers < lo) | (numbers > hi)
@@ -479,6 +492,8 @@ def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None =
     }
     if mapping.metric_range is None:
         spec.pop("zrange")
+    if fmt == "leaderboard":
+        leaderboard.describe(spec, cells, frame, warnings)
     if replicate:  # means: one more decimal than the inputs carry
         text = fastcsv.as_text(long["value"])
         given = pc.filter(text, pc.fill_null(pc.not_equal(text, ""), True))

@@ -137,9 +137,9 @@ def test_quick_soak_and_uploads_sections_measure_and_refuse(tmp_path):
         "upload 100,000-column CSV (0.9 MB)", "upload 1,000,000-row tidy CSV (11.1 MB)",
         "upload zip of 472 KB expanding to 190 MB"]
     assert "(refused by: columns; 2 of 2 as expected)" in uploads[0][0]
-    for row in uploads[1:]:
-        assert re.search(r"\(refused by: (memory budget|time budget)(, time budget)?; "
-                         r"2 of 2 as expected\)", row[0]), row[0]
+    assert re.search(r"\(refused by: (memory budget|time budget)(, time budget)?; "
+                     r"2 of 2 as expected\)", uploads[1][0]), uploads[1][0]
+    assert "(refused by: zip check; 2 of 2 as expected)" in uploads[2][0]
     assert all(row[4:] == ["refused", "yes"] for row in uploads), uploads
     # the other client's latencies (p50, p99, max for /healthz and the cells API) and each
     # worker's RSS before/after, all against a floor from the same run

@@ -526,8 +526,10 @@ def test_simple_evals_names_and_standard_errors(tmp_path):
 
 def test_a_one_row_table_is_not_simple_evals():
     assert readers.detect(as_bytes({"score": 0.5, "score:std": 0.1})) == "simple-evals"
-    assert readers.detect(as_bytes({"model": "m", "score": 0.5, "score:std": 0.1})) == "jsonl"
-    assert readers.detect(as_bytes({"score": 0.5, "n": 10})) == "jsonl"
+    # a record of scores with its coordinates (a folder of JSON records), not simple-evals
+    assert readers.detect(as_bytes({"model": "m", "score": 0.5, "score:std": 0.1})) == \
+        "json-records"
+    assert readers.detect(as_bytes({"score": 0.5, "n": 10})) == "json-records"
     assert readers.detect(as_bytes({"score": 0.5, "acc:std": 0.1})) == "jsonl"
     assert readers.detect(as_bytes({"accuracy": 0.5, "accuracy:std": 0.1})) == "jsonl"
 

@@ -325,7 +325,8 @@ def test_a_json_file_of_no_known_format_is_a_clear_error():
         " Lines table, lighteval results JSON, lm-evaluation-harness results JSON, bigcode-"
         "evaluation-harness results JSON, an Inspect log (.eval or .json), a HELM run's "
         "stats.json, the EvalPlus leaderboard's results.json, EvalPerf results JSON, simple-"
-        "evals results JSON, or an OpenCompass summary CSV. Export one of those and try again.")
+        "evals results JSON, JSON records of scores (a list, or one object per file), or an "
+        "OpenCompass summary CSV. Export one of those and try again.")
 
 
 def test_a_spreadsheet_workbook_is_named():

@@ -687,6 +687,7 @@ def test_the_format_is_detected_with_the_replicate_column_chosen():
         f"model,metric,value,sd,n\na,accuracy,51.0,{math.sqrt(2)!r},2\n")
     err = refused(data, "runs.csv", ImportOptions(replicate=""))
     assert str(err) == ("runs.csv: the format is not recognised: there is no 'value' column "
-                        "(tidy), no cell columns like type_3_len_15 (wide), and the columns after "
-                        "the first are not all numbers (matrix). Choose the format, or reshape the "
-                        "file.")
+                        "(tidy), no cell columns like type_3_len_15 (wide), the columns after the "
+                        "first are not all numbers (matrix), and no column names each row once "
+                        "beside columns of scores (leaderboard). Choose the format, or reshape "
+                        "the file.")

@@ -41,7 +41,8 @@ def test_the_formats_read_are_named_in_one_sentence():
                                    "evaluation-harness results JSON, an Inspect log (.eval or "
                                    ".json), a HELM run's stats.json, the EvalPlus "
                                    "leaderboard's results.json, EvalPerf results JSON, simple-"
-                                   "evals results JSON, or an OpenCompass summary CSV")
+                                   "evals results JSON, JSON records of scores (a list, or one"
+                                   " object per file), or an OpenCompass summary CSV")
 
 
 def test_importing_the_package_imports_no_reader():
