@@ -112,7 +112,12 @@ def load_folder(folder, cache_dir: str | Path | None = None,
 
 
 def _data_files(folder: Path) -> list[Path]:
+    """The folder's tables; when it has none of its own and holds no results files, the tables
+    in its subfolders (a download that keeps its data one folder down)."""
     files = sorted([*folder.glob("*.csv"), *folder.glob("*.parquet")])
+    if not files and not _harness_folder(folder):
+        files = sorted(p for p in [*folder.rglob("*.csv"), *folder.rglob("*.parquet")]
+                       if not any(part.startswith(".") for part in p.relative_to(folder).parts))
     if not files and not _harness_folder(folder):
         raise ImportFailed("the data folder holds no .csv files and no catalog.json.",
                            file=str(folder))

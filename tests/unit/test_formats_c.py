@@ -598,3 +598,13 @@ def test_a_file_near_nothing_keeps_the_plain_message_and_tables_their_own():
     # a table's own problem is not replaced
     assert refused(b"model,type\nm,a\n", "t.csv").startswith(
         "t.csv: the format is not recognised")
+
+
+def test_a_data_folder_serves_the_leaderboard_one_folder_down(tmp_path):
+    """alpaca-eval keeps its CSV in data_AlpacaEval/: the folder serves it as it imports."""
+    from evalmaps.catalog.folders import load_folder
+
+    copy = tmp_path / "alpaca-eval"
+    shutil.copytree(shared(ALPACA).parents[1], copy)
+    (served,) = load_folder(copy)
+    assert served.cells.equals(figure_of(import_bytes(ALPACA.read_bytes(), ALPACA.name)).cells)
