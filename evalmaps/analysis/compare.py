@@ -181,6 +181,8 @@ class ComparePanel:
     grid: LabelGrid | None = None  # a label of a dimension: how its grid was made
     n_averaged: np.ndarray | None = None  # averaged: the cells behind each one (0: missing)
     of_averaged: int = 0  # averaged: the cells each one could have (the labels averaged over)
+    note: str = ""  # a label: what the other dimensions are ('Metric acc; mean over Task')
+    averaged_over: str = ""  # averaged: the dimensions' titles ('Task')
 
     @property
     def derived(self) -> bool:
@@ -403,6 +405,11 @@ def _mixes_metrics(spec, dim: str) -> bool:
     return not all(_same_metric(m, metrics[0]) for m in metrics[1:])
 
 
+def averageable(spec, dim: str) -> bool:
+    """Whether a dimension can be averaged over: its labels are not different metrics."""
+    return not _mixes_metrics(spec, dim)
+
+
 def _mixes_directions(spec, dim: str) -> bool:
     """Whether ``dim``'s labels are metrics of different directions or units (which no one grid
     can show: colours, means and 'better' would mix them)."""
@@ -475,7 +482,12 @@ def label_grid(spec, dim: str, y: str | None = None, x: str | None = None,
     if y not in (None, "") and unfit(y):
         refuse(f"The rows cannot be chosen so: {unfit(y)}", "using the default")
         y = None
-    x = default_x if x is None else x
+    if x is None:  # the default; where y took it, the default y (swapped)
+        x = default_x if y != default_x else default_y or None
+        if x is None:
+            refuse(f"{title[default_x]} cannot be the rows: no other dimension is left for the "
+                   "columns", f"the columns are {title[default_x]}")
+            y, x = "", default_x
     if y is None:  # the default; where x took it, the default x (swapped)
         y = default_y if default_y != x else (default_x if default_x != x else "")
     if y == x:
@@ -618,7 +630,8 @@ def label_sides(figure: Figure, grid: LabelGrid, a_label: str,
             n=cut(extra.get("n")),
             facets=((title, label), *((dims[d].title, lab) for d, lab in grid.fixed)),
             illustrative=spec.illustrative, figure_ids=(figure.id,), grid=grid,
-            n_averaged=cut(count) if averaged else None, of_averaged=of))
+            n_averaged=cut(count) if averaged else None, of_averaged=of, note=what,
+            averaged_over=", ".join(dims[d].title for d in grid.averaged)))
     return sides[0], sides[1]
 
 
@@ -664,6 +677,7 @@ class Alignment:
     se: np.ndarray | None
     indistinct: np.ndarray
     warnings: tuple[str, ...] = field(default=())
+    counts: tuple[np.ndarray | None, np.ndarray | None] = (None, None)  # cells averaged, A, B
 
     @property
     def common(self) -> np.ndarray:
@@ -707,9 +721,13 @@ class Alignment:
         return fmt.signed(v, places, max(self.min_decimals - shift, 0))
 
     def cell(self, i: int, j: int) -> dict:
-        """One cell as a dict keyed by A's dimension names, with a, b and delta (None = missing)."""
+        """One cell as a dict keyed by A's dimension names, with a, b and delta (None = missing);
+        ``a_count``/``b_count``: an averaged side's number of cells behind the value."""
         out = {self.y.name: self.y.labels[i], self.x.name: self.x.labels[j],
                "a": _num(self.za[i, j]), "b": _num(self.zb[i, j]), "delta": _num(self.delta[i, j])}
+        for name, count in zip(("a_count", "b_count"), self.counts):
+            if count is not None:  # an averaged side: how many cells its value is the mean of
+                out[name] = int(count[i, j])
         if self.se is not None:
             out["se"] = _num(self.se[i, j])
             out["distinguishable"] = (None if not np.isfinite(self.se[i, j])
@@ -779,8 +797,8 @@ def align(a: ComparePanel, b: ComparePanel) -> Alignment:
     if not _same_metric(a.metric, b.metric):
         warnings.append(f"A gives {a.metric.label} and B gives {b.metric.label}: the difference "
                         "mixes two metrics, so read it with care.")
-    if a.n_averaged is not None and b.n_averaged is not None:
-        ca, cb = _on(a, a.n_averaged, ys, xs), _on(b, b.n_averaged, ys, xs)
+    ca, cb = _on(a, a.n_averaged, ys, xs), _on(b, b.n_averaged, ys, xs)
+    if ca is not None and cb is not None:
         uneven = int((np.isfinite(delta) & (ca != cb)).sum())
         if uneven:
             warnings.append(f"In {uneven} of the compared cells A and B are means of different "
@@ -792,7 +810,7 @@ def align(a: ComparePanel, b: ComparePanel) -> Alignment:
         warnings.append(f"{who} ILLUSTRATIVE values (made up, not results), and so does the "
                         "difference.")
     return Alignment(a, b, Dim(a.y.name, a.y.title, ys), Dim(a.x.name, a.x.title, xs),
-                     za, zb, delta, se, indistinct, tuple(warnings))
+                     za, zb, delta, se, indistinct, tuple(warnings), (ca, cb))
 
 
 def compatible(a: ComparePanel, b: ComparePanel) -> bool:
@@ -923,7 +941,9 @@ def no_significance(al: Alignment) -> str:
 
 
 def where_of(al: Alignment, cell: dict) -> str:
-    return f"{al.y.title} {cell[al.y.name]} · {al.x.title} {cell[al.x.name]}"
+    """'Local Window Size 2000 · Ratio 0.4' ('Training step 1000' on a grid of one row)."""
+    column = f"{al.x.title} {cell[al.x.name]}"
+    return column if al.y.name == ONE_ROW else f"{al.y.title} {cell[al.y.name]} · {column}"
 
 
 def sentences(al: Alignment, numbers: dict | None = None) -> list[str]:

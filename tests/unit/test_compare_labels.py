@@ -346,3 +346,13 @@ def test_a_cell_that_averages_nothing_is_the_figures_own_value(data):
 def test_swap_is_refused_alike_when_nothing_is_shared():
     with pytest.raises(CompareError):
         compare(OWN_CATALOG, "own:model=m3", "own:model=m1")
+
+
+def test_a_grid_of_one_row_names_cells_by_their_column():
+    al = compare(CATALOG, A14, B28, y="", averaged=["task"])
+    assert al.y.labels == ("all",) and al.a.averaged_over == "Task"
+    second = sentences(al)[1]
+    assert second.startswith("The largest gain is ") and " at Training step " in second
+    assert "all ·" not in second
+    cell = al.cells()[0]
+    assert (cell["a_count"], cell["b_count"]) == (65, 65)  # how many tasks each mean holds
