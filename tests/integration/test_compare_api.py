@@ -401,3 +401,60 @@ def test_the_default_pair_says_why_significance_cannot_be_judged(client):
 def test_labels_that_do_not_fit_are_a_400(client, query, says):
     message = assert_json_error(client.get("/api/compare" + query.replace("+", "%2B")), 400)
     assert says in message
+
+
+def test_compare_by_a_dimension_in_the_page(client):
+    """'Compare' set to a dimension: A and B become two of its labels (the panels' own, where
+    they have them), on the default grid; the grid's menus show; back to panels."""
+    out = sync(client, "compare-by.value", compare_by__value="model")
+    assert (out["compare-a.value"], out["compare-b.value"]) == (
+        "dynts-llama-vs-qwen:model=R1-Llama", "dynts-llama-vs-qwen:model=R1-Qwen")
+    assert out["compare-grid.style"] == {} and out["compare-a-label.children"] == "A: Model"
+    assert (out["compare-ydim.value"], out["compare-xdim.value"]) == ("window", "ratio")
+    assert out["compare-b-figure.disabled"] is True
+    assert "Significance cannot be judged from this data: neither side gives a standard " \
+           "error." in str(out["compare-text.children"])
+    shown = dict(compare_a__value=out["compare-a.value"], compare_b__value=out["compare-b.value"],
+                 compare_by__value="", compare_loc__search=out["compare-loc.search"])
+    back = sync(client, "compare-by.value", **shown)
+    assert (back["compare-a.value"], back["compare-b.value"]) == (LLAMA, QWEN)
+    assert back["compare-grid.style"] == {"display": "none"} and back["compare-loc.search"] == ""
+
+
+def test_the_grids_menus_in_the_page(client):
+    search = f"?a={A14}&b={B28}"
+    shown = dict(compare_a__value=A14, compare_b__value=B28, compare_by__value="model",
+                 compare_ydim__value="task", compare_xdim__value="step", compare_loc__search=search,
+                 rest={"metric": "=acc"})
+    # the rows: metric; task leaves the rows for a menu of its own, fixed at its first label
+    out = sync(client, "compare-ydim.value", **{**shown, "compare_ydim__value": "metric"})
+    assert out["compare-loc.search"] == search + "&ydim=metric"
+    menus = out["compare-rest.children"]
+    assert [m["props"]["children"][1]["props"]["id"]["dim"] for m in menus] == ["task"]
+    assert menus[0]["props"]["children"][1]["props"]["value"] == "=arc_challenge"
+    # task averaged over
+    out = sync(client, '{"dim":"task","type":"compare-rest"}.value',
+               **{**shown, "compare_ydim__value": "metric", "rest": {"task": "mean"},
+                  "compare_loc__search": search + "&ydim=metric"})
+    assert out["compare-loc.search"] == search + "&ydim=metric&avg=task"
+    assert "compare-rest.children" not in out  # the menus show that already
+    # the columns set to the rows' dimension: the two swap
+    out = sync(client, "compare-xdim.value", **{**shown, "compare_xdim__value": "task"})
+    assert out["compare-loc.search"] == search + "&xdim=task"
+    assert out["compare-ydim.value"] == "step"
+    assert "compare-xdim.value" not in out  # the menu shows it already
+
+
+@pytest.mark.parametrize("query, a, b, error", [
+    ({"a": A14, "b": B28}, A14, B28, None),
+    ({"a": A14, "b": f"{PYTHIA}:model=12b", "task": "lambada_openai", "ydim": "metric",
+      "metric": "acc"}, A14, f"{PYTHIA}:model=12b", None),
+])
+def test_the_page_renders_two_labels(dash_app, query, a, b, error):
+    from layouts.compare import layout
+
+    with dash_app.server.test_request_context("/compare"):
+        page = json.loads(json.dumps(layout(**query), cls=PlotlyJSONEncoder))
+    assert (find(page, "compare-a")["props"]["value"], find(page, "compare-b")["props"]["value"],
+            text_of(text_of(find(page, "compare-error")))) == (a, b, error)
+    assert find(page, "compare-by")["props"]["value"] == "model"
