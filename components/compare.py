@@ -505,7 +505,10 @@ def rest_choices(ids: Sequence[dict], values: Sequence[str]) -> tuple[dict[str, 
     """The rest menus' values as :func:`evalmaps.analysis.compare.label_grid` takes them:
     (fixed {dim: label}, averaged [dim])."""
     fixed, averaged = {}, []
-    for menu_id, value in zip(ids, values):
+    for menu_id, value in zip(ids if isinstance(ids, list) else [],
+                              values if isinstance(values, list) else []):
+        if not (isinstance(menu_id, dict) and isinstance(menu_id.get("dim"), str)):
+            continue  # not one of the page's menus
         if value == AVERAGED:
             averaged.append(menu_id["dim"])
         elif isinstance(value, str) and value.startswith("="):

@@ -683,8 +683,9 @@ def _outputs(values: dict, held: list[str] | None, controls: bool, shown: dict,
     if controls:
         written.update({key: values[key] for key in CONTROLS
                         if key not in shown or values[key] != shown[key]})
-    showing_rest = [[i.get("dim"), v] for i, v in zip(shown.get("rest_ids") or [],
-                                                      shown.get("rest") or [])]
+    ids = shown.get("rest_ids") if isinstance(shown.get("rest_ids"), list) else []
+    showing_rest = [[i.get("dim") if isinstance(i, dict) else None, v]
+                    for i, v in zip(ids, shown.get("rest") or [])]
     if values["rest_key"] != showing_rest:  # other dimensions' menus: only when they change
         written["rest"] = values["rest"]
     figures = values["figures"]
