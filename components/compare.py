@@ -407,7 +407,14 @@ def _label_note(side: ComparePanel) -> str:
 
 
 def sentences_block(al: Alignment, numbers: dict) -> html.P:
-    return html.P(" ".join(sentences(al, numbers)), id="compare-sentences", className="lead-sm")
+    """The sentences over the maps. Why significance cannot be judged (the last, where no cell
+    has a standard error) shows from tablet width up: on a phone the summary card says it, and
+    the first map stays in the first screen."""
+    said = sentences(al, numbers)
+    if numbers["n_with_se"]:
+        return html.P(" ".join(said), id="compare-sentences", className="lead-sm")
+    return html.P([" ".join(said[:-1]), html.Span(" " + said[-1], className="d-none d-md-inline")],
+                  id="compare-sentences", className="lead-sm")
 
 
 # --------------------------------------------------------------------------- menus

@@ -120,3 +120,14 @@ def test_the_default_pair_says_why_significance_cannot_be_judged(served):
         "Significance cannot be judged from this data: neither side gives a standard error.")
     # and the grid's menus only show for labels
     assert not served.driver.find_element(By.ID, "compare-grid").is_displayed()
+
+
+def test_axe_finds_nothing_serious_with_the_grids_menus(served):
+    from tests.browser.test_axe import axe_source, describe, run_axe
+
+    source = axe_source()
+    open_compare(served, f"?a={PYTHIA}:model=1.4b&b={PYTHIA}:model=2.8b&ydim=metric")
+    until(lambda: not served.driver.find_elements("css selector", "[data-dash-is-loading=true]"),
+          timeout=20)
+    bad = [v for v in run_axe(served.driver, source) if v["impact"] in ("critical", "serious")]
+    assert bad == [], describe(bad)
