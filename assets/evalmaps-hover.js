@@ -47,9 +47,11 @@
         delta += d < 0 ? " (B better: lower is better)" : " (B worse: lower is better)";
       }
     }
-    let line = cells.y_title + " " + cells.y_text[i] + " · " + cells.x_title + " " +
-        cells.x_text[j] + " — A " + side(a, cells.a) + " · B " + side(b, cells.b) + " · " +
-        cells.minus + " " + delta;
+    // a grid of one row (two labels of a dimension, nothing left for the rows): no row name
+    const row = cells.y_title || cells.y_text[i] ?
+      cells.y_title + " " + cells.y_text[i] + " · " : "";
+    let line = row + cells.x_title + " " + cells.x_text[j] + " — A " + side(a, cells.a) +
+        " · B " + side(b, cells.b) + " · " + cells.minus + " " + delta;
     if (present(se) && present(a) && present(b)) {
       line += " · SE " + number(scaled(se, cells.delta), cells.se, null) + unit + ", " +
           (within ? cells.within : cells.beyond);

@@ -1,4 +1,5 @@
-"""The compare view's pieces: the A, B and B - A heatmaps, the summary card, the panel menus.
+"""The compare view's pieces: the A, B and B - A heatmaps, the summary card, the panel menus
+and, when A and B are two labels of a dimension, the menus of its grid.
 
 A and B share one colour scale (A's), one (zmin, zmax) and one colour bar (on B); B - A has a
 diverging scale centred at 0 with its own bar. Hover and cell texts are Plotly templates the
@@ -16,10 +17,10 @@ from collections.abc import Sequence
 
 import dash_bootstrap_components as dbc
 import numpy as np
-from dash import html
+from dash import dcc, html
 
 from components import theme
-from components.controls import figure_label
+from components.controls import dom_id, figure_label
 from components.heatmap import (
     PERCENT_TICKS,
     Special,
@@ -36,18 +37,22 @@ from components.heatmap import (
 from components.provenance import provenance_badge
 from evalmaps.analysis import uncertainty as stderr
 from evalmaps.analysis.compare import (
+    ONE_ROW,
     Alignment,
     ComparePanel,
+    LabelGrid,
+    averageable,
     color_range,
     compatible,
     delta_range,
     from_panel,
+    label_ref,
     sentences,
     where_of,
 )
 from evalmaps.analysis.slicing import COLOR_MODES
 from evalmaps.core import text as fmt
-from evalmaps.core.figure import Catalog
+from evalmaps.core.figure import Catalog, Figure
 
 DELTA_COLORSCALE = "RdBu"  # red: B lower, white: equal, blue: B higher
 DELTA_TITLE = f"B {fmt.MINUS} A"
@@ -59,7 +64,8 @@ BEYOND = "beyond 1.96 SE: distinguishable"
 # --------------------------------------------------------------------------- hover templates
 
 def _where(al: Alignment) -> str:
-    return f"{theme.text(al.y.title)} %{{y}} · {theme.text(al.x.title)} %{{x}}"
+    column = f"{theme.text(al.x.title)} %{{x}}"
+    return column if al.y.name == ONE_ROW else f"{theme.text(al.y.title)} %{{y}} · {column}"
 
 
 def _side_value(side: ComparePanel, field: str = "z") -> str:
@@ -86,6 +92,13 @@ def side_hovers(al: Alignment, which: str
                    f"report it; a mean needs all{tail}")
         counts = np.take(np.take(side.n_panels, _index(side.y, al.y.labels), 0),
                          _index(side.x, al.x.labels), 1)
+        return present, missing, counts[..., None].astype(float), [], "f4"  # whole counts
+    if side.n_averaged is not None:  # a label's cells averaged over other dimensions
+        total = side.of_averaged
+        present = (f"{head}{_side_value(side)}<br>mean of %{{customdata[0]:.0f}} of {total} "
+                   f"cells (over {theme.text(side.averaged_over)}), derived{tail}")
+        missing = f"{head}{fmt.NOT_REPORTED}: no cell to average{tail}"
+        counts = _on_common(al, side, side.n_averaged)
         return present, missing, counts[..., None].astype(float), [], "f4"  # whole counts
     z = al.za if which == "a" else al.zb
     grids = {name: None if getattr(side, name) is None else
@@ -181,8 +194,9 @@ def readouts(al: Alignment) -> dict:
                 side.metric.scale,
                 "%" if side.metric.percent else fmt.with_unit("", side.metric.unit)]
 
+    one_row = al.y.name == ONE_ROW  # the readout names the column alone
     return {"x": theme.texts(al.x.labels), "y": theme.texts(al.y.labels),
-            "x_text": list(al.x.labels), "y_text": list(al.y.labels),
+            "x_text": list(al.x.labels), "y_text": [""] if one_row else list(al.y.labels),
             "x_title": al.x.title, "y_title": al.y.title,
             "a": places(al.a), "b": places(al.b),
             "delta": [fmt.places(al.decimals - al.a.metric.shift),
@@ -238,7 +252,7 @@ def side_figure(al: Alignment, which: str, zrange: tuple[float, float], *,
         reversescale=not al.higher_is_better, dtype=dtype, customdata_dtype=data_dtype)
     data = heatmap_traces(grid, al.x.labels, al.y.labels, drawn, customdata=customdata,
                           special=(Special(~np.isfinite(grid), missing), *groups))
-    tag = " (derived)" if side.derived else ""
+    tag = " (mean)" if side.n_averaged is not None else " (derived)" if side.derived else ""
     layout = _layout(al, f"{which.upper()} · {side.short}{tag}", right=20 if showscale else 100,
                      illustrative=side.illustrative)
     layout["meta"] = style_meta(data, {mode: color_range(al, mode) for mode in COLOR_MODES})
@@ -339,6 +353,10 @@ def summary_card(al: Alignment, numbers: dict) -> dbc.Card:
             f"1.96 SE, dotted outline on B − A)" + (f"; {n - m} without a standard error"
                                                     if m < n else ""),
             id="compare-significance")]))
+    else:  # said, not left unsaid: why significance cannot be judged here
+        facts.insert(1, html.Tr([html.Th("Significance"), html.Td(
+            f"Cannot be judged from this data: {numbers['no_significance']}.",
+            id="compare-significance", className="text-muted")]))
     return dbc.Card([
         dbc.CardHeader(f"Summary over the {n} common cell{'s' * (n != 1)}",
                        className="fw-semibold"),
@@ -352,7 +370,9 @@ def sides_card(al: Alignment) -> dbc.Card:
     def item(name: str, side: ComparePanel):
         body = [html.Strong(f"{name}: "), side.label,
                 provenance_badge("illustrative" if side.illustrative else side.provenance)]
-        if side.derived:
+        if side.grid is not None:
+            body.append(html.Div(_label_note(side), className="small text-muted"))
+        elif side.derived:
             body.append(html.Div(["Cell-wise mean of ", html.Code(", ".join(side.sources)),
                                   "; defined only where all of them report a value."],
                                  className="small text-muted"))
@@ -368,8 +388,33 @@ def sides_card(al: Alignment) -> dbc.Card:
     ], className="h-100")
 
 
+def _label_note(side: ComparePanel) -> str:
+    """What a label's grid is made of: 'The figure's cells of Model 1.4b with Metric acc, by Task
+    and Training step.' or '... averaged over Task (each value the mean of the cells given, up
+    to 65; no standard error).'"""
+    grid = side.grid
+    axes = f"by {side.y.title} and {side.x.title}" if grid.y else f"by {side.x.title}"
+    fixed = [f"{title} {label}" for title, label in side.facets[1:]]
+    text = (f"The figure's cells of {side.facets[0][0]} {side.facets[0][1]}"
+            + (f" with {', '.join(fixed)}" if fixed else "") + f", {axes}")
+    if side.n_averaged is not None:
+        shown = side.n_averaged[side.n_averaged > 0]
+        low, high = (int(shown.min()), int(shown.max())) if shown.size else (0, 0)
+        count = f"{low}" if low == high else f"{low} to {high}"
+        text += (f", averaged over {side.averaged_over}: each value is the mean of the "
+                 f"{count} cells given (of {side.of_averaged}), with no standard error")
+    return text + "."
+
+
 def sentences_block(al: Alignment, numbers: dict) -> html.P:
-    return html.P(" ".join(sentences(al, numbers)), id="compare-sentences", className="lead-sm")
+    """The sentences over the maps. Why significance cannot be judged (the last, where no cell
+    has a standard error) shows from tablet width up: on a phone the summary card says it, and
+    the first map stays in the first screen."""
+    said = sentences(al, numbers)
+    if numbers["n_with_se"]:
+        return html.P(" ".join(said), id="compare-sentences", className="lead-sm")
+    return html.P([" ".join(said[:-1]), html.Span(" " + said[-1], className="d-none d-md-inline")],
+                  id="compare-sentences", className="lead-sm")
 
 
 # --------------------------------------------------------------------------- menus
@@ -402,3 +447,77 @@ def panel_options(catalog: Catalog, figure_id: str, against: ComparePanel | None
                             "value": key})
             seen.add(key)
     return options
+
+
+# --------------------------------------------------------------------------- labels of a dimension
+
+BY_PANELS = ""  # the compare-by menu's value for panels (a dimension's name is never empty)
+AVERAGED = "mean"  # a rest menu's value for 'averaged over'; a label is '=<label>'
+
+
+def by_options(figure: Figure | None) -> list[dict]:
+    """What A and B can be: panels, or two labels of one of the figure's dimensions (those with
+    more than one label): 'Panels', 'Model (8 labels)', ..."""
+    options = [{"label": "Panels", "value": BY_PANELS}]
+    if figure is not None:
+        spec = figure.spec
+        options += [{"label": f"{dim.title} ({len(dim.labels)} labels)", "value": name}
+                    for name, dim in spec.dims.items() if len(dim.labels) > 1]
+    return options
+
+
+def label_options(figure: Figure, dim: str) -> list[dict]:
+    """The labels of a dimension as a side's menu lists them (values: label references)."""
+    return [{"label": label, "value": label_ref(figure.id, dim, label)}
+            for label in figure.spec.dims[dim].labels]
+
+
+def axis_options(figure: Figure, dim: str, rows: bool) -> list[dict]:
+    """The dimensions the grid's rows (``rows``: with 'One row') or columns can be: every one
+    but the compared one."""
+    spec = figure.spec
+    options = [{"label": "One row", "value": ""}] if rows else []
+    return options + [{"label": spec.dims[d].title, "value": d} for d in spec.dim_names
+                      if d != dim]
+
+
+def rest_value(grid: LabelGrid, dim: str) -> str:
+    """A rest menu's value: '=<label>' (fixed) or 'mean' (averaged)."""
+    return AVERAGED if dim in grid.averaged else "=" + dict(grid.fixed)[dim]
+
+
+def rest_id(dim: str) -> dict:
+    return {"type": "compare-rest", "dim": dim}
+
+
+def rest_menus(figure: Figure, grid: LabelGrid) -> list:
+    """One menu per dimension neither compared nor on an axis: a label it is fixed at, or the
+    mean over all its labels (unless they are different metrics)."""
+    spec = figure.spec
+    menus = []
+    for dim in [*dict(grid.fixed), *grid.averaged]:
+        labels = spec.dims[dim].labels
+        options = [{"label": label, "value": "=" + label} for label in labels]
+        if averageable(spec, dim):  # not over labels that are different metrics
+            options.insert(0, {"label": f"Mean over all {len(labels)}", "value": AVERAGED})
+        menus.append(dbc.Col([
+            dbc.Label(spec.dims[dim].title, html_for=dom_id(rest_id(dim)),
+                      className="small fw-semibold mb-1"),
+            dcc.Dropdown(id=rest_id(dim), options=options, value=rest_value(grid, dim),
+                         clearable=False, searchable=True)], md=3, className="mb-2"))
+    return menus
+
+
+def rest_choices(ids: Sequence[dict], values: Sequence[str]) -> tuple[dict[str, str], list[str]]:
+    """The rest menus' values as :func:`evalmaps.analysis.compare.label_grid` takes them:
+    (fixed {dim: label}, averaged [dim])."""
+    fixed, averaged = {}, []
+    for menu_id, value in zip(ids if isinstance(ids, list) else [],
+                              values if isinstance(values, list) else []):
+        if not (isinstance(menu_id, dict) and isinstance(menu_id.get("dim"), str)):
+            continue  # not one of the page's menus
+        if value == AVERAGED:
+            averaged.append(menu_id["dim"])
+        elif isinstance(value, str) and value.startswith("="):
+            fixed[menu_id["dim"]] = value[1:]
+    return fixed, averaged

@@ -282,6 +282,10 @@ INPUTS: dict[str, str] = {
     "mean_figure": "text", "mean": "texts",
 }
 
+# Compare's grid of two labels of a dimension: what A and B are, its rows and columns, the
+# other dimensions' menus (ids and values)
+INPUTS.update(by="text", ydim="text", xdim="text", rest="texts", rest_ids="any")
+
 
 def _fits(name: str, value) -> bool:
     """Whether a callback input's value is of its name's kind (:data:`INPUTS`; names starting

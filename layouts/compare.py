@@ -1,7 +1,10 @@
 """Compare view (/compare): two panels side by side, their difference B - A, linked hover, summary.
 
 A and B are any panels of any figure (built-in or uploaded to this server) over the same axes,
-or a derived mean of several panels (``mean(<key>,...)``, built with the "Mean of panels" menu).
+a derived mean of several panels (``mean(<key>,...)``, built with the "Mean of panels" menu), or
+two labels of any dimension of a figure (``<figure>:<dim>=<label>``, picked with the "Compare"
+menu): their grid's rows and columns and, for every other dimension, a label or the mean over
+all of them, in their own menus (the grid's row, shown only then).
 State lives in the URL (``?a=<ref>&b=<ref>&color=...&labels=off``, defaults left out): the page's
 own ``dcc.Location`` (``compare-loc``) and the controls are kept in step by one callback, as on the
 browse page; a back/forward step writes the controls and maps. The maps travel through
@@ -21,6 +24,7 @@ from urllib.parse import parse_qs
 import dash
 import dash_bootstrap_components as dbc
 from dash import (
+    ALL,
     ClientsideFunction,
     Input,
     Output,
@@ -35,9 +39,16 @@ from dash import (
 from dash.exceptions import PreventUpdate
 
 from components.compare import (
+    BY_PANELS,
+    axis_options,
+    by_options,
     compare_figures,
+    label_options,
     panel_options,
     readouts,
+    rest_choices,
+    rest_menus,
+    rest_value,
     sentences_block,
     sides_card,
     summary_card,
@@ -57,17 +68,24 @@ from evalmaps.analysis.compare import (
     figure_of,
     first_panel,
     is_derived,
+    is_label_ref,
+    label_grid,
+    label_ref,
     mean_ref,
+    parse_label_ref,
     resolve,
+    resolve_pair,
     summary,
 )
 from evalmaps.core.errors import EvalmapsError
+from evalmaps.core.figure import slugify
 from evalmaps.core.text import NOT_REPORTED
 from evalmaps.views.state import (
     DEFAULT_COMPARE_COLOR,
     DEFAULT_SCALE,
     SCALES,
     CompareState,
+    grid_state,
     parse_compare_state,
 )
 from layouts._shared import (
@@ -119,10 +137,21 @@ def _graph(side: str, figure):
         missing="not comparable" if side == "delta" else NOT_REPORTED, className="compare-map")
 
 
-def menu(component_id: str, options: list[dict], value: str) -> dcc.Dropdown:
+def menu(component_id: str, options: list[dict], value: str, **props) -> dcc.Dropdown:
     """A figure or panel menu of one side."""
     return dcc.Dropdown(id=component_id, options=options, value=value, clearable=False,
-                        searchable=True, optionHeight=50)
+                        searchable=True, optionHeight=50, **props)
+
+
+def column(label, control, html_for: str, width: int, **col) -> dbc.Col:
+    """A labelled control (as components.controls.labelled) whose column or label can change:
+    ``col`` (the column's id and style), the label's id ``<html_for>-label``."""
+    return dbc.Col([dbc.Label(label, html_for=html_for, id=f"{html_for}-label",
+                              className="small fw-semibold mb-1"), control],
+                   md=width, className="mb-2", **col)
+
+
+MEAN_COLS = ("compare-mean-figure-col", "compare-mean-col", "compare-mean-use-col")
 
 
 def layout(uploads=None, **query):
@@ -130,7 +159,7 @@ def layout(uploads=None, **query):
     state = parse_compare_state(query, catalog)
     values = render(catalog, state)
     figures = figure_options(catalog)  # the three figure menus' (render's callers need none)
-    a_figure = state.a.partition(":")[0] if not is_derived(state.a) else ""
+    a_figure = figure_of(state.a) if not is_derived(state.a) else ""
     return dbc.Container([
         page_location(PAGE, a_figure),
         dcc.Store(id="compare-cells", data=values["cells"]),
@@ -144,34 +173,45 @@ def layout(uploads=None, **query):
         dcc.Store(id="compare-stale", data=0),
         html.Div(values["problems"], id="compare-problems"),
         filters(PAGE, [dbc.Row([
+            labelled("Compare", menu("compare-by", values["by_options"], values["by"]),
+                     html_for="compare-by", width=2),
             labelled("A: figure", menu("compare-a-figure", figures,
-                                       values["a_figure"]), html_for="compare-a-figure", width=3),
-            labelled("A: panel", menu("compare-a", values["a_options"], state.a),
-                     html_for="compare-a", width=2),
+                                       values["a_figure"]), html_for="compare-a-figure", width=2),
+            column(values["a_label"], menu("compare-a", values["a_options"], state.a),
+                   html_for="compare-a", width=2),
             dbc.Col(dbc.Button("⇄ Swap", id="compare-swap", color="secondary", outline=True,
                                size="sm", title="Swap A and B"),
                     md=1, className="mb-2 pt-md-4 text-md-center"),
-            labelled("B: figure", menu("compare-b-figure", figures,
-                                       values["b_figure"]), html_for="compare-b-figure", width=3),
-            labelled("B: panel", menu("compare-b", values["b_options"], state.b),
-                     html_for="compare-b", width=3),
+            labelled("B: figure", menu("compare-b-figure", figures, values["b_figure"],
+                                       disabled=values["b_figure_disabled"]),
+                     html_for="compare-b-figure", width=2),
+            column(values["b_label"], menu("compare-b", values["b_options"], state.b),
+                   html_for="compare-b", width=3),
         ], className="g-3 controls-row"),
+        # two labels of a dimension: the grid's rows and columns, the other dimensions
         dbc.Row([
-            labelled("Mean: figure", menu("compare-mean-figure",
-                                                    figures,
-                                                    values["mean_figure"]),
-                     html_for="compare-mean-figure", width=3),
-            labelled("Mean of panels (derived: over the cells all report)",
-                     dcc.Dropdown(id="compare-mean", options=values["mean_options"],
-                                  value=values["mean"], multi=True, searchable=True,
-                                  placeholder="Pick two or more panels, then use their mean as A "
-                                              "or B"), html_for="compare-mean", width=4),
+            labelled("Rows", menu("compare-ydim", values["ydim_options"], values["ydim"]),
+                     html_for="compare-ydim", width=2),
+            labelled("Columns", menu("compare-xdim", values["xdim_options"], values["xdim"]),
+                     html_for="compare-xdim", width=2),
+            dbc.Col(dbc.Row(values["rest"], id="compare-rest", className="g-3"), md=8),
+        ], id="compare-grid", className="g-3 controls-row", style=values["grid_style"]),
+        dbc.Row([
+            column("Mean: figure", menu("compare-mean-figure", figures, values["mean_figure"]),
+                   html_for="compare-mean-figure", width=3, id=MEAN_COLS[0],
+                   style=values["mean_style"][0]),
+            column("Mean of panels (derived: over the cells all report)",
+                   dcc.Dropdown(id="compare-mean", options=values["mean_options"],
+                                value=values["mean"], multi=True, searchable=True,
+                                placeholder="Pick two or more panels, then use their mean as A "
+                                            "or B"), html_for="compare-mean", width=4,
+                   id=MEAN_COLS[1], style=values["mean_style"][1]),
             dbc.Col(dbc.ButtonGroup([
                 dbc.Button("Use as A", id="compare-mean-as-a", color="primary", outline=True,
                            size="sm"),
                 dbc.Button("Use as B", id="compare-mean-as-b", color="primary", outline=True,
                            size="sm"),
-            ]), md=2, className="mb-2 pt-md-4"),
+            ]), md=2, className="mb-2 pt-md-4", id=MEAN_COLS[2], style=values["mean_style"][2]),
             labelled("Colour range (A and B)",
                      dbc.RadioItems(id="compare-color", options=COLOR_OPTIONS, value=state.color,
                                     inline=True, className="small"), width=3),
@@ -203,15 +243,18 @@ def layout(uploads=None, **query):
 def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict:
     """Every output's value for a state (the layout's first paint and the sync callback)."""
     problems = (*state.problems, *problems)
+    failed = None  # why two labels of a dimension cannot be compared (shown as the error)
     try:
-        a_side = resolve(catalog, state.a, "A")
-        b_side = resolve(catalog, state.b, "B")
+        a_side, b_side = resolve_pair(catalog, state.a, state.b, **state.grid_args())
         if state.pct:  # fractions written as percent (each side that holds fractions)
             a_side, b_side = a_side.as_percent(), b_side.as_percent()
     except CompareError as exc:  # parse_compare_state checked them: only if the catalog changed
         a_side = b_side = None
-        problems = (*problems, str(exc))
-    derived = [s for s in (a_side, b_side) if s is not None and s.derived]
+        if state.labels:
+            failed = str(exc)
+        else:
+            problems = (*problems, str(exc))
+    derived = [s for s in (a_side, b_side) if s is not None and s.is_mean]
     mean = list(derived[0].sources) if derived else []  # the builder shows what it made
     a_figure, b_figure = figure_of(state.a), figure_of(state.b)
     mean_figure = figure_of(mean[0]) if mean else a_figure
@@ -220,14 +263,16 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         "scale": state.scale,
         "pct": state.pct,
         "a_figure": a_figure, "b_figure": b_figure, "mean_figure": mean_figure,
-        "a_options": panel_options(catalog, a_figure, extra=derived),
-        "b_options": panel_options(catalog, b_figure, against=a_side, extra=derived),
         "mean_options": panel_options(catalog, mean_figure, keep=mean),
         "mean": mean,
         "problems": problems_alert(problems),
         "readout": READOUT_HINT,
+        "by_options": by_options(catalog.figure(a_figure) if a_figure in catalog else None),
+        **_side_menus(catalog, state, a_side, derived),
     }
     try:
+        if failed:
+            raise CompareError(failed)
         if a_side is None or b_side is None:
             raise CompareError("Pick panels A and B.")
         al = align(a_side, b_side)
@@ -276,6 +321,132 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
     }
 
 
+def _side_menus(catalog, state: CompareState, a_side, derived) -> dict:
+    """The menus that differ between panels and two labels of a dimension: what A and B are
+    ('Compare'), their menus and labels, the grid's row (rows, columns, the other dimensions)
+    and the mean builder (panels only). ``rest_key``: the other dimensions' menus as
+    [[dim, value], ...], to tell whether the page shows them already."""
+    panels = {
+        "by": BY_PANELS, "a_label": "A: panel", "b_label": "B: panel",
+        "a_options": panel_options(catalog, figure_of(state.a), extra=derived),
+        "b_options": panel_options(catalog, figure_of(state.b), against=a_side, extra=derived),
+        "b_figure_disabled": False, "grid_style": HIDDEN, "ydim": None, "ydim_options": [],
+        "xdim": None, "xdim_options": [], "rest": [], "rest_key": [],
+        "mean_style": [{}] * len(MEAN_COLS),
+    }
+    if not state.labels:
+        return panels
+    try:
+        figure, dim, _ = parse_label_ref(catalog, state.a)
+        grid = label_grid(figure.spec, dim, **state.grid_args())
+    except CompareError:  # the catalog changed under the URL: the menus of panels
+        return panels
+    title = figure.spec.dims[dim].title
+    options = label_options(figure, dim)
+    return {
+        "by": dim, "a_label": f"A: {title}", "b_label": f"B: {title}",
+        "a_options": options, "b_options": options,
+        "b_figure_disabled": True, "grid_style": {}, "ydim": grid.y,
+        "ydim_options": axis_options(figure, dim, rows=True), "xdim": grid.x,
+        "xdim_options": axis_options(figure, dim, rows=False),
+        "rest": rest_menus(figure, grid),
+        "rest_key": [[d, rest_value(grid, d)] for d in [*dict(grid.fixed), *grid.averaged]],
+        "mean_style": [HIDDEN] * len(MEAN_COLS),
+    }
+
+
+def labels_state(catalog, state: CompareState, figure_id: str, dim: str) -> CompareState:
+    """A and B as two labels of ``dim`` in a figure, picked when 'Compare' names it (or A's
+    figure changes): where A and B were panels of that figure, their labels of ``dim`` (else
+    the first two; B the label after A's) and A's other facets fixed as A showed them; the
+    default axes."""
+    spec = catalog.figure(figure_id).spec
+    labels = spec.dims[dim].labels
+    picked: list[str] = []
+    fixed: dict[str, str] = {}
+    for ref in (state.a, state.b):
+        if is_label_ref(ref) or is_derived(ref) or figure_of(ref) != figure_id:
+            continue
+        try:
+            facets = catalog.panel(ref).facets
+        except EvalmapsError:
+            continue
+        if dim in facets and facets[dim] not in picked:
+            picked.append(facets[dim])
+        fixed = fixed or {f: label for f, label in facets.items() if f != dim}
+    if not picked:
+        picked.append(labels[0])
+    if len(picked) == 1:
+        picked.append(labels[(labels.index(picked[0]) + 1) % len(labels)])
+    grid = label_grid(spec, dim, fixed=fixed, problems=[])
+    return grid_state(replace(state, a=label_ref(figure_id, dim, picked[0]),
+                              b=label_ref(figure_id, dim, picked[1])), grid, spec)
+
+
+def panels_state(catalog, state: CompareState) -> CompareState:
+    """A and B as panels again: where two labels of a facet are compared on the figure's own
+    axes with nothing averaged, the two panels shown; else the figure's first two."""
+    cleared = {"ydim": None, "xdim": None, "fixed": (), "averaged": ()}
+    try:
+        figure, dim, a_label = parse_label_ref(catalog, state.a)
+        _, _, b_label = parse_label_ref(catalog, state.b)
+        grid = label_grid(figure.spec, dim, **state.grid_args())
+    except CompareError:
+        return replace(state, **dict(zip("ab", default_pair(catalog))), **cleared)
+    spec = figure.spec
+    pair = default_pair(catalog, figure.id)
+    if dim in spec.facets and (grid.y, grid.x) == (spec.y, spec.x) and not grid.averaged:
+        keys = []
+        for label in (a_label, b_label):
+            facets = {**dict(grid.fixed), dim: label}
+            keys.append(next((p.key for p in figure.panels.values()
+                              if all(p.facets[f] == facets[f] for f in spec.facets)), None))
+        if all(keys):
+            pair = tuple(keys)
+    return replace(state, a=pair[0], b=pair[1], **cleared)
+
+
+def shown_state(catalog, showing: dict, default: tuple[str, str]) -> CompareState:
+    """The state the page's controls show (two labels of a dimension: with their grid's menus;
+    a menu that does not fit the grid is left out)."""
+    color, show_values, scale = showing["color"], showing["show_values"], showing["scale"]
+    state = CompareState(showing["a"] or default[0], showing["b"] or default[1],
+                         color or DEFAULT_COMPARE_COLOR,
+                         True if show_values is None else bool(show_values),
+                         scale=scale if scale in SCALES else DEFAULT_SCALE,
+                         pct=bool(showing["pct"]))
+    if not (state.labels and is_label_ref(state.b)):
+        return state
+    fixed, averaged = rest_choices(showing["rest_ids"] or [], showing["rest"] or [])
+    try:
+        figure, dim, _ = parse_label_ref(catalog, state.a)
+        grid = label_grid(figure.spec, dim, y=showing["ydim"], x=showing["xdim"] or None,
+                          fixed=fixed, averaged=averaged, problems=[])
+    except CompareError:
+        return state
+    return grid_state(state, grid, figure.spec)
+
+
+def moved_axis(catalog, state: CompareState, before: CompareState, showing: dict,
+               which: str) -> CompareState:
+    """The grid after its rows (``which``: "ydim") or columns ("xdim") were picked in
+    ``showing``; ``before``: the state the page showed (its URL's). Picking the other axis's
+    dimension swaps the two."""
+    figure, dim, _ = parse_label_ref(catalog, state.a)
+    spec = figure.spec
+    old = label_grid(spec, dim, **before.grid_args(), problems=[]) if before.labels and \
+        before.a.partition(":")[0] == figure.id else label_grid(spec, dim)
+    if which == "ydim":
+        y = showing["ydim"] if isinstance(showing["ydim"], str) else old.y
+        x = old.x if y != old.x else (old.y or None)
+    else:
+        x = showing["xdim"] or old.x
+        y = old.y if x != old.y else old.x
+    fixed, averaged = rest_choices(showing["rest_ids"] or [], showing["rest"] or [])
+    grid = label_grid(spec, dim, y=y, x=x, fixed=fixed, averaged=averaged, problems=[])
+    return grid_state(state, grid, spec)
+
+
 # --------------------------------------------------------------------------- the sync callback
 
 OUT = Outputs(
@@ -308,11 +479,26 @@ OUT = Outputs(
     maps_class=Output("compare-maps", "className"),
     legend=Output("compare-legend", "children"),
     cards=Output("compare-cards", "children"),
+    by=Output("compare-by", "value"),
+    by_options=Output("compare-by", "options"),
+    a_label=Output("compare-a-label", "children"),
+    b_label=Output("compare-b-label", "children"),
+    b_figure_disabled=Output("compare-b-figure", "disabled"),
+    grid_style=Output("compare-grid", "style"),
+    ydim=Output("compare-ydim", "value"),
+    ydim_options=Output("compare-ydim", "options"),
+    xdim=Output("compare-xdim", "value"),
+    xdim_options=Output("compare-xdim", "options"),
+    rest=Output("compare-rest", "children"),  # the other dimensions' menus, when they change
+    mean_style=[Output(col, "style") for col in MEAN_COLS],
 )
 CONTROLS = ("a", "b", "a_figure", "b_figure", "color", "show_values", "scale", "pct", "mean",
-            "mean_figure", "mean_options")  # written only if they must change
+            "mean_figure", "mean_options", "by", "ydim", "xdim")  # written only if they change
 SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading", "text", "cells",
-         "readout", "held", "graph_styles", "maps_class", "legend", "cards")
+         "readout", "held", "graph_styles", "maps_class", "legend", "cards", "by_options",
+         "a_label", "b_label", "b_figure_disabled", "grid_style", "ydim_options", "xdim_options",
+         "mean_style")
+REST = {"type": "compare-rest", "dim": ALL}
 
 
 @callback(
@@ -333,6 +519,11 @@ SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading",
             pct=Input("compare-pct", "value"),
             mean=State("compare-mean", "value"),
             mean_figure=State("compare-mean-figure", "value"),
+            by=Input("compare-by", "value"),
+            ydim=Input("compare-ydim", "value"),
+            xdim=Input("compare-xdim", "value"),
+            rest=Input(REST, "value"),
+            rest_ids=State(REST, "id"),
         ),
         # buttons and the page's request for the maps whole: ctx.triggered_id says which
         pressed=group(
@@ -354,16 +545,18 @@ def sync(search, showing, pressed, held, uploads):
     hovers and summary, not their values. ``compare-stale``: the page could not make the maps
     from what it holds; they are sent whole. ``showing``: what the page's controls show, by
     output name; ``pressed``: the buttons' clicks (``ctx.triggered_id`` says which was)."""
-    a, b, pct = showing["a"], showing["b"], showing["pct"]
+    a, b = showing["a"], showing["b"]
     catalog = get_catalog(uploads, *stored_ids(search, a, b, showing["a_figure"],
                                                showing["b_figure"], showing["mean"]))
     triggered = ctx.triggered_id
     problems: tuple[str, ...] = ()
+    default = default_pair(catalog)
+    shown = shown_state(catalog, showing, default)
     if triggered == "compare-loc" or triggered is None:
         if search is None:
             raise PreventUpdate  # the location reports the URL as it mounts
         state = parse_compare_state(parse_qs(search.lstrip("?"), keep_blank_values=True), catalog)
-        if (state.a, state.b) == (a, b) and state.pct == bool(pct):  # only the style controls
+        if _same_view(state, shown, showing):  # only the style controls
             style = {k: v for k, v in (("color", state.color), ("show_values", state.show_values),
                                        ("scale", state.scale))
                      if v != showing[k]}
@@ -373,26 +566,54 @@ def sync(search, showing, pressed, held, uploads):
         return _outputs(render(catalog, state), held, controls=True, shown=showing)
     if triggered == "compare-stale":
         held = None
-    default = default_pair(catalog)
-    color, show_values, scale = showing["color"], showing["show_values"], showing["scale"]
-    state = CompareState(a or default[0], b or default[1], color or DEFAULT_COMPARE_COLOR,
-                         True if show_values is None else bool(show_values),
-                         scale=scale if scale in SCALES else DEFAULT_SCALE, pct=bool(pct))
+    state = shown
+    before = parse_compare_state(parse_qs((search or "").lstrip("?"), keep_blank_values=True),
+                                 catalog)  # what the page showed: its URL
     controls = False
     if triggered in ("compare-a-figure", "compare-b-figure"):  # a side's first fitting panel
         side, figure_id = (("a", showing["a_figure"]) if triggered == "compare-a-figure"
                            else ("b", showing["b_figure"]))
         if figure_id not in catalog or figure_id == figure_of(getattr(state, side)):
             raise PreventUpdate
-        try:
-            other = resolve(catalog, state.b if side == "a" else state.a)
-        except CompareError:
-            other = None
-        state = replace(state, **{side: first_panel(catalog, figure_id, other)})
-        if side == "a" and (other is None or not compatible(resolve(catalog, state.a), other)):
-            pair = default_pair(catalog, figure_id)  # B shares no cell with it: a pair of its own
-            state = replace(state, a=pair[0], b=pair[1])
+        if state.labels:  # the same dimension's labels in A's figure, where it has them
+            dim = parse_label_ref(catalog, state.a)[1]
+            dims = catalog.figure(figure_id).spec.dims
+            if side == "b":
+                raise PreventUpdate  # B's figure is A's
+            if dim in dims and len(dims[dim].labels) > 1:
+                state = labels_state(catalog, replace(state, fixed=(), averaged=()), figure_id,
+                                     dim)
+            else:
+                pair = default_pair(catalog, figure_id)
+                state = replace(state, a=pair[0], b=pair[1], ydim=None, xdim=None, fixed=(),
+                                averaged=())
+            controls = True
+        else:
+            try:
+                other = resolve(catalog, state.b if side == "a" else state.a)
+            except CompareError:
+                other = None
+            state = replace(state, **{side: first_panel(catalog, figure_id, other)})
+            if side == "a" and (other is None or not compatible(resolve(catalog, state.a),
+                                                                 other)):
+                pair = default_pair(catalog, figure_id)  # B shares no cell: a pair of its own
+                state = replace(state, a=pair[0], b=pair[1])
+            controls = True
+    elif triggered == "compare-by":  # panels, or two labels of a dimension of A's figure
+        by, figure_id = showing["by"], figure_of(state.a)
+        if by == (parse_label_ref(catalog, state.a)[1] if state.labels else BY_PANELS):
+            raise PreventUpdate
+        if by == BY_PANELS:
+            state = panels_state(catalog, state)
+        elif figure_id in catalog and by in catalog.figure(figure_id).spec.dims:
+            state = labels_state(catalog, state, figure_id, by)
+        else:
+            raise PreventUpdate
         controls = True
+    elif triggered in ("compare-ydim", "compare-xdim"):
+        if not state.labels:
+            raise PreventUpdate
+        state, controls = moved_axis(catalog, state, before, showing, triggered[8:]), True
     elif triggered == "compare-swap":
         state, controls = replace(state, a=state.b, b=state.a), True
     elif triggered in ("compare-mean-as-a", "compare-mean-as-b"):
@@ -408,16 +629,33 @@ def sync(search, showing, pressed, held, uploads):
         else:
             state = replace(state, **{triggered[-1]: ref})
             controls = True
+    elif isinstance(triggered, dict):  # another dimension's menu: fixed at a label, or averaged
+        controls = True
     else:  # a menu: a value that names nothing (an upload gone) falls back, and says so
         for side in ("a", "b"):
+            ref = getattr(state, side)
             try:
-                resolve(catalog, getattr(state, side), side.upper())
+                if is_label_ref(ref):
+                    parse_label_ref(catalog, ref, side.upper())
+                else:
+                    resolve(catalog, ref, side.upper())
             except CompareError as exc:
                 problems += (str(exc),)
                 state, controls = replace(state, **{side: default["ab".index(side)]}), True
+        if state.labels != is_label_ref(state.b):  # one side fell back to a panel
+            state = replace(state, a=default[0], b=default[1], ydim=None, xdim=None, fixed=(),
+                            averaged=())
     values = render(catalog, state, problems)
     return _outputs(values, held, controls=controls, shown=showing,
                     search=state.to_query(default))
+
+
+def _same_view(state: CompareState, shown: CompareState, showing: dict) -> bool:
+    """Whether the URL's state is what the page shows, but for the style controls."""
+    grid = ("ydim", "xdim", "fixed", "averaged")
+    return ((state.a, state.b) == (showing["a"], showing["b"])
+            and state.pct == bool(showing["pct"])
+            and all(getattr(state, k) == getattr(shown, k) for k in grid))
 
 
 @callback(
@@ -445,6 +683,11 @@ def _outputs(values: dict, held: list[str] | None, controls: bool, shown: dict,
     if controls:
         written.update({key: values[key] for key in CONTROLS
                         if key not in shown or values[key] != shown[key]})
+    ids = shown.get("rest_ids") if isinstance(shown.get("rest_ids"), list) else []
+    showing_rest = [[i.get("dim") if isinstance(i, dict) else None, v]
+                    for i, v in zip(ids, shown.get("rest") or [])]
+    if values["rest_key"] != showing_rest:  # other dimensions' menus: only when they change
+        written["rest"] = values["rest"]
     figures = values["figures"]
     incoming = no_update if all(f is no_update for f in figures) else elide(figures, held)
     return OUT(**written, incoming=incoming, marks=[HIDDEN] * len(SIDES), hovered=None,
@@ -506,12 +749,16 @@ def download_table(_clicks, table_format, which, search, uploads):
     state = parse_compare_state(parse_qs((search or "").lstrip("?"), keep_blank_values=True),
                                 catalog)
     try:
-        al = align(resolve(catalog, state.a, "A"), resolve(catalog, state.b, "B"))
+        al = align(*resolve_pair(catalog, state.a, state.b, **state.grid_args()))
         table = exporting.table_of_side(al, "b" if which == "b" else "a")
         text = exporting.render(table, table_format or "latex")
     except (CompareError, exporting.ExportError) as exc:
         return no_update, str(exc)
-    return dcc.send_string(text, exporting.filename(table, table_format or "latex")), ""
+    name = exporting.filename(table, table_format or "latex")
+    if is_label_ref(state.a):  # '<figure>__model=EleutherAI/pythia-1.4b.tex': a file's name
+        stem, dot, ext = name.rpartition(".")
+        name = "__".join(slugify(part) for part in stem.split("__")) + dot + ext
+    return dcc.send_string(text, name), ""
 
 
 register_nav_sync(PAGE)

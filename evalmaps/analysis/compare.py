@@ -17,6 +17,18 @@ API's ``a``/``b``):
   nesting. It is parsed with a regular expression and every key is looked up in the catalog:
   nothing in a reference is ever evaluated.
 
+**Labels of a dimension.** A side can also be one label of any dimension of a figure,
+``<figure>:<dimension>=<label>`` (``pythia-zero-shot:model=1.4b``): A and B are then two labels
+of the same dimension of one figure, laid out on a grid of two of the remaining dimensions
+(:class:`LabelGrid`: rows ``y``, columns ``x``; defaults: the figure's own axes, and where the
+compared dimension is one of them, the first facet with more than one label takes its place),
+with every other dimension *fixed* at one label (default: its first) or *averaged* over. Values
+are the cells' own; an averaged cell is the mean of the cells the figure gives there (missing
+stays missing: a cell with none is missing) and its hover says how many were averaged; a mean
+carries no standard error. Rows and columns that neither side reports are left out. Comparing
+two panels of one figure is the case where the compared dimension is a facet, the grid is the
+figure's y by x and every other facet is fixed.
+
 **Which panels compare.** A and B must have the same axes (the same x and y dimension, matched by
 name or by title) and share at least one cell both report. Only those common cells are compared.
 Panels of different figures compare too; when their metrics differ (name or unit) the comparison
@@ -44,6 +56,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+import pandas as pd
 
 from evalmaps.analysis import uncertainty as stderr
 from evalmaps.analysis.slicing import fixed_range, is_fraction
@@ -56,6 +69,8 @@ MAX_REF_LENGTH = 2000
 NOISE_DECIMALS = 9
 _MEAN = re.compile(r"mean\((?P<body>[^()]*)\)")
 _KEY = re.compile(r"[A-Za-z0-9._-]+:[A-Za-z0-9._-]+")
+_FIGURE_ID = re.compile(r"[A-Za-z0-9._-]+")
+ONE_ROW = "rows"  # the name of a grid's y when it has none (one row): a reserved word, no dim's
 
 
 class CompareError(EvalmapsError, ValueError):
@@ -66,6 +81,19 @@ class CompareError(EvalmapsError, ValueError):
 
 def is_derived(ref: str) -> bool:
     return ref.strip().startswith("mean(")
+
+
+def is_label_ref(ref: object) -> bool:
+    """Whether a reference names a label of a dimension, ``<figure>:<dimension>=<label>`` (a
+    panel key holds no '=')."""
+    return (isinstance(ref, str) and not is_derived(ref)
+            and bool(_FIGURE_ID.fullmatch(ref.partition(":")[0]))
+            and "=" in ref.partition(":")[2])
+
+
+def label_ref(figure_id: str, dim: str, label: str) -> str:
+    """The reference of one label of a dimension: ``<figure>:<dimension>=<label>``."""
+    return f"{figure_id}:{dim}={label}"
 
 
 def mean_ref(keys: Sequence[str]) -> str:
@@ -110,8 +138,10 @@ def parse_ref(ref: str) -> tuple[str, ...]:
 
 
 def figure_of(ref: str) -> str:
-    """The figure whose panels a side's menus list: a panel's own figure, or a mean's first
-    panel's; "" for a reference that names no panel."""
+    """The figure whose panels a side's menus list: a panel's own figure, a mean's first
+    panel's, a label's figure; "" for a reference that names no panel."""
+    if is_label_ref(ref):
+        return ref.partition(":")[0]
     try:
         return parse_ref(ref)[0].partition(":")[0]
     except CompareError:
@@ -148,10 +178,20 @@ class ComparePanel:
     facets: tuple[tuple[str, str], ...] = ()  # (dimension title, label): 'Model', 'R1-Llama'
     illustrative: bool = False
     figure_ids: tuple[str, ...] = ()
+    grid: LabelGrid | None = None  # a label of a dimension: how its grid was made
+    n_averaged: np.ndarray | None = None  # averaged: the cells behind each one (0: missing)
+    of_averaged: int = 0  # averaged: the cells each one could have (the labels averaged over)
+    note: str = ""  # a label: what the other dimensions are ('Metric acc; mean over Task')
+    averaged_over: str = ""  # averaged: the dimensions' titles ('Task')
 
     @property
     def derived(self) -> bool:
         return self.provenance == "derived"
+
+    @property
+    def is_mean(self) -> bool:
+        """A mean of panels (``mean(...)``; the mean menu shows its panels)."""
+        return self.n_panels is not None
 
     @property
     def n_cells(self) -> int:
@@ -303,6 +343,320 @@ def derived_mean(panels: Sequence[ComparePanel]) -> ComparePanel:
     )
 
 
+# --------------------------------------------------------------------------- labels of a dimension
+
+@dataclass(frozen=True)
+class LabelGrid:
+    """How two labels of one dimension (``dim``) are compared: the grid's rows (``y``; "" for
+    one row) and columns (``x``), every other dimension fixed at a label (``fixed``, in the
+    figure's order) or averaged over (``averaged``)."""
+
+    dim: str
+    y: str
+    x: str
+    fixed: tuple[tuple[str, str], ...] = ()
+    averaged: tuple[str, ...] = ()
+
+    def describe(self, spec) -> str:
+        """'Metric acc; mean over Seed' (what the other dimensions are), "" when none."""
+        parts = [f"{spec.dims[d].title} {label}" for d, label in self.fixed]
+        if self.averaged:
+            parts.append("mean over " + ", ".join(spec.dims[d].title for d in self.averaged))
+        return "; ".join(parts)
+
+
+def parse_label_ref(catalog: Catalog, ref: str, side: str = "A") -> tuple[Figure, str, str]:
+    """(figure, dimension, label) of ``<figure>:<dimension>=<label>``. A figure, dimension or
+    label that does not exist is a :class:`CompareError` that lists what does."""
+    if len(ref) > MAX_REF_LENGTH:
+        raise CompareError(f"{side}: a reference is {len(ref)} characters long, over the limit "
+                           f"of {MAX_REF_LENGTH}.")
+    figure_id, _, rest = ref.partition(":")
+    try:
+        figure = catalog.figure(figure_id)
+    except UnknownFigure as exc:
+        raise CompareError(f"{side}: {exc}") from None
+    spec = figure.spec
+    dim = next((name for name in sorted(spec.dims, key=len, reverse=True)
+                if rest.startswith(name + "=")), None)
+    if dim is None:
+        raise CompareError(f"{side}: '{fmt.clip(rest.partition('=')[0])}' is not a dimension of "
+                           f"figure '{figure.id}'; its dimensions are "
+                           f"{fmt.listing(spec.dims)}.")
+    label = rest[len(dim) + 1:]
+    if label not in spec.dims[dim].index():
+        raise CompareError(f"{side}: '{fmt.clip(label)}' is not a label of "
+                           f"{spec.dims[dim].title.lower()} in figure '{figure.id}'. Use one of: "
+                           f"{fmt.listing(spec.dims[dim].labels, 12)}.")
+    return figure, dim, label
+
+
+def _label_metrics(spec, dim: str, labels: Sequence[str] | None = None) -> list[Metric]:
+    """The metrics of the labels of ``dim`` (one each; the figure's own where the catalog's
+    ``metrics`` does not name the label)."""
+    return [spec.metric_for({dim: label}) for label in labels or spec.dims[dim].labels]
+
+
+def _mixes_metrics(spec, dim: str) -> bool:
+    """Whether ``dim``'s labels are different metrics (the catalog's ``metrics`` by label)."""
+    if spec.metrics is None or spec.metrics.dim != dim:
+        return False
+    metrics = _label_metrics(spec, dim)
+    return not all(_same_metric(m, metrics[0]) for m in metrics[1:])
+
+
+def averageable(spec, dim: str) -> bool:
+    """Whether a dimension can be averaged over: its labels are not different metrics."""
+    return not _mixes_metrics(spec, dim)
+
+
+def _mixes_directions(spec, dim: str) -> bool:
+    """Whether ``dim``'s labels are metrics of different directions or units (which no one grid
+    can show: colours, means and 'better' would mix them)."""
+    if not _mixes_metrics(spec, dim):
+        return False
+    metrics = _label_metrics(spec, dim)
+    return len({(m.higher_is_better, m.unit) for m in metrics}) > 1
+
+
+def default_axes(spec, dim: str) -> tuple[str, str]:
+    """The grid's (y, x) when ``dim``'s labels are compared: the figure's own axes; the
+    compared one's place goes to the first facet with more than one label (else to one with
+    one label; never to one whose labels are metrics of different directions), and y is ""
+    (one row) when no dimension is left for it."""
+    def candidates(taken):
+        fits = [f for f in spec.facets if f not in taken and f != dim
+                and not _mixes_directions(spec, f)]
+        return sorted(fits, key=lambda f: len(spec.dims[f].labels) == 1)  # stable: many first
+
+    y = spec.y if spec.y != dim else None
+    x = spec.x if spec.x != dim else None
+    if x is None:
+        found = candidates({y})
+        x, y = (found[0], y) if found else (y, None)
+    if y is None:
+        found = candidates({x})
+        y = found[0] if found else ""
+    return y, x
+
+
+def label_grid(spec, dim: str, y: str | None = None, x: str | None = None,
+               fixed: dict[str, str] | None = None, averaged: Sequence[str] = (),
+               problems: list[str] | None = None) -> LabelGrid:
+    """The grid on which two labels of ``dim`` are compared: rows ``y`` ("" for one row) and
+    columns ``x`` (None: :func:`default_axes`), each other dimension fixed at its label in
+    ``fixed`` (default: its first label) or, if named in ``averaged``, averaged over.
+
+    A choice that does not fit (an unknown dimension or label, the compared dimension on an
+    axis, a dimension fixed or averaged that is on an axis, an average over different metrics)
+    is a :class:`CompareError`; given a ``problems`` list, it is noted there instead and the
+    default is used."""
+    if dim not in spec.dims:
+        raise CompareError(f"'{fmt.clip(dim)}' is not a dimension of figure '{spec.id}'.")
+
+    def refuse(message: str, instead: str) -> None:
+        """Refuse a choice; with a ``problems`` list, note it and what is done ``instead``."""
+        if problems is None:
+            raise CompareError(message + ".")
+        problems.append(f"{message}; {instead}.")
+
+    title = {d: spec.dims[d].title for d in spec.dims}
+    default_y, default_x = default_axes(spec, dim)
+
+    def unfit(name: str) -> str | None:
+        """Why ``name`` cannot be the rows or columns (None: it can)."""
+        if name not in spec.dims:
+            return f"figure '{spec.id}' has no dimension '{fmt.clip(name)}'"
+        if name == dim:
+            return f"{title[name]} is the dimension compared"
+        if _mixes_directions(spec, name):
+            metrics = ", ".join(f"{m.name} ({m.better} is better)"
+                                for m in dict.fromkeys(_label_metrics(spec, name)))
+            return (f"{title[name]}'s labels are metrics that differ in direction or unit "
+                    f"({metrics}): fix it at one label")
+        return None
+
+    if x is not None and unfit(x):
+        refuse(f"The columns cannot be chosen so: {unfit(x)}", f"using {title[default_x]}")
+        x = None
+    if y not in (None, "") and unfit(y):
+        refuse(f"The rows cannot be chosen so: {unfit(y)}", "using the default")
+        y = None
+    if x is None:  # the default; where y took it, the default y (swapped)
+        x = default_x if y != default_x else default_y or None
+        if x is None:
+            refuse(f"{title[default_x]} cannot be the rows: no other dimension is left for the "
+                   "columns", f"the columns are {title[default_x]}")
+            y, x = "", default_x
+    if y is None:  # the default; where x took it, the default x (swapped)
+        y = default_y if default_y != x else (default_x if default_x != x else "")
+    if y == x:
+        other = default_y if default_y != x else ""
+        refuse(f"The rows and the columns are both {title[x]}",
+               f"the rows are {title[other] if other else 'one row'}")
+        y = other
+    rest = [d for d in spec.dim_names if d not in (dim, y, x)]
+    fixed = dict(fixed or {})
+    wanted_avg = list(dict.fromkeys(averaged))
+    for d in [*fixed, *wanted_avg]:
+        if d not in spec.dims:
+            refuse(f"Figure '{spec.id}' has no dimension '{fmt.clip(d)}' to fix or average",
+                   "ignored")
+        elif d not in rest:
+            where = ("the dimension compared" if d == dim else "the rows" if d == y
+                     else "the columns")
+            refuse(f"{title[d]} is {where}: it cannot also be fixed or averaged (pick other "
+                   f"{'columns' if d == x else 'rows'} to fix or average it)", "ignored")
+    for d in rest:
+        if d in fixed and fixed[d] not in spec.dims[d].index():
+            refuse(f"'{fmt.clip(fixed[d])}' is not a label of {title[d].lower()}",
+                   f"using {spec.dims[d].labels[0]}")
+            del fixed[d]
+        if d in fixed and d in wanted_avg:
+            refuse(f"{title[d]} is both fixed and averaged", "it is averaged")
+        if d in wanted_avg and _mixes_metrics(spec, d):
+            names = ", ".join(dict.fromkeys(m.name for m in _label_metrics(spec, d)))
+            refuse(f"{title[d]} cannot be averaged over: its labels are different metrics "
+                   f"({names})", "it is fixed at one label")
+            wanted_avg.remove(d)
+    return LabelGrid(dim, y, x,
+                     tuple((d, fixed.get(d, spec.dims[d].labels[0]))
+                           for d in rest if d not in wanted_avg),
+                     tuple(d for d in rest if d in wanted_avg))
+
+
+def _codes(column, labels: Sequence[str]) -> np.ndarray:
+    """Each cell's label of a dimension as its position among ``labels`` (-1: none of them)."""
+    return np.asarray(pd.Categorical(column, categories=list(labels)).codes, dtype=np.int64)
+
+
+def _side_metric(spec, grid: LabelGrid, label: str) -> Metric:
+    """A side's metric: the catalog's ``metrics`` for the label it fixes (the compared label,
+    or a fixed one), else the figure's, in the direction and unit its labels share."""
+    if spec.metrics is None:
+        return spec.metric
+    md = spec.metrics.dim
+    if md == grid.dim:
+        return spec.metric_for({md: label})
+    fixed = dict(grid.fixed)
+    if md in fixed:
+        return spec.metric_for({md: fixed[md]})
+    metrics = _label_metrics(spec, md)
+    if all(_same_metric(m, metrics[0]) for m in metrics[1:]):
+        return metrics[0]
+    return replace(spec.metric, higher_is_better=metrics[0].higher_is_better,
+                   unit=metrics[0].unit)
+
+
+def label_sides(figure: Figure, grid: LabelGrid, a_label: str,
+                b_label: str) -> tuple[ComparePanel, ComparePanel]:
+    """Labels ``a_label`` and ``b_label`` of ``grid.dim`` as two sides over the grid's y by x,
+    from the figure's cells: each other dimension at its fixed label, or averaged over.
+
+    A cell is the figure's value where nothing is averaged (with its ``se``, ``sd`` and ``n``);
+    an averaged cell is the mean of the cells the figure gives there (``n_averaged`` counts
+    them, of ``of_averaged`` possible), NaN where it gives none, and carries no standard error.
+    Rows and columns that neither side reports are left out (an error when that is all)."""
+    spec = figure.spec
+    dims = spec.dims
+    cells = figure.cells
+    keep = np.ones(len(cells), dtype=bool)
+    for d, label in grid.fixed:
+        keep &= cells[d].to_numpy(dtype=object) == label
+    chosen = cells[keep]
+    ydim = dims[grid.y] if grid.y else Dim(ONE_ROW, "", ("all",))
+    xdim = dims[grid.x]
+    rows = (_codes(chosen[grid.y], ydim.labels) if grid.y
+            else np.zeros(len(chosen), dtype=np.int64))
+    cols = _codes(chosen[grid.x], xdim.labels)
+    compared = chosen[grid.dim].to_numpy(dtype=object)
+    shape = (len(ydim.labels), len(xdim.labels))
+    averaged = bool(grid.averaged)
+    of = int(np.prod([len(dims[d].labels) for d in grid.averaged])) if averaged else 0
+    grids = []
+    for label in (a_label, b_label):
+        mine = compared == label
+        flat = rows[mine] * shape[1] + cols[mine]
+        values = chosen["value"].to_numpy(dtype=float)[mine]
+        count = np.bincount(flat, minlength=shape[0] * shape[1]).reshape(shape)
+        total = np.bincount(flat, weights=values, minlength=shape[0] * shape[1]).reshape(shape)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z = np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
+        extra = {}
+        if averaged:
+            z = _denoise(z)
+        else:  # one cell each: its own value, exactly, and its uncertainty
+            z = np.full(shape, np.nan)
+            z.flat[flat] = values
+            for name in ("se", "sd", "n"):
+                if name in chosen.columns:
+                    g = np.full(shape, np.nan)
+                    g.flat[flat] = chosen[name].to_numpy(dtype=float)[mine]
+                    extra[name] = g
+        grids.append((z, count, extra))
+    present = np.isfinite(grids[0][0]) | np.isfinite(grids[1][0])
+    if not present.any():
+        what = grid.describe(spec)
+        raise CompareError(f"Neither {dims[grid.dim].title.lower()} {a_label} nor {b_label} "
+                           "has a value" + (f" with {what}" if what else "") +
+                           ". Pick other labels, or fix the other dimensions at other labels.")
+    ys = np.nonzero(present.any(axis=1))[0]
+    xs = np.nonzero(present.any(axis=0))[0]
+    y_kept = Dim(ydim.name, ydim.title, tuple(ydim.labels[i] for i in ys))
+    x_kept = Dim(xdim.name, xdim.title, tuple(xdim.labels[j] for j in xs))
+    what = grid.describe(spec)
+    decimals = figure.decimals
+    title = dims[grid.dim].title
+
+    def cut(g):
+        return None if g is None else g[np.ix_(ys, xs)]
+
+    sides = []
+    for label, (z, count, extra) in zip((a_label, b_label), grids):
+        metric = _side_metric(spec, grid, label)
+        facets = {**dict(grid.fixed), grid.dim: label}
+        sources = tuple(p.key for p in figure.panels.values()
+                        if all(p.facets[f] == facets[f] for f in spec.facets if f in facets))
+        short = label if dims[grid.dim].numbers is None else f"{title} {label}"
+        sides.append(ComparePanel(
+            ref=label_ref(figure.id, grid.dim, label),
+            label=f"{spec.title} — {title} {label}" + (f" ({what})" if what else ""),
+            short=short, y=y_kept, x=x_kept, z=cut(z), metric=metric,
+            decimals=fmt.mean_places(decimals)[0] if averaged else decimals,
+            min_decimals=decimals if averaged else None,
+            provenance="derived" if averaged else spec.provenance,
+            colorscale=spec.colorscale, zrange=spec.zrange if metric == spec.metric else None,
+            sources=sources, se=cut(extra.get("se")), sd=cut(extra.get("sd")),
+            n=cut(extra.get("n")),
+            facets=((title, label), *((dims[d].title, lab) for d, lab in grid.fixed)),
+            illustrative=spec.illustrative, figure_ids=(figure.id,), grid=grid,
+            n_averaged=cut(count) if averaged else None, of_averaged=of, note=what,
+            averaged_over=", ".join(dims[d].title for d in grid.averaged)))
+    return sides[0], sides[1]
+
+
+def resolve_pair(catalog: Catalog, a_ref: str, b_ref: str, *, y: str | None = None,
+                 x: str | None = None, fixed: dict[str, str] | None = None,
+                 averaged: Sequence[str] = ()) -> tuple[ComparePanel, ComparePanel]:
+    """A and B from their references: panels or means (:func:`resolve`), or two labels of one
+    dimension of one figure (:func:`label_sides` on :func:`label_grid`'s grid: ``y``, ``x``,
+    ``fixed``, ``averaged``, which panels do not use)."""
+    a_is, b_is = is_label_ref(a_ref), is_label_ref(b_ref)
+    if not (a_is or b_is):
+        return resolve(catalog, a_ref, "A"), resolve(catalog, b_ref, "B")
+    if a_is != b_is:
+        raise CompareError("A names " + ("a label of a dimension and B a panel" if a_is else
+                                         "a panel and B a label of a dimension") +
+                           ". Name both the same way: two labels of one dimension "
+                           "('<figure>:<dimension>=<label>'), or two panels.")
+    fa, da, la = parse_label_ref(catalog, a_ref, "A")
+    fb, db, lb = parse_label_ref(catalog, b_ref, "B")
+    if fa.id != fb.id or da != db:
+        raise CompareError(f"A and B must be labels of one dimension of one figure: A is a "
+                           f"label of {da} in '{fa.id}' and B of {db} in '{fb.id}'.")
+    return label_sides(fa, label_grid(fa.spec, da, y, x, fixed, averaged), la, lb)
+
+
 # --------------------------------------------------------------------------- alignment
 
 @dataclass(frozen=True, eq=False)
@@ -323,6 +677,7 @@ class Alignment:
     se: np.ndarray | None
     indistinct: np.ndarray
     warnings: tuple[str, ...] = field(default=())
+    counts: tuple[np.ndarray | None, np.ndarray | None] = (None, None)  # cells averaged, A, B
 
     @property
     def common(self) -> np.ndarray:
@@ -366,9 +721,13 @@ class Alignment:
         return fmt.signed(v, places, max(self.min_decimals - shift, 0))
 
     def cell(self, i: int, j: int) -> dict:
-        """One cell as a dict keyed by A's dimension names, with a, b and delta (None = missing)."""
+        """One cell as a dict keyed by A's dimension names, with a, b and delta (None = missing);
+        ``a_count``/``b_count``: an averaged side's number of cells behind the value."""
         out = {self.y.name: self.y.labels[i], self.x.name: self.x.labels[j],
                "a": _num(self.za[i, j]), "b": _num(self.zb[i, j]), "delta": _num(self.delta[i, j])}
+        for name, count in zip(("a_count", "b_count"), self.counts):
+            if count is not None:  # an averaged side: how many cells its value is the mean of
+                out[name] = int(count[i, j])
         if self.se is not None:
             out["se"] = _num(self.se[i, j])
             out["distinguishable"] = (None if not np.isfinite(self.se[i, j])
@@ -438,13 +797,20 @@ def align(a: ComparePanel, b: ComparePanel) -> Alignment:
     if not _same_metric(a.metric, b.metric):
         warnings.append(f"A gives {a.metric.label} and B gives {b.metric.label}: the difference "
                         "mixes two metrics, so read it with care.")
+    ca, cb = _on(a, a.n_averaged, ys, xs), _on(b, b.n_averaged, ys, xs)
+    if ca is not None and cb is not None:
+        uneven = int((np.isfinite(delta) & (ca != cb)).sum())
+        if uneven:
+            warnings.append(f"In {uneven} of the compared cells A and B are means of different "
+                            "numbers of cells (the figure lacks some on one side): read those "
+                            "with care.")
     made_up = [name for name, side in (("A", a), ("B", b)) if side.illustrative]
     if made_up:
         who = " and ".join(made_up) + (" hold" if len(made_up) == 2 else " holds")
         warnings.append(f"{who} ILLUSTRATIVE values (made up, not results), and so does the "
                         "difference.")
     return Alignment(a, b, Dim(a.y.name, a.y.title, ys), Dim(a.x.name, a.x.title, xs),
-                     za, zb, delta, se, indistinct, tuple(warnings))
+                     za, zb, delta, se, indistinct, tuple(warnings), (ca, cb))
 
 
 def compatible(a: ComparePanel, b: ComparePanel) -> bool:
@@ -456,8 +822,10 @@ def compatible(a: ComparePanel, b: ComparePanel) -> bool:
     return True
 
 
-def compare(catalog: Catalog, a_ref: str, b_ref: str) -> Alignment:
-    return align(resolve(catalog, a_ref, "A"), resolve(catalog, b_ref, "B"))
+def compare(catalog: Catalog, a_ref: str, b_ref: str, **grid) -> Alignment:
+    """A and B aligned: panels, means, or two labels of a dimension (``grid``: the keywords of
+    :func:`resolve_pair`)."""
+    return align(*resolve_pair(catalog, a_ref, b_ref, **grid))
 
 
 # --------------------------------------------------------------------------- summary
@@ -477,7 +845,9 @@ def summary(al: Alignment) -> dict:
     side's best common cell (highest; lowest where lower is better); ``n_with_se``/
     ``n_indistinct``: cells with a standard error (of the difference) and those within 1.96 of
     it; ``b_sig_higher``/``b_sig_lower`` and ``b_sig_better``/``b_sig_worse``: cells with a
-    standard error where B is higher/lower (better/worse) by more than 1.96 of it.
+    standard error where B is higher/lower (better/worse) by more than 1.96 of it;
+    ``no_significance``: why no cell has one ("neither side gives a standard error"; None when
+    some do).
     """
     common = al.common
     d = al.delta[common]
@@ -506,7 +876,10 @@ def summary(al: Alignment) -> dict:
         "b_sig_lower": 0,
         "b_sig_better": 0,
         "b_sig_worse": 0,
+        "no_significance": None,
     }
+    if not out["n_with_se"]:
+        out["no_significance"] = no_significance(al)
     if al.se is not None:
         distinct = common & np.isfinite(al.se) & ~al.indistinct
         out["b_sig_higher"] = int((distinct & (al.delta > 0)).sum())
@@ -539,16 +912,44 @@ def names(al: Alignment) -> tuple[str, str]:
     """How sentences call A and B: their short labels, or 'A'/'B' when those read alike."""
     if al.a.short == al.b.short:
         return "A", "B"
-    return tuple(("the " if side.derived else "") + side.short for side in (al.a, al.b))
+    return tuple(("the " if side.is_mean else "") + side.short for side in (al.a, al.b))
+
+
+def no_significance(al: Alignment) -> str:
+    """Why no compared cell has a standard error of the difference: 'neither side gives a
+    standard error', 'A is a mean, which carries no standard error', ..."""
+    def lacks(p: ComparePanel) -> bool:
+        return not has_se(p) or not np.isfinite(side_se(p, al.y.labels, al.x.labels)[
+            al.common]).any()
+
+    def why(name: str, p: ComparePanel) -> str:
+        if p.derived:
+            return f"{name} is a mean, which carries no standard error"
+        return (f"{name} gives no usable standard error on these cells" if has_se(p)
+                else f"{name} gives no standard error")
+
+    a, b = lacks(al.a), lacks(al.b)
+    if a and b:
+        if al.a.derived and al.b.derived:
+            return "both sides are means, which carry no standard error"
+        if not (al.a.derived or al.b.derived):
+            return "neither side gives a standard error"
+        return f"{why('A', al.a)}, and {why('B', al.b)}"
+    if a or b:
+        return why("A", al.a) if a else why("B", al.b)
+    return "no compared cell has a usable standard error on both sides"
 
 
 def where_of(al: Alignment, cell: dict) -> str:
-    return f"{al.y.title} {cell[al.y.name]} · {al.x.title} {cell[al.x.name]}"
+    """'Local Window Size 2000 · Ratio 0.4' ('Training step 1000' on a grid of one row)."""
+    column = f"{al.x.title} {cell[al.x.name]}"
+    return column if al.y.name == ONE_ROW else f"{al.y.title} {cell[al.y.name]} · {column}"
 
 
 def sentences(al: Alignment, numbers: dict | None = None) -> list[str]:
-    """One or two sentences: 'B is higher in k of n cells, by d points on average.', then the
-    largest gain and loss (and, with standard errors, where B is significantly higher or lower).
+    """Two or three sentences: 'B is higher in k of n cells, by d points on average.', then the
+    largest gain and loss, then where B is significantly higher or lower (with standard errors)
+    or why significance cannot be judged ('neither side gives a standard error').
     Where lower is better (perplexity) they say better and worse: 'B is better (lower) than A
     in k of n cells, ...'."""
     s = numbers or summary(al)
@@ -587,6 +988,9 @@ def sentences(al: Alignment, numbers: dict | None = None) -> list[str]:
         out.append(second[0].upper() + second[1:] + ".")
     if s["n_with_se"]:
         out.append(significance_sentence(al, s))
+    else:
+        out.append(f"Significance cannot be judged from this data: "
+                   f"{s['no_significance'] or no_significance(al)}.")
     return out
 
 

@@ -25,8 +25,14 @@ QUERY_KEYS: dict[str, tuple[str, str]] = {
     "transpose": ("/trends, trends API", "1: one line per column, against y"),
     "overlay": ("/trends", "1: all panels in one chart"),
     "threshold": ("/trends, trends API", "the level of 'first below' (default 80)"),
-    "a": ("/compare, compare API", "panel A: a panel key or mean(<key>,...)"),
+    "a": ("/compare, compare API", "panel A: a panel key, mean(<key>,...) or a label of a "
+                                   "dimension, <figure>:<dim>=<label>"),
     "b": ("/compare, compare API", "panel B"),
+    "ydim": ("/compare, compare API", "A and B labels of a dimension: the grid's rows (a "
+                                      "dimension; empty: one row)"),
+    "xdim": ("/compare, compare API", "A and B labels of a dimension: the grid's columns"),
+    "avg": ("/compare, compare API", "A and B labels of a dimension: a dimension averaged over; "
+                                     "repeated"),
     "format": ("cells API", "json (default), csv, or latex or markdown (one panel as a table)"),
 }
 CELL_COLUMNS = ("value", "sd", "n", "se")  # columns of a tidy file that are not dimensions

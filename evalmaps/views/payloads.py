@@ -19,7 +19,15 @@ from evalmaps.analysis.slicing import PanelView, views_for
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import MAX_LISTED, MAX_QUOTED, EvalmapsError
 from evalmaps.core.figure import Catalog, Figure
-from evalmaps.views.state import CompareState, ViewState, as_list, parse_options
+from evalmaps.views.state import (
+    GRID_KEYS,
+    CompareState,
+    ViewState,
+    as_list,
+    grid_query,
+    grid_state,
+    parse_options,
+)
 
 
 class BadQuery(EvalmapsError, ValueError):
@@ -193,12 +201,22 @@ def _side(side: comparing.ComparePanel) -> dict:
             "n_cells": side.n_cells}
 
 
+def _grid(al: comparing.Alignment) -> dict:
+    """How two labels of a dimension were laid out: the dimension, the grid's rows and columns,
+    the other dimensions fixed (at a label) or averaged over."""
+    grid = al.a.grid
+    return {"dim": grid.dim, "y": grid.y, "x": grid.x, "fixed": dict(grid.fixed),
+            "averaged": list(grid.averaged), "averaged_of": al.a.of_averaged or None}
+
+
 def compare_payload(catalog: Catalog, query: Mapping[str, str | list[str]]) -> dict:
     """``/api/compare?a=<ref>&b=<ref>``: the common cells of two panels with ``a``, ``b`` and
     ``delta`` (= b - a), and the summary numbers. No a and b: the default pair.
 
-    A reference is a panel key (``<figure>:<panel>``) or ``mean(<key>,<key>,...)``; see
-    :mod:`evalmaps.analysis.compare`. Unknown, malformed or disjoint panels are a ``CompareError`` (400).
+    A reference is a panel key (``<figure>:<panel>``) or ``mean(<key>,<key>,...)``, or a label
+    of a dimension (``<figure>:<dim>=<label>``), laid out by ``ydim``, ``xdim``, ``<dim>=<label>``
+    and ``avg=<dim>`` (then the answer adds ``grid``); see :mod:`evalmaps.analysis.compare`.
+    Unknown, malformed or disjoint panels are a ``CompareError`` (400).
     """
     a_refs, b_refs = as_list(query.get("a")) or [], as_list(query.get("b")) or []
     if bool(a_refs) != bool(b_refs):
@@ -207,10 +225,21 @@ def compare_payload(catalog: Catalog, query: Mapping[str, str | list[str]]) -> d
     if len(a_refs) > 1 or len(b_refs) > 1:
         raise comparing.CompareError("Give one panel as a and one as b.")
     a_ref, b_ref = (a_refs[0], b_refs[0]) if a_refs else comparing.default_pair(catalog)
-    al = comparing.compare(catalog, a_ref, b_ref)
+    labelled = next((ref for ref in (a_ref, b_ref) if comparing.is_label_ref(ref)), None)
+    grid = {}
+    if labelled is not None:
+        figure = comparing.parse_label_ref(catalog, labelled, "A" if labelled == a_ref else "B")[0]
+        grid = grid_query(query, figure.spec)
+    elif any(key in query for key in GRID_KEYS):
+        raise comparing.CompareError("ydim, xdim and avg lay out two labels of a dimension: give "
+                                     "a and b as <figure>:<dimension>=<label>.")
+    al = comparing.compare(catalog, a_ref, b_ref, **grid)
     numbers = comparing.summary(al)
-    view = CompareState(al.a.ref, al.b.ref).to_query(comparing.default_pair(catalog))
-    return {
+    state = CompareState(al.a.ref, al.b.ref)
+    if al.a.grid is not None:
+        state = grid_state(state, al.a.grid, catalog.figure(al.a.figure_ids[0]).spec)
+    view = state.to_query(comparing.default_pair(catalog))
+    payload = {
         "a": _side(al.a),
         "b": _side(al.b),
         "url": "/compare" + view,
@@ -222,3 +251,6 @@ def compare_payload(catalog: Catalog, query: Mapping[str, str | list[str]]) -> d
         "warnings": list(al.warnings),
         "cells": al.cells(),
     }
+    if al.a.grid is not None:
+        payload["grid"] = _grid(al)
+    return payload

@@ -8,7 +8,8 @@ hand-edited URL still opens a view.
 - :class:`ViewState`: the slice of a figure (Browse, Trends, Data): figure, facets, rows, x range,
   colour range, values in cells;
 - :class:`TrendsOptions`: Trends' own keys (transpose, overlay, threshold);
-- :class:`CompareState`: the compare view (A, B, colour range, values in cells);
+- :class:`CompareState`: the compare view (A, B, the grid of two labels of a dimension,
+  colour range, values in cells);
 - :func:`nav_href`: where a nav link goes from a page's query (its slice carried over).
 
 :data:`evalmaps.core.names.QUERY_KEYS` lists every key any page or API route reads; dimension
@@ -22,7 +23,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qsl, quote_plus, urlencode
 
-from evalmaps.analysis.compare import CompareError, default_pair, resolve
+from evalmaps.analysis.compare import (
+    CompareError,
+    LabelGrid,
+    default_pair,
+    is_label_ref,
+    label_grid,
+    label_ref,
+    parse_label_ref,
+    resolve,
+)
 from evalmaps.analysis.slicing import COLOR_MODES, ZSCALES
 from evalmaps.analysis.trends import DEFAULT_THRESHOLD
 from evalmaps.core import text as fmt
@@ -375,6 +385,9 @@ def parse_options(query: Query) -> TrendsOptions:
 
 # --------------------------------------------------------------------------- Compare
 
+GRID_KEYS = ("ydim", "xdim", "avg")  # Compare's keys of a grid of two labels of a dimension
+
+
 @dataclass(frozen=True)
 class CompareState:
     """The compare view's state, as its URL holds it: ``?a=<ref>&b=<ref>&color=...&labels=off``.
@@ -382,6 +395,11 @@ class CompareState:
     Defaults are left out of the query (``default``: the catalog's default pair).
     ``figure=<id>`` (what the nav links carry) picks that figure's first two panels when
     ``a``/``b`` are not given.
+
+    When A and B are two labels of a dimension (``a=<figure>:<dim>=<label>``), the grid's
+    choices that differ from the defaults (:func:`evalmaps.analysis.compare.label_grid`):
+    ``ydim`` (the rows; "" for one row) and ``xdim`` (the columns), ``fixed`` (``<dim>=<label>``,
+    a dimension fixed at a label other than its first) and ``averaged`` (``avg=<dim>``).
     """
 
     a: str
@@ -391,15 +409,87 @@ class CompareState:
     problems: tuple[str, ...] = ()
     scale: str = DEFAULT_SCALE
     pct: bool = False  # fractions written as percent
+    ydim: str | None = None  # None: the default rows
+    xdim: str | None = None
+    fixed: tuple[tuple[str, str], ...] = ()
+    averaged: tuple[str, ...] = ()
+
+    @property
+    def labels(self) -> bool:
+        """Whether A and B are labels of a dimension (else panels or means)."""
+        return is_label_ref(self.a)
+
+    def grid_args(self) -> dict:
+        """The grid's choices as :func:`evalmaps.analysis.compare.resolve_pair` takes them."""
+        return {"y": self.ydim, "x": self.xdim, "fixed": dict(self.fixed),
+                "averaged": self.averaged}
 
     def to_query(self, default: tuple[str, str] | None = None) -> str:
         pairs = [(key, ref) for key, ref, dflt in (("a", self.a, default and default[0]),
                                                    ("b", self.b, default and default[1]))
                  if ref != dflt]
+        pairs += [(key, value) for key, value in (("ydim", self.ydim), ("xdim", self.xdim))
+                  if value is not None]
+        pairs += [*self.fixed, *(("avg", dim) for dim in self.averaged)]
         pairs += _pairs(self.show_values, self.color, DEFAULT_COMPARE_COLOR, self.scale)
         if self.pct:
             pairs.append(("pct", "1"))
-        return "?" + urlencode(pairs, safe=":(),") if pairs else ""
+        return "?" + urlencode(pairs, safe=":(),=/") if pairs else ""
+
+
+def grid_state(state: CompareState, grid: LabelGrid, spec) -> CompareState:
+    """``state`` with the grid's choices that differ from the defaults (what its URL holds)."""
+    x_default = label_grid(spec, grid.dim).x
+    y_default = label_grid(spec, grid.dim, x=grid.x).y
+    return replace(state, ydim=None if grid.y == y_default else grid.y,
+                   xdim=None if grid.x == x_default else grid.x,
+                   fixed=tuple((d, label) for d, label in grid.fixed
+                               if label != spec.dims[d].labels[0]),
+                   averaged=grid.averaged)
+
+
+def grid_query(query: Query, spec, problems: list[str] | None = None) -> dict:
+    """The grid's choices a query names (:func:`evalmaps.analysis.compare.label_grid`'s
+    keywords): ``ydim``, ``xdim``, ``avg`` (repeated) and a label for any dimension of the
+    figure (``<dim>=<label>``). Two labels for one dimension: the first (noted in
+    ``problems``), or a :class:`CompareError` without it."""
+    fixed = {}
+    for dim in spec.dims:
+        labels = as_list(query.get(dim))
+        if not labels:
+            continue
+        if len(labels) > 1:
+            message = (f"Give one label of {spec.dims[dim].title.lower()} (it is fixed at one); "
+                       f"the query gives {len(labels)}")
+            if problems is None:
+                raise CompareError(message + ".")
+            problems.append(f"{message}: using {fmt.clip(labels[0])}.")
+        fixed[dim] = labels[0]
+    return {"y": first(query.get("ydim")), "x": first(query.get("xdim")) or None,
+            "fixed": fixed, "averaged": tuple(as_list(query.get("avg")) or ())}
+
+
+def _fill(catalog: Catalog, ref: str, other: str, problems: list[str], side: str,
+          given: bool) -> str:
+    """A side when the other (``other``) names a label of a dimension and this one does not
+    name a label of the same dimension: the first other label of it (with a problem when the
+    query gave something else)."""
+    figure, dim, label = parse_label_ref(catalog, other)
+    if is_label_ref(ref):
+        try:
+            mine = parse_label_ref(catalog, ref, side)
+        except CompareError:
+            mine = None
+        if mine is not None and (mine[0].id, mine[1]) == (figure.id, dim):
+            return ref
+    labels = figure.spec.dims[dim].labels
+    at = labels.index(label)  # the next label for B, the one before for A
+    fill = label_ref(figure.id, dim, labels[(at + (1 if side == "B" else -1)) % len(labels)])
+    if given:
+        problems.append(f"A and B must both be labels of {figure.spec.dims[dim].title.lower()} "
+                        f"in figure '{figure.id}' (or both panels); showing {fill} as {side} "
+                        "instead.")
+    return fill
 
 
 def parse_compare_state(query: Query, catalog: Catalog) -> CompareState:
@@ -410,21 +500,45 @@ def parse_compare_state(query: Query, catalog: Catalog) -> CompareState:
         problems.append(f"There is no figure '{fmt.clip(figure_id)}'; comparing the default pair.")
         figure_id = None
     default = default_pair(catalog, figure_id or None)
-    refs = []
+    refs, given, wrong = [], [], {}
     for side, key, fallback in (("A", "a", default[0]), ("B", "b", default[1])):
         ref = first(query.get(key))
         if ref:
             try:
-                resolve(catalog, ref, side)
+                if is_label_ref(ref):
+                    parse_label_ref(catalog, ref, side)
+                else:
+                    resolve(catalog, ref, side)
             except CompareError as exc:
-                problems.append(f"{exc} Showing {fallback} as {side} instead.")
+                wrong[side] = str(exc)
                 ref = None
+        given.append(bool(ref))
         refs.append(ref or fallback)
+    mismatched: list[str] = []
+    if is_label_ref(refs[0]):  # A names a label: B a label of the same dimension
+        refs[1] = _fill(catalog, refs[1], refs[0], mismatched, "B", given[1])
+    elif is_label_ref(refs[1]):
+        refs[0] = _fill(catalog, refs[0], refs[1], mismatched, "A", given[0])
+    problems += [f"{message} Showing {refs['AB'.index(side)]} as {side} instead."
+                 for side, message in wrong.items()] + mismatched
     color = _color(query, DEFAULT_COMPARE_COLOR, "a range shared by A and B", problems)
     scale = _scale(query, problems)
     pct = _flag(query, "pct", problems)
-    return CompareState(refs[0], refs[1], color, _show_values(query), tuple(problems), scale=scale,
-                        pct=pct)
+    state = CompareState(refs[0], refs[1], color, _show_values(query), (), scale=scale, pct=pct)
+    if state.labels:
+        figure, dim, _ = parse_label_ref(catalog, state.a)
+        asked = grid_query(query, figure.spec, problems)
+        try:
+            grid = label_grid(figure.spec, dim, problems=problems, **asked)
+        except CompareError as exc:  # a dimension no grid can show: the default grid
+            problems.append(str(exc))
+            grid = label_grid(figure.spec, dim)
+        state = grid_state(state, grid, figure.spec)
+    elif any(key in query for key in GRID_KEYS):
+        problems.append("ydim, xdim and avg lay out two labels of a dimension "
+                        "(a=<figure>:<dimension>=<label>); A and B are panels, so they are "
+                        "ignored.")
+    return replace(state, problems=tuple(problems))
 
 
 # --------------------------------------------------------------------------- nav links
@@ -436,9 +550,10 @@ def parse_compare_state(query: Query, catalog: Catalog) -> CompareState:
 # writes them in the browser from the same rules, which the nav element carries (:data:`NAV_RULES`).
 NAV_RULES: dict = {
     "own": {"/": ["color", "labels"], "/trends": ["transpose", "overlay", "threshold"],
-            "/compare": ["a", "b", "color", "labels"], "/data": []},
+            "/compare": ["a", "b", "ydim", "xdim", "avg", "color", "labels"], "/data": []},
     "sliced": ["/", "/trends", "/data"],
-    "named": ["color", "labels", "transpose", "overlay", "threshold", "a", "b", "format"],
+    "named": ["color", "labels", "transpose", "overlay", "threshold", "a", "b", "ydim", "xdim",
+              "avg", "format"],
 }
 
 

@@ -126,16 +126,25 @@ def sync(client, changed: str, mean=None, uploads=None, **values):
 def sync_response(client, changed: str, mean=None, uploads=None, **values):
     dep = find_callback(client, SYNC)
     # compare_a__value=... is 'compare-a.value'
-    values = {k.split("__")[0].replace("_", "-") + "." + k.split("__")[1]: v
+    values = {k if k == "rest" else k.split("__")[0].replace("_", "-") + "." + k.split("__")[1]: v
               for k, v in values.items()}
     current = {"compare-loc.search": "", "compare-a.value": LLAMA, "compare-b.value": QWEN,
                "compare-color.value": "shared", "compare-labels.value": True,
                "compare-mean.value": mean, "uploads.data": uploads, **values}
+    rest = current.pop("rest", {})  # the other dimensions' menus: {dim: value}
+
+    def given(i):
+        if i["id"].startswith("{"):  # the menus of the other dimensions (ALL): each one
+            return [{"id": {"dim": dim, "type": "compare-rest"}, "property": i["property"],
+                     **({"value": value} if i["property"] == "value" else
+                        {"value": {"dim": dim, "type": "compare-rest"}})}
+                    for dim, value in rest.items()]
+        return {**i, "value": current.get(f"{i['id']}.{i['property']}")}
+
     body = {
         "output": dep["output"], "outputs": _outputs_spec(dep["output"]),
-        "inputs": [{**i, "value": current.get(f"{i['id']}.{i['property']}")}
-                   for i in dep["inputs"]],
-        "state": [{**i, "value": current.get(f"{i['id']}.{i['property']}")} for i in dep["state"]],
+        "inputs": [given(i) for i in dep["inputs"]],
+        "state": [given(i) for i in dep["state"]],
         "changedPropIds": [changed],
     }
     return client.post("/_dash-update-component", data=json.dumps(body),
@@ -329,3 +338,123 @@ def test_very_large_maps_draw_gaps_as_background_and_say_so(monkeypatch, catalog
                             in t["hovertemplate"] for t in gone)
     assert "Above 10 cells a panel's grey cells have no hover" in " ".join(after["legend"])
     assert "no hover" not in " ".join(before["legend"])
+
+
+# --------------------------------------------------------------------------- labels of a dimension
+
+PYTHIA = "pythia-zero-shot"
+A14, B28 = f"{PYTHIA}:model=1.4b", f"{PYTHIA}:model=2.8b"
+
+
+def test_two_models_of_a_figure_with_models_as_rows(client, catalog):
+    body = get_json(client, compare_url(A14, B28))
+    assert list(body) == [*PAYLOAD_KEYS, "grid"]  # the panels' shape, one field added
+    assert body["grid"] == {"dim": "model", "y": "task", "x": "step",
+                            "fixed": {"metric": "acc"}, "averaged": [], "averaged_of": None}
+    assert body["dims"]["y"]["name"] == "task" and body["dims"]["x"]["name"] == "step"
+    assert body["a"]["ref"] == A14 and body["a"]["derived"] is False
+    assert body["url"] == f"/compare?a={A14}&b={B28}"
+    fig = catalog.figure(PYTHIA)
+    for cell in body["cells"][::97]:  # every cell is the figure's own pair of values
+        coords = {"task": cell["task"], "step": cell["step"], "metric": "acc"}
+        a, b = fig.value(model="1.4b", **coords), fig.value(model="2.8b", **coords)
+        assert (cell["a"], cell["b"], cell["delta"]) == (a, b, round(b - a, 9))
+        assert "a_count" not in cell and cell["se"] is not None
+    assert body["summary"]["no_significance"] is None
+    assert body["n_common"] == len(body["cells"]) == 65 * 27
+
+
+def test_an_averaged_dimension_counts_its_cells_and_has_no_standard_error(client, catalog):
+    body = get_json(client, compare_url(A14, B28) + "&ydim=metric&avg=task")
+    assert body["grid"]["averaged"] == ["task"] and body["grid"]["averaged_of"] == 65
+    assert body["url"] == f"/compare?a={A14}&b={B28}&ydim=metric&avg=task"
+    cell = next(c for c in body["cells"] if (c["metric"], c["step"]) == ("acc", "143000"))
+    cells = catalog.figure(PYTHIA).cells
+    mine = cells[(cells.model == "1.4b") & (cells.metric == "acc") & (cells.step == "143000")]
+    assert cell["a"] == pytest.approx(mine.value.mean(), abs=1e-9)
+    assert cell["a_count"] == len(mine) == 65 and "se" not in cell
+    assert body["a"]["derived"] is True
+    assert body["summary"]["no_significance"] == ("both sides are means, which carry no "
+                                                  "standard error")
+    assert body["sentences"][-1] == ("Significance cannot be judged from this data: both sides "
+                                     "are means, which carry no standard error.")
+
+
+def test_the_default_pair_says_why_significance_cannot_be_judged(client):
+    body = get_json(client, "/api/compare")
+    assert body["summary"]["no_significance"] == "neither side gives a standard error"
+    assert body["sentences"][-1] == ("Significance cannot be judged from this data: neither "
+                                     "side gives a standard error.")
+
+
+@pytest.mark.parametrize("query, says", [
+    (f"?a={A14}&b={QWEN}", "A names a label of a dimension and B a panel"),
+    (f"?a={A14}&b={PYTHIA}:step=0", "labels of one dimension of one figure"),
+    (f"?a={A14}&b={PYTHIA}:model=13b", "B: '13b' is not a label of model"),
+    (f"?a={A14}&b={B28}&ydim=model", "The rows cannot be chosen so: Model is the dimension "
+                                     "compared."),
+    (f"?a={A14}&b={B28}&avg=metric", "Metric cannot be averaged over"),
+    (f"?a={A14}&b={B28}&metric=acc&metric=acc_norm", "Give one label of metric"),
+    (f"?a={A14}&b={B28}&avg=task", "Task is the rows: it cannot also be fixed or averaged"),
+    (f"?a={LLAMA}&b={QWEN}&ydim=model", "ydim, xdim and avg lay out two labels"),
+])
+def test_labels_that_do_not_fit_are_a_400(client, query, says):
+    message = assert_json_error(client.get("/api/compare" + query.replace("+", "%2B")), 400)
+    assert says in message
+
+
+def test_compare_by_a_dimension_in_the_page(client):
+    """'Compare' set to a dimension: A and B become two of its labels (the panels' own, where
+    they have them), on the default grid; the grid's menus show; back to panels."""
+    out = sync(client, "compare-by.value", compare_by__value="model")
+    assert (out["compare-a.value"], out["compare-b.value"]) == (
+        "dynts-llama-vs-qwen:model=R1-Llama", "dynts-llama-vs-qwen:model=R1-Qwen")
+    assert out["compare-grid.style"] == {} and out["compare-a-label.children"] == "A: Model"
+    assert (out["compare-ydim.value"], out["compare-xdim.value"]) == ("window", "ratio")
+    assert out["compare-b-figure.disabled"] is True
+    assert "Significance cannot be judged from this data: neither side gives a standard " \
+           "error." in str(out["compare-text.children"])
+    shown = dict(compare_a__value=out["compare-a.value"], compare_b__value=out["compare-b.value"],
+                 compare_by__value="", compare_loc__search=out["compare-loc.search"])
+    back = sync(client, "compare-by.value", **shown)
+    assert (back["compare-a.value"], back["compare-b.value"]) == (LLAMA, QWEN)
+    assert back["compare-grid.style"] == {"display": "none"} and back["compare-loc.search"] == ""
+
+
+def test_the_grids_menus_in_the_page(client):
+    search = f"?a={A14}&b={B28}"
+    shown = dict(compare_a__value=A14, compare_b__value=B28, compare_by__value="model",
+                 compare_ydim__value="task", compare_xdim__value="step", compare_loc__search=search,
+                 rest={"metric": "=acc"})
+    # the rows: metric; task leaves the rows for a menu of its own, fixed at its first label
+    out = sync(client, "compare-ydim.value", **{**shown, "compare_ydim__value": "metric"})
+    assert out["compare-loc.search"] == search + "&ydim=metric"
+    menus = out["compare-rest.children"]
+    assert [m["props"]["children"][1]["props"]["id"]["dim"] for m in menus] == ["task"]
+    assert menus[0]["props"]["children"][1]["props"]["value"] == "=arc_challenge"
+    # task averaged over
+    out = sync(client, '{"dim":"task","type":"compare-rest"}.value',
+               **{**shown, "compare_ydim__value": "metric", "rest": {"task": "mean"},
+                  "compare_loc__search": search + "&ydim=metric"})
+    assert out["compare-loc.search"] == search + "&ydim=metric&avg=task"
+    assert "compare-rest.children" not in out  # the menus show that already
+    # the columns set to the rows' dimension: the two swap
+    out = sync(client, "compare-xdim.value", **{**shown, "compare_xdim__value": "task"})
+    assert out["compare-loc.search"] == search + "&xdim=task"
+    assert out["compare-ydim.value"] == "step"
+    assert "compare-xdim.value" not in out  # the menu shows it already
+
+
+@pytest.mark.parametrize("query, a, b, error", [
+    ({"a": A14, "b": B28}, A14, B28, None),
+    ({"a": A14, "b": f"{PYTHIA}:model=12b", "task": "lambada_openai", "ydim": "metric",
+      "metric": "acc"}, A14, f"{PYTHIA}:model=12b", None),
+])
+def test_the_page_renders_two_labels(dash_app, query, a, b, error):
+    from layouts.compare import layout
+
+    with dash_app.server.test_request_context("/compare"):
+        page = json.loads(json.dumps(layout(**query), cls=PlotlyJSONEncoder))
+    assert (find(page, "compare-a")["props"]["value"], find(page, "compare-b")["props"]["value"],
+            text_of(text_of(find(page, "compare-error")))) == (a, b, error)
+    assert find(page, "compare-by")["props"]["value"] == "model"

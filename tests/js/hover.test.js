@@ -56,6 +56,13 @@ test("compareReadout: A, B, B − A with its sign, SE within or beyond noise", f
                "B 50.0% · B − A not comparable");
 });
 
+test("compareReadout: a grid of one row names the column alone", function () {
+  const readout = load({document: page(CUSTOM)}).evalmapsLib.hover.compareReadout;
+  const oneRow = Object.assign({}, PERCENT, {y: ["all"], y_text: [""], y_title: ""});
+  assert.equal(readout(oneRow, 0, 0), "Local Window Size 2000 — A 50.0% · B 50.0% · " +
+               "B − A 0.0% · SE 1.00%, within noise");
+});
+
 test("compareReadout: lower is better, units, trimmed decimals, A and B alone", function () {
   const cells = Object.assign({}, PERCENT, {a: [2, 1, null, " ms"], b: [2, 1, null, " ms"],
                                             delta: [2, 1, null], unit: "", lower_better: true});

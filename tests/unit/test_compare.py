@@ -148,6 +148,8 @@ def test_sentences_of_the_default_pair(default):
         "R1-Qwen is higher than R1-Llama in 19 of 20 cells, by 2.37 points on average.",
         "The largest gain is +4.8 at Local Window Size 3000 · Ratio 0.1; "
         "the only loss is -0.3 at Local Window Size 500 · Ratio 0.2.",
+        # DynTS gives no standard errors: said, not left unsaid
+        "Significance cannot be judged from this data: neither side gives a standard error.",
     ]
 
 
@@ -166,7 +168,8 @@ def test_same_panel_twice_is_all_equal(catalog):
     s = summary(al)
     assert (s["equal"], s["b_higher"], s["largest_gain"], s["largest_loss"]) == (20, 0, None, None)
     assert sentences(al, s) == ["B is higher than A in 0 of 20 cells (20 equal), and the same on "
-                                "average."]
+                                "average.", "Significance cannot be judged from this data: "
+                                "neither side gives a standard error."]
 
 
 # --------------------------------------------------------------------------- cross-figure, partial
