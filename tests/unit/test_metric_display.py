@@ -206,7 +206,8 @@ def test_compare_lower_is_better_counts_and_sentences(catalog):
         "perplexity | r2 is better (lower) than perplexity | r1 in 3 of 9 cells (2 equal), and "
         "lower by 0.3333 points on average (better).",
         "The largest gain (lower is better) is -5.00 at Model m2 · Step 2; the largest loss is "
-        "+2.00 at Model m2 · Step 1."]
+        "+2.00 at Model m2 · Step 1.",
+        "Significance cannot be judged from this data: neither side gives a standard error."]
     fa, fb, fd = compare_figures(al, "shared", True)
     assert fa["data"][0]["colorscale"] == reversed_stops(colorscale_of(UNIFORM_SCALE))
     assert fd["data"][0]["colorscale"] == reversed_stops(colorscale_of(DELTA_COLORSCALE))
