@@ -80,7 +80,7 @@ def register_nav_sync(page: str) -> None:
     first page's navbar comes with them (``app.navbar``); a page that Dash Pages renders brings
     its location, an input, so this fires with it."""
     clientside_callback(
-        ClientsideFunction(namespace="evalmaps", function_name="navLinks"),
+        ClientsideFunction(namespace="evalmaps_nav", function_name="navLinks"),
         [Output(nav_id(path), "href", allow_duplicate=True) for _, path in NAV_PAGES],
         Input(f"{page}-loc", "search"),
         prevent_initial_call=True,
