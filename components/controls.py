@@ -8,6 +8,7 @@ import dash_bootstrap_components as dbc
 from dash import dcc, html
 
 from evalmaps.core.figure import Catalog, Dim, Figure
+from evalmaps.core.labels import shortened
 from evalmaps.views.state import ViewState
 
 COLOR_MODE_OPTIONS = [
@@ -56,17 +57,23 @@ def facet_dropdowns(id_type: str, figure: Figure, state: ViewState, width: int =
         control_id = {"type": id_type, "dim": name}
         cols.append(labelled(
             dim.title,
-            dcc.Dropdown(id=control_id,
-                         options=[{"label": label, "value": label} for label in dim.labels],
+            dcc.Dropdown(id=control_id, options=label_options(dim.labels),
                          value=selection[name], multi=True, clearable=False,
                          placeholder=f"Pick {dim.title.lower()}s"),
             html_for=dom_id(control_id), width=width))
     return cols
 
 
+def label_options(labels) -> list[dict]:
+    """A menu's options for a dimension's labels: each shown without the start every label
+    shares (evalmaps.core.labels: 'EleutherAI/pythia-v1.1-70m' reads '70m'), its value whole;
+    typing the whole name still finds it (the menu searches values too)."""
+    _, shown = shortened(labels)
+    return [{"label": short, "value": label} for short, label in zip(shown, labels)]
+
+
 def rows_dropdown(component_id: str, dim: Dim, rows: tuple[str, ...] | None) -> dcc.Dropdown:
-    return dcc.Dropdown(id=component_id,
-                        options=[{"label": label, "value": label} for label in dim.labels],
+    return dcc.Dropdown(id=component_id, options=label_options(dim.labels),
                         value=list(dim.labels if rows is None else rows), multi=True,
                         placeholder="No rows selected")
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from functools import lru_cache
 
 SEPARATORS = "/-_ "
 # shorter shared starts stay on the labels: they take little room and are often part of the
@@ -24,7 +25,12 @@ def label_prefix(labels: Iterable[str]) -> str:
     """The start every label shares, up to and with its last separator, leaving every label a
     non-empty rest; '' when there is none of at least :data:`MIN_PREFIX_CHARS` characters, or
     fewer than two distinct labels."""
-    texts = [str(label) for label in labels]
+    return _prefix(tuple(str(label) for label in labels))
+
+
+@lru_cache(maxsize=512)
+def _prefix(texts: tuple[str, ...]) -> str:
+    """:func:`label_prefix` of a dimension's labels, worked out once per label set."""
     if len(set(texts)) < 2:
         return ""
     common = os.path.commonprefix(texts)
