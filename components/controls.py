@@ -43,6 +43,8 @@ def figure_options(catalog: Catalog) -> list[dict]:
 
 
 def figure_dropdown(component_id: str, catalog: Catalog, value: str) -> dcc.Dropdown:
+    """The Figure menu ("type to search"): Dash focuses the selected option when it opens, and
+    assets/evalmaps-menus.js sends what is typed there to the search box."""
     return dcc.Dropdown(id=component_id, options=figure_options(catalog), value=value,
                         clearable=False, searchable=True)
 
