@@ -1,7 +1,11 @@
 /* The Data page's upload (layouts/data.py): an upload over the size limit is refused here,
  * before it is sent (the server refuses it too).
  *
- * Internal: none. Clientside callbacks: evalmaps.checkUpload. */
+ * "Keep it on this server and open it" opens the figure at the top of the page: the page is
+ * scrolled up as the button is pressed (Dash Pages swaps the page's content in place, which
+ * would keep the Data page's scroll).
+ *
+ * Internal: none. Clientside callbacks: evalmaps.checkUpload, evalmaps.toTop. */
 (function () {
   "use strict";
 
@@ -20,6 +24,12 @@
     return [{name: filename, contents: contents}, ""];
   }
 
+  /* Scroll to the top of the page (the figure about to open there). */
+  function toTop() {
+    window.scrollTo({top: 0, left: 0, behavior: "instant"});
+  }
+
   const clientside = window.dash_clientside = window.dash_clientside || {};
-  clientside.evalmaps = Object.assign(clientside.evalmaps || {}, {checkUpload: checkUpload});
+  clientside.evalmaps = Object.assign(clientside.evalmaps || {}, {checkUpload: checkUpload,
+                                                                  toTop: toTop});
 })();

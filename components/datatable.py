@@ -95,13 +95,18 @@ def upload_box(component_id: str, max_mb: float, disabled_note: str | None = Non
     )
 
 
+def labels(n: int) -> str:
+    """'1 label', '3 labels'."""
+    return f"{n} label{'s' * (n != 1)}"
+
+
 def preview_card(summary: dict, title: str) -> dbc.Card:
     """What the importer detected: format, dimensions, facets, replicates, cells, warnings."""
     dims = summary["dims"]
     rows = [
         ("Format", summary["format"]),
-        ("Rows (y)", f"{summary['y']} ({dims[summary['y']]} labels)"),
-        ("Columns (x)", f"{summary['x']} ({dims[summary['x']]} labels)"),
+        ("Rows (y)", f"{summary['y']} ({labels(dims[summary['y']])})"),
+        ("Columns (x)", f"{summary['x']} ({labels(dims[summary['x']])})"),
         ("Facets (panels)", ", ".join(f"{f} ({dims[f]})" for f in summary["facets"]) or "none"),
         ("Replicates", f"'{summary['replicate']}' averaged, up to {summary['replicates']} per cell"
          if summary["replicate"] else "none"),
