@@ -19,7 +19,7 @@ import numpy as np
 from dash import html
 
 from components import theme
-from components.controls import figure_label
+from components.controls import panel_label
 from components.heatmap import (
     PERCENT_TICKS,
     Special,
@@ -398,7 +398,6 @@ def panel_options(catalog: Catalog, figure_id: str, against: ComparePanel | None
         other, _, slug = key.partition(":")
         fig = catalog.figure(other) if other in catalog else None
         if key not in seen and fig is not None and slug in fig.panels:
-            options.append({"label": f"{figure_label(fig)} — {fig.panels[slug].title}",
-                            "value": key})
+            options.append({"label": panel_label(fig, fig.panels[slug]), "value": key})
             seen.add(key)
     return options

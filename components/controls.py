@@ -38,6 +38,13 @@ def figure_label(fig) -> str:
     return fig.spec.title
 
 
+def panel_label(fig, panel) -> str:
+    """A panel of another figure as a menu names it: the panel first, then its figure ('R1-Qwen —
+    R1-Llama vs R1-Qwen: Pass@1 ...'): where a menu is cut short (a phone), what tells two
+    panels of one figure apart still shows."""
+    return f"{panel.title} — {figure_label(fig)}"
+
+
 def figure_options(catalog: Catalog) -> list[dict]:
     return [{"label": figure_label(fig), "value": fig.id} for fig in catalog]
 
