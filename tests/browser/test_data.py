@@ -270,3 +270,23 @@ def test_a_results_file_hides_the_metric_fields_and_opens_at_the_top(served, tmp
     until(lambda: served.find_element("#data-metric-fields").is_displayed(), timeout=5)
     assert served.find_element("#data-metric-note").text == ""
     assert served.get_logs() == []
+
+
+def test_a_thousand_columns_open_without_console_errors(served, tmp_path):
+    """An upload of 1000 columns: Browse's x-range slider had a mark per column, and Dash's
+    slider logs 'Slider: Too many marks (1000) provided' as an error above 500 (twice). It
+    now gets a few labelled marks and steps by the axis's spacing."""
+    rows = ["model,step,value"] + [f"m{k},{i},{(i * 7 + k) % 100}" for k in range(3)
+                                   for i in range(1000)]
+    wide = tmp_path / "thousand.csv"
+    wide.write_text("\n".join(rows) + "\n")
+    open_data(served)
+    upload(served, wide)
+    served.wait_for_element("#data-preview-card", timeout=15)
+    served.find_element("#data-add").click()
+    until(lambda: "figure=upload-thousand-" in served.driver.current_url, timeout=20)
+    served.wait_for_element(".heatmap-graph .main-svg", timeout=20)
+    served.wait_for_element("#browse-xrange", timeout=10)
+    marks = served.driver.find_elements(By.CSS_SELECTOR, "#browse-xrange .dash-slider-mark")
+    assert 3 <= len(marks) <= 20, len(marks)
+    assert served.get_logs() == []
