@@ -381,14 +381,6 @@ def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range):
     )
 
 
-# the figure a Keep opens starts at the top of the page, not where the button was
-clientside_callback(
-    ClientsideFunction(namespace="evalmaps", function_name="toTop"),
-    Input("data-add", "n_clicks"),
-    prevent_initial_call=True,
-)
-
-
 def metric_fields(tool: str) -> dict:
     """The metric, unit and range fields: shown for a table, whose values they describe; hidden
     for an evaluation tool's results (``tool``), whose metrics come from the file, with a note
