@@ -164,8 +164,11 @@ def x_range_control(component_id: str, dim: Dim, x_range: tuple[float, float] | 
     marks, step = slider_marks(numbers, dim.labels)
     # the wrapper's data-numbers: the labels' numbers, for the keys (assets/a11y.js moves a
     # handle from label to label; the slider's own keys step by a fraction of the axis)
+    # (no number boxes beside it: Dash shows them with a step, and they would narrow the
+    # slider below the width its labels are spaced for)
     return html.Div(dcc.RangeSlider(
         id=component_id, min=min(numbers), max=max(numbers), step=step, marks=marks,
+        allow_direct_input=False,
         value=[lo, hi], allowCross=False, tooltip={"placement": "bottom", "always_visible": False}),
         className="xrange-slider", **{"data-slider": component_id,
                                       "data-numbers": json.dumps(list(numbers))})

@@ -77,6 +77,7 @@ def test_a_long_axis_gets_a_few_marks_and_every_label_stays_reachable():
     assert 3 <= len(slider.marks) <= MAX_MARKS
     assert all(slider.marks.values())  # each mark labelled
     assert {0, 999} <= set(slider.marks) and slider.step == 1
+    assert slider.allow_direct_input is False  # no number boxes narrowing it (Dash's, with a step)
     assert (slider.min, slider.max, slider.value) == (0, 999, [0, 999])
     # unevenly spaced (checkpoints): marks at labels, the handles snap to them
     steps = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, *range(1000, 144000, 1000)]
