@@ -38,7 +38,8 @@ def label_column(field: str, title: str, labels) -> dict:
         header = f"{title} ({prefix}…)"
         column.update(headerName=header, valueFormatter=without_start(prefix),
                       headerTooltip=f"{title}: each label starts with {prefix}, left off below",
-                      minWidth=min(8 * len(header) + 40, 320))  # room for the header
+                      # room for the header where there is room (flex), less on a phone
+                      flex=2, minWidth=min(8 * len(header) + 40, 240))
     return column
 
 
