@@ -134,11 +134,43 @@ def callback_envelope():
     of them for a pattern-matching input)."""
     if request.path != CALLBACK_PATH or request.method != "POST":
         return None
-    problem = envelope_problem(request.get_json(silent=True), dash.get_app().callback_map)
+    try:
+        body = request.get_json(silent=True)
+    except RecursionError:  # nested too deep for the parser (silent covers ValueError only)
+        body = None
+        problem = f"it is nested more than {MAX_DEPTH} levels deep"
+    else:
+        problem = (f"it is nested more than {MAX_DEPTH} levels deep" if too_deep(body)
+                   else envelope_problem(body, dash.get_app().callback_map))
     if problem:
         return error(400, f"This is not a callback request of this app: {problem}. Reload the "
                           f"page.")
     return None
+
+
+# how deep a callback request's JSON may nest: our pages send a few levels (a pattern-matching
+# input's list of {id, property, value}, a value that is a list of rows of dicts); a deeper
+# body is refused before any code walks it recursively
+MAX_DEPTH = 64
+
+
+def too_deep(body, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``body`` (parsed JSON) nests lists and objects more than ``limit`` deep; walked
+    without recursion."""
+    stack = [(body, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children
+                     if isinstance(child, (dict, list)))
+    return False
 
 
 def _prop(item) -> bool:

@@ -150,9 +150,14 @@
       const text = named ? named.text : axis && axis.title && axis.title.text;
       return text ? plain(text) : "";
     };
+    const prefix = meta.prefix || {};
+    const xText = x.map(plain), yText = y.map(plain);
     const m = {
       full: traces, x: x, y: y, at: at, lo: lo, hi: hi, gaps: gaps,
-      xText: x.map(plain), yText: y.map(plain),
+      xText: xText, yText: yText,
+      xPrefix: prefix.x || "", yPrefix: prefix.y || "",
+      xHead: xText.map(function (t) { return cut(t, prefix.x); }),
+      yHead: yText.map(function (t) { return cut(t, prefix.y); }),
       title: plain((fl.title && fl.title.text) || ""),
       xTitle: title("x"), yTitle: title("y"),
       valueTemplate: meta.value || (main.meta && main.meta.texttemplate) || "%{z}",
@@ -160,6 +165,25 @@
     };
     gd._evalmapsKeys = m;
     return m;
+  }
+
+  /* A label without the start every label of its axis shares (components/heatmap.py leaves it
+   * off the ticks too: layout.meta.evalmaps.prefix), never emptied. */
+  function cut(text, prefix) {
+    return prefix && text.length > prefix.length && text.indexOf(prefix) === 0
+      ? text.slice(prefix.length) : text;
+  }
+
+  /* An axis's title in the table's caption, with the start its labels share, said once. */
+  function titled(title, prefix) {
+    return prefix ? title + " (each " + prefix + "\u2026)" : title;
+  }
+
+  /* The table's caption: the map's title, then its rows and columns, each with the start
+   * its labels share (the headers leave it off). */
+  function caption(m) {
+    return m.title + ": rows " + titled(m.yTitle, m.yPrefix) + ", columns " +
+      titled(m.xTitle, m.xPrefix);
   }
 
   function valueText(m, z) {
@@ -302,7 +326,7 @@
       return node;
     };
     const table = el("table", null, {"class": "table table-sm table-bordered heatmap-data-table"});
-    table.appendChild(el("caption", m.title + ": rows " + m.yTitle + ", columns " + m.xTitle));
+    table.appendChild(el("caption", caption(m)));
     const head = el("thead");
     const top = el("tr");
     top.appendChild(el("td"));
@@ -310,11 +334,11 @@
     head.appendChild(top);
     const second = el("tr");
     second.appendChild(el("th", m.yTitle, {scope: "col"}));
-    m.xText.forEach(function (text) { second.appendChild(el("th", text, {scope: "col"})); });
+    m.xHead.forEach(function (text) { second.appendChild(el("th", text, {scope: "col"})); });
     head.appendChild(second);
     table.appendChild(head);
     const body = el("tbody");
-    m.yText.forEach(function (text, i) {
+    m.yHead.forEach(function (text, i) {
       const tr = el("tr");
       tr.appendChild(el("th", text, {scope: "row"}));
       m.x.forEach(function (_, j) {
@@ -490,5 +514,6 @@
   } else {
     document.addEventListener("DOMContentLoaded", start);
   }
-  lib.keys = {ready: ready, model: model, cellText: cellText, label: label, refresh: refresh};
+  lib.keys = {ready: ready, model: model, cellText: cellText, label: label, caption: caption,
+              refresh: refresh};
 })();

@@ -1,6 +1,10 @@
 /* The Data page's upload (layouts/data.py): an upload over the size limit is refused here,
  * before it is sent (the server refuses it too).
  *
+ * "Keep it on this server and open it" opens the figure at the top of the page: the page is
+ * scrolled up as the button is pressed (Dash Pages swaps the page's content in place, which
+ * would keep the Data page's scroll): it listens to the page's clicks.
+ *
  * Internal: none. Clientside callbacks: evalmaps.checkUpload. */
 (function () {
   "use strict";
@@ -20,6 +24,23 @@
     return [{name: filename, contents: contents}, ""];
   }
 
+  /* click: the Keep button scrolls the page to its top, where the figure is about to open. */
+  function keepOpensAtTop(event) {
+    const button = event.target && event.target.closest && event.target.closest("#data-add");
+    if (button && !button.disabled) {
+      window.scrollTo({top: 0, left: 0, behavior: "instant"});
+    }
+  }
+
   const clientside = window.dash_clientside = window.dash_clientside || {};
   clientside.evalmaps = Object.assign(clientside.evalmaps || {}, {checkUpload: checkUpload});
+
+  function start() {
+    document.addEventListener("click", keepOpensAtTop);
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
 })();

@@ -20,7 +20,7 @@ import numpy as np
 from dash import dcc, html
 
 from components import theme
-from components.controls import dom_id, figure_label
+from components.controls import dom_id, panel_label
 from components.heatmap import (
     PERCENT_TICKS,
     Special,
@@ -443,8 +443,7 @@ def panel_options(catalog: Catalog, figure_id: str, against: ComparePanel | None
         other, _, slug = key.partition(":")
         fig = catalog.figure(other) if other in catalog else None
         if key not in seen and fig is not None and slug in fig.panels:
-            options.append({"label": f"{figure_label(fig)} — {fig.panels[slug].title}",
-                            "value": key})
+            options.append({"label": panel_label(fig, fig.panels[slug]), "value": key})
             seen.add(key)
     return options
 

@@ -8,6 +8,7 @@ import dash_bootstrap_components as dbc
 from dash import dcc, html
 
 from evalmaps.core.figure import Catalog, Dim, Figure
+from evalmaps.core.labels import shortened
 from evalmaps.views.state import ViewState
 
 COLOR_MODE_OPTIONS = [
@@ -37,11 +38,20 @@ def figure_label(fig) -> str:
     return fig.spec.title
 
 
+def panel_label(fig, panel) -> str:
+    """A panel of another figure as a menu names it: the panel first, then its figure ('R1-Qwen —
+    R1-Llama vs R1-Qwen: Pass@1 ...'): where a menu is cut short (a phone), what tells two
+    panels of one figure apart still shows."""
+    return f"{panel.title} — {figure_label(fig)}"
+
+
 def figure_options(catalog: Catalog) -> list[dict]:
     return [{"label": figure_label(fig), "value": fig.id} for fig in catalog]
 
 
 def figure_dropdown(component_id: str, catalog: Catalog, value: str) -> dcc.Dropdown:
+    """The Figure menu ("type to search"): Dash focuses the selected option when it opens, and
+    assets/evalmaps-menus.js sends what is typed there to the search box."""
     return dcc.Dropdown(id=component_id, options=figure_options(catalog), value=value,
                         clearable=False, searchable=True)
 
@@ -56,17 +66,23 @@ def facet_dropdowns(id_type: str, figure: Figure, state: ViewState, width: int =
         control_id = {"type": id_type, "dim": name}
         cols.append(labelled(
             dim.title,
-            dcc.Dropdown(id=control_id,
-                         options=[{"label": label, "value": label} for label in dim.labels],
+            dcc.Dropdown(id=control_id, options=label_options(dim.labels),
                          value=selection[name], multi=True, clearable=False,
                          placeholder=f"Pick {dim.title.lower()}s"),
             html_for=dom_id(control_id), width=width))
     return cols
 
 
+def label_options(labels) -> list[dict]:
+    """A menu's options for a dimension's labels: each shown without the start every label
+    shares (evalmaps.core.labels: 'EleutherAI/pythia-v1.1-70m' reads '70m'), its value whole;
+    typing the whole name still finds it (the menu searches values too)."""
+    _, shown = shortened(labels)
+    return [{"label": short, "value": label} for short, label in zip(shown, labels)]
+
+
 def rows_dropdown(component_id: str, dim: Dim, rows: tuple[str, ...] | None) -> dcc.Dropdown:
-    return dcc.Dropdown(id=component_id,
-                        options=[{"label": label, "value": label} for label in dim.labels],
+    return dcc.Dropdown(id=component_id, options=label_options(dim.labels),
                         value=list(dim.labels if rows is None else rows), multi=True,
                         placeholder="No rows selected")
 
@@ -99,6 +115,44 @@ def labelled_marks(numbers, labels) -> set[int]:
     return {*keep, n - 1}
 
 
+# Every label of an axis is a stop of the slider (a mark, most without text) up to this many;
+# a longer axis gets marks at its labelled labels only: Dash's slider refuses more than 500
+# marks with a console error, and at a few px apart they would be a solid line anyway.
+MAX_STOPS = 50
+MAX_MARKS = 20  # labelled marks, at most
+
+
+def even_step(numbers) -> float | None:
+    """The spacing of numbers evenly spaced in increasing order (0, 1, 2, ... 999), else None."""
+    if len(numbers) < 2:
+        return None
+    gap = numbers[1] - numbers[0]
+    if gap <= 0:
+        return None
+    tolerance = abs(gap) * 1e-9
+    return gap if all(abs((b - a) - gap) <= tolerance
+                      for a, b in zip(numbers, numbers[1:])) else None
+
+
+def slider_marks(numbers, labels) -> tuple[dict, float | None]:
+    """A range slider's marks and step. Up to :data:`MAX_STOPS` labels: a mark (a stop) at
+    each, labelled as :func:`labelled_marks` says, and no step (the handles snap to labels).
+    More: marks at the labelled labels only (at most :data:`MAX_MARKS`), and the axis's step
+    when its numbers are evenly spaced (every label reachable), else no step (the handles snap
+    to the marks; the keys, assets/a11y.js, still go from label to label)."""
+    shown = labelled_marks(numbers, labels)
+    if len(numbers) <= MAX_STOPS:
+        return {number: label if i in shown else ""
+                for i, (number, label) in enumerate(zip(numbers, labels))}, None
+    keep = sorted(shown)
+    if len(keep) > MAX_MARKS:
+        every = -(-len(keep) // MAX_MARKS)
+        keep = sorted({*keep[::every], keep[-1]})
+        while len(keep) > MAX_MARKS:  # the last one's neighbour gives way
+            keep.pop(-2)
+    return {numbers[i]: labels[i] for i in keep}, even_step(numbers)
+
+
 def x_range_control(component_id: str, dim: Dim, x_range: tuple[float, float] | None):
     """A range slider snapping to the labels of a numeric x axis; a note for categorical ones."""
     if not dim.numeric:
@@ -107,13 +161,14 @@ def x_range_control(component_id: str, dim: Dim, x_range: tuple[float, float] | 
             html.Small(f"{dim.title} is categorical: no range.", className="text-muted")])
     numbers = dim.numbers
     lo, hi = x_range if x_range else (min(numbers), max(numbers))
-    shown = labelled_marks(numbers, dim.labels)
-    marks = {number: label if i in shown else ""
-             for i, (number, label) in enumerate(zip(numbers, dim.labels))}
+    marks, step = slider_marks(numbers, dim.labels)
     # the wrapper's data-numbers: the labels' numbers, for the keys (assets/a11y.js moves a
     # handle from label to label; the slider's own keys step by a fraction of the axis)
+    # (no number boxes beside it: Dash shows them with a step, and they would narrow the
+    # slider below the width its labels are spaced for)
     return html.Div(dcc.RangeSlider(
-        id=component_id, min=min(numbers), max=max(numbers), step=None, marks=marks,
+        id=component_id, min=min(numbers), max=max(numbers), step=step, marks=marks,
+        allow_direct_input=False,
         value=[lo, hi], allowCross=False, tooltip={"placement": "bottom", "always_visible": False}),
         className="xrange-slider", **{"data-slider": component_id,
                                       "data-numbers": json.dumps(list(numbers))})

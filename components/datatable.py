@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import FigureSpec
+from evalmaps.core.labels import label_prefix
 
 
 def shown_with(decimals: int) -> dict:
@@ -17,12 +20,34 @@ def shown_with(decimals: int) -> dict:
     return {"function": f"params.value == null ? '' : d3.format('.{places}f')(params.value)"}
 
 
+def without_start(prefix: str) -> dict:
+    """An AG Grid value formatter: the label without ``prefix`` (in the browser; the row data,
+    the filters and the download keep the whole label)."""
+    # (dash-ag-grid evaluates it with static-eval: no globals such as String; methods work)
+    text = "(params.value + '')"
+    return {"function": f"params.value == null ? '' : {text}.startsWith({json.dumps(prefix)}) "
+                        f"&& {text}.length > {len(prefix)} ? {text}.slice({len(prefix)}) : {text}"}
+
+
+def label_column(field: str, title: str, labels) -> dict:
+    """A dimension's column: its labels shown without the start they all share
+    (evalmaps.core.labels), which the header says once."""
+    column = {"field": field, "headerName": title, "filter": "agTextColumnFilter"}
+    prefix = label_prefix(labels)
+    if prefix:
+        header = f"{title} ({prefix}…)"
+        column.update(headerName=header, valueFormatter=without_start(prefix),
+                      headerTooltip=f"{title}: each label starts with {prefix}, left off below",
+                      # room for the header where there is room (flex), less on a phone
+                      flex=2, minWidth=min(8 * len(header) + 40, 240))
+    return column
+
+
 def cells_grid(component_id: str, spec: FigureSpec, rows: list[dict], decimals: int,
                extras: tuple[str, ...] = ()) -> dag.AgGrid:
     """Tidy cells, sortable and filterable. Cells render as text, never as HTML; values with the
     figure's decimals (as every view writes them). ``extras``: the figure's sd, n, se columns."""
-    columns = [{"field": d, "headerName": spec.dims[d].title, "filter": "agTextColumnFilter"}
-               for d in spec.dim_names]
+    columns = [label_column(d, spec.dims[d].title, spec.dims[d].labels) for d in spec.dim_names]
     columns.append({"field": "value", "headerName": spec.metric.label, "type": "numericColumn",
                     "filter": "agNumberColumnFilter", "valueFormatter": shown_with(decimals)})
     for extra in extras:
@@ -71,13 +96,18 @@ def upload_box(component_id: str, max_mb: float, disabled_note: str | None = Non
     )
 
 
+def labels(n: int) -> str:
+    """'1 label', '3 labels'."""
+    return f"{n} label{'s' * (n != 1)}"
+
+
 def preview_card(summary: dict, title: str) -> dbc.Card:
     """What the importer detected: format, dimensions, facets, replicates, cells, warnings."""
     dims = summary["dims"]
     rows = [
         ("Format", summary["format"]),
-        ("Rows (y)", f"{summary['y']} ({dims[summary['y']]} labels)"),
-        ("Columns (x)", f"{summary['x']} ({dims[summary['x']]} labels)"),
+        ("Rows (y)", f"{summary['y']} ({labels(dims[summary['y']])})"),
+        ("Columns (x)", f"{summary['x']} ({labels(dims[summary['x']])})"),
         ("Facets (panels)", ", ".join(f"{f} ({dims[f]})" for f in summary["facets"]) or "none"),
         ("Replicates", f"'{summary['replicate']}' averaged, up to {summary['replicates']} per cell"
          if summary["replicate"] else "none"),

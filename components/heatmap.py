@@ -26,6 +26,7 @@ from components import theme
 from evalmaps.analysis import uncertainty as stderr
 from evalmaps.analysis.slicing import PanelView
 from evalmaps.core import text as fmt
+from evalmaps.core.labels import label_prefix, without_prefix
 
 # Values are printed in cells only while cells are large enough to read them; gaps between
 # cells are drawn only while cells are large enough for a gap not to hide them.
@@ -77,6 +78,19 @@ def gaps_note(n_rows: int, n_cols: int) -> str | None:
     return (f"Above {MAX_GAP_TRACE_CELLS:,} cells a panel's grey cells have no hover: the "
             f"keyboard readout says them, and narrowing the rows or the range brings their "
             f"hover back.")
+
+
+def prefix_note(spec) -> str | None:
+    """What the axes and menus leave off: the start every row (or column) label shares, said
+    once (None: nothing is left off)."""
+    parts = []
+    for axis, prefix in zip((spec.x, spec.y), axis_prefixes(spec)):
+        if prefix:
+            parts.append(f"{spec.dims[axis].title} labels are shown without “{prefix}”, "
+                         f"the start they all share")
+    if not parts:
+        return None
+    return "; ".join(parts) + " (the hover gives each name whole)."
 
 
 def values_note(n_rows: int, n_cols: int) -> str | None:
@@ -430,8 +444,10 @@ def _number_list(values: np.ndarray) -> list:
 
 def heatmap_layout(x_labels, y_labels, *, x_title: str, y_title: str, heading: str,
                    height: int, illustrative: bool = False, fixed_range: bool = False,
-                   right: int = 20) -> dict:
-    """Axes (categorical, the source's order, first row on top), title and height."""
+                   right: int = 20, prefixes: tuple[str, str] = ("", "")) -> dict:
+    """Axes (categorical, the source's order, first row on top), title and height.
+    ``prefixes``: the start every x and every y label shares (evalmaps.core.labels), left off
+    the tick labels; the hover, which reads the traces' labels, gives them whole."""
     x, y = theme.texts(x_labels), theme.texts(y_labels)
     nx, ny = len(x), len(y)
     xaxis = {"type": "category", "categoryorder": "array", "categoryarray": x}
@@ -448,11 +464,17 @@ def heatmap_layout(x_labels, y_labels, *, x_title: str, y_title: str, heading: s
     # evalmaps.fit)
     xaxis.update(automargin=False, tickangle=0)
     yaxis.update(automargin=False)
+    x_cut, y_cut = prefixes
+    if x_cut:  # the ticks' own text, whatever ticks the browser keeps (evalmaps.fit thins them)
+        xaxis["labelalias"] = {full: theme.text(without_prefix(label, x_cut))
+                               for full, label in zip(x, map(str, x_labels))}
     shown_y = y
-    if any(len(str(label)) > MAX_TICK_CHARS for label in y_labels):
+    if y_cut or any(len(str(label)) > MAX_TICK_CHARS for label in y_labels):
         # a long row label (a checkpoint's path) is shortened on the axis, so that it leaves
-        # room for the cells; the hover, the table and the keyboard readout give it whole
-        shown_y = [theme.text(tick_label(str(label))) for label in y_labels]
+        # room for the cells, and the start every row shares is left off; the hover, the
+        # table and the keyboard readout give it whole
+        shown_y = [theme.text(tick_label(without_prefix(str(label), y_cut)))
+                   for label in y_labels]
         yaxis.update(tickmode="array", tickvals=y, ticktext=shown_y)
     layout = {
         "template": theme.TEMPLATE,
@@ -700,11 +722,20 @@ def heatmap_figure(view: PanelView, zrange: tuple[float, float] | None, *,
     spec = view.spec
     data = panel_traces(view, zrange, show_values=show_values, scale=scale,
                         ranges=list((ranges or {}).values()))
+    prefixes = axis_prefixes(spec)
     layout = heatmap_layout(view.x_labels, view.y_labels, x_title=spec.dims[spec.x].title,
                             y_title=spec.dims[spec.y].title,
                             heading=view.title + ("" if view.higher_is_better
                                                   else " · lower is better"),
                             height=panel_height(len(view.y_labels)),
-                            illustrative=spec.illustrative)
+                            illustrative=spec.illustrative, prefixes=prefixes)
     layout["meta"] = style_meta(data, ranges, color)
+    if any(prefixes):  # the table of the map (evalmapsLib.keys) leaves them off too, once said
+        layout["meta"]["evalmaps"]["prefix"] = dict(zip("xy", prefixes))
     return {"data": data, "layout": layout}
+
+
+def axis_prefixes(spec) -> tuple[str, str]:
+    """The start every x and every y label of a figure shares (evalmaps.core.labels): from the
+    dimensions' labels, so it stays the same whichever rows and range are shown."""
+    return label_prefix(spec.dims[spec.x].labels), label_prefix(spec.dims[spec.y].labels)

@@ -267,6 +267,8 @@ INPUT_KINDS: dict[str, Callable[[object], bool]] = {
     "number": _number,
     "flag": lambda v: v is None or isinstance(v, bool),
     "clicks": lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)),
+    # a grid's rows (AG Grid's virtualRowData): a list; rows that are no dict are skipped
+    "records": lambda v: v is None or (isinstance(v, list) and len(v) <= 1_000_000),
     "any": lambda v: True,  # checked where it is used (uploads, pending, raw, rows shown)
 }
 INPUTS: dict[str, str] = {
@@ -276,7 +278,7 @@ INPUTS: dict[str, str] = {
     "transpose": "flag", "overlay": "flag", "threshold": "number", "a": "text", "b": "text",
     "mean_keys": "texts", "figure_id": "text", "staged": "text", "fmt_value": "text", "x": "text",
     "y": "text", "replicate": "text", "metric": "text", "unit": "text", "in_range": "flag",
-    "pending": "any", "raw": "any", "recent": "any", "shown": "any", "clicks": "clicks",
+    "pending": "any", "raw": "any", "recent": "any", "shown": "records", "clicks": "clicks",
     "table_format": "text", "slug": "text", "which": "text", "scale": "text", "pct": "flag",
     "zlog": "flag", "a_figure": "text", "b_figure": "text", "held": "texts",
     "mean_figure": "text", "mean": "texts",

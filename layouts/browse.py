@@ -39,7 +39,7 @@ from components.controls import (
     values_switch,
 )
 from components.filters import filters, register_filters, scale_control
-from components.heatmap import gaps_note, heatmap_figure, values_note
+from components.heatmap import gaps_note, heatmap_figure, prefix_note, values_note
 from components.keyboard import keyboard_map
 from components.provenance import provenance_badge, source_card
 from components.theme import graph_config, reserved_height
@@ -201,9 +201,11 @@ def graphs(figure, state: ViewState) -> dict:
     note = values_note(len(views[0].y_labels), len(views[0].x_labels))
     gaps = gaps_note(len(views[0].y_labels), len(views[0].x_labels)) if shown < total else None
     notes = scale_notes(views)
+    cut = prefix_note(figure.spec)
     panels = [{"label": v.title, "value": v.panel.slug} for v in views]
     return {"graphs": dbc.Row(cols, className="g-2"),
             "summary": [summary,
+                        *([html.Div(cut, id="browse-prefix-note")] if cut else []),
                         *([html.Div(note, id="browse-values-note")] if note else []),
                         *([html.Div(gaps, id="browse-gaps-note")] if gaps else []),
                         *([html.Div(" ".join(notes), id="browse-scale-note")] if notes else [])],

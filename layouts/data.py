@@ -98,12 +98,18 @@ def layout(uploads=None, **query):
                 labelled("Replicates", dcc.Dropdown(id="data-replicate", options=[],
                                                     placeholder="none"),
                          html_for="data-replicate", width=3),
-                labelled("Metric", dbc.Input(id="data-metric", value="Accuracy", maxLength=40,
-                                             debounce=True), html_for="data-metric", width=4),
-                labelled("Unit", dbc.Input(id="data-unit", value="%", maxLength=10,
-                                           debounce=True), html_for="data-unit", width=2),
-                dbc.Col(dbc.Switch(id="data-range", label="Values must lie in 0-100", value=True,
-                                   className="small"), md=6, className="pt-4"),
+                # a table's metric; an evaluation tool's results name their own (hidden then,
+                # with a note: metric_fields)
+                dbc.Col(dbc.Row([
+                    labelled("Metric", dbc.Input(id="data-metric", value="Accuracy",
+                                                 maxLength=40, debounce=True),
+                             html_for="data-metric", width=4),
+                    labelled("Unit", dbc.Input(id="data-unit", value="%", maxLength=10,
+                                               debounce=True), html_for="data-unit", width=2),
+                    dbc.Col(dbc.Switch(id="data-range", label="Values must lie in 0-100",
+                                       value=True, className="small"), md=6, className="pt-4"),
+                ], className="g-2"), id="data-metric-fields", md=12),
+                dbc.Col(html.Div(id="data-metric-note", className="small text-muted"), md=12),
             ], className="g-2"), md=7),
         ], className="g-3"),
         html.Div(id="data-upload-client-error"),
@@ -296,6 +302,8 @@ def stage(raw):
 
 PREVIEW = Outputs(
     status=Output("data-upload-status", "children"),
+    metric_style=Output("data-metric-fields", "style"),
+    metric_note=Output("data-metric-note", "children"),
     pending=Output("data-pending", "data"),
     add_disabled=Output("data-add", "disabled"),
     x_options=Output("data-x", "options"),
@@ -347,7 +355,8 @@ def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range):
     options = _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh)
 
     def refused(message: str) -> dict:
-        return PREVIEW(status=_alert(message), pending=None, add_disabled=True)
+        return PREVIEW(status=_alert(message), pending=None, add_disabled=True,
+                       **metric_fields(""))
 
     try:
         seen = uploads.preview(_store(), staged, options, _budget())
@@ -360,6 +369,7 @@ def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range):
     dims = seen["dims"]
     return PREVIEW(
         status=preview_card(seen["summary"], seen["name"]),
+        **metric_fields(seen.get("tool", "")),
         # what the preview resolved (detected axes and replicates): the kept figure is this one
         pending={"key": staged, "options": dataclasses.asdict(dataclasses.replace(
             options, x=seen["x"], y=seen["y"], replicate=seen["replicate"]))},
@@ -369,6 +379,17 @@ def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range):
         + [{"label": c, "value": c} for c in seen["columns"]],
         replicate=seen["replicate"],
     )
+
+
+def metric_fields(tool: str) -> dict:
+    """The metric, unit and range fields: shown for a table, whose values they describe; hidden
+    for an evaluation tool's results (``tool``), whose metrics come from the file, with a note
+    saying so."""
+    if not tool:
+        return {"metric_style": {}, "metric_note": ""}
+    return {"metric_style": {"display": "none"},
+            "metric_note": f"Metric, unit and range come from the file ({tool}): each metric "
+                           f"keeps its own name and the scale the tool writes it on."}
 
 
 @callback(

@@ -124,10 +124,15 @@ def _notes(table: Table, missing: str) -> list[str]:
 
 
 def _caption(table: Table) -> str:
-    """'R1-Llama vs R1-Qwen: Pass@1 ... — R1-Llama. Pass@1.' (and the illustrative flag)."""
+    """'R1-Llama vs R1-Qwen: Pass@1 ... — R1-Llama. Pass@1.' (and the illustrative flag). A
+    panel named by its metric ('arc_challenge | acc', a metric facet) does not name it again:
+    only its unit, if it has one."""
     head = table.title if table.panel == "all" else f"{table.title} — {table.panel}"
     flag = " ILLUSTRATIVE values, not results." if table.provenance == "illustrative" else ""
-    return f"{head}. {table.metric.label}.{flag}"
+    metric = table.metric
+    named = table.panel != "all" and metric.name in [p.strip() for p in table.panel.split("|")]
+    what = (f" In {metric.unit}." if metric.unit else "") if named else f" {metric.label}."
+    return f"{head}.{what}{flag}"
 
 
 def _cells(table: Table, value, bold, pm, dagger, missing) -> list[list[str]]:
@@ -166,18 +171,68 @@ def latex_escape(text: str) -> str:
     return "".join(LATEX_SPECIAL.get(c, c) for c in str(text).replace("\n", " "))
 
 
+# About how many characters (at the body's size, with the space between columns) a line of a
+# table may hold across a portrait page's text, and across a landscape one's: a wider table is
+# set landscape (rotating's sidewaystable), and one wider than that is also scaled to the
+# page's width (graphicx's resizebox)
+PORTRAIT_CHARS = 85
+LANDSCAPE_CHARS = 120
+COLUMN_GAP_CHARS = 2
+
+
+def line_chars(table: Table) -> int:
+    """About how many characters a line of the table takes: each column as wide as its widest
+    text (header or cell, '0.2329 ± 0.0123'), plus the space between columns."""
+    cells = _cells(table, value=lambda t: t, bold=lambda t: t, pm=lambda t: f" ± {t}",
+                   dagger="†", missing="--")
+    widths = [max([len(str(table.row_title)), *(len(str(r)) for r in table.rows)])]
+    for j, col in enumerate(table.cols):
+        widths.append(max([len(str(col)), *(len(row[j]) for row in cells)]))
+    return sum(w + COLUMN_GAP_CHARS for w in widths)
+
+
+def page_fit(table: Table) -> str:
+    """How a table fits a page: 'portrait', 'landscape' (wider than a portrait page) or
+    'scaled' (wider than a landscape page too: landscape, scaled to its width)."""
+    chars = line_chars(table)
+    if chars <= PORTRAIT_CHARS:
+        return "portrait"
+    return "landscape" if chars <= LANDSCAPE_CHARS else "scaled"
+
+
+def _packages(fit: str, n: int) -> list[str]:
+    """The comment lines that say which packages a table needs, and why."""
+    if fit == "portrait":
+        return ["% Made with evalmaps; needs \\usepackage{booktabs}."]
+    needs = ("\\usepackage{booktabs}, \\usepackage{rotating} and \\usepackage{graphicx}"
+             if fit == "scaled" else "\\usepackage{booktabs} and \\usepackage{rotating}")
+    lines = [f"% Made with evalmaps; needs {needs}.",
+             "% Too wide for a portrait page: set landscape (rotating's sidewaystable, a page of "
+             "its own)" + (", and scaled to the page's width (graphicx's resizebox)"
+                           if fit == "scaled" else "") + "."]
+    if fit == "scaled":
+        lines.append(f"% {n} columns: fewer give larger type (the page's x range; "
+                     f"?<dimension>=<label> filters in the API).")
+    return lines
+
+
 def to_latex(table: Table) -> str:
-    """A booktabs ``table``: caption, the column dimension over its labels, one line per row."""
+    """A booktabs ``table``: caption, the column dimension over its labels, one line per row.
+    A table too wide for a portrait page is set landscape, and scaled to fit when it is wider
+    than that too (:func:`page_fit`); the comment at the top names the packages it needs."""
     _check(table)
     n = len(table.cols)
+    fit = page_fit(table)
+    env = "table" if fit == "portrait" else "sidewaystable"
     cells = _cells(table, value=lambda t: t, bold=lambda t: rf"\textbf{{{t}}}",
                    pm=lambda t: rf" $\pm$ {t}", dagger=r"$^\dagger$", missing="--")
     lines = [
         f"% {latex_escape(_caption(table))}",
-        "% Made with evalmaps; needs \\usepackage{booktabs}.",
-        r"\begin{table}[t]",
+        *_packages(fit, n),
+        rf"\begin{{{env}}}" + ("[t]" if env == "table" else ""),
         r"\centering",
         rf"\caption{{{latex_escape(_caption(table))}}}",
+        *([r"\resizebox{\linewidth}{!}{%"] if fit == "scaled" else []),
         rf"\begin{{tabular}}{{l{'r' * n}}}",
         r"\toprule",
         rf" & \multicolumn{{{n}}}{{c}}{{{latex_escape(table.col_title)}}} \\",
@@ -187,10 +242,10 @@ def to_latex(table: Table) -> str:
     ]
     for label, row in zip(table.rows, cells):
         lines.append(" & ".join([latex_escape(label), *row]) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}"]
+    lines += [r"\bottomrule", r"\end{tabular}" + ("}" if fit == "scaled" else "")]
     notes = " ".join(latex_escape(note).replace("±", r"$\pm$").replace("†", r"$^\dagger$")
                      .replace("√", r"$\surd$") for note in _notes(table, "--"))
-    lines += [rf"\par\smallskip{{\footnotesize {notes}}}", r"\end{table}"]
+    lines += [rf"\par\smallskip{{\footnotesize {notes}}}", rf"\end{{{env}}}"]
     return "\n".join(lines) + "\n"
 
 

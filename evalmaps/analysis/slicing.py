@@ -358,10 +358,20 @@ def color_range(spec: FigureSpec, views: list[PanelView], mode: str,
             return None
         lo = min(r[0] for r in present)
         hi = max(r[1] for r in present)
-        return (lo, hi) if lo < hi else (lo - 0.5, hi + 0.5)
+        return (lo, hi) if lo < hi else flat_range(metric, lo)
     if spec.zrange and metric == spec.metric:
         return tuple(spec.zrange)  # type: ignore[return-value]
     return None
+
+
+def flat_range(metric: Metric, value: float) -> tuple[float, float]:
+    """The colour range of panels that hold one value only (one uploaded result): the metric's
+    range when it has one that holds the value (an accuracy of 0.4 is coloured on 0-1, as any
+    other), else the value +- 0.5 (some range is needed to draw a colour)."""
+    fixed = fixed_range(metric)
+    if fixed is not None and fixed[0] <= value <= fixed[1] and fixed[0] < fixed[1]:
+        return fixed
+    return value - 0.5, value + 0.5
 
 
 def log_range(view: PanelView, zrange: tuple[float, float] | None) -> tuple[float, float] | None:
@@ -389,6 +399,12 @@ def view_ranges(spec: FigureSpec, views: list[PanelView]) -> list[dict]:
             found[view.metric] = {mode: color_range(spec, views, mode, view.metric)
                                   for mode in COLOR_MODES}
         ranges = dict(found[view.metric])
+        one = view.value_range
+        if one is not None and one[0] == one[1] and fixed_range(view.metric) is not None:
+            # a panel of one value that would scale itself (to the value +- 0.5): its metric's
+            # range, when that holds the value
+            ranges = {mode: flat_range(view.metric, one[0]) if r is None else r
+                      for mode, r in ranges.items()}
         if view.log_scale:
             ranges = {mode: log_range(view, r) for mode, r in ranges.items()}
         out.append(ranges)

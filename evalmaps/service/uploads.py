@@ -56,7 +56,10 @@ def preview_in_child(path: str, name: str, options: ImportOptions, max_bytes: in
     imported, figure = _import(path, name, options, max_bytes)
     return {"name": name, "summary": imported.summary(), "columns": list(imported.columns[:200]),
             "dims": list(imported.spec["dims"]), "x": figure.spec.x, "y": figure.spec.y,
-            "replicate": imported.replicate or ""}
+            "replicate": imported.replicate or "",
+            # an evaluation tool's results ('lm-evaluation-harness results'; '' for a table):
+            # their metrics come from the file, and the metric options do not apply
+            "tool": str(imported.spec.get("source", {}).get("tool") or "")}
 
 
 def store_in_child(path: str, name: str, options: ImportOptions, max_bytes: int,

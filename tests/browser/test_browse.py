@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import pytest
 from dash.testing.wait import until
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
+from components.controls import figure_label
 from tests.browser.helpers import (
     axis_ticks,
     download_to,
@@ -98,6 +101,32 @@ def test_changing_the_figure_dropdown_changes_the_heatmap_and_url(served):
     served.wait_for_text_to_equal(".heatmap-graph:nth-of-type(1) .gtitle", "R1-Llama", timeout=10)
     assert sorted(panel_titles(served)) == ["R1-Llama", "R1-Qwen"]
     assert "figure=dynts-llama-vs-qwen" in served.driver.current_url
+    assert served.get_logs() == []
+
+
+def test_typing_in_the_open_figure_menu_searches_it(served, catalog):
+    """The Figure menu says "type to search": Dash's Dropdown focuses the selected option when
+    a one-value menu opens, so keys went nowhere (evalmaps-menus.js sends them to the search
+    box, as the Rows menu does). Typing filters the options; Enter opens the first."""
+    open_view(served, "?figure=core-generalization")
+    menu = served.find_element("#browse-figure")
+    menu.click()
+    served.wait_for_element(".dash-dropdown-option")
+    # the selected option has the focus, as Dash leaves it
+    until(lambda: served.driver.execute_script(
+        "return document.activeElement.closest('.dash-dropdown-option') !== null"), timeout=3)
+    ActionChains(served.driver).send_keys("pythia").perform()
+
+    def shown():
+        return [o.text.strip() for o in
+                served.driver.find_elements(By.CSS_SELECTOR, ".dash-dropdown-option")]
+
+    until(lambda: shown() == [figure_label(catalog.figure("pythia-zero-shot"))], timeout=5)
+    search = served.find_element(".dash-dropdown-search")
+    assert search.get_attribute("value") == "pythia"
+    assert served.driver.switch_to.active_element == search
+    ActionChains(served.driver).send_keys(Keys.ENTER).perform()
+    until(lambda: "figure=pythia-zero-shot" in served.driver.current_url, timeout=10)
     assert served.get_logs() == []
 
 

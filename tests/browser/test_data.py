@@ -225,3 +225,68 @@ def test_a_zip_of_lm_eval_results_uploads_as_heatmaps(served, tmp_path):
         cells = json.loads(response.read())["cells"]
     assert [(c["value"], c["se"]) for c in cells] == [(raw["acc"], raw["acc_stderr"])]
     assert served.get_logs() == []
+
+
+LM_EVAL = {"results": {"arc_easy": {"acc": 0.4, "acc_stderr": 0.01},
+                       "piqa": {"acc": 0.6, "acc_stderr": 0.011}},
+           "versions": {"arc_easy": 0, "piqa": 0},
+           "config": {"model": "hf-causal", "model_args": "pretrained=EleutherAI/pythia-160m"}}
+
+
+def test_a_results_file_hides_the_metric_fields_and_opens_at_the_top(served, tmp_path):
+    """A results file (lm-eval, Inspect) names its own metrics: the Data page's Metric, Unit and
+    0-100 fields, which would be ignored, are hidden and a note says why; the preview counts
+    '1 label'; after Keep, the figure opens at the top of the page, not scrolled to where the
+    button was. A table shows the fields again."""
+    import json
+
+    served.driver.set_window_size(390, 844)
+    open_data(served)
+    fields = served.find_element("#data-metric-fields")
+    assert fields.is_displayed() and served.find_element("#data-metric").is_displayed()
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(LM_EVAL))
+    upload(served, results)
+    served.wait_for_element("#data-preview-card", timeout=15)
+    card = served.find_element("#data-preview-card").text
+    assert "model (1 label)" in card and "task (2 labels)" in card, card
+    until(lambda: not served.find_element("#data-metric-fields").is_displayed(), timeout=5)
+    assert not served.find_element("#data-range").is_displayed()
+    note = served.find_element("#data-metric-note").text
+    assert "come from the file (lm-evaluation-harness results)" in note
+    screenshot(served.driver, "data-results-preview-phone", tmp_path)
+    button = served.find_element("#data-add")
+    served.driver.execute_script(
+        "arguments[0].scrollIntoView({block: 'center', behavior: 'instant'});", button)
+    assert served.driver.execute_script("return window.scrollY") > 100
+    button.click()
+    until(lambda: "figure=upload-results-" in served.driver.current_url, timeout=20)
+    served.wait_for_element(".heatmap-graph .main-svg", timeout=20)
+    assert served.driver.execute_script("return window.scrollY") == 0
+    # a table: its metric fields are back
+    open_data(served)
+    upload(served, FIXTURES / "wide_small.csv")
+    served.wait_for_element("#data-preview-card", timeout=15)
+    until(lambda: served.find_element("#data-metric-fields").is_displayed(), timeout=5)
+    assert served.find_element("#data-metric-note").text == ""
+    assert served.get_logs() == []
+
+
+def test_a_thousand_columns_open_without_console_errors(served, tmp_path):
+    """An upload of 1000 columns: Browse's x-range slider had a mark per column, and Dash's
+    slider logs 'Slider: Too many marks (1000) provided' as an error above 500 (twice). It
+    now gets a few labelled marks and steps by the axis's spacing."""
+    rows = ["model,step,value"] + [f"m{k},{i},{(i * 7 + k) % 100}" for k in range(3)
+                                   for i in range(1000)]
+    wide = tmp_path / "thousand.csv"
+    wide.write_text("\n".join(rows) + "\n")
+    open_data(served)
+    upload(served, wide)
+    served.wait_for_element("#data-preview-card", timeout=15)
+    served.find_element("#data-add").click()
+    until(lambda: "figure=upload-thousand-" in served.driver.current_url, timeout=20)
+    served.wait_for_element(".heatmap-graph .main-svg", timeout=20)
+    served.wait_for_element("#browse-xrange", timeout=10)
+    marks = served.driver.find_elements(By.CSS_SELECTOR, "#browse-xrange .dash-slider-mark")
+    assert 3 <= len(marks) <= 20, len(marks)
+    assert served.get_logs() == []

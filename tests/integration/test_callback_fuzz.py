@@ -173,3 +173,98 @@ def test_a_malformed_uploads_list_breaks_no_page(client, uploads):
         "state": [{"id": "uploads", "property": "data", "value": uploads}],
         "changedPropIds": ["_pages_location.pathname"]}), content_type="application/json")
     assert page.status_code == 200 and b"Short-to-Long" in page.data
+
+
+# ------------------------------------------------ one junk value among plausible ones
+
+PLAUSIBLE_FIGURE = "pythia-zero-shot"  # facets, se: the callbacks' longest paths
+ONE_JUNK = [True, 1e308, -1e308, 1, "x", {}, [], [1], [[1]], [{}], {"a": [1]}, ["x"],
+            "upload-x-0123456789abcdef"]
+
+
+def plausible(entry: dict):
+    """What our page would send for an input or state: the figure, its URL, a click."""
+    cid, prop = entry["id"], entry["property"]
+    if cid.endswith("rendered-figure") or (cid.endswith("-figure") and prop == "value"):
+        return PLAUSIBLE_FIGURE
+    if prop == "search":
+        return f"?figure={PLAUSIBLE_FIGURE}"
+    if prop == "n_clicks":
+        return 1
+    if cid == "uploads":
+        return []
+    if prop == "pathname":
+        return "/"
+    return {"compare-a": "dynts-llama-vs-qwen:r1-llama",
+            "compare-b": "dynts-llama-vs-qwen:r1-qwen"}.get(cid)
+
+
+def one_junk_bodies(dep: dict):
+    """A request per (input or state, junk value): the others as our page sends them, so the
+    callback gets past its first checks (a real figure) to the junk."""
+    entries = [("inputs", e) for e in dep["inputs"]] + [("state", e) for e in dep["state"]]
+    for where, target in entries:
+        if _is_pattern(target["id"]):
+            continue
+        for junk in ONE_JUNK:
+            def item(entry, kind):
+                if _is_pattern(entry["id"]):
+                    return []
+                value = junk if (kind, entry) == (where, target) else plausible(entry)
+                return {"id": _id(entry["id"]), "property": entry["property"], "value": value}
+
+            outputs = [[] if _is_pattern(cid) else {"id": _id(cid), "property": prop.split("@")[0]}
+                       for cid, prop in _outputs(dep["output"])]
+            yield target, junk, {
+                "output": dep["output"],
+                "outputs": outputs if dep["output"].startswith("..") else outputs[0],
+                "inputs": [item(e, "inputs") for e in dep["inputs"]],
+                "state": [item(e, "state") for e in dep["state"]],
+                "changedPropIds": [f"{dep['inputs'][0]['id']}.{dep['inputs'][0]['property']}"]}
+
+
+def test_one_junk_value_among_plausible_ones_never_gives_500(client):
+    """The Data page's download with virtualRowData true or 1e+308 (and a real figure) answered
+    500 TypeError: the random fuzz above never got past the figure check."""
+    failures = []
+    for dep in dependencies(client):
+        for target, junk, body in one_junk_bodies(dep):
+            response = post(client, body)
+            if response.status_code not in (200, 204, 400) or b"Traceback" in response.data:
+                failures.append((dep["output"][:50], target["id"], target["property"], junk,
+                                 response.status_code))
+    assert failures == []
+
+
+@pytest.mark.parametrize("rows", [True, 1e308, 1, "x", {"a": 1}, [1, "x", None, [2]],
+                                  [{"model": {"x": 1}, "type": ["h"], "length": 5}]])
+def test_the_download_of_junk_rows_is_a_no_op(client, rows):
+    dep = next(d for d in dependencies(client) if d["output"].startswith("data-download.data"))
+    body = envelope(dep, {"data-download-button.n_clicks": 1, "data-grid.virtualRowData": rows,
+                          "data-rendered-figure.data": "core-generalization"})
+    response = post(client, body)
+    assert response.status_code in (200, 204), (response.status_code, response.data[:300])
+    if response.status_code == 200:  # no row of the figure: the header only
+        assert response.get_json()["response"]["data-download"]["data"]["content"].count("\n") == 1
+
+
+@pytest.mark.parametrize("depth", [5000, 900, 65])
+def test_a_body_nested_too_deep_gets_a_400(client, depth):
+    """A callback body nested 5,000 deep answered 500 RecursionError (the JSON parser's); one
+    that parses but nests deeper than any page sends is refused the same way."""
+    deep = "[" * depth + "]" * depth
+    body = ('{"output": "data-download.data", "outputs": {"id": "data-download", '
+            '"property": "data"}, "inputs": [{"id": "data-download-button", '
+            '"property": "n_clicks", "value": ' + deep + '}], "state": [], '
+            '"changedPropIds": []}')
+    response = post(client, body)
+    assert response.status_code == 400, (response.status_code, response.data[:300])
+    assert "nested more than 64 levels deep" in response.get_json()["error"]
+
+
+def test_a_body_of_ordinary_depth_is_not_refused_for_it(client):
+    dep = next(d for d in dependencies(client) if d["output"].startswith("data-download.data"))
+    nested = [[[[[[{"model": "Qwen-2.5B"}]]]]]]
+    body = envelope(dep, {"data-download-button.n_clicks": 1, "data-grid.virtualRowData": nested,
+                          "data-rendered-figure.data": "core-generalization"})
+    assert post(client, body).status_code in (200, 204)

@@ -305,8 +305,8 @@ def test_mean_menu_lists_one_figure_and_keeps_its_picks(client):
     assert response.status_code == 200, response.get_data(True)[:300]
     assert response.get_json()["response"]["compare-mean"]["options"] == [
         {"label": "R1-Llama", "value": LLAMA}, {"label": "R1-Qwen", "value": QWEN},
-        {"label": "R1-Llama Pass@1 by local window size and ratio, four benchmarks — "
-                  "R1-Llama | AIME24", "value": pick}]
+        {"label": "R1-Llama | AIME24 — "
+                  "R1-Llama Pass@1 by local window size and ratio, four benchmarks", "value": pick}]
 
 
 def test_a_panel_that_is_gone_falls_back_with_a_message(client):

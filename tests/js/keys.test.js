@@ -77,6 +77,27 @@ test("cellText: a cell as its hover says it, one line", function () {
   assert.equal(keys.cellText(m, 1, 1, "missing"), "Ratio 0.4 · Local Window Size 4000 · missing");
 });
 
+test("a table leaves off the start every label shares, and its caption says it once", function () {
+  const keys = load().evalmapsLib.keys;
+  const gd = chart();
+  const full = ["EleutherAI/pythia-v1.1-70m", "EleutherAI/pythia-v1.1-160m"];
+  gd._fullData = gd._fullData.map(function (t) { return Object.assign({}, t, {y: full}); });
+  gd._fullData[2] = Object.assign({}, gd._fullData[2], {y: [full[0]]});
+  gd.layout.meta.evalmaps.prefix = {x: "", y: "EleutherAI/pythia-v1.1-"};
+  const m = keys.model(gd);
+  assert.deepEqual(Array.from(m.yHead), ["70m", "160m"]);
+  assert.deepEqual(Array.from(m.xHead), ["2000", "4000", "8000"]);
+  assert.equal(keys.caption(m), "Accuracy by size: rows Ratio (each EleutherAI/pythia-v1.1-\u2026), " +
+               "columns Local Window Size");
+  // the readout says each cell as its hover does: the whole name
+  assert.equal(keys.cellText(m, 1, 0, "not reported"),
+               "Ratio EleutherAI/pythia-v1.1-160m · Size 2000 · 60.0% · seeds 4");
+  // without a prefix: the labels as they are
+  const plainChart = keys.model(chart());
+  assert.deepEqual(Array.from(plainChart.yHead), ["0.2", "0.4"]);
+  assert.equal(keys.caption(plainChart), "Accuracy by size: rows Ratio, columns Local Window Size");
+});
+
 test("ready: only a drawn heatmap", function () {
   const keys = load().evalmapsLib.keys;
   const bar = chart();

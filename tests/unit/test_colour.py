@@ -214,3 +214,41 @@ def test_scale_is_kept_in_the_url(catalog):
     compare = parse_compare_state({"scale": "paper"}, catalog)
     assert compare.scale == "paper" and compare.to_query(default_pair(catalog)) == "?scale=paper"
     assert CompareState("x", "y").to_query(("x", "y")) == ""
+
+
+def one_cell_figure(value: str, metric_name: str, metric_range):
+    from evalmaps.catalog.imports import figure_of, import_bytes
+    from evalmaps.readers.base import ImportOptions
+
+    csv = f"model,task,value\nopenai/gpt-4o,mmlu,{value}\n".encode()
+    options = ImportOptions(format="tidy", x="task", y="model", metric=metric_name, unit="",
+                            metric_range=metric_range)
+    return figure_of(import_bytes(csv, "one.csv", options))
+
+
+@pytest.mark.parametrize("value", ["0.0", "0.4", "1.0"])
+def test_one_value_of_a_metric_with_a_range_is_coloured_on_that_range(value):
+    """One uploaded Inspect log: one cell, an accuracy, and a colour bar from -0.5 to 0.5 (the
+    value +- 0.5). A metric with a range colours by it when there is one value only, in every
+    colour mode."""
+    from evalmaps.analysis.slicing import view_ranges
+
+    figure = one_cell_figure(value, "accuracy", (0.0, 1.0))
+    views, _ = views_for(figure, ViewState(figure.id))
+    (ranges,) = view_ranges(figure.spec, views)
+    assert ranges == {mode: (0.0, 1.0) for mode in COLOR_MODES}
+    fig = heatmap_figure(views[0], ranges["figure"], ranges=ranges)
+    assert (fig["data"][0]["zmin"], fig["data"][0]["zmax"]) == (0.0, 1.0)
+    assert fig["layout"]["meta"]["evalmaps"]["ranges"]["figure"] == [0.0, 1.0]
+
+
+def test_one_value_without_a_metric_range_keeps_a_range_around_it():
+    from evalmaps.analysis.slicing import view_ranges
+
+    figure = one_cell_figure("12.5", "perplexity", None)
+    views, _ = views_for(figure, ViewState(figure.id))
+    (ranges,) = view_ranges(figure.spec, views)
+    assert ranges["figure"] is None  # the panel scales itself: 12.0 to 13.0
+    assert ranges["shared"] == (12.0, 13.0)
+    fig = heatmap_figure(views[0], None, ranges=ranges)
+    assert (fig["data"][0]["zmin"], fig["data"][0]["zmax"]) == (12.0, 13.0)

@@ -608,8 +608,11 @@ def test_panel_options_add_derived_sides_and_keep_picks_of_other_figures(catalog
     kept = panel_options(catalog, "dynts-llama-vs-qwen", keep=[BENCH_KEYS[0], DEFAULT_A, "x:y"])
     assert kept == [
         {"label": "R1-Llama", "value": DEFAULT_A}, {"label": "R1-Qwen", "value": DEFAULT_B},
-        {"label": f"{catalog.figure(BENCH).spec.title} — "
-                  f"{catalog.panel(BENCH_KEYS[0]).title}", "value": BENCH_KEYS[0]}]
+        {"label": f"{catalog.panel(BENCH_KEYS[0]).title} — "
+                  f"{catalog.figure(BENCH).spec.title}", "value": BENCH_KEYS[0]}]
+    # the panel first: two panels of one figure read apart where a phone cuts the label short
+    other = panel_options(catalog, "core-generalization", keep=[DEFAULT_A, DEFAULT_B])
+    assert [o["label"][:20] for o in other[-2:]] == ["R1-Llama — R1-Llama ", "R1-Qwen — R1-Llama v"]
 
 
 def test_first_panel_of_a_figure_shares_cells_with_the_other_side(catalog):

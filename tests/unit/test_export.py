@@ -169,3 +169,51 @@ def test_compare_side_tables_are_the_maps_common_labels():
 Bold: the best value of each column (highest). ± one standard error (as the source gives it, else sd/√n). Empty: not reported by the source. Provenance: imported.
 """
     assert filename(table_of_side(al, "a"), "latex") == "la__a.tex"
+
+
+def pythia_table(catalog, **query):
+    from evalmaps.views.state import parse_state
+
+    state = parse_state({"figure": ["pythia-zero-shot"], **{k: [v] for k, v in query.items()}},
+                        catalog)
+    views, _ = views_for(catalog.figure("pythia-zero-shot"), state)
+    return table_of_view(views[0])
+
+
+def test_a_panel_named_by_its_metric_does_not_name_it_twice(catalog):
+    """Pythia's panels are 'arc_challenge | acc' (metric is a facet): the caption read
+    '... arc_challenge | acc. acc.'."""
+    t = pythia_table(catalog)
+    caption = (r"\caption{Pythia zero-shot accuracy over training steps, by model size, one panel "
+               r"per task (acc and acc\_norm, with se) — arc\_challenge \textbar{} acc.}")
+    assert caption in to_latex(t)
+    assert to_markdown(t).splitlines()[0].endswith(r"— arc\_challenge \| acc.**")
+    # a unit is still said; a panel not named by its metric names it (the figures above)
+    with_unit = replace(t, metric=replace(t.metric, unit="%"))
+    assert r"\textbar{} acc. In \%.}" in to_latex(with_unit)
+    assert r"\caption{Zero-shot \{acc\} \#1 — a. acc.}" in to_latex(table())
+
+
+def test_a_table_too_wide_for_a_portrait_page_is_set_landscape(catalog):
+    """27 training steps with standard errors fit no page: landscape (rotating's
+    sidewaystable), scaled to the page's width (graphicx), each package named in a comment,
+    and the comment says the x range narrows it. Five columns fit a landscape page; the small
+    tables above stay portrait."""
+    wide = to_latex(pythia_table(catalog))
+    assert wide.splitlines()[1:4] == [
+        r"% Made with evalmaps; needs \usepackage{booktabs}, \usepackage{rotating} and "
+        r"\usepackage{graphicx}.",
+        "% Too wide for a portrait page: set landscape (rotating's sidewaystable, a page of its "
+        "own), and scaled to the page's width (graphicx's resizebox).",
+        "% 27 columns: fewer give larger type (the page's x range; ?<dimension>=<label> "
+        "filters in the API)."]
+    assert r"\begin{sidewaystable}" in wide and wide.rstrip().endswith(r"\end{sidewaystable}")
+    assert "\\resizebox{\\linewidth}{!}{%\n\\begin{tabular}" in wide
+    assert "\\end{tabular}}\n" in wide
+    assert wide.count("{") - wide.count(r"\{") == wide.count("}") - wide.count(r"\}")
+    narrow = to_latex(pythia_table(catalog, xmin="103000"))
+    assert r"\usepackage{booktabs} and \usepackage{rotating}." in narrow
+    assert r"\begin{sidewaystable}" in narrow and r"\resizebox" not in narrow
+    assert "{lrrrrr}" in narrow  # the x range's five columns
+    small = to_latex(table())
+    assert r"\begin{table}[t]" in small and "sidewaystable" not in small

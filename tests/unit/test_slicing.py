@@ -127,11 +127,17 @@ def test_color_range_shared_is_min_max_of_visible_values(catalog, fid, facets, r
         assert v.value_range == ((min(cells), max(cells)) if cells else None)
 
 
-def test_color_range_shared_single_value_is_widened(catalog):
+def test_color_range_shared_single_value_is_the_metrics_range_or_widened(catalog):
+    """One value: the metric's range when it has one (Pass@1, a percent: 0-100), else the
+    value +- 0.5."""
+    from dataclasses import replace as replaced
+
     fig = catalog.figure(QWEN)
     vs = views(fig, {"model": ["R1-Qwen"]}, rows=["2000"], x_range=(0.4, 0.4))
     v = fig.value(model="R1-Qwen", window="2000", ratio="0.4")
-    assert color_range(fig.spec, vs, "shared") == (v - 0.5, v + 0.5)
+    assert color_range(fig.spec, vs, "shared") == (0.0, 100.0)
+    unbounded = replaced(fig.spec.metric, unit="", range=None)
+    assert color_range(fig.spec, vs, "shared", unbounded) == (v - 0.5, v + 0.5)
 
 
 @pytest.mark.parametrize("facets, rows, x_range", [

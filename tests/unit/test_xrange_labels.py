@@ -63,3 +63,40 @@ def test_slider_labels_marks_that_do_not_touch(catalog, fid, labelled):
     for (a, la), (b, lb) in zip(zip(numbers, shown), zip(numbers[1:], shown[1:])):
         apart = (b - a) / span * SLIDER_PX
         assert apart >= (len(la) + len(lb)) / 2 * MARK_CHAR_PX + MARK_GAP_PX / 2, (la, lb)
+
+
+def test_a_long_axis_gets_a_few_marks_and_every_label_stays_reachable():
+    """1000 columns gave the slider 1000 marks: Dash's slider refuses more than 500 with a
+    console error ('Slider: Too many marks (1000) provided'), twice. A long axis gets marks at
+    its labelled labels only (at most MAX_MARKS), and its step when evenly spaced."""
+    from components.controls import MAX_MARKS, MAX_STOPS, x_range_control
+    from evalmaps.core.figure import Dim
+
+    dim = Dim("x", "X", tuple(str(i) for i in range(1000)))
+    slider = x_range_control("x", dim, None).children
+    assert 3 <= len(slider.marks) <= MAX_MARKS
+    assert all(slider.marks.values())  # each mark labelled
+    assert {0, 999} <= set(slider.marks) and slider.step == 1
+    assert slider.allow_direct_input is False  # no number boxes narrowing it (Dash's, with a step)
+    assert (slider.min, slider.max, slider.value) == (0, 999, [0, 999])
+    # unevenly spaced (checkpoints): marks at labels, the handles snap to them
+    steps = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, *range(1000, 144000, 1000)]
+    uneven = x_range_control("x", Dim("step", "Step", tuple(map(str, steps))), None).children
+    assert len(uneven.marks) <= MAX_MARKS and uneven.step is None
+    assert {0, 143000} <= set(uneven.marks)
+    assert all(str(int(n)) == label for n, label in uneven.marks.items())
+    # up to MAX_STOPS labels every one is a stop, as before
+    short = Dim("x", "X", tuple(str(i) for i in range(MAX_STOPS)))
+    assert len(x_range_control("x", short, None).children.marks) == MAX_STOPS
+
+
+@pytest.mark.parametrize("n", [51, 120, 1000, 5000])
+def test_no_slider_has_more_than_max_marks(n):
+    from components.controls import MAX_MARKS, slider_marks
+
+    numbers = [i * 0.5 for i in range(n)]
+    marks, step = slider_marks(numbers, [f"{x:g}" for x in numbers])
+    assert len(marks) <= MAX_MARKS and step == 0.5
+    numbers = list(reversed(numbers))  # out of order: every k-th
+    marks, step = slider_marks(numbers, [f"{x:g}" for x in numbers])
+    assert len(marks) <= MAX_MARKS and step is None
