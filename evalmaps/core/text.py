@@ -157,6 +157,36 @@ def se_places(decimals: int) -> int:
     return min(max(places(decimals), 1) + 1, MAX_DECIMALS)
 
 
+PREFIX_SEPARATORS = "/-_ :"  # a shared prefix is cut just after one of these
+
+
+def shared_prefix(labels) -> str:
+    """The start shared by every label, up to and including its last separator (``/``, ``-``,
+    ``_``, space or ``:``), that a list of them can go without: ``EleutherAI/pythia-v1.1-``
+    for ``EleutherAI/pythia-v1.1-70m`` and ``EleutherAI/pythia-v1.1-12b``.
+
+    ``''`` when there is nothing to cut: fewer than two distinct labels, no separator in the
+    shared start, a start of separators only (``-`` of ``-1`` and ``-2`` is a sign), or a cut
+    that would leave a label empty (the cut then moves back to an earlier separator).
+    A label written without the prefix is ``label[len(prefix):]``.
+    """
+    texts = [str(label) for label in labels]
+    if len(set(texts)) < 2:
+        return ""
+    start = texts[0]
+    for text in texts[1:]:
+        k = 0
+        while k < min(len(start), len(text)) and start[k] == text[k]:
+            k += 1
+        start = start[:k]
+    shortest = min(len(text) for text in texts)
+    for end in range(min(len(start), shortest - 1), 0, -1):
+        if start[end - 1] in PREFIX_SEPARATORS:
+            prefix = start[:end]
+            return prefix if prefix.strip(PREFIX_SEPARATORS) else ""
+    return ""
+
+
 def clip(text: str, limit: int = 60) -> str:
     """User input quoted in a message: at most ``limit`` characters, then '…'."""
     text = str(text)
