@@ -23,13 +23,17 @@ from evalmaps.analysis.uncertainty import Z_95
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import FigureSpec
 
-# Okabe & Ito's colours, told apart under every common colour-vision deficiency (their yellow
-# left out: too faint on white). Lines differ by more than colour: each line's key also picks
-# a dash pattern and a marker, cycling at other lengths, so no two of the first 84 lines share
-# all three (tests/unit/test_trends.py checks the colours under simulated deficiencies).
-PALETTE = ("#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#000000")
-DASHES = ("solid", "dash", "dot", "dashdot")
-SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star")
+# Twelve colours, so that up to twelve lines (Pythia's eight models, a dozen checkpoints) never
+# share one: Okabe & Ito's seven (their yellow left out: too faint on white), then Paul Tol's
+# wine and indigo, a dark brown, IBM's violet and a rust, chosen so that the two closest of all
+# twelve stay apart under every common colour-vision deficiency (tests/unit/test_colour.py
+# checks them simulated). Lines differ by more than colour: each line's key also picks a dash
+# pattern and a marker, cycling at other lengths, so no two of the first 420 lines share all
+# three.
+PALETTE = ("#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#000000",
+           "#882255", "#332288", "#5a3d00", "#785ef0", "#b15928")
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash")  # 12, 5 and 7: all three repeat
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "triangle-down")  # at 420
 THRESHOLD_COLOR = "#6c757d"
 CHART_HEIGHT = 380
 CLASS_COLORS = {"declining": "#b02a37", "rising": "#146c43", "stable": "#495057",
