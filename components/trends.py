@@ -9,6 +9,8 @@ label's place in the catalog) in every panel and every slice. Labels are shown a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
 import numpy as np
@@ -300,12 +302,18 @@ def _text_col(field: str, header: str, **extra) -> dict:
             "type": "rightAligned", **extra}
 
 
-def stats_columns(spec: FigureSpec, transpose: bool, threshold: float, multi: bool,
-                  metrics: list | None = None) -> list[dict]:
+WORDS = {"<": "below", ">": "above"}
+
+
+def stats_columns(spec: FigureSpec, transpose: bool, threshold: float | Sequence[float],
+                  multi: bool, metrics: list | None = None) -> list[dict]:
     """The table's columns; ``metrics``: the shown panels' as written (default: the figure's).
     The threshold column is 'First < t' where higher is better, 'First > t' where lower is,
-    'First worse than t' for both."""
+    'First worse than t' for both; panels of different thresholds (each its metric's default):
+    'First below threshold', each row giving its own."""
     metrics = metrics or [spec.metric]
+    levels = list(dict.fromkeys([threshold] if isinstance(threshold, (int, float))
+                                else threshold))
     line_dim = spec.dims[spec.x if transpose else spec.y]
     axis = spec.dims[spec.y if transpose else spec.x]
     per = f"per {axis.title.lower()}" if axis.numeric else "per step"
@@ -334,7 +342,9 @@ def stats_columns(spec: FigureSpec, transpose: bool, threshold: float, multi: bo
         _text_col("r2", "R²"),
         _text_col("drop", "Largest drop (where)", minWidth=150,
                   headerTooltip="Between neighbouring cells that are both reported"),
-        _text_col("below", f"First {sign} {fmt.level(metrics[0], threshold)}", minWidth=110,
+        _text_col("below", f"First {sign} {fmt.level(metrics[0], levels[0])}"
+                  if len(levels) == 1 else f"First {WORDS.get(sign, sign)} threshold",
+                  minWidth=110,
                   headerTooltip=f"The first {axis.title.lower()} whose value is worse than the "
                                 f"threshold: below it, or above it where lower is better"),
         {"field": "cls", "headerName": "Class", "minWidth": 90,
@@ -348,32 +358,48 @@ def stats_rows(trends: Trends) -> list[dict]:
     d = trends.decimals
     short = {p.key: p.short for p in trends.panels}
     order = {p.key: i for i, p in enumerate(trends.panels)}
+    several = len(trends.thresholds) > 1  # each row says its own: '1000 (0.2142 < 0.8)'
     rows = []
+
+    def below(s: LineStats, metric) -> str:
+        if s.n_present == 0:
+            return fmt.DASH
+        if s.below_at is None:
+            return "never"
+        if (s.max < s.threshold) if s.higher_is_better else (s.min > s.threshold):
+            # every cell is on the worse side: 'from the first step' says all there is
+            worst = f"max {fmt.value(metric, s.max, d)}" if s.higher_is_better \
+                else f"min {fmt.value(metric, s.min, d)}"
+            return f"every cell ({worst})"
+        than = f" {'<' if s.higher_is_better else '>'} {fmt.level(metric, s.threshold)}"
+        return f"{s.below_at} ({fmt.value(metric, s.below, d)}{than if several else ''})"
 
     def at(value, label):
         return fmt.DASH if value is None else f"{fmt.value(metric, value, d)} at {label}"
 
-    for s in trends.lines:
+    metrics = [trends.metric_of(s.panel_key) for s in trends.lines]
+    # one column, one number of decimals: the column's, not each row's
+    means = fmt.mean_column(metrics, [s.mean for s in trends.lines], d)
+    slopes = fmt.slope_column([s.slope for s in trends.lines])
+    for s, metric, mean_text, slope_text in zip(trends.lines, metrics, means, slopes):
         s: LineStats
-        metric = trends.metric_of(s.panel_key)
         rows.append({
             "id": f"{s.panel_key}|{s.line}",
             "panel": short.get(s.panel_key, s.panel_title),
             "line": order[s.panel_key] * 100000 + s.key, "line_text": s.line,
             "color": line_color(s.key),
             "n": s.n_present, "n_text": f"{s.n_present} of {s.n_total}",
-            "mean": s.mean, "mean_text": fmt.mean(metric, s.mean, d),
+            "mean": s.mean, "mean_text": mean_text,
             "min": s.min, "min_text": at(s.min, s.min_at),
             "max": s.max, "max_text": at(s.max, s.max_at),
-            "slope": s.slope, "slope_text": fmt.slope(s.slope),
+            "slope": s.slope, "slope_text": slope_text,
             "r2": s.r2, "r2_text": fmt.r2(s.r2),
             "drop": s.drop,
             "drop_text": (fmt.DASH if s.drop is None
                           else f"{fmt.difference(metric, s.drop, d)} ({s.drop_from} → "
                                f"{s.drop_to})"),
             "below": s.below_step,
-            "below_text": (fmt.DASH if s.n_present == 0 else "never" if s.below_at is None
-                           else f"{s.below_at} ({fmt.value(metric, s.below, d)})"),
+            "below_text": below(s, metric),
             "cls": s.cls or "not classified",
         })
     return rows
@@ -426,9 +452,10 @@ def _means_table(spec: FigureSpec, means, decimals: int, metric=None):
     head = [html.Th(spec.dims[means.dim].title, className="fw-semibold")]
     head += [html.Th(label) for label in means.labels]
     cells = [html.Td("mean", className="text-muted")]
-    cells += [html.Td(fmt.mean(metric, m, decimals),
-                      className="fw-bold" if m == best else None,
-                      title=f"mean of {n} cells") for m, n in zip(means.means, means.counts)]
+    cells += [html.Td(text, className="fw-bold" if m == best else None,
+                      title=f"mean of {n} cells")
+              for m, n, text in zip(means.means, means.counts,
+                                    fmt.mean_column(metric, list(means.means), decimals))]
     return html.Table([html.Thead(html.Tr(head)), html.Tbody(html.Tr(cells))],
                       className="table table-sm mb-2 trends-means")
 

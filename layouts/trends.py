@@ -2,7 +2,9 @@
 
 Same slicing state as the browse view (figure, facets, rows, x range), plus the page's own keys:
 ``transpose=1`` (one line per column, against y), ``overlay=1`` (all panels in one chart) and
-``threshold=<number>`` (default 80). As on the browse view, the page's own ``dcc.Location``
+``threshold=<number>`` (default: each panel's, 80% of its metric's range; see
+:func:`evalmaps.analysis.trends.default_threshold`; the box is empty then, its placeholder the
+default). As on the browse view, the page's own ``dcc.Location``
 (``trends-loc``) and the controls are kept in step by one callback; choosing another figure
 navigates and the page renders anew. Callbacks only slice and call :mod:`evalmaps.analysis.trends`.
 """
@@ -30,7 +32,7 @@ from components.trends import (
 )
 from evalmaps.analysis import uncertainty as stderr
 from evalmaps.analysis.slicing import views_for
-from evalmaps.analysis.trends import DEFAULT_THRESHOLD, analyse, rule_notes, short_titles
+from evalmaps.analysis.trends import analyse, default_threshold, rule_notes, short_titles
 from evalmaps.views.state import TrendsOptions, ViewState, finite_number, parse_options, parse_state
 from layouts._shared import (
     Outputs,
@@ -77,7 +79,9 @@ def layout(uploads=None, **query):
                      f"Threshold ({spec.metric.unit or spec.metric.name})",
                      dbc.Input(id="trends-threshold", type="number", value=options.threshold,
                                debounce=True, step="any", size="sm",
-                               placeholder=f"{DEFAULT_THRESHOLD:g}"),
+                               placeholder=drawn["threshold_placeholder"],
+                               title="Empty: each panel's default, 80% of its metric's range "
+                                     "(of its values' range for a metric without one)"),
                      html_for="trends-threshold", width=2),
             dbc.Col([
                 dbc.Switch(id="trends-transpose", value=options.transpose, className="small mb-1",
@@ -133,6 +137,7 @@ OUT = Outputs(
     overlay=Output("trends-overlay", "value"),
     pct=Output("trends-pct", "value"),
     threshold=Output("trends-threshold", "value"),
+    threshold_placeholder=Output("trends-threshold", "placeholder"),
     drawn=Output("trends-drawn", "data"),
 )
 
@@ -172,15 +177,11 @@ def sync(slicing, chart, pct, drawn):
         if not out:
             raise PreventUpdate  # the page was drawn for this URL (its first report as it mounts)
         return OUT(**out)
-    value = finite_number(chart["threshold"])
-    problems = None
-    if value is None:
-        problems = problems_alert([f"The threshold must be a number; using "
-                                   f"{DEFAULT_THRESHOLD:g}."])
+    # an empty box (or one a browser could not read as a number): each panel's default
     options = TrendsOptions(bool(chart["transpose"]), bool(chart["overlay"]),
-                            DEFAULT_THRESHOLD if value is None else value)
+                            finite_number(chart["threshold"]))
     return OUT(search=state.to_query(extra=options.extra(), y_labels=row_labels(figure)),
-               problems=problems, drawn=drawn_key(state, options),
+               problems=None, drawn=drawn_key(state, options),
                **render(figure, state, options))
 
 
@@ -197,17 +198,20 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
     rules = rules_list(rule_notes(spec, options.transpose, [v.shown for v in views]))
     if empty:
         return {"graphs": empty_note(empty), "summary": "", "observations": observation_list([]),
-                "table_rows": [], "rules": rules, "panels": ""}
+                "table_rows": [], "rules": rules, "panels": "",
+                "threshold_placeholder": threshold_placeholder(views)}
     trends = analyse(views, transpose=options.transpose, threshold=options.threshold)
     names = short_titles(views)
+    levels = [p.threshold for p in trends.panels]  # each panel's (the URL's, or its default)
     if options.overlay and len(views) > 1:
         charts = [(line_figure(views, transpose=options.transpose,
-                               threshold=options.threshold, names=names), "overlay", 12)]
+                               threshold=levels[0] if len(set(levels)) == 1 else None,
+                               names=names), "overlay", 12)]
     else:
         width = 12 if len(views) == 1 else 6
-        charts = [(line_figure([v], transpose=options.transpose, threshold=options.threshold,
+        charts = [(line_figure([v], transpose=options.transpose, threshold=level,
                                names=[name]), v.panel.slug, width)
-                  for v, name in zip(views, names)]
+                  for v, name, level in zip(views, names, levels)]
     graphs = dbc.Row([
         dbc.Col(dcc.Graph(id={"type": "trends-chart", "panel": key}, figure=fig,
                           config=chart_config(figure.id, key), className="trends-graph",
@@ -228,9 +232,17 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
     return {"graphs": graphs, "summary": summary,
             "observations": observation_list(trends.observations, spec.illustrative),
             "table_rows": stats_rows(trends),
-            "table_columns": stats_columns(spec, options.transpose, options.threshold,
+            "table_columns": stats_columns(spec, options.transpose, trends.thresholds,
                                            len(views) > 1, [v.shown for v in views]),
-            "rules": rules, "panels": panel_summaries(trends)}
+            "rules": rules, "panels": panel_summaries(trends),
+            "threshold_placeholder": threshold_placeholder(views)}
+
+
+def threshold_placeholder(views) -> str:
+    """The threshold box's placeholder: what an empty box means, the panels' default in the
+    data's units ('0.8'), or "each panel's" where they differ."""
+    levels = list(dict.fromkeys(default_threshold(v.metric, v.panel.z) for v in views))
+    return "" if not levels else f"{levels[0]:g}" if len(levels) == 1 else "each panel's"
 
 
 register_nav_sync(PAGE)

@@ -27,7 +27,8 @@ from evalmaps.analysis.slicing import PanelView
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import Dim, FigureSpec, Metric
 
-DEFAULT_THRESHOLD = 80.0
+DEFAULT_THRESHOLD = 80.0  # a line's threshold when nothing says otherwise (no value at all)
+THRESHOLD_FRACTION = 0.8  # the default threshold: 80% of the way from the worst end to the best
 STABLE_FRACTION = 0.05  # stable: max - min within 5% of the metric's range (5 points on 0-100)
 HIGH_FRACTION = 0.95  # "stable above 95%": the line's minimum at or above 95% of the range
 UNRANGED_BAND = 5.0  # the stable band of a metric that declares no range
@@ -58,14 +59,49 @@ def high_level(metric: Metric) -> float | None:
 
 
 def band_text(metric: Metric) -> str:
-    """The stable band as written ('5'; a fraction shown as percent: 0.05 -> '5')."""
-    return fmt.plain(fmt.shown(metric, stable_band(metric), 0)[0])
+    """The stable band as written, in the metric's terms of a difference: '5 points' (percent;
+    a fraction shown as percent: 0.05 -> '5 points'), '0.05' (a fraction), '5 ms'."""
+    return fmt.with_difference_unit(fmt.plain(fmt.shown(metric, stable_band(metric), 0)[0]),
+                                    metric)
+
+
+def default_threshold(metric: Metric, values: np.ndarray | None = None) -> float:
+    """The threshold of 'first below' when the URL gives none: 80% of the way from the worst end
+    of the metric's range to its best, 0.8 of [0, 1] and 80 of [0, 100] (where lower is better,
+    20%: 'first above 20' of an error rate is 'first below 80' of an accuracy).
+
+    A metric without a range (perplexity, a likelihood difference) takes the same share of the
+    range of the reported ``values`` (the whole panel's, so that hiding rows or narrowing x does
+    not move it), rounded to two significant digits of that range: 80% of 12.3..57.9 is 49.
+    Without a reported value: :data:`DEFAULT_THRESHOLD`.
+    """
+    share = THRESHOLD_FRACTION if metric.higher_is_better else 1 - THRESHOLD_FRACTION
+    if metric.range is not None and metric.range[1] > metric.range[0]:
+        lo, hi = metric.range
+        return float(f"{lo + share * (hi - lo):.12g}")  # 0.8, not 0.8000000000000002
+    finite = np.asarray(values, dtype=float) if values is not None else np.array([])
+    finite = finite[np.isfinite(finite)]
+    if finite.size == 0:
+        return DEFAULT_THRESHOLD
+    lo, hi = float(finite.min()), float(finite.max())
+    if hi == lo:
+        return lo
+    level = lo + share * (hi - lo)
+    step = 10.0 ** (math.floor(math.log10(hi - lo)) - 1)
+    return float(f"{round(level / step) * step:.12g}")
+
+
+def threshold_rule(metric: Metric) -> str:
+    """How the default threshold comes about, in words (the page's note)."""
+    share = THRESHOLD_FRACTION if metric.higher_is_better else 1 - THRESHOLD_FRACTION
+    whose = "the metric's range" if metric.range is not None else "the range of its values"
+    return f"{share:.0%} of {whose}"
 
 
 def class_rule(metric: Metric) -> str:
     """The classification rule as the UI states it."""
     band = band_text(metric)
-    return (f"Class: stable if max − min ≤ {band} points; otherwise declining if the slope is "
+    return (f"Class: stable if max − min ≤ {band}; otherwise declining if the slope is "
             f"negative and the last value is below the first; rising if the slope is positive and "
             f"the last value is above the first; otherwise mixed. A line with fewer than "
             f"{MIN_POINTS} cells is not classified.")
@@ -80,7 +116,8 @@ def rule_notes(spec: FigureSpec, transpose: bool = False,
     axis = spec.dims[spec.y if transpose else spec.x]
     name = axis.title.lower()
     lower = sorted({m.name for m in metrics if not m.higher_is_better})
-    first_below = f"First below: the first {name}, in axis order, whose value is below the threshold."
+    first_below = (f"First below: the first {name}, in axis order, whose value is below the "
+                   f"threshold (the one set, else {threshold_rule(metric)}).")
     if lower:
         first_below += (f" For {', '.join(lower)} lower is better, so it is the first {name} "
                         "whose value is ABOVE the threshold (worse than it), and best means "
@@ -333,9 +370,12 @@ def line_stats(values: Sequence[float] | np.ndarray, labels: Sequence[str],
     )
 
 
-def stats_of(line: Line, threshold: float = DEFAULT_THRESHOLD,
+def stats_of(line: Line, threshold: float | None = None,
              band: float | None = None) -> LineStats:
+    """A line's statistics; ``threshold`` None: its panel's default (:func:`default_threshold`)."""
     view = line.view
+    if threshold is None:
+        threshold = default_threshold(view.metric, view.panel.z)
     return line_stats(line.values, line.labels, line.positions, steps=line.steps,
                       numeric=line.numeric, threshold=threshold,
                       band=stable_band(view.metric) if band is None else band,
@@ -345,8 +385,10 @@ def stats_of(line: Line, threshold: float = DEFAULT_THRESHOLD,
 
 
 def panel_stats(view: PanelView, transpose: bool = False,
-                threshold: float = DEFAULT_THRESHOLD) -> list[LineStats]:
-    """Statistics of every line of one panel view."""
+                threshold: float | None = None) -> list[LineStats]:
+    """Statistics of every line of one panel view; ``threshold`` None: the panel's default."""
+    if threshold is None:
+        threshold = default_threshold(view.metric, view.panel.z)
     return [stats_of(line, threshold) for line in lines_of(view, transpose)]
 
 
@@ -503,10 +545,11 @@ class PanelSummary:
     mask: bytes = b""  # where the panel has cells: comparable panels share it
     short: str = ""  # the facet labels that tell it from the other visible panels
     metric: Metric | None = None  # the panel's metric as written (percent when asked)
+    threshold: float = DEFAULT_THRESHOLD  # of 'first below': the URL's, else the panel's default
 
     def to_dict(self, spec: FigureSpec) -> dict:
         return {"key": self.key, "title": self.title, "n_present": self.n_present,
-                "mean": self.mean,
+                "mean": self.mean, "threshold": self.threshold,
                 "metric": None if self.metric is None else self.metric.name,
                 "higher_is_better": True if self.metric is None else
                 self.metric.higher_is_better,
@@ -523,10 +566,16 @@ class Trends:
     spec: FigureSpec
     decimals: int
     transpose: bool
-    threshold: float
+    threshold: float  # the first panel's (each panel's: PanelSummary.threshold)
     lines: list[LineStats]
     panels: list[PanelSummary]
     observations: list[str] = field(default_factory=list)
+    threshold_default: bool = False  # no threshold was given: each panel took its default
+
+    @property
+    def thresholds(self) -> list[float]:
+        """The panels' thresholds, each once, in panel order."""
+        return list(dict.fromkeys(p.threshold for p in self.panels)) or [self.threshold]
 
     @property
     def line_dim(self) -> str:
@@ -550,6 +599,7 @@ class Trends:
         return {
             "transpose": self.transpose,
             "threshold": self.threshold,
+            "threshold_default": self.threshold_default,
             "line_dim": self.line_dim,
             "axis_dim": self.axis_dim,
             "slope_basis": "numeric" if axis.numeric else "index",
@@ -573,7 +623,8 @@ def short_titles(views: Sequence[PanelView]) -> list[str]:
     return [" | ".join(v.panel.facets[f] for f in varying) or v.title for v in views]
 
 
-def panel_summary(view: PanelView, short: str | None = None) -> PanelSummary:
+def panel_summary(view: PanelView, short: str | None = None,
+                  threshold: float = DEFAULT_THRESHOLD) -> PanelSummary:
     best, worst = best_worst(view)
     present = np.isfinite(view.z)
     values = view.z[present]
@@ -581,19 +632,24 @@ def panel_summary(view: PanelView, short: str | None = None) -> PanelSummary:
                         marginals_unavailable(view),
                         float(values.mean()) if values.size else None, int(values.size),
                         np.packbits(present).tobytes() + repr(present.shape).encode(),
-                        short or view.title, view.shown)
+                        short or view.title, view.shown, float(threshold))
 
 
 def analyse(views: Sequence[PanelView], *, transpose: bool = False,
-            threshold: float = DEFAULT_THRESHOLD) -> Trends | None:
-    """Line statistics, panel summaries and observations of a slice; None with no panel."""
+            threshold: float | None = None) -> Trends | None:
+    """Line statistics, panel summaries and observations of a slice; None with no panel.
+    ``threshold`` None: each panel's default (:func:`default_threshold`)."""
     if not views:
         return None
     spec = views[0].spec
-    lines = [s for view in views for s in panel_stats(view, transpose, threshold)]
-    panels = [panel_summary(view, short) for view, short in zip(views, short_titles(views))]
-    trends = Trends(spec, max(v.decimals for v in views), transpose, float(threshold), lines,
-                    panels)
+    levels = [float(threshold) if threshold is not None
+              else default_threshold(view.metric, view.panel.z) for view in views]
+    lines = [s for view, level in zip(views, levels)
+             for s in panel_stats(view, transpose, level)]
+    panels = [panel_summary(view, short, level)
+              for view, short, level in zip(views, short_titles(views), levels)]
+    trends = Trends(spec, max(v.decimals for v in views), transpose, levels[0], lines,
+                    panels, threshold_default=threshold is None)
     return replace(trends, observations=observations(trends))
 
 
@@ -622,8 +678,14 @@ class _Words:
     def mean(self, v: float, key: str | None = None) -> str:
         return fmt.mean(self.m(key), v, self.d)
 
-    def points(self, v: float, key: str | None = None) -> str:
-        return fmt.difference(self.m(key), abs(v), self.d)
+    def change(self, v: float, key: str | None = None) -> str:
+        """A signed difference in the metric's terms: '−4.5 points', '+0.4444', '+3.2 ms'."""
+        return fmt.change(self.m(key), v, self.d)
+
+    def by(self, v: float, key: str | None = None) -> str:
+        """The size of a difference: '15.4 points', '0.0296'."""
+        return fmt.with_difference_unit(fmt.difference(self.m(key), abs(v), self.d),
+                                        self.m(key))
 
     def groups(self) -> list[list[PanelSummary]]:
         """The panels by metric (name, unit, direction): only these compare with each other."""
@@ -698,8 +760,8 @@ def _trend(w: _Words, cls: str) -> str | None:
     top = most(found, key=lambda s: s.change)
     k = top.panel_key
     what = (f"from {w.value(top.first, k)} at {w.at(top.first_at)} to {w.value(top.last, k)} at "
-            f"{w.at(top.last_at)} ({'−' if top.change < 0 else '+'}{w.points(top.change, k)} "
-            f"points{'' if top.higher_is_better else '; lower is better'})")
+            f"{w.at(top.last_at)} ({w.change(top.change, k)}"
+            f"{'' if top.higher_is_better else '; lower is better'})")
     head = f"{cls.capitalize()} with {w.axis_dim.title.lower()}: {w.lines(found)}"
     if len(found) == 1:
         return f"{head}, {what}."
@@ -713,7 +775,7 @@ def _drops(w: _Words) -> str | None:
                    key=lambda s: -s.drop)[:MAX_LISTED]
     if not found:
         return None
-    parts = [f"{w.line(s)} by {w.points(s.drop, s.panel_key)} points, from "
+    parts = [f"{w.line(s)} by {w.by(s.drop, s.panel_key)}, from "
              f"{w.value(s.drop_from_value, s.panel_key)} at {w.at(s.drop_from)} to "
              f"{w.value(s.drop_to_value, s.panel_key)} at {s.drop_to}"
              + ("" if s.higher_is_better else " (lower is better: an improvement)")
@@ -728,14 +790,15 @@ def _threshold(w: _Words) -> str | None:
     threshold (worse than it), said so: 'First length above 50 (lower is better): ...'."""
     out = []
     for better in (True, False):
-        text = _threshold_side(w, [s for s in w.t.lines if s.higher_is_better == better], better)
-        if text:
-            out.append(text)
+        for t in dict.fromkeys(s.threshold for s in w.t.lines):  # one per panel's threshold
+            text = _threshold_side(w, [s for s in w.t.lines if s.higher_is_better == better
+                                       and s.threshold == t], better, t)
+            if text:
+                out.append(text)
     return " ".join(out) or None
 
 
-def _threshold_side(w: _Words, lines: list[LineStats], better: bool) -> str | None:
-    t = w.t.threshold
+def _threshold_side(w: _Words, lines: list[LineStats], better: bool, t: float) -> str | None:
     present = [s for s in lines if s.n_present]
     if not present:
         return None
@@ -855,9 +918,9 @@ def _stable_rest(w: _Words) -> str | None:
     widest = max(stable, key=lambda s: s.spread)
     if len(stable) == len(classified) and len(stable) > 1:
         k = widest.panel_key
-        return (f"Every line is stable (max − min ≤ {band} points); the widest, "
+        return (f"Every line is stable (max − min ≤ {band}); the widest, "
                 f"{w.line(widest)}, spans {w.value(widest.min, k)} to {w.value(widest.max, k)}.")
-    return f"Stable (max − min ≤ {band} points): {w.lines(rest)}."
+    return f"Stable (max − min ≤ {band}): {w.lines(rest)}."
 
 
 def _mixed(w: _Words) -> str | None:

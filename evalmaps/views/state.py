@@ -24,7 +24,6 @@ from urllib.parse import parse_qsl, quote_plus, urlencode
 
 from evalmaps.analysis.compare import CompareError, default_pair, resolve
 from evalmaps.analysis.slicing import COLOR_MODES, ZSCALES
-from evalmaps.analysis.trends import DEFAULT_THRESHOLD
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import Catalog, Figure
 
@@ -343,7 +342,7 @@ class TrendsOptions:
 
     transpose: bool = False
     overlay: bool = False
-    threshold: float = DEFAULT_THRESHOLD
+    threshold: float | None = None  # None: each panel's default (80% of its metric's range)
     problems: tuple[str, ...] = ()
 
     def extra(self) -> dict[str, str]:
@@ -353,7 +352,7 @@ class TrendsOptions:
             out["transpose"] = "1"
         if self.overlay:
             out["overlay"] = "1"
-        if self.threshold != DEFAULT_THRESHOLD:
+        if self.threshold is not None:
             out["threshold"] = f"{self.threshold:g}"
         return out
 
@@ -368,8 +367,9 @@ def parse_options(query: Query) -> TrendsOptions:
         flags[key] = word in TRUE_WORDS
         if word not in TRUE_WORDS and word not in FALSE_WORDS:
             problems.append(f"{key}={fmt.clip(text)} is not on/off; ignored.")
-    threshold = _read(query, "threshold", finite_number, DEFAULT_THRESHOLD,
-                      f"is not a number; using {DEFAULT_THRESHOLD:g}.", problems)
+    threshold = _read(query, "threshold", finite_number, None,
+                      "is not a number; using the default (80% of the metric's range).",
+                      problems)
     return TrendsOptions(flags["transpose"], flags["overlay"], threshold, tuple(problems))
 
 

@@ -206,9 +206,10 @@ def test_threshold_and_transpose_live_in_the_url(served):
     assert served.find_element("#trends-threshold").get_attribute("value") == "70"
 
     served.driver.execute_script("window.__same_document = true;")
-    served.driver.back()  # to threshold 80, still transposed
+    served.driver.back()  # to the default threshold (80% of 0-100), still transposed
     until(lambda: header(served.driver, "below") == "First < 80%", timeout=10)
-    assert served.find_element("#trends-threshold").get_attribute("value") == "80"
+    box = served.find_element("#trends-threshold")
+    assert (box.get_attribute("value"), box.get_attribute("placeholder")) == ("", "80")
     served.driver.back()  # to the untransposed view
     until(lambda: header(served.driver, "line") == "Type", timeout=10)
     assert not served.find_element("#trends-transpose").is_selected()

@@ -6,13 +6,19 @@ line, one number of decimals per table column."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from urllib.parse import parse_qs
 
-from components.trends import PALETTE, line_figure
+import numpy as np
+import pytest
+
+from components.trends import PALETTE, line_figure, stats_columns, stats_rows
 from evalmaps.analysis.slicing import views_for
-from evalmaps.core.figure import Figure
-from evalmaps.views.state import parse_state
+from evalmaps.analysis.trends import DEFAULT_THRESHOLD, analyse, class_rule, default_threshold
+from evalmaps.core.figure import Figure, Metric
+from evalmaps.core.text import change, mean_column, slope_column
+from evalmaps.views.state import TrendsOptions, parse_options, parse_state
 
 PYTHIA = "pythia-zero-shot"
 SIZES = ("70m", "160m", "410m", "1b-bf16", "1.4b", "2.8b", "6.9b", "12b")
@@ -37,7 +43,8 @@ def imported(catalog) -> Figure:
     spec = figure.spec
     model = spec.dims["model"]
     renamed = replace(model, labels=tuple(PREFIX + label for label in model.labels))
-    return replace(figure, spec=replace(spec, dims={**spec.dims, "model": renamed}))
+    cells = figure.cells.assign(model=PREFIX + figure.cells["model"].astype(str))
+    return Figure(replace(spec, dims={**spec.dims, "model": renamed}), cells, figure.decimals)
 
 
 # --------------------------------------------------------------------------- colours
@@ -48,3 +55,158 @@ def test_pythia_draws_eight_lines_in_eight_colours(catalog):
     colours = {t["name"]: t["line"]["color"] for t in lines}
     assert list(colours) == list(SIZES)
     assert list(colours.values()) == list(PALETTE[:8])  # 70m and 12b shared one blue
+
+
+# --------------------------------------------------------------------------- threshold
+
+@pytest.mark.parametrize("metric, values, expected", [
+    (Metric("acc", "", (0, 1)), None, 0.8),
+    (Metric("Accuracy", "%", (0, 100)), None, 80.0),
+    (Metric("acc", "", (0, 1)).as_percent(), None, 0.8),  # pct=1 writes it 80%: same level
+    (Metric("score", "", (-1, 1)), None, 0.6),
+    (Metric("error", "%", (0, 100), higher_is_better=False), None, 20.0),  # from the worst end
+    # no range: 80% of the values' range, to two significant digits of that range
+    (Metric("likelihood_difference"), [1.0, 2.0, 6.0, np.nan], 5.0),
+    (Metric("score"), [12.3, 57.9, 30.0], 49.0),  # 12.3 + 0.8 * 45.6 = 48.78
+    (Metric("score"), [0.2132, 0.7024], 0.6),  # 0.2132 + 0.8 * 0.4892 = 0.6046
+    (Metric("ppl", higher_is_better=False), [10.0, 110.0], 30.0),
+    (Metric("score"), [3.0, 3.0], 3.0),  # one value: the level is that value
+    (Metric("score"), [np.nan], DEFAULT_THRESHOLD),  # nothing reported
+    (Metric("score"), None, DEFAULT_THRESHOLD),
+])
+def test_the_default_threshold_is_80_percent_of_the_range(metric, values, expected):
+    values = None if values is None else np.array(values)
+    assert default_threshold(metric, values) == expected
+
+
+def test_pythia_takes_0_8_and_a_given_threshold_still_rules(catalog):
+    (view,) = pythia_views(catalog)
+    trends = analyse([view])
+    assert (trends.threshold, trends.thresholds, trends.threshold_default) == (0.8, [0.8], True)
+    assert {s.threshold for s in trends.lines} == {0.8}
+    given = analyse([view], threshold=0.25)
+    assert (given.threshold, given.threshold_default) == (0.25, False)
+    rows = {r["line_text"]: r["below_text"] for r in stats_rows(given)}
+    assert rows["70m"] == "every cell (max 0.2142)"  # never reaches 0.25
+    assert rows["12b"] == "0 (0.2176)" and rows["1.4b"] == "0 (0.2312)"
+    # the URL's key: given, it is kept; absent, None (each panel's default)
+    assert parse_options({"threshold": "0.25"}).threshold == 0.25
+    assert parse_options({}).threshold is None
+    assert TrendsOptions(threshold=0.8).extra() == {"threshold": "0.8"}
+    assert TrendsOptions().extra() == {}
+
+
+def test_the_table_says_every_cell_rather_than_the_first_step(catalog):
+    """At 0.8 every Pythia value is below from step 0: '0 (0.2142)' read as if something
+    happened at step 0."""
+    (view,) = pythia_views(catalog)
+    trends = analyse([view])
+    columns = stats_columns(trends.spec, False, trends.thresholds, False, [view.shown])
+    assert [c["headerName"] for c in columns if c["field"] == "below"] == ["First < 0.8"]
+    rows = {r["line_text"]: r["below_text"] for r in stats_rows(trends)}
+    assert rows["70m"] == "every cell (max 0.2142)"
+    assert rows["12b"] == "every cell (max 0.3259)"
+    (pct,) = pythia_views(catalog, "pct=1")
+    trends = analyse([pct])
+    columns = stats_columns(trends.spec, False, trends.thresholds, False, [pct.shown])
+    assert [c["headerName"] for c in columns if c["field"] == "below"] == ["First < 80%"]
+    assert {r["line_text"]: r["below_text"] for r in stats_rows(trends)}["12b"] == \
+        "every cell (max 32.59%)"
+
+
+def test_panels_of_different_metrics_each_take_their_own_default(catalog):
+    """The import's lambada_openai panels: acc (a fraction: 0.8) and perplexity (lower is better,
+    no range: 20% of its values' range)."""
+    figure = catalog.figure(PYTHIA)
+    spec = figure.spec
+    ppl = Metric("ppl", higher_is_better=False)
+    metrics = replace(spec.metrics, labels={**spec.metrics.labels, "acc_norm": ppl})
+    figure = Figure(replace(spec, metrics=metrics), figure.cells, figure.decimals)
+    views = pythia_views(catalog, "task=arc_challenge&metric=acc&metric=acc_norm", figure=figure)
+    trends = analyse(views)
+    acc_norm = views[1].panel.z[np.isfinite(views[1].panel.z)]
+    lo, hi = acc_norm.min(), acc_norm.max()
+    assert trends.thresholds == [0.8, default_threshold(ppl, views[1].panel.z)]
+    assert trends.thresholds[1] == pytest.approx(lo + 0.2 * (hi - lo), abs=0.01)
+    columns = stats_columns(trends.spec, False, trends.thresholds, True,
+                            [v.shown for v in views])
+    assert [c["headerName"] for c in columns if c["field"] == "below"] == \
+        ["First worse than threshold"]
+    rows = stats_rows(trends)
+    level = f"{trends.thresholds[1]:.2f}".rstrip("0")
+    assert rows[0]["below_text"] == "every cell (max 0.2142)"  # acc: every value below 0.8
+    assert any(f"> {level})" in r["below_text"] for r in rows[8:])  # ppl rows say their own
+
+
+# --------------------------------------------------------------------------- differences
+
+def test_differences_are_points_only_for_percent(catalog):
+    (view,) = pythia_views(catalog)
+    text = analyse([view]).observations
+    assert ("Declining with training step: model 160m, from 0.2329 at training step 0 to 0.1877 "
+            "at training step 143000 (−0.0452).") in text
+    assert ("Rising with training step: models 1b-bf16, 1.4b, 2.8b, 6.9b and 12b; model 12b "
+            "rises most, from 0.2176 at training step 0 to 0.3183 at training step 143000 "
+            "(+0.1007).") in text
+    assert "Stable (max − min ≤ 0.05): models 70m and 410m." in text
+    assert not any("points" in sentence for sentence in text)
+    (pct,) = pythia_views(catalog, "pct=1")
+    text = analyse([pct]).observations
+    assert ("Declining with training step: model 160m, from 23.29% at training step 0 to "
+            "18.77% at training step 143000 (−4.52 points).") in text
+    assert "Stable (max − min ≤ 5 points): models 70m and 410m." in text
+    assert class_rule(pct.shown).startswith("Class: stable if max − min ≤ 5 points;")
+    assert class_rule(view.shown).startswith("Class: stable if max − min ≤ 0.05;")
+
+
+@pytest.mark.parametrize("metric, value, expected", [
+    (Metric("acc", "", (0, 1)), 0.4444, "+0.4444"),
+    (Metric("acc", "", (0, 1)), -0.0452, "−0.0452"),
+    (Metric("acc", "", (0, 1)).as_percent(), 0.4444, "+44.44 points"),
+    (Metric("Accuracy", "%", (0, 100)), -3.8, "−3.80 points"),
+    (Metric("latency", "ms"), 3.2, "+3.20 ms"),
+    (Metric("acc", "", (0, 1)), -0.00001, "+0.0000"),  # rounds to 0: no minus
+])
+def test_a_change_is_written_in_the_metrics_terms(metric, value, expected):
+    assert change(metric, value, 4 if metric.range == (0, 1) else 2) == expected
+
+
+# --------------------------------------------------------------------------- decimals
+
+def test_one_column_one_number_of_decimals(catalog):
+    """Short-to-Long's means read 63.0% and 98.26% in one column; slopes 0.00000136 under
+    −1.93e−07 (Pythia)."""
+    from tests.unit.test_trends import views_of
+
+    rows = stats_rows(analyse(views_of(catalog, "short-to-long")))
+    assert [r["mean_text"] for r in rows] == ["63.00%", "98.26%", "82.00%", "78.58%", "68.94%",
+                                              "97.46%", "77.06%"]
+    assert [r["slope_text"] for r in rows] == ["−7.70", "−0.22", "−2.46", "−4.86", "−4.83",
+                                               "−0.51", "−6.77"]
+    views = pythia_views(catalog, "task=arc_easy")
+    slopes = [r["slope_text"] for r in stats_rows(analyse(views))]
+    assert slopes[:3] == ["7.54e−07", "1.36e−06", "2.08e−06"]
+    assert all(re.fullmatch(r"−?\d\.\d\de[−+]\d\d", s) for s in slopes)
+
+
+@pytest.mark.parametrize("values, expected", [
+    ([-7.7, -0.22, -0.0003, 0.0, None], ["−7.70", "−0.22", "0.00", "0.00", "—"]),
+    ([19.04, 9.39], ["19.0", "9.4"]),
+    ([-1.93e-7, 1.36e-6, 0.0], ["−1.93e−07", "1.36e−06", "0.00e+00"]),
+    ([2.5e6, 1.0], ["2.50e+06", "1.00e+00"]),
+    ([None], ["—"]),
+    ([0.0, 0.0], ["0", "0"]),
+])
+def test_slope_column(values, expected):
+    assert slope_column(values) == expected
+
+
+def test_mean_column():
+    percent = Metric("Accuracy", "%", (0, 100))
+    assert mean_column(percent, [63.0, 98.26, None, 82.0], 1) == \
+        ["63.00%", "98.26%", "—", "82.00%"]
+    assert mean_column(percent, [63.0, 82.0], 1) == ["63.0%", "82.0%"]  # the data's own
+    fraction = Metric("acc", "", (0, 1))
+    assert mean_column(fraction.as_percent(), [0.1897, 0.20007], 4) == ["18.970%", "20.007%"]
+    assert mean_column([fraction, percent], [0.25, 63.125], 2) == ["0.250", "63.125%"]
+    assert mean_column(percent, [None], 1) == ["—"]
