@@ -20,6 +20,46 @@
     return Math.max(1, Math.ceil((chars * 7.5 + 8) / (length / cats.length)));
   }
 
+  /* The ticks of a numeric axis labelled at its values whose labels do not overlap, as indices
+   * into ``vals`` (in axis order; ``text`` their labels): the first and the last, then, again
+   * and again between two kept ones, the label nearest the middle that clears both, so that the
+   * kept labels spread evenly over the axis. Placed on ``length`` px linearly, or by their
+   * logarithms on a ``log`` axis; SPAN_USED of it, as the axis pads its range. Uneven labels
+   * (training steps 0, 1, 2, 4, ..., 3000, 13000, ..., 143000) keep the ones that have room,
+   * not every k-th one by the tightest gap. */
+  const SPAN_USED = 0.9;
+  function spacedTicks(vals, text, length, log) {
+    const at = vals.map(function (v) { return log ? Math.log10(v) : v; });
+    const lo = Math.min.apply(null, at), hi = Math.max.apply(null, at);
+    if (!(hi > lo) || !length || at.some(function (a) { return !isFinite(a); })) {
+      return vals.map(function (v, k) { return k; });
+    }
+    const px = at.map(function (a) { return (a - lo) / (hi - lo) * length * SPAN_USED; });
+    const half = function (k) { return (String(text[k]).length * 7.5 + 8) / 2; };
+    const clear = function (a, b) { return Math.abs(px[b] - px[a]) >= half(a) + half(b); };
+    const end = vals.length - 1;
+    const keep = clear(0, end) ? [0, end] : [0];
+    const between = function (a, b) {
+      const mid = (px[a] + px[b]) / 2;
+      let best = -1;
+      for (let k = a + 1; k < b; k++) {
+        if (clear(a, k) && clear(k, b) &&
+            (best < 0 || Math.abs(px[k] - mid) < Math.abs(px[best] - mid))) {
+          best = k;
+        }
+      }
+      if (best >= 0) {
+        keep.push(best);
+        between(a, best);
+        between(best, b);
+      }
+    };
+    if (keep.length === 2) {
+      between(0, end);
+    }
+    return keep.sort(function (a, b) { return a - b; });
+  }
+
   /* The plot area's size ({x, y} px) and its left margin (l) as drawn, or null before the
    * first drawing. */
   function drawnLengths(gd) {
@@ -128,20 +168,11 @@
       changed = true;
     }
     if (xaxis.tickmode === "array" && xaxis.ticktext && xaxis.ticktext.length > 1) {
-      /* a numeric axis labelled at its values (Trends): keep every k-th label */
+      /* a numeric axis labelled at its values (Trends), linear or log: the labels that fit */
       const all = (fig.layout.meta && fig.layout.meta.ticks) ||
         {vals: xaxis.tickvals, text: xaxis.ticktext};
       const vals = all.vals;
-      let gap = Infinity;
-      for (let k = 1; k < vals.length; k++) {
-        gap = Math.min(gap, Math.abs(vals[k] - vals[k - 1]));
-      }
-      const span = Math.abs(vals[vals.length - 1] - vals[0]);
-      const per = span ? lengths.x * gap / span : lengths.x;
-      const chars = Math.max.apply(null, all.text.map(function (c) { return String(c).length; }));
-      const every = Math.max(1, Math.ceil((chars * 7.5 + 8) / per));
-      const keep = vals.map(function (v, k) { return k; })
-        .filter(function (k) { return k % every === 0; });
+      const keep = spacedTicks(vals, all.text, lengths.x, xaxis.type === "log");
       if (keep.length !== xaxis.tickvals.length) {
         out = Object.assign({}, out, {layout: Object.assign({}, out.layout, {
           meta: Object.assign({}, out.layout.meta, {ticks: all}),
@@ -178,6 +209,7 @@
 
   lib.fit = {
     prefit: prefit, settle: settle, fitted: fitted, fits: fits, tickStep: tickStep,
+    spacedTicks: spacedTicks,
     expectedLengths: expectedLengths, yTitleShift: yTitleShift
   };
 })();

@@ -20,7 +20,17 @@ from components import theme
 from components.heatmap import PERCENT_TICKS, hover_tail, value_template
 from evalmaps.analysis import uncertainty as stderr
 from evalmaps.analysis.slicing import PanelView
-from evalmaps.analysis.trends import Line, LineStats, PanelSummary, Trends, lines_of, plural, stable_band
+from evalmaps.analysis.trends import (
+    Line,
+    LineStats,
+    PanelSummary,
+    Trends,
+    axis_numbers,
+    axis_scale,
+    lines_of,
+    plural,
+    stable_band,
+)
 from evalmaps.analysis.uncertainty import Z_95
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import FigureSpec
@@ -62,11 +72,24 @@ def line_symbol(key: int) -> str:
 
 # --------------------------------------------------------------------------- charts
 
-def line_points(line: Line) -> tuple[list, list, list]:
+ZERO_DECADES = 1.0  # on a log x axis, a label of 0 is drawn this far left of the smallest
+# positive one (in decades), with its own tick "0": symlog's linear part, as one point
+
+
+def zero_position(numbers) -> float | None:
+    """Where a label of 0 is drawn on a log axis: :data:`ZERO_DECADES` below the smallest
+    positive label (step 0 of 0, 1, 2, ...: at 0.1); None without a positive label."""
+    positive = [float(n) for n in numbers if n > 0]
+    return min(positive) / 10 ** ZERO_DECADES if positive else None
+
+
+def line_points(line: Line, zero: float | None = None) -> tuple[list, list, list]:
     """(x, y, axis label) of a line's points; a null point wherever the line must break.
 
     Missing cells are null; between two shown points that are not neighbours on the axis (a
     hidden label lies between them) a null point is inserted, so no segment spans a gap.
+    ``zero``: where a label of 0 is drawn (a log axis: :func:`zero_position`); the label, and so
+    the hover, stays '0'.
     """
     n = len(line.labels)
     breaks = np.nonzero(np.diff(line.steps) != 1)[0] + 1  # a null point goes before these
@@ -79,7 +102,8 @@ def line_points(line: Line) -> tuple[list, list, list]:
         labels[k] = label
     if line.numeric:
         xs = np.full(size, np.nan)
-        xs[at] = line.positions
+        xs[at] = line.positions if zero is None else np.where(line.positions == 0, zero,
+                                                              line.positions)
         x_list = [None if v != v else v for v in xs.tolist()]
     else:
         x_list = [None] * size
@@ -123,12 +147,13 @@ def line_se(line: Line) -> np.ndarray:
     return np.array([grid[i, j] for i, j in line.cells], dtype=float)
 
 
-def band_trace(line: Line, se: np.ndarray, color: str, group: str) -> dict | None:
+def band_trace(line: Line, se: np.ndarray, color: str, group: str,
+               zero: float | None = None) -> dict | None:
     """The ±1.96 se band of one line: a filled outline over each run of neighbouring points that
     all have a value and a standard error (a gap, a hidden label or a point without se ends a
     run; a lone point has no band). None when no run has two points."""
     ok = np.isfinite(line.values) & np.isfinite(se)
-    xs_all, _, _ = line_points(line)
+    xs_all, _, _ = line_points(line, zero)
     at = [k for k, x in enumerate(xs_all) if x is not None]  # each point's place among them
     runs, run = [], []
     for k in range(len(line.labels)):
@@ -178,7 +203,11 @@ def line_hover(view: PanelView, line: Line, with_se: bool = False) -> str:
     return text + hover_tail(view) + "<extra></extra>"
 
 
-def _axis_layout(views: list[PanelView], transpose: bool) -> dict:
+def _axis_layout(views: list[PanelView], transpose: bool, log: bool = False,
+                 zero: float | None = None) -> dict:
+    """The lines' axis: categorical in the source's order, or numeric with a tick at every
+    label (the browser keeps those that fit: evalmaps.fit), on a log scale when ``log`` (a
+    label of 0 at ``zero``, its tick reading '0')."""
     spec = views[0].spec
     axis = spec.dims[spec.y if transpose else spec.x]
     lines = lines_of(views[0], transpose)
@@ -187,22 +216,27 @@ def _axis_layout(views: list[PanelView], transpose: bool) -> dict:
         return {"title": title, **GRID}
     line = lines[0]
     if axis.numeric:
-        return {"title": title, "type": "linear", "tickmode": "array",
-                "tickvals": [float(p) for p in line.positions],
-                "ticktext": theme.texts(line.labels), "zeroline": False, **GRID}
+        at = [zero if log and p == 0 else float(p) for p in line.positions]
+        return {"title": title, "type": "log" if log else "linear", "tickmode": "array",
+                "tickvals": at, "ticktext": theme.texts(line.labels), "zeroline": False,
+                **GRID}
     return {"title": title, "type": "category", "categoryorder": "array",
             "categoryarray": theme.texts(line.labels), **GRID}
 
 
 def line_figure(views: list[PanelView], *, transpose: bool = False,
                 threshold: float | None = None, title: str | None = None,
-                names: list[str] | None = None) -> dict:
+                names: list[str] | None = None, log: bool | None = None) -> dict:
     """Value against the axis, one line per row (or column); several views are overlaid.
 
     Overlaid panels keep each line's colour and tell panels apart by dash and marker, with the
-    legend grouped by panel (``names``: the panels' short names).
+    legend grouped by panel (``names``: the panels' short names). ``log``: the lines' axis on a
+    log scale (None: by the rule of :func:`evalmaps.analysis.trends.log_axis_default`; never
+    where it cannot be).
     """
     spec = views[0].spec
+    log_x = axis_scale(views, transpose, log).log
+    zero = zero_position(axis_numbers(views, transpose)) if log_x else None
     metric = views[0].shown
     overlay = len(views) > 1
     names = names or [v.title for v in views]
@@ -214,14 +248,14 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
         for line in lines_of(view, transpose):
             if not np.isfinite(line.values).any():
                 continue  # no reported cell: nothing to draw (the table still lists it)
-            xs, ys, labels = line_points(line)
+            xs, ys, labels = line_points(line, zero)
             shown.extend(v for v in ys if v is not None)
             color = line_color(line.key)
             se = line_se(line)
             present = np.isfinite(line.values)
             with_se = bool(present.any() and np.isfinite(se[present]).all())
             group = view.panel.slug if overlay else f"line-{line.key}"
-            band = band_trace(line, se, color, group)
+            band = band_trace(line, se, color, group, zero)
             if band is not None:
                 bands.append(band)
             trace = {
@@ -264,7 +298,7 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
         "hovermode": "closest",
         "legend": {"title": {"text": theme.text(line_title)}, "tracegroupgap": 6,
                    "itemsizing": "constant", "groupclick": "toggleitem"},
-        "xaxis": _axis_layout(views, transpose),
+        "xaxis": _axis_layout(views, transpose, log_x, zero),
         "yaxis": {"title": {"text": theme.text(metric.label + (
                       "" if metric.higher_is_better else " · lower is better"))},
                   "zeroline": False, **GRID,

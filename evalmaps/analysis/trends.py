@@ -34,6 +34,9 @@ HIGH_FRACTION = 0.95  # "stable above 95%": the line's minimum at or above 95% o
 UNRANGED_BAND = 5.0  # the stable band of a metric that declares no range
 MIN_POINTS = 2  # a slope, an R² and a class need at least two cells
 MAX_SENTENCES = 6
+LOG_SPAN = 100.0  # log x by default: the positive labels span two orders of magnitude or more
+LOG_CROWD = 0.05  # ... and a linear axis would squash at least LOG_SHARE of the labels into
+LOG_SHARE = 1 / 3  # its first 5% (Pythia: 13 of 27 checkpoints within 3000 of 143000 steps)
 MAX_NAMED = 6  # lines named in one sentence before "and N more"
 MAX_LISTED = 3  # drops, tied cells or panels listed in one sentence
 CLASSES = ("stable", "declining", "rising", "mixed")
@@ -137,6 +140,79 @@ def rule_notes(spec: FigureSpec, transpose: bool = False,
         class_rule(metric),
         "Missing cells are never interpolated: lines break where the source reports nothing.",
     ]
+
+
+# --------------------------------------------------------------------------- the x axis
+
+def log_axis_unavailable(dim: Dim, numbers: Sequence[float] = ()) -> str | None:
+    """Why the lines' axis cannot be drawn on a log scale (None: it can): a categorical axis, a
+    negative label, or fewer than two positive ones. A label of 0 can: it is drawn apart, left
+    of the smallest positive one (see components.trends)."""
+    if not dim.numeric:
+        return f"{dim.title} is categorical."
+    values = [float(n) for n in numbers]
+    if any(n < 0 for n in values):
+        return f"{dim.title} has negative values."
+    if sum(1 for n in values if n > 0) < 2:
+        return f"{dim.title} has fewer than two values above 0."
+    return None
+
+
+def log_axis_default(numbers: Sequence[float]) -> bool:
+    """Whether the lines' axis reads better on a log scale, given its labels' numbers: they start
+    at 0 or above, the positive ones span at least :data:`LOG_SPAN` (two orders of magnitude),
+    and a linear axis would squash at least a third of them (:data:`LOG_SHARE`) into its first
+    5% (:data:`LOG_CROWD`). Training checkpoints 0, 1, 2, 4, ..., 512, 1000, 3000, 13000, ...,
+    143000 (13 of 27 within 3000 of 0) or doubling sizes are drawn on log x; evenly spaced
+    lengths 0..19, ratios 0.1..0.5 or steps 0, 10, ..., 1000 stay linear, and so do the
+    checkpoints from 13000 up.
+    """
+    values = sorted(float(n) for n in numbers)
+    positive = [n for n in values if n > 0]
+    if len(positive) < 3 or values[0] < 0 or positive[-1] / positive[0] < LOG_SPAN:
+        return False
+    lo, hi = values[0], values[-1]
+    squashed = sum(1 for n in values if n <= lo + LOG_CROWD * (hi - lo))
+    return squashed >= LOG_SHARE * len(values)
+
+
+def axis_numbers(views: Sequence[PanelView], transpose: bool = False) -> list[float]:
+    """The numbers of the lines' axis labels the views show, in axis order ([] on a
+    categorical axis)."""
+    if not views:
+        return []
+    spec = views[0].spec
+    dim = spec.dims[spec.y if transpose else spec.x]
+    if not dim.numeric:
+        return []
+    index = dim.index()
+    shown = {index[label] for v in views for label in (v.y_labels if transpose else v.x_labels)}
+    return [dim.numbers[i] for i in axis_order(dim) if i in shown]
+
+
+@dataclass(frozen=True)
+class AxisScale:
+    """How the lines' axis is drawn: on a log scale or not, what the rule would pick for its
+    labels, and why a log scale cannot be (None: it can)."""
+
+    log: bool
+    default: bool
+    unavailable: str | None = None
+
+
+def axis_scale(views: Sequence[PanelView], transpose: bool = False,
+               asked: bool | None = None) -> AxisScale:
+    """The lines' axis scale: ``asked`` (the URL's ``logx``: True, False, None for the rule of
+    :func:`log_axis_default`), never log where :func:`log_axis_unavailable` says it cannot be."""
+    if not views:
+        return AxisScale(False, False, None)
+    spec = views[0].spec
+    dim = spec.dims[spec.y if transpose else spec.x]
+    numbers = axis_numbers(views, transpose)
+    why = log_axis_unavailable(dim, numbers)
+    default = why is None and log_axis_default(numbers)
+    log = default if asked is None else bool(asked) and why is None
+    return AxisScale(log, default, why)
 
 
 # --------------------------------------------------------------------------- lines

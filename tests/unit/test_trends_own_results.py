@@ -13,12 +13,27 @@ from urllib.parse import parse_qs
 import numpy as np
 import pytest
 
-from components.trends import PALETTE, line_figure, stats_columns, stats_rows
+from components.trends import (
+    PALETTE,
+    line_figure,
+    stats_columns,
+    stats_rows,
+)
 from evalmaps.analysis.slicing import views_for
-from evalmaps.analysis.trends import DEFAULT_THRESHOLD, analyse, class_rule, default_threshold
+from evalmaps.analysis.trends import (
+    DEFAULT_THRESHOLD,
+    AxisScale,
+    analyse,
+    axis_scale,
+    class_rule,
+    default_threshold,
+    log_axis_default,
+    log_axis_unavailable,
+)
 from evalmaps.core.figure import Figure, Metric
 from evalmaps.core.text import change, mean_column, slope_column
 from evalmaps.views.state import TrendsOptions, parse_options, parse_state
+from tests.plotly_render import fill
 
 PYTHIA = "pythia-zero-shot"
 SIZES = ("70m", "160m", "410m", "1b-bf16", "1.4b", "2.8b", "6.9b", "12b")
@@ -210,3 +225,115 @@ def test_mean_column():
     assert mean_column(fraction.as_percent(), [0.1897, 0.20007], 4) == ["18.970%", "20.007%"]
     assert mean_column([fraction, percent], [0.25, 63.125], 2) == ["0.250", "63.125%"]
     assert mean_column(percent, [None], 1) == ["—"]
+
+
+# --------------------------------------------------------------------------- the x axis
+
+NUMBERS = [float(s) for s in STEPS]
+
+
+@pytest.mark.parametrize("numbers, expected", [
+    (NUMBERS, True),  # Pythia: 13 of 27 checkpoints within 3000 of 143000
+    (NUMBERS[:13], True),  # xmax=3000: 0, 1, 2, 4, ..., 1000, 3000
+    (NUMBERS[13:], False),  # xmin=13000: evenly spaced, 11x: linear reads them
+    ([0.0] + [2.0 ** k for k in range(11)], True),  # 0, 1, 2, 4, ..., 1024
+    ([2.0 ** k for k in range(11)], True),
+    ([1.0, 10.0, 100.0], True),
+    (list(map(float, range(20))), False),  # Core Generalization's lengths
+    (list(map(float, range(5, 20))), False),  # Short-to-Long's
+    ([0.0, 0.2, 0.4, 0.6, 0.8, 1.0], False),  # AceMath's training progress
+    ([0.1, 0.2, 0.3, 0.4, 0.5], False),  # DynTS's ratios
+    ([500.0, 1000.0, 2000.0, 3000.0], False),  # DynTS's windows
+    (list(map(float, range(0, 1001, 10))), False),  # spans 100x, but evenly
+    ([-1.0, 0.0, 1.0, 10.0, 100.0, 1000.0], False),  # negative: no log axis
+    ([0.0, 1.0, 1000.0], False),  # fewer than three positive labels
+    ([], False),
+])
+def test_log_x_by_default_where_labels_span_orders_of_magnitude_from_near_0(numbers, expected):
+    assert log_axis_default(numbers) is expected
+
+
+def test_log_x_is_not_possible_on_every_axis(catalog):
+    spec = catalog.figure(PYTHIA).spec
+    step, model = spec.dims["step"], spec.dims["model"]
+    assert log_axis_unavailable(step, NUMBERS) is None  # 0 is drawn apart
+    assert log_axis_unavailable(model) == "Model is categorical."
+    assert log_axis_unavailable(step, [-1.0, 1.0, 2.0]) == "Training step has negative values."
+    assert log_axis_unavailable(step, [0.0, 5.0]) == \
+        "Training step has fewer than two values above 0."
+
+
+def test_the_url_asks_for_log_x_or_linear_and_the_labels_decide_otherwise(catalog):
+    (view,) = pythia_views(catalog)
+    assert axis_scale([view]) == AxisScale(log=True, default=True)
+    assert axis_scale([view], asked=False) == AxisScale(log=False, default=True)
+    (short,) = pythia_views(catalog, "xmin=13000")
+    assert axis_scale([short]) == AxisScale(log=False, default=False)
+    assert axis_scale([short], asked=True) == AxisScale(log=True, default=False)
+    # transposed, the lines run along the models: categorical, log asked for or not
+    assert axis_scale([view], transpose=True, asked=True) == \
+        AxisScale(log=False, default=False, unavailable="Model is categorical.")
+    assert [parse_options({"logx": v}).logx for v in ("1", "on", "0", "off", "")] == \
+        [True, True, False, False, None]
+    assert parse_options({}).logx is None
+    bad = parse_options({"logx": "maybe"})
+    assert bad.logx is None and bad.problems == (
+        "logx=maybe is not on/off; the axis follows its labels.",)
+    assert TrendsOptions(logx=True).extra() == {"logx": "1"}
+    assert TrendsOptions(logx=False).extra() == {"logx": "0"}
+    assert TrendsOptions().extra() == {}
+
+
+def drawn_lines(fig):
+    return {t["name"]: t for t in fig["data"] if t.get("mode") == "lines+markers"}
+
+
+def hover(trace, k):
+    """Point k's hover as the browser fills it (with its standard error)."""
+    return fill(trace["hovertemplate"], {"x": trace["x"][k], "y": trace["y"][k],
+                                         "text": trace["text"][k],
+                                         "customdata": trace["customdata"][k]})
+
+
+def test_pythia_over_training_steps_is_drawn_on_log_x_with_step_0_apart(catalog):
+    (view,) = pythia_views(catalog)
+    fig = line_figure([view])
+    xaxis = fig["layout"]["xaxis"]
+    # one tick per checkpoint, labelled with its step (the browser keeps those that fit);
+    # step 0 a decade left of step 1, its tick reading "0"
+    assert (xaxis["type"], xaxis["tickmode"]) == ("log", "array")
+    assert xaxis["ticktext"] == list(STEPS)
+    assert xaxis["tickvals"] == [0.1] + NUMBERS[1:]
+    line = drawn_lines(fig)["12b"]
+    assert line["x"] == [0.1] + NUMBERS[1:] and line["text"] == list(STEPS)
+    for band in (t for t in fig["data"] if t.get("fill") == "toself"):
+        assert 0.0 not in band["x"] and 0.1 in band["x"]  # the bands drawn at the same places
+    # the hover reads the exact step and value
+    assert hover(line, 0) == ("Model 12b · Training step 0 · acc 0.2176 ± 0.0121 se"
+                              "<br>Task arc_challenge · Metric acc")
+    assert hover(line, 26).startswith("Model 12b · Training step 143000 · acc 0.3183 ± ")
+    # asked for linear (logx=0): the steps where they are, every tick still labelled
+    linear = line_figure([view], log=False)
+    assert linear["layout"]["xaxis"]["type"] == "linear"
+    assert linear["layout"]["xaxis"]["tickvals"] == NUMBERS
+    assert drawn_lines(linear)["12b"]["x"] == NUMBERS
+    # the imported folder: the same axis
+    (imported_view,) = pythia_views(catalog, figure=imported(catalog))
+    assert line_figure([imported_view])["layout"]["xaxis"] == xaxis
+
+
+def test_the_built_in_figures_stay_linear_or_categorical(catalog):
+    from tests.unit.test_trends import views_of
+
+    for fid, kind in (("short-to-long", "linear"), ("core-generalization", "linear"),
+                      ("acemath-training-progress", "linear"),
+                      ("dynts-r1-llama-benchmarks", "linear"), ("dynts-llama-vs-qwen", "linear")):
+        views = views_of(catalog, fid)
+        assert line_figure(views[:1])["layout"]["xaxis"]["type"] == kind, fid
+        assert line_figure(views[:1], transpose=True)["layout"]["xaxis"]["type"] in (
+            "linear", "category"), fid
+    (view,) = pythia_views(catalog)
+    assert line_figure([view], transpose=True, log=True)["layout"]["xaxis"]["type"] == "category"
+
+
+# --------------------------------------------------------------------------- labels
