@@ -339,12 +339,33 @@ def _text_col(field: str, header: str, **extra) -> dict:
 WORDS = {"<": "below", ">": "above"}
 
 
+CELL_CHAR_PX = 7.6  # a character of the table's 14 px text, about
+CELL_PADDING_PX = 40  # a cell's padding on both sides, and the line column's colour bar
+MAX_FITTED_PX = 280  # wider texts are cut ('...'), whole in the cell's tooltip or the hover
+
+
+def fit_widths(columns: list[dict], rows: list[dict]) -> list[dict]:
+    """Columns at least as wide as their widest text in ``rows`` (up to :data:`MAX_FITTED_PX`),
+    so that '0.1817 at 13000' is not cut to '0.1817 at 130...'; the grid scrolls sideways where
+    the page is narrower than the columns."""
+    out = []
+    for column in columns:
+        field = column["field"]  # the text shown: '<field>_text', the line's, or the value
+        key = {"line": "line_text", "panel": "panel", "cls": "cls"}.get(field, f"{field}_text")
+        chars = max((len(str(row.get(key, ""))) for row in rows), default=0)
+        width = min(int(chars * CELL_CHAR_PX + CELL_PADDING_PX), MAX_FITTED_PX)
+        out.append({**column, "minWidth": max(column.get("minWidth", 0), width)})
+    return out
+
+
 def stats_columns(spec: FigureSpec, transpose: bool, threshold: float | Sequence[float],
-                  multi: bool, metrics: list | None = None) -> list[dict]:
+                  multi: bool, metrics: list | None = None,
+                  rows: list[dict] | None = None) -> list[dict]:
     """The table's columns; ``metrics``: the shown panels' as written (default: the figure's).
     The threshold column is 'First < t' where higher is better, 'First > t' where lower is,
     'First worse than t' for both; panels of different thresholds (each its metric's default):
-    'First below threshold', each row giving its own."""
+    'First below threshold', each row giving its own. ``rows`` (:func:`stats_rows`): each
+    column at least as wide as its widest text (:func:`fit_widths`)."""
     metrics = metrics or [spec.metric]
     levels = list(dict.fromkeys([threshold] if isinstance(threshold, (int, float))
                                 else threshold))
@@ -384,7 +405,7 @@ def stats_columns(spec: FigureSpec, transpose: bool, threshold: float | Sequence
         {"field": "cls", "headerName": "Class", "minWidth": 90,
          "cellStyle": {"styleConditions": classes}},
     ]
-    return columns
+    return columns if rows is None else fit_widths(columns, rows)
 
 
 def stats_rows(trends: Trends) -> list[dict]:
@@ -401,10 +422,7 @@ def stats_rows(trends: Trends) -> list[dict]:
         if s.below_at is None:
             return "never"
         if (s.max < s.threshold) if s.higher_is_better else (s.min > s.threshold):
-            # every cell is on the worse side: 'from the first step' says all there is
-            worst = f"max {fmt.value(metric, s.max, d)}" if s.higher_is_better \
-                else f"min {fmt.value(metric, s.min, d)}"
-            return f"every cell ({worst})"
+            return "every cell"  # all on the worse side: not 'at step 0', as if it fell there
         than = f" {'<' if s.higher_is_better else '>'} {fmt.level(metric, s.threshold)}"
         return f"{s.below_at} ({fmt.value(metric, s.below, d)}{than if several else ''})"
 

@@ -265,11 +265,12 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
         summary += (" · shaded bands: ±1.96 standard errors where neighbouring cells have one; "
                     "means (per line, per panel, marginal) get none: their cells share models "
                     "and items, so their errors are not independent")
+    rows = stats_rows(trends)
     return {"graphs": graphs, "summary": summary,
             "observations": observation_list(trends.observations, spec.illustrative),
-            "table_rows": stats_rows(trends),
+            "table_rows": rows,
             "table_columns": stats_columns(spec, options.transpose, trends.thresholds,
-                                           len(views) > 1, [v.shown for v in views]),
+                                           len(views) > 1, [v.shown for v in views], rows),
             "rules": rules, "panels": panel_summaries(trends),
             "threshold_placeholder": threshold_placeholder(views), **switch}
 

@@ -14,7 +14,11 @@ import numpy as np
 import pytest
 
 from components.trends import (
+    CELL_CHAR_PX,
+    CELL_PADDING_PX,
+    MAX_FITTED_PX,
     PALETTE,
+    fit_widths,
     line_figure,
     stats_columns,
     stats_rows,
@@ -102,7 +106,7 @@ def test_pythia_takes_0_8_and_a_given_threshold_still_rules(catalog):
     given = analyse([view], threshold=0.25)
     assert (given.threshold, given.threshold_default) == (0.25, False)
     rows = {r["line_text"]: r["below_text"] for r in stats_rows(given)}
-    assert rows["70m"] == "every cell (max 0.2142)"  # never reaches 0.25
+    assert rows["70m"] == "every cell"  # never reaches 0.25
     assert rows["12b"] == "0 (0.2176)" and rows["1.4b"] == "0 (0.2312)"
     # the URL's key: given, it is kept; absent, None (each panel's default)
     assert parse_options({"threshold": "0.25"}).threshold == 0.25
@@ -119,14 +123,12 @@ def test_the_table_says_every_cell_rather_than_the_first_step(catalog):
     columns = stats_columns(trends.spec, False, trends.thresholds, False, [view.shown])
     assert [c["headerName"] for c in columns if c["field"] == "below"] == ["First < 0.8"]
     rows = {r["line_text"]: r["below_text"] for r in stats_rows(trends)}
-    assert rows["70m"] == "every cell (max 0.2142)"
-    assert rows["12b"] == "every cell (max 0.3259)"
+    assert rows["70m"] == rows["12b"] == "every cell"
     (pct,) = pythia_views(catalog, "pct=1")
     trends = analyse([pct])
     columns = stats_columns(trends.spec, False, trends.thresholds, False, [pct.shown])
     assert [c["headerName"] for c in columns if c["field"] == "below"] == ["First < 80%"]
-    assert {r["line_text"]: r["below_text"] for r in stats_rows(trends)}["12b"] == \
-        "every cell (max 32.59%)"
+    assert {r["line_text"]: r["below_text"] for r in stats_rows(trends)}["12b"] == "every cell"
 
 
 def test_panels_of_different_metrics_each_take_their_own_default(catalog):
@@ -149,7 +151,7 @@ def test_panels_of_different_metrics_each_take_their_own_default(catalog):
         ["First worse than threshold"]
     rows = stats_rows(trends)
     level = f"{trends.thresholds[1]:.2f}".rstrip("0")
-    assert rows[0]["below_text"] == "every cell (max 0.2142)"  # acc: every value below 0.8
+    assert rows[0]["below_text"] == "every cell"  # acc: every value below 0.8
     assert any(f"> {level})" in r["below_text"] for r in rows[8:])  # ppl rows say their own
 
 
@@ -337,3 +339,20 @@ def test_the_built_in_figures_stay_linear_or_categorical(catalog):
 
 
 # --------------------------------------------------------------------------- labels
+
+def test_table_columns_are_as_wide_as_their_texts(catalog):
+    """'0.1817 at 13000' read '0.1817 at 130...' and 'every cell' 'every cell (m...'."""
+    (view,) = pythia_views(catalog)
+    trends = analyse([view])
+    rows = stats_rows(trends)
+    columns = {c["field"]: c for c in stats_columns(trends.spec, False, trends.thresholds,
+                                                   False, [view.shown], rows)}
+    assert [r["min_text"] for r in rows][2] == "0.1817 at 13000"
+    for field in ("min", "max", "drop", "below", "n"):
+        widest = max(len(r[f"{field}_text"]) for r in rows)
+        assert columns[field]["minWidth"] >= widest * CELL_CHAR_PX + CELL_PADDING_PX - 1
+    assert columns["line"]["minWidth"] == int(len("1b-bf16") * CELL_CHAR_PX + CELL_PADDING_PX)
+    assert columns["drop"]["minWidth"] == int(len("0.0222 (512 → 1000)") * CELL_CHAR_PX
+                                              + CELL_PADDING_PX)
+    long = [{"line_text": "x" * 200}]
+    assert fit_widths([{"field": "line"}], long)[0]["minWidth"] == MAX_FITTED_PX
