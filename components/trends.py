@@ -27,6 +27,7 @@ from evalmaps.analysis.trends import (
     Trends,
     axis_numbers,
     axis_scale,
+    label_prefixes,
     lines_of,
     plural,
     stable_band,
@@ -83,13 +84,15 @@ def zero_position(numbers) -> float | None:
     return min(positive) / 10 ** ZERO_DECADES if positive else None
 
 
-def line_points(line: Line, zero: float | None = None) -> tuple[list, list, list]:
+def line_points(line: Line, zero: float | None = None,
+                prefix: str = "") -> tuple[list, list, list]:
     """(x, y, axis label) of a line's points; a null point wherever the line must break.
 
     Missing cells are null; between two shown points that are not neighbours on the axis (a
     hidden label lies between them) a null point is inserted, so no segment spans a gap.
     ``zero``: where a label of 0 is drawn (a log axis: :func:`zero_position`); the label, and so
-    the hover, stays '0'.
+    the hover, stays '0'. ``prefix``: left out of a categorical axis's labels (the axis reads
+    '70m', the hover the whole 'EleutherAI/pythia-v1.1-70m').
     """
     n = len(line.labels)
     breaks = np.nonzero(np.diff(line.steps) != 1)[0] + 1  # a null point goes before these
@@ -107,7 +110,8 @@ def line_points(line: Line, zero: float | None = None) -> tuple[list, list, list
         x_list = [None if v != v else v for v in xs.tolist()]
     else:
         x_list = [None] * size
-        for k, label in zip(at.tolist(), theme.texts(line.labels)):
+        for k, label in zip(at.tolist(), theme.texts([fmt.without_prefix(label, prefix)
+                                                      for label in line.labels])):
             x_list[k] = label
     return x_list, [None if v != v else v for v in ys.tolist()], labels
 
@@ -148,12 +152,12 @@ def line_se(line: Line) -> np.ndarray:
 
 
 def band_trace(line: Line, se: np.ndarray, color: str, group: str,
-               zero: float | None = None) -> dict | None:
+               zero: float | None = None, prefix: str = "", name: str = "") -> dict | None:
     """The ±1.96 se band of one line: a filled outline over each run of neighbouring points that
     all have a value and a standard error (a gap, a hidden label or a point without se ends a
     run; a lone point has no band). None when no run has two points."""
     ok = np.isfinite(line.values) & np.isfinite(se)
-    xs_all, _, _ = line_points(line, zero)
+    xs_all, _, _ = line_points(line, zero, prefix)
     at = [k for k, x in enumerate(xs_all) if x is not None]  # each point's place among them
     runs, run = [], []
     for k in range(len(line.labels)):
@@ -178,7 +182,7 @@ def band_trace(line: Line, se: np.ndarray, color: str, group: str,
     return {"type": "scatter", "x": xs[:-1], "y": ys[:-1], "mode": "lines", "fill": "toself",
             "fillcolor": f"rgba({r},{g},{b},0.15)", "line": {"width": 0},
             "hoverinfo": "skip", "showlegend": False, "legendgroup": group,
-            "name": f"{theme.text(line.label)} ±1.96 se", "meta": [line.label, "band"]}
+            "name": f"{theme.text(name or line.label)} ±1.96 se", "meta": [line.label, "band"]}
 
 
 def line_hover(view: PanelView, line: Line, with_se: bool = False) -> str:
@@ -204,10 +208,10 @@ def line_hover(view: PanelView, line: Line, with_se: bool = False) -> str:
 
 
 def _axis_layout(views: list[PanelView], transpose: bool, log: bool = False,
-                 zero: float | None = None) -> dict:
-    """The lines' axis: categorical in the source's order, or numeric with a tick at every
-    label (the browser keeps those that fit: evalmaps.fit), on a log scale when ``log`` (a
-    label of 0 at ``zero``, its tick reading '0')."""
+                 zero: float | None = None, prefix: str = "") -> dict:
+    """The lines' axis: categorical in the source's order (labels without ``prefix``), or
+    numeric with a tick at every label (the browser keeps those that fit: evalmaps.fit), on a
+    log scale when ``log`` (a label of 0 at ``zero``, its tick reading '0')."""
     spec = views[0].spec
     axis = spec.dims[spec.y if transpose else spec.x]
     lines = lines_of(views[0], transpose)
@@ -221,7 +225,8 @@ def _axis_layout(views: list[PanelView], transpose: bool, log: bool = False,
                 "tickvals": at, "ticktext": theme.texts(line.labels), "zeroline": False,
                 **GRID}
     return {"title": title, "type": "category", "categoryorder": "array",
-            "categoryarray": theme.texts(line.labels), **GRID}
+            "categoryarray": theme.texts([fmt.without_prefix(label, prefix)
+                                          for label in line.labels]), **GRID}
 
 
 def line_figure(views: list[PanelView], *, transpose: bool = False,
@@ -237,6 +242,9 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
     spec = views[0].spec
     log_x = axis_scale(views, transpose, log).log
     zero = zero_position(axis_numbers(views, transpose)) if log_x else None
+    prefixes = label_prefixes(spec)  # left out of the legend and the axis; the hover has all
+    line_prefix = prefixes[spec.x if transpose else spec.y]
+    axis_prefix = prefixes[spec.y if transpose else spec.x]
     metric = views[0].shown
     overlay = len(views) > 1
     names = names or [v.title for v in views]
@@ -248,19 +256,20 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
         for line in lines_of(view, transpose):
             if not np.isfinite(line.values).any():
                 continue  # no reported cell: nothing to draw (the table still lists it)
-            xs, ys, labels = line_points(line, zero)
+            xs, ys, labels = line_points(line, zero, axis_prefix)
+            name = fmt.without_prefix(line.label, line_prefix)
             shown.extend(v for v in ys if v is not None)
             color = line_color(line.key)
             se = line_se(line)
             present = np.isfinite(line.values)
             with_se = bool(present.any() and np.isfinite(se[present]).all())
             group = view.panel.slug if overlay else f"line-{line.key}"
-            band = band_trace(line, se, color, group, zero)
+            band = band_trace(line, se, color, group, zero, axis_prefix, name)
             if band is not None:
                 bands.append(band)
             trace = {
                 "type": "scatter", "x": xs, "y": ys, "text": labels, "mode": "lines+markers",
-                "connectgaps": False, "name": theme.text(line.label),
+                "connectgaps": False, "name": theme.text(name),
                 "meta": [line.label, view.panel.slug],
                 "hovertemplate": line_hover(view, line, with_se),
                 "line": {"color": color, "width": 2,
@@ -298,7 +307,7 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
         "hovermode": "closest",
         "legend": {"title": {"text": theme.text(line_title)}, "tracegroupgap": 6,
                    "itemsizing": "constant", "groupclick": "toggleitem"},
-        "xaxis": _axis_layout(views, transpose, log_x, zero),
+        "xaxis": _axis_layout(views, transpose, log_x, zero, axis_prefix),
         "yaxis": {"title": {"text": theme.text(metric.label + (
                       "" if metric.higher_is_better else " · lower is better"))},
                   "zeroline": False, **GRID,
@@ -386,6 +395,7 @@ def stats_columns(spec: FigureSpec, transpose: bool, threshold: float | Sequence
     columns += [
         {"field": "line", "headerName": line_dim.title, "minWidth": 90,
          "valueFormatter": {"function": "params.data.line_text"},
+         "tooltipField": "line_name",  # the whole name, prefix and all
          "cellStyle": {"styleConditions": colours}},
         _text_col("n", "Cells", headerTooltip="Reported cells of the line in this slice"),
         _text_col("mean", "Mean"),
@@ -424,10 +434,13 @@ def stats_rows(trends: Trends) -> list[dict]:
         if (s.max < s.threshold) if s.higher_is_better else (s.min > s.threshold):
             return "every cell"  # all on the worse side: not 'at step 0', as if it fell there
         than = f" {'<' if s.higher_is_better else '>'} {fmt.level(metric, s.threshold)}"
-        return f"{s.below_at} ({fmt.value(metric, s.below, d)}{than if several else ''})"
+        return f"{point(s.below_at)} ({fmt.value(metric, s.below, d)}{than if several else ''})"
 
     def at(value, label):
-        return fmt.DASH if value is None else f"{fmt.value(metric, value, d)} at {label}"
+        return fmt.DASH if value is None else f"{fmt.value(metric, value, d)} at {point(label)}"
+
+    def point(label: str) -> str:
+        return trends.short(trends.axis_dim, label)
 
     metrics = [trends.metric_of(s.panel_key) for s in trends.lines]
     # one column, one number of decimals: the column's, not each row's
@@ -438,7 +451,8 @@ def stats_rows(trends: Trends) -> list[dict]:
         rows.append({
             "id": f"{s.panel_key}|{s.line}",
             "panel": short.get(s.panel_key, s.panel_title),
-            "line": order[s.panel_key] * 100000 + s.key, "line_text": s.line,
+            "line": order[s.panel_key] * 100000 + s.key,
+            "line_text": trends.short(trends.line_dim, s.line), "line_name": s.line,
             "color": line_color(s.key),
             "n": s.n_present, "n_text": f"{s.n_present} of {s.n_total}",
             "mean": s.mean, "mean_text": mean_text,
@@ -448,8 +462,8 @@ def stats_rows(trends: Trends) -> list[dict]:
             "r2": s.r2, "r2_text": fmt.r2(s.r2),
             "drop": s.drop,
             "drop_text": (fmt.DASH if s.drop is None
-                          else f"{fmt.difference(metric, s.drop, d)} ({s.drop_from} → "
-                               f"{s.drop_to})"),
+                          else f"{fmt.difference(metric, s.drop, d)} ({point(s.drop_from)} → "
+                               f"{point(s.drop_to)})"),
             "below": s.below_step,
             "below_text": below(s, metric),
             "cls": s.cls or "not classified",
@@ -493,9 +507,11 @@ def observation_list(sentences: list[str], illustrative: bool = False):
     return html.Ul(items, className="mb-0 trends-observations", id="trends-observations-list")
 
 
-def _cells_text(spec: FigureSpec, extreme) -> str:
+def _cells_text(trends: Trends, extreme) -> str:
+    spec = trends.spec
     ytitle, xtitle = spec.dims[spec.y].title, spec.dims[spec.x].title
-    return "; ".join(f"{ytitle} {y}, {xtitle} {x}" for y, x in extreme.cells)
+    return "; ".join(f"{ytitle} {trends.short(spec.y, y)}, {xtitle} {trends.short(spec.x, x)}"
+                     for y, x in extreme.cells)
 
 
 def _means_table(spec: FigureSpec, means, decimals: int, metric=None):
@@ -529,10 +545,10 @@ def panel_summaries(trends: Trends) -> list:
             lower = "" if metric.higher_is_better else " (lowest: lower is better)"
             body.append(html.P([html.Span(f"Best{lower} ", className="fw-semibold"),
                                 fmt.value(metric, p.best.value, d), " at ",
-                                _cells_text(spec, p.best)], className="mb-1 trends-best"))
+                                _cells_text(trends, p.best)], className="mb-1 trends-best"))
             body.append(html.P([html.Span("Worst ", className="fw-semibold"),
                                 fmt.value(metric, p.worst.value, d), " at ",
-                                _cells_text(spec, p.worst)], className="mb-2 trends-worst"))
+                                _cells_text(trends, p.worst)], className="mb-2 trends-worst"))
         if p.marginals is not None:
             for means in (p.marginals.by_x, p.marginals.by_y):
                 body.append(html.Div(

@@ -40,6 +40,7 @@ from evalmaps.analysis.trends import (
     axis_numbers,
     axis_scale,
     default_threshold,
+    prefix_note,
     rule_notes,
     short_titles,
 )
@@ -255,6 +256,10 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
                f"(one per {line_dim.title.lower()}) against {axis_dim.title.lower()} · "
                f"{len(views)} panel{'s' * (len(views) != 1)} · {shown} of {total} cells reported"
                f" · missing cells break the lines, nothing is interpolated")
+    note = prefix_note(spec, trends.prefixes)
+    if note:  # the whole names, once: legend, axes, table and sentences leave the start out
+        summary = f"{note} (below without this start; the hover gives the whole name) · " \
+                  f"{summary}"
     if scale.log:
         summary += (f" · {axis_dim.title.lower()} on a log scale"
                     + (", 0 drawn apart at the left" if 0 in axis_numbers(views, options.transpose)

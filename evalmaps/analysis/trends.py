@@ -142,6 +142,22 @@ def rule_notes(spec: FigureSpec, transpose: bool = False,
     ]
 
 
+# --------------------------------------------------------------------------- labels
+
+def label_prefixes(spec: FigureSpec) -> dict[str, str]:
+    """The start shared by every label of the y and of the x dimension (a categorical one;
+    :func:`evalmaps.core.text.shared_prefix`), which Trends leaves out of its legend, table, axes
+    and sentences and states once: {'model': 'EleutherAI/pythia-v1.1-', 'step': ''}."""
+    return {name: "" if spec.dims[name].numeric else fmt.shared_prefix(spec.dims[name].labels)
+            for name in dict.fromkeys((spec.y, spec.x))}
+
+
+def prefix_note(spec: FigureSpec, prefixes: dict[str, str]) -> str:
+    """The whole names, once: 'Models: EleutherAI/pythia-v1.1-…' ('' without a prefix)."""
+    return " · ".join(f"{plural(spec.dims[name].title).capitalize()}: {prefix}…"
+                      for name, prefix in prefixes.items() if prefix)
+
+
 # --------------------------------------------------------------------------- the x axis
 
 def log_axis_unavailable(dim: Dim, numbers: Sequence[float] = ()) -> str | None:
@@ -647,6 +663,11 @@ class Trends:
     panels: list[PanelSummary]
     observations: list[str] = field(default_factory=list)
     threshold_default: bool = False  # no threshold was given: each panel took its default
+    prefixes: dict[str, str] = field(default_factory=dict)  # left out of labels: label_prefixes
+
+    def short(self, dim: str, label: str) -> str:
+        """A label of ``dim`` as the table and the sentences write it (its prefix left out)."""
+        return fmt.without_prefix(label, self.prefixes.get(dim, ""))
 
     @property
     def thresholds(self) -> list[float]:
@@ -676,6 +697,7 @@ class Trends:
             "transpose": self.transpose,
             "threshold": self.threshold,
             "threshold_default": self.threshold_default,
+            "label_prefixes": {k: v for k, v in self.prefixes.items() if v},
             "line_dim": self.line_dim,
             "axis_dim": self.axis_dim,
             "slope_basis": "numeric" if axis.numeric else "index",
@@ -725,7 +747,8 @@ def analyse(views: Sequence[PanelView], *, transpose: bool = False,
     panels = [panel_summary(view, short, level)
               for view, short, level in zip(views, short_titles(views), levels)]
     trends = Trends(spec, max(v.decimals for v in views), transpose, levels[0], lines,
-                    panels, threshold_default=threshold is None)
+                    panels, threshold_default=threshold is None,
+                    prefixes=label_prefixes(spec))
     return replace(trends, observations=observations(trends))
 
 
@@ -774,12 +797,20 @@ class _Words:
     def panel(self, key: str) -> str:
         return self.short.get(key, key)
 
+    def label(self, s: LineStats) -> str:
+        """A line's label as written (its dimension's shared prefix left out)."""
+        return self.t.short(self.t.line_dim, s.line)
+
+    def point(self, label: str) -> str:
+        """An axis label as written."""
+        return self.t.short(self.t.axis_dim, label)
+
     def line(self, s: LineStats) -> str:
-        name = f"{self.line_dim.title.lower()} {s.line}"
+        name = f"{self.line_dim.title.lower()} {self.label(s)}"
         return f"{name} in {self.panel(s.panel_key)}" if self.multi else name
 
     def at(self, label: str) -> str:
-        return f"{self.axis_dim.title.lower()} {label}"
+        return f"{self.axis_dim.title.lower()} {self.point(label)}"
 
     def lines(self, stats: Sequence[LineStats]) -> str:
         """'types 2 and 6'; by panel: 'local window sizes 3000 and 2000 in R1-Llama'; many:
@@ -789,10 +820,10 @@ class _Words:
                     else f"{len(stats)} of the {self.n_lines} lines")
         title = self.line_dim.title.lower() if len(stats) == 1 else plural(self.line_dim.title)
         if not self.multi:
-            return f"{title} {_join([s.line for s in stats])}"
+            return f"{title} {_join([self.label(s) for s in stats])}"
         groups: dict[str, list[str]] = {}
         for s in stats:
-            groups.setdefault(self.panel(s.panel_key), []).append(s.line)
+            groups.setdefault(self.panel(s.panel_key), []).append(self.label(s))
         return title + " " + ", ".join(f"{_join(labels)} in {panel}"
                                        for panel, labels in groups.items())
 
@@ -801,7 +832,8 @@ class _Words:
         0 and 4'."""
         spec = self.t.spec
         ytitle, xtitle = spec.dims[spec.y].title.lower(), spec.dims[spec.x].title.lower()
-        cells = [(e.panel_key, y, x) for e in extremes for y, x in e.cells]
+        cells = [(e.panel_key, self.t.short(spec.y, y), self.t.short(spec.x, x))
+                 for e in extremes for y, x in e.cells]
         suffix = (lambda key: f" ({self.panel(key)})") if self.multi else (lambda key: "")
         if len(cells) == 1:
             key, y, x = cells[0]
@@ -853,7 +885,7 @@ def _drops(w: _Words) -> str | None:
         return None
     parts = [f"{w.line(s)} by {w.by(s.drop, s.panel_key)}, from "
              f"{w.value(s.drop_from_value, s.panel_key)} at {w.at(s.drop_from)} to "
-             f"{w.value(s.drop_to_value, s.panel_key)} at {s.drop_to}"
+             f"{w.value(s.drop_to_value, s.panel_key)} at {w.point(s.drop_to)}"
              + ("" if s.higher_is_better else " (lower is better: an improvement)")
              for s in found]
     noun = "drop" if len(found) == 1 else "drops"
@@ -893,7 +925,7 @@ def _threshold_side(w: _Words, lines: list[LineStats], better: bool, t: float) -
     parts = []
     if crossing:
         shown = sorted(crossing, key=lambda s: s.below_step)[:MAX_NAMED]
-        listed = [f"{w.line(s)} at {s.below_at} ({w.value(s.below, s.panel_key)})"
+        listed = [f"{w.line(s)} at {w.point(s.below_at)} ({w.value(s.below, s.panel_key)})"
                   for s in shown]
         more = len(crossing) - len(shown)
         parts.append(_join(listed + ([f"{more} more"] if more > 0 else [])))

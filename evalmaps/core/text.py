@@ -259,6 +259,12 @@ def shared_prefix(labels) -> str:
     return ""
 
 
+def without_prefix(label, prefix: str) -> str:
+    """A label without a prefix it starts with (:func:`shared_prefix`); as it is otherwise."""
+    text = str(label)
+    return text[len(prefix):] if prefix and text.startswith(prefix) and text != prefix else text
+
+
 def clip(text: str, limit: int = 60) -> str:
     """User input quoted in a message: at most ``limit`` characters, then '…'."""
     text = str(text)

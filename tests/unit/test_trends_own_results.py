@@ -20,6 +20,7 @@ from components.trends import (
     PALETTE,
     fit_widths,
     line_figure,
+    panel_summaries,
     stats_columns,
     stats_rows,
 )
@@ -33,6 +34,7 @@ from evalmaps.analysis.trends import (
     default_threshold,
     log_axis_default,
     log_axis_unavailable,
+    prefix_note,
 )
 from evalmaps.core.figure import Figure, Metric
 from evalmaps.core.text import change, mean_column, slope_column
@@ -286,6 +288,15 @@ def test_the_url_asks_for_log_x_or_linear_and_the_labels_decide_otherwise(catalo
     assert TrendsOptions().extra() == {}
 
 
+def text_of(component) -> str:
+    """The text a Dash component tree shows, its pieces joined as the browser runs them."""
+    if isinstance(component, (list, tuple)):
+        return "".join(text_of(c) for c in component)
+    if isinstance(component, str):
+        return component
+    return text_of(getattr(component, "children", None) or "")
+
+
 def drawn_lines(fig):
     return {t["name"]: t for t in fig["data"] if t.get("mode") == "lines+markers"}
 
@@ -339,6 +350,57 @@ def test_the_built_in_figures_stay_linear_or_categorical(catalog):
 
 
 # --------------------------------------------------------------------------- labels
+
+def test_the_table_legend_axis_and_sentences_leave_the_shared_prefix_out(catalog):
+    """The import's models 'EleutherAI/pythia-v1.1-<size>' were all cut to 'EleutherAI/p...'
+    in the table: shown without the start they share, which is said once; the hover (and the
+    table cell's tooltip) gives the whole name."""
+    figure = imported(catalog)
+    (view,) = pythia_views(catalog, figure=figure)
+    trends = analyse([view])
+    assert trends.prefixes == {"model": PREFIX, "step": ""}
+    assert trends.to_dict()["label_prefixes"] == {"model": PREFIX}
+    assert prefix_note(figure.spec, trends.prefixes) == "Models: EleutherAI/pythia-v1.1-…"
+    rows = stats_rows(trends)
+    assert [r["line_text"] for r in rows] == list(SIZES)
+    assert [r["line_name"] for r in rows] == [PREFIX + size for size in SIZES]
+    (line_column,) = [c for c in stats_columns(figure.spec, False, 0.8, False)
+                      if c["field"] == "line"]
+    assert line_column["tooltipField"] == "line_name"
+    # the sentences: as the built-in figure (whose models are named '70m', ...) writes them
+    (built_in,) = pythia_views(catalog)
+    assert trends.observations == analyse([built_in]).observations
+    assert "model 12b rises most" in " ".join(trends.observations)
+    assert "Best 0.3259 at Model 12b, Training step 133000" in text_of(panel_summaries(trends))
+    # the legend, and the hover with the whole name
+    fig = line_figure([view])
+    lines = drawn_lines(fig)
+    assert list(lines) == list(SIZES)
+    assert hover(lines["12b"], 26).startswith(
+        "Model EleutherAI/pythia-v1.1-12b · Training step 143000 · acc 0.3183 ± ")
+    bands = [t["name"] for t in fig["data"] if t.get("fill") == "toself"]
+    assert bands == [f"{size} ±1.96 se" for size in SIZES]
+    # transposed, the models are the axis: its labels cut, the hover whole
+    fig = line_figure([view], transpose=True)
+    assert fig["layout"]["xaxis"]["categoryarray"] == list(SIZES)
+    step0 = drawn_lines(fig)["0"]
+    assert step0["x"] == list(SIZES) and step0["text"] == [PREFIX + s for s in SIZES]
+    assert hover(step0, 7).startswith("Model EleutherAI/pythia-v1.1-12b · Training step 0 · acc ")
+    rows = stats_rows(analyse([view], transpose=True))
+    assert {r["line_text"]: r["max_text"] for r in rows}["143000"] == "0.3183 at 12b"
+
+
+def test_labels_without_a_shared_prefix_stay_whole(catalog):
+    from tests.unit.test_trends import views_of
+
+    (view,) = pythia_views(catalog)
+    assert analyse([view]).prefixes == {"model": "", "step": ""}
+    assert prefix_note(view.spec, analyse([view]).prefixes) == ""
+    views = views_of(catalog, "dynts-llama-vs-qwen")  # panels R1-Llama, R1-Qwen: facets, kept
+    trends = analyse(views)
+    assert [p.short for p in trends.panels] == ["R1-Llama", "R1-Qwen"]
+    assert {r["line_text"] for r in stats_rows(trends)} == {"3000", "2000", "1000", "500"}
+
 
 def test_table_columns_are_as_wide_as_their_texts(catalog):
     """'0.1817 at 13000' read '0.1817 at 130...' and 'every cell' 'every cell (m...'."""
