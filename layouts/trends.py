@@ -100,7 +100,7 @@ def layout(uploads=None, **query):
                            label="Overlay panels in one chart"),
                 dbc.Switch(id="trends-logx", value=drawn["logx"], className="small mb-0",
                            disabled=drawn["logx_disabled"],
-                           label="Log x axis (a step of 0 drawn apart)"),
+                           label="Log x axis (0 drawn apart, at the left)"),
                 *scale_switches(PAGE, figure, state, log=False),
             ], md=3, className="mb-2 pt-1"),
         ], className="g-3 align-items-start controls-row")]),

@@ -156,10 +156,13 @@ def slope_column(values) -> list[str]:
 
 def difference_unit(metric) -> str:
     """What a difference of two values is counted in: ``points`` (percentage points) where values
-    are written as percent (a unit of '%', or a fraction shown as percent), the metric's own unit
-    otherwise ('ms'), nothing for a plain number (0.2576 - 0.2132 is 0.0444, not '0.0444 points')."""
+    are written as percent (a unit of '%', or a fraction shown as percent) or are a score out of
+    100 without a unit (Pass@1 in 0-100), the metric's own unit otherwise ('ms'), nothing for a
+    plain number (0.2576 - 0.2132 is 0.0444, not '0.0444 points')."""
     unit = getattr(metric, "unit", "") or ""
-    return "points" if unit == "%" else unit
+    if unit == "%" or (not unit and tuple(getattr(metric, "range", None) or ()) == (0, 100)):
+        return "points"
+    return unit
 
 
 def with_difference_unit(text: str, metric) -> str:

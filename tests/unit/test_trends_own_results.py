@@ -184,6 +184,8 @@ def test_differences_are_points_only_for_percent(catalog):
     (Metric("acc", "", (0, 1)).as_percent(), 0.4444, "+44.44 points"),
     (Metric("Accuracy", "%", (0, 100)), -3.8, "−3.80 points"),
     (Metric("latency", "ms"), 3.2, "+3.20 ms"),
+    (Metric("Pass@1", "", (0, 100)), -2.5, "−2.50 points"),  # a score out of 100
+    (Metric("score", "", (0, 10)), -2.5, "−2.50"),
     (Metric("acc", "", (0, 1)), -0.00001, "+0.0000"),  # rounds to 0: no minus
 ])
 def test_a_change_is_written_in_the_metrics_terms(metric, value, expected):
