@@ -2,8 +2,9 @@
  * of Plotly.newPlot and Plotly.react in export.js) at the size it will be drawn at, so that the
  * first drawing is the last; after a drawing or a resize (settle, from the same wrapper) again
  * at the size as drawn, redrawn only when what is drawn is off: x ticks thinned so that their
- * labels do not overlap, the y axis's title kept inside the chart, and a heatmap's cell text
- * sized to its cells (evalmapsLib.paint).
+ * labels do not overlap, the y axis's title kept inside the chart, a heatmap's cell text sized
+ * to its cells (evalmapsLib.paint), and a line chart's legend below its plot on a narrow chart
+ * (a phone: layout.meta.legendBelow, components/trends.py).
  *
  * Internal: window.evalmapsLib.fit. Clientside callbacks: none. */
 (function () {
@@ -60,11 +61,11 @@
     return keep.sort(function (a, b) { return a - b; });
   }
 
-  /* The plot area's size ({x, y} px) and its left margin (l) as drawn, or null before the
-   * first drawing. */
+  /* The plot area's size ({x, y} px), its left margin (l) and the chart's width (w) as drawn,
+   * or null before the first drawing. */
   function drawnLengths(gd) {
     const area = lib.plotly.plotArea(gd);
-    return area && area.x ? {x: area.x, y: area.y, l: area.l} : null;
+    return area && area.x ? {x: area.x, y: area.y, l: area.l, w: gd.clientWidth} : null;
   }
 
   /* The plot area's size a figure will be drawn at in the chart ``gd``: as drawn when the
@@ -88,7 +89,7 @@
     });
     const side = function (v, d) { return typeof v === "number" ? v : d; };
     return {x: Math.max(width - side(m.l, 80) - side(m.r, 80) - (bar ? COLORBAR : 0), 1),
-            y: Math.max(height - side(m.t, 100) - side(m.b, 80), 1)};
+            y: Math.max(height - side(m.t, 100) - side(m.b, 80), 1), w: width};
   }
 
   /* The figure fitted before plotly.js draws it in the chart ``gd``: ``fig`` itself when
@@ -130,6 +131,9 @@
         return false;
       }
     }
+    if (legendSide(drawn.legend) !== legendSide(want.layout.legend)) {
+      return false;
+    }
     const size = function (data) {
       return (data || []).filter(function (t) { return t.meta && t.meta.role === "text"; })
         .map(function (t) { return [t.textfont && t.textfont.size, t.texttemplate]; });
@@ -154,10 +158,31 @@
     return k < 0 ? null : layout.annotations[k].xshift || 0;
   }
 
-  /* ``fig`` fitted to a plot area of ``lengths`` ({x, y} px, l: the left margin drawn), or
-   * null when nothing changes. */
+  /* A line chart's legend: at the right of its plot (plotly.js's place), or below it, in rows,
+   * where the chart is narrower than its layout.meta.legendBelow px (a phone: a legend at the
+   * right would take half the plot's width). */
+  const LEGEND_BELOW = {orientation: "h", yref: "container", y: 0, yanchor: "bottom", x: 0,
+                        xanchor: "left"};
+  const LEGEND_RIGHT = {orientation: "v", yref: "paper", y: 1, yanchor: "auto", x: 1.02,
+                        xanchor: "left"};
+  function legendSide(legend) {
+    return legend && legend.orientation === "h" ? "below" : "right";
+  }
+
+  /* ``fig`` fitted to a plot area of ``lengths`` ({x, y} px, l: the left margin drawn, w: the
+   * chart's width), or null when nothing changes. */
   function fitted(lengths, fig) {
     let out = fig, changed = false;
+    const below = fig.layout.meta && fig.layout.meta.legendBelow;
+    if (below && lengths.w) {
+      const side = lengths.w < below ? "below" : "right";
+      if (side !== legendSide(fig.layout.legend)) {
+        const legend = Object.assign({}, fig.layout.legend,
+                                     side === "below" ? LEGEND_BELOW : LEGEND_RIGHT);
+        out = Object.assign({}, out, {layout: Object.assign({}, out.layout, {legend: legend})});
+        changed = true;
+      }
+    }
     const xaxis = fig.layout.xaxis || {};
     const step = tickStep(xaxis.categoryarray, lengths.x);
     if (xaxis.categoryarray && (xaxis.dtick || 1) !== step) {

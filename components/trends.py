@@ -51,6 +51,7 @@ THRESHOLD_COLOR = "#6c757d"
 CHART_HEIGHT = 380
 CLASS_COLORS = {"declining": "#b02a37", "rising": "#146c43", "stable": "#495057",
                 "mixed": "#8a6d00"}
+LEGEND_BELOW_PX = 560  # a chart narrower than this (a phone) has its legend below the plot
 GRID = {"showgrid": True, "gridcolor": "#eef0f3", "linecolor": "#ced4da", "showline": True}
 
 
@@ -313,6 +314,8 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
                   "zeroline": False, **GRID,
                   **({"tickformat": PERCENT_TICKS} if metric.percent else {})},
         "shapes": [], "annotations": [],
+        # the browser moves the legend below the plot on a narrow chart (evalmaps.fit)
+        "meta": {"legendBelow": LEGEND_BELOW_PX},
     }
     if threshold is not None and shown:
         band = stable_band(metric)

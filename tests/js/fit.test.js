@@ -80,6 +80,23 @@ test("fitted: a log axis is thinned by the labels' logarithms", function () {
   assert.equal(out.xaxis.type, "log");
 });
 
+test("fitted: a line chart's legend goes below its plot on a narrow chart, and back", function () {
+  const fig = {data: [], layout: {meta: {legendBelow: 560}, legend: {title: {text: "Model"}}}};
+  const phone = here(fit.fitted({x: 200, y: 300, w: 366}, fig)).layout;
+  assert.deepEqual(phone.legend, {title: {text: "Model"}, orientation: "h", yref: "container",
+                                  y: 0, yanchor: "bottom", x: 0, xanchor: "left"});
+  assert.equal(fit.fitted({x: 900, y: 300, w: 1200}, fig), null);  // wide: at the right
+  const back = here(fit.fitted({x: 900, y: 300, w: 1200}, {data: [], layout: phone})).layout;
+  assert.equal(back.legend.orientation, "v");
+  assert.equal(back.legend.title.text, "Model");
+  // no meta (a heatmap, a chart without a legend rule): the legend is left alone
+  assert.equal(fit.fitted({x: 200, y: 300, w: 366}, {data: [], layout: {legend: {}}}), null);
+  // drawn with the legend at the right where it should be below: redrawn
+  const gd = {layout: {legend: {}}, data: []};
+  assert.equal(fit.fits(gd, {data: [], layout: phone}), false);
+  assert.equal(fit.fits({layout: phone, data: []}, {data: [], layout: phone}), true);
+});
+
 test("fitted: the y title moves in when the left margin is drawn narrower, and back", function () {
   const fig = {data: [], layout: {annotations: [{name: "x-title", xshift: 0},
                                                 {name: "y-title", xshift: -60}]}};

@@ -16,6 +16,7 @@ import pytest
 from components.trends import (
     CELL_CHAR_PX,
     CELL_PADDING_PX,
+    LEGEND_BELOW_PX,
     MAX_FITTED_PX,
     PALETTE,
     fit_widths,
@@ -332,6 +333,8 @@ def test_pythia_over_training_steps_is_drawn_on_log_x_with_step_0_apart(catalog)
     assert linear["layout"]["xaxis"]["type"] == "linear"
     assert linear["layout"]["xaxis"]["tickvals"] == NUMBERS
     assert drawn_lines(linear)["12b"]["x"] == NUMBERS
+    # on a narrow chart (a phone) the browser puts the legend below the plot (evalmaps.fit)
+    assert fig["layout"]["meta"] == {"legendBelow": LEGEND_BELOW_PX}
     # the imported folder: the same axis
     (imported_view,) = pythia_views(catalog, figure=imported(catalog))
     assert line_figure([imported_view])["layout"]["xaxis"] == xaxis
