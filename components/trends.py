@@ -446,9 +446,14 @@ def stats_rows(trends: Trends) -> list[dict]:
         return trends.short(trends.axis_dim, label)
 
     metrics = [trends.metric_of(s.panel_key) for s in trends.lines]
-    # one column, one number of decimals: the column's, not each row's
+    # one column, one number of decimals: the column's, not each row's; slopes per metric (a
+    # perplexity's slope of -513 would write an accuracy's 0.0000021 as 0)
     means = fmt.mean_column(metrics, [s.mean for s in trends.lines], d)
-    slopes = fmt.slope_column([s.slope for s in trends.lines])
+    slopes = [""] * len(trends.lines)
+    for one in dict.fromkeys(metrics):
+        rows_of = [k for k, m in enumerate(metrics) if m == one]
+        for k, text in zip(rows_of, fmt.slope_column([trends.lines[k].slope for k in rows_of])):
+            slopes[k] = text
     for s, metric, mean_text, slope_text in zip(trends.lines, metrics, means, slopes):
         s: LineStats
         rows.append({
@@ -510,11 +515,16 @@ def observation_list(sentences: list[str], illustrative: bool = False):
     return html.Ul(items, className="mb-0 trends-observations", id="trends-observations-list")
 
 
+MAX_TIED = 6  # tied best or worst cells listed in a panel's card, then 'and N more'
+
+
 def _cells_text(trends: Trends, extreme) -> str:
     spec = trends.spec
     ytitle, xtitle = spec.dims[spec.y].title, spec.dims[spec.x].title
-    return "; ".join(f"{ytitle} {trends.short(spec.y, y)}, {xtitle} {trends.short(spec.x, x)}"
-                     for y, x in extreme.cells)
+    text = "; ".join(f"{ytitle} {trends.short(spec.y, y)}, {xtitle} {trends.short(spec.x, x)}"
+                     for y, x in extreme.cells[:MAX_TIED])
+    more = len(extreme.cells) - MAX_TIED
+    return f"{text} and {more} more cell{'s' * (more != 1)}" if more > 0 else text
 
 
 def _means_table(spec: FigureSpec, means, decimals: int, metric=None):

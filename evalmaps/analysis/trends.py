@@ -129,8 +129,10 @@ def rule_notes(spec: FigureSpec, transpose: bool = False,
         slope = (f"Slope: least squares of {metric.name} on {name} over the reported cells, "
                  f"per unit of {name}, with R² (none for a constant line).")
     else:
+        prefix = fmt.shared_prefix(axis.labels)  # written without it, as everywhere on the page
+        first = [fmt.without_prefix(label, prefix) for label in axis.labels[:4]]
         slope = (f"Slope: {axis.title} is categorical, so the slope is per step in the label "
-                 f"order ({', '.join(axis.labels[:4])}{', …' if len(axis.labels) > 4 else ''}), "
+                 f"order ({', '.join(first)}{', …' if len(axis.labels) > 4 else ''}), "
                  f"not per unit; R² as for a numeric axis.")
     return [
         slope,

@@ -19,16 +19,18 @@ from components.trends import (
     LEGEND_BELOW_PX,
     MAX_FITTED_PX,
     PALETTE,
+    _cells_text,
     fit_widths,
     line_figure,
     panel_summaries,
     stats_columns,
     stats_rows,
 )
-from evalmaps.analysis.slicing import views_for
+from evalmaps.analysis.slicing import slice_panel, views_for
 from evalmaps.analysis.trends import (
     DEFAULT_THRESHOLD,
     AxisScale,
+    Extreme,
     analyse,
     axis_scale,
     class_rule,
@@ -423,3 +425,34 @@ def test_table_columns_are_as_wide_as_their_texts(catalog):
                                               + CELL_PADDING_PX)
     long = [{"line_text": "x" * 200}]
     assert fit_widths([{"field": "line"}], long)[0]["minWidth"] == MAX_FITTED_PX
+
+
+def test_panels_of_two_metrics_each_write_their_slopes_and_ties_are_counted():
+    """An accuracy's slope per step (about 1e-06) stays readable next to a perplexity's
+    (-0.44), rather than reading 0.000; 100 tied worst cells are listed to six, then counted."""
+    import pandas as pd
+
+    from evalmaps.catalog.load import parse_spec, validate_cells
+
+    steps = ["0", "1000", "2000"]
+    rows = [("acc", "m", s, v) for s, v in zip(steps, ["0.250", "0.251", "0.253"])]
+    rows += [("ppl", "m", s, v) for s, v in zip(steps, ["900.0", "400.0", "20.0"])]
+    spec = parse_spec({"id": "two", "file": "two.csv", "metric": {"name": "score"},
+                       "metrics": {"dim": "metric", "labels": {
+                           "acc": {"name": "acc", "range": [0, 1]},
+                           "ppl": {"name": "ppl", "higher_is_better": False}}},
+                       "x": "step", "y": "model", "facets": ["metric"],
+                       "provenance": "imported",
+                       "dims": {"metric": {"labels": ["acc", "ppl"]},
+                                "model": {"title": "Model", "labels": ["m"]},
+                                "step": {"title": "Step", "labels": steps}}}, where="test")
+    frame = pd.DataFrame(rows, columns=["metric", "model", "step", "value"])
+    cells, decimals = validate_cells(frame, spec, file="two.csv")
+    figure = Figure(spec, cells, decimals)
+    views = [slice_panel(figure, p) for p in figure.panels.values()]
+    trends = analyse(views)
+    assert [r["slope_text"] for r in stats_rows(trends)] == ["1.50e−06", "−0.440"]  # not 0.000
+    worst = Extreme(0.0, tuple(("m", str(k)) for k in range(100)))
+    assert _cells_text(trends, worst) == ("Model m, Step 0; Model m, Step 1; Model m, Step 2; "
+                                          "Model m, Step 3; Model m, Step 4; Model m, Step 5 "
+                                          "and 94 more cells")
