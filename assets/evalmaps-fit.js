@@ -179,6 +179,8 @@
       if (side !== legendSide(fig.layout.legend)) {
         const legend = Object.assign({}, fig.layout.legend,
                                      side === "below" ? LEGEND_BELOW : LEGEND_RIGHT);
+        // the title on a row of its own: beside the entries it pushes the last one out
+        legend.title = Object.assign({}, legend.title, {side: "top"});
         out = Object.assign({}, out, {layout: Object.assign({}, out.layout, {legend: legend})});
         changed = true;
       }

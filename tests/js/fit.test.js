@@ -83,8 +83,9 @@ test("fitted: a log axis is thinned by the labels' logarithms", function () {
 test("fitted: a line chart's legend goes below its plot on a narrow chart, and back", function () {
   const fig = {data: [], layout: {meta: {legendBelow: 560}, legend: {title: {text: "Model"}}}};
   const phone = here(fit.fitted({x: 200, y: 300, w: 366}, fig)).layout;
-  assert.deepEqual(phone.legend, {title: {text: "Model"}, orientation: "h", yref: "container",
-                                  y: 0, yanchor: "bottom", x: 0, xanchor: "left"});
+  assert.deepEqual(phone.legend, {title: {text: "Model", side: "top"}, orientation: "h",
+                                  yref: "container", y: 0, yanchor: "bottom", x: 0,
+                                  xanchor: "left"});
   assert.equal(fit.fitted({x: 900, y: 300, w: 1200}, fig), null);  // wide: at the right
   const back = here(fit.fitted({x: 900, y: 300, w: 1200}, {data: [], layout: phone})).layout;
   assert.equal(back.legend.orientation, "v");
