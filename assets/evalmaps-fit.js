@@ -2,8 +2,9 @@
  * of Plotly.newPlot and Plotly.react in export.js) at the size it will be drawn at, so that the
  * first drawing is the last; after a drawing or a resize (settle, from the same wrapper) again
  * at the size as drawn, redrawn only when what is drawn is off: x ticks thinned so that their
- * labels do not overlap, the y axis's title kept inside the chart, and a heatmap's cell text
- * sized to its cells (evalmapsLib.paint).
+ * labels do not overlap, the y axis's title kept inside the chart, a heatmap's cell text sized
+ * to its cells (evalmapsLib.paint), and a line chart's legend below its plot on a narrow chart
+ * (a phone: layout.meta.legendBelow, components/trends.py).
  *
  * Internal: window.evalmapsLib.fit. Clientside callbacks: none. */
 (function () {
@@ -20,11 +21,51 @@
     return Math.max(1, Math.ceil((chars * 7.5 + 8) / (length / cats.length)));
   }
 
-  /* The plot area's size ({x, y} px) and its left margin (l) as drawn, or null before the
-   * first drawing. */
+  /* The ticks of a numeric axis labelled at its values whose labels do not overlap, as indices
+   * into ``vals`` (in axis order; ``text`` their labels): the first and the last, then, again
+   * and again between two kept ones, the label nearest the middle that clears both, so that the
+   * kept labels spread evenly over the axis. Placed on ``length`` px linearly, or by their
+   * logarithms on a ``log`` axis; SPAN_USED of it, as the axis pads its range. Uneven labels
+   * (training steps 0, 1, 2, 4, ..., 3000, 13000, ..., 143000) keep the ones that have room,
+   * not every k-th one by the tightest gap. */
+  const SPAN_USED = 0.9;
+  function spacedTicks(vals, text, length, log) {
+    const at = vals.map(function (v) { return log ? Math.log10(v) : v; });
+    const lo = Math.min.apply(null, at), hi = Math.max.apply(null, at);
+    if (!(hi > lo) || !length || at.some(function (a) { return !isFinite(a); })) {
+      return vals.map(function (v, k) { return k; });
+    }
+    const px = at.map(function (a) { return (a - lo) / (hi - lo) * length * SPAN_USED; });
+    const half = function (k) { return (String(text[k]).length * 7.5 + 8) / 2; };
+    const clear = function (a, b) { return Math.abs(px[b] - px[a]) >= half(a) + half(b); };
+    const end = vals.length - 1;
+    const keep = clear(0, end) ? [0, end] : [0];
+    const between = function (a, b) {
+      const mid = (px[a] + px[b]) / 2;
+      let best = -1;
+      for (let k = a + 1; k < b; k++) {
+        if (clear(a, k) && clear(k, b) &&
+            (best < 0 || Math.abs(px[k] - mid) < Math.abs(px[best] - mid))) {
+          best = k;
+        }
+      }
+      if (best >= 0) {
+        keep.push(best);
+        between(a, best);
+        between(best, b);
+      }
+    };
+    if (keep.length === 2) {
+      between(0, end);
+    }
+    return keep.sort(function (a, b) { return a - b; });
+  }
+
+  /* The plot area's size ({x, y} px), its left margin (l) and the chart's width (w) as drawn,
+   * or null before the first drawing. */
   function drawnLengths(gd) {
     const area = lib.plotly.plotArea(gd);
-    return area && area.x ? {x: area.x, y: area.y, l: area.l} : null;
+    return area && area.x ? {x: area.x, y: area.y, l: area.l, w: gd.clientWidth} : null;
   }
 
   /* The plot area's size a figure will be drawn at in the chart ``gd``: as drawn when the
@@ -48,7 +89,7 @@
     });
     const side = function (v, d) { return typeof v === "number" ? v : d; };
     return {x: Math.max(width - side(m.l, 80) - side(m.r, 80) - (bar ? COLORBAR : 0), 1),
-            y: Math.max(height - side(m.t, 100) - side(m.b, 80), 1)};
+            y: Math.max(height - side(m.t, 100) - side(m.b, 80), 1), w: width};
   }
 
   /* The figure fitted before plotly.js draws it in the chart ``gd``: ``fig`` itself when
@@ -90,6 +131,9 @@
         return false;
       }
     }
+    if (legendSide(drawn.legend) !== legendSide(want.layout.legend)) {
+      return false;
+    }
     const size = function (data) {
       return (data || []).filter(function (t) { return t.meta && t.meta.role === "text"; })
         .map(function (t) { return [t.textfont && t.textfont.size, t.texttemplate]; });
@@ -114,10 +158,33 @@
     return k < 0 ? null : layout.annotations[k].xshift || 0;
   }
 
-  /* ``fig`` fitted to a plot area of ``lengths`` ({x, y} px, l: the left margin drawn), or
-   * null when nothing changes. */
+  /* A line chart's legend: at the right of its plot (plotly.js's place), or below it, in rows,
+   * where the chart is narrower than its layout.meta.legendBelow px (a phone: a legend at the
+   * right would take half the plot's width). */
+  const LEGEND_BELOW = {orientation: "h", yref: "container", y: 0, yanchor: "bottom", x: 0,
+                        xanchor: "left"};
+  const LEGEND_RIGHT = {orientation: "v", yref: "paper", y: 1, yanchor: "auto", x: 1.02,
+                        xanchor: "left"};
+  function legendSide(legend) {
+    return legend && legend.orientation === "h" ? "below" : "right";
+  }
+
+  /* ``fig`` fitted to a plot area of ``lengths`` ({x, y} px, l: the left margin drawn, w: the
+   * chart's width), or null when nothing changes. */
   function fitted(lengths, fig) {
     let out = fig, changed = false;
+    const below = fig.layout.meta && fig.layout.meta.legendBelow;
+    if (below && lengths.w) {
+      const side = lengths.w < below ? "below" : "right";
+      if (side !== legendSide(fig.layout.legend)) {
+        const legend = Object.assign({}, fig.layout.legend,
+                                     side === "below" ? LEGEND_BELOW : LEGEND_RIGHT);
+        // the title on a row of its own: beside the entries it pushes the last one out
+        legend.title = Object.assign({}, legend.title, {side: "top"});
+        out = Object.assign({}, out, {layout: Object.assign({}, out.layout, {legend: legend})});
+        changed = true;
+      }
+    }
     const xaxis = fig.layout.xaxis || {};
     const step = tickStep(xaxis.categoryarray, lengths.x);
     if (xaxis.categoryarray && (xaxis.dtick || 1) !== step) {
@@ -128,20 +195,11 @@
       changed = true;
     }
     if (xaxis.tickmode === "array" && xaxis.ticktext && xaxis.ticktext.length > 1) {
-      /* a numeric axis labelled at its values (Trends): keep every k-th label */
+      /* a numeric axis labelled at its values (Trends), linear or log: the labels that fit */
       const all = (fig.layout.meta && fig.layout.meta.ticks) ||
         {vals: xaxis.tickvals, text: xaxis.ticktext};
       const vals = all.vals;
-      let gap = Infinity;
-      for (let k = 1; k < vals.length; k++) {
-        gap = Math.min(gap, Math.abs(vals[k] - vals[k - 1]));
-      }
-      const span = Math.abs(vals[vals.length - 1] - vals[0]);
-      const per = span ? lengths.x * gap / span : lengths.x;
-      const chars = Math.max.apply(null, all.text.map(function (c) { return String(c).length; }));
-      const every = Math.max(1, Math.ceil((chars * 7.5 + 8) / per));
-      const keep = vals.map(function (v, k) { return k; })
-        .filter(function (k) { return k % every === 0; });
+      const keep = spacedTicks(vals, all.text, lengths.x, xaxis.type === "log");
       if (keep.length !== xaxis.tickvals.length) {
         out = Object.assign({}, out, {layout: Object.assign({}, out.layout, {
           meta: Object.assign({}, out.layout.meta, {ticks: all}),
@@ -178,6 +236,7 @@
 
   lib.fit = {
     prefit: prefit, settle: settle, fitted: fitted, fits: fits, tickStep: tickStep,
+    spacedTicks: spacedTicks,
     expectedLengths: expectedLengths, yTitleShift: yTitleShift
   };
 })();

@@ -9,6 +9,8 @@ label's place in the catalog) in every panel and every slice. Labels are shown a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
 import numpy as np
@@ -18,22 +20,39 @@ from components import theme
 from components.heatmap import PERCENT_TICKS, hover_tail, value_template
 from evalmaps.analysis import uncertainty as stderr
 from evalmaps.analysis.slicing import PanelView
-from evalmaps.analysis.trends import Line, LineStats, PanelSummary, Trends, lines_of, plural, stable_band
+from evalmaps.analysis.trends import (
+    Line,
+    LineStats,
+    PanelSummary,
+    Trends,
+    axis_numbers,
+    axis_scale,
+    label_prefixes,
+    lines_of,
+    plural,
+    stable_band,
+)
 from evalmaps.analysis.uncertainty import Z_95
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import FigureSpec
+from evalmaps.core.labels import without_prefix
 
-# Okabe & Ito's colours, told apart under every common colour-vision deficiency (their yellow
-# left out: too faint on white). Lines differ by more than colour: each line's key also picks
-# a dash pattern and a marker, cycling at other lengths, so no two of the first 84 lines share
-# all three (tests/unit/test_trends.py checks the colours under simulated deficiencies).
-PALETTE = ("#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#000000")
-DASHES = ("solid", "dash", "dot", "dashdot")
-SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star")
+# Twelve colours, so that up to twelve lines (Pythia's eight models, a dozen checkpoints) never
+# share one: Okabe & Ito's seven (their yellow left out: too faint on white), then Paul Tol's
+# wine and indigo, a dark brown, IBM's violet and a rust, chosen so that the two closest of all
+# twelve stay apart under every common colour-vision deficiency (tests/unit/test_colour.py
+# checks them simulated). Lines differ by more than colour: each line's key also picks a dash
+# pattern and a marker, cycling at other lengths, so no two of the first 420 lines share all
+# three.
+PALETTE = ("#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#000000",
+           "#882255", "#332288", "#5a3d00", "#785ef0", "#b15928")
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash")  # 12, 5 and 7: all three repeat
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "triangle-down")  # at 420
 THRESHOLD_COLOR = "#6c757d"
 CHART_HEIGHT = 380
 CLASS_COLORS = {"declining": "#b02a37", "rising": "#146c43", "stable": "#495057",
                 "mixed": "#8a6d00"}
+LEGEND_BELOW_PX = 560  # a chart narrower than this (a phone) has its legend below the plot
 GRID = {"showgrid": True, "gridcolor": "#eef0f3", "linecolor": "#ced4da", "showline": True}
 
 
@@ -56,11 +75,26 @@ def line_symbol(key: int) -> str:
 
 # --------------------------------------------------------------------------- charts
 
-def line_points(line: Line) -> tuple[list, list, list]:
+ZERO_DECADES = 1.0  # on a log x axis, a label of 0 is drawn this far left of the smallest
+# positive one (in decades), with its own tick "0": symlog's linear part, as one point
+
+
+def zero_position(numbers) -> float | None:
+    """Where a label of 0 is drawn on a log axis: :data:`ZERO_DECADES` below the smallest
+    positive label (step 0 of 0, 1, 2, ...: at 0.1); None without a positive label."""
+    positive = [float(n) for n in numbers if n > 0]
+    return min(positive) / 10 ** ZERO_DECADES if positive else None
+
+
+def line_points(line: Line, zero: float | None = None,
+                prefix: str = "") -> tuple[list, list, list]:
     """(x, y, axis label) of a line's points; a null point wherever the line must break.
 
     Missing cells are null; between two shown points that are not neighbours on the axis (a
     hidden label lies between them) a null point is inserted, so no segment spans a gap.
+    ``zero``: where a label of 0 is drawn (a log axis: :func:`zero_position`); the label, and so
+    the hover, stays '0'. ``prefix``: left out of a categorical axis's labels (the axis reads
+    '70m', the hover the whole 'EleutherAI/pythia-v1.1-70m').
     """
     n = len(line.labels)
     breaks = np.nonzero(np.diff(line.steps) != 1)[0] + 1  # a null point goes before these
@@ -73,11 +107,13 @@ def line_points(line: Line) -> tuple[list, list, list]:
         labels[k] = label
     if line.numeric:
         xs = np.full(size, np.nan)
-        xs[at] = line.positions
+        xs[at] = line.positions if zero is None else np.where(line.positions == 0, zero,
+                                                              line.positions)
         x_list = [None if v != v else v for v in xs.tolist()]
     else:
         x_list = [None] * size
-        for k, label in zip(at.tolist(), theme.texts(line.labels)):
+        for k, label in zip(at.tolist(), theme.texts([without_prefix(label, prefix)
+                                                      for label in line.labels])):
             x_list[k] = label
     return x_list, [None if v != v else v for v in ys.tolist()], labels
 
@@ -117,12 +153,13 @@ def line_se(line: Line) -> np.ndarray:
     return np.array([grid[i, j] for i, j in line.cells], dtype=float)
 
 
-def band_trace(line: Line, se: np.ndarray, color: str, group: str) -> dict | None:
+def band_trace(line: Line, se: np.ndarray, color: str, group: str,
+               zero: float | None = None, prefix: str = "", name: str = "") -> dict | None:
     """The ±1.96 se band of one line: a filled outline over each run of neighbouring points that
     all have a value and a standard error (a gap, a hidden label or a point without se ends a
     run; a lone point has no band). None when no run has two points."""
     ok = np.isfinite(line.values) & np.isfinite(se)
-    xs_all, _, _ = line_points(line)
+    xs_all, _, _ = line_points(line, zero, prefix)
     at = [k for k, x in enumerate(xs_all) if x is not None]  # each point's place among them
     runs, run = [], []
     for k in range(len(line.labels)):
@@ -147,7 +184,7 @@ def band_trace(line: Line, se: np.ndarray, color: str, group: str) -> dict | Non
     return {"type": "scatter", "x": xs[:-1], "y": ys[:-1], "mode": "lines", "fill": "toself",
             "fillcolor": f"rgba({r},{g},{b},0.15)", "line": {"width": 0},
             "hoverinfo": "skip", "showlegend": False, "legendgroup": group,
-            "name": f"{theme.text(line.label)} ±1.96 se", "meta": [line.label, "band"]}
+            "name": f"{theme.text(name or line.label)} ±1.96 se", "meta": [line.label, "band"]}
 
 
 def line_hover(view: PanelView, line: Line, with_se: bool = False) -> str:
@@ -172,7 +209,11 @@ def line_hover(view: PanelView, line: Line, with_se: bool = False) -> str:
     return text + hover_tail(view) + "<extra></extra>"
 
 
-def _axis_layout(views: list[PanelView], transpose: bool) -> dict:
+def _axis_layout(views: list[PanelView], transpose: bool, log: bool = False,
+                 zero: float | None = None, prefix: str = "") -> dict:
+    """The lines' axis: categorical in the source's order (labels without ``prefix``), or
+    numeric with a tick at every label (the browser keeps those that fit: evalmaps.fit), on a
+    log scale when ``log`` (a label of 0 at ``zero``, its tick reading '0')."""
     spec = views[0].spec
     axis = spec.dims[spec.y if transpose else spec.x]
     lines = lines_of(views[0], transpose)
@@ -181,22 +222,31 @@ def _axis_layout(views: list[PanelView], transpose: bool) -> dict:
         return {"title": title, **GRID}
     line = lines[0]
     if axis.numeric:
-        return {"title": title, "type": "linear", "tickmode": "array",
-                "tickvals": [float(p) for p in line.positions],
-                "ticktext": theme.texts(line.labels), "zeroline": False, **GRID}
+        at = [zero if log and p == 0 else float(p) for p in line.positions]
+        return {"title": title, "type": "log" if log else "linear", "tickmode": "array",
+                "tickvals": at, "ticktext": theme.texts(line.labels), "zeroline": False,
+                **GRID}
     return {"title": title, "type": "category", "categoryorder": "array",
-            "categoryarray": theme.texts(line.labels), **GRID}
+            "categoryarray": theme.texts([without_prefix(label, prefix)
+                                          for label in line.labels]), **GRID}
 
 
 def line_figure(views: list[PanelView], *, transpose: bool = False,
                 threshold: float | None = None, title: str | None = None,
-                names: list[str] | None = None) -> dict:
+                names: list[str] | None = None, log: bool | None = None) -> dict:
     """Value against the axis, one line per row (or column); several views are overlaid.
 
     Overlaid panels keep each line's colour and tell panels apart by dash and marker, with the
-    legend grouped by panel (``names``: the panels' short names).
+    legend grouped by panel (``names``: the panels' short names). ``log``: the lines' axis on a
+    log scale (None: by the rule of :func:`evalmaps.analysis.trends.log_axis_default`; never
+    where it cannot be).
     """
     spec = views[0].spec
+    log_x = axis_scale(views, transpose, log).log
+    zero = zero_position(axis_numbers(views, transpose)) if log_x else None
+    prefixes = label_prefixes(spec)  # left out of the legend and the axis; the hover has all
+    line_prefix = prefixes[spec.x if transpose else spec.y]
+    axis_prefix = prefixes[spec.y if transpose else spec.x]
     metric = views[0].shown
     overlay = len(views) > 1
     names = names or [v.title for v in views]
@@ -208,19 +258,20 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
         for line in lines_of(view, transpose):
             if not np.isfinite(line.values).any():
                 continue  # no reported cell: nothing to draw (the table still lists it)
-            xs, ys, labels = line_points(line)
+            xs, ys, labels = line_points(line, zero, axis_prefix)
+            name = without_prefix(line.label, line_prefix)
             shown.extend(v for v in ys if v is not None)
             color = line_color(line.key)
             se = line_se(line)
             present = np.isfinite(line.values)
             with_se = bool(present.any() and np.isfinite(se[present]).all())
             group = view.panel.slug if overlay else f"line-{line.key}"
-            band = band_trace(line, se, color, group)
+            band = band_trace(line, se, color, group, zero, axis_prefix, name)
             if band is not None:
                 bands.append(band)
             trace = {
                 "type": "scatter", "x": xs, "y": ys, "text": labels, "mode": "lines+markers",
-                "connectgaps": False, "name": theme.text(line.label),
+                "connectgaps": False, "name": theme.text(name),
                 "meta": [line.label, view.panel.slug],
                 "hovertemplate": line_hover(view, line, with_se),
                 "line": {"color": color, "width": 2,
@@ -258,12 +309,14 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
         "hovermode": "closest",
         "legend": {"title": {"text": theme.text(line_title)}, "tracegroupgap": 6,
                    "itemsizing": "constant", "groupclick": "toggleitem"},
-        "xaxis": _axis_layout(views, transpose),
+        "xaxis": _axis_layout(views, transpose, log_x, zero, axis_prefix),
         "yaxis": {"title": {"text": theme.text(metric.label + (
                       "" if metric.higher_is_better else " · lower is better"))},
                   "zeroline": False, **GRID,
                   **({"tickformat": PERCENT_TICKS} if metric.percent else {})},
         "shapes": [], "annotations": [],
+        # the browser moves the legend below the plot on a narrow chart (evalmaps.fit)
+        "meta": {"legendBelow": LEGEND_BELOW_PX},
     }
     if threshold is not None and shown:
         band = stable_band(metric)
@@ -296,12 +349,39 @@ def _text_col(field: str, header: str, **extra) -> dict:
             "type": "rightAligned", **extra}
 
 
-def stats_columns(spec: FigureSpec, transpose: bool, threshold: float, multi: bool,
-                  metrics: list | None = None) -> list[dict]:
+WORDS = {"<": "below", ">": "above"}
+
+
+CELL_CHAR_PX = 7.6  # a character of the table's 14 px text, about
+CELL_PADDING_PX = 40  # a cell's padding on both sides, and the line column's colour bar
+MAX_FITTED_PX = 280  # wider texts are cut ('...'), whole in the cell's tooltip or the hover
+
+
+def fit_widths(columns: list[dict], rows: list[dict]) -> list[dict]:
+    """Columns at least as wide as their widest text in ``rows`` (up to :data:`MAX_FITTED_PX`),
+    so that '0.1817 at 13000' is not cut to '0.1817 at 130...'; the grid scrolls sideways where
+    the page is narrower than the columns."""
+    out = []
+    for column in columns:
+        field = column["field"]  # the text shown: '<field>_text', the line's, or the value
+        key = {"line": "line_text", "panel": "panel", "cls": "cls"}.get(field, f"{field}_text")
+        chars = max((len(str(row.get(key, ""))) for row in rows), default=0)
+        width = min(int(chars * CELL_CHAR_PX + CELL_PADDING_PX), MAX_FITTED_PX)
+        out.append({**column, "minWidth": max(column.get("minWidth", 0), width)})
+    return out
+
+
+def stats_columns(spec: FigureSpec, transpose: bool, threshold: float | Sequence[float],
+                  multi: bool, metrics: list | None = None,
+                  rows: list[dict] | None = None) -> list[dict]:
     """The table's columns; ``metrics``: the shown panels' as written (default: the figure's).
     The threshold column is 'First < t' where higher is better, 'First > t' where lower is,
-    'First worse than t' for both."""
+    'First worse than t' for both; panels of different thresholds (each its metric's default):
+    'First below threshold', each row giving its own. ``rows`` (:func:`stats_rows`): each
+    column at least as wide as its widest text (:func:`fit_widths`)."""
     metrics = metrics or [spec.metric]
+    levels = list(dict.fromkeys([threshold] if isinstance(threshold, (int, float))
+                                else threshold))
     line_dim = spec.dims[spec.x if transpose else spec.y]
     axis = spec.dims[spec.y if transpose else spec.x]
     per = f"per {axis.title.lower()}" if axis.numeric else "per step"
@@ -319,6 +399,7 @@ def stats_columns(spec: FigureSpec, transpose: bool, threshold: float, multi: bo
     columns += [
         {"field": "line", "headerName": line_dim.title, "minWidth": 90,
          "valueFormatter": {"function": "params.data.line_text"},
+         "tooltipField": "line_name",  # the whole name, prefix and all
          "cellStyle": {"styleConditions": colours}},
         _text_col("n", "Cells", headerTooltip="Reported cells of the line in this slice"),
         _text_col("mean", "Mean"),
@@ -330,13 +411,15 @@ def stats_columns(spec: FigureSpec, transpose: bool, threshold: float, multi: bo
         _text_col("r2", "R²"),
         _text_col("drop", "Largest drop (where)", minWidth=150,
                   headerTooltip="Between neighbouring cells that are both reported"),
-        _text_col("below", f"First {sign} {fmt.level(metrics[0], threshold)}", minWidth=110,
+        _text_col("below", f"First {sign} {fmt.level(metrics[0], levels[0])}"
+                  if len(levels) == 1 else f"First {WORDS.get(sign, sign)} threshold",
+                  minWidth=110,
                   headerTooltip=f"The first {axis.title.lower()} whose value is worse than the "
                                 f"threshold: below it, or above it where lower is better"),
         {"field": "cls", "headerName": "Class", "minWidth": 90,
          "cellStyle": {"styleConditions": classes}},
     ]
-    return columns
+    return columns if rows is None else fit_widths(columns, rows)
 
 
 def stats_rows(trends: Trends) -> list[dict]:
@@ -344,32 +427,54 @@ def stats_rows(trends: Trends) -> list[dict]:
     d = trends.decimals
     short = {p.key: p.short for p in trends.panels}
     order = {p.key: i for i, p in enumerate(trends.panels)}
+    several = len(trends.thresholds) > 1  # each row says its own: '1000 (0.2142 < 0.8)'
     rows = []
 
-    def at(value, label):
-        return fmt.DASH if value is None else f"{fmt.value(metric, value, d)} at {label}"
+    def below(s: LineStats, metric) -> str:
+        if s.n_present == 0:
+            return fmt.DASH
+        if s.below_at is None:
+            return "never"
+        if (s.max < s.threshold) if s.higher_is_better else (s.min > s.threshold):
+            return "every cell"  # all on the worse side: not 'at step 0', as if it fell there
+        than = f" {'<' if s.higher_is_better else '>'} {fmt.level(metric, s.threshold)}"
+        return f"{point(s.below_at)} ({fmt.value(metric, s.below, d)}{than if several else ''})"
 
-    for s in trends.lines:
+    def at(value, label):
+        return fmt.DASH if value is None else f"{fmt.value(metric, value, d)} at {point(label)}"
+
+    def point(label: str) -> str:
+        return trends.short(trends.axis_dim, label)
+
+    metrics = [trends.metric_of(s.panel_key) for s in trends.lines]
+    # one column, one number of decimals: the column's, not each row's; slopes per metric (a
+    # perplexity's slope of -513 would write an accuracy's 0.0000021 as 0)
+    means = fmt.mean_column(metrics, [s.mean for s in trends.lines], d)
+    slopes = [""] * len(trends.lines)
+    for one in dict.fromkeys(metrics):
+        rows_of = [k for k, m in enumerate(metrics) if m == one]
+        for k, text in zip(rows_of, fmt.slope_column([trends.lines[k].slope for k in rows_of])):
+            slopes[k] = text
+    for s, metric, mean_text, slope_text in zip(trends.lines, metrics, means, slopes):
         s: LineStats
-        metric = trends.metric_of(s.panel_key)
         rows.append({
             "id": f"{s.panel_key}|{s.line}",
             "panel": short.get(s.panel_key, s.panel_title),
-            "line": order[s.panel_key] * 100000 + s.key, "line_text": s.line,
+            "line": order[s.panel_key] * 100000 + s.key,
+            "line_text": trends.short(trends.line_dim, s.line), "line_name": s.line,
             "color": line_color(s.key),
             "n": s.n_present, "n_text": f"{s.n_present} of {s.n_total}",
-            "mean": s.mean, "mean_text": fmt.mean(metric, s.mean, d),
+            "mean": s.mean, "mean_text": mean_text,
             "min": s.min, "min_text": at(s.min, s.min_at),
             "max": s.max, "max_text": at(s.max, s.max_at),
-            "slope": s.slope, "slope_text": fmt.slope(s.slope),
+            "slope": s.slope, "slope_text": slope_text,
             "r2": s.r2, "r2_text": fmt.r2(s.r2),
             "drop": s.drop,
             "drop_text": (fmt.DASH if s.drop is None
-                          else f"{fmt.difference(metric, s.drop, d)} ({s.drop_from} → "
-                               f"{s.drop_to})"),
+                          else f"{fmt.difference(metric, s.drop, d)} ({point(s.drop_from)} → "
+                               f"{point(s.drop_to)})"),
             "below": s.below_step,
-            "below_text": (fmt.DASH if s.n_present == 0 else "never" if s.below_at is None
-                           else f"{s.below_at} ({fmt.value(metric, s.below, d)})"),
+            "below_text": below(s, metric),
             "cls": s.cls or "not classified",
         })
     return rows
@@ -411,9 +516,16 @@ def observation_list(sentences: list[str], illustrative: bool = False):
     return html.Ul(items, className="mb-0 trends-observations", id="trends-observations-list")
 
 
-def _cells_text(spec: FigureSpec, extreme) -> str:
+MAX_TIED = 6  # tied best or worst cells listed in a panel's card, then 'and N more'
+
+
+def _cells_text(trends: Trends, extreme) -> str:
+    spec = trends.spec
     ytitle, xtitle = spec.dims[spec.y].title, spec.dims[spec.x].title
-    return "; ".join(f"{ytitle} {y}, {xtitle} {x}" for y, x in extreme.cells)
+    text = "; ".join(f"{ytitle} {trends.short(spec.y, y)}, {xtitle} {trends.short(spec.x, x)}"
+                     for y, x in extreme.cells[:MAX_TIED])
+    more = len(extreme.cells) - MAX_TIED
+    return f"{text} and {more} more cell{'s' * (more != 1)}" if more > 0 else text
 
 
 def _means_table(spec: FigureSpec, means, decimals: int, metric=None):
@@ -422,9 +534,10 @@ def _means_table(spec: FigureSpec, means, decimals: int, metric=None):
     head = [html.Th(spec.dims[means.dim].title, className="fw-semibold")]
     head += [html.Th(label) for label in means.labels]
     cells = [html.Td("mean", className="text-muted")]
-    cells += [html.Td(fmt.mean(metric, m, decimals),
-                      className="fw-bold" if m == best else None,
-                      title=f"mean of {n} cells") for m, n in zip(means.means, means.counts)]
+    cells += [html.Td(text, className="fw-bold" if m == best else None,
+                      title=f"mean of {n} cells")
+              for m, n, text in zip(means.means, means.counts,
+                                    fmt.mean_column(metric, list(means.means), decimals))]
     return html.Table([html.Thead(html.Tr(head)), html.Tbody(html.Tr(cells))],
                       className="table table-sm mb-2 trends-means")
 
@@ -446,10 +559,10 @@ def panel_summaries(trends: Trends) -> list:
             lower = "" if metric.higher_is_better else " (lowest: lower is better)"
             body.append(html.P([html.Span(f"Best{lower} ", className="fw-semibold"),
                                 fmt.value(metric, p.best.value, d), " at ",
-                                _cells_text(spec, p.best)], className="mb-1 trends-best"))
+                                _cells_text(trends, p.best)], className="mb-1 trends-best"))
             body.append(html.P([html.Span("Worst ", className="fw-semibold"),
                                 fmt.value(metric, p.worst.value, d), " at ",
-                                _cells_text(spec, p.worst)], className="mb-2 trends-worst"))
+                                _cells_text(trends, p.worst)], className="mb-2 trends-worst"))
         if p.marginals is not None:
             for means in (p.marginals.by_x, p.marginals.by_y):
                 body.append(html.Div(

@@ -275,7 +275,7 @@ INPUTS: dict[str, str] = {
     "search": "text", "facet_values": "text_lists", "rows": "texts", "x_range": "range",
     "sort": "text", "top": "number", "color": "text", "show_values": "flag",
     "facet_ids": "facet_ids", "rendered": "text", "drawn": "any", "uploads": "any",
-    "transpose": "flag", "overlay": "flag", "threshold": "number", "a": "text", "b": "text",
+    "transpose": "flag", "overlay": "flag", "threshold": "number", "logx": "flag", "a": "text", "b": "text",
     "mean_keys": "texts", "figure_id": "text", "staged": "text", "fmt_value": "text", "x": "text",
     "y": "text", "replicate": "text", "metric": "text", "unit": "text", "in_range": "flag",
     "pending": "any", "raw": "any", "recent": "any", "shown": "records", "clicks": "clicks",

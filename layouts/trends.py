@@ -1,17 +1,22 @@
 """Trends view (/trends): line charts, per-line statistics and key observations of a slice.
 
 Same slicing state as the browse view (figure, facets, rows, x range), plus the page's own keys:
-``transpose=1`` (one line per column, against y), ``overlay=1`` (all panels in one chart) and
-``threshold=<number>`` (default 80). As on the browse view, the page's own ``dcc.Location``
+``transpose=1`` (one line per column, against y), ``overlay=1`` (all panels in one chart),
+``logx=1`` or ``0`` (the lines' axis on a log scale or not; absent: by its labels, see
+:func:`evalmaps.analysis.trends.log_axis_default`) and ``threshold=<number>`` (default: each
+panel's, 80% of its metric's range, see :func:`evalmaps.analysis.trends.default_threshold`;
+the box is empty then, its placeholder the default). As on the browse view, the page's own ``dcc.Location``
 (``trends-loc``) and the controls are kept in step by one callback; choosing another figure
 navigates and the page renders anew. Callbacks only slice and call :mod:`evalmaps.analysis.trends`.
 """
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs
+
 import dash
 import dash_bootstrap_components as dbc
-from dash import Input, Output, State, callback, dcc, html
+from dash import Input, Output, State, callback, ctx, dcc, html
 from dash.exceptions import PreventUpdate
 
 from components.controls import figure_row, labelled, rows_and_range, scale_switches
@@ -30,7 +35,15 @@ from components.trends import (
 )
 from evalmaps.analysis import uncertainty as stderr
 from evalmaps.analysis.slicing import views_for
-from evalmaps.analysis.trends import DEFAULT_THRESHOLD, analyse, rule_notes, short_titles
+from evalmaps.analysis.trends import (
+    analyse,
+    axis_numbers,
+    axis_scale,
+    default_threshold,
+    prefix_note,
+    rule_notes,
+    short_titles,
+)
 from evalmaps.views.state import TrendsOptions, ViewState, finite_number, parse_options, parse_state
 from layouts._shared import (
     Outputs,
@@ -77,14 +90,17 @@ def layout(uploads=None, **query):
                      f"Threshold ({spec.metric.unit or spec.metric.name})",
                      dbc.Input(id="trends-threshold", type="number", value=options.threshold,
                                debounce=True, step="any", size="sm",
-                               placeholder=f"{DEFAULT_THRESHOLD:g}"),
+                               placeholder=drawn["threshold_placeholder"]),
                      html_for="trends-threshold", width=2),
             dbc.Col([
                 dbc.Switch(id="trends-transpose", value=options.transpose, className="small mb-1",
                            label=f"Transpose: {spec.metric.name} against {ydim.title.lower()}, "
                                  f"one line per {xdim.title.lower()}"),
-                dbc.Switch(id="trends-overlay", value=options.overlay, className="small mb-0",
+                dbc.Switch(id="trends-overlay", value=options.overlay, className="small mb-1",
                            label="Overlay panels in one chart"),
+                dbc.Switch(id="trends-logx", value=drawn["logx"], className="small mb-0",
+                           disabled=drawn["logx_disabled"],
+                           label="Log x axis (0 drawn apart, at the left)"),
                 *scale_switches(PAGE, figure, state, log=False),
             ], md=3, className="mb-2 pt-1"),
         ], className="g-3 align-items-start controls-row")]),
@@ -131,8 +147,11 @@ OUT = Outputs(
     panels=Output("trends-panels", "children"),
     transpose=Output("trends-transpose", "value"),
     overlay=Output("trends-overlay", "value"),
+    logx=Output("trends-logx", "value"),
+    logx_disabled=Output("trends-logx", "disabled"),
     pct=Output("trends-pct", "value"),
     threshold=Output("trends-threshold", "value"),
+    threshold_placeholder=Output("trends-threshold", "placeholder"),
     drawn=Output("trends-drawn", "data"),
 )
 
@@ -145,6 +164,7 @@ OUT = Outputs(
             transpose=Input("trends-transpose", "value"),
             overlay=Input("trends-overlay", "value"),
             threshold=Input("trends-threshold", "value"),
+            logx=Input("trends-logx", "value"),
         ),
         pct=Input("trends-pct", "value"),
         drawn=State("trends-drawn", "data"),
@@ -167,21 +187,29 @@ def sync(slicing, chart, pct, drawn):
                     "threshold": options.threshold, "pct": state.pct}
         now = {**slicing_shown(slicing), "transpose": bool(chart["transpose"]),
                "overlay": bool(chart["overlay"]), "threshold": chart["threshold"],
-               "pct": bool(pct)}
+               "pct": bool(pct)}  # the log x switch: written with the drawing (render)
         out.update({k: v for k, v in controls.items() if v != now[k]})
         if not out:
             raise PreventUpdate  # the page was drawn for this URL (its first report as it mounts)
         return OUT(**out)
-    value = finite_number(chart["threshold"])
-    problems = None
-    if value is None:
-        problems = problems_alert([f"The threshold must be a number; using "
-                                   f"{DEFAULT_THRESHOLD:g}."])
+    # an empty box (or one a browser could not read as a number): each panel's default
     options = TrendsOptions(bool(chart["transpose"]), bool(chart["overlay"]),
-                            DEFAULT_THRESHOLD if value is None else value)
+                            finite_number(chart["threshold"]),
+                            asked_logx(figure, state, chart, slicing["search"]))
     return OUT(search=state.to_query(extra=options.extra(), y_labels=row_labels(figure)),
-               problems=problems, drawn=drawn_key(state, options),
+               problems=None, drawn=drawn_key(state, options),
                **render(figure, state, options))
+
+
+def asked_logx(figure, state: ViewState, chart: dict, search: str | None) -> bool | None:
+    """The URL's ``logx`` after a control changed: the switch's value when the switch changed
+    (None when that is what the labels would pick anyway, so the URL leaves it out), else what
+    the URL said (another control changes the slice; the axis keeps following its rule)."""
+    if "trends-logx.value" not in ctx.triggered_prop_ids:
+        return parse_options(parse_qs((search or "").lstrip("?"))).logx
+    views, _ = views_for(figure, state)
+    default = axis_scale(views, bool(chart["transpose"])).default
+    return None if bool(chart["logx"]) == default else bool(chart["logx"])
 
 
 def drawn_key(state: ViewState, options: TrendsOptions) -> str:
@@ -191,23 +219,30 @@ def drawn_key(state: ViewState, options: TrendsOptions) -> str:
 
 
 def render(figure, state: ViewState, options: TrendsOptions) -> dict:
-    """Charts, summary, observations, table rows and columns, rule notes, panel summaries."""
+    """Charts, summary, observations, table rows and columns, rule notes, panel summaries, the
+    threshold box's placeholder and the log x switch (on where the axis is drawn on a log scale,
+    disabled where it cannot be: a categorical axis, negative labels)."""
     spec = figure.spec
     views, empty = views_for(figure, state)
     rules = rules_list(rule_notes(spec, options.transpose, [v.shown for v in views]))
+    scale = axis_scale(views, options.transpose, options.logx)
+    switch = {"logx": scale.log, "logx_disabled": scale.unavailable is not None}
     if empty:
         return {"graphs": empty_note(empty), "summary": "", "observations": observation_list([]),
-                "table_rows": [], "rules": rules, "panels": ""}
+                "table_rows": [], "rules": rules, "panels": "",
+                "threshold_placeholder": threshold_placeholder(views), **switch}
     trends = analyse(views, transpose=options.transpose, threshold=options.threshold)
     names = short_titles(views)
+    levels = [p.threshold for p in trends.panels]  # each panel's (the URL's, or its default)
     if options.overlay and len(views) > 1:
         charts = [(line_figure(views, transpose=options.transpose,
-                               threshold=options.threshold, names=names), "overlay", 12)]
+                               threshold=levels[0] if len(set(levels)) == 1 else None,
+                               names=names, log=scale.log), "overlay", 12)]
     else:
         width = 12 if len(views) == 1 else 6
-        charts = [(line_figure([v], transpose=options.transpose, threshold=options.threshold,
-                               names=[name]), v.panel.slug, width)
-                  for v, name in zip(views, names)]
+        charts = [(line_figure([v], transpose=options.transpose, threshold=level,
+                               names=[name], log=scale.log), v.panel.slug, width)
+                  for v, name, level in zip(views, names, levels)]
     graphs = dbc.Row([
         dbc.Col(dcc.Graph(id={"type": "trends-chart", "panel": key}, figure=fig,
                           config=chart_config(figure.id, key), className="trends-graph",
@@ -221,16 +256,35 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
                f"(one per {line_dim.title.lower()}) against {axis_dim.title.lower()} · "
                f"{len(views)} panel{'s' * (len(views) != 1)} · {shown} of {total} cells reported"
                f" · missing cells break the lines, nothing is interpolated")
+    note = prefix_note(spec, trends.prefixes)
+    if note:  # the whole names, once: legend, axes, table and sentences leave the start out
+        summary = f"{note} (below without this start; the hover gives the whole name) · " \
+                  f"{summary}"
+    if scale.log:
+        summary += (f" · {axis_dim.title.lower()} on a log scale"
+                    + (", 0 drawn apart at the left" if 0 in axis_numbers(views, options.transpose)
+                       else ""))
+    elif options.logx and scale.unavailable:
+        summary += f" · no log scale: {scale.unavailable[0].lower()}{scale.unavailable[1:-1]}"
     if any(v.se is not None or (v.sd is not None and v.n is not None) for v in views):
         summary += (" · shaded bands: ±1.96 standard errors where neighbouring cells have one; "
                     "means (per line, per panel, marginal) get none: their cells share models "
                     "and items, so their errors are not independent")
+    rows = stats_rows(trends)
     return {"graphs": graphs, "summary": summary,
             "observations": observation_list(trends.observations, spec.illustrative),
-            "table_rows": stats_rows(trends),
-            "table_columns": stats_columns(spec, options.transpose, options.threshold,
-                                           len(views) > 1, [v.shown for v in views]),
-            "rules": rules, "panels": panel_summaries(trends)}
+            "table_rows": rows,
+            "table_columns": stats_columns(spec, options.transpose, trends.thresholds,
+                                           len(views) > 1, [v.shown for v in views], rows),
+            "rules": rules, "panels": panel_summaries(trends),
+            "threshold_placeholder": threshold_placeholder(views), **switch}
+
+
+def threshold_placeholder(views) -> str:
+    """The threshold box's placeholder: what an empty box means, the panels' default in the
+    data's units ('0.8'), or "each panel's" where they differ."""
+    levels = list(dict.fromkeys(default_threshold(v.metric, v.panel.z) for v in views))
+    return "" if not levels else f"{levels[0]:g}" if len(levels) == 1 else "each panel's"
 
 
 register_nav_sync(PAGE)

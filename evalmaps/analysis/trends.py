@@ -26,13 +26,18 @@ import numpy as np
 from evalmaps.analysis.slicing import PanelView
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import Dim, FigureSpec, Metric
+from evalmaps.core.labels import label_prefix, without_prefix
 
-DEFAULT_THRESHOLD = 80.0
+DEFAULT_THRESHOLD = 80.0  # a line's threshold when nothing says otherwise (no value at all)
+THRESHOLD_FRACTION = 0.8  # the default threshold: 80% of the way from the worst end to the best
 STABLE_FRACTION = 0.05  # stable: max - min within 5% of the metric's range (5 points on 0-100)
 HIGH_FRACTION = 0.95  # "stable above 95%": the line's minimum at or above 95% of the range
 UNRANGED_BAND = 5.0  # the stable band of a metric that declares no range
 MIN_POINTS = 2  # a slope, an R² and a class need at least two cells
 MAX_SENTENCES = 6
+LOG_SPAN = 100.0  # log x by default: the positive labels span two orders of magnitude or more
+LOG_CROWD = 0.05  # ... and a linear axis would squash at least LOG_SHARE of the labels into
+LOG_SHARE = 1 / 3  # its first 5% (Pythia: 13 of 27 checkpoints within 3000 of 143000 steps)
 MAX_NAMED = 6  # lines named in one sentence before "and N more"
 MAX_LISTED = 3  # drops, tied cells or panels listed in one sentence
 CLASSES = ("stable", "declining", "rising", "mixed")
@@ -58,14 +63,49 @@ def high_level(metric: Metric) -> float | None:
 
 
 def band_text(metric: Metric) -> str:
-    """The stable band as written ('5'; a fraction shown as percent: 0.05 -> '5')."""
-    return fmt.plain(fmt.shown(metric, stable_band(metric), 0)[0])
+    """The stable band as written, in the metric's terms of a difference: '5 points' (percent;
+    a fraction shown as percent: 0.05 -> '5 points'), '0.05' (a fraction), '5 ms'."""
+    return fmt.with_difference_unit(fmt.plain(fmt.shown(metric, stable_band(metric), 0)[0]),
+                                    metric)
+
+
+def default_threshold(metric: Metric, values: np.ndarray | None = None) -> float:
+    """The threshold of 'first below' when the URL gives none: 80% of the way from the worst end
+    of the metric's range to its best, 0.8 of [0, 1] and 80 of [0, 100] (where lower is better,
+    20%: 'first above 20' of an error rate is 'first below 80' of an accuracy).
+
+    A metric without a range (perplexity, a likelihood difference) takes the same share of the
+    range of the reported ``values`` (the whole panel's, so that hiding rows or narrowing x does
+    not move it), rounded to two significant digits of that range: 80% of 12.3..57.9 is 49.
+    Without a reported value: :data:`DEFAULT_THRESHOLD`.
+    """
+    share = THRESHOLD_FRACTION if metric.higher_is_better else 1 - THRESHOLD_FRACTION
+    if metric.range is not None and metric.range[1] > metric.range[0]:
+        lo, hi = metric.range
+        return float(f"{lo + share * (hi - lo):.12g}")  # 0.8, not 0.8000000000000002
+    finite = np.asarray(values, dtype=float) if values is not None else np.array([])
+    finite = finite[np.isfinite(finite)]
+    if finite.size == 0:
+        return DEFAULT_THRESHOLD
+    lo, hi = float(finite.min()), float(finite.max())
+    if hi == lo:
+        return lo
+    level = lo + share * (hi - lo)
+    step = 10.0 ** (math.floor(math.log10(hi - lo)) - 1)
+    return float(f"{round(level / step) * step:.12g}")
+
+
+def threshold_rule(metric: Metric) -> str:
+    """How the default threshold comes about, in words (the page's note)."""
+    share = THRESHOLD_FRACTION if metric.higher_is_better else 1 - THRESHOLD_FRACTION
+    whose = "the metric's range" if metric.range is not None else "the range of its values"
+    return f"{share:.0%} of {whose}"
 
 
 def class_rule(metric: Metric) -> str:
     """The classification rule as the UI states it."""
     band = band_text(metric)
-    return (f"Class: stable if max − min ≤ {band} points; otherwise declining if the slope is "
+    return (f"Class: stable if max − min ≤ {band}; otherwise declining if the slope is "
             f"negative and the last value is below the first; rising if the slope is positive and "
             f"the last value is above the first; otherwise mixed. A line with fewer than "
             f"{MIN_POINTS} cells is not classified.")
@@ -80,7 +120,8 @@ def rule_notes(spec: FigureSpec, transpose: bool = False,
     axis = spec.dims[spec.y if transpose else spec.x]
     name = axis.title.lower()
     lower = sorted({m.name for m in metrics if not m.higher_is_better})
-    first_below = f"First below: the first {name}, in axis order, whose value is below the threshold."
+    first_below = (f"First below: the first {name}, in axis order, whose value is below the "
+                   f"threshold (the one set, else {threshold_rule(metric)}).")
     if lower:
         first_below += (f" For {', '.join(lower)} lower is better, so it is the first {name} "
                         "whose value is ABOVE the threshold (worse than it), and best means "
@@ -89,8 +130,10 @@ def rule_notes(spec: FigureSpec, transpose: bool = False,
         slope = (f"Slope: least squares of {metric.name} on {name} over the reported cells, "
                  f"per unit of {name}, with R² (none for a constant line).")
     else:
+        prefix = label_prefix(axis.labels)  # written without it, as everywhere on the page
+        first = [without_prefix(label, prefix) for label in axis.labels[:4]]
         slope = (f"Slope: {axis.title} is categorical, so the slope is per step in the label "
-                 f"order ({', '.join(axis.labels[:4])}{', …' if len(axis.labels) > 4 else ''}), "
+                 f"order ({', '.join(first)}{', …' if len(axis.labels) > 4 else ''}), "
                  f"not per unit; R² as for a numeric axis.")
     return [
         slope,
@@ -100,6 +143,95 @@ def rule_notes(spec: FigureSpec, transpose: bool = False,
         class_rule(metric),
         "Missing cells are never interpolated: lines break where the source reports nothing.",
     ]
+
+
+# --------------------------------------------------------------------------- labels
+
+def label_prefixes(spec: FigureSpec) -> dict[str, str]:
+    """The start shared by every label of the y and of the x dimension (a categorical one;
+    :func:`evalmaps.core.labels.label_prefix`), which Trends leaves out of its legend, table, axes
+    and sentences and states once: {'model': 'EleutherAI/pythia-v1.1-', 'step': ''}."""
+    return {name: "" if spec.dims[name].numeric else label_prefix(spec.dims[name].labels)
+            for name in dict.fromkeys((spec.y, spec.x))}
+
+
+def prefix_note(spec: FigureSpec, prefixes: dict[str, str]) -> str:
+    """The whole names, once: 'Models: EleutherAI/pythia-v1.1-…' ('' without a prefix)."""
+    return " · ".join(f"{plural(spec.dims[name].title).capitalize()}: {prefix}…"
+                      for name, prefix in prefixes.items() if prefix)
+
+
+# --------------------------------------------------------------------------- the x axis
+
+def log_axis_unavailable(dim: Dim, numbers: Sequence[float] = ()) -> str | None:
+    """Why the lines' axis cannot be drawn on a log scale (None: it can): a categorical axis, a
+    negative label, or fewer than two positive ones. A label of 0 can: it is drawn apart, left
+    of the smallest positive one (see components.trends)."""
+    if not dim.numeric:
+        return f"{dim.title} is categorical."
+    values = [float(n) for n in numbers]
+    if any(n < 0 for n in values):
+        return f"{dim.title} has negative values."
+    if sum(1 for n in values if n > 0) < 2:
+        return f"{dim.title} has fewer than two values above 0."
+    return None
+
+
+def log_axis_default(numbers: Sequence[float]) -> bool:
+    """Whether the lines' axis reads better on a log scale, given its labels' numbers: they start
+    at 0 or above, the positive ones span at least :data:`LOG_SPAN` (two orders of magnitude),
+    and a linear axis would squash at least a third of them (:data:`LOG_SHARE`) into its first
+    5% (:data:`LOG_CROWD`). Training checkpoints 0, 1, 2, 4, ..., 512, 1000, 3000, 13000, ...,
+    143000 (13 of 27 within 3000 of 0) or doubling sizes are drawn on log x; evenly spaced
+    lengths 0..19, ratios 0.1..0.5 or steps 0, 10, ..., 1000 stay linear, and so do the
+    checkpoints from 13000 up.
+    """
+    values = sorted(float(n) for n in numbers)
+    positive = [n for n in values if n > 0]
+    if len(positive) < 3 or values[0] < 0 or positive[-1] / positive[0] < LOG_SPAN:
+        return False
+    lo, hi = values[0], values[-1]
+    squashed = sum(1 for n in values if n <= lo + LOG_CROWD * (hi - lo))
+    return squashed >= LOG_SHARE * len(values)
+
+
+def axis_numbers(views: Sequence[PanelView], transpose: bool = False) -> list[float]:
+    """The numbers of the lines' axis labels the views show, in axis order ([] on a
+    categorical axis)."""
+    if not views:
+        return []
+    spec = views[0].spec
+    dim = spec.dims[spec.y if transpose else spec.x]
+    if not dim.numeric:
+        return []
+    index = dim.index()
+    shown = {index[label] for v in views for label in (v.y_labels if transpose else v.x_labels)}
+    return [dim.numbers[i] for i in axis_order(dim) if i in shown]
+
+
+@dataclass(frozen=True)
+class AxisScale:
+    """How the lines' axis is drawn: on a log scale or not, what the rule would pick for its
+    labels, and why a log scale cannot be (None: it can)."""
+
+    log: bool
+    default: bool
+    unavailable: str | None = None
+
+
+def axis_scale(views: Sequence[PanelView], transpose: bool = False,
+               asked: bool | None = None) -> AxisScale:
+    """The lines' axis scale: ``asked`` (the URL's ``logx``: True, False, None for the rule of
+    :func:`log_axis_default`), never log where :func:`log_axis_unavailable` says it cannot be."""
+    if not views:
+        return AxisScale(False, False, None)
+    spec = views[0].spec
+    dim = spec.dims[spec.y if transpose else spec.x]
+    numbers = axis_numbers(views, transpose)
+    why = log_axis_unavailable(dim, numbers)
+    default = why is None and log_axis_default(numbers)
+    log = default if asked is None else bool(asked) and why is None
+    return AxisScale(log, default, why)
 
 
 # --------------------------------------------------------------------------- lines
@@ -333,9 +465,12 @@ def line_stats(values: Sequence[float] | np.ndarray, labels: Sequence[str],
     )
 
 
-def stats_of(line: Line, threshold: float = DEFAULT_THRESHOLD,
+def stats_of(line: Line, threshold: float | None = None,
              band: float | None = None) -> LineStats:
+    """A line's statistics; ``threshold`` None: its panel's default (:func:`default_threshold`)."""
     view = line.view
+    if threshold is None:
+        threshold = default_threshold(view.metric, view.panel.z)
     return line_stats(line.values, line.labels, line.positions, steps=line.steps,
                       numeric=line.numeric, threshold=threshold,
                       band=stable_band(view.metric) if band is None else band,
@@ -345,8 +480,10 @@ def stats_of(line: Line, threshold: float = DEFAULT_THRESHOLD,
 
 
 def panel_stats(view: PanelView, transpose: bool = False,
-                threshold: float = DEFAULT_THRESHOLD) -> list[LineStats]:
-    """Statistics of every line of one panel view."""
+                threshold: float | None = None) -> list[LineStats]:
+    """Statistics of every line of one panel view; ``threshold`` None: the panel's default."""
+    if threshold is None:
+        threshold = default_threshold(view.metric, view.panel.z)
     return [stats_of(line, threshold) for line in lines_of(view, transpose)]
 
 
@@ -503,10 +640,11 @@ class PanelSummary:
     mask: bytes = b""  # where the panel has cells: comparable panels share it
     short: str = ""  # the facet labels that tell it from the other visible panels
     metric: Metric | None = None  # the panel's metric as written (percent when asked)
+    threshold: float = DEFAULT_THRESHOLD  # of 'first below': the URL's, else the panel's default
 
     def to_dict(self, spec: FigureSpec) -> dict:
         return {"key": self.key, "title": self.title, "n_present": self.n_present,
-                "mean": self.mean,
+                "mean": self.mean, "threshold": self.threshold,
                 "metric": None if self.metric is None else self.metric.name,
                 "higher_is_better": True if self.metric is None else
                 self.metric.higher_is_better,
@@ -523,10 +661,21 @@ class Trends:
     spec: FigureSpec
     decimals: int
     transpose: bool
-    threshold: float
+    threshold: float  # the first panel's (each panel's: PanelSummary.threshold)
     lines: list[LineStats]
     panels: list[PanelSummary]
     observations: list[str] = field(default_factory=list)
+    threshold_default: bool = False  # no threshold was given: each panel took its default
+    prefixes: dict[str, str] = field(default_factory=dict)  # left out of labels: label_prefixes
+
+    def short(self, dim: str, label: str) -> str:
+        """A label of ``dim`` as the table and the sentences write it (its prefix left out)."""
+        return without_prefix(label, self.prefixes.get(dim, ""))
+
+    @property
+    def thresholds(self) -> list[float]:
+        """The panels' thresholds, each once, in panel order."""
+        return list(dict.fromkeys(p.threshold for p in self.panels)) or [self.threshold]
 
     @property
     def line_dim(self) -> str:
@@ -550,6 +699,8 @@ class Trends:
         return {
             "transpose": self.transpose,
             "threshold": self.threshold,
+            "threshold_default": self.threshold_default,
+            "label_prefixes": {k: v for k, v in self.prefixes.items() if v},
             "line_dim": self.line_dim,
             "axis_dim": self.axis_dim,
             "slope_basis": "numeric" if axis.numeric else "index",
@@ -573,7 +724,8 @@ def short_titles(views: Sequence[PanelView]) -> list[str]:
     return [" | ".join(v.panel.facets[f] for f in varying) or v.title for v in views]
 
 
-def panel_summary(view: PanelView, short: str | None = None) -> PanelSummary:
+def panel_summary(view: PanelView, short: str | None = None,
+                  threshold: float = DEFAULT_THRESHOLD) -> PanelSummary:
     best, worst = best_worst(view)
     present = np.isfinite(view.z)
     values = view.z[present]
@@ -581,19 +733,25 @@ def panel_summary(view: PanelView, short: str | None = None) -> PanelSummary:
                         marginals_unavailable(view),
                         float(values.mean()) if values.size else None, int(values.size),
                         np.packbits(present).tobytes() + repr(present.shape).encode(),
-                        short or view.title, view.shown)
+                        short or view.title, view.shown, float(threshold))
 
 
 def analyse(views: Sequence[PanelView], *, transpose: bool = False,
-            threshold: float = DEFAULT_THRESHOLD) -> Trends | None:
-    """Line statistics, panel summaries and observations of a slice; None with no panel."""
+            threshold: float | None = None) -> Trends | None:
+    """Line statistics, panel summaries and observations of a slice; None with no panel.
+    ``threshold`` None: each panel's default (:func:`default_threshold`)."""
     if not views:
         return None
     spec = views[0].spec
-    lines = [s for view in views for s in panel_stats(view, transpose, threshold)]
-    panels = [panel_summary(view, short) for view, short in zip(views, short_titles(views))]
-    trends = Trends(spec, max(v.decimals for v in views), transpose, float(threshold), lines,
-                    panels)
+    levels = [float(threshold) if threshold is not None
+              else default_threshold(view.metric, view.panel.z) for view in views]
+    lines = [s for view, level in zip(views, levels)
+             for s in panel_stats(view, transpose, level)]
+    panels = [panel_summary(view, short, level)
+              for view, short, level in zip(views, short_titles(views), levels)]
+    trends = Trends(spec, max(v.decimals for v in views), transpose, levels[0], lines,
+                    panels, threshold_default=threshold is None,
+                    prefixes=label_prefixes(spec))
     return replace(trends, observations=observations(trends))
 
 
@@ -622,8 +780,14 @@ class _Words:
     def mean(self, v: float, key: str | None = None) -> str:
         return fmt.mean(self.m(key), v, self.d)
 
-    def points(self, v: float, key: str | None = None) -> str:
-        return fmt.difference(self.m(key), abs(v), self.d)
+    def change(self, v: float, key: str | None = None) -> str:
+        """A signed difference in the metric's terms: '−4.5 points', '+0.4444', '+3.2 ms'."""
+        return fmt.change(self.m(key), v, self.d)
+
+    def by(self, v: float, key: str | None = None) -> str:
+        """The size of a difference: '15.4 points', '0.0296'."""
+        return fmt.with_difference_unit(fmt.difference(self.m(key), abs(v), self.d),
+                                        self.m(key))
 
     def groups(self) -> list[list[PanelSummary]]:
         """The panels by metric (name, unit, direction): only these compare with each other."""
@@ -636,12 +800,20 @@ class _Words:
     def panel(self, key: str) -> str:
         return self.short.get(key, key)
 
+    def label(self, s: LineStats) -> str:
+        """A line's label as written (its dimension's shared prefix left out)."""
+        return self.t.short(self.t.line_dim, s.line)
+
+    def point(self, label: str) -> str:
+        """An axis label as written."""
+        return self.t.short(self.t.axis_dim, label)
+
     def line(self, s: LineStats) -> str:
-        name = f"{self.line_dim.title.lower()} {s.line}"
+        name = f"{self.line_dim.title.lower()} {self.label(s)}"
         return f"{name} in {self.panel(s.panel_key)}" if self.multi else name
 
     def at(self, label: str) -> str:
-        return f"{self.axis_dim.title.lower()} {label}"
+        return f"{self.axis_dim.title.lower()} {self.point(label)}"
 
     def lines(self, stats: Sequence[LineStats]) -> str:
         """'types 2 and 6'; by panel: 'local window sizes 3000 and 2000 in R1-Llama'; many:
@@ -651,10 +823,10 @@ class _Words:
                     else f"{len(stats)} of the {self.n_lines} lines")
         title = self.line_dim.title.lower() if len(stats) == 1 else plural(self.line_dim.title)
         if not self.multi:
-            return f"{title} {_join([s.line for s in stats])}"
+            return f"{title} {_join([self.label(s) for s in stats])}"
         groups: dict[str, list[str]] = {}
         for s in stats:
-            groups.setdefault(self.panel(s.panel_key), []).append(s.line)
+            groups.setdefault(self.panel(s.panel_key), []).append(self.label(s))
         return title + " " + ", ".join(f"{_join(labels)} in {panel}"
                                        for panel, labels in groups.items())
 
@@ -663,7 +835,8 @@ class _Words:
         0 and 4'."""
         spec = self.t.spec
         ytitle, xtitle = spec.dims[spec.y].title.lower(), spec.dims[spec.x].title.lower()
-        cells = [(e.panel_key, y, x) for e in extremes for y, x in e.cells]
+        cells = [(e.panel_key, self.t.short(spec.y, y), self.t.short(spec.x, x))
+                 for e in extremes for y, x in e.cells]
         suffix = (lambda key: f" ({self.panel(key)})") if self.multi else (lambda key: "")
         if len(cells) == 1:
             key, y, x = cells[0]
@@ -698,8 +871,8 @@ def _trend(w: _Words, cls: str) -> str | None:
     top = most(found, key=lambda s: s.change)
     k = top.panel_key
     what = (f"from {w.value(top.first, k)} at {w.at(top.first_at)} to {w.value(top.last, k)} at "
-            f"{w.at(top.last_at)} ({'−' if top.change < 0 else '+'}{w.points(top.change, k)} "
-            f"points{'' if top.higher_is_better else '; lower is better'})")
+            f"{w.at(top.last_at)} ({w.change(top.change, k)}"
+            f"{'' if top.higher_is_better else '; lower is better'})")
     head = f"{cls.capitalize()} with {w.axis_dim.title.lower()}: {w.lines(found)}"
     if len(found) == 1:
         return f"{head}, {what}."
@@ -713,9 +886,9 @@ def _drops(w: _Words) -> str | None:
                    key=lambda s: -s.drop)[:MAX_LISTED]
     if not found:
         return None
-    parts = [f"{w.line(s)} by {w.points(s.drop, s.panel_key)} points, from "
+    parts = [f"{w.line(s)} by {w.by(s.drop, s.panel_key)}, from "
              f"{w.value(s.drop_from_value, s.panel_key)} at {w.at(s.drop_from)} to "
-             f"{w.value(s.drop_to_value, s.panel_key)} at {s.drop_to}"
+             f"{w.value(s.drop_to_value, s.panel_key)} at {w.point(s.drop_to)}"
              + ("" if s.higher_is_better else " (lower is better: an improvement)")
              for s in found]
     noun = "drop" if len(found) == 1 else "drops"
@@ -728,14 +901,15 @@ def _threshold(w: _Words) -> str | None:
     threshold (worse than it), said so: 'First length above 50 (lower is better): ...'."""
     out = []
     for better in (True, False):
-        text = _threshold_side(w, [s for s in w.t.lines if s.higher_is_better == better], better)
-        if text:
-            out.append(text)
+        for t in dict.fromkeys(s.threshold for s in w.t.lines):  # one per panel's threshold
+            text = _threshold_side(w, [s for s in w.t.lines if s.higher_is_better == better
+                                       and s.threshold == t], better, t)
+            if text:
+                out.append(text)
     return " ".join(out) or None
 
 
-def _threshold_side(w: _Words, lines: list[LineStats], better: bool) -> str | None:
-    t = w.t.threshold
+def _threshold_side(w: _Words, lines: list[LineStats], better: bool, t: float) -> str | None:
     present = [s for s in lines if s.n_present]
     if not present:
         return None
@@ -754,7 +928,7 @@ def _threshold_side(w: _Words, lines: list[LineStats], better: bool) -> str | No
     parts = []
     if crossing:
         shown = sorted(crossing, key=lambda s: s.below_step)[:MAX_NAMED]
-        listed = [f"{w.line(s)} at {s.below_at} ({w.value(s.below, s.panel_key)})"
+        listed = [f"{w.line(s)} at {w.point(s.below_at)} ({w.value(s.below, s.panel_key)})"
                   for s in shown]
         more = len(crossing) - len(shown)
         parts.append(_join(listed + ([f"{more} more"] if more > 0 else [])))
@@ -855,9 +1029,9 @@ def _stable_rest(w: _Words) -> str | None:
     widest = max(stable, key=lambda s: s.spread)
     if len(stable) == len(classified) and len(stable) > 1:
         k = widest.panel_key
-        return (f"Every line is stable (max − min ≤ {band} points); the widest, "
+        return (f"Every line is stable (max − min ≤ {band}); the widest, "
                 f"{w.line(widest)}, spans {w.value(widest.min, k)} to {w.value(widest.max, k)}.")
-    return f"Stable (max − min ≤ {band} points): {w.lines(rest)}."
+    return f"Stable (max − min ≤ {band}): {w.lines(rest)}."
 
 
 def _mixed(w: _Words) -> str | None:

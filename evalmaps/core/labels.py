@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable
 from functools import lru_cache
 
-SEPARATORS = "/-_ "
+SEPARATORS = "/-_ :"
 # shorter shared starts stay on the labels: they take little room and are often part of the
 # name ('R1-Llama', 'gpt-4o')
 MIN_PREFIX_CHARS = 8
@@ -38,7 +38,8 @@ def _prefix(texts: tuple[str, ...]) -> str:
     for end in range(len(common), MIN_PREFIX_CHARS - 1, -1):
         # a cut after a separator that leaves something of the shortest label
         if common[end - 1] in SEPARATORS and end < shortest:
-            return common[:end]
+            # a start of separators only is no prefix ('-' of '-1' and '-2' is a sign)
+            return common[:end] if common[:end].strip(SEPARATORS) else ""
     return ""
 
 

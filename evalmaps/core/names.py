@@ -24,7 +24,11 @@ QUERY_KEYS: dict[str, tuple[str, str]] = {
                              "colour-vision-safe) or paper (the source's own scale)"),
     "transpose": ("/trends, trends API", "1: one line per column, against y"),
     "overlay": ("/trends", "1: all panels in one chart"),
-    "threshold": ("/trends, trends API", "the level of 'first below' (default 80)"),
+    "threshold": ("/trends, trends API", "the level of 'first below' (default: 80% of the "
+                                         "metric's range)"),
+    "logx": ("/trends", "1: the lines' axis on a log scale (0 is drawn apart, left of the "
+                        "smallest positive label); 0: linear; absent: log where the labels span "
+                        "orders of magnitude and crowd near 0"),
     "a": ("/compare, compare API", "panel A: a panel key, mean(<key>,...) or a label of a "
                                    "dimension, <figure>:<dim>=<label>"),
     "b": ("/compare, compare API", "panel B"),

@@ -7,7 +7,10 @@ numbers follow two rules:
 - a **mean** (or a derived panel's cell) shows up to :data:`MEAN_EXTRA` more decimals than the
   data it averages, trailing zeros trimmed down to the data's own decimals: the mean of 52.5 and
   56.3 is ``54.4``, of 52.5 and 56.2 ``54.35``;
-- a **difference** of two values is written like a value, with a sign (``+3.8``, ``-0.3``).
+- a **difference** of two values is written like a value, with a sign (``+3.8``, ``-0.3``),
+  and counted in the metric's terms (:func:`change`): percentage points where values are
+  written as percent (``+3.8 points``), the metric's unit otherwise, nothing for a plain number
+  (``+0.0444`` of a fraction).
 
 No decimals count ever exceeds :data:`MAX_DECIMALS`. Missing values read :data:`NOT_REPORTED`.
 """
@@ -102,6 +105,78 @@ def difference(metric, v: float, decimals: int) -> str:
     ('3.8'; percent: 0.038 -> '3.8')."""
     v, shifted = shown(metric, v, decimals)
     return number(v, shifted)
+
+
+def mean_column(metric, values, decimals: int) -> list[str]:
+    """Means written in one column (or one row of a table): each with the same decimals, the
+    most any of them needs by :func:`mean` ('63.00%' above '98.26%', never '63.0%'); a missing
+    one reads :data:`DASH`. ``metric``: one for all, or one per value (panels of several)."""
+    metrics = list(metric) if isinstance(metric, (list, tuple)) else [metric] * len(values)
+    written = {k: number(*_mean_shown(m, v, decimals))
+               for k, (m, v) in enumerate(zip(metrics, values)) if finite(v)}
+    if not written:
+        return [DASH for _ in values]
+    most = max(len(text.partition(".")[2]) for text in written.values())
+    return [with_unit(number(shown(m, v, decimals)[0], most), m.unit) if k in written else DASH
+            for k, (m, v) in enumerate(zip(metrics, values))]
+
+
+def _mean_shown(metric, v: float, decimals: int) -> tuple[float, int, int]:
+    v, shifted = shown(metric, v, decimals)
+    return (v, *mean_places(shifted))
+
+
+SLOPE_DIGITS = 3
+
+
+def slope_column(values) -> list[str]:
+    """Slopes written in one column with one format: the decimals that give the largest slope
+    :data:`SLOPE_DIGITS` significant digits ('−7.70' above '−0.22'); every slope in scientific
+    notation when the largest is below 0.001 or at least a million ('−1.93e−07' above
+    '1.36e−06', never '0.00000136'); a missing one reads :data:`DASH`."""
+    sizes = [abs(v) for v in values if finite(v) and v != 0]
+    if not sizes:
+        return [slope(v) for v in values]
+    top = max(sizes)
+    if not 1e-3 <= top < 1e6:
+        texts = [None if not finite(v) else f"{v:.{SLOPE_DIGITS - 1}e}" for v in values]
+    else:
+        places_ = max(SLOPE_DIGITS - 1 - math.floor(math.log10(top)), 0)
+        texts = [None if not finite(v) else f"{v:.{places_}f}" for v in values]
+    out = []
+    for text in texts:
+        if text is None:
+            out.append(DASH)
+            continue
+        if text.startswith("-") and float(text) == 0:
+            text = text[1:]  # -0.00 is 0.00
+        out.append(text.replace("-", MINUS))
+    return out
+
+
+def difference_unit(metric) -> str:
+    """What a difference of two values is counted in: ``points`` (percentage points) where values
+    are written as percent (a unit of '%', or a fraction shown as percent) or are a score out of
+    100 without a unit (Pass@1 in 0-100), the metric's own unit otherwise ('ms'), nothing for a
+    plain number (0.2576 - 0.2132 is 0.0444, not '0.0444 points')."""
+    unit = getattr(metric, "unit", "") or ""
+    if unit == "%" or (not unit and tuple(getattr(metric, "range", None) or ()) == (0, 100)):
+        return "points"
+    return unit
+
+
+def with_difference_unit(text: str, metric) -> str:
+    """'3.8 points', '0.0444', '3.2 ms'."""
+    unit = difference_unit(metric)
+    return f"{text} {unit}" if unit else text
+
+
+def change(metric, v: float, decimals: int) -> str:
+    """A signed difference of two values in the metric's terms, with a real minus sign:
+    '+3.8 points' (percent), '−0.0452' (a fraction), '+3.2 ms'."""
+    size = difference(metric, abs(v), decimals)
+    sign = MINUS if v < 0 and float(size) != 0 else "+"
+    return with_difference_unit(sign + size, metric)
 
 
 def mean_number(v: float, decimals: int) -> str:

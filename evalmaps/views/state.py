@@ -7,7 +7,7 @@ hand-edited URL still opens a view.
 
 - :class:`ViewState`: the slice of a figure (Browse, Trends, Data): figure, facets, rows, x range,
   colour range, values in cells;
-- :class:`TrendsOptions`: Trends' own keys (transpose, overlay, threshold);
+- :class:`TrendsOptions`: Trends' own keys (transpose, overlay, threshold, logx);
 - :class:`CompareState`: the compare view (A, B, the grid of two labels of a dimension,
   colour range, values in cells);
 - :func:`nav_href`: where a nav link goes from a page's query (its slice carried over).
@@ -34,7 +34,6 @@ from evalmaps.analysis.compare import (
     resolve,
 )
 from evalmaps.analysis.slicing import COLOR_MODES, ZSCALES
-from evalmaps.analysis.trends import DEFAULT_THRESHOLD
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import Catalog, Figure
 
@@ -349,11 +348,12 @@ def nearest(numbers, value: float) -> float:
 
 @dataclass(frozen=True)
 class TrendsOptions:
-    """Trends' own state: transposed lines, overlaid panels, the threshold."""
+    """Trends' own state: transposed lines, overlaid panels, the threshold, the log x axis."""
 
     transpose: bool = False
     overlay: bool = False
-    threshold: float = DEFAULT_THRESHOLD
+    threshold: float | None = None  # None: each panel's default (80% of its metric's range)
+    logx: bool | None = None  # None: by the labels (evalmaps.analysis.trends.log_axis_default)
     problems: tuple[str, ...] = ()
 
     def extra(self) -> dict[str, str]:
@@ -363,13 +363,16 @@ class TrendsOptions:
             out["transpose"] = "1"
         if self.overlay:
             out["overlay"] = "1"
-        if self.threshold != DEFAULT_THRESHOLD:
+        if self.threshold is not None:
             out["threshold"] = f"{self.threshold:g}"
+        if self.logx is not None:
+            out["logx"] = "1" if self.logx else "0"
         return out
 
 
 def parse_options(query: Query) -> TrendsOptions:
-    """``transpose``, ``overlay`` and ``threshold`` from a query; bad values become problems."""
+    """``transpose``, ``overlay``, ``threshold`` and ``logx`` from a query; bad values become
+    problems."""
     problems = []
     flags = {}
     for key in ("transpose", "overlay"):
@@ -378,9 +381,16 @@ def parse_options(query: Query) -> TrendsOptions:
         flags[key] = word in TRUE_WORDS
         if word not in TRUE_WORDS and word not in FALSE_WORDS:
             problems.append(f"{key}={fmt.clip(text)} is not on/off; ignored.")
-    threshold = _read(query, "threshold", finite_number, DEFAULT_THRESHOLD,
-                      f"is not a number; using {DEFAULT_THRESHOLD:g}.", problems)
-    return TrendsOptions(flags["transpose"], flags["overlay"], threshold, tuple(problems))
+    threshold = _read(query, "threshold", finite_number, None,
+                      "is not a number; using the default (80% of the metric's range).",
+                      problems)
+    text = first(query.get("logx"))
+    word = (text or "").strip().lower()
+    logx = True if word in TRUE_WORDS else False if word in FALSE_WORDS and word else None
+    if word and logx is None:
+        problems.append(f"logx={fmt.clip(text)} is not on/off; the axis follows its labels.")
+    return TrendsOptions(flags["transpose"], flags["overlay"], threshold, logx,
+                         tuple(problems))
 
 
 # --------------------------------------------------------------------------- Compare
@@ -549,11 +559,11 @@ def parse_compare_state(query: Query, catalog: Catalog) -> CompareState:
 # first page's links with :func:`nav_href`; later, ``evalmaps_nav.navLinks`` (assets/nav.js)
 # writes them in the browser from the same rules, which the nav element carries (:data:`NAV_RULES`).
 NAV_RULES: dict = {
-    "own": {"/": ["color", "labels"], "/trends": ["transpose", "overlay", "threshold"],
+    "own": {"/": ["color", "labels"], "/trends": ["transpose", "overlay", "threshold", "logx"],
             "/compare": ["a", "b", "ydim", "xdim", "avg", "color", "labels"], "/data": []},
     "sliced": ["/", "/trends", "/data"],
-    "named": ["color", "labels", "transpose", "overlay", "threshold", "a", "b", "ydim", "xdim",
-              "avg", "format"],
+    "named": ["color", "labels", "transpose", "overlay", "threshold", "logx", "a", "b", "ydim",
+              "xdim", "avg", "format"],
 }
 
 

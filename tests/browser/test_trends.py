@@ -80,15 +80,16 @@ def hover_point(dash_duo, css: str, line_label: str, x_label: str, timeout: floa
         """
         const gd = document.querySelector(arguments[0]).querySelector('.js-plotly-plot');
         const fl = gd._fullLayout, xa = fl.xaxis, ya = fl.yaxis;
-        const t = gd._fullData.find(d => d.meta && d.meta[0] === arguments[1]);
+        const t = gd._fullData.find(d => d.meta && d.meta[0] === arguments[1]
+                                         && d.meta[1] !== 'band');
         if (!t) { throw new Error('no line ' + arguments[1]); }
-        // numeric axes: tick values carry the labels; categorical axes: the category index
-        const k = xa.type === 'category' ? t.x.indexOf(arguments[2])
-            : t.x.indexOf(xa.tickvals[xa.ticktext.indexOf(arguments[2])]);
+        // each point's text is its axis label (the ticks may show only some labels)
+        const k = t.text.indexOf(arguments[2]);
         if (k < 0 || t.y[k] === null) { throw new Error('no point at ' + arguments[2]); }
-        const xl = xa.type === 'category' ? xa._categories.indexOf(t.x[k]) : t.x[k];
+        // category: the category's index; numeric (linear or log): the point's x
+        const px = xa.type === 'category' ? xa.l2p(xa._categories.indexOf(t.x[k])) : xa.c2p(t.x[k]);
         const box = gd.getBoundingClientRect();
-        return [box.left + xa._offset + xa.l2p(xl), box.top + ya._offset + ya.l2p(t.y[k])];
+        return [box.left + xa._offset + px, box.top + ya._offset + ya.c2p(t.y[k])];
         """, css, line_label, x_label)
     actions = ActionBuilder(driver)
     actions.pointer_action.move_to_location(round(x), round(y))
@@ -132,6 +133,87 @@ def test_hover_on_a_line_gives_the_exact_value(served):
     assert "Type 4 · Length 11 · Accuracy 63.3%" in text
 
 
+def x_axis(driver, css: str) -> dict | None:
+    """The drawn x axis: its type, the tick labels shown (left to right) and whether any two of
+    them overlap on screen."""
+    return driver.execute_script(
+        """
+        const el = document.querySelector(arguments[0]);
+        const gd = el && el.querySelector('.js-plotly-plot');
+        if (!gd || !gd._fullLayout) { return null; }
+        const boxes = Array.from(el.querySelectorAll('.xtick text'))
+            .map(t => [t.textContent, t.getBoundingClientRect()])
+            .filter(b => b[1].width > 0).sort((a, b) => a[1].left - b[1].left);
+        let overlap = false;
+        for (let i = 1; i < boxes.length; i++) {
+            overlap = overlap || boxes[i][1].left < boxes[i - 1][1].right;
+        }
+        return {type: gd._fullLayout.xaxis.type, ticks: boxes.map(b => b[0]), overlap: overlap};
+        """, css)
+
+
+PYTHIA = chart_selector("arc-challenge-acc")
+
+
+def test_training_steps_on_log_x_with_real_ticks_and_exact_hovers(served, tmp_path):
+    """Pythia's 27 checkpoints (0..143000) showed one tick, '0', on a linear axis that put 13
+    of them against its left edge: now log x, step 0 apart, ticks reading the steps."""
+    open_view(served, "?figure=pythia-zero-shot")
+    driver = served.driver
+    until(lambda: (x_axis(driver, PYTHIA) or {}).get("type") == "log", timeout=10)
+    axis = x_axis(driver, PYTHIA)
+    assert axis["ticks"][:6] == ["0", "1", "2", "4", "8", "16"] and axis["ticks"][-1] == "143000"
+    assert len(axis["ticks"]) >= 12 and not axis["overlap"]
+    assert served.find_element("#trends-logx").is_selected()
+    text = hover_point(served, PYTHIA, "12b", "0")
+    assert "Model 12b · Training step 0 · acc 0.2176 ± 0.0121 se" in text
+    text = hover_point(served, PYTHIA, "70m", "143000")
+    assert "Model 70m · Training step 143000 · acc 0.1809 ± " in text
+    screenshot(driver, "trends-pythia-log-x", tmp_path)
+
+    driver.execute_script("window.scrollTo({top: 0, behavior: 'instant'});")
+    served.find_element("label[for='trends-logx']").click()  # linear, in the URL
+    until(lambda: "logx=0" in driver.current_url, timeout=10)
+    until(lambda: (x_axis(driver, PYTHIA) or {}).get("type") == "linear", timeout=10)
+    axis = x_axis(driver, PYTHIA)
+    assert axis["ticks"][0] == "0" and axis["ticks"][-1] == "143000" and len(axis["ticks"]) > 2
+    assert not axis["overlap"]
+    text = hover_point(served, PYTHIA, "12b", "143000")
+    assert "Model 12b · Training step 143000 · acc 0.3183 ± " in text
+
+    driver.back()  # the rule's log axis again, no logx in the URL
+    until(lambda: (x_axis(driver, PYTHIA) or {}).get("type") == "log", timeout=10)
+    assert "logx" not in driver.current_url
+    assert served.find_element("#trends-logx").is_selected()
+
+    driver.execute_script("window.scrollTo({top: 0, behavior: 'instant'});")
+    served.find_element("#trends-transpose").click()  # the models' axis: categorical
+    until(lambda: (x_axis(driver, PYTHIA) or {}).get("type") == "category", timeout=10)
+    assert served.find_element("#trends-logx").get_attribute("disabled") is not None
+    assert "logx" not in driver.current_url
+    assert served.get_logs() == []
+
+
+def test_pythia_table_colours_threshold_and_decimals(served):
+    open_view(served, "?figure=pythia-zero-shot")
+    driver = served.driver
+    until(lambda: len(table(driver)) == 8, timeout=10)
+    assert header(driver, "below") == "First < 0.8"  # 80% of the metric's 0-1, not 80
+    rows = {r["line"]: r for r in table(driver)}
+    assert rows["12b"]["below"] == "every cell"
+    assert rows["410m"]["min"] == "0.1817 at 13000"  # whole, not '0.1817 at 130...'
+    assert any(s.endswith("(+0.1007).") for s in sentences(driver))  # not '+0.1007 points'
+    colours = driver.execute_script(
+        """
+        const gd = document.querySelector(arguments[0]).querySelector('.js-plotly-plot');
+        return gd._fullData.filter(d => d.meta[1] !== 'band').map(d => d.line.color);
+        """, PYTHIA)
+    assert len(colours) == 8 and len(set(colours)) == 8  # 70m and 12b shared one blue
+    box = served.find_element("#trends-threshold")
+    assert (box.get_attribute("value"), box.get_attribute("placeholder")) == ("", "0.8")
+    assert served.get_logs() == []
+
+
 def test_flagship_hover_and_stats(served):
     open_view(served, "?figure=dynts-llama-vs-qwen")
     text = hover_point(served, chart_selector("r1-qwen"), "2000", "0.4")
@@ -148,6 +230,9 @@ def test_row_selection_changes_chart_table_and_sentences(served):
     assert "4" in line_names(served.driver, css)
     before = {r["line"]: r for r in table(served.driver)}
     assert before["4"]["drop"] == "15.4 (10 → 11)"
+    # one column, one number of decimals (63.0% read next to 98.26%)
+    assert [before[k]["mean"] for k in "1234567"] == ["63.00%", "98.26%", "82.00%", "78.58%",
+                                                       "68.94%", "97.46%", "77.06%"]
     assert any("type 4 by 15.4 points" in s for s in sentences(served.driver))
 
     pick_option(served, "#trends-rows", "4")  # deselect type 4
@@ -206,9 +291,10 @@ def test_threshold_and_transpose_live_in_the_url(served):
     assert served.find_element("#trends-threshold").get_attribute("value") == "70"
 
     served.driver.execute_script("window.__same_document = true;")
-    served.driver.back()  # to threshold 80, still transposed
+    served.driver.back()  # to the default threshold (80% of 0-100), still transposed
     until(lambda: header(served.driver, "below") == "First < 80%", timeout=10)
-    assert served.find_element("#trends-threshold").get_attribute("value") == "80"
+    box = served.find_element("#trends-threshold")
+    assert (box.get_attribute("value"), box.get_attribute("placeholder")) == ("", "80")
     served.driver.back()  # to the untransposed view
     until(lambda: header(served.driver, "line") == "Type", timeout=10)
     assert not served.find_element("#trends-transpose").is_selected()

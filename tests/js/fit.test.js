@@ -28,16 +28,74 @@ test("fitted: category ticks thinned, and back to every one when they fit", func
     categoryarray: ["a", "bb", "ccc"], dtick: 1, tickmode: "linear", tick0: 0, tickangle: 0}}});
 });
 
-test("fitted: a numeric axis labelled at its values keeps every k-th label, all kept aside", function () {
+test("fitted: a numeric axis labelled at its values keeps the labels that fit, all kept aside", function () {
   const all = {vals: [0, 10, 20, 30, 40], text: ["0", "10", "20", "30", "40"]};
   const fig = {data: [], layout: {xaxis: {tickmode: "array", tickvals: all.vals,
                                           ticktext: all.text}}};
-  const thin = here(fit.fitted({x: 40, y: 10}, fig));  // 10 px between values: every 3rd
+  const thin = here(fit.fitted({x: 40, y: 10}, fig));  // 9 px between values: first and last
   assert.deepEqual(thin, {data: [], layout: {
-    xaxis: {tickmode: "array", tickvals: [0, 30], ticktext: ["0", "30"], tickangle: 0},
+    xaxis: {tickmode: "array", tickvals: [0, 40], ticktext: ["0", "40"], tickangle: 0},
     meta: {ticks: all}}});
   assert.deepEqual(here(fit.fitted({x: 1000, y: 10}, thin)).layout.xaxis,
                    {tickmode: "array", tickvals: all.vals, ticktext: all.text, tickangle: 0});
+});
+
+/* Pythia's checkpoints: 13 of 27 within 3000 of 0 (step 0 drawn at 0.1 on a log axis) */
+const STEPS = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000, 3000, 13000, 23000, 33000,
+               43000, 53000, 63000, 73000, 83000, 93000, 103000, 113000, 123000, 133000, 143000];
+const STEP_TEXT = STEPS.map(String);
+const AT_LOG = STEPS.map(function (s) { return s === 0 ? 0.1 : s; });
+
+test("spacedTicks: uneven steps keep the labels that have room, not every k-th one", function () {
+  const shown = function (keep) { return Array.from(keep, function (k) { return STEP_TEXT[k]; }); };
+  // linear, 1200 px: the early steps share the left edge; one label there, then the rest
+  assert.deepEqual(shown(fit.spacedTicks(STEPS, STEP_TEXT, 1200, false)),
+                   ["0", "13000", "23000", "33000", "43000", "53000", "63000", "73000", "83000",
+                    "93000", "103000", "113000", "123000", "133000", "143000"]);
+  // log, 1200 px: every early step, and late ones spread between 3000 and the last
+  assert.deepEqual(shown(fit.spacedTicks(AT_LOG, STEP_TEXT, 1200, true)),
+                   ["0", "1", "2", "4", "8", "16", "32", "64", "128", "256", "512", "1000",
+                    "3000", "23000", "53000", "143000"]);
+  // log, a phone (300 px): fewer, spread evenly, never overlapping, the first and the last
+  const phone = fit.spacedTicks(AT_LOG, STEP_TEXT, 300, true);
+  assert.deepEqual(shown(phone), ["0", "1", "4", "16", "128", "3000", "143000"]);
+  assert.deepEqual(shown(fit.spacedTicks(STEPS, STEP_TEXT, 300, false)),
+                   ["0", "33000", "73000", "103000", "143000"]);
+  const px = function (k) { return (Math.log10(AT_LOG[k]) + 1) / Math.log10(1430000) * 270; };
+  for (let i = 1; i < phone.length; i++) {  // neighbours clear each other
+    const a = phone[i - 1], b = phone[i];
+    assert.ok(px(b) - px(a) >= (STEP_TEXT[a].length + STEP_TEXT[b].length) * 3.75 + 8);
+  }
+  assert.deepEqual(here(fit.spacedTicks([1, 2], ["1", "2"], 0, false)), [0, 1]);  // no size yet
+  assert.deepEqual(here(fit.spacedTicks([5], ["5"], 100, true)), [0]);
+});
+
+test("fitted: a log axis is thinned by the labels' logarithms", function () {
+  const fig = {data: [], layout: {xaxis: {type: "log", tickmode: "array", tickvals: AT_LOG,
+                                          ticktext: STEP_TEXT}}};
+  const out = here(fit.fitted({x: 1200, y: 300}, fig)).layout;
+  assert.deepEqual(Array.from(out.xaxis.ticktext).slice(0, 13), STEP_TEXT.slice(0, 13));
+  assert.equal(out.xaxis.ticktext[out.xaxis.ticktext.length - 1], "143000");
+  assert.deepEqual(out.meta.ticks, {vals: AT_LOG, text: STEP_TEXT});
+  assert.equal(out.xaxis.type, "log");
+});
+
+test("fitted: a line chart's legend goes below its plot on a narrow chart, and back", function () {
+  const fig = {data: [], layout: {meta: {legendBelow: 560}, legend: {title: {text: "Model"}}}};
+  const phone = here(fit.fitted({x: 200, y: 300, w: 366}, fig)).layout;
+  assert.deepEqual(phone.legend, {title: {text: "Model", side: "top"}, orientation: "h",
+                                  yref: "container", y: 0, yanchor: "bottom", x: 0,
+                                  xanchor: "left"});
+  assert.equal(fit.fitted({x: 900, y: 300, w: 1200}, fig), null);  // wide: at the right
+  const back = here(fit.fitted({x: 900, y: 300, w: 1200}, {data: [], layout: phone})).layout;
+  assert.equal(back.legend.orientation, "v");
+  assert.equal(back.legend.title.text, "Model");
+  // no meta (a heatmap, a chart without a legend rule): the legend is left alone
+  assert.equal(fit.fitted({x: 200, y: 300, w: 366}, {data: [], layout: {legend: {}}}), null);
+  // drawn with the legend at the right where it should be below: redrawn
+  const gd = {layout: {legend: {}}, data: []};
+  assert.equal(fit.fits(gd, {data: [], layout: phone}), false);
+  assert.equal(fit.fits({layout: phone, data: []}, {data: [], layout: phone}), true);
 });
 
 test("fitted: the y title moves in when the left margin is drawn narrower, and back", function () {

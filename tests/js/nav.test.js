@@ -8,10 +8,10 @@ const assert = require("node:assert/strict");
 const {load, element, fakeDocument, here} = require("./sandbox");
 
 const RULES = {
-  own: {"/": ["color", "labels"], "/trends": ["transpose", "overlay", "threshold"],
+  own: {"/": ["color", "labels"], "/trends": ["transpose", "overlay", "threshold", "logx"],
         "/compare": ["a", "b", "color", "labels"], "/data": []},
   sliced: ["/", "/trends", "/data"],
-  named: ["color", "labels", "transpose", "overlay", "threshold", "a", "b", "format"]
+  named: ["color", "labels", "transpose", "overlay", "threshold", "logx", "a", "b", "format"]
 };
 const PATHS = ["/", "/trends", "/compare", "/data"];
 

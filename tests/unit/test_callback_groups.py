@@ -60,7 +60,7 @@ def test_the_sync_callbacks_take_a_few_groups(dash_app):
     ("trends", ["trends-loc.search", "trends-facet.value", "trends-rows.value",
                 "trends-xrange.value", "trends-sort.value", "trends-top.value",
                 "trends-transpose.value", "trends-overlay.value", "trends-threshold.value",
-                "trends-pct.value"],
+                "trends-logx.value", "trends-pct.value"],
      ["trends-facet.id", "trends-rendered-figure.data", "uploads.data", "trends-drawn.data"]),
     ("data", ["data-loc.search", "data-facet.value", "data-rows.value", "data-xrange.value",
               "data-sort.value", "data-top.value"],

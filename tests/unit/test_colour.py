@@ -191,10 +191,18 @@ def test_the_old_palette_would_fail():
                                 - _seen("#59a14f", CVD["deuteranopia"]))) < 12
 
 
+def test_twelve_lines_have_twelve_colours():
+    """Pythia's eight models (70m and 12b shared one blue with seven colours) and up to a
+    dozen lines: one colour each."""
+    assert len(PALETTE) == len(set(PALETTE)) == 12
+    assert [line_color(k) for k in range(12)] == list(PALETTE)
+    assert line_color(12) == line_color(0)
+
+
 def test_lines_differ_by_more_than_colour():
-    styles = [(line_color(k), line_dash(k), line_symbol(k)) for k in range(84)]
-    assert len(set(styles)) == 84
-    for k in range(1, 84):  # neighbouring lines never share a dash or a marker
+    styles = [(line_color(k), line_dash(k), line_symbol(k)) for k in range(420)]
+    assert len(set(styles)) == 420
+    for k in range(1, 420):  # neighbouring lines never share a dash or a marker
         assert line_dash(k) != line_dash(k - 1) and line_symbol(k) != line_symbol(k - 1)
     assert len(DASHES) > 1 and len(SYMBOLS) > 1
 

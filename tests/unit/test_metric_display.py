@@ -180,15 +180,15 @@ def test_trends_on_a_lower_is_better_panel(catalog):
     assert p.marginals is None  # model is categorical
     assert t.observations == [
         "Declining with step: models m1 and m2; model m1 falls most, from 30.00 at step 1 to "
-        "10.00 at step 3 (−20.00 points; lower is better).",
-        "Largest drops between neighbouring steps: model m1 by 10.00 points, from 30.00 at step "
-        "1 to 20.00 at 2 (lower is better: an improvement); model m2 by 5.00 points, from 50.00 "
+        "10.00 at step 3 (−20.00; lower is better).",  # perplexity: no 'points'
+        "Largest drops between neighbouring steps: model m1 by 10.00, from 30.00 at step "
+        "1 to 20.00 at 2 (lower is better: an improvement); model m2 by 5.00, from 50.00 "
         "at step 1 to 45.00 at 2 (lower is better: an improvement).",
         "Above 15 (lower is better): models m1 and m2 are above it from the first step shown; "
         "model m3 never goes above it.",
         "Lowest perplexity (best: lower is better): 9.00 at model m3, step 3; highest (worst): "
         "50.00 at model m2, step 1.",
-        "Stable (max − min ≤ 5 points): model m3."]
+        "Stable (max − min ≤ 5): model m3."]
 
 
 def test_compare_lower_is_better_counts_and_sentences(catalog):

@@ -387,7 +387,7 @@ def test_parse_options(query, expected):
                                    {"threshold": "nan"}, {"transpose": "maybe"}])
 def test_bad_options_are_ignored_with_a_problem(query):
     options = parse_options(query)
-    assert options.threshold == DEFAULT_THRESHOLD and not options.transpose
+    assert options.threshold is None and not options.transpose  # None: the default
     assert len(options.problems) == 1
 
 
