@@ -40,6 +40,15 @@ KNOWN_READERS: dict[str, str] = {
     "opencompass": "evalmaps.readers.opencompass",  # before csv: its summaries are CSV
     "csv": "evalmaps.readers.csvfile",
 }
+# What a reader's files can start with (after a BOM and white space), where that is known: a
+# reader whose starts do not match the bytes is not asked, and so not even imported (reading a
+# CSV then imports only the readers of text). A reader left out of this table is always asked.
+FIRST_BYTES: dict[str, tuple[bytes, ...]] = {
+    "parquet": (b"PAR1",), "lighteval": (b"{",), "lm-eval": (b"{",), "bigcode": (b"{",),
+    "inspect": (b"PK", b"{"), "zip": (b"PK",), "helm": (b"[",), "evalplus": (b"{",),
+    "evalperf": (b"{",), "simple-evals": (b"{",), "json-records": (b"[", b"{"),
+    "jsonl": (b"[", b"{"),
+}
 FALLBACK = "csv"  # tried last, after any reader from an entry point
 ENTRY_POINT_GROUP = "evalmaps.readers"
 OTHER_JSON = "json"  # what detect() answers for a JSON document no reader claims
@@ -67,7 +76,6 @@ def names() -> list[str]:
     return list(_order)
 
 
-
 def reader(name: str) -> ModuleType:
     """The reader module called ``name`` (imported on first use)."""
     module = _loaded.get(name)
@@ -87,6 +95,9 @@ def detect(data: bytes | Probe) -> str:
     that none of them reads (a config, a samples log)."""
     probe = data if isinstance(data, Probe) else Probe(data)
     for name in names():
+        starts = FIRST_BYTES.get(name)
+        if starts is not None and not probe.head.startswith(starts):
+            continue
         if reader(name).sniff(probe):
             return name
     return OTHER_JSON

@@ -110,3 +110,16 @@ def test_the_docs_example_reader_reads_its_format(lab_reader):
     assert "our lab's results JSON" in readers.described()
     with pytest.raises(ImportFailed, match="each entry needs a model, a task and a numeric score"):
         import_bytes(json.dumps({"lab_results": [{"model": "m"}]}).encode(), "bad.json")
+
+
+def test_reading_a_csv_imports_only_the_readers_of_text():
+    """FIRST_BYTES: readers whose files cannot start as a CSV does are not asked, nor imported."""
+    code = ("import sys; from evalmaps import readers; print(readers.detect(b'a,b,value\\n1,2,3\\n')); "
+            "print(sorted(m.rsplit('.', 1)[1] for m in sys.modules "
+            "if m.startswith('evalmaps.readers.') and m.rsplit('.', 1)[1] not in "
+            "('base', 'fastcsv', 'table', 'leaderboard')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         check=True).stdout.split("\n")
+    assert out[:2] == ["csv", "['csvfile', 'opencompass']"]
+    for name, starts in readers.FIRST_BYTES.items():
+        assert name in readers.KNOWN_READERS and all(isinstance(s, bytes) for s in starts)
