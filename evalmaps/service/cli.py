@@ -2,13 +2,14 @@
 
     evalmaps serve [--port N] [--host H] [--workers N] [--debug] [--data DIR ...]
                    [--store DIR | --no-store]
-    evalmaps import PATH [PATH ...] [--format auto|tidy|wide|matrix] [--replicate COL]
-                         [-x DIM] [-y DIM] [-o OUT.csv]
+    evalmaps import PATH [PATH ...] [--format auto|tidy|wide|matrix|leaderboard]
+                         [--replicate COL] [-x DIM] [-y DIM] [-o OUT.csv]
     evalmaps manifest [DIR]     (re)write DIR/manifest.json (default: the built-in data/)
 
 A PATH is a file, a folder (searched recursively) or a zip: a table (CSV, Parquet, JSON Lines)
-or results written by evaluation tools (lm-evaluation-harness JSON, Inspect logs), which combine
-into one figure. What a file is comes from its content.
+or results written by evaluation tools (evalmaps.readers lists them), which combine into one
+figure per tool. What a file is comes from its content. -o writes OUT.csv and, beside it,
+OUT.figure.json, the figure's catalog entry that serve --data reads.
 
 Errors are one or two sentences on stderr and a non-zero exit, never a traceback.
 """
@@ -57,9 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import", help="turn a results table, or the results files of an "
                          "evaluation tool, into a tidy CSV")
     imp.add_argument("paths", nargs="+", metavar="PATH",
-                     help="a file, folder or zip: a CSV, Parquet or JSON Lines table, or "
-                          "lm-evaluation-harness results / Inspect logs (many combine into one "
-                          "figure)")
+                     help="a file, folder or zip: a CSV, Parquet or JSON Lines table, or the "
+                          "results files of an evaluation tool (lm-eval, Inspect, lighteval, "
+                          "HELM, ...; many combine into one figure per tool)")
     imp.add_argument("--format", choices=FORMATS, default="auto")
     imp.add_argument("--replicate", default=None, metavar="COL",
                      help="column whose rows are replicates to average (default: a column named "
