@@ -188,6 +188,9 @@ class Figure:
         self.spec = spec
         self.cells = cells  # present cells only: dim columns (str), value, optional sd, n, se
         self.decimals = decimals
+        # the per-item records behind the cells (evalmaps.catalog.items.ItemRecords), when the
+        # source has them; set by the catalog that loads the figure
+        self.items = None
         self._index = {d: spec.dims[d].index() for d in spec.dim_names}
         self._by_facets: dict[tuple[str, ...], Panel] = {}
         self._given_positions = _positions or {}

@@ -1,0 +1,205 @@
+"""The per-item records behind a figure's cells, kept as Parquet and queried with DuckDB where
+they lie.
+
+A figure made from per-item records (lm-eval's ``samples_*.jsonl``, Inspect's samples, a lab's
+own per-question outputs) keeps them in a folder of its own:
+
+- ``scores.parquet``: one row per item and sample, with the figure's dimension columns (text),
+  ``item`` (text), ``sample`` (int) and ``score`` (float). This is all a comparison reads.
+- ``texts.parquet`` (optional): ``item`` and the dimension columns with ``prompt``, ``target`` and
+  ``response`` (text, may be null); read only when a person asks to see an item.
+
+A cell's value is the mean over its items of each item's mean over samples (Pass@1 averaged over
+n samples, as the harnesses report it): :meth:`ItemRecords.cell_values`.
+
+Queries open a DuckDB connection of their own (DuckDB connections are not shared between
+threads), read only the columns and rows they need (Parquet's row-group statistics skip the
+rest) and hand back numpy arrays. Labels are compared as text, never spliced into SQL.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+SCORES = "scores.parquet"
+TEXTS = "texts.parquet"
+TEXT_COLUMNS = ("prompt", "target", "response")
+ROW_GROUP = 128 * 1024
+
+
+@dataclass(frozen=True, eq=False)
+class ItemScores:
+    """One cell's items: ids (sorted), samples per item, and the sum of the scores per item."""
+
+    items: np.ndarray  # text ids, sorted, unique
+    n: np.ndarray  # int64: samples per item
+    total: np.ndarray  # float64: the sum of the item's scores over its samples
+    binary: bool  # every score is 0 or 1
+
+    @property
+    def mean(self) -> np.ndarray:
+        """Each item's mean over its samples."""
+        return self.total / self.n
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def on(self, items: np.ndarray) -> ItemScores:
+        """These scores on ``items`` (sorted, each one of this cell's)."""
+        at = np.searchsorted(self.items, items)
+        return ItemScores(items, self.n[at], self.total[at], self.binary)
+
+
+def common(a: ItemScores, b: ItemScores) -> tuple[ItemScores, ItemScores]:
+    """A and B on the items both have, in one order."""
+    shared = np.intersect1d(a.items, b.items, assume_unique=True)
+    return a.on(shared), b.on(shared)
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _write(table: pa.Table, path: Path) -> None:
+    """Write ``table`` to ``path`` atomically (a temporary file renamed into place)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".parquet")
+    os.close(fd)
+    try:
+        pq.write_table(table, tmp, row_group_size=ROW_GROUP, compression="zstd")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class ItemRecords:
+    """A figure's per-item records in ``folder`` (see the module's docstring)."""
+
+    def __init__(self, folder: str | Path, dims: Sequence[str]) -> None:
+        self.folder = Path(folder)
+        self.dims = tuple(dims)
+
+    @property
+    def scores_path(self) -> Path:
+        return self.folder / SCORES
+
+    @property
+    def texts_path(self) -> Path:
+        return self.folder / TEXTS
+
+    @property
+    def has_texts(self) -> bool:
+        return self.texts_path.exists()
+
+    @classmethod
+    def write(cls, folder: str | Path, dims: Sequence[str], scores: pd.DataFrame,
+              texts: pd.DataFrame | None = None) -> ItemRecords:
+        """Keep ``scores`` (dims, ``item``, optional ``sample``, ``score``) and ``texts`` (dims,
+        ``item``, any of prompt/target/response) in ``folder``, sorted by dims and item."""
+        dims = tuple(dims)
+        frame = pd.DataFrame({d: scores[d].astype(str) for d in dims})
+        frame["item"] = scores["item"].astype(str)
+        frame["sample"] = (scores["sample"].astype("int64") if "sample" in scores
+                           else np.zeros(len(scores), dtype="int64"))
+        frame["score"] = scores["score"].astype("float64")
+        frame = frame.sort_values([*dims, "item", "sample"], kind="stable", ignore_index=True)
+        _write(pa.Table.from_pandas(frame, preserve_index=False), Path(folder) / SCORES)
+        if texts is not None and len(texts):
+            kept = [c for c in TEXT_COLUMNS if c in texts]
+            tframe = pd.DataFrame({d: texts[d].astype(str) for d in dims})
+            tframe["item"] = texts["item"].astype(str)
+            if "sample" in texts:
+                tframe["sample"] = texts["sample"].astype("int64")
+            for column in kept:
+                tframe[column] = texts[column].astype(object).where(texts[column].notna(), None)
+                tframe[column] = tframe[column].map(lambda v: v if v is None else str(v))
+            tframe = tframe.sort_values([*dims, "item"], kind="stable", ignore_index=True)
+            _write(pa.Table.from_pandas(tframe, preserve_index=False), Path(folder) / TEXTS)
+        return cls(folder, dims)
+
+    def _connect(self):
+        import duckdb  # imported when items are first asked for: start-up does not pay for it
+
+        return duckdb.connect(config={"threads": 1})
+
+    def _where(self, coords: Mapping[str, str]) -> tuple[str, list[str]]:
+        unknown = [d for d in coords if d not in self.dims]
+        if unknown:
+            raise KeyError(f"the items have no dimension {unknown[0]!r}")
+        names = [d for d in self.dims if d in coords]
+        clause = " AND ".join(f"{_quoted(d)} = ?" for d in names) or "TRUE"
+        return clause, [str(coords[d]) for d in names]
+
+    def cell(self, coords: Mapping[str, str]) -> ItemScores:
+        """The items of the cell at ``coords`` (every dimension given); empty when it has none."""
+        grid = self.cells(coords, ())
+        return grid.get((), _empty())
+
+    def cells(self, fixed: Mapping[str, str], by: Sequence[str]) -> dict[tuple[str, ...], ItemScores]:
+        """Every cell's items where ``fixed`` holds, keyed by its labels of the dimensions ``by``
+        (for a panel: the facets fixed, ``by=(y, x)``)."""
+        clause, params = self._where(fixed)
+        by = tuple(by)
+        keys = ", ".join(_quoted(d) for d in by)
+        sql = (f"SELECT {keys + ', ' if keys else ''}item, count(*) AS n, sum(score) AS total, "
+               f"bool_and(score = 0 OR score = 1) AS binary "
+               f"FROM read_parquet(?) WHERE {clause} "
+               f"GROUP BY ALL ORDER BY ALL")
+        with self._connect() as con:
+            table = con.sql(sql, params=[str(self.scores_path), *params]).to_arrow_table()
+        if table.num_rows == 0:
+            return {}
+        column = {name: table.column(name).to_numpy(zero_copy_only=False) for name in table.column_names}
+        items = column["item"].astype(object)
+        n, total = column["n"].astype(np.int64), column["total"].astype(np.float64)
+        binary = column["binary"].astype(bool)
+        # the rows come ordered by the keys: a cell starts where any key changes
+        change = np.zeros(table.num_rows, dtype=bool)
+        change[0] = True
+        for d in by:
+            labels = column[d].astype(object)
+            change[1:] |= labels[1:] != labels[:-1]
+        starts = np.flatnonzero(change)
+        stops = np.append(starts[1:], table.num_rows)
+        return {tuple(str(column[d][s]) for d in by): ItemScores(items[s:e], n[s:e], total[s:e],
+                                                                  bool(binary[s:e].all()))
+                for s, e in zip(starts, stops)}
+
+    def cell_values(self) -> pd.DataFrame:
+        """Each cell's value (the mean over items of the item's mean over samples), its item count
+        ``items`` and its largest sample count ``samples``: dims, value, items, samples."""
+        dims = ", ".join(_quoted(d) for d in self.dims)
+        sql = (f"SELECT {dims}, avg(m) AS value, count(*) AS items, max(k) AS samples FROM "
+               f"(SELECT {dims}, item, avg(score) AS m, count(*) AS k FROM read_parquet(?) "
+               f"GROUP BY ALL) GROUP BY ALL ORDER BY ALL")
+        with self._connect() as con:
+            return con.sql(sql, params=[str(self.scores_path)]).df()
+
+    def texts(self, coords: Mapping[str, str], items: Sequence[str]) -> list[dict]:
+        """The texts of ``items`` in the cell at ``coords``, one dict per row: item, sample (when
+        kept) and the text columns the source has (None where it has none); [] when no texts
+        were kept."""
+        if not self.has_texts or not len(items):
+            return []
+        clause, params = self._where(coords)
+        sql = (f"SELECT * EXCLUDE ({', '.join(_quoted(d) for d in self.dims)}) "
+               f"FROM read_parquet(?) WHERE {clause} AND list_contains(?, item) ORDER BY ALL")
+        with self._connect() as con:
+            table = con.sql(sql, params=[str(self.texts_path), *params, [str(i) for i in items]]
+                            ).to_arrow_table()
+        return table.to_pylist()
+
+
+def _empty() -> ItemScores:
+    return ItemScores(np.array([], dtype=object), np.array([], dtype=np.int64),
+                      np.array([], dtype=np.float64), True)

@@ -1,0 +1,82 @@
+"""evalmaps.catalog.items: per-item records written as Parquet and read back with DuckDB, checked
+against the same sums done by hand in pandas."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evalmaps.catalog.items import ItemRecords, common
+
+
+def frame():
+    return pd.DataFrame({
+        "model": ["A"] * 4 + ["B"] * 4,
+        "task": ["t"] * 8,
+        "item": ["1", "1", "2", "2", "1", "1", "3", "3"],
+        "sample": [0, 1, 0, 1, 0, 1, 0, 1],
+        "score": [1, 0, 1, 1, 0, 0, 1, 0.5],
+    })
+
+
+def test_cell_sums_each_items_samples(tmp_path):
+    records = ItemRecords.write(tmp_path, ["model", "task"], frame())
+    a = records.cell({"model": "A", "task": "t"})
+    assert (list(a.items), list(a.n), list(a.total), a.binary) == (["1", "2"], [2, 2], [1.0, 2.0], True)
+    b = records.cell({"model": "B", "task": "t"})
+    assert (list(b.items), list(b.total), b.binary) == (["1", "3"], [0.0, 1.5], False)
+    assert len(records.cell({"model": "C", "task": "t"})) == 0
+
+
+def test_cells_keyed_by_the_dimensions_asked(tmp_path):
+    records = ItemRecords.write(tmp_path, ["model", "task"], frame())
+    grid = records.cells({"task": "t"}, ["model"])
+    assert sorted(grid) == [("A",), ("B",)]
+    assert list(grid[("B",)].mean) == [0.0, 0.75]
+
+
+def test_common_items_in_one_order(tmp_path):
+    records = ItemRecords.write(tmp_path, ["model", "task"], frame())
+    a, b = common(records.cell({"model": "A", "task": "t"}), records.cell({"model": "B", "task": "t"}))
+    assert (list(a.items), list(b.items), list(a.total), list(b.total)) == (["1"], ["1"], [1.0], [0.0])
+
+
+def test_an_unknown_dimension_is_refused(tmp_path):
+    records = ItemRecords.write(tmp_path, ["model", "task"], frame())
+    with pytest.raises(KeyError, match="no dimension 'size'"):
+        records.cell({"size": "7b"})
+
+
+def test_labels_are_parameters_not_sql(tmp_path):
+    df = frame()
+    df.loc[0:3, "model"] = "A' OR '1'='1"
+    records = ItemRecords.write(tmp_path, ["model", "task"], df)
+    assert list(records.cell({"model": "A' OR '1'='1", "task": "t"}).items) == ["1", "2"]
+    assert len(records.cell({"model": "x' OR '1'='1", "task": "t"})) == 0
+
+
+def test_texts_are_kept_apart_and_read_for_the_items_asked(tmp_path):
+    texts = pd.DataFrame({"model": ["A", "A"], "task": ["t", "t"], "item": ["1", "2"],
+                          "prompt": ["<b>bold?</b>", "y"], "target": ["a", None]})
+    records = ItemRecords.write(tmp_path, ["model", "task"], frame(), texts)
+    got = records.texts({"model": "A", "task": "t"}, ["2", "1"])
+    assert got == [{"item": "1", "prompt": "<b>bold?</b>", "target": "a"},
+                                      {"item": "2", "prompt": "y", "target": None}]
+    assert ItemRecords.write(tmp_path / "none", ["model", "task"], frame()).texts(
+        {"model": "A", "task": "t"}, ["1"]) == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["m1", "m2"]), st.sampled_from(["x", "y"]),
+                          st.integers(0, 5), st.integers(0, 3), st.sampled_from([0.0, 1.0, 0.25])),
+                min_size=1, max_size=60, unique_by=lambda r: r[:4]))
+def test_cell_values_equal_pandas_mean_of_item_means(tmp_path_factory, rows):
+    df = pd.DataFrame(rows, columns=["model", "task", "item", "sample", "score"])
+    records = ItemRecords.write(tmp_path_factory.mktemp("items"), ["model", "task"], df)
+    got = records.cell_values()
+    item_means = df.groupby(["model", "task", "item"])["score"].mean()
+    want = item_means.groupby(["model", "task"]).agg(["mean", "count"]).reset_index()
+    assert got[["model", "task"]].values.tolist() == want[["model", "task"]].values.tolist()
+    np.testing.assert_allclose(got["value"], want["mean"], rtol=1e-12)
+    assert got["items"].tolist() == want["count"].tolist()
