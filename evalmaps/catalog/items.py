@@ -30,6 +30,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from evalmaps.core.estimators import pass_at_k
+
 SCORES = "scores.parquet"
 TEXTS = "texts.parquet"
 TEXT_COLUMNS = ("prompt", "target", "response")
@@ -175,15 +177,30 @@ class ItemRecords:
                                                                   bool(binary[s:e].all()))
                 for s, e in zip(starts, stops)}
 
-    def cell_values(self) -> pd.DataFrame:
-        """Each cell's value (the mean over items of the item's mean over samples), its item count
-        ``items`` and its largest sample count ``samples``: dims, value, items, samples."""
+    def cell_values(self, k: int = 1) -> pd.DataFrame:
+        """Each cell's value, its item count ``items`` and its largest sample count ``samples``:
+        dims, value, items, samples. At k = 1 the value is the mean over items of each item's mean
+        over samples (Pass@1 averaged over n samples, as the harnesses report it); at k > 1 the
+        mean over items of the unbiased pass@k (:func:`evalmaps.core.estimators.pass_at_k`),
+        which needs 0/1 scores and at least k samples of every item."""
         dims = ", ".join(_quoted(d) for d in self.dims)
-        sql = (f"SELECT {dims}, avg(m) AS value, count(*) AS items, max(k) AS samples FROM "
-               f"(SELECT {dims}, item, avg(score) AS m, count(*) AS k FROM read_parquet(?) "
-               f"GROUP BY ALL) GROUP BY ALL ORDER BY ALL")
+        if k == 1:
+            sql = (f"SELECT {dims}, avg(m) AS value, count(*) AS items, max(k) AS samples FROM "
+                   f"(SELECT {dims}, item, avg(score) AS m, count(*) AS k FROM read_parquet(?) "
+                   f"GROUP BY ALL) GROUP BY ALL ORDER BY ALL")
+            with self._connect() as con:
+                return con.sql(sql, params=[str(self.scores_path)]).df()
+        sql = (f"SELECT {dims}, count(*) AS n, sum(score) AS c, "
+               f"bool_and(score = 0 OR score = 1) AS binary "
+               f"FROM read_parquet(?) GROUP BY {dims}, item ORDER BY ALL")
         with self._connect() as con:
-            return con.sql(sql, params=[str(self.scores_path)]).df()
+            per_item = con.sql(sql, params=[str(self.scores_path)]).df()
+        if not per_item["binary"].all():
+            raise ValueError(f"pass@{k} needs scores of 0 or 1; these items have other scores")
+        per_item["value"] = pass_at_k(per_item["n"].to_numpy(), per_item["c"].to_numpy(), k)
+        return (per_item.groupby(list(self.dims), sort=True, observed=True)
+                .agg(value=("value", "mean"), items=("value", "size"), samples=("n", "max"))
+                .reset_index())
 
     def texts(self, coords: Mapping[str, str], items: Sequence[str]) -> list[dict]:
         """The texts of ``items`` in the cell at ``coords``, one dict per row: item, sample (when

@@ -80,3 +80,19 @@ def test_cell_values_equal_pandas_mean_of_item_means(tmp_path_factory, rows):
     assert got[["model", "task"]].values.tolist() == want[["model", "task"]].values.tolist()
     np.testing.assert_allclose(got["value"], want["mean"], rtol=1e-12)
     assert got["items"].tolist() == want["count"].tolist()
+
+
+def test_cell_values_at_k_average_each_items_pass_at_k(tmp_path):
+    df = pd.DataFrame({"model": ["A"] * 8, "item": ["1"] * 4 + ["2"] * 4, "sample": [0, 1, 2, 3] * 2,
+                       "score": [1, 0, 0, 0, 0, 0, 0, 0.0]})
+    records = ItemRecords.write(tmp_path, ["model"], df)
+    got = records.cell_values(k=2)
+    # item 1: 1 right of 4, pass@2 = 1 - C(3,2)/C(4,2) = 1 - 3/6; item 2: none right
+    assert got.to_dict("records") == [{"model": "A", "value": 0.25, "items": 2, "samples": 4}]
+    assert records.cell_values(k=1)["value"].tolist() == [0.125]
+
+
+def test_pass_at_k_of_partial_scores_is_refused(tmp_path):
+    records = ItemRecords.write(tmp_path, ["model", "task"], frame())
+    with pytest.raises(ValueError, match="pass@2 needs scores of 0 or 1"):
+        records.cell_values(k=2)
