@@ -63,6 +63,9 @@ class ImportOptions:
     # own order) or "natural" (every dimension sorted, numbers and model sizes by value: for
     # results files, whose order is the order they were written in)
     order: str = "source"
+    # a table with the default metric (0 to 100, %) whose every value lies in [0, 1] holds
+    # fractions, not percentages under 1%: read it so (False: keep the range and unit as given)
+    guess_fractions: bool = True
 
 
 @dataclass

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -447,6 +447,11 @@ def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None =
 
     x, y = _axes(long, dims, mapping, name)
     facets = [d for d in dims if d not in (x, y)]
+    if fmt != "leaderboard" and _fractions(mapping, numbers):
+        mapping = replace(mapping, metric_range=(0.0, 1.0), unit="")
+        notes = [FRACTIONS_NOTE]
+    else:
+        notes = []
     # every given value, before any averaging (a leaderboard's scores have each their own
     # range: leaderboard.describe)
     if mapping.metric_range is not None and fmt != "leaderboard":
@@ -488,7 +493,7 @@ def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None =
         "source": {"file": name.rsplit("/", 1)[-1]},
         "notes": [f"Imported from {name.rsplit('/', 1)[-1]} ({fmt} format)."]
         + ([f"Each value is the mean over the '{replicate}' replicates (sd and n kept)."]
-           if replicate else []) + warnings,
+           if replicate else []) + notes + warnings,
     }
     if mapping.metric_range is None:
         spec.pop("zrange")
@@ -502,6 +507,21 @@ def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None =
     return Imported(fmt, spec, cells, facets, replicate, replicates, labels, warnings,
                     encodings if complete else None, columns=[str(c) for c in frame.columns],
                     _numbers=known.get("value") if complete else None)
+
+
+FRACTIONS_NOTE = ("Every value lies between 0 and 1: read as fractions (0 to 1; the Percent switch "
+                  "shows them as %). If they are percentages, set the unit (the Data page's Unit, "
+                  "or evalmaps import --percent).")
+
+
+def _fractions(mapping: ImportOptions, numbers: np.ndarray) -> bool:
+    """Whether a table given the default metric (0 to 100, %) holds fractions: every value in
+    [0, 1] and one at least not 0 or 1 (a table of 0s and 1s could be either: left as given)."""
+    if not (mapping.guess_fractions and mapping.unit == "%" and mapping.metric_range == (0.0, 100.0)):
+        return False
+    finite = numbers[np.isfinite(numbers)]
+    return bool(len(finite) and finite.min() >= 0 and finite.max() <= 1
+                and ((finite > 0) & (finite < 1)).any())
 
 
 def _axes(long: pd.DataFrame, dims: list[str], mapping: ImportOptions, name: str) -> tuple[str, str]:

@@ -65,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--replicate", default=None, metavar="COL",
                      help="column whose rows are replicates to average (default: a column named "
                           "seed/run/...; '' for none)")
+    imp.add_argument("--percent", action="store_true",
+                     help="the values are percentages even if every one lies between 0 and 1 "
+                          "(else such a table is read as fractions)")
     imp.add_argument("-x", default=None, metavar="DIM", help="the x-axis dimension")
     imp.add_argument("-y", default=None, metavar="DIM", help="the y-axis dimension")
     imp.add_argument("-o", "--output", default=None, metavar="OUT.csv",
@@ -161,7 +164,8 @@ def import_command(args: argparse.Namespace) -> int:
                   f"the path.", file=sys.stderr)
             return 2
     # no size limit: the files are the user's own (the limit is for the browser's uploads)
-    options = ImportOptions(format=args.format, x=args.x, y=args.y, replicate=args.replicate)
+    options = ImportOptions(format=args.format, x=args.x, y=args.y, replicate=args.replicate,
+                            guess_fractions=not args.percent)
     figures = import_paths_by_tool(args.paths, options)  # one figure per tool the files hold
     for imported in figures:
         figure_of(imported)  # validate the result as the app would

@@ -708,3 +708,13 @@ def test_a_folder_of_two_tools_results_is_one_figure_per_tool(tmp_path):
         assert written.read_text(encoding="utf-8") == figure.to_csv()
         assert (tmp_path / f"ep-{fmt}.figure.json").is_file()
     assert not out.exists()
+
+
+@pytest.mark.parametrize(("flags", "unit", "metric_range"), [((), "", [0.0, 1.0]), (("--percent",), "%", [0.0, 100.0])])
+def test_import_of_fractions_writes_their_unit_and_percent_overrides(tmp_path, flags, unit, metric_range):
+    source = tmp_path / "fractions.csv"
+    source.write_text("model,task,value\na,x,0.5\na,y,0.75\nb,x,0.25\nb,y,1\n", encoding="utf-8")
+    proc = run_cli("import", source, *flags, "-o", tmp_path / "out.csv", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    entry = json.loads((tmp_path / "out.figure.json").read_text(encoding="utf-8"))
+    assert (entry["metric"]["unit"], entry["metric"]["range"]) == (unit, metric_range)
