@@ -902,10 +902,13 @@ def _best(al: Alignment, grid: np.ndarray) -> dict:
 
 
 def points(metric: Metric) -> str:
-    """What a difference is counted in: 'points', 'percentage points', or the unit."""
+    """What a difference is counted in, after a space: ' percentage points' (percent),
+    ' points' (a score out of 100 with no unit: Pass@1), ' ms' (the unit), or nothing for a plain
+    number such as a fraction not shown as percent (0.0444, not '0.0444 points')."""
     if metric.unit == "%":
-        return "percentage points"
-    return metric.unit or "points"
+        return " percentage points"
+    unit = fmt.difference_unit(metric)
+    return f" {unit}" if unit else ""
 
 
 def names(al: Alignment) -> tuple[str, str]:
@@ -962,13 +965,13 @@ def sentences(al: Alignment, numbers: dict | None = None) -> list[str]:
     size = fmt.mean_number(*fmt.shown(al.a.metric, abs(mean), al.min_decimals))
     if al.higher_is_better:
         k, head = s["b_higher"], f"{name_b} is higher than {name_a}"
-        on_average = (f"by {size} {unit} on average" if mean > 0 else
-                      f"and lower by {size} {unit} on average" if mean < 0 else
+        on_average = (f"by {size}{unit} on average" if mean > 0 else
+                      f"and lower by {size}{unit} on average" if mean < 0 else
                       "and the same on average")
     else:
         k, head = s["b_better"], f"{name_b} is better (lower) than {name_a}"
-        on_average = (f"and lower by {size} {unit} on average (better)" if mean < 0 else
-                      f"and higher by {size} {unit} on average (worse)" if mean > 0 else
+        on_average = (f"and lower by {size}{unit} on average (better)" if mean < 0 else
+                      f"and higher by {size}{unit} on average (worse)" if mean > 0 else
                       "and the same on average")
     first_sentence = f"{head} in {k} of {n} {cells}{ties}, {on_average}."
     parts = []

@@ -683,3 +683,15 @@ def test_an_unknown_panel_names_a_few_of_many_and_counts_the_rest():
         "There is no panel 'upload-many:zz'. Figure 'upload-many' has panels: "
         + ", ".join(f"m{k:02d}" for k in range(12))
         + " and 8 more (/api/figures lists them all).")
+
+
+@pytest.mark.parametrize(("metric", "value_range", "values", "ending"), [
+    (("acc", ""), (0, 1), (0.25, 0.5), "by 0.25 on average."),  # a fraction: a plain difference
+    (("Pass@1", ""), (0, 100), (25.0, 50.0), "by 25.0 points on average."),  # out of 100
+    (("latency", "ms"), (0, 1000), (25.0, 50.0), "by 25.0 ms on average."),
+    (("Accuracy", "%"), (0, 100), (25.0, 50.0), "by 25.0 percentage points on average."),
+])
+def test_a_difference_is_written_in_the_metrics_own_terms(metric, value_range, values, ending):
+    a = make_figure("fa", {"A": {("3000", "0.1"): values[0]}}, metric=metric, value_range=value_range)
+    b = make_figure("fb", {"B": {("3000", "0.1"): values[1]}}, metric=metric, value_range=value_range)
+    assert sentences(align(side(a), side(b)))[0] == f"B is higher than A in 1 of 1 cell, {ending}"
