@@ -24,6 +24,7 @@ from evalmaps.readers.base import (
     SUFFIXES,
     ImportFailed,
     ImportOptions,
+    Note,
     Probe,
     Reading,
     short,
@@ -87,8 +88,8 @@ def import_paths(paths, options: ImportOptions | None = None) -> Imported:
 
 def import_paths_by_tool(paths, options: ImportOptions | None = None) -> list[Imported]:
     """:func:`import_paths`, but files of several tools (a folder holding the EvalPlus
-    leaderboard and EvalPerf results) make one figure per tool instead of an error: what a
-    data folder serves and ``evalmaps import`` writes."""
+    leaderboard and EvalPerf results) make one figure per tool, and a folder of tables one
+    figure per table, instead of an error: what ``evalmaps import`` writes."""
     sources, name, searched = _sources(paths)
     return import_sources(sources, name, options, max_bytes=None, searched=searched,
                           by_tool=True)
@@ -170,18 +171,24 @@ def import_sources(sources: list[tuple[str, bytes]], name: str,
     if not tables:
         raise ImportFailed(f"no results were found: none of {readers.described()}. Give the "
                            f"files themselves or the folder that holds them.", file=name)
+    if len(tables) > 1 and by_tool:  # a folder of tables: one figure each
+        return [_table(file, probe, kind, options, max_bytes) for file, probe, kind in tables]
     if len(tables) > 1:
         names = ", ".join(short(f) for f, _, _ in tables[:5])
         raise ImportFailed(f"there are {len(tables)} tables ({names}); one import makes one "
                            f"figure from one table. Import them one at a time.", file=name)
-    file, probe, kind = tables[0]
+    imported = _table(*tables[0], options, max_bytes)
+    return [imported] if by_tool else imported
+
+
+def _table(file: str, probe: Probe, kind: str, options: ImportOptions | None,
+           max_bytes: int | None) -> Imported:
     try:
-        imported = import_table_bytes(probe, file, options, max_bytes, kind)
+        return import_table_bytes(probe, file, options, max_bytes, kind)
     except DataError:
         if nearest.hint(probe) is None:  # a table's own problem
             raise
         raise ImportFailed(not_known(probe), file=file) from None  # not a table: say what it is
-    return [imported] if by_tool else imported
 
 
 def import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
@@ -338,6 +345,8 @@ def _describe(imported: Imported, kind: str, readings: list[Reading], rows: list
                      ("metric", "Metric"), ("scorer", "Scorer")):
         if d in dims:
             dims[d]["title"] = title
+    notes += [str(w) for w in warnings if isinstance(w, Note) and w not in notes]
+    warnings = [w for w in warnings if not isinstance(w, Note)]  # what asks something of the user
     se_note = (["Each value keeps the standard error its file gives (se)."]
                if "se" in imported.tidy.columns else [])
     spec["notes"] = [f"Imported from {several if files > 1 else 'one ' + tool + ' file'}; "

@@ -44,6 +44,11 @@ DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 SUFFIXES = (".json", ".eval", ".jsonl", ".ndjson", ".csv", ".tsv", ".txt", ".parquet", ".zip")
 
 
+class Note(str):
+    """A reader's remark, passed with its warnings, that belongs in the figure's notes: it says
+    what the file is (a run cancelled, averages left out) and asks nothing of the user."""
+
+
 class ImportFailed(DataError):
     """A file that cannot be imported; the message says why and what to do."""
 

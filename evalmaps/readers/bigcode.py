@@ -15,6 +15,7 @@ import re
 from evalmaps.readers.base import (
     DEFAULT_MAX_BYTES,
     ImportFailed,
+    Note,
     Probe,
     Reading,
     number,
@@ -106,5 +107,5 @@ def layout(records: list[tuple[str, dict]], name: str, warnings: list[str]) -> l
         elif labels[0] != NONE:
             said.append(words.format(labels[0]))
     if said:
-        warnings.append(f"Sampling, as the files' config gives it: {', '.join(said)}.")
+        warnings.append(Note(f"Sampling, as the files' config gives it: {', '.join(said)}."))
     return [*facets, "model", "task"]

@@ -12,6 +12,7 @@ from pathlib import PurePosixPath
 from evalmaps.readers.base import (
     DEFAULT_MAX_BYTES,
     ImportFailed,
+    Note,
     Probe,
     Reading,
     number,
@@ -85,8 +86,8 @@ def read_inspect(header: dict, file: str) -> Reading:
                            "Import a complete log.", file=file)
     status = header.get("status")
     if status not in (None, "success"):
-        reading.warnings.append(f"{short(file)}: the run's status is '{status}'; its scores are "
-                                f"those the log gives.")
+        reading.warnings.append(Note(f"{short(file)}: the run's status is '{status}'; its scores "
+                                     f"are those the log gives."))
     results = header.get("results") if isinstance(header.get("results"), dict) else {}
     scores = results.get("scores") if isinstance(results.get("scores"), list) else []
     for score in scores:

@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 
 from evalmaps.readers.base import (
     DEFAULT_MAX_BYTES,
+    Note,
     Probe,
     Reading,
     number,
@@ -166,8 +167,8 @@ def read_lighteval(doc: dict, file: str) -> Reading:
 
 def _averages_note(averages) -> str:
     names = ", ".join(f"'{a}'" for a in sorted(set(averages), key=lambda a: (a != "all", a)))
-    return f"The averages lighteval adds ({names}) are means over tasks, not tasks: they are not " \
-           f"imported."
+    return Note(f"The averages lighteval adds ({names}) are means over tasks, not tasks: they are "
+                f"not imported.")
 
 
 def layout(records: list[tuple[str, dict]], name: str, warnings: list[str]) -> list[str]:
@@ -191,7 +192,7 @@ def layout(records: list[tuple[str, dict]], name: str, warnings: list[str]) -> l
         else:
             said += [f"{what} {text}" for text in [_describe(records, dim)] if text]
     if said:
-        warnings.append(f"From lighteval's task keys (suite|task|few-shot): {'; '.join(said)}.")
+        warnings.append(Note(f"From lighteval's task keys (suite|task|few-shot): {'; '.join(said)}."))
     # each file's note of the averages left out, as one note where the first was
     averages = [m.group(1) for w in warnings for m in [AVERAGES_NOTE.match(w)] if m]
     if averages:

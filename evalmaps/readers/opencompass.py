@@ -16,13 +16,7 @@ import csv
 import io
 import math
 
-from evalmaps.readers.base import (
-    DEFAULT_MAX_BYTES,
-    ImportFailed,
-    Probe,
-    Reading,
-    short,
-)
+from evalmaps.readers.base import DEFAULT_MAX_BYTES, ImportFailed, Note, Probe, Reading, short
 
 NAME = "opencompass"
 DESCRIBES = "an OpenCompass summary CSV"
@@ -98,9 +92,9 @@ def read_summary(text: str, file: str) -> Reading:
             reading.metrics[metric] = {"unit": "%", "range": [0, 100]}
     if groups:
         shown = ", ".join(groups[:6]) + (" ..." if len(groups) > 6 else "")
-        reading.warnings.append(f"{short(file)}: the summary group rows {shown} are averages "
-                                f"over datasets (version '-'), not datasets: they are not "
-                                f"imported.")
+        reading.warnings.append(Note(f"{short(file)}: the summary group rows {shown} are "
+                                     f"averages over datasets (version '-'), not datasets: they "
+                                     f"are not imported."))
     return reading
 
 
@@ -120,7 +114,7 @@ def layout(records: list[tuple[str, dict]], name: str, warnings: list[str]) -> l
         parts = [f"{mode} for {'every dataset' if len(modes) == 1 else _listed(names)}"
                  for mode, names in modes.items() if mode != MISSING]
         if parts:
-            warnings.append(f"Mode (gen: generation, ppl: perplexity): {'; '.join(parts)}.")
+            warnings.append(Note(f"Mode (gen: generation, ppl: perplexity): {'; '.join(parts)}."))
     return [*facets, "model", "dataset"]
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from evalmaps.catalog.folders import write_import
 from evalmaps.catalog.imports import figure_of, import_paths_by_tool
 from evalmaps.core.errors import EvalmapsError
+from evalmaps.core.figure import slugify
 from evalmaps.readers.base import ImportOptions
 from evalmaps.readers.table import FORMATS
 from evalmaps.service.settings import Settings
@@ -180,9 +181,12 @@ def import_command(args: argparse.Namespace) -> int:
         raise UsageError(f"-o takes the path of a .csv file to write (such as "
                          f"my-data/{out.name or 'results'}.csv); '{args.output}' does not end "
                          f"in .csv.")
+    formats = [imported.format for imported in figures]
     for imported in figures:
-        # files of several tools: one file each, named after the tool
-        target = out if len(figures) == 1 else out.with_name(f"{out.stem}-{imported.format}.csv")
+        # files of several tools: one file each, named after the tool (tables: after the table)
+        suffix = (imported.format if formats.count(imported.format) == 1
+                  else slugify(Path(imported.spec["file"]).stem))
+        target = out if len(figures) == 1 else out.with_name(f"{out.stem}-{suffix}.csv")
         try:
             entry = write_import(imported, target)  # the cells and what the import knew
         except OSError as exc:

@@ -498,9 +498,7 @@ def test_import_several_inspect_logs_into_one_figure(tmp_path):
     proc = run_cli("import", folder / "mmlu-summary-choices.eval",
                    folder / "2025-05-12T20-28-13-04-00_no-samples.json", "-o", out, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == (
-        "evalmaps: warning: 2025-05-12T20-28-13-04-00_no-samples.json: the run's status is "
-        "'cancelled'; its scores are those the log gives.\n"
+    assert proc.stderr == (  # the run's status is a note of the figure's, not a warning
         f"evalmaps: wrote 2 cells to {out} and the figure's catalog entry to "
         f"{tmp_path / 'inspect.figure.json'}; serve them with: evalmaps serve --data {tmp_path}\n")
     assert out.read_text() == (
@@ -718,3 +716,16 @@ def test_import_of_fractions_writes_their_unit_and_percent_overrides(tmp_path, f
     assert proc.returncode == 0, proc.stderr
     entry = json.loads((tmp_path / "out.figure.json").read_text(encoding="utf-8"))
     assert (entry["metric"]["unit"], entry["metric"]["range"]) == (unit, metric_range)
+
+
+def test_import_of_a_folder_of_tables_writes_one_figure_per_table(tmp_path):
+    folder = _external("meta-learning-logic")
+    proc = run_cli("import", folder, "-o", tmp_path / "mll.csv", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "mll-results-core.csv", "mll-results-core.figure.json",
+        "mll-results-short-to-long.csv", "mll-results-short-to-long.figure.json"]
+    for table in ("results_core.csv", "results_short-to-long.csv"):
+        alone = import_bytes((folder / table).read_bytes(), table)
+        written = tmp_path / f"mll-{table[:-4].replace('_', '-')}.csv"
+        assert written.read_text(encoding="utf-8") == alone.to_csv()

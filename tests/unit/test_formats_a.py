@@ -173,6 +173,12 @@ def german_rag_expected() -> list[tuple]:
                   for task, (value, se) in zip(GERMAN_TASKS, cells))
 
 
+def notes(imported) -> list[str]:
+    """What the reader said of the files, in the figure's notes (not warnings: nothing to do)."""
+    return [n for n in imported.spec["notes"] if n not in imported.warnings
+            and not n.startswith(("Imported from", "Each value keeps"))]
+
+
 def check_german_rag(imported, models=None) -> None:
     """Results files' labels come in natural order (evalmaps.core.text.natural_key)."""
     models = models or sorted(GERMAN_RAG_MODELS, key=natural_key)
@@ -183,7 +189,8 @@ def check_german_rag(imported, models=None) -> None:
                              "task": sorted(GERMAN_TASKS, key=natural_key)}
     assert list(imported.tidy.columns) == ["metric", "model", "task", "value", "se"]
     assert rows(imported, "metric", "model", "task", "value", "se") == german_rag_expected()
-    assert imported.warnings == GERMAN_RAG_NOTES
+    assert notes(imported) == GERMAN_RAG_NOTES
+    assert imported.warnings == []  # what the files say of themselves asks nothing of the user
 
 
 def test_lighteval_german_rag_folder_is_model_by_task_with_every_value_and_se():
@@ -258,7 +265,7 @@ def test_lighteval_open_llm_leaderboard_is_model_by_task_with_metric_a_facet():
     assert got == leaderboard_cells_from_the_files()
     assert [r for r in got if r[0] != "acc" and r[1] == PHI3] == LEADERBOARD_NOT_ACC
     assert ("acc", PHI3, "mmlu:abstract_algebra", "0.34", "0.04760952285695236") in got
-    assert imported.warnings == [
+    assert notes(imported) == [
         "The averages lighteval adds ('all', 'mmlu:_average') are means over tasks, not tasks: "
         "they are not imported.",
         "From lighteval's task keys (suite|task|few-shot): few-shot count 25 for arc:challenge, "
@@ -308,7 +315,7 @@ def test_lighteval_pass_at_k_in_both_spellings_is_one_metric_with_k_and_samples(
                              "model": ["org/m", "org/new"], "task": ["aime24", "math_500"]}
     spec = figure_of(imported).spec
     assert spec.metric_for({"metric": "pass@k"}) == Metric("pass@k", "", (0, 1), True)
-    assert imported.warnings[-1] == ("From lighteval's task keys (suite|task|few-shot): few-shot "
+    assert notes(imported)[-1] == ("From lighteval's task keys (suite|task|few-shot): few-shot "
                                      "count 0 for every task; suite lighteval for every task.")
 
 
@@ -328,7 +335,7 @@ def test_lighteval_one_task_at_two_few_shot_counts_makes_the_count_a_facet(tmp_p
         "metric": ["acc", "qem", "acc"], "shots": ["25", "5", "0"],
         "model": ["org/m", "org/m", "org/m"], "task": ["arc:challenge", "gsm8k", "arc:challenge"],
         "value": ["0.6", "0.4", "0.5"], "se": ["0.01", "0.013", "0.0146"]}
-    assert imported.warnings == [
+    assert notes(imported) == [
         "The averages lighteval adds ('all') are means over tasks, not tasks: they are not "
         "imported.",
         "From lighteval's task keys (suite|task|few-shot): suite leaderboard for every task."]
@@ -336,7 +343,7 @@ def test_lighteval_one_task_at_two_few_shot_counts_makes_the_count_a_facet(tmp_p
                           "results.json")
     assert newest.tidy.to_dict("list") == {"metric": ["extractive_match"], "model": ["org/m"],
                                            "task": ["gsm8k"], "value": ["0.8"]}
-    assert newest.warnings == ["From lighteval's task keys (suite|task|few-shot): few-shot count "
+    assert notes(newest) == ["From lighteval's task keys (suite|task|few-shot): few-shot count "
                                "5 for every task."]
 
 
@@ -462,7 +469,7 @@ def test_bigcode_results_are_model_by_task_with_pass_at_k_and_k_facets(tmp_path)
                                                                          ["metric", "k"])
     assert imported.tidy.to_dict("list") == BIGCODE_TIDY
     assert imported.dims["k"] == ["1", "10"]
-    assert imported.warnings == [BIGCODE_NOTE]
+    assert (notes(imported), imported.warnings) == ([BIGCODE_NOTE], [])
     figure = figure_of(imported)
     assert figure.spec.metric == Metric("pass@k", "", (0, 1), True)
     # the same figure from a data folder and from an uploaded zip of the folder
@@ -485,7 +492,7 @@ def test_bigcode_files_that_differ_in_temperature_make_it_a_facet():
         "metric": ["pass@k"] * 4, "k": ["1", "1", "10", "10"],
         "temperature": ["0.2", "0.8", "0.2", "0.8"], "model": ["org/coder"] * 4,
         "task": ["humaneval"] * 4, "value": ["0.31", "0.25", "0.45", "0.6"]}
-    assert imported.warnings == ["Sampling, as the files' config gives it: n_samples 50 "
+    assert notes(imported) == ["Sampling, as the files' config gives it: n_samples 50 "
                                  "(generations per problem)."]
 
 
@@ -500,9 +507,10 @@ def test_bigcode_other_metrics_keep_their_names_and_a_limit_is_said():
         "value": ["0.52", "12", "0.3"]}
     assert imported.warnings == [
         "evaluation_results.json: org/coder was evaluated on 100 problems of each task only "
-        "(a --limit run).",
+        "(a --limit run)."]
+    assert notes(imported)[-1] == (
         "Sampling, as the files' config gives it: temperature 0.2, n_samples 1 (generations per "
-        "problem)."]
+        "problem).")
     spec = figure_of(imported).spec
     assert spec.metric_for({"metric": "num_failed_execution"}).higher_is_better is False
 
@@ -532,8 +540,8 @@ def test_opencompass_summary_is_model_by_dataset_in_percent():
     assert (imported.spec["y"], imported.spec["x"], imported.facets) == ("model", "dataset",
                                                                          ["metric"])
     assert imported.tidy.to_dict("list") == QUICK_START_TIDY
-    assert imported.warnings == ["Mode (gen: generation, ppl: perplexity): gen for every "
-                                 "dataset."]
+    assert (notes(imported), imported.warnings) == (
+        ["Mode (gen: generation, ppl: perplexity): gen for every dataset."], [])
     figure = figure_of(imported)
     assert figure.spec.metric == Metric("accuracy", "%", (0, 100), True)
     assert figure.spec.title == "summary_20240711_101502.csv"
@@ -544,10 +552,10 @@ def test_opencompass_group_rows_are_averages_left_out_with_a_note():
     assert imported.tidy.to_dict("list") == {
         "metric": ["accuracy", "accuracy"], "model": ["internlm-7b-hf"] * 2,
         "dataset": ["race-high", "race-middle"], "value": ["74.53", "77.92"]}
-    assert imported.warnings == [
+    assert (notes(imported), imported.warnings) == ([
         "summary_20230705_150000.csv: the summary group rows race (naive_average) are averages "
         "over datasets (version '-'), not datasets: they are not imported.",
-        "Mode (gen: generation, ppl: perplexity): ppl for every dataset."]
+        "Mode (gen: generation, ppl: perplexity): ppl for every dataset."], [])
 
 
 def test_opencompass_summaries_in_a_data_folder_and_an_uploaded_zip(tmp_path):
@@ -589,9 +597,9 @@ def test_opencompass_dividers_missing_scores_modes_and_scales():
         "model": ["model-a", "model-a", "model-b", "model-a", "model-b"],
         "dataset": ["siqa", "siqa", "siqa", "alignbench", "alignbench"],
         "value": ["21.55", "48.07", "49.20", "540.5", "612"]}
-    assert imported.warnings == [
+    assert (notes(imported), imported.warnings) == ([
         "summary.csv: the summary group rows mmlu (naive_average), mmlu (weighted_average) are "
-        "averages over datasets (version '-'), not datasets: they are not imported."]
+        "averages over datasets (version '-'), not datasets: they are not imported."], [])
     spec = figure_of(imported).spec
     assert spec.metric_for({"metric": "accuracy"}) == Metric("accuracy", "%", (0, 100), True)
     assert spec.metric_for({"metric": "score"}) == Metric("score", "", None, True)
@@ -644,10 +652,10 @@ def test_lighteval_both_suites_at_once_are_one_figure_with_one_note_of_averages(
     assert both == sorted(german_rag_expected() + leaderboard_cells_from_the_files())
     assert imported.dims["model"] == sorted({*GERMAN_RAG_MODELS, PHI3, LLAMAFIED},
                                             key=natural_key)
-    assert imported.warnings[0] == (
+    assert notes(imported)[0] == (
         "The averages lighteval adds ('all', 'german_rag_eval:_average', 'mmlu:_average') are "
         "means over tasks, not tasks: they are not imported.")
-    assert len(imported.warnings) == 2 and imported.warnings[1].endswith(
+    assert len(notes(imported)) == 2 and imported.warnings == [] and notes(imported)[1].endswith(
         "suite community for german_rag_eval:choose_context_by_question, "
         "german_rag_eval:choose_question_by_context, german_rag_eval:context_question_match, "
         "german_rag_eval:question_answer_match, leaderboard for the other 62 tasks.")
@@ -665,5 +673,5 @@ def test_lighteval_two_pass_at_k_of_one_task_at_one_k_keep_the_second_name():
         "metric": ["acc", "pass@k", "gpqa_pass@1:4_samples"], "k": ["-", "1", "1"],
         "samples": ["-", "4", "4"], "model": ["org/m"] * 3, "task": ["v_average", "t", "t"],
         "value": ["0.125", "0.5", "0.25"]}
-    assert imported.warnings[0] == ("The averages lighteval adds ('u:_average') are means over "
+    assert notes(imported)[0] == ("The averages lighteval adds ('u:_average') are means over "
                                     "tasks, not tasks: they are not imported.")

@@ -229,9 +229,11 @@ def test_inspect_json_logs_and_eval_logs_combine():
         "match,accuracy,openai/gpt-4o-mini,popularity,0.6666666666666666,0.33333333333333337\n"
         "match,accuracy,openai/gpt-4o-mini,testtaskname,0.6666666666666666,"
         "0.33333333333333337\n")
+    cancelled = [f"{POPULARITY_JSON}: the run's status is 'cancelled'; its scores are those the log "
+                 f"gives.", f"{NO_SAMPLES_JSON}: the run's status is 'cancelled'; its scores are "
+                 f"those the log gives."]
+    assert [n for n in imp.spec["notes"] if "status is" in n] == cancelled  # a note, not a warning
     assert imp.warnings == [
-        f"{POPULARITY_JSON}: the run's status is 'cancelled'; its scores are those the log gives.",
-        f"{NO_SAMPLES_JSON}: the run's status is 'cancelled'; its scores are those the log gives.",
         f"{EMPTY_EVAL} holds no scores (results.scores is empty); it adds no cells.",
         "1 value(s) given identically by more than one file were merged."]
 

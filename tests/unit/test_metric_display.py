@@ -204,7 +204,7 @@ def test_compare_lower_is_better_counts_and_sentences(catalog):
     assert s["best_b"] == {"model": "m3", "step": "3", "value": 8.0}
     assert sentences(al) == [
         "perplexity | r2 is better (lower) than perplexity | r1 in 3 of 9 cells (2 equal), and "
-        "lower by 0.3333 points on average (better).",
+        "lower by 0.3333 on average (better).",
         "The largest gain (lower is better) is -5.00 at Model m2 · Step 2; the largest loss is "
         "+2.00 at Model m2 · Step 1.",
         "Significance cannot be judged from this data: neither side gives a standard error."]
