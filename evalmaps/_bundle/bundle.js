@@ -12,8 +12,7 @@
  * Global: window.evalmapsBundle (add, lib). */
 (function () {
   "use strict";
-  const old = window.evalmapsBundle || {};
-  const B = window.evalmapsBundle = {pending: old.pending || {}, add: function (k, v) {
+  const B = window.evalmapsBundle = window.evalmapsBundle || {pending: {}, add: function (k, v) {
     this.pending[k] = v;
   }};
   const MAX_TEXT_ROWS = 40, MAX_TEXT_COLUMNS = 36, MAX_GAP_CELLS = 60;
@@ -45,7 +44,10 @@
       return labels.filter(function (l) { return wanted.indexOf(l) >= 0; });
     };
     const facets = {};
-    fig.facets.forEach(function (f) { facets[f] = pick(f, fig.dims[f].labels); });
+    const named = fig.facets.some(function (f) { return q.has(f); });
+    fig.facets.forEach(function (f) {
+      facets[f] = named ? pick(f, fig.dims[f].labels) : (fig.defaultFacets || {})[f] || null;
+    });
     const ylabels = fig.dims[fig.y].labels;
     let rows = pick("rows", ylabels);
     if (rows === null && q.has("hide")) {
@@ -73,8 +75,9 @@
   /* The fragment of a state, defaults left out (the live app's query order). */
   function stateHash(state, fig) {
     const q = new URLSearchParams();
+    const big = Object.keys(fig.defaultFacets || {}).length > 0;  // all its labels: said
     fig.facets.forEach(function (f) {
-      const labels = state.facets[f];
+      const labels = state.facets[f] || (big ? fig.dims[f].labels : null);
       if (labels) {
         if (labels.length) {
           labels.forEach(function (l) { q.append(f, l); });
@@ -790,33 +793,45 @@
   }
 
   function exportsBox(fig, shown) {
+    const T = B.tables;
     const box = el("section", {"class": "card exports", "aria-label": "Downloads"},
                    [el("h2", {text: "Downloads"})]);
-    box.appendChild(el("p", {}, [el("a", {href: fig.csv, download: fig.id + ".csv", id: "csv-link",
-                                           text: "The figure's cells (tidy CSV)"})]));
+    const csv = el("button", {type: "button", "class": "btn", id: "csv",
+                              text: "The figure's cells (tidy CSV)"});
+    csv.addEventListener("click", function () {
+      download(fig.id + ".csv", T.figureCsv(fig), "text/csv");
+    });
+    box.appendChild(el("p", {}, [csv]));
     const pick = selectOne("table-panel", "Table of the panel", shown.map(function (v) {
       return [v.panel.slug, v.panel.title];
     }), shown.length ? shown[0].panel.slug : "");
     const pre = el("pre", {id: "table-text", "class": "table-text", hidden: true});
     const show = function (format) {
       const slug = pick.querySelector("select").value;
-      const panel = fig.panels.filter(function (p) { return p.slug === slug; })[0];
-      const t = panel && panel.tables;
-      if (!t || t.error) {
-        pre.textContent = (t && t.error) || "No table.";
+      const view = shown.filter(function (v) { return v.panel.slug === slug; })[0];
+      if (!view) {
+        return;
+      }
+      const t = T.tableOf(fig, view);
+      let text;
+      try {
+        text = format === "latex" ? T.toLatex(t) : T.toMarkdown(t);
+      } catch (e) {
+        pre.textContent = e.message;
         pre.hidden = false;
         return;
       }
-      pre.textContent = t[format][0];
+      pre.textContent = text;
       pre.hidden = false;
-      download(t[format][1], t[format][0], format === "latex" ? "text/x-tex" : "text/markdown");
+      download(t.name + (format === "latex" ? ".tex" : ".md"), text,
+               format === "latex" ? "text/x-tex" : "text/markdown");
     };
     const latex = el("button", {type: "button", "class": "btn", id: "latex", text: "LaTeX"});
     const md = el("button", {type: "button", "class": "btn", id: "markdown", text: "Markdown"});
     latex.addEventListener("click", function () { show("latex"); });
     md.addEventListener("click", function () { show("markdown"); });
     box.appendChild(pick);
-    box.appendChild(el("p", {"class": "note", text: "Tables hold the panel's whole grid, in the source's order, with the figure's decimals."}));
+    box.appendChild(el("p", {"class": "note", text: "The panel as shown: its rows, order and range."}));
     box.appendChild(el("div", {}, [latex, md]));
     box.appendChild(pre);
     return box;

@@ -39,10 +39,11 @@ from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog, Figure, Panel, slugify
 from evalmaps.views import payloads
+from evalmaps.views.state import many_panels
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "_bundle"  # the bundle's own pages' code
 SHARED_SCRIPTS = ("evalmaps-format.js", "evalmaps-plotly-internals.js", "evalmaps-keys.js")
-OWN_FILES = ("bundle.js", "bundle.css")
+OWN_FILES = ("bundle.js", "tables.js", "bundle.css")
 PLOTLY = "plotly.min.js"
 ILLUSTRATIVE_HOVER = "<b>ILLUSTRATIVE value, not a result</b>"  # components.theme's
 MISSING_COLOR = "#e9ecef"
@@ -163,29 +164,25 @@ def _metric(metric) -> dict:
             "higher": metric.higher_is_better, "fixed": fixed_range(metric)}
 
 
-def _tables(figure: Figure, panel: Panel) -> dict:
-    """The panel's whole grid as a LaTeX and a Markdown table (None where too large)."""
-    table = exporting.table_of_view(slice_panel(figure, panel))
-    try:
-        return {fmt_: [exporting.render(table, fmt_), exporting.filename(table, fmt_)]
-                for fmt_ in exporting.FORMATS}
-    except exporting.ExportError as exc:
-        return {"error": str(exc)}
-
-
-def panel_data(figure: Figure, panel: Panel, tables: bool = True) -> dict:
+def panel_data(figure: Figure, panel: Panel) -> dict:
+    """A panel's grid (row by row), its sd, n and se, the pieces of its hover, and the texts
+    its tables take from the server's code (caption, the suspect standard errors' note)."""
     spec = figure.spec
     metric = spec.metric_for(panel.facets)
-    grids = {name: grid for name, grid in (("sd", panel.sd), ("n", panel.n), ("se", panel.se))
-             if grid is not None and bool(np.isfinite(grid[np.isfinite(panel.z)]).any())}
+    given = {name: grid for name, grid in (("sd", panel.sd), ("n", panel.n), ("se", panel.se))
+             if grid is not None}
+    grids = {name: grid for name, grid in given.items()
+             if bool(np.isfinite(grid[np.isfinite(panel.z)]).any())}
     columns = {name: k for k, name in enumerate(grids)}
     fraction = is_fraction(metric, panel.z)
     out = {"slug": panel.slug, "key": panel.key, "title": panel.title, "facets": panel.facets,
            "metric": _metric(metric), "fraction": fraction,
            "z": _numbers(panel.z),
            "hover": hover_parts(figure, panel, metric, columns),
-           "extra": {name: _numbers(grid) for name, grid in grids.items()},
-           "columns": list(grids)}
+           "extra": {name: _numbers(grid) for name, grid in given.items()},
+           "has": list(given), "columns": list(grids),
+           "caption": exporting._caption(exporting.table_of_view(slice_panel(figure, panel))),
+           "suspectNote": [stderr.suspect_note(metric, 1), stderr.suspect_note(metric, 999999)]}
     if fraction:
         shown = metric.as_percent()
         out["hoverPct"] = hover_parts(figure, panel, shown, columns)
@@ -193,8 +190,6 @@ def panel_data(figure: Figure, panel: Panel, tables: bool = True) -> dict:
     suspect = stderr.suspect(panel.z, panel.se, metric)
     if suspect.any():
         out["suspect"] = np.flatnonzero(suspect).tolist()
-    if tables:
-        out["tables"] = _tables(figure, panel)
     return out
 
 
@@ -207,7 +202,7 @@ def _scale_stops(scale) -> list:
     return [list(stop) for stop in scale]
 
 
-def figure_data(figure: Figure, tables: bool = True) -> dict:
+def figure_data(figure: Figure) -> dict:
     """Everything a figure's page draws, as JSON: its dimensions, and per panel its grid, the
     hover pieces and its tables."""
     spec = figure.spec
@@ -221,7 +216,10 @@ def figure_data(figure: Figure, tables: bool = True) -> dict:
                           "role": roles[d.name]} for d in spec.dims.values()},
         "metric": _metric(spec.metric), "zrange": list(spec.zrange) if spec.zrange else None,
         "colorscale": _scale_stops(spec.colorscale), "nCells": figure.n_cells,
-        "panels": [panel_data(figure, p, tables) for p in figure.panels.values()],
+        # a figure of many panels opens on its first (evalmaps.views.state.parse_state)
+        "defaultFacets": ({f: [label] for f, label in next(iter(figure.panels.values())).facets.items()}
+                          if many_panels(figure) else {}),
+        "panels": [panel_data(figure, p) for p in figure.panels.values()],
     }
 
 
@@ -322,8 +320,8 @@ def figure_page(figure: Figure, name: str) -> str:
     body = (f'<nav><a href="../index.html">All figures</a></nav>'
             f'<main id="bundle-figure" data-figure="{html.escape(spec.id)}">'
             f'<h1>{html.escape(spec.title)}</h1><p class="loading">Loading the cells…</p></main>')
-    scripts = [f"assets/{PLOTLY}", *(f"assets/{s}" for s in SHARED_SCRIPTS), "assets/bundle.js",
-               f"data/{name}.js"]
+    scripts = [f"assets/{PLOTLY}", *(f"assets/{s}" for s in SHARED_SCRIPTS), "assets/tables.js",
+               "assets/bundle.js", f"data/{name}.js"]
     return _page(spec.title, body, scripts, depth=1)
 
 
@@ -383,11 +381,7 @@ def site_files(catalog: Catalog, figures: list[Figure], compares: list[dict]):
     for figure in figures:
         name = names[figure.id]
         yield f"figures/{name}.html", figure_page(figure, name).encode()
-        data = figure_data(figure)
-        data["csv"] = f"../data/{name}.csv"
-        yield f"data/{name}.js", _js(figure.id, data).encode()
-        cells = payloads.grid_cells(figure)
-        yield f"data/{name}.csv", payloads.cells_csv(figure, cells).encode()
+        yield f"data/{name}.js", _js(figure.id, figure_data(figure)).encode()
     for k, payload in enumerate(compares, 1):
         yield f"compare/{k}.html", compare_page(payload, k).encode()
         yield f"data/compare-{k}.js", _js(f"compare-{k}", compare_data(catalog, payload)).encode()
