@@ -197,14 +197,14 @@
   }
 
   /* evalmaps.analysis.slicing.row_scores: higher is better. */
-  function rowScores(views) {
-    const ny = views[0].y.length;
-    const dirs = views.map(function (v) { return v.metric.higher; });
+  function rowScores(vs) {
+    const ny = vs[0].y.length;
+    const dirs = vs.map(function (v) { return v.metric.higher; });
     if (dirs.every(function (d) { return d === dirs[0]; })) {
-      const m = means(views, ny);
+      const m = means(vs, ny);
       return dirs[0] ? m : m.map(function (v) { return -v; });
     }
-    const ranks = views.map(function (v) {
+    const ranks = vs.map(function (v) {
       const z = v.metric.higher ? v.z : v.z.map(function (x) { return -x; });
       const m = means([{z: z, nx: v.nx}], ny);
       const order = descending(m);
@@ -215,12 +215,12 @@
     return means(ranks, ny).map(function (v) { return -v; });
   }
 
-  /* evalmaps.analysis.slicing.row_order: indices into views[0].y. */
-  function rowOrder(views, sort, top, fig) {
-    const labels = views[0].y;
+  /* evalmaps.analysis.slicing.row_order: indices into vs[0].y. */
+  function rowOrder(vs, sort, top, fig) {
+    const labels = vs[0].y;
     let order = labels.map(function (_, i) { return i; });
     if (top !== null) {
-      order = descending(rowScores(views)).slice(0, top).sort(function (a, b) { return a - b; });
+      order = descending(rowScores(vs)).slice(0, top).sort(function (a, b) { return a - b; });
     }
     const colon = sort.indexOf(":");
     const kind = colon < 0 ? sort : sort.slice(0, colon);
@@ -228,7 +228,7 @@
       const keys = labels.map(naturalKey);
       order = order.slice().sort(function (a, b) { return compareKeys(keys[a], keys[b]); });
     } else if (kind === "mean") {
-      const scores = rowScores(views);
+      const scores = rowScores(vs);
       order = descending(order.map(function (i) { return scores[i]; }))
         .map(function (k) { return order[k]; });
     } else if (kind === "col") {
@@ -237,7 +237,7 @@
       const values = order.map(function (i) {
         const r = yAll.indexOf(labels[i]);
         let sum = 0, count = 0;
-        views.forEach(function (v) {
+        vs.forEach(function (v) {
           const val = v.panel.z[r * nx + j];
           if (finite(val)) {
             sum += v.metric.higher ? val : -val;
