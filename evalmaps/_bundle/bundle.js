@@ -763,9 +763,11 @@
     });
     const nums = fig.dims[fig.x].numbers;
     let xmin = finiteOr(value("xmin"), null), xmax = finiteOr(value("xmax"), null);
-    if (nums && xmin !== null && xmin <= Math.min.apply(null, nums) &&
-        xmax !== null && xmax >= Math.max.apply(null, nums)) {
-      xmin = xmax = null;  // the whole axis: the default
+    if (nums && xmin !== null && xmin <= Math.min.apply(null, nums)) {
+      xmin = null;  // from the axis's start: the default
+    }
+    if (nums && xmax !== null && xmax >= Math.max.apply(null, nums)) {
+      xmax = null;
     }
     const top = finiteOr(value("top"), null);
     return {facets: facets, rows: chosen(form.querySelector("#rows")), xmin: xmin, xmax: xmax,
@@ -889,16 +891,21 @@
         window.Plotly.newPlot(made.gd, f.data, f.layout, config(fig.id + "__" + v.panel.slug));
       });
     };
+    let written = null;  // the fragment the menus wrote: they already show it
     form.addEventListener("change", function () {
       const hash = stateHash(readControls(fig, form), fig);
       if (hash !== location.hash.replace(/^#/, "")) {
+        written = hash;
         location.hash = hash;  // a new history entry; hashchange draws
       }
     });
     form.addEventListener("submit", function (e) { e.preventDefault(); });
     window.addEventListener("hashchange", function () {
-      const fresh = controls(fig, parseState(location.hash, fig));
-      form.replaceChildren.apply(form, Array.prototype.slice.call(fresh.childNodes));
+      if (location.hash.replace(/^#/, "") !== written) {  // a link, back or forward
+        const fresh = controls(fig, parseState(location.hash, fig));
+        form.replaceChildren.apply(form, Array.prototype.slice.call(fresh.childNodes));
+      }
+      written = null;
       draw();
     });
     draw();
