@@ -47,6 +47,9 @@ OWN_FILES = ("bundle.js", "tables.js", "bundle.css")
 PLOTLY = "plotly.min.js"
 ILLUSTRATIVE_HOVER = "<b>ILLUSTRATIVE value, not a result</b>"  # components.theme's
 MISSING_COLOR = "#e9ecef"
+# the pages load their own files only, and ask nothing of any server (PNG and SVG downloads
+# are blob: and data: URLs made in the page)
+CSP = "default-src 'self' 'unsafe-inline' blob: data:; connect-src 'none'"
 PREVIEW_CELLS = 24  # a preview shows at most this many rows and columns of the first panel
 # Viridis as plotly.py defines it (components.theme.UNIFORM_SCALE): the previews' colours and
 # the "uniform" scale of every map
@@ -274,7 +277,7 @@ def _page(title: str, body: str, scripts: list[str], depth: int = 0) -> str:
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'self' 'unsafe-inline' blob: data:; connect-src 'none'">
+<meta http-equiv="Content-Security-Policy" content="{CSP}">
 <title>{html.escape(title)}</title>
 <link rel="stylesheet" href="{up}assets/bundle.css">
 </head>
@@ -424,5 +427,7 @@ def site_zip(catalog: Catalog, figure_id: str) -> bytes:
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
         for rel, content in site_files(catalog, figures, []):
             data = content.read_bytes() if isinstance(content, Path) else content
-            archive.writestr(f"{top}/{rel}", data)
+            # a fixed date: the same figure always zips to the same bytes
+            info = zipfile.ZipInfo(f"{top}/{rel}", date_time=(1980, 1, 1, 0, 0, 0))
+            archive.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED)
     return buf.getvalue()

@@ -178,3 +178,21 @@ def test_the_zip_of_one_figure_is_the_same_site(catalog, tmp_path):
         assert {n.split("/", 1)[0] for n in archive.namelist()} == {"short-to-long-site"}
     on_disk = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert files == on_disk
+
+
+def test_the_data_pages_zip_is_the_site_of_the_figure_shown(client, catalog):
+    """Through the real callback path (/_dash-update-component), as the browser asks for it."""
+    import base64
+    import io
+
+    from tests.integration.dash_calls import call
+
+    response = call(client, "data-bundle.data", {"data-bundle-button.n_clicks": 1},
+                    {"data-rendered-figure.data": "short-to-long", "uploads.data": None})
+    assert response.status_code == 200, response.get_data(as_text=True)[:300]
+    got = response.get_json()["response"]["data-bundle"]["data"]
+    assert got["filename"] == "short-to-long-site.zip" and got["base64"]
+    zipped = base64.b64decode(got["content"])
+    assert zipped == bundle.site_zip(catalog, "short-to-long")
+    with zipfile.ZipFile(io.BytesIO(zipped)) as archive:
+        assert "short-to-long-site/figures/short-to-long.html" in archive.namelist()
