@@ -25,6 +25,12 @@
                          "toggleSpikelines", "hoverClosestCartesian", "hoverCompareCartesian",
                          "zoom2d", "pan2d", "zoomIn2d", "zoomOut2d"];
   const ILLUSTRATIVE = "ILLUSTRATIVE values, not results";
+  // plotly.py's RdBu (red: B lower, blue: B higher), as the live Compare draws B - A; plotly.js's
+  // own "RdBu" runs the other way
+  const RDBU = [[0, "rgb(103,0,31)"], [0.1, "rgb(178,24,43)"], [0.2, "rgb(214,96,77)"],
+                [0.3, "rgb(244,165,130)"], [0.4, "rgb(253,219,199)"], [0.5, "rgb(247,247,247)"],
+                [0.6, "rgb(209,229,240)"], [0.7, "rgb(146,197,222)"], [0.8, "rgb(67,147,195)"],
+                [0.9, "rgb(33,102,172)"], [1, "rgb(5,48,97)"]];
 
   /* ------------------------------------------------------------------ state (the fragment) */
 
@@ -464,7 +470,7 @@
 
   /* A view's figure: the values, the gaps ('not reported') and the cells whose hover lacks
    * some of the panel's sd, n or se (components.heatmap.panel_traces), and the layout. */
-  function panelFigure(fig, view, zrange, state) {
+  function panelFigure(fig, view, zrange, state, width) {
     const ny = view.y.length, nx = view.nx, parts = view.hover;
     const cols = view.panel.columns;
     const decimals = fig.decimals;
@@ -559,9 +565,18 @@
     if (log) {
       first.text = text;
     }
-    if (readable && state.labels) {
+    // the cell text sized to the cells as drawn (at most 12 px), none under 9 px (as
+    // assets/evalmaps-paint.js does for the live maps); ``width``: the map's width in px
+    const plotW = Math.max((width || 800) - layoutLeft(view) - 100, 100);
+    const plotH = Math.min(Math.max(150 + 38 * ny, 260), 720) - 119;
+    const big = view.range ? Math.max(Math.abs(view.range[0]), Math.abs(view.range[1])) : 0;
+    const chars = String(Math.round(view.pct ? big * 100 : big)).length +
+      (places - (view.pct ? 2 : 0) > 0 ? places - (view.pct ? 2 : 0) + 1 : 0) +
+      (view.pct ? 1 : 0) + (view.range && view.range[0] < 0 ? 1 : 0);
+    const px = Math.min(12, Math.floor(Math.min(plotW / nx / (chars * 0.62 + 0.6), plotH / ny * 0.8)));
+    if (readable && state.labels && px >= 9) {
       first.texttemplate = cell;
-      first.textfont = {size: Math.max(9, Math.min(12, Math.floor(520 / Math.max(nx, 1) / 4)))};
+      first.textfont = {size: px};
     }
     traces.push(first);
     if (!gapsBg && gaps.x.length) {
@@ -597,21 +612,19 @@
       if (log) {
         t.text = tx;
       }
-      if (readable && state.labels) {
+      if (first.texttemplate) {
         t.texttemplate = cell;
         t.textfont = first.textfont;
       }
       traces.push(t);
     });
-    const label = function (l) { return String(l).length; };
-    const widest = Math.max.apply(null, view.y.map(label).concat([1]));
     const heading = view.panel.title + (view.metric.higher ? "" : " · lower is better");
     const layout = {
       title: {text: esc(heading), x: 0.02, xanchor: "left", y: 0.98, font: {size: 15}},
       font: {family: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", size: 12,
              color: "#212529"},
       height: Math.min(Math.max(150 + 38 * ny, 260), 720),
-      margin: {l: Math.max(50, Math.ceil(widest * 7) + 36), r: 20, t: 64, b: 55},
+      margin: {l: layoutLeft(view), r: 20, t: 64, b: 55},
       xaxis: {type: "category", title: {text: esc(fig.dims[fig.x].title)}, tickangle: 0,
               showgrid: false, fixedrange: true},
       yaxis: {type: "category", title: {text: esc(fig.dims[fig.y].title)}, autorange: "reversed",
@@ -623,7 +636,24 @@
                                         font: {size: 11, color: "#b45309"}}] : [],
       meta: {evalmaps: {value: log ? parts.logValue : parts.value}}
     };
+    // tick labels thinned to fit (the live maps: assets/evalmaps-fit.js)
+    const xChars = Math.max.apply(null, view.x.map(function (l) { return String(l).length; }));
+    const xStep = Math.ceil(nx / Math.max(Math.floor(plotW / (xChars * 7 + 10)), 1));
+    if (xStep > 1) {
+      layout.xaxis.tickmode = "array";
+      layout.xaxis.tickvals = view.x.filter(function (_, j) { return j % xStep === 0; });
+    }
+    const yStep = Math.ceil(ny / Math.max(Math.floor(plotH / 15), 1));
+    if (yStep > 1) {
+      layout.yaxis.tickmode = "array";
+      layout.yaxis.tickvals = view.y.filter(function (_, i) { return i % yStep === 0; });
+    }
     return {data: traces, layout: layout};
+  }
+
+  function layoutLeft(view) {
+    const widest = Math.max.apply(null, view.y.map(function (l) { return String(l).length; }).concat([1]));
+    return Math.max(50, Math.ceil(Math.min(widest, 28) * 7) + 36);
   }
 
   function esc(text) {
@@ -884,10 +914,10 @@
       side.appendChild(exportsBox(fig, shown));
       shown.forEach(function (v) {
         const zr = colorRange(fig, all, v, st.color);
-        const f = panelFigure(fig, v, zr, st);
         const made = panelFrame(v.panel.title);
         made.holder.setAttribute("data-panel", v.panel.slug);
         panels.appendChild(made.holder);
+        const f = panelFigure(fig, v, zr, st, made.gd.clientWidth);
         window.Plotly.newPlot(made.gd, f.data, f.layout, config(fig.id + "__" + v.panel.slug));
       });
     };
@@ -917,7 +947,8 @@
     const api = data.api, f = data.format;
     const number = window.evalmapsLib.format.number;
     main.textContent = "";
-    main.appendChild(el("h1", {text: api.a.label + " vs " + api.b.label}));
+    main.appendChild(el("h1", {text: data.short[0] + " vs " + data.short[1]}));
+    main.appendChild(el("p", {"class": "lead", text: "A: " + api.a.label + " · B: " + api.b.label}));
     const ys = api.dims.y.labels, xs = api.dims.x.labels;
     const yn = api.dims.y.name, xn = api.dims.x.name;
     const at = {};
@@ -975,36 +1006,34 @@
     main.appendChild(readout);
     const sum = el("section", {"class": "card", id: "compare-summary", "aria-label": "Summary"},
                    [el("h2", {text: "Summary"})]);
-    const dl = el("dl", {});
+    const ul = el("ul", {id: "compare-sentences"});
+    api.sentences.forEach(function (s) { ul.appendChild(el("li", {text: s})); });
+    sum.appendChild(ul);
+    const dl = el("dl", {"class": "provenance-card summary-numbers"});
     Object.keys(api.summary).forEach(function (k) {
       dl.appendChild(el("dt", {text: k}));
       dl.appendChild(el("dd", {"data-key": k, text: JSON.stringify(api.summary[k])}));
     });
     sum.appendChild(dl);
-    const ul = el("ul", {id: "compare-sentences"});
-    api.sentences.forEach(function (s) { ul.appendChild(el("li", {text: s})); });
-    sum.appendChild(ul);
     (api.warnings || []).forEach(function (w) { sum.appendChild(el("p", {"class": "note", text: w})); });
     main.appendChild(sum);
     const outlines = [];
-    const made = [["a", "A: " + api.a.label, grid("a"), texts("a", sideA)],
-                  ["b", "B: " + api.b.label, grid("b"), texts("b", sideB)],
+    const made = [["a", "A: " + data.short[0], grid("a"), texts("a", sideA)],
+                  ["b", "B: " + data.short[1], grid("b"), texts("b", sideB)],
                   ["delta", "B \u2212 A", grid("delta"), null]].map(function (m) {
       const frame = panelFrame(m[1]);
       frame.holder.setAttribute("data-map", m[0]);
       maps.appendChild(frame.holder);
       const dz = m[2];
-      let lo = Infinity, hi = -Infinity;
-      dz.forEach(function (r) { r.forEach(function (v) { if (finite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); } }); });
       const isDelta = m[0] === "delta";
-      const span = Math.max(Math.abs(lo), Math.abs(hi)) || 1;
+      const range = isDelta ? data.deltaRange : data.range;
       const trace = {type: "heatmap", x: xs, y: ys, z: dz, hoverongaps: false,
-                     colorscale: isDelta ? "RdBu" : VIRIDIS.map(function (c, k) { return [k / 9, c]; }),
-                     meta: {role: "value"}, xgap: 1, ygap: 1};
+                     colorscale: isDelta ? RDBU : VIRIDIS.map(function (c, k) { return [k / 9, c]; }),
+                     zmin: range[0], zmax: range[1], meta: {role: "value"}, xgap: 1, ygap: 1,
+                     reversescale: !isDelta && !f.higher,
+                     colorbar: {title: {text: isDelta ? "B \u2212 A" + (f.higher ? "" : " (blue: B better)") :
+                       esc(api.a.metric.name), side: "right"}, thickness: 14}};
       if (isDelta) {
-        trace.zmin = -span;
-        trace.zmax = span;
-        trace.reversescale = !f.higher;
         trace.text = ys.map(function (y) { return xs.map(function (x) { const c = at[y + "\u0000" + x]; return c ? readoutOf(ys.indexOf(y), xs.indexOf(x)).split(" — ")[1] : ""; }); });
       } else {
         trace.text = m[3];

@@ -39,7 +39,7 @@ from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog, Figure, Panel, slugify
 from evalmaps.views import payloads
-from evalmaps.views.state import many_panels
+from evalmaps.views.state import DEFAULT_COMPARE_COLOR, many_panels
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "_bundle"  # the bundle's own pages' code
 SHARED_SCRIPTS = ("evalmaps-format.js", "evalmaps-plotly-internals.js", "evalmaps-keys.js")
@@ -308,8 +308,9 @@ def index_page(figures: list[Figure], compares: list[dict], names: dict[str, str
             f'<dt>Cells</dt><dd class="n-cells">{figure.n_cells:,}</dd>'
             f'<dt>Provenance</dt><dd>{html.escape(spec.provenance)}</dd></dl></li>')
     pairs = "".join(
-        f'<li><a href="compare/{k}.html">{html.escape(c["a"]["label"])} vs '
-        f'{html.escape(c["b"]["label"])}</a></li>' for k, c in enumerate(compares, 1))
+        f'<li><a href="compare/{k}.html">{html.escape(_short(c["a"]))} vs '
+        f'{html.escape(_short(c["b"]))}</a> ({html.escape(c["a"]["label"].split(" — ")[0])})</li>'
+        for k, c in enumerate(compares, 1))
     body = (f'<header><h1>Figures</h1><p class="lead">{len(figures)} figure'
             f'{"" if len(figures) == 1 else "s"}, made with evalmaps: hover a map for its exact '
             f'values.</p></header><main><ul class="figure-list">{"".join(rows)}</ul>'
@@ -329,13 +330,18 @@ def figure_page(figure: Figure, name: str) -> str:
 
 
 def compare_page(payload: dict, k: int) -> str:
-    title = f'{payload["a"]["label"]} vs {payload["b"]["label"]}'
+    title = f'{_short(payload["a"])} vs {_short(payload["b"])}'
     body = (f'<nav><a href="../index.html">All figures</a></nav>'
             f'<main id="bundle-compare" data-compare="compare-{k}"><h1>{html.escape(title)}</h1>'
             f'<p class="loading">Loading the cells…</p></main>')
     scripts = [f"assets/{PLOTLY}", *(f"assets/{s}" for s in SHARED_SCRIPTS), "assets/bundle.js",
                f"data/compare-{k}.js"]
     return _page(title, body, scripts, depth=1)
+
+
+def _short(side: dict) -> str:
+    """A side's name without its figure's title: 'R1-Llama'."""
+    return side["label"].split(" — ")[-1]
 
 
 def compare_data(catalog: Catalog, payload: dict) -> dict:
@@ -345,7 +351,10 @@ def compare_data(catalog: Catalog, payload: dict) -> dict:
     for key, p in (("a", al.a), ("b", al.b)):
         side[key] = {"decimals": p.decimals, "min": p.min_decimals, "unit": p.metric.unit,
                      "percent": p.metric.percent}
-    return {"api": payload, "format": {**side, "delta": [al.decimals, al.min_decimals],
+    lo, hi = comparing.color_range(al, DEFAULT_COMPARE_COLOR)
+    return {"api": payload, "short": [al.a.short, al.b.short], "range": [lo, hi],
+            "deltaRange": list(comparing.delta_range(al)),
+            "format": {**side, "delta": [al.decimals, al.min_decimals],
                                        "higher": al.higher_is_better,
                                        "unit": al.a.metric.unit,
                                        "seDecimals": fmt.se_places(al.decimals)}}
