@@ -137,8 +137,8 @@ def layout(uploads=None, **query):
                            color="secondary", outline=True, size="sm",
                            title="This figure as a static site that needs no server: open its "
                                  "index.html, or put it on any static host (docs/bundle.md)"),
-            ], className="d-flex gap-2"),
-        ], className="d-flex justify-content-between align-items-center gap-2 mb-2"),
+            ], className="d-flex flex-wrap gap-2"),
+        ], className="d-flex flex-wrap justify-content-between align-items-center gap-2 mb-2"),
         html.Div(cells_grid("data-grid", spec, [], figure.decimals,
                             tuple(c for c in ("sd", "n", "se") if c in figure.cells.columns)),
                  id="data-grid-wrap"),
