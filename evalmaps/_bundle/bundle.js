@@ -1059,6 +1059,14 @@
                       xaxis: {type: "category", title: {text: esc(api.dims.x.title)}, fixedrange: true},
                       yaxis: {type: "category", title: {text: esc(api.dims.y.title)}, autorange: "reversed", fixedrange: true},
                       meta: {evalmaps: {value: "%{z}"}}};
+      const plotW = Math.max(frame.gd.clientWidth - 90 - 100, 80);
+      const xChars = Math.max.apply(null, xs.map(function (l) { return String(l).length; }));
+      const xStep = Math.ceil(xs.length / Math.max(Math.floor(plotW / (xChars * 7 + 10)), 1));
+      layout.xaxis.tickangle = 0;
+      if (xStep > 1) {
+        layout.xaxis.tickmode = "array";
+        layout.xaxis.tickvals = xs.filter(function (_, j) { return j % xStep === 0; });
+      }
       window.Plotly.newPlot(frame.gd, [trace], layout, config("compare-" + m[0]));
       const outline = el("div", {"class": "compare-outline", hidden: true});
       frame.holder.querySelector(".heatmap-keys").appendChild(outline);

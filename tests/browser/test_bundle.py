@@ -23,13 +23,14 @@ from evalmaps.service import bundle
 from tests.browser.helpers import hover_cell
 
 PAIR = ("dynts-llama-vs-qwen:r1-llama", "dynts-llama-vs-qwen:r1-qwen")
+SE_PAIR = ("pythia-zero-shot:arc-easy-acc", "pythia-zero-shot:arc-easy-acc-norm")  # with se
 SEED = "dynts-llama-vs-qwen"
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, catalog):
     out = tmp_path_factory.mktemp("bundle") / "site"
-    bundle.write_site(catalog, out, pairs=[PAIR])
+    bundle.write_site(catalog, out, pairs=[PAIR, SE_PAIR])
     return out
 
 
@@ -188,4 +189,23 @@ def test_a_figure_of_a_million_cells_opens_with_hover(dash_duo, tmp_path):
     row, col, shown = match.groups()
     assert abs(int(row[1:]) - 250) <= 2 and col == x
     assert shown == f"{figures[0].value(**{spec.y: row, spec.x: col}):.1f}"
+    assert dash_duo.get_logs() == []
+
+
+def test_distinguishable_differences_are_outlined(dash_duo, site, client):
+    open_page(dash_duo, (site / "compare/2.html").as_uri(), panels=3)
+    api = client.get(f"/api/compare?a={SE_PAIR[0]}&b={SE_PAIR[1]}").json
+    assert api["summary"]["n_with_se"] > 0
+    dims = api["dims"]
+    expected = sorted((dims["y"]["labels"].index(c[dims["y"]["name"]]),
+                       dims["x"]["labels"].index(c[dims["x"]["name"]]))
+                      for c in api["cells"] if c["distinguishable"])
+    assert expected
+    shapes = dash_duo.driver.execute_script(
+        "const gd = document.querySelector('.heatmap-panel[data-map=\"delta\"] .js-plotly-plot');"
+        "return gd.layout.shapes.map(s => [s.y0 + 0.5, s.x0 + 0.5]);")
+    assert sorted(tuple(round(v) for v in s) for s in shapes) == expected
+    summary = {e.get_attribute("data-key"): json.loads(e.text)
+               for e in dash_duo.driver.find_elements(By.CSS_SELECTOR, "#compare-summary dd")}
+    assert summary == api["summary"]
     assert dash_duo.get_logs() == []
