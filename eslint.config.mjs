@@ -8,7 +8,7 @@ export default [
   js.configs.recommended,
   {
     // classic scripts that Dash serves as they are: the syntax the browsers of today all run
-    files: ["assets/**/*.js"],
+    files: ["assets/**/*.js", "evalmaps/_bundle/**/*.js"],
     languageOptions: {
       ecmaVersion: 2020,
       sourceType: "script",

@@ -38,6 +38,7 @@ from evalmaps.core.errors import EvalmapsError
 from evalmaps.readers.base import ImportOptions
 from evalmaps.readers.table import FORMATS
 from evalmaps.service import uploads
+from evalmaps.service.bundle import site_zip
 from evalmaps.service.uploads import Budget
 from evalmaps.views.payloads import cells_csv, view_cells
 from evalmaps.views.state import first, parse_state
@@ -129,13 +130,20 @@ def layout(uploads=None, **query):
             html.Div([html.Div(id="data-summary"),
                       html.Div(id="data-filtered", className="fw-semibold", role="status")],
                      className="small text-muted"),
-            dbc.Button("Download CSV of the rows shown", id="data-download-button",
-                       color="secondary", outline=True, size="sm"),
-        ], className="d-flex justify-content-between align-items-center gap-2 mb-2"),
+            html.Div([
+                dbc.Button("Download CSV of the rows shown", id="data-download-button",
+                           color="secondary", outline=True, size="sm"),
+                dbc.Button("Download as a static site (zip)", id="data-bundle-button",
+                           color="secondary", outline=True, size="sm",
+                           title="This figure as a static site that needs no server: open its "
+                                 "index.html, or put it on any static host (docs/bundle.md)"),
+            ], className="d-flex flex-wrap gap-2"),
+        ], className="d-flex flex-wrap justify-content-between align-items-center gap-2 mb-2"),
         html.Div(cells_grid("data-grid", spec, [], figure.decimals,
                             tuple(c for c in ("sd", "n", "se") if c in figure.cells.columns)),
                  id="data-grid-wrap"),
         dcc.Download(id="data-download"),
+        dcc.Download(id="data-bundle"),
     ], fluid=True, className="py-3")
 
 
@@ -227,6 +235,25 @@ def download(_, shown, rendered, uploads):
                     cell[col] = None if v != v else float(v)
     return {"content": cells_csv(figure, cells), "filename": f"{figure.id}-slice.csv",
             "type": "text/csv"}
+
+
+@callback(
+    Output("data-bundle", "data"),
+    Input("data-bundle-button", "n_clicks"),
+    State("data-rendered-figure", "data"),
+    State(UPLOADS, "data"),
+    prevent_initial_call=True,
+)
+@boundary
+def download_bundle(_, rendered, uploads):
+    """The figure shown as a static site, zipped (evalmaps.service.bundle): the same site as
+    ``evalmaps bundle --figure <id>`` writes."""
+    catalog = get_catalog(uploads, rendered)
+    if rendered not in catalog:
+        raise PreventUpdate
+    data = site_zip(catalog, rendered)
+    return {"content": base64.b64encode(data).decode(), "base64": True,
+            "filename": f"{rendered}-site.zip", "type": "application/zip"}
 
 
 # ------------------------------------------------------------------------------- uploads

@@ -5,6 +5,8 @@
     evalmaps import PATH [PATH ...] [--format auto|tidy|wide|matrix|leaderboard]
                          [--replicate COL] [-x DIM] [-y DIM] [-o OUT.csv]
     evalmaps manifest [DIR]     (re)write DIR/manifest.json (default: the built-in data/)
+    evalmaps bundle [--data DIR ...] [--figure ID ...] [--compare A B ...] -o SITE/ [--force]
+                    a static site of the figures (docs/bundle.md)
 
 A PATH is a file, a folder (searched recursively) or a zip: a table (CSV, Parquet, JSON Lines)
 or results written by evaluation tools (evalmaps.readers lists them), which combine into one
@@ -79,7 +81,40 @@ def build_parser() -> argparse.ArgumentParser:
                                           "every figure file, checked at start-up")
     man.add_argument("dir", nargs="?", default=None,
                      help="a data folder (default: the built-in data/)")
+    bundle = sub.add_parser("bundle", help="write a static site of the figures that works from "
+                            "file:// and any static host (docs/bundle.md)")
+    bundle.add_argument("--data", action="append", default=[], metavar="DIR",
+                        help="a folder of results to bundle next to the built-in figures; "
+                             "repeatable")
+    bundle.add_argument("--figure", action="append", default=[], metavar="ID",
+                        help="a figure to bundle (repeatable; default: every figure)")
+    bundle.add_argument("--compare", action="append", nargs=2, default=[], metavar=("A", "B"),
+                        help="a Compare page of two panels (keys as /api/figures lists them, or "
+                             "mean(...)); repeatable")
+    bundle.add_argument("-o", "--output", required=True, metavar="SITE",
+                        help="the folder to write the site into (new or empty)")
+    bundle.add_argument("--force", action="store_true",
+                        help="write into a folder that is not empty")
     return parser
+
+
+def bundle_command(args: argparse.Namespace) -> int:
+    from evalmaps.service.bundle import write_site
+    from evalmaps.service.startup import load_data
+
+    for folder in args.data:
+        if not Path(folder).is_dir():
+            raise UsageError(f"--data {folder}: not a folder. Give a folder of results.")
+    settings = Settings.from_env(extra_data=tuple(Path(d).resolve() for d in args.data) or None)
+    loaded = load_data(settings)
+    for line in loaded.problems:
+        print(f"evalmaps: warning: {line}", file=sys.stderr)
+    done = write_site(loaded.catalog, Path(args.output), args.figure or None,
+                      [tuple(pair) for pair in args.compare], force=args.force)
+    print(f"evalmaps: wrote {len(done.figures)} figure pages and {done.compares} compare pages "
+          f"({done.bytes / 1e6:.1f} MB) to {done.out}; open {done.out / 'index.html'}",
+          file=sys.stderr)
+    return 0
 
 
 class UsageError(EvalmapsError):
@@ -208,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
             return import_command(args)
         if args.command == "manifest":
             return manifest_command(args)
+        if args.command == "bundle":
+            return bundle_command(args)
     except EvalmapsError as exc:
         print(f"evalmaps: {exc}", file=sys.stderr)
         return 2

@@ -191,6 +191,8 @@ def test_the_wheel_is_what_runs(venv, tmp_path):
                   for p in sorted((share / name).rglob("*")) if p.is_file()}
         assert theirs == ours
     assert (share / "gunicorn.conf.py").read_bytes() == (ROOT / "gunicorn.conf.py").read_bytes()
+    for own in sorted((ROOT / "evalmaps" / "_bundle").iterdir()):  # evalmaps bundle's pages
+        assert (venv.site / "evalmaps" / "_bundle" / own.name).read_bytes() == own.read_bytes()
     assert venv.evalmaps.read_text().startswith(f"#!{venv.python}")
 
 

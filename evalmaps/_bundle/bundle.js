@@ -1,0 +1,1141 @@
+/* The pages of a static bundle (evalmaps bundle, evalmaps/service/bundle.py): a figure's page
+ * (Browse without a server) and a Compare page, drawn from the data script the page loads
+ * (data/<name>.js calls evalmapsBundle.add(name, {...})). The view's state is in the URL's
+ * fragment (#model=R1-Qwen&xmin=0.2): a link reopens it, back and forward work.
+ *
+ * What the live app writes from Python comes in the data, worked out with the same code when
+ * the bundle is made (hover templates, tables, CSV, Compare's numbers); slicing, row order and
+ * colour ranges are evalmaps.analysis.slicing's, ported here (lib.*, tested in
+ * tests/js/bundle.test.js). The keyboard readout and the Table toggle are the live app's
+ * (assets/evalmaps-keys.js), numbers are written by assets/evalmaps-format.js.
+ *
+ * Global: window.evalmapsBundle (add, lib). */
+(function () {
+  "use strict";
+  const B = window.evalmapsBundle = window.evalmapsBundle || {pending: {}, add: function (k, v) {
+    this.pending[k] = v;
+  }};
+  const MAX_TEXT_ROWS = 40, MAX_TEXT_COLUMNS = 36, MAX_GAP_CELLS = 60;
+  const MAX_GAP_TRACE_CELLS = 10000;
+  const MAX_PANELS = 24;  // panels drawn at once (narrow the menus for the others)
+  const MISSING_COLOR = "#e9ecef";
+  const VIRIDIS = ["#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#35b779",
+                   "#6ece58", "#b5de2b", "#fde725"];
+  const NEVER_BUTTONS = ["sendChartToCloud", "select2d", "lasso2d", "autoScale2d",
+                         "toggleSpikelines", "hoverClosestCartesian", "hoverCompareCartesian",
+                         "zoom2d", "pan2d", "zoomIn2d", "zoomOut2d"];
+  const ILLUSTRATIVE = "ILLUSTRATIVE values, not results";
+  // plotly.py's RdBu (red: B lower, blue: B higher), as the live Compare draws B - A; plotly.js's
+  // own "RdBu" runs the other way
+  const RDBU = [[0, "rgb(103,0,31)"], [0.1, "rgb(178,24,43)"], [0.2, "rgb(214,96,77)"],
+                [0.3, "rgb(244,165,130)"], [0.4, "rgb(253,219,199)"], [0.5, "rgb(247,247,247)"],
+                [0.6, "rgb(209,229,240)"], [0.7, "rgb(146,197,222)"], [0.8, "rgb(67,147,195)"],
+                [0.9, "rgb(33,102,172)"], [1, "rgb(5,48,97)"]];
+
+  /* ------------------------------------------------------------------ state (the fragment) */
+
+  function finiteOr(text, fallback) {
+    const v = text === null || text === "" ? NaN : Number(text);
+    return isFinite(v) ? v : fallback;
+  }
+
+  /* The view's state from a fragment ('#model=R1-Qwen&xmin=0.2'); unknown labels are left out. */
+  function parseState(hash, fig) {
+    const q = new URLSearchParams(String(hash || "").replace(/^#/, ""));
+    const pick = function (name, labels) {
+      if (!q.has(name)) {
+        return null;
+      }
+      const wanted = q.getAll(name).filter(function (v) { return v !== ""; });
+      return labels.filter(function (l) { return wanted.indexOf(l) >= 0; });
+    };
+    const facets = {};
+    const named = fig.facets.some(function (f) { return q.has(f); });
+    fig.facets.forEach(function (f) {
+      facets[f] = named ? pick(f, fig.dims[f].labels) : (fig.defaultFacets || {})[f] || null;
+    });
+    const ylabels = fig.dims[fig.y].labels;
+    let rows = pick("rows", ylabels);
+    if (rows === null && q.has("hide")) {
+      const hidden = q.getAll("hide");
+      rows = ylabels.filter(function (l) { return hidden.indexOf(l) < 0; });
+    }
+    const sort = q.get("sort") || "source";
+    const top = finiteOr(q.get("top"), null);
+    const okSort = sort === "source" || sort === "name" || sort === "mean" ||
+      (sort.indexOf("col:") === 0 && fig.dims[fig.x].labels.indexOf(sort.slice(4)) >= 0);
+    const color = q.get("color");
+    return {
+      facets: facets, rows: rows,
+      xmin: finiteOr(q.get("xmin"), null), xmax: finiteOr(q.get("xmax"), null),
+      sort: okSort ? sort : "source",
+      top: top !== null && top >= 1 ? Math.floor(top) : null,
+      color: color === "fixed" || color === "shared" ? color : "figure",
+      labels: q.get("labels") !== "off",
+      scale: q.get("scale") === "paper" ? "paper" : "uniform",
+      pct: q.get("pct") === "1",
+      zscale: q.get("zscale") === "log" ? "log" : "linear"
+    };
+  }
+
+  /* The fragment of a state, defaults left out (the live app's query order). */
+  function stateHash(state, fig) {
+    const q = new URLSearchParams();
+    const big = Object.keys(fig.defaultFacets || {}).length > 0;  // all its labels: said
+    fig.facets.forEach(function (f) {
+      const labels = state.facets[f] || (big ? fig.dims[f].labels : null);
+      if (labels) {
+        if (labels.length) {
+          labels.forEach(function (l) { q.append(f, l); });
+        } else {
+          q.append(f, "");
+        }
+      }
+    });
+    if (state.rows) {
+      const all = fig.dims[fig.y].labels;
+      if (state.rows.length > all.length / 2) {
+        all.forEach(function (l) {
+          if (state.rows.indexOf(l) < 0) {
+            q.append("hide", l);
+          }
+        });
+      } else if (state.rows.length) {
+        state.rows.forEach(function (l) { q.append("rows", l); });
+      } else {
+        q.append("rows", "");
+      }
+    }
+    if (state.xmin !== null) {
+      q.append("xmin", String(state.xmin));
+    }
+    if (state.xmax !== null) {
+      q.append("xmax", String(state.xmax));
+    }
+    if (state.sort !== "source") {
+      q.append("sort", state.sort);
+    }
+    if (state.top !== null) {
+      q.append("top", String(state.top));
+    }
+    if (!state.labels) {
+      q.append("labels", "off");
+    }
+    if (state.color !== "figure") {
+      q.append("color", state.color);
+    }
+    if (state.scale !== "uniform") {
+      q.append("scale", state.scale);
+    }
+    if (state.pct) {
+      q.append("pct", "1");
+    }
+    if (state.zscale !== "linear") {
+      q.append("zscale", state.zscale);
+    }
+    return q.toString().replace(/\+/g, "%20");
+  }
+
+  /* ------------------------------------------------------------------ slicing */
+
+  function finite(v) {
+    return v !== null && v !== undefined && typeof v === "number" && isFinite(v);
+  }
+
+  /* The label of natural order (evalmaps.core.text.natural_key): numbers by value, model sizes
+   * by size, text by its letters regardless of case. */
+  const SIZES = {k: 1e3, m: 1e6, b: 1e9, t: 1e12};
+  function naturalKey(label) {
+    const key = [];
+    const re = /(\d+(?:\.\d+)?)([kmbt](?![a-z]))?|\D+/gi;
+    let m;
+    const text = String(label);
+    while ((m = re.exec(text)) !== null) {
+      if (m[1] === undefined) {
+        key.push([1, 0, m[0].toLowerCase()]);
+      } else {
+        key.push([0, Number(m[1]) * (SIZES[(m[2] || "").toLowerCase()] || 1), ""]);
+      }
+    }
+    return key;
+  }
+
+  function compareKeys(a, b) {
+    for (let k = 0; k < Math.min(a.length, b.length); k++) {
+      for (let p = 0; p < 3; p++) {
+        if (a[k][p] < b[k][p]) {
+          return -1;
+        }
+        if (a[k][p] > b[k][p]) {
+          return 1;
+        }
+      }
+    }
+    return a.length - b.length;
+  }
+
+  /* Indices from the highest value down; missing last; ties in the source's order. */
+  function descending(values) {
+    const idx = values.map(function (_, i) { return i; });
+    return idx.sort(function (i, j) {
+      const a = finite(values[i]) ? -values[i] : Infinity;
+      const b = finite(values[j]) ? -values[j] : Infinity;
+      return a < b ? -1 : a > b ? 1 : i - j;
+    });
+  }
+
+  function means(grids, ny) {  // grids: [{z: Float64Array, nx}]: each row's mean over them all
+    const out = [];
+    for (let i = 0; i < ny; i++) {
+      let sum = 0, count = 0;
+      grids.forEach(function (g) {
+        for (let j = 0; j < g.nx; j++) {
+          const v = g.z[i * g.nx + j];
+          if (finite(v)) {
+            sum += v;
+            count += 1;
+          }
+        }
+      });
+      out.push(count ? sum / count : NaN);
+    }
+    return out;
+  }
+
+  /* evalmaps.analysis.slicing.row_scores: higher is better. */
+  function rowScores(vs) {
+    const ny = vs[0].y.length;
+    const dirs = vs.map(function (v) { return v.metric.higher; });
+    if (dirs.every(function (d) { return d === dirs[0]; })) {
+      const m = means(vs, ny);
+      return dirs[0] ? m : m.map(function (v) { return -v; });
+    }
+    const ranks = vs.map(function (v) {
+      const z = v.metric.higher ? v.z : v.z.map(function (x) { return -x; });
+      const m = means([{z: z, nx: v.nx}], ny);
+      const order = descending(m);
+      const rank = new Float64Array(ny).fill(NaN);
+      order.forEach(function (i, k) { rank[i] = finite(m[i]) ? k + 1 : NaN; });
+      return {z: rank, nx: 1};
+    });
+    return means(ranks, ny).map(function (v) { return -v; });
+  }
+
+  /* evalmaps.analysis.slicing.row_order: indices into vs[0].y. */
+  function rowOrder(vs, sort, top, fig) {
+    const labels = vs[0].y;
+    let order = labels.map(function (_, i) { return i; });
+    if (top !== null) {
+      order = descending(rowScores(vs)).slice(0, top).sort(function (a, b) { return a - b; });
+    }
+    const colon = sort.indexOf(":");
+    const kind = colon < 0 ? sort : sort.slice(0, colon);
+    if (kind === "name") {
+      const keys = labels.map(naturalKey);
+      order = order.slice().sort(function (a, b) { return compareKeys(keys[a], keys[b]); });
+    } else if (kind === "mean") {
+      const scores = rowScores(vs);
+      order = descending(order.map(function (i) { return scores[i]; }))
+        .map(function (k) { return order[k]; });
+    } else if (kind === "col") {
+      const yAll = fig.dims[fig.y].labels, xAll = fig.dims[fig.x].labels;
+      const j = xAll.indexOf(sort.slice(colon + 1)), nx = xAll.length;
+      const values = order.map(function (i) {
+        const r = yAll.indexOf(labels[i]);
+        let sum = 0, count = 0;
+        vs.forEach(function (v) {
+          const val = v.panel.z[r * nx + j];
+          if (finite(val)) {
+            sum += v.metric.higher ? val : -val;
+            count += 1;
+          }
+        });
+        return count ? sum / count : NaN;
+      });
+      order = descending(values).map(function (k) { return order[k]; });
+    }
+    return order;
+  }
+
+  function isFraction(panel) {
+    return !!panel.fraction;
+  }
+
+  /* The panels a state shows, sliced (rows, x range) and ordered: [{panel, y, x, z, extra,
+   * yi, xi, ...}], or {empty: why}. */
+  function views(fig, state) {
+    const chosen = fig.facets.map(function (f) { return state.facets[f] || fig.dims[f].labels; });
+    const panels = fig.panels.filter(function (p) {
+      return fig.facets.every(function (f, k) { return chosen[k].indexOf(p.facets[f]) >= 0; });
+    });
+    if (!panels.length) {
+      return {empty: "No panel matches the selection: pick at least one label per facet."};
+    }
+    const yAll = fig.dims[fig.y].labels, xdim = fig.dims[fig.x];
+    let yi = yAll.map(function (_, i) { return i; });
+    if (state.rows) {
+      yi = yi.filter(function (i) { return state.rows.indexOf(yAll[i]) >= 0; });
+    }
+    let xi = xdim.labels.map(function (_, j) { return j; });
+    if (xdim.numeric && (state.xmin !== null || state.xmax !== null)) {
+      const a = state.xmin === null ? -Infinity : state.xmin;
+      const b = state.xmax === null ? Infinity : state.xmax;
+      const lo = Math.min(a, b), hi = Math.max(a, b);
+      xi = xi.filter(function (j) { return xdim.numbers[j] >= lo && xdim.numbers[j] <= hi; });
+    }
+    if (!yi.length) {
+      return {empty: "No rows selected: pick rows in the Rows menu."};
+    }
+    if (!xi.length) {
+      return {empty: "The x range holds no column: widen it."};
+    }
+    const nxAll = xdim.labels.length;
+    let out = panels.map(function (p) {
+      const pick = function (flat) {
+        const z = new Float64Array(yi.length * xi.length);
+        yi.forEach(function (i, r) {
+          xi.forEach(function (j, c) {
+            const v = flat[i * nxAll + j];
+            z[r * xi.length + c] = v === null ? NaN : v;
+          });
+        });
+        return z;
+      };
+      const pct = state.pct && isFraction(p);
+      const extra = {};
+      p.columns.forEach(function (name) { extra[name] = pick(p.extra[name]); });
+      const suspect = new Uint8Array(yi.length * xi.length);
+      (p.suspect || []).forEach(function (flat) {
+        const r = yi.indexOf(Math.floor(flat / nxAll)), c = xi.indexOf(flat % nxAll);
+        if (r >= 0 && c >= 0) {
+          suspect[r * xi.length + c] = 1;
+        }
+      });
+      return {panel: p, y: yi.map(function (i) { return yAll[i]; }),
+              x: xi.map(function (j) { return xdim.labels[j]; }),
+              yi: yi.slice(), nx: xi.length, z: pick(p.z), extra: extra, suspect: suspect,
+              metric: p.metric, shown: pct ? p.metricPct : p.metric,
+              hover: pct ? p.hoverPct : p.hover, pct: pct};
+    });
+    if (state.sort !== "source" || state.top !== null) {
+      const order = rowOrder(out, state.sort, state.top, fig);
+      out = out.map(function (v) {
+        const nx = v.nx;
+        const take = function (z, Kind) {
+          const t = new Kind(order.length * nx);
+          order.forEach(function (i, r) {
+            for (let c = 0; c < nx; c++) {
+              t[r * nx + c] = z[i * nx + c];
+            }
+          });
+          return t;
+        };
+        const extra = {};
+        Object.keys(v.extra).forEach(function (k) { extra[k] = take(v.extra[k], Float64Array); });
+        return Object.assign({}, v, {y: order.map(function (i) { return v.y[i]; }),
+                                     yi: order.map(function (i) { return v.yi[i]; }),
+                                     z: take(v.z, Float64Array), extra: extra,
+                                     suspect: take(v.suspect, Uint8Array)});
+      });
+    }
+    out.forEach(function (v) {
+      let lo = Infinity, hi = -Infinity;
+      for (let k = 0; k < v.z.length; k++) {
+        if (finite(v.z[k])) {
+          lo = Math.min(lo, v.z[k]);
+          hi = Math.max(hi, v.z[k]);
+        }
+      }
+      v.range = lo <= hi ? [lo, hi] : null;
+      v.logNote = null;
+      if (state.zscale === "log") {
+        if (v.metric.range) {
+          v.logNote = "ranged";
+        } else if (v.range && v.range[0] <= 0) {
+          v.logNote = "Log colours are off for " + v.panel.title + ": it shows a value of 0 or " +
+            "less, and only values above 0 have a logarithm. Narrow the rows or the range, or " +
+            "use linear colours.";
+        }
+      }
+      v.log = state.zscale === "log" && v.logNote === null;
+    });
+    return {views: out};
+  }
+
+  /* ------------------------------------------------------------------ colour ranges */
+
+  function sameScale(a, b) {
+    return a.name === b.name && a.unit === b.unit && a.higher === b.higher;
+  }
+
+  function sameMetric(a, b) {
+    return sameScale(a, b) && JSON.stringify(a.range) === JSON.stringify(b.range);
+  }
+
+  function flatRange(metric, value) {
+    const f = metric.fixed;
+    if (f && f[0] <= value && value <= f[1] && f[0] < f[1]) {
+      return f.slice();
+    }
+    return [value - 0.5, value + 0.5];
+  }
+
+  /* evalmaps.analysis.slicing.color_range and view_ranges: a view's range for a mode (null:
+   * its own extent). */
+  function colorRange(fig, all, view, mode) {
+    const metric = view.metric;
+    let r = null;
+    if (mode === "fixed") {
+      r = metric.fixed ? metric.fixed.slice() : null;
+    } else if (mode === "shared") {
+      const present = all.filter(function (v) { return v.range && sameScale(v.metric, metric); });
+      if (present.length) {
+        const lo = Math.min.apply(null, present.map(function (v) { return v.range[0]; }));
+        const hi = Math.max.apply(null, present.map(function (v) { return v.range[1]; }));
+        r = lo < hi ? [lo, hi] : flatRange(metric, lo);
+      }
+    } else if (fig.zrange && sameMetric(metric, fig.metric)) {
+      r = fig.zrange.slice();
+    }
+    if (view.range && view.range[0] === view.range[1] && metric.fixed && r === null) {
+      r = flatRange(metric, view.range[0]);
+    }
+    if (view.log) {
+      if (r === null) {
+        return null;
+      }
+      let lo = r[0];
+      const hi = r[1];
+      if (lo <= 0) {
+        lo = view.range ? view.range[0] : hi;
+      }
+      if (hi <= 0 || lo <= 0) {
+        return null;
+      }
+      const a = Math.log10(lo), b = Math.log10(hi);
+      return a < b ? [a, b] : [a - 0.5, b + 0.5];
+    }
+    return r;
+  }
+
+  /* components.heatmap.log_ticks: ticks of a log10 colour bar, labelled in the metric's units. */
+  function logTicks(lo, hi) {
+    const steps = hi - lo < 3 ? [1, 2, 5] : [1];
+    let vals = [], text = [];
+    for (let k = Math.floor(lo); k <= Math.ceil(hi); k++) {
+      steps.forEach(function (s) {
+        const v = s * Math.pow(10, k), at = Math.log10(v);
+        if (lo - 1e-9 <= at && at <= hi + 1e-9) {
+          vals.push(at);
+          text.push(String(Number(v.toPrecision(6))));
+        }
+      });
+    }
+    if (vals.length < 2) {
+      vals = [lo, hi];
+      text = [Number(Math.pow(10, lo).toPrecision(3)).toString(),
+              Number(Math.pow(10, hi).toPrecision(3)).toString()];
+    }
+    return {vals: vals, text: text};
+  }
+
+  /* ------------------------------------------------------------------ traces */
+
+  /* A cell's hover: the pieces it has, joined as components.heatmap.hover_template does. */
+  function hoverTemplate(parts, has, log) {
+    let t = parts.where + (log ? parts.logValue : parts.value);
+    if (has.se && parts.se) {
+      t += parts.se + (has.suspect ? parts.suspect : "");
+    }
+    if (has.sd && parts.sd) {
+      t += parts.sd;
+    }
+    if (has.n && parts.n) {
+      t += parts.n;
+    }
+    return t + parts.after;
+  }
+
+  function stops(fig, scale, reverse) {
+    let s = scale === "paper" ? fig.colorscale :
+      VIRIDIS.map(function (c, k) { return [k / (VIRIDIS.length - 1), c]; });
+    if (typeof s === "string") {
+      return s;  // a named scale: plotly.js resolves it (reversescale below)
+    }
+    if (reverse) {
+      s = s.slice().reverse().map(function (st) { return [1 - st[0], st[1]]; });
+    }
+    return s;
+  }
+
+  /* A view's figure: the values, the gaps ('not reported') and the cells whose hover lacks
+   * some of the panel's sd, n or se (components.heatmap.panel_traces), and the layout. */
+  function panelFigure(fig, view, zrange, state, width) {
+    const ny = view.y.length, nx = view.nx, parts = view.hover;
+    const cols = view.panel.columns;
+    const decimals = fig.decimals;
+    const places = Math.max(0, Math.min(decimals, 4));
+    const log = view.log;
+    const cell = view.pct ? (log ? parts.logValue : parts.value) :
+      (log ? "%{text:." + places + "f}" : "%{z:." + places + "f}");
+    const full = {se: cols.indexOf("se") >= 0, sd: cols.indexOf("sd") >= 0,
+                  n: cols.indexOf("n") >= 0, suspect: false};
+    const fullKey = [full.sd, full.n, full.se, false].join();
+    const groups = {};
+    const main = [], text = [], custom = cols.length ? [] : null;
+    const gapsBg = nx * ny > MAX_GAP_TRACE_CELLS;
+    const gaps = {x: [], y: []};
+    const gap = Math.max(nx, ny) <= MAX_GAP_CELLS ? 1 : 0;
+    for (let i = 0; i < ny; i++) {
+      const row = new Float64Array(nx).fill(NaN);
+      const trow = log ? new Float64Array(nx).fill(NaN) : null;
+      const crow = custom ? [] : null;
+      for (let j = 0; j < nx; j++) {
+        const k = i * nx + j, v = view.z[k];
+        if (crow) {
+          crow.push(cols.map(function (name) { const e = view.extra[name][k]; return finite(e) ? e : null; }));
+        }
+        if (!finite(v)) {
+          gaps.x.push(view.x[j]);
+          gaps.y.push(view.y[i]);
+          continue;
+        }
+        const has = {sd: full.sd && finite(view.extra.sd[k]), n: full.n && finite(view.extra.n[k]),
+                     se: full.se && finite(view.extra.se[k]), suspect: !!view.suspect[k]};
+        const key = [has.sd, has.n, has.se, has.suspect && has.se].join();
+        const shown = log ? Math.log10(v) : v;
+        if (key === fullKey) {
+          row[j] = shown;
+          if (trow) {
+            trow[j] = v;
+          }
+        } else {
+          (groups[key] = groups[key] || {has: has, cells: []}).cells.push([i, j, shown, v]);
+        }
+      }
+      main.push(row);
+      if (trow) {
+        text.push(trow);
+      }
+      if (crow) {
+        custom.push(crow);
+      }
+    }
+    const reverse = !view.metric.higher;
+    const colorscale = stops(fig, state.scale, reverse);
+    let lo, hi;
+    if (zrange) {
+      lo = zrange[0];
+      hi = zrange[1];
+    } else {
+      let a = Infinity, b = -Infinity;
+      main.forEach(function (r) { r.forEach(function (v) { if (finite(v)) { a = Math.min(a, v); b = Math.max(b, v); } }); });
+      Object.keys(groups).forEach(function (g) {
+        groups[g].cells.forEach(function (c) { a = Math.min(a, c[2]); b = Math.max(b, c[2]); });
+      });
+      if (a > b) {
+        a = 0;
+        b = 1;
+      }
+      lo = a < b ? a : a - 0.5;
+      hi = a < b ? b : b + 0.5;
+    }
+    const readable = ny <= MAX_TEXT_ROWS && nx <= MAX_TEXT_COLUMNS;
+    const colorbar = {title: {text: view.shown.label + (log ? " (log)" : ""), side: "right"},
+                      thickness: 14};
+    if (log) {
+      const ticks = logTicks(lo, hi);
+      colorbar.tickvals = ticks.vals;
+      colorbar.ticktext = ticks.text;
+    } else if (view.pct) {
+      colorbar.tickformat = ".4~%";
+    }
+    const named = typeof colorscale === "string";
+    const common = {colorscale: colorscale, zmin: lo, zmax: hi, xgap: gap, ygap: gap,
+                    hoverongaps: false, reversescale: named && reverse};
+    const traces = [];
+    const first = Object.assign({
+      type: "heatmap", x: view.x, y: view.y, z: main,
+      hovertemplate: hoverTemplate(parts, full, log) + "<extra></extra>",
+      meta: {role: "value"}, showscale: true, colorbar: colorbar
+    }, common);
+    if (custom) {
+      first.customdata = custom;
+    }
+    if (log) {
+      first.text = text;
+    }
+    // the cell text sized to the cells as drawn (at most 12 px), none under 9 px (as
+    // assets/evalmaps-paint.js does for the live maps); ``width``: the map's width in px
+    const plotW = Math.max((width || 800) - layoutLeft(view) - 100, 100);
+    const plotH = Math.min(Math.max(150 + 38 * ny, 260), 720) - 119;
+    const big = view.range ? Math.max(Math.abs(view.range[0]), Math.abs(view.range[1])) : 0;
+    const chars = String(Math.round(view.pct ? big * 100 : big)).length +
+      (places - (view.pct ? 2 : 0) > 0 ? places - (view.pct ? 2 : 0) + 1 : 0) +
+      (view.pct ? 1 : 0) + (view.range && view.range[0] < 0 ? 1 : 0);
+    const px = Math.min(12, Math.floor(Math.min(plotW / nx / (chars * 0.62 + 0.6), plotH / ny * 0.8)));
+    if (readable && state.labels && px >= 9) {
+      first.texttemplate = cell;
+      first.textfont = {size: px};
+    }
+    traces.push(first);
+    if (!gapsBg && gaps.x.length) {
+      const blankX = view.x.concat(view.y.map(function () { return view.x[0]; }));
+      const blankY = view.x.map(function () { return view.y[0]; }).concat(view.y);
+      traces.push({
+        type: "heatmap", x: blankX.concat(gaps.x), y: blankY.concat(gaps.y),
+        z: blankX.map(function () { return null; }).concat(gaps.x.map(function () { return 0; })),
+        hovertemplate: parts.missing + "<extra></extra>", hoverongaps: false, showscale: false,
+        zmin: 0, zmax: 1, colorscale: [[0, MISSING_COLOR], [1, MISSING_COLOR]], xgap: gap, ygap: gap
+      });
+    }
+    Object.keys(groups).forEach(function (key) {
+      const g = groups[key];
+      let ni = 0, nj = 0;
+      g.cells.forEach(function (c) { ni = Math.max(ni, c[0] + 1); nj = Math.max(nj, c[1] + 1); });
+      const z = [], cd = [], tx = [];
+      for (let i = 0; i < ni; i++) {
+        z.push(new Array(nj).fill(null));
+        cd.push(new Array(nj).fill(null).map(function () { return cols.map(function () { return null; }); }));
+        tx.push(new Array(nj).fill(null));
+      }
+      g.cells.forEach(function (c) {
+        z[c[0]][c[1]] = c[2];
+        cd[c[0]][c[1]] = custom[c[0]][c[1]];
+        tx[c[0]][c[1]] = c[3];
+      });
+      const t = Object.assign({
+        type: "heatmap", x: view.x.slice(0, nj), y: view.y.slice(0, ni), z: z, customdata: cd,
+        hovertemplate: hoverTemplate(parts, g.has, log) + "<extra></extra>",
+        showscale: false, meta: {role: "value"}
+      }, common);
+      if (log) {
+        t.text = tx;
+      }
+      if (first.texttemplate) {
+        t.texttemplate = cell;
+        t.textfont = first.textfont;
+      }
+      traces.push(t);
+    });
+    const heading = view.panel.title + (view.metric.higher ? "" : " · lower is better");
+    const layout = {
+      title: {text: esc(heading), x: 0.02, xanchor: "left", y: 0.98, font: {size: 15}},
+      font: {family: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", size: 12,
+             color: "#212529"},
+      height: Math.min(Math.max(150 + 38 * ny, 260), 720),
+      margin: {l: layoutLeft(view), r: 20, t: 64, b: 55},
+      xaxis: {type: "category", title: {text: esc(fig.dims[fig.x].title)}, tickangle: 0,
+              showgrid: false, fixedrange: true},
+      yaxis: {type: "category", title: {text: esc(fig.dims[fig.y].title)}, autorange: "reversed",
+              showgrid: false, fixedrange: true},
+      plot_bgcolor: gapsBg ? MISSING_COLOR : "white", paper_bgcolor: "white",
+      hoverlabel: {bgcolor: "white", font: {size: 13}},
+      annotations: fig.illustrative ? [{text: ILLUSTRATIVE, xref: "paper", yref: "paper", x: 0.5,
+                                        y: 1.0, yanchor: "bottom", showarrow: false,
+                                        font: {size: 11, color: "#b45309"}}] : [],
+      meta: {evalmaps: {value: log ? parts.logValue : parts.value}}
+    };
+    // tick labels thinned to fit (the live maps: assets/evalmaps-fit.js)
+    const xChars = Math.max.apply(null, view.x.map(function (l) { return String(l).length; }));
+    const xStep = Math.ceil(nx / Math.max(Math.floor(plotW / (xChars * 7 + 10)), 1));
+    if (xStep > 1) {
+      layout.xaxis.tickmode = "array";
+      layout.xaxis.tickvals = view.x.filter(function (_, j) { return j % xStep === 0; });
+    }
+    const yStep = Math.ceil(ny / Math.max(Math.floor(plotH / 15), 1));
+    if (yStep > 1) {
+      layout.yaxis.tickmode = "array";
+      layout.yaxis.tickvals = view.y.filter(function (_, i) { return i % yStep === 0; });
+    }
+    return {data: traces, layout: layout};
+  }
+
+  function layoutLeft(view) {
+    const widest = Math.max.apply(null, view.y.map(function (l) { return String(l).length; }).concat([1]));
+    return Math.max(50, Math.ceil(Math.min(widest, 28) * 7) + 36);
+  }
+
+  function esc(text) {
+    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+      .replace(/%\{/g, "%\u200b{");
+  }
+
+  function config(name) {
+    const P = window.Plotly;
+    const svg = {name: "Download plot as SVG", icon: P && P.Icons ? P.Icons.disk : undefined,
+                 click: function (gd) {
+                   P.downloadImage(gd, {format: "svg", filename: name});
+                 }};
+    return {displaylogo: false, responsive: true, modeBarButtonsToRemove: NEVER_BUTTONS,
+            modeBarButtonsToAdd: [svg], scrollZoom: false,
+            toImageButtonOptions: {format: "png", filename: name, scale: 2}};
+  }
+
+  /* ------------------------------------------------------------------ the DOM */
+
+  function el(tag, attrs, children) {
+    const node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "text") {
+        node.textContent = attrs[k];
+      } else if (attrs[k] !== null && attrs[k] !== undefined && attrs[k] !== false) {
+        node.setAttribute(k, attrs[k] === true ? "" : attrs[k]);
+      }
+    });
+    (children || []).forEach(function (c) { if (c) { node.appendChild(c); } });
+    return node;
+  }
+
+  function download(name, text, type) {
+    const url = URL.createObjectURL(new Blob([text], {type: type}));
+    const a = el("a", {href: url, download: name});
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function () { URL.revokeObjectURL(url); }, 1000);
+  }
+
+  function provenanceCard(fig) {
+    const items = [["Provenance", fig.provenance], ["Metric", fig.metric.label],
+                   ["Cells", fig.nCells.toLocaleString("en")]];
+    Object.keys(fig.source || {}).forEach(function (k) { items.push([k, String(fig.source[k])]); });
+    const dl = el("dl", {"class": "provenance-card"});
+    items.forEach(function (it) {
+      dl.appendChild(el("dt", {text: it[0]}));
+      dl.appendChild(el("dd", {text: it[1]}));
+    });
+    const card = el("section", {"class": "card", "aria-label": "Provenance"},
+                    [el("h2", {text: "Where the numbers come from"}), dl]);
+    (fig.notes || []).forEach(function (n) { card.appendChild(el("p", {"class": "note", text: n})); });
+    return card;
+  }
+
+  function multiSelect(id, label, labels, chosen) {
+    const select = el("select", {id: id, multiple: true, size: String(Math.min(labels.length, 6)),
+                                 "aria-label": label});
+    labels.forEach(function (l) {
+      const o = el("option", {value: l, text: l});
+      o.selected = !chosen || chosen.indexOf(l) >= 0;
+      select.appendChild(o);
+    });
+    return el("label", {"class": "control"}, [el("span", {text: label}), select]);
+  }
+
+  function selectOne(id, label, options, value) {
+    const select = el("select", {id: id, "aria-label": label});
+    options.forEach(function (o) {
+      const opt = el("option", {value: o[0], text: o[1]});
+      opt.selected = o[0] === value;
+      select.appendChild(opt);
+    });
+    return el("label", {"class": "control"}, [el("span", {text: label}), select]);
+  }
+
+  function controls(fig, state) {
+    const form = el("form", {id: "controls", "class": "controls", "aria-label": "View"});
+    fig.facets.forEach(function (f) {
+      if (fig.dims[f].labels.length > 1) {
+        form.appendChild(multiSelect("facet-" + f, fig.dims[f].title, fig.dims[f].labels,
+                                     state.facets[f]));
+      }
+    });
+    form.appendChild(multiSelect("rows", "Rows (" + fig.dims[fig.y].title + ")",
+                                 fig.dims[fig.y].labels, state.rows));
+    const xdim = fig.dims[fig.x];
+    if (xdim.numeric) {
+      const nums = xdim.numbers;
+      const range = el("fieldset", {"class": "control"}, [el("legend", {text: xdim.title + " range"})]);
+      range.appendChild(el("input", {id: "xmin", type: "number", step: "any", "aria-label": "From",
+                                     value: state.xmin === null ? String(Math.min.apply(null, nums)) : String(state.xmin)}));
+      range.appendChild(el("input", {id: "xmax", type: "number", step: "any", "aria-label": "To",
+                                     value: state.xmax === null ? String(Math.max.apply(null, nums)) : String(state.xmax)}));
+      form.appendChild(range);
+    }
+    form.appendChild(selectOne("sort", "Row order", [["source", "As the source"], ["name", "Name"],
+      ["mean", "Mean (best first)"]].concat(xdim.labels.map(function (l) {
+      return ["col:" + l, xdim.title + " " + l + " (best first)"];
+    })), state.sort));
+    form.appendChild(el("label", {"class": "control"}, [el("span", {text: "Top N rows"}),
+      el("input", {id: "top", type: "number", min: "1", step: "1", value: state.top === null ? "" : String(state.top)})]));
+    form.appendChild(selectOne("color", "Colour range", [["figure", "Figure"], ["fixed", "Metric's range"],
+                                                         ["shared", "Shared"]], state.color));
+    form.appendChild(selectOne("scale", "Colour scale", [["uniform", "Uniform (viridis)"], ["paper", "As in the paper"]],
+                               state.scale));
+    const check = function (id, text, on) {
+      const box = el("input", {id: id, type: "checkbox"});
+      box.checked = on;
+      return el("label", {"class": "control check"}, [box, el("span", {text: text})]);
+    };
+    form.appendChild(check("labels", "Values in cells", state.labels));
+    if (fig.panels.some(isFraction)) {
+      form.appendChild(check("pct", "Fractions as percent", state.pct));
+    }
+    if (fig.panels.some(function (p) { return !p.metric.range; })) {
+      form.appendChild(check("zscale", "Log colours", state.zscale === "log"));
+    }
+    return form;
+  }
+
+  function readControls(fig, form) {
+    const chosen = function (select) {
+      const all = Array.prototype.map.call(select.options, function (o) { return o.value; });
+      const on = Array.prototype.filter.call(select.options, function (o) { return o.selected; })
+        .map(function (o) { return o.value; });
+      return on.length === all.length ? null : on;
+    };
+    const value = function (id) { const n = form.querySelector("#" + id); return n ? n.value : null; };
+    const checked = function (id) { const n = form.querySelector("#" + id); return !!(n && n.checked); };
+    const facets = {};
+    fig.facets.forEach(function (f) {
+      const s = form.querySelector("#facet-" + CSS.escape(f));
+      facets[f] = s ? chosen(s) : null;
+    });
+    const nums = fig.dims[fig.x].numbers;
+    let xmin = finiteOr(value("xmin"), null), xmax = finiteOr(value("xmax"), null);
+    if (nums && xmin !== null && xmin <= Math.min.apply(null, nums)) {
+      xmin = null;  // from the axis's start: the default
+    }
+    if (nums && xmax !== null && xmax >= Math.max.apply(null, nums)) {
+      xmax = null;
+    }
+    const top = finiteOr(value("top"), null);
+    return {facets: facets, rows: chosen(form.querySelector("#rows")), xmin: xmin, xmax: xmax,
+            sort: value("sort") || "source", top: top !== null && top >= 1 ? Math.floor(top) : null,
+            color: value("color") || "figure", labels: checked("labels"),
+            scale: value("scale") || "uniform", pct: checked("pct"),
+            zscale: checked("zscale") ? "log" : "linear"};
+  }
+
+  function panelFrame(name) {
+    const gd = el("div", {"class": "bundle-graph"});
+    const frame = el("div", {"class": "heatmap-keys", tabindex: "0", role: "application",
+                             "aria-label": "Heatmap " + name + ". Arrow keys, Home, End, Page Up and Page Down move between cells.",
+                             "data-missing": "not reported"},
+                     [gd, el("div", {"class": "heatmap-cursor", hidden: true})]);
+    const holder = el("div", {"class": "heatmap-panel"}, [
+      frame,
+      el("div", {"class": "visually-hidden heatmap-live", role: "status", "aria-live": "polite",
+                 "aria-atomic": "true"}),
+      el("button", {type: "button", "class": "btn heatmap-table-toggle", title: "Show this map as a table",
+                    "aria-expanded": "false", "aria-label": "Table of " + name, text: "Table"}),
+      el("div", {"class": "heatmap-table", hidden: true})
+    ]);
+    return {holder: holder, gd: gd};
+  }
+
+  function exportsBox(fig, shown) {
+    const T = B.tables;
+    const box = el("section", {"class": "card exports", "aria-label": "Downloads"},
+                   [el("h2", {text: "Downloads"})]);
+    const csv = el("button", {type: "button", "class": "btn", id: "csv",
+                              text: "The figure's cells (tidy CSV)"});
+    csv.addEventListener("click", function () {
+      download(fig.id + ".csv", T.figureCsv(fig), "text/csv");
+    });
+    box.appendChild(el("p", {}, [csv]));
+    const pick = selectOne("table-panel", "Table of the panel", shown.map(function (v) {
+      return [v.panel.slug, v.panel.title];
+    }), shown.length ? shown[0].panel.slug : "");
+    const pre = el("pre", {id: "table-text", "class": "table-text", hidden: true});
+    const show = function (format) {
+      const slug = pick.querySelector("select").value;
+      const view = shown.filter(function (v) { return v.panel.slug === slug; })[0];
+      if (!view) {
+        return;
+      }
+      const t = T.tableOf(fig, view);
+      let text;
+      try {
+        text = format === "latex" ? T.toLatex(t) : T.toMarkdown(t);
+      } catch (e) {
+        pre.textContent = e.message;
+        pre.hidden = false;
+        return;
+      }
+      pre.textContent = text;
+      pre.hidden = false;
+      download(t.name + (format === "latex" ? ".tex" : ".md"), text,
+               format === "latex" ? "text/x-tex" : "text/markdown");
+    };
+    const latex = el("button", {type: "button", "class": "btn", id: "latex", text: "LaTeX"});
+    const md = el("button", {type: "button", "class": "btn", id: "markdown", text: "Markdown"});
+    latex.addEventListener("click", function () { show("latex"); });
+    md.addEventListener("click", function () { show("markdown"); });
+    box.appendChild(pick);
+    box.appendChild(el("p", {"class": "note", text: "The panel as shown: its rows, order and range."}));
+    box.appendChild(el("div", {}, [latex, md]));
+    box.appendChild(pre);
+    return box;
+  }
+
+  function renderFigure(main, fig) {
+    main.textContent = "";
+    main.appendChild(el("h1", {text: fig.title}));
+    if (fig.illustrative) {
+      main.appendChild(el("p", {"class": "flag", text: ILLUSTRATIVE + ": the source describes these results without numbers."}));
+    }
+    const state = parseState(location.hash, fig);
+    const form = controls(fig, state);
+    const panels = el("div", {id: "panels", "class": "panels"});
+    const notes = el("div", {id: "notes", "class": "notes", role: "status"});
+    const side = el("div", {"class": "side"}, [provenanceCard(fig)]);
+    main.appendChild(el("div", {"class": "layout"}, [form, el("div", {"class": "maps"}, [notes, panels]), side]));
+    const draw = function () {
+      const st = parseState(location.hash, fig);
+      const got = views(fig, st);
+      panels.textContent = "";
+      notes.textContent = "";
+      const old = side.querySelector(".exports");
+      if (old) {
+        old.remove();
+      }
+      if (got.empty) {
+        notes.appendChild(el("p", {"class": "empty", text: got.empty}));
+        return;
+      }
+      const all = got.views;
+      const shown = all.slice(0, MAX_PANELS);
+      if (all.length > shown.length) {
+        notes.appendChild(el("p", {text: all.length + " panels match; the first " + MAX_PANELS +
+                                   " are drawn: narrow the menus to see the others."}));
+      }
+      if (all.some(function (v) { return !v.metric.higher; })) {
+        notes.appendChild(el("p", {text: "Lower is better for some panels: their colour scale is reversed."}));
+      }
+      all.filter(function (v) { return v.logNote && v.logNote !== "ranged"; }).slice(0, 2)
+        .forEach(function (v) { notes.appendChild(el("p", {text: v.logNote})); });
+      if (st.zscale === "log" && all.some(function (v) { return v.logNote === "ranged"; })) {
+        notes.appendChild(el("p", {text: "Log colours are for metrics without a range: the others keep linear colours."}));
+      }
+      if (shown[0].y.length * shown[0].nx > MAX_GAP_TRACE_CELLS) {
+        notes.appendChild(el("p", {text: "Above 10,000 cells a panel's grey cells have no hover: the keyboard readout says them, and narrowing the rows or the range brings their hover back."}));
+      }
+      side.appendChild(exportsBox(fig, shown));
+      shown.forEach(function (v) {
+        const zr = colorRange(fig, all, v, st.color);
+        const made = panelFrame(v.panel.title);
+        made.holder.setAttribute("data-panel", v.panel.slug);
+        panels.appendChild(made.holder);
+        const f = panelFigure(fig, v, zr, st, made.gd.clientWidth);
+        window.Plotly.newPlot(made.gd, f.data, f.layout, config(fig.id + "__" + v.panel.slug));
+      });
+    };
+    let written = null;  // the fragment the menus wrote: they already show it
+    form.addEventListener("change", function () {
+      const hash = stateHash(readControls(fig, form), fig);
+      if (hash !== location.hash.replace(/^#/, "")) {
+        written = hash;
+        location.hash = hash;  // a new history entry; hashchange draws
+      }
+    });
+    form.addEventListener("submit", function (e) { e.preventDefault(); });
+    window.addEventListener("hashchange", function () {
+      if (location.hash.replace(/^#/, "") !== written) {  // a link, back or forward
+        const fresh = controls(fig, parseState(location.hash, fig));
+        form.replaceChildren.apply(form, Array.prototype.slice.call(fresh.childNodes));
+      }
+      written = null;
+      draw();
+    });
+    draw();
+  }
+
+  /* ------------------------------------------------------------------ Compare */
+
+  function renderCompare(main, data) {
+    const api = data.api, f = data.format;
+    const number = window.evalmapsLib.format.number;
+    main.textContent = "";
+    main.appendChild(el("h1", {text: data.short[0] + " vs " + data.short[1]}));
+    main.appendChild(el("p", {"class": "lead", text: "A: " + api.a.label + " · B: " + api.b.label}));
+    const ys = api.dims.y.labels, xs = api.dims.x.labels;
+    const yn = api.dims.y.name, xn = api.dims.x.name;
+    const at = {};
+    api.cells.forEach(function (c) { at[c[yn] + "\u0000" + c[xn]] = c; });
+    const side = function (v, s) {
+      if (!finite(v)) {
+        return "not reported";
+      }
+      const shift = s.percent ? 2 : 0;
+      return number(s.percent ? v * 100 : v, Math.max(s.decimals - shift, 0),
+                    s.min === null ? null : Math.max(s.min - shift, 0)) + (s.unit || "");
+    };
+    const sideA = f.a, sideB = f.b;
+    const readoutOf = function (i, j) {
+      const c = at[ys[i] + "\u0000" + xs[j]];
+      const row = api.dims.y.title || ys[i] ? api.dims.y.title + " " + ys[i] + " · " : "";
+      let line = row + api.dims.x.title + " " + xs[j] + " — ";
+      if (!c) {
+        return line + "not compared";
+      }
+      line += "A " + side(c.a, sideA) + " · B " + side(c.b, sideB) + " · B \u2212 A ";
+      if (finite(c.delta)) {
+        const t = number(sideA.percent ? c.delta * 100 : c.delta,
+                         Math.max(f.delta[0] - (sideA.percent ? 2 : 0), 0), null);
+        line += (t.charAt(0) === "-" || Number(t) === 0 ? t : "+" + t) + (f.unit || "");
+      } else {
+        line += "not comparable";
+      }
+      if (finite(c.se)) {
+        line += " · SE " + number(sideA.percent ? c.se * 100 : c.se, f.seDecimals, null) +
+          (f.unit || "") + ", " + (c.distinguishable ? "distinguishable" : "within 1.96 SE");
+      }
+      return line;
+    };
+    const grid = function (key) {
+      return ys.map(function (y) {
+        return xs.map(function (x) {
+          const c = at[y + "\u0000" + x];
+          return c && finite(c[key]) ? c[key] : null;
+        });
+      });
+    };
+    const texts = function (key, s) {
+      return ys.map(function (y) {
+        return xs.map(function (x) {
+          const c = at[y + "\u0000" + x];
+          return c ? side(c[key], s) : "not reported";
+        });
+      });
+    };
+    const readout = el("p", {id: "compare-readout", "class": "readout", role: "status",
+                             "aria-live": "polite", text: "Hover a cell, or focus a map and use the arrow keys."});
+    const maps = el("div", {"class": "compare-maps"});
+    main.appendChild(maps);
+    main.appendChild(readout);
+    const sum = el("section", {"class": "card", id: "compare-summary", "aria-label": "Summary"},
+                   [el("h2", {text: "Summary"})]);
+    const ul = el("ul", {id: "compare-sentences"});
+    api.sentences.forEach(function (s) { ul.appendChild(el("li", {text: s})); });
+    sum.appendChild(ul);
+    const dl = el("dl", {"class": "provenance-card summary-numbers"});
+    Object.keys(api.summary).forEach(function (k) {
+      dl.appendChild(el("dt", {text: k}));
+      dl.appendChild(el("dd", {"data-key": k, text: JSON.stringify(api.summary[k])}));
+    });
+    sum.appendChild(dl);
+    (api.warnings || []).forEach(function (w) { sum.appendChild(el("p", {"class": "note", text: w})); });
+    main.appendChild(sum);
+    const outlines = [];
+    const made = [["a", "A: " + data.short[0], grid("a"), texts("a", sideA)],
+                  ["b", "B: " + data.short[1], grid("b"), texts("b", sideB)],
+                  ["delta", "B \u2212 A", grid("delta"), null]].map(function (m) {
+      const frame = panelFrame(m[1]);
+      frame.holder.setAttribute("data-map", m[0]);
+      maps.appendChild(frame.holder);
+      const dz = m[2];
+      const isDelta = m[0] === "delta";
+      const range = isDelta ? data.deltaRange : data.range;
+      const trace = {type: "heatmap", x: xs, y: ys, z: dz, hoverongaps: false,
+                     colorscale: isDelta ? RDBU : VIRIDIS.map(function (c, k) { return [k / 9, c]; }),
+                     zmin: range[0], zmax: range[1], meta: {role: "value"}, xgap: 1, ygap: 1,
+                     reversescale: !isDelta && !f.higher,
+                     colorbar: {title: {text: isDelta ? "B \u2212 A" + (f.higher ? "" : " (blue: B better)") :
+                       esc(api.a.metric.name), side: "right"}, thickness: 14}};
+      if (isDelta) {
+        trace.text = ys.map(function (y) { return xs.map(function (x) { const c = at[y + "\u0000" + x]; return c ? readoutOf(ys.indexOf(y), xs.indexOf(x)).split(" — ")[1] : ""; }); });
+      } else {
+        trace.text = m[3];
+      }
+      trace.hovertemplate = api.dims.y.title + " %{y} · " + api.dims.x.title + " %{x} · " +
+        (isDelta ? "%{text}" : "%{text}") + "<extra></extra>";
+      if (xs.length <= MAX_TEXT_COLUMNS && ys.length <= MAX_TEXT_ROWS) {
+        trace.texttemplate = isDelta ? "%{z:+." + Math.max(f.delta[0] - (sideA.percent ? 2 : 0), 0) + (sideA.percent ? "%" : "f") + "}" : "%{text}";
+      }
+      const shapes = [];
+      if (isDelta) {
+        api.cells.forEach(function (c) {
+          if (c.distinguishable) {
+            const i = ys.indexOf(c[yn]), j = xs.indexOf(c[xn]);
+            shapes.push({type: "rect", xref: "x", yref: "y", x0: j - 0.5, x1: j + 0.5,
+                         y0: i - 0.5, y1: i + 0.5, line: {color: "#000", width: 2}});
+          }
+        });
+      }
+      const layout = {title: {text: esc(m[1]), x: 0.02, xanchor: "left", font: {size: 14}},
+                      height: Math.min(Math.max(150 + 38 * ys.length, 260), 600),
+                      margin: {l: 90, r: 20, t: 56, b: 50}, shapes: shapes,
+                      xaxis: {type: "category", title: {text: esc(api.dims.x.title)}, fixedrange: true},
+                      yaxis: {type: "category", title: {text: esc(api.dims.y.title)}, autorange: "reversed", fixedrange: true},
+                      meta: {evalmaps: {value: "%{z}"}}};
+      const plotW = Math.max(frame.gd.clientWidth - 90 - 100, 80);
+      const xChars = Math.max.apply(null, xs.map(function (l) { return String(l).length; }));
+      const xStep = Math.ceil(xs.length / Math.max(Math.floor(plotW / (xChars * 7 + 10)), 1));
+      layout.xaxis.tickangle = 0;
+      if (xStep > 1) {
+        layout.xaxis.tickmode = "array";
+        layout.xaxis.tickvals = xs.filter(function (_, j) { return j % xStep === 0; });
+      }
+      window.Plotly.newPlot(frame.gd, [trace], layout, config("compare-" + m[0]));
+      const outline = el("div", {"class": "compare-outline", hidden: true});
+      frame.holder.querySelector(".heatmap-keys").appendChild(outline);
+      outlines.push({key: m[0], gd: frame.gd, outline: outline, frame: frame.holder.querySelector(".heatmap-keys")});
+      return frame;
+    });
+    const P = window.evalmapsLib.plotly;
+    const place = function (hovered) {
+      outlines.forEach(function (o) {
+        if (o.key === hovered.source) {
+          o.outline.hidden = true;
+          return;
+        }
+        const area = P.plotArea(o.gd);
+        if (!area) {
+          return;
+        }
+        const outer = o.frame.getBoundingClientRect(), plot = o.gd.getBoundingClientRect();
+        const w = area.x / xs.length, h = area.y / ys.length;
+        Object.assign(o.outline.style, {left: (plot.left - outer.left + area.left + hovered.j * w) + "px",
+                                        top: (plot.top - outer.top + area.top + hovered.i * h) + "px",
+                                        width: w + "px", height: h + "px"});
+        o.outline.hidden = false;
+      });
+    };
+    outlines.forEach(function (o) {
+      o.gd.on("plotly_hover", function (ev) {
+        const p = ev.points && ev.points[0];
+        if (!p) {
+          return;
+        }
+        const i = ys.indexOf(String(p.y)), j = xs.indexOf(String(p.x));
+        if (i < 0 || j < 0) {
+          return;
+        }
+        readout.textContent = readoutOf(i, j);
+        place({i: i, j: j, source: o.key});
+      });
+    });
+    return made;
+  }
+
+  /* ------------------------------------------------------------------ start */
+
+  function start() {
+    const main = document.getElementById("bundle-figure");
+    const cmp = document.getElementById("bundle-compare");
+    if (main) {
+      const fig = B.pending[main.getAttribute("data-figure")];
+      if (fig) {
+        renderFigure(main, fig);
+      }
+    } else if (cmp) {
+      const data = B.pending[cmp.getAttribute("data-compare")];
+      if (data) {
+        renderCompare(cmp, data);
+      }
+    }
+  }
+
+  B.lib = {parseState: parseState, stateHash: stateHash, views: views, rowOrder: rowOrder,
+           rowScores: rowScores, naturalKey: naturalKey, compareKeys: compareKeys,
+           descending: descending, colorRange: colorRange, logTicks: logTicks,
+           hoverTemplate: hoverTemplate, panelFigure: panelFigure};
+  if (typeof document !== "undefined" && document.addEventListener) {
+    if (document.readyState === "loading") {
+      document.addEventListener("DOMContentLoaded", start);
+    } else {
+      start();
+    }
+  }
+})();
