@@ -181,7 +181,8 @@ def test_cross_figure_compares_only_the_common_cells(catalog):
     cells = al.cells()
     assert len(cells) == 8 and {c["ratio"] for c in cells} == {"0.1", "0.5"}
     first = cells[0]
-    assert first == {"window": "3000", "ratio": "0.1", "a": 45.3, "b": 53.9, "delta": 8.6}
+    assert first == {"window": "3000", "ratio": "0.1", "a": 45.3, "b": 53.9, "delta": 8.6,
+                     "paired": None}  # no items: no paired test
     s = summary(al)
     assert s["n_a"] == 8 and s["n_b"] == 20 and s["n_grid"] == 20
 
