@@ -544,7 +544,7 @@ def test_readouts(default):
         "x_text": ["0.1", "0.2", "0.3", "0.4", "0.5"], "y_text": ["3000", "2000", "1000", "500"],
         "x_title": "Ratio", "y_title": "Local Window Size", "a": [1, None, 1, ""],
         "b": [1, None, 1, ""], "delta": [1, None, 1], "se": 2, "minus": "B − A", "unit": "",
-        "lower_better": False,
+        "lower_better": False, "paired": None,  # no items: no paired test
         "within": "within 1.96 SE: not distinguishable",
         "beyond": "beyond 1.96 SE: distinguishable"}
     _, _, delta = compare_figures(default, "shared", True)
