@@ -134,3 +134,24 @@ def test_outline_follows_the_paired_test(catalog):
     for (i, j), r in al.paired.items():
         want[i, j] = r.p_adjusted >= 0.05
     np.testing.assert_array_equal(al.outlined, want)
+
+
+def test_the_difference_map_outlines_hovers_and_summary_follow_the_paired_test(catalog):
+    from components.compare import PAIRED_COLUMNS, compare_figures, readouts, summary_card
+
+    al = compare(catalog, "toy:small", "toy:large")
+    _, _, delta = compare_figures(al, "shared", True)
+    assert len(delta["layout"]["shapes"]) == int(al.paired_indistinct.sum())
+    templates = [t.get("hovertemplate", "") for t in delta["data"]]
+    paired = [t for t in templates if "paired, %{customdata[4]:.0f} items:" in t]
+    assert paired and all("exact McNemar" in t and "adjusted p = %{customdata[9]:.2~g}" in t
+                          for t in paired)
+    assert all("SE" not in t for t in paired)
+    custom = np.asarray(delta["data"][0]["customdata"]["shape"].split(","), dtype=int) \
+        if isinstance(delta["data"][0]["customdata"], dict) else None
+    assert custom is None or custom[-1] == 4 + PAIRED_COLUMNS
+    assert readouts(al)["paired"]["tests"] == ["exact McNemar", "paired bootstrap"]
+    card = str(summary_card(al, summary(al)))
+    s = summary(al)
+    assert (f"B better in {s['b_sig_better_paired']} of 6 cells (paired, FDR 5%), worse in "
+            f"{s['b_sig_worse_paired']}: exact McNemar") in card
