@@ -37,8 +37,6 @@ QUERY_KEYS: dict[str, tuple[str, str]] = {
     "xdim": ("/compare, compare API", "A and B labels of a dimension: the grid's columns"),
     "avg": ("/compare, compare API", "A and B labels of a dimension: a dimension averaged over; "
                                      "repeated"),
-    "k": ("/compare, compare API", "pass@k where items have several samples: the paired tests "
-                                   "use each item's unbiased pass@k (default 1)"),
     "format": ("cells API", "json (default), csv, or latex or markdown (one panel as a table)"),
 }
 CELL_COLUMNS = ("value", "sd", "n", "se")  # columns of a tidy file that are not dimensions

@@ -247,7 +247,9 @@ def compare_payload(catalog: Catalog, query: Mapping[str, str | list[str]]) -> d
     elif any(key in query for key in GRID_KEYS):
         raise comparing.CompareError("ydim, xdim and avg lay out two labels of a dimension: give "
                                      "a and b as <figure>:<dimension>=<label>.")
-    al = comparing.compare(catalog, a_ref, b_ref, k=_k(query), **grid)
+    # a figure's own dimension k (pass@k importers make one) takes k= as its label
+    k = 1 if labelled is not None and "k" in figure.spec.dims else _k(query)
+    al = comparing.compare(catalog, a_ref, b_ref, k=k, **grid)
     numbers = comparing.summary(al)
     state = CompareState(al.a.ref, al.b.ref)
     if al.a.grid is not None:
