@@ -84,4 +84,7 @@ def test_paired_hover_readout_and_summary_equal_the_api(served, tmp_path):
         served.wait_for_element(f"{DELTA} .main-svg", timeout=15)
         hover_cell(served, DELTA, "t2", "hard")
         screenshot(served.driver, f"compare-paired-{width}", folder)
+        served.driver.execute_script("document.getElementById('compare-paired')"
+                                     ".scrollIntoView({block: 'center', behavior: 'instant'});")
+        screenshot(served.driver, f"compare-paired-summary-{width}", folder)
     assert served.get_logs() == []
