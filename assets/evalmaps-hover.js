@@ -52,7 +52,20 @@
       cells.y_title + " " + cells.y_text[i] + " · " : "";
     let line = row + cells.x_title + " " + cells.x_text[j] + " — A " + side(a, cells.a) +
         " · B " + side(b, cells.b) + " · " + cells.minus + " " + delta;
-    if (present(se) && present(a) && present(b)) {
+    const paired = cells.paired;
+    if (paired && cell.length > 10 && present(cell[4])) {
+      // the paired test (components.compare.PAIRED_COLUMNS): n, diff, interval (shown units),
+      // p, adjusted p, test; 'paired, 30 items: +3.3 points [-6.7, +13.3], p = 0.55'
+      const signed = function (v) {
+        const text = number(v, paired.places, null);
+        return (text.charAt(0) === "-" || Number(text) === 0) ? text : "+" + text;
+      };
+      const sig = function (p) { return String(Number(p.toPrecision(2))); };
+      line += " · paired, " + cell[4] + " items: " + signed(cell[5]) + paired.unit + " [" +
+          signed(cell[6]) + ", " + signed(cell[7]) + "], p = " + sig(cell[8]) +
+          " (adjusted " + sig(cell[9]) + ", " + paired.tests[cell[10]] + ": " +
+          (cell[9] < 0.05 ? "distinguishable" : "not distinguishable") + ")";
+    } else if (present(se) && present(a) && present(b)) {
       line += " · SE " + number(scaled(se, cells.delta), cells.se, null) + unit + ", " +
           (within ? cells.within : cells.beyond);
     }

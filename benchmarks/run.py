@@ -41,7 +41,7 @@ from benchmarks.server import Gunicorn, request, rss_mb  # noqa: E402
 from benchmarks.sweeps import Sweep, sweeps  # noqa: E402
 
 SECTIONS = ("load", "callback", "payload", "paint", "transfer", "throughput", "soak", "uploads",
-            "lighthouse")
+            "lighthouse", "items")
 SERVER_SECTIONS = {"callback", "payload", "paint", "transfer", "throughput", "lighthouse"}
 JSON = {"Content-Type": "application/json"}
 # the upload budget of the soak and uploads server, low on purpose: below what importing the
@@ -1063,10 +1063,73 @@ class Context:
         return 30.0 if self.quick else (60.0 if sweep.cells < 500_000 else 240.0)
 
 
+def paired_row(ctx: "Context") -> Row:
+    """The paired statistics of a 40-cell comparison (5 x 8 cells, 500 items x 8 samples a
+    cell, 0/1 scores: 320,000 records over two models) as Compare makes them: one DuckDB query
+    per side (ItemRecords.cells) and the paired tests (paired_grid). Floor: the same
+    paired_grid on the two sides' items already in memory as numpy arrays."""
+    import numpy as np
+    import pandas as pd
+
+    from evalmaps.analysis.paired import paired_grid
+    from evalmaps.catalog.items import ItemRecords, ItemScores
+
+    rows_, cols_, items_, samples_ = 5, 8, 500, 8
+    rng = np.random.default_rng(27)
+    models = ("a", "b")
+    shape = (len(models), rows_, cols_, items_, samples_)
+    chance = np.array([0.5, 0.53])[:, None, None, None, None]
+    score = (rng.random(shape) < chance).astype(float)
+    index = np.indices(shape).reshape(len(shape), -1)
+    frame = pd.DataFrame({
+        "model": np.array(models)[index[0]], "y": np.char.add("r", index[1].astype(str)),
+        "x": np.char.add("c", index[2].astype(str)),
+        "item": np.char.add("q", np.char.zfill(index[3].astype(str), 3)),
+        "sample": index[4], "score": score.ravel()})
+    records = ItemRecords.write(ctx.tmp / "items-paired", ("model", "y", "x"), frame)
+    keys = [(f"r{i}", f"c{j}") for i in range(rows_) for j in range(cols_)]
+    ids = np.array([f"q{k:03d}" for k in range(items_)], dtype=object)
+    memory = [{key: ItemScores(ids, np.full(items_, samples_, dtype=np.int64),
+                               score[m, i, j].sum(axis=1), True)
+               for key, (i, j) in zip(keys, np.ndindex(rows_, cols_))} for m in range(2)]
+    repeat = max(ctx.repeat, 3)
+
+    def measured() -> float:
+        a, b = (records.cells({"model": m}, ("y", "x")) for m in models)
+        return len(paired_grid(a, b, keys))
+
+    def floor() -> float:
+        return len(paired_grid(memory[0], memory[1], keys))
+
+    def median(fn) -> float:
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            assert fn() == len(keys)
+            times.append(time.perf_counter() - start)
+        return float(np.median(times)) * 1000
+
+    row = Row("paired statistics, 40 cells x 500 items x 8 samples (2 x 160k records)", "ms",
+              "≤ 2x", within=ratio_at_most(2))
+    row = attempt(row, lambda: (median(measured), median(floor)), ctx.log)
+    ctx.notes.append("items: paired statistics = one DuckDB query per side on the Parquet "
+                     "records plus paired_grid (paired bootstrap, 2,000 resamples a cell, BH); "
+                     "floor = the same paired_grid on the items already in memory; median of "
+                     f"{repeat} runs")
+    return row
+
+
+def section_items(ctx: "Context") -> list[Row]:
+    """Per-item records (issue 27). The ingest rows are the items helper's; the paired row is
+    :func:`paired_row`."""
+    return [paired_row(ctx)]
+
+
 SECTION_FUNCS = {"load": section_load, "callback": section_callback, "payload": section_payload,
                  "paint": section_paint, "transfer": section_transfer,
                  "throughput": section_throughput, "soak": section_soak,
-                 "uploads": section_uploads, "lighthouse": section_lighthouse}
+                 "uploads": section_uploads, "lighthouse": section_lighthouse,
+                 "items": section_items}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -59,6 +59,47 @@ DELTA_TITLE = f"B {fmt.MINUS} A"
 INDISTINCT_COLOR = "#374151"
 WITHIN = "within 1.96 SE: not distinguishable"
 BEYOND = "beyond 1.96 SE: distinguishable"
+PAIRED_TESTS = ("mcnemar", "bootstrap")  # the test column's codes (0, 1)
+PAIRED_NAMES = ("exact McNemar", "paired bootstrap")
+PAIRED_COLUMNS = 7  # n, diff, ci_low, ci_high (shown units), p, p adjusted, test code
+
+
+def paired_places(al: Alignment) -> int:
+    """The decimals a paired difference and its interval are written with, in shown units
+    (percentage points of a fraction shown as percent): the difference's, at most 1 for
+    percent and 3 otherwise (a statistic, not a data value)."""
+    shown = fmt.shown(al.a.metric, 0.0, al.decimals)[1]
+    percent = al.a.metric.percent or al.a.metric.unit == "%"
+    return min(fmt.places(shown), 1 if percent else 3)
+
+
+def paired_unit(al: Alignment) -> str:
+    """' points' (percent or no unit), else the metric's unit (' ms')."""
+    metric = al.a.metric
+    return " points" if metric.percent or metric.unit in ("", "%") else f" {metric.unit}"
+
+
+def paired_text(al: Alignment, result) -> str:
+    """'paired, 30 items: +3.3 points [-6.7, +13.3], p = 0.55': as the hover and the readout
+    write a cell's paired test (:class:`evalmaps.analysis.paired.Paired`)."""
+    places, unit = paired_places(al), paired_unit(al)
+    scale = al.a.metric.scale if al.a.metric.percent else 1
+
+    def signed(v):
+        return fmt.signed(v * scale, places)
+
+    return (f"paired, {result.n} items: {signed(result.diff)}{unit} "
+            f"[{signed(result.ci_low)}, {signed(result.ci_high)}], p = {result.p:.2g}")
+
+
+def _paired_data(al: Alignment) -> np.ndarray:
+    """The paired columns of B − A's customdata (NaN where a cell was not tested)."""
+    out = np.full((*al.delta.shape, PAIRED_COLUMNS), np.nan)
+    scale = al.a.metric.scale if al.a.metric.percent else 1
+    for (i, j), r in al.paired.items():
+        out[i, j] = (r.n, r.diff * scale, r.ci_low * scale, r.ci_high * scale, r.p,
+                     r.p_adjusted, PAIRED_TESTS.index(r.test))
+    return out
 
 
 # --------------------------------------------------------------------------- hover templates
@@ -144,20 +185,50 @@ def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
     has_se = al.se is not None and np.isfinite(al.se).any()
     present = head + (se + f", {BEYOND}" if has_se else "")
     special = []
+    tested = np.zeros(al.delta.shape, dtype=bool)
+    for i, j in al.paired or {}:
+        tested[i, j] = True
+    if al.paired:
+        places, unit = paired_places(al), paired_unit(al)
+
+        def shown(k):
+            return f"%{{customdata[{k}]:+.{places}f}}"
+
+        line = (f"<br>paired, %{{customdata[4]:.0f}} items:<br>{shown(5)}{unit} "
+                f"[{shown(6)}, {shown(7)}], p = %{{customdata[8]:.2~g}}"
+                f"<br>adjusted p = %{{customdata[9]:.2~g}} (FDR)")
+        codes = np.full(al.delta.shape, -1)
+        for (i, j), r in al.paired.items():
+            codes[i, j] = PAIRED_TESTS.index(r.test)
+        for code, name in enumerate(PAIRED_NAMES):
+            for same, verdict in ((True, "not distinguishable"), (False, "distinguishable")):
+                mask = tested & (codes == code) & (al.paired_indistinct == same)
+                if mask.any():
+                    special.append(Special(mask, f"{head}{line}, {verdict}<br>{name}",
+                                           value=True))
     if has_se:
-        no_se = np.isfinite(al.delta) & ~np.isfinite(al.se)
+        no_se = np.isfinite(al.delta) & ~np.isfinite(al.se) & ~tested
         special.append(Special(no_se, head, value=True))
-        special.append(Special(al.indistinct & np.isfinite(al.delta),
+        special.append(Special(al.indistinct & np.isfinite(al.delta) & ~tested,
                                head + se + f", {WITHIN}", value=True))
+    elif al.paired and len(al.paired) < al.n_common:  # no test there: the hover says so
+        special.append(Special(np.isfinite(al.delta) & ~tested,
+                               head + "<br>no items in common, no standard error: not tested",
+                               value=True))
+        present = head
     a_missing, b_missing = ~np.isfinite(al.za), ~np.isfinite(al.zb)
     for mask, who in ((a_missing & ~b_missing, "A"), (b_missing & ~a_missing, "B"),
                       (a_missing & b_missing, "A and B")):
         special.append(Special(mask, f"{where}<br>{DELTA_TITLE} not comparable<br>"
                                      f"{who} not reported"))
-    if not has_se:  # the hovers and the readout read A and B alone
+    if not has_se and not al.paired:  # the hovers and the readout read A and B alone
         return present, special, np.stack([al.za, al.zb], axis=-1)
-    within = np.where(np.isfinite(al.se) & np.isfinite(al.delta), al.indistinct, np.nan)
-    return present, special, np.stack([al.za, al.zb, al.se, within.astype(float)], axis=-1)
+    se_grid = al.se if has_se else np.full(al.delta.shape, np.nan)
+    within = np.where(np.isfinite(se_grid) & np.isfinite(al.delta), al.indistinct, np.nan)
+    columns = np.stack([al.za, al.zb, se_grid, within.astype(float)], axis=-1)
+    if al.paired:  # then A, B, SE, within, and the paired test's (see PAIRED_COLUMNS)
+        columns = np.concatenate([columns, _paired_data(al)], axis=-1)
+    return present, special, columns
 
 
 def se_decimals(al: Alignment) -> int:
@@ -176,7 +247,7 @@ def delta_data_dtype(al: Alignment, columns: int, values: tuple[str, str]) -> st
     """The dtype of B − A's customdata (A, B, SE, within; the first ``columns``): float32 when
     A and B are (``values``: :func:`value_dtypes`) and so is the SE at the decimals it is
     printed at; "within" is 0 or 1."""
-    if "f8" in values:
+    if "f8" in values or columns > 4:  # p-values are not exact in float32
         return "f8"
     return "f4" if columns == 2 else theme.exact_dtype(al.se, se_decimals(al))
 
@@ -204,6 +275,8 @@ def readouts(al: Alignment) -> dict:
                       if al.min_decimals != al.decimals else None, al.a.metric.scale],
             "se": max(se_decimals(al) - al.a.metric.shift, 0),
             "minus": DELTA_TITLE, "within": WITHIN, "beyond": BEYOND,
+            "paired": {"places": paired_places(al), "unit": paired_unit(al),
+                       "tests": list(PAIRED_NAMES)} if al.paired else None,
             "unit": "%" if al.a.metric.percent else "",
             "lower_better": not al.higher_is_better}
 
@@ -281,7 +354,7 @@ def delta_figure(al: Alignment, *, show_values: bool = True,
     layout = _layout(al, DELTA_TITLE, right=20)
     layout["meta"] = style_meta(data, None)  # its own range, whatever A and B use
     ny, nx = al.delta.shape
-    layout["shapes"] = [_outline(int(i), int(j), ny, nx) for i, j in zip(*np.nonzero(al.indistinct))]
+    layout["shapes"] = [_outline(int(i), int(j), ny, nx) for i, j in zip(*np.nonzero(al.outlined))]
     return {"data": data, "layout": layout}
 
 
@@ -345,7 +418,17 @@ def summary_card(al: Alignment, numbers: dict) -> dbc.Card:
         html.Tr([html.Th(f"{best_word} A"), best(al.a, numbers["best_a"])]),
         html.Tr([html.Th(f"{best_word} B"), best(al.b, numbers["best_b"])]),
     ]
-    if numbers["n_with_se"]:
+    if numbers.get("paired_cells"):
+        m = numbers["paired_cells"]
+        tests = " and ".join(PAIRED_NAMES[PAIRED_TESTS.index(t)] for t in numbers["paired_tests"])
+        at_k = f", pass@{numbers['k']}" if numbers.get("k", 1) > 1 else ""
+        facts.insert(1, html.Tr([html.Th("Paired"), html.Td(
+            f"B better in {numbers['b_sig_better_paired']} of {m} cells (paired, FDR 5%), "
+            f"worse in {numbers['b_sig_worse_paired']}: {tests} on the items both answered"
+            f"{at_k}, Benjamini-Hochberg over the map; dotted outline on B − A where not "
+            "distinguishable" + (f"; {n - m} cells without items in common" if m < n else ""),
+            id="compare-paired")]))
+    elif numbers["n_with_se"]:
         m = numbers["n_with_se"]
         facts.insert(1, html.Tr([html.Th("Significantly"), html.Td(
             f"B significantly {better} in {numbers['b_sig_better']} of {m} cells, {worse} in "
@@ -411,7 +494,7 @@ def sentences_block(al: Alignment, numbers: dict) -> html.P:
     has a standard error) shows from tablet width up: on a phone the summary card says it, and
     the first map stays in the first screen."""
     said = sentences(al, numbers)
-    if numbers["n_with_se"]:
+    if numbers["n_with_se"] or numbers.get("paired_cells"):
         return html.P(" ".join(said), id="compare-sentences", className="lead-sm")
     return html.P([" ".join(said[:-1]), html.Span(" " + said[-1], className="d-none d-md-inline")],
                   id="compare-sentences", className="lead-sm")

@@ -32,7 +32,6 @@ from evalmaps.analysis.trends import (
     plural,
     stable_band,
 )
-from evalmaps.analysis.uncertainty import Z_95
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import FigureSpec
 from evalmaps.core.labels import without_prefix
@@ -153,12 +152,32 @@ def line_se(line: Line) -> np.ndarray:
     return np.array([grid[i, j] for i, j in line.cells], dtype=float)
 
 
-def band_trace(line: Line, se: np.ndarray, color: str, group: str,
+def line_interval(line: Line, se: np.ndarray, items: dict | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The 95% interval at each point of a line: from its items where the figure has per-item
+    records (``items``: {panel slug: (low grid, high grid)}, from
+    :func:`evalmaps.analysis.uncertainty.item_intervals`: Wilson or bootstrap), else from its
+    standard error (:func:`evalmaps.analysis.uncertainty.se_interval`: never past the metric's
+    range); NaN where there is neither."""
+    view = line.view
+    lo, hi = stderr.se_interval(line.values, se, view.metric)
+    grids = (items or {}).get(view.panel.slug)
+    if grids is not None:
+        ilo = np.array([grids[0][i, j] for i, j in line.cells], dtype=float)
+        ihi = np.array([grids[1][i, j] for i, j in line.cells], dtype=float)
+        have = np.isfinite(ilo) & np.isfinite(ihi)
+        lo, hi = np.where(have, ilo, lo), np.where(have, ihi, hi)
+    return lo, hi
+
+
+def band_trace(line: Line, interval: tuple[np.ndarray, np.ndarray], color: str, group: str,
                zero: float | None = None, prefix: str = "", name: str = "") -> dict | None:
-    """The ±1.96 se band of one line: a filled outline over each run of neighbouring points that
-    all have a value and a standard error (a gap, a hidden label or a point without se ends a
-    run; a lone point has no band). None when no run has two points."""
-    ok = np.isfinite(line.values) & np.isfinite(se)
+    """The 95% band of one line (``interval``: :func:`line_interval`): a filled outline over
+    each run of neighbouring points that all have a value and an interval (a gap, a hidden
+    label or a point without one ends a run; a lone point has no band). None when no run has
+    two points."""
+    low, high = interval
+    ok = np.isfinite(line.values) & np.isfinite(low) & np.isfinite(high)
     xs_all, _, _ = line_points(line, zero, prefix)
     at = [k for k, x in enumerate(xs_all) if x is not None]  # each point's place among them
     runs, run = [], []
@@ -176,15 +195,15 @@ def band_trace(line: Line, se: np.ndarray, color: str, group: str,
     xs, ys = [], []
     for run in runs:
         px = [xs_all[at[k]] for k in run]
-        upper = [float(line.values[k] + Z_95 * se[k]) for k in run]
-        lower = [float(line.values[k] - Z_95 * se[k]) for k in run]
+        upper = [float(high[k]) for k in run]
+        lower = [float(low[k]) for k in run]
         xs += px + px[::-1] + [None]
         ys += upper + lower[::-1] + [None]
     r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
     return {"type": "scatter", "x": xs[:-1], "y": ys[:-1], "mode": "lines", "fill": "toself",
             "fillcolor": f"rgba({r},{g},{b},0.15)", "line": {"width": 0},
             "hoverinfo": "skip", "showlegend": False, "legendgroup": group,
-            "name": f"{theme.text(name or line.label)} ±1.96 se", "meta": [line.label, "band"]}
+            "name": f"{theme.text(name or line.label)} 95% interval", "meta": [line.label, "band"]}
 
 
 def line_hover(view: PanelView, line: Line, with_se: bool = False) -> str:
@@ -233,13 +252,15 @@ def _axis_layout(views: list[PanelView], transpose: bool, log: bool = False,
 
 def line_figure(views: list[PanelView], *, transpose: bool = False,
                 threshold: float | None = None, title: str | None = None,
-                names: list[str] | None = None, log: bool | None = None) -> dict:
+                names: list[str] | None = None, log: bool | None = None,
+                items: dict | None = None) -> dict:
     """Value against the axis, one line per row (or column); several views are overlaid.
 
     Overlaid panels keep each line's colour and tell panels apart by dash and marker, with the
     legend grouped by panel (``names``: the panels' short names). ``log``: the lines' axis on a
     log scale (None: by the rule of :func:`evalmaps.analysis.trends.log_axis_default`; never
-    where it cannot be).
+    where it cannot be). ``items``: the item-based intervals of panels whose figure keeps
+    per-item records (:func:`line_interval`).
     """
     spec = views[0].spec
     log_x = axis_scale(views, transpose, log).log
@@ -266,7 +287,8 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
             present = np.isfinite(line.values)
             with_se = bool(present.any() and np.isfinite(se[present]).all())
             group = view.panel.slug if overlay else f"line-{line.key}"
-            band = band_trace(line, se, color, group, zero, axis_prefix, name)
+            band = band_trace(line, line_interval(line, se, items), color, group, zero,
+                              axis_prefix, name)
             if band is not None:
                 bands.append(band)
             trace = {

@@ -76,6 +76,7 @@ from evalmaps.analysis.compare import (
     resolve,
     resolve_pair,
     summary,
+    with_paired,
 )
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import slugify
@@ -275,7 +276,7 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
             raise CompareError(failed)
         if a_side is None or b_side is None:
             raise CompareError("Pick panels A and B.")
-        al = align(a_side, b_side)
+        al = with_paired(align(a_side, b_side), getattr(state, "k", 1))
     except CompareError as exc:
         return {**out, "error": dbc.Alert(str(exc), color="danger", className="py-2",
                                           id="compare-error-alert"),
@@ -286,7 +287,13 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
     warnings = dbc.Alert(" ".join(al.warnings), color="warning", className="py-2 small",
                          id="compare-warnings") if al.warnings else None
     legend = []
-    if al.se is not None:
+    if al.paired:
+        legend.append("Dotted outline on B − A: not distinguishable by the paired test on the "
+                      "items both answered (Benjamini-Hochberg adjusted p ≥ 0.05 over the map's "
+                      "tested cells). ")
+    if al.se is not None and len(al.paired or {}) < al.n_common:
+        if al.paired:
+            legend.append("Cells without items in common: ")
         legend.append("Dotted outline on B − A: |B − A| < 1.96 standard errors of the "
                       "difference (sqrt(seA² + seB²), each side's se as the source gives it, else "
                       "sd/√n), so the two are not distinguishable there. ")

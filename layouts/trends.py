@@ -233,15 +233,17 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
                 "threshold_placeholder": threshold_placeholder(views), **switch}
     trends = analyse(views, transpose=options.transpose, threshold=options.threshold)
     names = short_titles(views)
+    intervals = _item_intervals(figure, views)
     levels = [p.threshold for p in trends.panels]  # each panel's (the URL's, or its default)
     if options.overlay and len(views) > 1:
         charts = [(line_figure(views, transpose=options.transpose,
                                threshold=levels[0] if len(set(levels)) == 1 else None,
-                               names=names, log=scale.log), "overlay", 12)]
+                               names=names, log=scale.log, items=intervals), "overlay", 12)]
     else:
         width = 12 if len(views) == 1 else 6
         charts = [(line_figure([v], transpose=options.transpose, threshold=level,
-                               names=[name], log=scale.log), v.panel.slug, width)
+                               names=[name], log=scale.log, items=intervals), v.panel.slug,
+                   width)
                   for v, name, level in zip(views, names, levels)]
     graphs = dbc.Row([
         dbc.Col(dcc.Graph(id={"type": "trends-chart", "panel": key}, figure=fig,
@@ -266,8 +268,13 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
                        else ""))
     elif options.logx and scale.unavailable:
         summary += f" · no log scale: {scale.unavailable[0].lower()}{scale.unavailable[1:-1]}"
-    if any(v.se is not None or (v.sd is not None and v.n is not None) for v in views):
-        summary += (" · shaded bands: ±1.96 standard errors where neighbouring cells have one; "
+    if intervals:
+        summary += (" · shaded bands: 95% intervals from each cell's items (Wilson for a share "
+                    "right, else a bootstrap over items), within the metric's range; means "
+                    "(per line, per panel, marginal) get none")
+    elif any(v.se is not None or (v.sd is not None and v.n is not None) for v in views):
+        summary += (" · shaded bands: ±1.96 standard errors where neighbouring cells have one "
+                    "(a Wilson interval where that would leave the metric's range); "
                     "means (per line, per panel, marginal) get none: their cells share models "
                     "and items, so their errors are not independent")
     rows = stats_rows(trends)
@@ -288,3 +295,14 @@ def threshold_placeholder(views) -> str:
 
 
 register_nav_sync(PAGE)
+
+
+def _item_intervals(figure, views) -> dict | None:
+    """Each view's per-cell 95% intervals from the figure's per-item records ({panel slug: (low,
+    high)}, :func:`evalmaps.analysis.uncertainty.item_intervals`); None without records."""
+    if getattr(figure, "items", None) is None:
+        return None
+    spec = figure.spec
+    return {v.panel.slug: stderr.item_intervals(figure.items, dict(v.panel.facets),
+                                                (spec.y, spec.x), v.y_labels, v.x_labels)
+            for v in views}

@@ -58,6 +58,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from evalmaps.analysis import paired as paired_stats
 from evalmaps.analysis import uncertainty as stderr
 from evalmaps.analysis.slicing import fixed_range, is_fraction
 from evalmaps.core import text as fmt
@@ -183,6 +184,11 @@ class ComparePanel:
     of_averaged: int = 0  # averaged: the cells each one could have (the labels averaged over)
     note: str = ""  # a label: what the other dimensions are ('Metric acc; mean over Task')
     averaged_over: str = ""  # averaged: the dimensions' titles ('Task')
+    # the per-item records behind the cells (evalmaps.catalog.items.ItemRecords; None: none, as
+    # for means), the labels they are fixed at, and the dimensions of the grid's rows, columns
+    items: object | None = None
+    item_fixed: tuple[tuple[str, str], ...] = ()
+    item_by: tuple[str, ...] = ()
 
     @property
     def derived(self) -> bool:
@@ -231,6 +237,7 @@ def from_panel(figure: Figure, panel: Panel) -> ComparePanel:
         sources=(panel.key,),
         facets=tuple((spec.dims[f].title, label) for f, label in panel.facets.items()),
         illustrative=spec.illustrative, figure_ids=(figure.id,),
+        items=figure.items, item_fixed=tuple(panel.facets.items()), item_by=(spec.y, spec.x),
     )
 
 
@@ -631,7 +638,10 @@ def label_sides(figure: Figure, grid: LabelGrid, a_label: str,
             facets=((title, label), *((dims[d].title, lab) for d, lab in grid.fixed)),
             illustrative=spec.illustrative, figure_ids=(figure.id,), grid=grid,
             n_averaged=cut(count) if averaged else None, of_averaged=of, note=what,
-            averaged_over=", ".join(dims[d].title for d in grid.averaged)))
+            averaged_over=", ".join(dims[d].title for d in grid.averaged),
+            items=None if averaged else figure.items,  # an averaged cell has no items of its own
+            item_fixed=(*grid.fixed, (grid.dim, label)),
+            item_by=(grid.y, grid.x) if grid.y else (grid.x,)))
     return sides[0], sides[1]
 
 
@@ -678,6 +688,26 @@ class Alignment:
     indistinct: np.ndarray
     warnings: tuple[str, ...] = field(default=())
     counts: tuple[np.ndarray | None, np.ndarray | None] = (None, None)  # cells averaged, A, B
+    # the paired test on common items (:func:`with_paired`): {(i, j): Paired}; None: not asked
+    paired: dict | None = None
+    k: int = 1  # the pass@k the paired test follows
+
+    @property
+    def paired_indistinct(self) -> np.ndarray:
+        """Cells the paired test cannot tell apart (adjusted p >= 5%)."""
+        out = np.zeros(self.delta.shape, dtype=bool)
+        for (i, j), result in (self.paired or {}).items():
+            out[i, j] = not result.p_adjusted < paired_stats.ALPHA
+        return out
+
+    @property
+    def outlined(self) -> np.ndarray:
+        """The cells outlined as not distinguishable: by the paired test where it was made,
+        else by the standard errors."""
+        tested = np.zeros(self.delta.shape, dtype=bool)
+        for i, j in self.paired or {}:
+            tested[i, j] = True
+        return np.where(tested, self.paired_indistinct, self.indistinct)
 
     @property
     def common(self) -> np.ndarray:
@@ -735,8 +765,16 @@ class Alignment:
         return out
 
     def cells(self) -> list[dict]:
-        """The common cells (both sides report), in display order: rows top to bottom."""
-        return [self.cell(i, j) for i, j in zip(*np.nonzero(self.common))]
+        """The common cells (both sides report), in display order: rows top to bottom; with
+        ``paired`` (:func:`with_paired`: the paired test's numbers, or None) once it was made."""
+        out = []
+        for i, j in zip(*np.nonzero(self.common)):
+            cell = self.cell(i, j)
+            if self.paired is not None:
+                result = self.paired.get((int(i), int(j)))
+                cell["paired"] = None if result is None else result.as_dict()
+            out.append(cell)
+        return out
 
 
 def _num(value: float) -> float | None:
@@ -822,10 +860,39 @@ def compatible(a: ComparePanel, b: ComparePanel) -> bool:
     return True
 
 
-def compare(catalog: Catalog, a_ref: str, b_ref: str, **grid) -> Alignment:
+def compare(catalog: Catalog, a_ref: str, b_ref: str, k: int = 1, **grid) -> Alignment:
     """A and B aligned: panels, means, or two labels of a dimension (``grid``: the keywords of
-    :func:`resolve_pair`)."""
-    return align(*resolve_pair(catalog, a_ref, b_ref, **grid))
+    :func:`resolve_pair`), with the paired test where both have items (:func:`with_paired`)."""
+    return with_paired(align(*resolve_pair(catalog, a_ref, b_ref, **grid)), k)
+
+
+def _item_cells(side: ComparePanel) -> dict:
+    """A side's items per cell of its grid, keyed by its (row, column) labels (one query)."""
+    return side.items.cells(dict(side.item_fixed), side.item_by)
+
+
+def with_paired(al: Alignment, k: int = 1) -> Alignment:
+    """``al`` with the paired test of every common cell both sides have items for, on the items
+    both have (:func:`evalmaps.analysis.paired.paired_grid`: exact McNemar or a paired
+    bootstrap; Benjamini-Hochberg over the cells tested), at pass@``k``. A side without items (a
+    mean, an averaged label, a figure without per-item records) leaves every cell untested:
+    ``paired`` is then {} (and stays None on the alignment only before this is called)."""
+    if not isinstance(k, int) or k < 1:
+        raise CompareError(f"k must be a whole number of at least 1, not {fmt.clip(str(k))}.")
+    if al.a.items is None or al.b.items is None:
+        return replace(al, paired={}, k=k)
+    a_cells, b_cells = _item_cells(al.a), _item_cells(al.b)
+    one_row = al.y.name == ONE_ROW
+    at = {}
+    for i, j in zip(*np.nonzero(al.common)):
+        key = (al.x.labels[j],) if one_row else (al.y.labels[i], al.x.labels[j])
+        at[key] = (int(i), int(j))
+    try:
+        results = paired_stats.paired_grid(a_cells, b_cells, list(at), k, salt=(f"k={k}",))
+    except ValueError as exc:  # pass@k of scores that are not 0/1, or k above the samples
+        raise CompareError(f"The paired test cannot be made at k = {k}: {exc}. "
+                           "Pick a smaller k.") from None
+    return replace(al, paired={at[key]: result for key, result in results.items()}, k=k)
 
 
 # --------------------------------------------------------------------------- summary
@@ -880,6 +947,7 @@ def summary(al: Alignment) -> dict:
     }
     if not out["n_with_se"]:
         out["no_significance"] = no_significance(al)
+    out.update(paired_summary(al))
     if al.se is not None:
         distinct = common & np.isfinite(al.se) & ~al.indistinct
         out["b_sig_higher"] = int((distinct & (al.delta > 0)).sum())
@@ -892,6 +960,45 @@ def summary(al: Alignment) -> dict:
     if out["b_worse"]:
         out["largest_loss"] = al.cell(*np.unravel_index(np.nanargmin(gains), gains.shape))
     return out
+
+
+TEST_NAMES = {"mcnemar": "exact McNemar test", "bootstrap": "paired bootstrap over items",
+              "permutation": "paired permutation test"}
+
+
+def paired_summary(al: Alignment) -> dict:
+    """The paired test's counts: ``paired_cells`` (cells tested on common items),
+    ``b_sig_better_paired``/``b_sig_worse_paired`` (B better/worse there with a
+    Benjamini-Hochberg adjusted p below 5%: a false discovery rate of 5% over the map), and
+    ``paired_tests`` (the tests used: "mcnemar", "bootstrap"), ``k``."""
+    results = al.paired or {}
+    up = al.higher_is_better
+    sig = [r for r in results.values() if r.p_adjusted < paired_stats.ALPHA]
+    better = sum(1 for r in sig if (r.diff > 0 if up else r.diff < 0))
+    worse = sum(1 for r in sig if (r.diff < 0 if up else r.diff > 0))
+    return {"paired_cells": len(results), "b_sig_better_paired": better,
+            "b_sig_worse_paired": worse,
+            "paired_tests": sorted({r.test for r in results.values()}), "k": al.k}
+
+
+def paired_sentence(al: Alignment, s: dict) -> str:
+    """'Paired on the items both answered (exact McNemar test, 30 items a cell): R1-Qwen is
+    better than R1-Llama in 2 of 20 cells and worse in 0 (paired, FDR 5%); 18 are not
+    distinguishable.'"""
+    name_a, name_b = names(al)
+    m, n = s["paired_cells"], s["n_common"]
+    sizes = sorted({r.n for r in al.paired.values()})
+    items = (f"{sizes[0]} items a cell" if len(sizes) == 1
+             else f"{sizes[0]} to {sizes[-1]} items a cell")
+    tests = " and ".join(TEST_NAMES[t] for t in s["paired_tests"])
+    at_k = f", pass@{al.k}" if al.k > 1 else ""
+    untested = (f"; {n - m} of the {n} cells have no items in common and are not tested"
+                if m < n else "")
+    unclear = m - s["b_sig_better_paired"] - s["b_sig_worse_paired"]
+    return (f"Paired on the items both answered ({tests}, {items}{at_k}): {name_b} is better "
+            f"than {name_a} in {s['b_sig_better_paired']} of {m} cells and worse in "
+            f"{s['b_sig_worse_paired']} (paired, FDR 5%); {unclear} "
+            f"{'is' if unclear == 1 else 'are'} not distinguishable{untested}.")
 
 
 def _best(al: Alignment, grid: np.ndarray) -> dict:
@@ -989,7 +1096,11 @@ def sentences(al: Alignment, numbers: dict | None = None) -> list[str]:
     if parts:
         second = "; ".join(parts)
         out.append(second[0].upper() + second[1:] + ".")
-    if s["n_with_se"]:
+    if s.get("paired_cells"):
+        out.append(paired_sentence(al, s))
+        if s["n_with_se"] and s["paired_cells"] < n:
+            out.append(significance_sentence(al, s))
+    elif s["n_with_se"]:
         out.append(significance_sentence(al, s))
     else:
         out.append(f"Significance cannot be judged from this data: "

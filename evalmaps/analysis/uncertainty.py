@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from evalmaps.analysis.paired import bootstrap_mean_interval, seed_of, wilson
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import Figure, Metric
 
@@ -78,3 +79,55 @@ def figure_notes(figure: Figure) -> list[str]:
             metric = figure.spec.metric_for(p.facets)
             counts[metric] = counts.get(metric, 0) + int(suspect(p.z, p.se, metric).sum())
     return [suspect_note(metric, count) for metric, count in counts.items() if count]
+
+
+# --------------------------------------------------------------------------- intervals
+
+def se_interval(z: np.ndarray, se: np.ndarray, metric: Metric) -> tuple[np.ndarray, np.ndarray]:
+    """A 95% interval from a standard error that never leaves the metric's range: z ± 1.96 se
+    where that stays within it; where it would not (a value near 0 or 100%), the Wilson
+    interval of the share ``(z - lo) / (hi - lo)`` with the effective number of items
+    ``n = p(1 - p) / se²`` that the standard error implies (in the metric's units again).
+    NaN where there is no value or standard error."""
+    z = np.asarray(z, dtype=float)
+    se = np.asarray(se, dtype=float)
+    lo, hi = z - Z_95 * se, z + Z_95 * se
+    if metric.range is None:
+        return lo, hi
+    bottom, top = metric.range
+    width = top - bottom
+    with np.errstate(invalid="ignore", divide="ignore"):
+        outside = np.isfinite(z) & np.isfinite(se) & ((lo < bottom) | (hi > top))
+        p = np.clip((z - bottom) / width, 0.0, 1.0)
+        share_se = se / width
+        n_eff = np.where(share_se > 0, p * (1 - p) / np.where(share_se > 0, share_se, 1) ** 2, 0)
+        w_lo, w_hi = wilson(p * n_eff, n_eff)
+    # a share of 0 or 1 (no spread), or a standard error too small to tell: the value itself
+    usable = (n_eff > 0) & np.isfinite(w_lo) & np.isfinite(w_hi)
+    w_lo = np.where(usable, bottom + w_lo * width, z)
+    w_hi = np.where(usable, bottom + w_hi * width, z)
+    return np.where(outside, w_lo, lo), np.where(outside, w_hi, hi)
+
+
+def item_intervals(items, fixed: dict, by: tuple[str, str], y_labels, x_labels
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell's 95% interval from its per-item records (``items``:
+    :class:`evalmaps.catalog.items.ItemRecords`; one query for the grid): the Wilson interval
+    of the share right where every score is 0 or 1 with one sample per item, else the
+    bootstrap percentile interval of the mean of the item means (seeded from the cell). Both
+    stay within the scores' range. NaN where a cell has no items."""
+    shape = (len(y_labels), len(x_labels))
+    lo, hi = np.full(shape, np.nan), np.full(shape, np.nan)
+    cells = items.cells(fixed, by)
+    for i, y in enumerate(y_labels):
+        for j, x in enumerate(x_labels):
+            cell = cells.get((y, x))
+            if cell is None or not len(cell):
+                continue
+            if cell.binary and bool((cell.n == 1).all()):
+                a, b = wilson(cell.total.sum(), len(cell))
+                lo[i, j], hi[i, j] = float(a), float(b)
+            else:
+                seed = seed_of(*(label for _, label in sorted(fixed.items())), y, x)
+                lo[i, j], hi[i, j] = bootstrap_mean_interval(cell.mean, seed)
+    return lo, hi

@@ -209,6 +209,20 @@ def _grid(al: comparing.Alignment) -> dict:
             "averaged": list(grid.averaged), "averaged_of": al.a.of_averaged or None}
 
 
+def _k(query: Mapping[str, str | list[str]]) -> int:
+    """The ``k`` of pass@k a query names (default 1); anything but a whole number of at least
+    1 is a :class:`CompareError`."""
+    given = as_list(query.get("k")) or []
+    if not given:
+        return 1
+    text = given[0].strip()
+    if len(given) > 1 or not (text.isascii() and text.isdigit() and len(text) <= 6) \
+            or int(text) < 1:
+        raise comparing.CompareError(f"k must be one whole number of at least 1 (pass@k), not "
+                                     f"'{fmt.clip(', '.join(given))}'.")
+    return int(text)
+
+
 def compare_payload(catalog: Catalog, query: Mapping[str, str | list[str]]) -> dict:
     """``/api/compare?a=<ref>&b=<ref>``: the common cells of two panels with ``a``, ``b`` and
     ``delta`` (= b - a), and the summary numbers. No a and b: the default pair.
@@ -233,7 +247,9 @@ def compare_payload(catalog: Catalog, query: Mapping[str, str | list[str]]) -> d
     elif any(key in query for key in GRID_KEYS):
         raise comparing.CompareError("ydim, xdim and avg lay out two labels of a dimension: give "
                                      "a and b as <figure>:<dimension>=<label>.")
-    al = comparing.compare(catalog, a_ref, b_ref, **grid)
+    # a figure's own dimension k (pass@k importers make one) takes k= as its label
+    k = 1 if labelled is not None and "k" in figure.spec.dims else _k(query)
+    al = comparing.compare(catalog, a_ref, b_ref, k=k, **grid)
     numbers = comparing.summary(al)
     state = CompareState(al.a.ref, al.b.ref)
     if al.a.grid is not None:

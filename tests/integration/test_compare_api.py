@@ -34,7 +34,8 @@ def test_default_pair_without_arguments(client):
     assert body["dims"]["y"] == {"name": "window", "title": "Local Window Size",
                                  "labels": ["3000", "2000", "1000", "500"]}
     assert body["n_common"] == 20 and len(body["cells"]) == 20
-    assert body["cells"][0] == {"window": "3000", "ratio": "0.1", "a": 49.1, "b": 53.9, "delta": 4.8}
+    assert body["cells"][0] == {"window": "3000", "ratio": "0.1", "a": 49.1, "b": 53.9, "delta": 4.8,
+                                 "paired": None}  # no per-item records: no paired test
     cell = next(c for c in body["cells"] if (c["window"], c["ratio"]) == ("2000", "0.4"))
     assert (cell["a"], cell["b"], cell["delta"]) == (52.5, 56.3, 3.8)
     s = body["summary"]

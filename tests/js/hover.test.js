@@ -132,3 +132,28 @@ test("compareHover: nothing to outline, nothing changed", function () {
                                       value: {points: [{x: 9999, y: "0.4"}]}}]};
   call(PERCENT, null);  // a label the maps do not have
 });
+
+test("compareReadout: the paired test, where a cell has one, instead of the SE", function () {
+  const cells = Object.assign({}, PERCENT, {
+    paired: {places: 1, unit: " points", tests: ["exact McNemar", "paired bootstrap"]}});
+  // A, B, SE, within, then n, diff, interval (shown units), p, adjusted p, test
+  const custom = [
+    [[0.35, 0.775, NaN, NaN, 40, 42.5, 20, 62.5, 0.000911, 0.00547, 0],
+     [0.5, 0.525, NaN, NaN, 30, 2.5, -6.7, 13.3, 0.5512, 0.62, 1]],
+    [[0.5, 0.5, 0.01, 1, NaN, NaN, NaN, NaN, NaN, NaN, NaN],
+     [0.4, 0.4, NaN, NaN, 30, 0, -3.3, 3.3, 1, 1, 0]]
+  ];
+  const readout = load({document: page(custom)}).evalmapsLib.hover.compareReadout;
+  assert.equal(readout(cells, 0, 0), "Ratio 0.2 · Local Window Size 2000 — A 35.0% · B 77.5% · " +
+               "B − A +42.5% · paired, 40 items: +42.5 points [+20.0, +62.5], p = 0.00091 " +
+               "(adjusted 0.0055, exact McNemar: distinguishable)");
+  assert.equal(readout(cells, 0, 1), "Ratio 0.2 · Local Window Size 4000 — A 50.0% · B 52.5% · " +
+               "B − A +2.5% · paired, 30 items: +2.5 points [-6.7, +13.3], p = 0.55 " +
+               "(adjusted 0.62, paired bootstrap: not distinguishable)");
+  // an untested cell keeps its SE test
+  assert.equal(readout(cells, 1, 0), "Ratio 0.4 · Local Window Size 2000 — A 50.0% · B 50.0% · " +
+               "B − A 0.0% · SE 1.00%, within noise");
+  assert.equal(readout(cells, 1, 1), "Ratio 0.4 · Local Window Size 4000 — A 40.0% · B 40.0% · " +
+               "B − A 0.0% · paired, 30 items: 0.0 points [-3.3, +3.3], p = 1 " +
+               "(adjusted 1, exact McNemar: not distinguishable)");
+});

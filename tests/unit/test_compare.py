@@ -181,7 +181,8 @@ def test_cross_figure_compares_only_the_common_cells(catalog):
     cells = al.cells()
     assert len(cells) == 8 and {c["ratio"] for c in cells} == {"0.1", "0.5"}
     first = cells[0]
-    assert first == {"window": "3000", "ratio": "0.1", "a": 45.3, "b": 53.9, "delta": 8.6}
+    assert first == {"window": "3000", "ratio": "0.1", "a": 45.3, "b": 53.9, "delta": 8.6,
+                     "paired": None}  # no items: no paired test
     s = summary(al)
     assert s["n_a"] == 8 and s["n_b"] == 20 and s["n_grid"] == 20
 
@@ -543,7 +544,7 @@ def test_readouts(default):
         "x_text": ["0.1", "0.2", "0.3", "0.4", "0.5"], "y_text": ["3000", "2000", "1000", "500"],
         "x_title": "Ratio", "y_title": "Local Window Size", "a": [1, None, 1, ""],
         "b": [1, None, 1, ""], "delta": [1, None, 1], "se": 2, "minus": "B − A", "unit": "",
-        "lower_better": False,
+        "lower_better": False, "paired": None,  # no items: no paired test
         "within": "within 1.96 SE: not distinguishable",
         "beyond": "beyond 1.96 SE: distinguishable"}
     _, _, delta = compare_figures(default, "shared", True)

@@ -386,7 +386,7 @@ def test_the_table_legend_axis_and_sentences_leave_the_shared_prefix_out(catalog
     assert hover(lines["12b"], 26).startswith(
         "Model EleutherAI/pythia-v1.1-12b · Training step 143000 · acc 0.3183 ± ")
     bands = [t["name"] for t in fig["data"] if t.get("fill") == "toself"]
-    assert bands == [f"{size} ±1.96 se" for size in SIZES]
+    assert bands == [f"{size} 95% interval" for size in SIZES]
     # transposed, the models are the axis: its labels cut, the hover whole
     fig = line_figure([view], transpose=True)
     assert fig["layout"]["xaxis"]["categoryarray"] == list(SIZES)
