@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 import dash_bootstrap_components as dbc
 from dash import html
 
 from evalmaps.core.figure import FigureSpec
+from evalmaps.views.source import arxiv_href, source_items
 
 BADGE = {
     "transcribed": ("Transcribed from a figure description", "secondary"),
@@ -27,39 +26,23 @@ def provenance_badge(provenance: str, with_id: bool = False) -> dbc.Badge:
                      text_color="dark" if color == "warning" else None, **extra)
 
 
-# what a figure's source says, in this order; 'seed' (the file name of the description a
-# figure was transcribed from) is the project's own bookkeeping, not shown
-SOURCE_ROWS = (("paper", "Paper"), ("figure", "Figure"), ("repository", "Repository"),
-               ("files", "Files"), ("file", "File"), ("tool", "Tool"))
-HIDDEN_SOURCE = {"seed", "arxiv"}  # arxiv: with the paper
-ARXIV_ID = re.compile(r"\d{4}\.\d{4,5}(v\d+)?")
-
-
 def arxiv_link(arxiv: str):
     """'arXiv 2505.14313', a link to its abstract page when it is an arXiv id."""
-    if ARXIV_ID.fullmatch(arxiv):
-        return html.A(f"arXiv {arxiv}", href=f"https://arxiv.org/abs/{arxiv}", target="_blank",
-                      rel="noopener noreferrer")
+    href = arxiv_href(arxiv)
+    if href:
+        return html.A(f"arXiv {arxiv}", href=href, target="_blank", rel="noopener noreferrer")
     return f"arXiv {arxiv}"
 
 
 def source_rows(source: dict) -> list[tuple[str, object]]:
-    """(title, value) of each thing a figure's source says: the paper (with its arXiv id) and
-    the figure first, then the repository and files of published results, the file and tool of
-    an import, and anything else the catalog holds; the description's file name left out."""
-    given = {k: v for k, v in (source or {}).items() if v not in (None, "")}
+    """(title, value) of each thing a figure's source says (evalmaps.views.source), the paper
+    with a link to its arXiv page."""
     rows: list[tuple[str, object]] = []
-    arxiv = str(given["arxiv"]) if "arxiv" in given else ""
-    if "paper" in given:
-        rows.append(("Paper", [str(given["paper"]), *([" · ", arxiv_link(arxiv)] if arxiv
-                                                       else [])]))
-    elif arxiv:
-        rows.append(("Paper", arxiv_link(arxiv)))
-    rows += [(title, str(given[key])) for key, title in SOURCE_ROWS
-             if key in given and key != "paper"]
-    known = {key for key, _ in SOURCE_ROWS} | HIDDEN_SOURCE
-    rows += [(key.replace("_", " ").capitalize(), str(value)) for key, value in given.items()
-             if key not in known]
+    for title, text, arxiv in source_items(source):
+        if arxiv:
+            rows.append((title, [text, " · ", arxiv_link(arxiv)] if text else arxiv_link(arxiv)))
+        else:
+            rows.append((title, text))
     return rows
 
 

@@ -699,7 +699,7 @@
   function provenanceCard(fig) {
     const items = [["Provenance", fig.provenance], ["Metric", fig.metric.label],
                    ["Cells", fig.nCells.toLocaleString("en")]];
-    Object.keys(fig.source || {}).forEach(function (k) { items.push([k, String(fig.source[k])]); });
+    (fig.sourceRows || []).forEach(function (row) { items.push(row); });
     const dl = el("dl", {"class": "provenance-card"});
     items.forEach(function (it) {
       dl.appendChild(el("dt", {text: it[0]}));

@@ -39,6 +39,7 @@ from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog, Figure, Panel, slugify
 from evalmaps.views import payloads
+from evalmaps.views.source import source_items
 from evalmaps.views.state import DEFAULT_COMPARE_COLOR, many_panels
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "_bundle"  # the bundle's own pages' code
@@ -212,7 +213,11 @@ def figure_data(figure: Figure) -> dict:
     roles = {spec.x: "x", spec.y: "y", **{f: "facet" for f in spec.facets}}
     return {
         "id": spec.id, "title": spec.title, "provenance": spec.provenance,
-        "illustrative": spec.illustrative, "source": spec.source, "notes": list(spec.notes),
+        "illustrative": spec.illustrative, "notes": list(spec.notes),
+        # the live card's rows (evalmaps.views.source): the paper and figure, not the seed's file
+        "sourceRows": [[title, text + (f" · arXiv {arxiv}" if arxiv and text else
+                                       f"arXiv {arxiv}" if arxiv else "")]
+                       for title, text, arxiv in source_items(spec.source)],
         "decimals": figure.decimals, "x": spec.x, "y": spec.y, "facets": list(spec.facets),
         "dims": {d.name: {"title": d.title, "labels": list(d.labels), "numeric": d.numeric,
                           "numbers": list(d.numbers) if d.numeric else None,

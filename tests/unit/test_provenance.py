@@ -65,3 +65,17 @@ def test_odd_sources_are_shown_as_text():
     rows = source_rows({"arxiv": "not an id", "doi": "10.1/x", "seed": "x.txt", "paper": ""})
     assert rows == [("Paper", "arXiv not an id"), ("Doi", "10.1/x")]
     assert source_rows({}) == [] and source_rows(None) == []
+
+
+def test_the_static_bundles_card_lists_what_the_live_card_lists(catalog):
+    """One home for the source's rows (evalmaps.views.source): the bundle's card has the live
+    card's titles, and neither shows the description's file name."""
+    from evalmaps.service.bundle import figure_data
+
+    for figure in catalog:
+        rows = figure_data(figure)["sourceRows"]
+        assert [title for title, _ in rows] == [title for title, _ in source_rows(figure.spec.source)]
+        seed = (figure.spec.source or {}).get("seed")
+        assert not seed or not any(seed in text for _, text in rows), figure.id
+    dynts = dict(figure_data(catalog.figure("dynts-llama-vs-qwen"))["sourceRows"])
+    assert dynts["Paper"] == "DynTS · arXiv 2601.18383"
