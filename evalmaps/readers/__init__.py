@@ -28,6 +28,7 @@ KNOWN_READERS: dict[str, str] = {
     "parquet": "evalmaps.readers.parquet",
     "lighteval": "evalmaps.readers.lighteval",  # before lm-eval: its files look alike
     "lm-eval": "evalmaps.readers.lm_eval",
+    "lm-eval-samples": "evalmaps.readers.lm_eval_samples",  # before jsonl: JSON Lines too
     "bigcode": "evalmaps.readers.bigcode",
     "inspect": "evalmaps.readers.inspect_log",  # before zip: an .eval log is a zip
     "zip": "evalmaps.readers.zipped",
@@ -44,7 +45,7 @@ KNOWN_READERS: dict[str, str] = {
 # reader whose starts do not match the bytes is not asked, and so not even imported (reading a
 # CSV then imports only the readers of text). A reader left out of this table is always asked.
 FIRST_BYTES: dict[str, tuple[bytes, ...]] = {
-    "parquet": (b"PAR1",), "lighteval": (b"{",), "lm-eval": (b"{",), "bigcode": (b"{",),
+    "parquet": (b"PAR1",), "lighteval": (b"{",), "lm-eval": (b"{",), "lm-eval-samples": (b"{",), "bigcode": (b"{",),
     "inspect": (b"PK", b"{"), "zip": (b"PK",), "helm": (b"[",), "evalplus": (b"{",),
     "evalperf": (b"{",), "simple-evals": (b"{",), "json-records": (b"[", b"{"),
     "jsonl": (b"[", b"{"),

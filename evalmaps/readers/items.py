@@ -1,0 +1,224 @@
+"""Per-item records: what every reader of them shares, and a plain per-item table.
+
+A reader that finds per-item records (lm-eval's ``samples_*.jsonl``, Inspect's samples,
+lighteval's details, LiveCodeBench's graded lists) puts them in :attr:`Reading.items`: one row
+per item and sample, the coordinates of the cell it belongs to as columns (as its records name
+them), ``item`` (text), ``sample`` (int), ``score`` (float), and any of ``prompt``, ``target``
+and ``response`` (text). A cell's value is then the mean over its items of each item's mean over
+samples (Pass@1 averaged over n samples): :func:`summarise`.
+
+A plain per-item table (CSV, Parquet, JSON Lines, a JSON list, or a zip of one), one row per
+item (or per item and sample), is imported by :func:`import_items`:
+
+- dimension columns, ``item`` (or the column ``--item`` names), an optional ``sample``, and
+  ``score`` (0/1 or any number; true/false and yes/no read as 1/0);
+- or, with ``--correct pred=answer``, a prediction and a reference column compared as text
+  (stripped; an empty prediction, JSON null, is wrong);
+- ``--set model=Llama-2-7B`` adds a dimension every row shares (the model, named outside the
+  file).
+
+The dimensions are the other columns that hold labels: not free text, at most
+:data:`MAX_LABELS` labels, not the same in every row, and not the reference written another way
+(a column one-to-one with it, such as an answer's index); columns left out are named in a note.
+The model (``--set model=...`` or a ``model`` column) is a facet, so that Compare can put two
+models side by side; with a single other dimension, x is ``metric`` (one label).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from evalmaps.readers.base import ImportFailed, ImportOptions
+
+ITEM, SAMPLE, SCORE = "item", "sample", "score"
+TEXT_COLUMNS = ("prompt", "target", "response")
+MAX_LABELS = 50  # a column with more labels is an item's attribute, not a dimension
+MAX_LABEL = 100  # a longer text is free text, not a label
+# Inspect's letter values, as inspect_ai.scorer.value_to_float maps them
+LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
+MODEL_NAMES = ("model", "model_name")
+
+
+def value_to_float(value) -> float | None:
+    """A score as Inspect's ``value_to_float`` reads it: a number (true/false: 1/0), the letters
+    C (1), I (0), P (0.5) and N (0), yes/true (1) and no/false (0), a number written as text.
+    None for anything else (Inspect counts it 0 with a warning; the caller says so)."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, str):
+        if value in LETTERS:
+            return LETTERS[value]
+        low = value.strip().lower()
+        if low in WORDS:
+            return WORDS[low]
+        try:
+            number = float(low)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
+
+
+def summarise(items: pd.DataFrame, coords: list[str]) -> pd.DataFrame:
+    """Each cell's value (the mean over its items of each item's mean over samples), its item
+    count ``items`` and its largest sample count ``samples``: coords, value, items, samples."""
+    per_item = (items.groupby([*coords, ITEM], sort=False, observed=True)[SCORE]
+                .agg(["mean", "size"]).reset_index())
+    return (per_item.groupby(coords, sort=False, observed=True)
+            .agg(value=("mean", "mean"), items=("mean", "size"), samples=("size", "max"))
+            .reset_index())
+
+
+def is_item_table(columns, options: ImportOptions | None) -> bool:
+    """Whether a table is per-item records: ``--item`` or ``--correct`` given, or columns named
+    ``item`` and ``score`` (and no ``value``: a tidy table of cells)."""
+    if options is not None and (options.item or options.correct):
+        return True
+    names = {str(c).strip().lower() for c in columns}
+    return ITEM in names and SCORE in names and "value" not in names
+
+
+def _free_text(values: pd.Series) -> bool:
+    texts = values.astype(str)
+    return bool(texts.str.contains("\n", regex=False).any() or (texts.str.len() > MAX_LABEL).any())
+
+
+def _scores(values: pd.Series, name: str) -> np.ndarray:
+    out = np.empty(len(values), dtype=np.float64)
+    for i, text in enumerate(values.tolist()):
+        low = str(text).strip().lower()
+        if low in WORDS:
+            out[i] = WORDS[low]
+            continue
+        try:
+            out[i] = float(low)
+        except ValueError:
+            out[i] = np.nan
+        if not math.isfinite(out[i]):
+            raise ImportFailed(f"the score '{str(text)[:40]}' is not a number. Write each item's "
+                               f"score as a number (1 right, 0 wrong), true/false or yes/no.",
+                               file=name, row=i + 2, column=SCORE)
+    return out
+
+
+def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
+                 notes: list[str]) -> tuple[pd.DataFrame, pd.DataFrame, list[str], str]:
+    """A per-item table (texts) -> its items (dims, item, sample, score, texts), its dims
+    (facets first, then y and x) and the metric's name. See the module's docstring."""
+    frame = frame.rename(columns=lambda c: str(c).strip())
+    columns = list(frame.columns)
+    lower = {c.lower(): c for c in columns}
+    item_col = options.item or lower.get(ITEM)
+    if item_col is None or item_col not in frame:
+        raise ImportFailed(f"there is no item column{f' {item_col!r}' if item_col else ''} "
+                           f"(the columns are {', '.join(columns[:12])}). Name the column that "
+                           f"holds each item's id with --item COLUMN.", file=name)
+    used = {item_col}
+    if options.correct:
+        pred, ref = options.correct
+        missing = [c for c in (pred, ref) if c not in frame]
+        if missing:
+            raise ImportFailed(f"--correct names the column {missing[0]!r}, which the table does "
+                               f"not have (its columns are {', '.join(columns[:12])}). Give "
+                               f"--correct PREDICTION=REFERENCE with two of its columns.",
+                               file=name)
+        if SCORE in lower:
+            raise ImportFailed(f"the table has a score column ({lower[SCORE]!r}) and --correct "
+                               f"was given too. Use one of the two.", file=name)
+        p, r = frame[pred].astype(str).str.strip(), frame[ref].astype(str).str.strip()
+        score = ((p == r) & (p != "")).to_numpy(dtype=np.float64)
+        texts = {"target": frame[ref], "response": frame[pred]}
+        used |= {pred, ref}
+        metric = "accuracy"
+    else:
+        if SCORE not in lower:
+            raise ImportFailed(f"there is no score column (the columns are "
+                               f"{', '.join(columns[:12])}). Add a 'score' column (1 right, 0 "
+                               f"wrong, or any number), or compare a prediction with a reference "
+                               f"with --correct PREDICTION=REFERENCE.", file=name)
+        score = _scores(frame[lower[SCORE]], name)
+        texts = {c: frame[lower[c]] for c in TEXT_COLUMNS if c in lower}
+        used.add(lower[SCORE])
+        metric = "score"
+    used |= {lower[c] for c in TEXT_COLUMNS if c in lower}
+    sample_col = lower.get(SAMPLE)
+    if sample_col is not None:
+        used.add(sample_col)
+        samples = pd.to_numeric(frame[sample_col], errors="coerce")
+        if samples.isna().any() or (samples != samples.round()).any():
+            i = int(samples.isna().to_numpy().argmax()) if samples.isna().any() else \
+                int((samples != samples.round()).to_numpy().argmax())
+            raise ImportFailed("a sample number is not a whole number. Number each item's "
+                               "samples 0, 1, 2, ...", file=name, row=i + 2, column=sample_col)
+        sample = samples.to_numpy(dtype=np.int64)
+    else:
+        sample = np.zeros(len(frame), dtype=np.int64)
+    ids = frame[item_col].astype(str).str.strip()
+    if (ids == "").any():
+        i = int((ids == "").to_numpy().argmax())
+        raise ImportFailed("an item has no id. Give every row its item's id.", file=name,
+                           row=i + 2, column=item_col)
+    dims, left_out = [], []
+    reference = frame[options.correct[1]].astype(str) if options.correct else None
+    for col in columns:
+        if col in used or col in options.fixed:
+            continue
+        values = frame[col].astype(str)
+        distinct = values.nunique()
+        if distinct > MAX_LABELS or distinct < 2 or _free_text(values):
+            left_out.append(col)
+        elif reference is not None and _one_to_one(values, reference):
+            left_out.append(col)  # the reference written another way (an answer's index)
+        else:
+            dims.append(col)
+    out = pd.DataFrame({**{d: frame[d].astype(str).str.strip() for d in dims},
+                        **{d: [str(v)] * len(frame) for d, v in options.fixed.items()}})
+    for d in out.columns:
+        if (out[d] == "").any():
+            i = int((out[d] == "").to_numpy().argmax())
+            raise ImportFailed(f"the dimension {d!r} is empty in this row. Give every row a "
+                               f"label, or leave the column out.", file=name, row=i + 2, column=d)
+    models = [d for d in out.columns if d.lower() in MODEL_NAMES]
+    others = [d for d in out.columns if d not in models]
+    if len(others) < 2:
+        out["metric"] = metric
+        others.append("metric")
+    for role, chosen in (("x", options.x), ("y", options.y)):
+        if chosen and chosen not in others:
+            raise ImportFailed(f"the {role} dimension {chosen!r} is not among the table's "
+                               f"dimensions ({', '.join([*models, *others])}).", file=name)
+    if options.x:
+        others.remove(options.x)
+        others.append(options.x)
+    if options.y:
+        others.remove(options.y)
+        others.insert(len(others) - 1, options.y)
+    dims = [*models, *others]
+    out = out[dims]
+    out[ITEM] = ids.to_numpy()
+    out[SAMPLE] = sample
+    out[SCORE] = score
+    for column, values in texts.items():
+        out[column] = values.astype(object).where(values.astype(str) != "", None).to_numpy()
+    repeated = out.duplicated([*dims, ITEM, SAMPLE])
+    if repeated.any():
+        i = int(repeated.to_numpy().argmax())
+        raise ImportFailed(f"item {out[ITEM].iloc[i]!r} appears twice in one cell with the same "
+                           f"sample. Keep one row per item (and sample), or number the samples "
+                           f"in a 'sample' column.", file=name, row=i + 2)
+    if left_out:
+        notes.append(f"Columns not used as dimensions (free text, one label, or more than "
+                     f"{MAX_LABELS} labels): {', '.join(left_out[:10])}"
+                     f"{' ...' if len(left_out) > 10 else ''}.")
+    return out, dims, metric
+
+
+def _one_to_one(values: pd.Series, reference: pd.Series) -> bool:
+    pairs = pd.DataFrame({"a": values.to_numpy(), "b": reference.to_numpy()}).drop_duplicates()
+    return pairs["a"].is_unique and pairs["b"].is_unique
