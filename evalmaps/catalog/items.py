@@ -78,6 +78,7 @@ def _write(table: pa.Table, path: Path) -> None:
     os.close(fd)
     try:
         pq.write_table(table, tmp, row_group_size=ROW_GROUP, compression="zstd")
+        os.chmod(tmp, 0o644)  # as a file written by hand (mkstemp's are private)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -262,11 +263,11 @@ def max_k(figure) -> int:
     if records is None:
         return 1
     dims = ", ".join(_quoted(d) for d in records.dims)
-    sql = (f"SELECT min(n) AS k, bool_and(binary) AS binary FROM (SELECT {dims}, item, "
-           f"count(*) AS n, bool_and(score = 0 OR score = 1) AS binary FROM read_parquet(?) "
+    sql = (f"SELECT min(n) AS k, bool_and(zero_one) AS zero_one FROM (SELECT {dims}, item, "
+           f"count(*) AS n, bool_and(score = 0 OR score = 1) AS zero_one FROM read_parquet(?) "
            f"GROUP BY ALL)")
     with records._connect() as con:
-        k, binary = con.sql(sql, params=[str(records.scores_path)]).fetchone()
+        k, binary = con.sql(sql, params=[str(records.scores_path)]).fetchall()[0]
     return int(k) if k is not None and binary else 1
 
 
