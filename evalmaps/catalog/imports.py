@@ -214,7 +214,7 @@ def items_import(records: pd.DataFrame, dims: list[str], metric: str, name: str,
     cells = item_records.summarise(records, dims)
     frame = pd.DataFrame({**{d: cells[d].astype(str) for d in dims},
                           "value": [repr(float(v)) for v in cells["value"]],
-                          "n": cells["items"].astype(str)}, dtype="str")
+                          "n": cells["n_items"].astype(str)}, dtype="str")
     fraction = bool(records[item_records.SCORE].between(0, 1).all())
     mapping = ImportOptions(format="tidy", x=dims[-1], y=dims[-2], replicate="", metric=metric,
                             unit="", metric_range=(0.0, 1.0) if fraction else None,
@@ -225,7 +225,7 @@ def items_import(records: pd.DataFrame, dims: list[str], metric: str, name: str,
     titles = {"model": "Model", "metric": "Metric", "task": "Task"}
     for d in dims:
         spec["dims"][d]["title"] = titles.get(d, spec["dims"][d]["title"])
-    several = len(cells) and int(cells["samples"].max()) > 1
+    several = len(cells) and int(cells["n_samples"].max()) > 1
     over = "of each item's mean over its samples " if several else ""
     spec["notes"] = [f"Imported from {name.rsplit('/', 1)[-1]}: {len(records):,} per-item "
                      f"records; each cell is the mean over its items {over}(n: its items)."] \
@@ -349,7 +349,7 @@ def _with_item_cells(records: list[tuple[str, dict]], items: pd.DataFrame,
     index = {tuple(rec.get(c) for c in coords): rec for _, rec in records}
     added, differ = [], []
     keys = summary[coords].astype(str).itertuples(index=False, name=None)
-    for key, value, count in zip(keys, summary["value"].tolist(), summary["items"].tolist()):
+    for key, value, count in zip(keys, summary["value"].tolist(), summary["n_items"].tolist()):
         value, count = float(value), int(count)
         rec = index.get(key)
         if rec is None:

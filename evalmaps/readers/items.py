@@ -27,11 +27,13 @@ models side by side; with a single other dimension, x is ``metric`` (one label).
 from __future__ import annotations
 
 import math
+import re
+from pathlib import PurePosixPath
 
 import numpy as np
 import pandas as pd
 
-from evalmaps.readers.base import ImportFailed, ImportOptions
+from evalmaps.readers.base import ImportFailed, ImportOptions, short
 
 ITEM, SAMPLE, SCORE = "item", "sample", "score"
 TEXT_COLUMNS = ("prompt", "target", "response")
@@ -67,11 +69,12 @@ def value_to_float(value) -> float | None:
 
 def summarise(items: pd.DataFrame, coords: list[str]) -> pd.DataFrame:
     """Each cell's value (the mean over its items of each item's mean over samples), its item
-    count ``items`` and its largest sample count ``samples``: coords, value, items, samples."""
+    count and its largest sample count: coords, ``value``, ``n_items``, ``n_samples`` (names no
+    dimension takes: lighteval has a dimension ``samples``)."""
     per_item = (items.groupby([*coords, ITEM], sort=False, observed=True)[SCORE]
                 .agg(["mean", "size"]).reset_index())
     return (per_item.groupby(coords, sort=False, observed=True)
-            .agg(value=("mean", "mean"), items=("mean", "size"), samples=("size", "max"))
+            .agg(value=("mean", "mean"), n_items=("mean", "size"), n_samples=("size", "max"))
             .reset_index())
 
 
@@ -222,3 +225,40 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
 def _one_to_one(values: pd.Series, reference: pd.Series) -> bool:
     pairs = pd.DataFrame({"a": values.to_numpy(), "b": reference.to_numpy()}).drop_duplicates()
     return pairs["a"].is_unique and pairs["b"].is_unique
+
+
+def join_items(readings: list, warnings: list[str], results_re: re.Pattern, stamp: str,
+               keys: tuple[str, ...], folders_up: int = 0) -> None:
+    """Give per-sample records that do not name their model (a harness's samples file) the
+    ``keys`` (model, step) of the results file of the same timestamp (``items.attrs[stamp]``;
+    ``results_re``'s group ``stamp`` in the results file's name), looked for anywhere among
+    ``readings``; else of the only model of the results in the same folder; else the name of
+    the folder ``folders_up`` above the file's own, with a warning."""
+    found: dict[str, dict] = {}  # timestamp -> a record's coords
+    by_folder: dict[str, set] = {}
+    for reading in readings:
+        if not reading.records:
+            continue
+        path = PurePosixPath(reading.file)
+        m = results_re.match(path.name)
+        rec = reading.records[0]
+        coords = {k: rec[k] for k in keys if k in rec}
+        if m:
+            found.setdefault(m.group("stamp"), coords)
+        by_folder.setdefault(str(path.parent), set()).add(tuple(sorted(coords.items())))
+    for reading in readings:
+        items = reading.items
+        if items is None or "model" in items.columns:
+            continue
+        path = PurePosixPath(reading.file)
+        coords = found.get(items.attrs.get(stamp, ""))
+        if coords is None and len(by_folder.get(str(path.parent), ())) == 1:
+            coords = dict(next(iter(by_folder[str(path.parent)])))
+        if coords is None:
+            folder = path.parents[folders_up] if len(path.parents) > folders_up else path.parent
+            model = folder.name or path.stem
+            warnings.append(f"{short(reading.file)} has no results file of its timestamp among "
+                            f"the files to name its model: it is named after its folder, '{model}'.")
+            coords = {"model": model}
+        for key, value in coords.items():
+            items[key] = value

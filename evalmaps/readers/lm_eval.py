@@ -181,37 +181,13 @@ def _metrics(metrics: dict) -> tuple[dict, dict, str | None, set[str]]:
 
 
 RESULTS_RE = re.compile(r"^results_(?P<stamp>.+)\.json$")
+STAMP = "_lm_eval_timestamp"  # a samples file's items.attrs key: the timestamp of its results
 
 
 def join_items(readings: list[Reading], warnings: list[str]) -> None:
     """Give per-sample records (:mod:`evalmaps.readers.lm_eval_samples`) the model (and step)
-    of the results file of the same timestamp in the same folder; else of the folder's only
-    model; else the folder's name, with a warning."""
-    from evalmaps.readers.lm_eval_samples import STAMP
+    of the results file of the same timestamp in the same folder (see
+    :func:`evalmaps.readers.items.join_items`)."""
+    from evalmaps.readers.items import join_items as join
 
-    found: dict[tuple[str, str], dict] = {}  # (folder, timestamp) -> a record's coords
-    by_folder: dict[str, set] = {}
-    for reading in readings:
-        if not reading.records:
-            continue
-        path = PurePosixPath(reading.file)
-        m = RESULTS_RE.match(path.name)
-        rec = reading.records[0]
-        coords = {k: rec[k] for k in ("model", "step") if k in rec}
-        found[(str(path.parent), m.group("stamp") if m else "")] = coords
-        by_folder.setdefault(str(path.parent), set()).add(tuple(sorted(coords.items())))
-    for reading in readings:
-        items = reading.items
-        if items is None or "model" in items.columns:
-            continue
-        path = PurePosixPath(reading.file)
-        coords = found.get((str(path.parent), items.attrs.get(STAMP, "")))
-        if coords is None and len(by_folder.get(str(path.parent), ())) == 1:
-            coords = dict(next(iter(by_folder[str(path.parent)])))
-        if coords is None:
-            model = path.parent.name or path.stem
-            warnings.append(f"{short(reading.file)} has no results file of its timestamp beside "
-                            f"it to name its model: it is named after its folder, '{model}'.")
-            coords = {"model": model}
-        for key, value in coords.items():
-            items[key] = value
+    join(readings, warnings, RESULTS_RE, STAMP, ("model", "step"))

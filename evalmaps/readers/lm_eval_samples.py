@@ -29,12 +29,12 @@ from evalmaps.readers.base import (
     parse_json,
     short,
 )
+from evalmaps.readers.lm_eval import STAMP, _metric_label
 
 NAME = "lm-eval-samples"
 DESCRIBES = "lm-evaluation-harness per-sample records (samples_*.jsonl)"
 READS_AS = "lm-eval"  # its readings combine with lm-eval's results files
 NAME_RE = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl?$")
-STAMP = "_lm_eval_timestamp"  # items.attrs key: the timestamp that joins the results file
 
 
 def _first(probe: Probe) -> dict | None:
@@ -60,8 +60,6 @@ def _text(value) -> str | None:
 
 
 def read(probe: Probe, file: str, options=None, max_bytes: int | None = DEFAULT_MAX_BYTES) -> Reading:
-    from evalmaps.readers.lm_eval import _metric_label
-
     reading = Reading(READS_AS, file)
     match = NAME_RE.match(PurePosixPath(file).name)
     task = match.group("task") if match else PurePosixPath(file).stem.removeprefix("samples_")
