@@ -357,7 +357,8 @@ def _with_item_cells(records: list[tuple[str, dict]], items: pd.DataFrame,
                                     "n": str(count)}))
             continue
         if abs(float(rec["value"]) - value) > 1e-9 * max(1.0, abs(value)):
-            differ.append(f"{', '.join(map(str, key))}: {rec['value']} in the results, "
+            where = ", ".join(f"{c} {label}" for c, label in zip(coords, key))
+            differ.append(f"{where}: {rec['value']} in the results, "
                           f"{value:.6g} over {count} items")
         if not rec.get("n"):
             rec["n"] = str(count)

@@ -174,7 +174,8 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
             continue
         values = frame[col].astype(str)
         distinct = values.nunique()
-        if distinct > MAX_LABELS or distinct < 2 or _free_text(values):
+        if distinct > MAX_LABELS or (distinct < 2 and values.iloc[0].strip() == "") \
+                or _free_text(values):
             left_out.append(col)
         elif reference is not None and _one_to_one(values, reference):
             left_out.append(col)  # the reference written another way (an answer's index)
@@ -187,6 +188,10 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
             i = int((out[d] == "").to_numpy().argmax())
             raise ImportFailed(f"the dimension {d!r} is empty in this row. Give every row a "
                                f"label, or leave the column out.", file=name, row=i + 2, column=d)
+    if not len(out.columns):
+        raise ImportFailed("the table has no dimension column besides the item and its score. "
+                           "Add one (such as model), or name the model with --set model=NAME.",
+                           file=name)
     models = [d for d in out.columns if d.lower() in MODEL_NAMES]
     others = [d for d in out.columns if d not in models]
     if len(others) < 2:
@@ -216,8 +221,9 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
                            f"sample. Keep one row per item (and sample), or number the samples "
                            f"in a 'sample' column.", file=name, row=i + 2)
     if left_out:
-        notes.append(f"Columns not used as dimensions (free text, one label, or more than "
-                     f"{MAX_LABELS} labels): {', '.join(left_out[:10])}"
+        notes.append(f"Columns not used as dimensions (free text, empty, more than "
+                     f"{MAX_LABELS} labels, or the reference written another way): "
+                     f"{', '.join(left_out[:10])}"
                      f"{' ...' if len(left_out) > 10 else ''}.")
     return out, dims, metric
 
