@@ -223,8 +223,10 @@ def write_manifest(folder: Path) -> Path:
 
 
 def renamed(figure: Figure, figure_id: str) -> Figure:
-    """The same figure under another id."""
-    return Figure(dataclasses.replace(figure.spec, id=figure_id), figure.cells, figure.decimals)
+    """The same figure under another id (with its per-item records)."""
+    out = Figure(dataclasses.replace(figure.spec, id=figure_id), figure.cells, figure.decimals)
+    out.items = figure.items
+    return out
 
 
 def warn(problems: list[str] | None, text: str) -> None:
