@@ -191,6 +191,10 @@ def import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
     if max_bytes is not None and len(probe.data) > max_bytes:
         kind = "csv"  # its size message
     with fastcsv.lean_memory():
+        if kind == "parquet":
+            fast = _parquet_items(probe, name, options)
+            if fast is not None:
+                return fast
         reading = readers.reader(kind).read(probe, name, options, max_bytes)
         options = options or ImportOptions(format=reading.shape or "auto")
         frame, reading.table = reading.table, None
@@ -202,20 +206,54 @@ def import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
         return import_table(frame, name, options, reading.warnings)
 
 
+def _parquet_items(probe: Probe, name: str, options: ImportOptions | None) -> Imported | None:
+    """A Parquet per-item table of native types, read and summed in Arrow
+    (:func:`evalmaps.readers.items.import_items_arrow`); None for any other file."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    options = options or ImportOptions(format="tidy")
+    try:
+        schema = pq.read_schema(io.BytesIO(probe.data))
+        if not item_records.is_item_table(schema.names, options):
+            return None
+        texts = [f.name for f in schema if pa.types.is_string(f.type)
+                 or pa.types.is_large_string(f.type)]
+        # labels as Parquet keeps them, dictionary-encoded: codes without hashing a text
+        table = pq.read_table(io.BytesIO(probe.data), read_dictionary=texts).unify_dictionaries()
+    except (pa.ArrowException, OSError, ValueError):
+        return None  # the Parquet reader says what is wrong
+    notes: list[str] = []
+    fast = item_records.import_items_arrow(table, name, options, notes)
+    if fast is None:
+        return None
+    records, dims, metric, grouped = fast
+    return items_import(records, dims, metric, name, notes, [], grouped)
+
+
 ITEM_DECIMALS = 4  # a mean over items, a fraction: two decimals as a percent (18.34%)
 
 
-def items_import(records: pd.DataFrame, dims: list[str], metric: str, name: str,
-                 notes: list[str], warnings: list[str]) -> Imported:
+def items_import(records, dims: list[str], metric: str, name: str,
+                 notes: list[str], warnings: list[str], grouped=None) -> Imported:
     """Per-item records (dims, item, sample, score, texts) -> an import whose cells are their
     means (:func:`evalmaps.readers.items.summarise`), each with its item count ``n``, and which
     keeps the records (``Imported.items``). Scores within 0..1 make a fraction (shown as a
     percent)."""
-    cells = item_records.summarise(records, dims)
+    if grouped is not None:  # records in Arrow, grouped by item already
+        import pyarrow.compute as pc
+
+        cells = item_records.summarise_grouped(grouped, dims)
+        span = pc.min_max(records.column(item_records.SCORE)).as_py()
+        fraction = 0 <= span["min"] and span["max"] <= 1
+    else:
+        cells = item_records.summarise(records, dims)
+        fraction = bool(records[item_records.SCORE].between(0, 1).all())
     frame = pd.DataFrame({**{d: cells[d].astype(str) for d in dims},
                           "value": [repr(float(v)) for v in cells["value"]],
                           "n": cells["n_items"].astype(str)}, dtype="str")
-    fraction = bool(records[item_records.SCORE].between(0, 1).all())
     mapping = ImportOptions(format="tidy", x=dims[-1], y=dims[-2], replicate="", metric=metric,
                             unit="", metric_range=(0.0, 1.0) if fraction else None,
                             order="natural")
@@ -227,7 +265,7 @@ def items_import(records: pd.DataFrame, dims: list[str], metric: str, name: str,
         spec["dims"][d]["title"] = titles.get(d, spec["dims"][d]["title"])
     several = len(cells) and int(cells["n_samples"].max()) > 1
     over = "of each item's mean over its samples " if several else ""
-    spec["notes"] = [f"Imported from {name.rsplit('/', 1)[-1]}: {len(records):,} per-item "
+    spec["notes"] = [f"Imported from {name.rsplit('/', 1)[-1]}: {records.shape[0]:,} per-item "
                      f"records; each cell is the mean over its items {over}(n: its items)."] \
         + notes + list(warnings)
     imported.format = "items"

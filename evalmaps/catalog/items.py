@@ -226,6 +226,14 @@ def _empty() -> ItemScores:
 def save(folder: str | Path, dims: Sequence[str], records: pd.DataFrame) -> ItemRecords:
     """Keep an import's per-item records (dims, item, sample, score, any texts) in ``folder``:
     the scores apart from the texts (:meth:`ItemRecords.write`)."""
+    if isinstance(records, pa.Table):  # the Arrow path's records: dims as text, no texts
+        order = [(d, "ascending") for d in (*dims, "item", "sample")]
+        text = {c: records.column(c).cast(pa.string()) for c in (*dims, "item")}
+        table = pa.table([*text.values(), records.column("sample").cast(pa.int64()),
+                          records.column("score").cast(pa.float64())],
+                         names=[*dims, "item", "sample", "score"]).sort_by(order)
+        _write(table, Path(folder) / SCORES)
+        return ItemRecords(folder, dims)
     present = [c for c in TEXT_COLUMNS if c in records and records[c].notna().any()]
     texts = records[[*dims, "item", *(["sample"] if "sample" in records else []), *present]] \
         if present else None
@@ -236,6 +244,11 @@ def digest(records: pd.DataFrame) -> str:
     """A hash of per-item records' content (what a cache or a store keys them by)."""
     import hashlib
 
+    if isinstance(records, pa.Table):
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, records.schema) as writer:
+            writer.write_table(records)
+        return hashlib.sha256(sink.getvalue()).hexdigest()
     h = hashlib.sha256(",".join(map(str, records.columns)).encode())
     h.update(pd.util.hash_pandas_object(records.astype(str), index=False).to_numpy().tobytes())
     return h.hexdigest()

@@ -68,14 +68,21 @@ def value_to_float(value) -> float | None:
 
 
 def summarise(items: pd.DataFrame, coords: list[str]) -> pd.DataFrame:
-    """Each cell's value (the mean over its items of each item's mean over samples), its item
+    """Each cell's value (the mean over its items of each item's mean over samples, summed
+    exactly: :func:`exact_mean`), its item
     count and its largest sample count: coords, ``value``, ``n_items``, ``n_samples`` (names no
     dimension takes: lighteval has a dimension ``samples``)."""
     per_item = (items.groupby([*coords, ITEM], sort=False, observed=True)[SCORE]
                 .agg(["mean", "size"]).reset_index())
     return (per_item.groupby(coords, sort=False, observed=True)
-            .agg(value=("mean", "mean"), n_items=("mean", "size"), n_samples=("size", "max"))
+            .agg(value=("mean", exact_mean), n_items=("mean", "size"), n_samples=("size", "max"))
             .reset_index())
+
+
+def exact_mean(values) -> float:
+    """The mean of the items' means with their sum correctly rounded (math.fsum): the same
+    whatever order the items come in."""
+    return math.fsum(values) / len(values)
 
 
 def is_item_table(columns, options: ImportOptions | None) -> bool:
@@ -268,3 +275,145 @@ def join_items(readings: list, warnings: list[str], results_re: re.Pattern, stam
             coords = {"model": model}
         for key, value in coords.items():
             items[key] = value
+
+
+# ---------------------------------------------------------------------------- Arrow fast path
+
+def import_items_arrow(table, name: str, options: ImportOptions, notes: list[str]):
+    """:func:`import_items` on a Parquet table of native types, kept in Arrow (a million
+    records read about as fast as pyarrow reads the file): None when the table is not the
+    plain shape this path takes (a numeric ``score``, no texts, no ``--correct``), and the
+    general path reads it. Returns the records (a ``pyarrow.Table``: dims as text, item,
+    sample, score), the dims and the metric's name."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if options.correct or options.fixed:
+        return None
+    lower = {c.strip().lower(): c for c in table.column_names}
+    item_col = options.item or lower.get(ITEM)
+    score_col, sample_col = lower.get(SCORE), lower.get(SAMPLE)
+    if item_col not in table.column_names or score_col is None \
+            or not (pa.types.is_integer(table.schema.field(score_col).type)
+                    or pa.types.is_floating(table.schema.field(score_col).type)) \
+            or any(c in lower for c in TEXT_COLUMNS) or table.num_rows == 0:
+        return None
+    if sample_col is not None and not pa.types.is_integer(table.schema.field(sample_col).type):
+        return None
+    score = table.column(score_col).cast(pa.float64())
+    if score.null_count or not pc.all(pc.is_finite(score)).as_py():
+        return None  # the general path names the row
+    item = _codes(table.column(item_col))
+    if item is None or pc.any(pc.equal(pc.utf8_trim_whitespace(item[1]), "")).as_py():
+        return None
+    dims, left_out, encoded = [], [], {}
+    for col in table.column_names:
+        if col in (item_col, score_col, sample_col):
+            continue
+        found = _codes(table.column(col))
+        if found is None:
+            return None
+        codes, dictionary = found
+        used = np.bincount(codes, minlength=len(dictionary)) > 0
+        labels = [v for v, u in zip(dictionary.to_pylist(), used) if u]
+        if len(labels) > MAX_LABELS or _free_text(pd.Series(labels, dtype=str)) \
+                or (len(labels) == 1 and not labels[0].strip()):
+            left_out.append(col)
+        elif any(label != label.strip() or not label for label in labels):
+            return None  # labels to strip or empty: the general path
+        else:
+            dims.append(col)
+            encoded[col] = found
+    if not dims:
+        return None
+    models = [d for d in dims if d.lower() in MODEL_NAMES]
+    others = [d for d in dims if d not in models]
+    for chosen in (options.x, options.y):
+        if chosen and chosen not in others:
+            return None
+    if len(others) < 2 or options.x or options.y:
+        return None  # an added 'metric' dimension or axes to move: the general path
+    dims = [*models, *others]
+    sample = table.column(sample_col).cast(pa.int64()) if sample_col else \
+        pa.array(np.zeros(table.num_rows, dtype=np.int64))
+    records = pa.table([*[table.column(d) for d in dims], table.column(item_col), sample, score],
+                       names=[*dims, ITEM, SAMPLE, SCORE])
+    # each row's cell and item as one integer (the labels' codes in mixed radix): grouping on
+    # it is a fraction of grouping on the texts
+    codes = [encoded[d][0] for d in dims] + [item[0]]
+    labels = [encoded[d][1] for d in dims] + [item[1]]
+    sizes = [len(d) for d in labels]
+    samples = sample.to_numpy() if isinstance(sample, pa.Array) else \
+        sample.combine_chunks().to_numpy()
+    if math.prod(sizes) * (int(samples.max()) + 1) >= 2**62 or int(samples.min()) < 0:
+        return None
+    key = np.zeros(table.num_rows, dtype=np.int64)
+    for code, size in zip(codes, sizes):
+        key = key * size + code
+    with_sample = key * (int(samples.max()) + 1) + samples
+    span = math.prod(sizes) * (int(samples.max()) + 1)
+    repeated = bool((np.bincount(with_sample, minlength=span) > 1).any()) \
+        if span <= 4 * table.num_rows + 1024 else \
+        pc.count_distinct(pa.array(with_sample)).as_py() != table.num_rows
+    if repeated:
+        return None  # an item's sample given twice: the general path names the row
+    if math.prod(sizes) <= 4 * table.num_rows + 1024:  # a dense key: count in numpy
+        weights = score.to_numpy() if isinstance(score, pa.Array) else \
+            score.combine_chunks().to_numpy()
+        counts = np.bincount(key, minlength=math.prod(sizes))
+        sums = np.bincount(key, weights=weights, minlength=math.prod(sizes))
+        keys = np.flatnonzero(counts)
+        per_item = (keys, sums[keys] / counts[keys], counts[keys])
+    else:
+        grouped = pa.table({"key": key, SCORE: score}).group_by("key").aggregate(
+            [(SCORE, "mean"), (SCORE, "count")])
+        per_item = (grouped.column("key").to_numpy(), grouped.column(f"{SCORE}_mean").to_numpy(),
+                    grouped.column(f"{SCORE}_count").to_numpy())
+    if left_out:
+        notes.append(f"Columns not used as dimensions (free text, empty, more than "
+                     f"{MAX_LABELS} labels, or the reference written another way): "
+                     f"{', '.join(left_out[:10])}{' ...' if len(left_out) > 10 else ''}.")
+    return records, dims, "score", (per_item, labels[:-1], sizes)
+
+
+def _codes(column):
+    """A column's rows as codes into its labels (texts): (numpy int64 codes, pyarrow string
+    dictionary); None for a column with nulls or of a type other than text or integers."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if column.null_count:
+        return None
+    if pa.types.is_dictionary(column.type):
+        whole = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+        dictionary = whole.dictionary
+        if not (pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)
+                or pa.types.is_integer(dictionary.type)):
+            return None
+        return (whole.indices.to_numpy(zero_copy_only=False).astype(np.int64),
+                dictionary.cast(pa.string()))
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)
+            or pa.types.is_integer(column.type)):
+        return None
+    encoded = pc.dictionary_encode(column.cast(pa.string())).combine_chunks()
+    return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), encoded.dictionary
+
+
+def summarise_grouped(grouped, dims: list[str]) -> pd.DataFrame:
+    """:func:`summarise` from the Arrow path's per-item means and sample counts (keyed by the
+    cell's and item's codes), with the dims' labels and every key column's size."""
+    (key, means, counts), labels, sizes = grouped
+    cell = key // sizes[-1]  # the item's code is the last digit
+    frame = pd.DataFrame({"cell": cell, "mean": means, "count": counts})
+    cells = frame.groupby("cell", sort=True).agg(value=("mean", exact_mean),
+                                                 n_items=("mean", "size"),
+                                                 n_samples=("count", "max")).reset_index()
+    rest = cells["cell"].to_numpy()
+    out = {}
+    for d, dictionary, size in reversed(list(zip(dims, labels, sizes[:-1]))):
+        out[d] = np.asarray(dictionary.to_pylist(), dtype=object)[rest % size]
+        rest = rest // size
+    result = pd.DataFrame({d: out[d] for d in dims})
+    for column in ("value", "n_items", "n_samples"):
+        result[column] = cells[column].to_numpy()
+    return result
