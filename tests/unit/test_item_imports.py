@@ -406,3 +406,13 @@ def test_a_parquet_per_item_table_reads_as_its_csv_does(tmp_path):
     pq.write_table(twice, buf)
     assert "appears twice in one cell with the same sample" in refused(buf.getvalue(),
                                                                       "items.parquet")
+
+
+def test_a_per_item_table_with_harness_results_is_refused(tmp_path):
+    """Mixed: a per-item table named beside harness results makes no figure, and says so."""
+    (tmp_path / "items.csv").write_text("model,task,item,score\nA,t,1,1\n")
+    results = shared(LM_EVAL) / "results_2026-01-21T03-44-18.458309.json"
+    with pytest.raises(ImportFailed) as info:
+        import_paths([tmp_path / "items.csv", results])
+    assert str(info.value) == ("2 paths: items.csv is a table, the other files are harness "
+                               "results. Import the table on its own.")
