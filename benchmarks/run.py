@@ -40,8 +40,8 @@ from benchmarks import dash_requests, floors, hostile, throughput  # noqa: E402
 from benchmarks.server import Gunicorn, request, rss_mb  # noqa: E402
 from benchmarks.sweeps import Sweep, sweeps  # noqa: E402
 
-SECTIONS = ("load", "callback", "payload", "paint", "transfer", "throughput", "soak", "uploads",
-            "lighthouse", "items")
+SECTIONS = ("load", "items", "callback", "payload", "paint", "transfer", "throughput", "soak",
+            "uploads", "lighthouse")
 SERVER_SECTIONS = {"callback", "payload", "paint", "transfer", "throughput", "lighthouse"}
 JSON = {"Content-Type": "application/json"}
 # the upload budget of the soak and uploads server, low on purpose: below what importing the
@@ -329,6 +329,84 @@ def section_load(ctx: "Context") -> list[Row]:
                  "file; peak RSS (VmHWM) is the whole process, Python, pandas and evalmaps "
                  "imported" + (f" ({base:.0f} MB before loading)." if base else "."))
     return rows
+
+
+def items_file(path: Path, models: int, configs: int, benchmarks: int, items: int,
+               samples: int) -> int:
+    """A per-item Parquet table (model, config, benchmark, item, sample, score: 0/1, seeded) of
+    models x configs x benchmarks x items x samples records, as a harness's export would be;
+    its record count."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    n = models * configs * benchmarks * items * samples
+    i = np.arange(n)
+    rng = np.random.default_rng(27)
+    table = pa.table({
+        "model": pa.array([f"model-{k}" for k in range(models)]).take(
+            pa.array(i // (configs * benchmarks * items * samples))),
+        "config": pa.array([f"window-{k}" for k in range(configs)]).take(
+            pa.array((i // (benchmarks * items * samples)) % configs)),
+        "benchmark": pa.array([f"bench-{k}" for k in range(benchmarks)]).take(
+            pa.array((i // (items * samples)) % benchmarks)),
+        "item": pa.array([str(k) for k in range(items)]).take(pa.array((i // samples) % items)),
+        "sample": pa.array(i % samples),
+        "score": pa.array((rng.random(n) < 0.5).astype(np.float64))})
+    pq.write_table(table, path)
+    return n
+
+
+def ingest_rows(ctx: "Context") -> list[Row]:
+    """Ingesting per-item records: a Parquet per-item table imported (cells and records), against
+    pyarrow reading the same file; each the median of a few runs in this process."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    from evalmaps.catalog import items as item_store
+    from evalmaps.catalog.imports import import_bytes
+
+    shape = (2, 25, 4, 500, 10) if not ctx.quick else (2, 5, 4, 500, 10)
+    path = ctx.tmp / "items.parquet"
+    n = items_file(path, *shape)
+    data = path.read_bytes()
+    runs = 5 if not ctx.quick else 3
+    label = f"{n:,} records ({human_bytes(len(data))} Parquet)"
+    ctx.log(f"items: ingest of {label}")
+    ingest = Row(f"ingest {label}: time", "s", "≤ 1.5x" if not ctx.quick else "—",
+                 within=ratio_at_most(1.5) if not ctx.quick else None)
+    write = Row(f"ingest {label}: records written as Parquet", "s")
+    imported: dict = {}
+
+    def timed(fn) -> float:
+        times = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - started)
+        return median_of(times)
+
+    def run_ingest():
+        floor = timed(lambda: pq.read_table(io.BytesIO(data)))
+        seconds = timed(lambda: imported.update(i=import_bytes(data, path.name, max_bytes=None)))
+        return seconds, floor
+
+    attempt(ingest, run_ingest, ctx.log)
+
+    def run_write():
+        records = imported["i"].items
+        dims = [*imported["i"].spec["facets"], imported["i"].spec["y"], imported["i"].spec["x"]]
+        return timed(lambda: item_store.save(ctx.tmp / "items-out", dims, records)), \
+            timed(lambda: pq.write_table(records, ctx.tmp / "plain.parquet"))
+
+    if not ingest.failed:
+        attempt(write, run_write, ctx.log)
+    ctx.notes.append(f"items: {label}, 0/1 scores; ingest = import_bytes of the file (cells and "
+                     f"records in memory: what an upload or a data folder does before keeping "
+                     f"them), floor = pyarrow.parquet.read_table of the same bytes; the write "
+                     f"(sorted, zstd) against pyarrow.parquet.write_table of the records, no "
+                     f"goal. Medians of {runs} runs in one process.")
+    return [ingest, write]
 
 
 def human_bytes(n: int) -> str:
@@ -1120,16 +1198,16 @@ def paired_row(ctx: "Context") -> Row:
 
 
 def section_items(ctx: "Context") -> list[Row]:
-    """Per-item records (issue 27). The ingest rows are the items helper's; the paired row is
-    :func:`paired_row`."""
-    return [paired_row(ctx)]
+    """Per-item records (issue 27): ingest (:func:`ingest_rows`) and the paired statistics
+    (:func:`paired_row`)."""
+    return [*ingest_rows(ctx), paired_row(ctx)]
 
 
-SECTION_FUNCS = {"load": section_load, "callback": section_callback, "payload": section_payload,
+SECTION_FUNCS = {"load": section_load, "items": section_items, "callback": section_callback,
+                 "payload": section_payload,
                  "paint": section_paint, "transfer": section_transfer,
                  "throughput": section_throughput, "soak": section_soak,
-                 "uploads": section_uploads, "lighthouse": section_lighthouse,
-                 "items": section_items}
+                 "uploads": section_uploads, "lighthouse": section_lighthouse}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -35,3 +35,4 @@ CATALOG_FIELDS, CATALOG_KEYS  # evalmaps/catalog/load.py: what test_docs checks 
 # per-item records (issue 27): read by the catalog that serves item figures
 cell_values  # evalmaps/catalog/items.py: ItemRecords.cell_values (tests/unit/test_items_store.py)
 paired_text  # components/compare.py: a cell's paired line as hover and readout write it (browser test)
+figure_at  # evalmaps/catalog/items.py: a figure at pass@k, for the k menu (the itemsui helper wires it)

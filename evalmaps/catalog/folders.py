@@ -9,7 +9,7 @@ import json
 import logging
 from pathlib import Path
 
-from evalmaps.catalog import cache, manifest
+from evalmaps.catalog import cache, items, manifest
 from evalmaps.catalog.imports import figure_of, import_bytes, import_paths_by_tool
 from evalmaps.catalog.load import (
     catalog_figures,
@@ -26,6 +26,7 @@ from evalmaps.readers import fastcsv
 from evalmaps.readers.base import ImportFailed, ImportOptions
 
 SIDECAR = ".figure.json"  # <name>.figure.json beside <name>.csv: its catalog entry
+ITEMS = ".items"  # <name>.items/ beside <name>.csv: its per-item records (scores.parquet, ...)
 
 
 def sidecar(path: Path) -> Path:
@@ -41,6 +42,10 @@ def write_import(imported, out: Path) -> Path:
     label order. Returns the entry's path."""
     out = Path(out)
     spec = {**imported.spec, "file": out.name}
+    if imported.items is not None:  # the per-item records beside the cells
+        folder = out.with_name(out.stem + ITEMS)
+        items.save(folder, figure_dims(spec), imported.items)
+        spec["items"] = folder.name
     imported.write_csv(out)
     entry = sidecar(out)
     entry.write_text(json.dumps(spec, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -63,12 +68,45 @@ def _import_file(path, cache_dir) -> Figure:
         hit = cache.load(cache_dir, key)
         if hit is not None and isinstance(hit.meta.get("spec"), dict):
             spec = parse_spec(hit.meta["spec"], where=f"import of {path.name}")
-            return Figure(spec, hit.cells, hit.decimals)
+            figure = Figure(spec, hit.cells, hit.decimals)
+            if not hit.meta.get("items"):
+                return figure
+            if items.attach(figure, Path(cache_dir) / f"{key}{ITEMS}").items is not None:
+                return figure  # else the records are gone from the cache: import again
     imported = import_bytes(data, path.name, mapping, max_bytes=None)
     del data  # the import holds what it needs: free the file's bytes before building the figure
-    figure = figure_of(imported)
+    figure = with_items(figure_of(imported), imported, cache_dir, key)
     if key is not None:
-        cache.store(cache_dir, key, figure.cells, figure.decimals, {"spec": imported.spec})
+        cache.store(cache_dir, key, figure.cells, figure.decimals,
+                    {"spec": imported.spec, "items": imported.items is not None})
+    return figure
+
+
+def figure_dims(spec: dict) -> list[str]:
+    """An import's catalog entry's dims in the cells' order: facets, y, x."""
+    return [*spec["facets"], spec["y"], spec["x"]]
+
+
+def with_items(figure: Figure, imported, cache_dir, key: str | None = None) -> Figure:
+    """``figure`` with the import's per-item records kept where a data folder's figure keeps
+    them: in the cache (``<key>.items``, keyed by content: by the records' own when no key is
+    given), or, without a cache, in a temporary folder of this process."""
+    if imported.items is None:
+        return figure
+    dims = list(figure.spec.dim_names)
+    if cache_dir is not None:
+        key = key or cache.key("items", json.dumps(dims), items.digest(imported.items))
+        folder = Path(cache_dir) / f"{key}{ITEMS}"
+        if items.attach(figure, folder).items is not None:
+            return figure
+        try:
+            figure.items = items.save(folder, dims, imported.items)
+            return figure
+        except OSError:
+            pass  # a cache that cannot be written is no cache
+    import tempfile
+
+    figure.items = items.save(tempfile.mkdtemp(prefix="evalmaps-items-"), dims, imported.items)
     return figure
 
 
@@ -133,7 +171,8 @@ def _load_files(folder: Path, cache_dir, problems: list[str] | None = None) -> l
     files = _data_files(folder)
     if not files:  # evaluation tools' results: one figure
         try:
-            return [figure_of(imported) for imported in import_paths_by_tool([folder])]
+            return [with_items(figure_of(imported), imported, cache_dir)
+                    for imported in import_paths_by_tool([folder])]
         except DataError as exc:
             if problems is None:
                 raise
@@ -184,8 +223,10 @@ def write_manifest(folder: Path) -> Path:
 
 
 def renamed(figure: Figure, figure_id: str) -> Figure:
-    """The same figure under another id."""
-    return Figure(dataclasses.replace(figure.spec, id=figure_id), figure.cells, figure.decimals)
+    """The same figure under another id (with its per-item records)."""
+    out = Figure(dataclasses.replace(figure.spec, id=figure_id), figure.cells, figure.decimals)
+    out.items = figure.items
+    return out
 
 
 def warn(problems: list[str] | None, text: str) -> None:

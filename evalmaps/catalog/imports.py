@@ -19,6 +19,7 @@ from evalmaps.catalog.load import frame_columns, parse_spec, validate_cells, val
 from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Figure, short_slug
 from evalmaps.readers import fastcsv, nearest
+from evalmaps.readers import items as item_records
 from evalmaps.readers.base import (
     DEFAULT_MAX_BYTES,
     SUFFIXES,
@@ -197,10 +198,86 @@ def import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
     if max_bytes is not None and len(probe.data) > max_bytes:
         kind = "csv"  # its size message
     with fastcsv.lean_memory():
+        if kind == "parquet":
+            fast = _parquet_items(probe, name, options)
+            if fast is not None:
+                return fast
         reading = readers.reader(kind).read(probe, name, options, max_bytes)
         options = options or ImportOptions(format=reading.shape or "auto")
         frame, reading.table = reading.table, None
+        if item_records.is_item_table(frame.columns, options):
+            notes: list[str] = []
+            records, dims, metric = item_records.import_items(frame, name, options, notes)
+            del frame
+            return items_import(records, dims, metric, name, notes, reading.warnings)
         return import_table(frame, name, options, reading.warnings)
+
+
+def _parquet_items(probe: Probe, name: str, options: ImportOptions | None) -> Imported | None:
+    """A Parquet per-item table of native types, read and summed in Arrow
+    (:func:`evalmaps.readers.items.import_items_arrow`); None for any other file."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    options = options or ImportOptions(format="tidy")
+    try:
+        schema = pq.read_schema(io.BytesIO(probe.data))
+        if not item_records.is_item_table(schema.names, options):
+            return None
+        texts = [f.name for f in schema if pa.types.is_string(f.type)
+                 or pa.types.is_large_string(f.type)]
+        # labels as Parquet keeps them, dictionary-encoded: codes without hashing a text
+        table = pq.read_table(io.BytesIO(probe.data), read_dictionary=texts).unify_dictionaries()
+    except (pa.ArrowException, OSError, ValueError):
+        return None  # the Parquet reader says what is wrong
+    notes: list[str] = []
+    fast = item_records.import_items_arrow(table, name, options, notes)
+    if fast is None:
+        return None
+    records, dims, metric, grouped = fast
+    return items_import(records, dims, metric, name, notes, [], grouped)
+
+
+ITEM_DECIMALS = 4  # a mean over items, a fraction: two decimals as a percent (18.34%)
+
+
+def items_import(records, dims: list[str], metric: str, name: str,
+                 notes: list[str], warnings: list[str], grouped=None) -> Imported:
+    """Per-item records (dims, item, sample, score, texts) -> an import whose cells are their
+    means (:func:`evalmaps.readers.items.summarise`), each with its item count ``n``, and which
+    keeps the records (``Imported.items``). Scores within 0..1 make a fraction (shown as a
+    percent)."""
+    if grouped is not None:  # records in Arrow, grouped by item already
+        import pyarrow.compute as pc
+
+        cells = item_records.summarise_grouped(grouped, dims)
+        span = pc.min_max(records.column(item_records.SCORE)).as_py()
+        fraction = 0 <= span["min"] and span["max"] <= 1
+    else:
+        cells = item_records.summarise(records, dims)
+        fraction = bool(records[item_records.SCORE].between(0, 1).all())
+    frame = pd.DataFrame({**{d: cells[d].astype(str) for d in dims},
+                          "value": [repr(float(v)) for v in cells["value"]],
+                          "n": cells["n_items"].astype(str)}, dtype="str")
+    mapping = ImportOptions(format="tidy", x=dims[-1], y=dims[-2], replicate="", metric=metric,
+                            unit="", metric_range=(0.0, 1.0) if fraction else None,
+                            order="natural")
+    imported = import_table(frame, name, mapping, list(warnings))
+    spec = imported.spec
+    spec["decimals"] = ITEM_DECIMALS
+    titles = {"model": "Model", "metric": "Metric", "task": "Task"}
+    for d in dims:
+        spec["dims"][d]["title"] = titles.get(d, spec["dims"][d]["title"])
+    several = len(cells) and int(cells["n_samples"].max()) > 1
+    over = "of each item's mean over its samples " if several else ""
+    spec["notes"] = [f"Imported from {name.rsplit('/', 1)[-1]}: {records.shape[0]:,} per-item "
+                     f"records; each cell is the mean over its items {over}(n: its items)."] \
+        + notes + list(warnings)
+    imported.format = "items"
+    imported.items = records
+    return imported
 
 
 def map_axes(dims: list[str], records: list[tuple[str, dict]],
@@ -239,11 +316,18 @@ def combine(readings: list[Reading], name: str, options: ImportOptions | None = 
     warnings = list(extra_warnings or [])
     for reading in readings:
         warnings.extend(reading.warnings)
+    module = readers.reader(kind)
+    if hasattr(module, "join_items"):  # per-sample files named by the results beside them
+        module.join_items(readings, warnings)
     records = [(r.file, rec) for r in readings for rec in r.records]
+    items = _items_of(readings)
+    if items is not None:
+        records = _with_item_cells(records, items, warnings)
     if not records:
         raise ImportFailed("these results hold no values (no metric with a number). Import "
                            "files that hold scores.", file=name)
-    dims = map_axes(readers.reader(kind).layout(records, name, warnings), records, options)
+    dims = module.layout(records, name, warnings)
+    dims = map_axes(dims, records, options) if items is None else _model_facet(dims, options)
     # one value per cell: the same value twice is merged, two different ones are refused
     seen: dict[tuple, tuple[str, str, tuple]] = {}
     rows = []
@@ -281,7 +365,79 @@ def combine(readings: list[Reading], name: str, options: ImportOptions | None = 
                 labels[:] = ordered
                 imported.spec["dims"][d]["labels"] = labels
     _describe(imported, kind, readings, rows, warnings, name)
+    if items is not None:
+        imported.items = _items_on(items, dims, name)
+        imported.spec["notes"].insert(1, f"{len(imported.items):,} per-item records are kept; "
+                                         f"a cell without a value in the results is the mean "
+                                         f"over its items (n: its items).")
     return imported
+
+
+def _items_of(readings: list[Reading]) -> pd.DataFrame | None:
+    frames = [r.items for r in readings if r.items is not None and len(r.items)]
+    return pd.concat(frames, ignore_index=True) if frames else None
+
+
+def _coords_of(items: pd.DataFrame) -> list[str]:
+    rest = (item_records.ITEM, item_records.SAMPLE, item_records.SCORE, *item_records.TEXT_COLUMNS)
+    return [c for c in items.columns if c not in rest]
+
+
+def _with_item_cells(records: list[tuple[str, dict]], items: pd.DataFrame,
+                     warnings: list[str]) -> list[tuple[str, dict]]:
+    """The records, each cell that has items given its item count ``n``, and a record added for
+    each cell that has items and no value in the results: the mean over its items. Where the
+    results give a value its items do not (a --limit run's samples), the results' value stays
+    and a warning says so."""
+    coords = _coords_of(items)
+    summary = item_records.summarise(items, coords)
+    index = {tuple(rec.get(c) for c in coords): rec for _, rec in records}
+    added, differ = [], []
+    keys = summary[coords].astype(str).itertuples(index=False, name=None)
+    for key, value, count in zip(keys, summary["value"].tolist(), summary["n_items"].tolist()):
+        value, count = float(value), int(count)
+        rec = index.get(key)
+        if rec is None:
+            added.append(("items", {**dict(zip(coords, key)), "value": repr(value), "se": "",
+                                    "n": str(count)}))
+            continue
+        if abs(float(rec["value"]) - value) > 1e-9 * max(1.0, abs(value)):
+            where = ", ".join(f"{c} {label}" for c, label in zip(coords, key))
+            differ.append(f"{where}: {rec['value']} in the results, "
+                          f"{value:.6g} over {count} items")
+        if not rec.get("n"):
+            rec["n"] = str(count)
+    if differ:
+        warnings.append(f"The per-item records do not give the results' value of "
+                        f"{len(differ)} cell(s) (a run on part of the items?); the cells keep "
+                        f"the results' values: {'; '.join(differ[:3])}"
+                        f"{' ...' if len(differ) > 3 else ''}.")
+    return records + added
+
+
+def _model_facet(dims: list[str], options: ImportOptions) -> list[str]:
+    """Per-item imports: the model a facet (the first), so that Compare can set two models side
+    by side on one grid; axes the user chose are kept."""
+    if options.x or options.y or "model" not in dims or len(dims) < 3:
+        return dims
+    return ["model", *[d for d in dims if d != "model"]]
+
+
+def _items_on(items: pd.DataFrame, dims: list[str], name: str) -> pd.DataFrame:
+    """The per-item records with the figure's dims as their columns (one record of an item's
+    sample in a cell, the first when files repeat it)."""
+    missing = [d for d in dims if d not in items.columns]
+    if missing:
+        raise ImportFailed(f"the per-item records do not say their {missing[0]}, which the "
+                           f"results do. Import the per-item records with their results "
+                           f"files.", file=name)
+    kept = [c for c in (item_records.ITEM, item_records.SAMPLE, item_records.SCORE,
+                        *item_records.TEXT_COLUMNS) if c in items.columns]
+    out = items[[*dims, *kept]].copy()
+    for d in dims:
+        out[d] = out[d].astype(str)
+    return out.drop_duplicates([*dims, item_records.ITEM, item_records.SAMPLE],
+                               ignore_index=True)
 
 
 def _told_apart(a: str, b: str) -> tuple[str, str]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -78,6 +78,7 @@ def _write(table: pa.Table, path: Path) -> None:
     os.close(fd)
     try:
         pq.write_table(table, tmp, row_group_size=ROW_GROUP, compression="zstd")
+        os.chmod(tmp, 0o644)  # as a file written by hand (mkstemp's are private)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -220,3 +221,94 @@ class ItemRecords:
 def _empty() -> ItemScores:
     return ItemScores(np.array([], dtype=object), np.array([], dtype=np.int64),
                       np.array([], dtype=np.float64), True)
+
+
+def save(folder: str | Path, dims: Sequence[str], records: pd.DataFrame) -> ItemRecords:
+    """Keep an import's per-item records (dims, item, sample, score, any texts) in ``folder``:
+    the scores apart from the texts (:meth:`ItemRecords.write`)."""
+    if isinstance(records, pa.Table):  # the Arrow path's records: dims as text, no texts
+        order = [(d, "ascending") for d in (*dims, "item", "sample")]
+        text = {c: records.column(c).cast(pa.string()) for c in (*dims, "item")}
+        table = pa.table([*text.values(), records.column("sample").cast(pa.int64()),
+                          records.column("score").cast(pa.float64())],
+                         names=[*dims, "item", "sample", "score"]).sort_by(order)
+        _write(table, Path(folder) / SCORES)
+        return ItemRecords(folder, dims)
+    present = [c for c in TEXT_COLUMNS if c in records and records[c].notna().any()]
+    texts = records[[*dims, "item", *(["sample"] if "sample" in records else []), *present]] \
+        if present else None
+    return ItemRecords.write(folder, dims, records, texts)
+
+
+def digest(records: pd.DataFrame) -> str:
+    """A hash of per-item records' content (what a cache or a store keys them by)."""
+    import hashlib
+
+    if isinstance(records, pa.Table):
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, records.schema) as writer:
+            writer.write_table(records)
+        return hashlib.sha256(sink.getvalue()).hexdigest()
+    h = hashlib.sha256(",".join(map(str, records.columns)).encode())
+    h.update(pd.util.hash_pandas_object(records.astype(str), index=False).to_numpy().tobytes())
+    return h.hexdigest()
+
+
+def attach(figure, folder: str | Path):
+    """Set ``figure.items`` to the records in ``folder`` when it holds them; the figure."""
+    records = ItemRecords(folder, figure.spec.dim_names)
+    if records.scores_path.is_file():
+        figure.items = records
+    return figure
+
+
+# ---------------------------------------------------------------------------- pass@k figures
+
+_AT_K: dict[tuple[int, int], tuple[object, object]] = {}  # (id(figure), k) -> (figure, at k)
+MAX_AT_K = 32  # figures at k kept per process
+
+
+def max_k(figure) -> int:
+    """The largest k every cell with items can give pass@k at: the smallest, over cells, of the
+    cell's fewest samples of an item (1 when the figure has no items, or scores other than 0/1,
+    whose pass@k is not defined)."""
+    records = getattr(figure, "items", None)
+    if records is None:
+        return 1
+    dims = ", ".join(_quoted(d) for d in records.dims)
+    sql = (f"SELECT min(n) AS k, bool_and(zero_one) AS zero_one FROM (SELECT {dims}, item, "
+           f"count(*) AS n, bool_and(score = 0 OR score = 1) AS zero_one FROM read_parquet(?) "
+           f"GROUP BY ALL)")
+    with records._connect() as con:
+        k, binary = con.sql(sql, params=[str(records.scores_path)]).fetchall()[0]
+    return int(k) if k is not None and binary else 1
+
+
+def figure_at(figure, k: int):
+    """``figure`` with each cell that has items valued at pass@k (the mean over its items of the
+    unbiased pass@k, :meth:`ItemRecords.cell_values`); cells without items are left out, since
+    their pass@k is unknown. k = 1 is the figure itself. Kept per figure and k."""
+    from evalmaps.core.figure import Figure
+
+    if k == 1:
+        return figure
+    records = getattr(figure, "items", None)
+    if records is None:
+        raise ValueError("pass@k needs per-item records; this figure has none")
+    top = max_k(figure)
+    if not 1 <= k <= top:
+        raise ValueError(f"k must be from 1 to {top} (the fewest samples of an item), not {k}")
+    hit = _AT_K.get((id(figure), k))
+    if hit is not None and hit[0] is figure:
+        return hit[1]
+    values = records.cell_values(k)
+    cells = pd.DataFrame({d: values[d].astype(str) for d in records.dims})
+    cells["value"] = values["value"].to_numpy(dtype=np.float64)
+    cells["n"] = values["items"].to_numpy(dtype=np.float64)
+    spec = replace(figure.spec, metric=replace(figure.spec.metric, name=f"pass@{k}"))
+    at = Figure(spec, cells, figure.decimals)
+    at.items = records
+    if len(_AT_K) >= MAX_AT_K:
+        _AT_K.pop(next(iter(_AT_K)))
+    _AT_K[(id(figure), k)] = (figure, at)
+    return at

@@ -39,7 +39,7 @@ from evalmaps.readers.parquet import read_parquet_texts
 RESERVED_DIM_NAMES = RESERVED_NAMES
 # the keys of a figure's catalog entry (data/README.md documents each) and of the catalog itself
 CATALOG_FIELDS = ("id", "file", "title", "metric", "metrics", "x", "y", "facets", "dims",
-                  "colorscale", "zrange", "decimals", "provenance", "source", "notes")
+                  "colorscale", "zrange", "decimals", "provenance", "source", "notes", "items")
 CATALOG_KEYS = ("figures", "compare")
 OPTIONAL_COLUMNS = ("sd", "n", "se")
 
@@ -236,7 +236,19 @@ def parse_spec(entry: Any, where: str) -> FigureSpec:
         source={str(k): str(v) for k, v in dict(entry.get("source", {})).items()},
         notes=tuple(str(n) for n in entry.get("notes", [])), file=_need(entry, "file", str, where),
         decimals=_decimals_entry(entry, where), metrics=metrics,
+        items=_items_entry(entry.get("items"), where),
     )
+
+
+def _items_entry(value: Any, where: str) -> str:
+    """The optional ``"items"``: a folder name beside the figure's file (no path)."""
+    if value is None:
+        return ""
+    if not (isinstance(value, str) and value and "/" not in value and "\\" not in value
+            and value not in (".", "..")):
+        raise DataError('"items" must be the name of a folder beside the figure\'s file, which '
+                        'holds its scores.parquet.', file=where)
+    return value
 
 
 def _colorscale(value: Any, where: str):
@@ -322,6 +334,19 @@ def load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None = Non
 
 
 def _load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None) -> Figure:
+    figure = _load_cells(spec, path, cache_dir)
+    if spec.items:
+        from evalmaps.catalog.items import attach
+
+        attach(figure, path.parent / spec.items)
+        if figure.items is None:
+            raise DataError(f"the per-item records {spec.items}/scores.parquet are missing. "
+                            f"Restore them, or remove \"items\" from the figure's entry.",
+                            file=str(path))
+    return figure
+
+
+def _load_cells(spec: FigureSpec, path: Path, cache_dir: str | Path | None) -> Figure:
     try:
         data = path.read_bytes()
     except FileNotFoundError:

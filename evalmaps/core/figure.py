@@ -117,6 +117,8 @@ class FigureSpec:
     file: str = ""
     decimals: int | None = None  # display decimals; None: as many as the data file writes
     metrics: MetricsByLabel | None = None  # a metric per label of one facet (catalog "metrics")
+    # the folder (beside the file) of its per-item records, when it has them (catalog "items")
+    items: str = ""
 
     def metric_for(self, facets: dict) -> Metric:
         """The metric of the panel with these facet labels: the one the catalog's ``metrics``

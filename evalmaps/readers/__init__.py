@@ -25,12 +25,15 @@ from evalmaps.readers.base import Probe
 
 # name -> module, in the order they are tried
 KNOWN_READERS: dict[str, str] = {
+    "lighteval-details": "evalmaps.readers.lighteval_details",  # before parquet: it is one
     "parquet": "evalmaps.readers.parquet",
     "lighteval": "evalmaps.readers.lighteval",  # before lm-eval: its files look alike
     "lm-eval": "evalmaps.readers.lm_eval",
+    "lm-eval-samples": "evalmaps.readers.lm_eval_samples",  # before jsonl: JSON Lines too
     "bigcode": "evalmaps.readers.bigcode",
     "inspect": "evalmaps.readers.inspect_log",  # before zip: an .eval log is a zip
     "zip": "evalmaps.readers.zipped",
+    "livecodebench": "evalmaps.readers.livecodebench",  # before helm: a JSON list too
     "helm": "evalmaps.readers.helm",  # before jsonl: a stats.json is a JSON list
     "evalplus": "evalmaps.readers.evalplus",
     "evalperf": "evalmaps.readers.evalperf",
@@ -44,7 +47,8 @@ KNOWN_READERS: dict[str, str] = {
 # reader whose starts do not match the bytes is not asked, and so not even imported (reading a
 # CSV then imports only the readers of text). A reader left out of this table is always asked.
 FIRST_BYTES: dict[str, tuple[bytes, ...]] = {
-    "parquet": (b"PAR1",), "lighteval": (b"{",), "lm-eval": (b"{",), "bigcode": (b"{",),
+    "lighteval-details": (b"PAR1",), "parquet": (b"PAR1",), "livecodebench": (b"[",),
+    "lighteval": (b"{",), "lm-eval": (b"{",), "lm-eval-samples": (b"{",), "bigcode": (b"{",),
     "inspect": (b"PK", b"{"), "zip": (b"PK",), "helm": (b"[",), "evalplus": (b"{",),
     "evalperf": (b"{",), "simple-evals": (b"{",), "json-records": (b"[", b"{"),
     "jsonl": (b"[", b"{"),

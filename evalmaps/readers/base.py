@@ -71,6 +71,12 @@ class ImportOptions:
     # a table with the default metric (0 to 100, %) whose every value lies in [0, 1] holds
     # fractions, not percentages under 1%: read it so (False: keep the range and unit as given)
     guess_fractions: bool = True
+    # per-item records (docs/formats.md, "Per-item records"): the item id's column (None: a
+    # column named 'item', if any), a prediction and a reference column compared as text
+    # ("pred", "answer"; None: a 'score' column), and dimensions every row shares (--set)
+    item: str | None = None
+    correct: tuple[str, str] | None = None
+    fixed: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -91,6 +97,9 @@ class Reading:
     table: pd.DataFrame | None = None  # a table of texts, as a CSV reads
     shape: str | None = None  # the table's shape when the format fixes it ("tidy": Parquet)
     members: list[tuple[str, bytes]] | None = None  # an archive's files (name, bytes)
+    # per-item records behind the values (:mod:`evalmaps.readers.items`): the records' coords
+    # as columns, ``item``, ``sample``, ``score`` and any of prompt/target/response
+    items: pd.DataFrame | None = None
 
 
 class Probe:

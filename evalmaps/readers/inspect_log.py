@@ -1,6 +1,11 @@
 """Inspect logs: ``.eval`` (a zip whose ``header.json`` holds ``eval`` and ``results``) and
 ``.json`` logs. Dimensions: model, task, scorer and metric (facets); ``stderr`` becomes ``se``.
-Only the header is read: the samples are not."""
+
+The samples (``samples/*.json`` in a ``.eval``, ``samples[]`` in a ``.json`` log) are read as
+per-item records (:mod:`evalmaps.readers.items`): the item is the sample's ``id``, the sample its
+``epoch``, and each scorer's ``value`` a score as Inspect's ``value_to_float`` reads it (C 1,
+I 0, P 0.5, N 0, yes/no, true/false, numbers), under the metric ``accuracy`` (or ``mean``) of
+that scorer. The input, target and output's completion are kept as the texts."""
 
 from __future__ import annotations
 
@@ -8,6 +13,8 @@ import io
 import json
 import zipfile
 from pathlib import PurePosixPath
+
+import pandas as pd
 
 from evalmaps.readers.base import (
     DEFAULT_MAX_BYTES,
@@ -20,6 +27,7 @@ from evalmaps.readers.base import (
     short,
     text_of,
 )
+from evalmaps.readers.items import value_to_float
 
 NAME = "inspect"
 DESCRIBES = "an Inspect log (.eval or .json)"
@@ -60,8 +68,79 @@ def read(probe: Probe, file: str, options=None, max_bytes: int | None = DEFAULT_
         if not isinstance(header, dict):
             raise ImportFailed("this Inspect log's header.json is not a log header. Export the "
                                "log again.", file=file)
-        return read_inspect(header, file)
-    return read_inspect(probe.doc, file)
+        reading = read_inspect(header, file)
+        samples = []
+        for member in sorted(n for n in archive.namelist()
+                             if n.startswith("samples/") and n.endswith(".json")):
+            try:
+                samples.append(json.loads(archive.read(member).decode("utf-8")))
+            except (OSError, ValueError, UnicodeDecodeError, zipfile.BadZipFile):
+                reading.warnings.append(f"{short(file)}: the sample {member} cannot be read; "
+                                        f"it is left out.")
+        _samples(reading, header, samples, file)
+        return reading
+    reading = read_inspect(probe.doc, file)
+    samples = probe.doc.get("samples")
+    _samples(reading, probe.doc, samples if isinstance(samples, list) else [], file)
+    return reading
+
+
+def _text(value) -> str | None:
+    """An input, target or output as text: a string, a list of strings, or chat messages'
+    contents joined."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts = [_text(v.get("content") if isinstance(v, dict) else v) for v in value]
+        return "\n\n".join(p for p in parts if p)
+    if isinstance(value, dict):
+        if isinstance(value.get("text"), str):
+            return value["text"]
+        return _text(value.get("content"))
+    return str(value)
+
+
+def _samples(reading: Reading, header: dict, samples: list, file: str) -> None:
+    """The log's samples -> ``reading.items`` (see the module's docstring)."""
+    if not samples or not reading.records:
+        return
+    first = reading.records[0]
+    metric_of = {}  # scorer -> the metric its samples' mean is
+    for rec in reading.records:
+        if rec["metric"] in ("accuracy", "mean"):
+            metric_of.setdefault(rec["scorer"], rec["metric"])
+    rows, unread = [], 0
+    for sample in samples:
+        if not isinstance(sample, dict) or not isinstance(sample.get("scores"), dict) \
+                or sample.get("id") is None:
+            continue
+        epoch = sample.get("epoch", 1)
+        output = sample.get("output") if isinstance(sample.get("output"), dict) else {}
+        choices = output.get("choices")
+        message = choices[0].get("message") if isinstance(choices, list) and choices \
+            and isinstance(choices[0], dict) else None
+        response = output.get("completion") or _text(message)
+        for scorer, score in sample["scores"].items():
+            if scorer not in metric_of or not isinstance(score, dict):
+                continue
+            value = value_to_float(score.get("value"))
+            if value is None:
+                unread += 1
+                value = 0.0  # as Inspect counts it
+            rows.append({"model": first["model"], "task": first["task"], "scorer": scorer,
+                         "metric": metric_of[scorer], "run": first["run"],
+                         "item": str(sample["id"]),
+                         "sample": int(epoch) if isinstance(epoch, int) else 1,
+                         "score": value, "prompt": _text(sample.get("input")),
+                         "target": _text(sample.get("target")), "response": response})
+    if unread:
+        reading.warnings.append(f"{short(file)}: {unread} sample score(s) are not a number or "
+                                f"a letter Inspect reads (C, I, P, N); they count 0, as Inspect "
+                                f"counts them.")
+    if rows:
+        reading.items = pd.DataFrame(rows)
 
 
 def layout(records: list[tuple[str, dict]], name: str, warnings: list[str]) -> list[str]:

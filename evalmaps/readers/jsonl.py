@@ -37,7 +37,10 @@ def sniff(probe: Probe) -> bool:
 
 def read(probe: Probe, file: str, options=None, max_bytes: int | None = DEFAULT_MAX_BYTES) -> Reading:
     try:
-        frame = read_json_table(probe.data, file)
+        # per-item records (a lab's own outputs) may hold nested values (a question's options):
+        # those columns are left out, as free text is
+        nested_ok = options is not None and bool(options.item or options.correct)
+        frame = read_json_table(probe.data, file, nested_ok)
     except UnicodeDecodeError as exc:
         raise ImportFailed(f"the file is not UTF-8 text (byte {exc.start} cannot be read). "
                            f"Save it with UTF-8 encoding.", file=file) from None
@@ -50,9 +53,10 @@ def _jsonl_lines(data: bytes) -> bool:
     return isinstance(parse_json(first), dict)
 
 
-def read_json_table(data: bytes, name: str) -> pd.DataFrame:
+def read_json_table(data: bytes, name: str, nested_ok: bool = False) -> pd.DataFrame:
     """JSON Lines (one object per line), or a JSON list of objects -> a table of texts, as a CSV
-    of the same rows would read (numbers as the text of their value, null as empty)."""
+    of the same rows would read (numbers as the text of their value, null as empty).
+    ``nested_ok``: a key that holds a nested value is left out instead of refused."""
     text = data.decode("utf-8-sig", errors="strict") if data else ""
     stripped = text.lstrip()
     rows: list = []
@@ -74,12 +78,15 @@ def read_json_table(data: bytes, name: str) -> pd.DataFrame:
     if not rows:
         raise ImportFailed("the file holds no rows. Write one JSON object per row.", file=name)
     columns: dict[str, None] = {}
+    nested: set[str] = set()
     for i, row in rows:
         if not isinstance(row, dict):
             raise ImportFailed("this row is not a JSON object. Write one object per row, its "
                                "keys the columns.", file=name, row=i)
         for key, value in row.items():
-            if isinstance(value, (dict, list)):
+            if isinstance(value, (dict, list)) and nested_ok:
+                nested.add(str(key).strip())
+            elif isinstance(value, (dict, list)):
                 raise ImportFailed(f"the key '{str(key)[:100]}' holds a nested value; a table's "
                                    f"cells are text or numbers. Flatten it.", file=name, row=i)
             columns.setdefault(str(key).strip(), None)
@@ -94,5 +101,5 @@ def read_json_table(data: bytes, name: str) -> pd.DataFrame:
                 else str(value)
         return str(value).strip()
 
-    table = {c: [cell(row.get(c)) for _, row in rows] for c in columns}
+    table = {c: [cell(row.get(c)) for _, row in rows] for c in columns if c not in nested}
     return pd.DataFrame(table, dtype="str")

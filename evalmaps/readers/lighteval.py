@@ -238,3 +238,16 @@ def _describe(records: list[tuple[str, dict]], dim: str) -> str | None:
     if rest:
         parts.append(f"{most} for the other {len(tasks[most])} tasks")
     return ", ".join(parts)
+
+
+RESULTS_RE = re.compile(r"^results_(?P<stamp>.+)\.json$")
+STAMP = "_lighteval_timestamp"  # a details file's items.attrs key: the timestamp of its results
+
+
+def join_items(readings: list[Reading], warnings: list[str]) -> None:
+    """Give details files' per-sample records (:mod:`evalmaps.readers.lighteval_details`) the
+    model of the results file of the same timestamp, else the folder above their timestamp's
+    (see :func:`evalmaps.readers.items.join_items`)."""
+    from evalmaps.readers.items import join_items as join
+
+    join(readings, warnings, RESULTS_RE, STAMP, ("model",), folders_up=1)

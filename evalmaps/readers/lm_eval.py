@@ -178,3 +178,16 @@ def _metrics(metrics: dict) -> tuple[dict, dict, str | None, set[str]]:
     repeats = str(count) if isinstance(count, int) and not isinstance(count, bool) \
         and count >= 1 else None
     return values, errors, repeats, averaged
+
+
+RESULTS_RE = re.compile(r"^results_(?P<stamp>.+)\.json$")
+STAMP = "_lm_eval_timestamp"  # a samples file's items.attrs key: the timestamp of its results
+
+
+def join_items(readings: list[Reading], warnings: list[str]) -> None:
+    """Give per-sample records (:mod:`evalmaps.readers.lm_eval_samples`) the model (and step)
+    of the results file of the same timestamp in the same folder (see
+    :func:`evalmaps.readers.items.join_items`)."""
+    from evalmaps.readers.items import join_items as join
+
+    join(readings, warnings, RESULTS_RE, STAMP, ("model", "step"))

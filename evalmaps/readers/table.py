@@ -61,6 +61,9 @@ class Imported:
     # with the encodings, when pyarrow read every value: the values as validation reads them
     # (pandas' choice of what is a number), which it then does not parse again
     _numbers: np.ndarray | None = field(default=None, repr=False, compare=False)
+    # the per-item records behind the cells, when it has them (evalmaps.readers.items): the
+    # dims' columns, item, sample, score and any of prompt/target/response
+    items: pd.DataFrame | None = field(default=None, repr=False, compare=False)
 
     @property
     def n_cells(self) -> int:

@@ -73,6 +73,15 @@ def build_parser() -> argparse.ArgumentParser:
                           "(else such a table is read as fractions)")
     imp.add_argument("-x", default=None, metavar="DIM", help="the x-axis dimension")
     imp.add_argument("-y", default=None, metavar="DIM", help="the y-axis dimension")
+    imp.add_argument("--item", default=None, metavar="COL",
+                     help="per-item records: the column of each item's id (default: 'item')")
+    imp.add_argument("--correct", default=None, metavar="PRED=REF",
+                     help="per-item records: an item is right when the column PRED equals the "
+                          "column REF (as text; an empty PRED is wrong), instead of a 'score' "
+                          "column")
+    imp.add_argument("--set", action="append", default=[], metavar="DIM=LABEL", dest="fixed",
+                     help="add a dimension every row shares, such as --set model=Llama-2-7B "
+                          "(repeatable)")
     imp.add_argument("-o", "--output", default=None, metavar="OUT.csv",
                      help="write the tidy cells here, and the figure's catalog entry beside them "
                           "(OUT.figure.json), so that serve --data <its folder> serves it as "
@@ -193,6 +202,16 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def pair(text: str | None, option: str, shape: str) -> tuple[str, str] | None:
+    """``A=B`` -> (A, B), both stripped and given; None for None."""
+    if text is None:
+        return None
+    left, sep, right = text.partition("=")
+    if not sep or not left.strip() or not right.strip():
+        raise UsageError(f"{option} takes {shape} (two names joined by '='), not '{text[:40]}'.")
+    return left.strip(), right.strip()
+
+
 def import_command(args: argparse.Namespace) -> int:
     for path in map(Path, args.paths):
         if not path.exists():
@@ -201,7 +220,9 @@ def import_command(args: argparse.Namespace) -> int:
             return 2
     # no size limit: the files are the user's own (the limit is for the browser's uploads)
     options = ImportOptions(format=args.format, x=args.x, y=args.y, replicate=args.replicate,
-                            guess_fractions=not args.percent)
+                            guess_fractions=not args.percent,
+                            item=args.item, correct=pair(args.correct, "--correct", "PRED=REF"),
+                            fixed=dict(pair(f, "--set", "DIM=LABEL") for f in args.fixed))
     figures = import_paths_by_tool(args.paths, options)  # one figure per tool the files hold
     for imported in figures:
         figure_of(imported)  # validate the result as the app would

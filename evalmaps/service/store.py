@@ -37,6 +37,7 @@ from evalmaps.core.figure import Figure, short_slug
 UPLOAD_PREFIX = "upload-"
 ID_RE = re.compile(r"^upload-[a-z0-9-]{1,40}-[0-9a-f]{16}$")
 STORED_ID_IN = re.compile(r"upload-[a-z0-9-]{1,40}-[0-9a-f]{16}(?![0-9a-f])")  # in a longer text
+ITEMS = "items"  # a stored figure's per-item records: <id>/items/scores.parquet, texts.parquet
 STAGED_RE = re.compile(r"^[0-9a-f]{64}$")
 STAGING_MAX_AGE = 24 * 3600  # seconds a staged file is kept
 CACHED_FIGURES = 12  # built figures kept per process (a cache: any process can rebuild them)
@@ -51,13 +52,16 @@ def is_stored_id(figure_id: object) -> bool:
     return isinstance(figure_id, str) and bool(ID_RE.match(figure_id))
 
 
-def figure_id(spec: dict, tidy_csv: str, name: str) -> str:
-    """The id of an upload: its name and the hash of the normalised entry (spec without id, cells)."""
+def figure_id(spec: dict, tidy_csv: str, name: str, items_digest: str = "") -> str:
+    """The id of an upload: its name and the hash of the normalised entry (spec without id,
+    cells, and the per-item records' digest when it has them)."""
     body = {k: v for k, v in spec.items() if k != "id"}
     h = hashlib.sha256()
     h.update(json.dumps(body, sort_keys=True, separators=(",", ":")).encode())
     h.update(b"\0")
     h.update(tidy_csv.encode())
+    if items_digest:
+        h.update(b"\0" + items_digest.encode())
     stem = short_slug(name.rsplit(".", 1)[0], 32) or "file"
     return f"{UPLOAD_PREFIX}{stem}-{h.hexdigest()[:16]}"
 
@@ -99,19 +103,28 @@ class Store:
     def __contains__(self, fid: object) -> bool:
         return is_stored_id(fid) and (self.figures_dir / fid / "spec.json").is_file()
 
-    def put(self, spec: dict, tidy_csv: str, name: str) -> str:
-        """Store an upload (its catalog entry and tidy cells, validated by the caller); its id.
+    def put(self, spec: dict, tidy_csv: str, name: str, records=None) -> str:
+        """Store an upload (its catalog entry and tidy cells, validated by the caller, and its
+        per-item records when it has them: ``items/`` in its folder, as Parquet); its id.
         Storing what is there already is a no-op. Raises :class:`StoreFull`."""
-        fid = figure_id(spec, tidy_csv, name)
+        from evalmaps.catalog import items
+
+        fid = figure_id(spec, tidy_csv, name, items.digest(records) if records is not None else "")
         if fid in self:
             return fid
         entry = dict(spec, id=fid)
+        if records is not None:
+            entry["items"] = ITEMS
         spec_bytes = json.dumps(entry, indent=1, ensure_ascii=False).encode()
         cells_bytes = tidy_csv.encode()
         self._check_room(len(spec_bytes) + len(cells_bytes))
         tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=self.figures_dir))
         try:
             (tmp / "cells.csv").write_bytes(cells_bytes)
+            if records is not None:
+                dims = [*spec["facets"], spec["y"], spec["x"]]
+                items.save(tmp / ITEMS, dims, records)
+                self._check_room(len(spec_bytes))  # the records count, being in the store
             (tmp / "spec.json").write_bytes(spec_bytes)  # last: its presence marks a whole entry
             try:
                 os.rename(tmp, self.figures_dir / fid)
@@ -186,7 +199,12 @@ class Store:
             cells, decimals = validate_cells(frame, spec, file=f"stored upload '{fid}'")
         except (DataError, ValueError, TypeError, KeyError, AttributeError):
             return None  # a damaged or tampered entry names no figure
-        return Figure(spec, cells, decimals)
+        figure = Figure(spec, cells, decimals)
+        if spec.items:
+            from evalmaps.catalog.items import attach
+
+            attach(figure, folder / ITEMS)
+        return figure
 
     def title(self, fid: str) -> str | None:
         """A stored figure's title from its catalog entry alone (for menus; cached)."""

@@ -67,7 +67,8 @@ def store_in_child(path: str, name: str, options: ImportOptions, max_bytes: int,
     """Import a staged file and keep its figure in the store; its id."""
     imported, _ = _import(path, name, options, max_bytes)
     store = Store(root, max_store_bytes, max_figures)
-    return store.put(upload_spec(imported.spec), imported.to_csv(for_spreadsheets=False), name)
+    return store.put(upload_spec(imported.spec), imported.to_csv(for_spreadsheets=False), name,
+                     imported.items)
 
 
 def _bounded(store: Store, key: str, limits: Budget, fn, *extra):

@@ -120,15 +120,15 @@ def is_local(url: str) -> bool:
 # --------------------------------------------------------------------------- health, catalog
 
 def test_healthz(client):
-    assert get_json(client, "/healthz") == {"status": "ok", "figures": 6, "problems": []}
+    assert get_json(client, "/healthz") == {"status": "ok", "figures": 7, "problems": []}
 
 
-def test_figures_lists_all_six_in_catalog_order(client, catalog):
+def test_figures_lists_all_seven_in_catalog_order(client, catalog):
     payload = get_json(client, "/api/figures")
     assert list(payload) == ["figures"]
     ids = [f["id"] for f in payload["figures"]]
     assert ids == CATALOG_IDS == list(catalog.ids)
-    assert len(ids) == 6
+    assert len(ids) == 7
 
 
 def test_figure_summaries_shape(client, catalog):
@@ -179,8 +179,8 @@ def test_illustrative_provenance_everywhere(client):
     listed = {f["id"]: f["provenance"] for f in get_json(client, "/api/figures")["figures"]}
     assert listed[ACE] == "illustrative"
     assert all(p == "transcribed" for fid, p in listed.items()
-               if fid not in (ACE, "pythia-zero-shot"))
-    assert listed["pythia-zero-shot"] == "published"
+               if fid not in (ACE, "pythia-zero-shot", "mmlu-pro"))
+    assert listed["pythia-zero-shot"] == listed["mmlu-pro"] == "published"
     assert get_json(client, f"/api/figures/{ACE}")["provenance"] == "illustrative"
     assert get_json(client, f"/api/figures/{ACE}/cells")["provenance"] == "illustrative"
     response = client.get(f"/api/figures/{ACE}/cells?format=csv")

@@ -394,14 +394,14 @@ def test_serve_extra_data_folder_over_gunicorn(tmp_path, start_gunicorn):
             pytest.fail(f"no /healthz within {START_TIMEOUT:g} s:\n{server.log()[-4000:]}")
         time.sleep(0.2)
     server.workers = children_of(server.proc.pid)
-    assert json.loads(body) == {"status": "ok", "figures": 7, "problems": []}
+    assert json.loads(body) == {"status": "ok", "figures": 8, "problems": []}
 
     status, body = fetch(server.base, "/api/figures")
     assert status == 200
     figures = json.loads(body)["figures"]
     builtin = [f["id"] for f in json.loads((ROOT / "data" / "catalog.json").read_text())["figures"]]
     assert [f["id"] for f in figures] == [*builtin, "import-tidy-small"]
-    assert len(builtin) == 6
+    assert len(builtin) == 7
     imported = figures[-1]
     assert imported["provenance"] == "imported"
     assert imported["n_cells"] == 5
@@ -447,7 +447,7 @@ def test_serve_bad_extra_data_folder_skips_the_bad_file_and_serves_the_rest(tmp_
     problem = ("Not served: broken_results.csv, row 3: this row has 4 fields but the header has "
                "3. Fix the row (a stray comma? a missing cell?) so every row has the header's "
                "columns.")
-    assert wait_for_healthz(server) == {"status": "ok", "figures": 7, "problems": [problem]}
+    assert wait_for_healthz(server) == {"status": "ok", "figures": 8, "problems": [problem]}
     status, body = fetch(server.base, "/api/figures/import-tidy-small/cells?model=m1&type=b")
     assert status == 200 and json.loads(body)["cells"][0]["value"] == 77.25
     status, body = fetch(server.base, "/api/figures/import-broken-results")
@@ -501,10 +501,14 @@ def test_import_several_inspect_logs_into_one_figure(tmp_path):
     assert proc.stderr == (  # the run's status is a note of the figure's, not a warning
         f"evalmaps: wrote 2 cells to {out} and the figure's catalog entry to "
         f"{tmp_path / 'inspect.figure.json'}; serve them with: evalmaps serve --data {tmp_path}\n")
+    # the .eval log's samples are per-item records, kept beside the cells (n: its items); the
+    # log without samples has none
     assert out.read_text() == (
-        "scorer,metric,model,task,value,se\n"
-        "choice,accuracy,openai/gpt-4o,inspect_evals/mmlu_0_shot,0.0,0.0\n"
-        "match,accuracy,openai/gpt-4o-mini,testtaskname,0.6666666666666666,0.33333333333333337\n")
+        "model,scorer,metric,task,value,n,se\n"
+        "openai/gpt-4o,choice,accuracy,inspect_evals/mmlu_0_shot,0.0,1,0.0\n"
+        "openai/gpt-4o-mini,match,accuracy,testtaskname,0.6666666666666666,,"
+        "0.33333333333333337\n")
+    assert (tmp_path / "inspect.items" / "scores.parquet").is_file()
 
 
 def test_import_a_folder_of_lm_eval_results_prints_one_summary(tmp_path):
@@ -524,8 +528,8 @@ def test_import_of_repeated_inspect_runs_keeps_each_run(tmp_path):
     proc = run_cli("import", folder, "-o", str(tmp_path / "tidy.csv"), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = (tmp_path / "tidy.csv").read_text().splitlines()
-    assert lines[0] == "run,scorer,metric,model,task,value,se"
-    assert sorted(line.split(",")[-2] for line in lines[1:]) == \
+    assert lines[0] == "model,run,scorer,metric,task,value,n,se"  # samples: the model a facet
+    assert sorted(line.split(",")[-3] for line in lines[1:]) == \
         ["0.0", "0.0", "0.6666666666666666", "0.6666666666666666", "0.8"]
 
 

@@ -168,8 +168,8 @@ LAYOUT_CASES = [  # query -> A, B, the problems shown, the error shown
     ({}, LLAMA, QWEN, None, None),
     ({"a": "nope:x"}, LLAMA, QWEN,
      "Panel A: There is no figure 'nope'. Pick one of: core-generalization, short-to-long, "
-     "acemath-training-progress, dynts-r1-llama-benchmarks, dynts-llama-vs-qwen, pythia-zero-shot. "
-     "Showing "
+     "acemath-training-progress, dynts-r1-llama-benchmarks, dynts-llama-vs-qwen, pythia-zero-shot, "
+     "mmlu-pro. Showing "
      f"{LLAMA} as A instead.", None),
     ({"a": MEAN, "b": LLAMA}, MEAN, LLAMA, None, None),
     ({"figure": "short-to-long"}, "short-to-long:qwen-2-5-7b", "core-generalization:qwen-2-5b",

@@ -94,7 +94,7 @@ def test_two_workers(server):
 def test_healthz(server):
     status, headers, body = server.fetch("/healthz")
     assert status == 200 and headers["Content-Type"].startswith("application/json")
-    assert json.loads(body) == {"status": "ok", "figures": 6, "problems": []}
+    assert json.loads(body) == {"status": "ok", "figures": 7, "problems": []}
 
 
 def test_index_is_html_linking_vendored_bootstrap(server):
@@ -122,7 +122,7 @@ def test_api_figures(server):
     status, headers, body = server.fetch("/api/figures")
     assert status == 200 and headers["Content-Type"].startswith("application/json")
     figures = json.loads(body)["figures"]
-    assert len(figures) == 6
+    assert len(figures) == 7
     assert all(f["url"] == f"/?figure={f['id']}" for f in figures)
 
 

@@ -38,7 +38,7 @@ START_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
 CLIENT_TIMEOUT = 10.0  # generous: a starved server does not answer within minutes
 IDLE_SOCKETS = 200
-HEALTHY = {"status": "ok", "figures": 6, "problems": []}
+HEALTHY = {"status": "ok", "figures": 7, "problems": []}
 
 # Everything gunicorn.conf.py sets, as gunicorn should load it (no overriding environment).
 EXPECTED = {
@@ -243,7 +243,7 @@ def test_a_bad_data_file_is_reported_once_by_the_master_and_the_rest_served(tmp_
         workers = wait_until_serving(proc, lambda: health()["status"] == "ok",
                                      lambda: err.read_text(errors="replace")[-4000:],
                                      START_TIMEOUT)
-        assert health() == {"status": "ok", "figures": 7, "problems": [problem]}
+        assert health() == {"status": "ok", "figures": 8, "problems": [problem]}
     finally:
         assert stop_gunicorn(proc, workers, STOP_TIMEOUT) == []
     log = err.read_text(errors="replace")

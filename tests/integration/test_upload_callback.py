@@ -135,7 +135,7 @@ def test_bad_files_get_a_clear_message_and_no_figure(client, case):
     assert message.count(". ") <= 2 and "Traceback" not in message
     assert out["data-add.disabled"] is True and out["data-pending.data"] is None
     # nothing else was touched
-    assert len(client.get("/api/figures").get_json()["figures"]) == 6
+    assert len(client.get("/api/figures").get_json()["figures"]) == 7
 
 
 def test_html_labels_stay_text(client):

@@ -68,7 +68,7 @@ def test_every_real_file_is_claimed_by_the_reader_it_should_be():
         "needle-haystack/original_results/OpenAI_Original_Results/OpenAI_OriginalResults.json",
         "needle-haystack/original_results/OpenAI_Original_Results/OpenAI_OriginalResults_2.json"}
     assert readers.detect(ALPACA.read_bytes()) == "csv"
-    assert readers.detect(SAMPLES.read_bytes()) == "jsonl"  # its error says what it is
+    assert readers.detect(SAMPLES.read_bytes()) == "lm-eval-samples"  # per-item records
 
 
 def test_records_reader_sits_before_json_lines():
@@ -541,32 +541,38 @@ LM_EVAL_SAMPLES = nearest_message("lm-evaluation-harness per-sample records (sam
                                   "the results_*.json beside it")
 
 
-def test_lm_eval_samples_alone_are_named():
-    data = shared(SAMPLES).read_bytes()
-    assert refused(data, SAMPLES.name) == f"{SAMPLES.name}: {LM_EVAL_SAMPLES}"
-    # one line of them, as JSON Lines or as one JSON object: named the same
+def test_lm_eval_samples_alone_are_per_item_records_named_by_their_folder():
+    """Without the results file of their timestamp, the records' model is their folder's name;
+    a line of them as JSON Lines or as one JSON object reads the same."""
+    imp = import_paths([shared(SAMPLES)])
+    assert imp.format == "lm-eval"
+    assert imp.warnings == [f"{SAMPLES.name} has no results file of its timestamp among the "
+                            f"files to name its model: it is named after its folder, "
+                            f"'lm-eval-samples'."]
+    assert imp.to_csv() == ("model,metric,task,value,n\n"
+                            "lm-eval-samples,exact_match,math_perturbed_full,0.0,10\n")
     line = b'{"doc_id": 0, "doc": {"q": "1+1"}, "target": "2", "filter": "none", ' \
            b'"metrics": ["exact_match"], "doc_hash": "ab", "exact_match": 1.0}'
-    assert refused(line + b"\n" + line + b"\n", "s.jsonl") == f"s.jsonl: {LM_EVAL_SAMPLES}"
-    assert refused(line, "s.json") == f"s.json: {LM_EVAL_SAMPLES}"
+    for data, name in ((line + b"\n" + line.replace(b'"doc_id": 0', b'"doc_id": 1') + b"\n",
+                        "samples_t_2026-01-01T00-00-00.jsonl"), (line, "s.json")):
+        imp = import_bytes(data, f"run/{name}")
+        assert imp.tidy["value"].tolist() == ["1.0"]
+        assert imp.items[["item", "score", "target"]].values.tolist() == \
+            [[str(i), 1.0, "2"] for i in range(len(imp.items))]
 
 
-def test_lm_eval_samples_beside_their_results_are_skipped():
-    folder = shared(SAMPLES.parent)
-    imp = import_paths([folder])
-    assert imp.format == "lm-eval"
-    assert imp.warnings[0] == f"Not results, skipped: {SAMPLES.name}."
-
-
-def test_a_zip_of_samples_only_names_them():
+def test_a_zip_of_samples_only_reads_them():
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
         z.write(shared(SAMPLES), f"run/{SAMPLES.name}")
-    assert refused(buf.getvalue(), "run.zip") == f"run.zip/run/{SAMPLES.name}: {LM_EVAL_SAMPLES}"
+    imp = import_bytes(buf.getvalue(), "run.zip")
+    assert imp.items["model"].unique().tolist() == ["run"]
+    assert len(imp.items) == 10
 
 
-def test_a_lighteval_details_parquet_is_named():
-    """Its columns as lighteval writes them (details_<task>_<time>.parquet)."""
+def test_a_lighteval_details_parquet_of_an_older_lighteval_is_read():
+    """Its columns as lighteval <= 0.8 writes them (details_<task>_<time>.parquet): per-item
+    records, the metric map ``metrics``, the prompt, gold and prediction as texts."""
     table = pa.table({
         "example": ["What is 1+1?"], "instruction": [""], "full_prompt": ["Q: What is 1+1?"],
         "num_effective_few_shots": [0], "num_asked_few_shots": [0], "predictions": [["2"]],
@@ -576,10 +582,11 @@ def test_a_lighteval_details_parquet_is_named():
         "specifics": [{"kind": "mc"}]})
     buf = io.BytesIO()
     pq.write_table(table, buf)
-    message = nearest_message("a lighteval details file (details_*.parquet, one row per "
-                              "sample)", "the results_*.json of the same run")
-    assert refused(buf.getvalue(), "details_arc_2024.parquet") == \
-        f"details_arc_2024.parquet: {message}"
+    imp = import_bytes(buf.getvalue(), "details_arc_2024.parquet")
+    assert imp.format == "lighteval"
+    assert imp.items.to_dict("records") == [
+        {"model": "details_arc_2024", "metric": "em", "task": "arc_2024", "item": "0",
+         "sample": 0, "score": 1.0, "prompt": "Q: What is 1+1?", "target": "2", "response": "2"}]
 
 
 def test_an_inspect_sample_is_named():

@@ -212,10 +212,12 @@ def test_inspect_eval_log_whole_result():
     path = shared(INSPECT) / POPULARITY_EVAL
     imp = import_bytes(path.read_bytes(), path.name)
     assert imp.format == "inspect"
-    assert (imp.spec["y"], imp.spec["x"], imp.facets) == ("model", "task", ["scorer", "metric"])
-    assert imp.to_csv() == ("scorer,metric,model,task,value,se\n"
-                            "match,accuracy,openai/gpt-4o-mini,popularity,0.8,"
+    # its samples are per-item records: the model a facet, n the items (whose mean is 0.8 too)
+    assert (imp.spec["y"], imp.spec["x"], imp.facets) == ("metric", "task", ["model", "scorer"])
+    assert imp.to_csv() == ("model,scorer,metric,task,value,n,se\n"
+                            "openai/gpt-4o-mini,match,accuracy,popularity,0.8,10,"
                             "0.13333333333333333\n")
+    assert imp.warnings == []  # no cell's items disagree with its value
 
 
 def test_inspect_json_logs_and_eval_logs_combine():
@@ -223,11 +225,11 @@ def test_inspect_json_logs_and_eval_logs_combine():
     paths = [folder / "mmlu-summary-choices.eval", folder / "mmlu-no-summary-choices.eval",
              folder / POPULARITY_JSON, folder / NO_SAMPLES_JSON, folder / EMPTY_EVAL]
     imp = import_paths(paths)
-    assert imp.to_csv() == (
-        "scorer,metric,model,task,value,se\n"
-        "choice,accuracy,openai/gpt-4o,inspect_evals/mmlu_0_shot,0.0,0.0\n"
-        "match,accuracy,openai/gpt-4o-mini,popularity,0.6666666666666666,0.33333333333333337\n"
-        "match,accuracy,openai/gpt-4o-mini,testtaskname,0.6666666666666666,"
+    assert imp.to_csv() == (  # the log without samples has no n
+        "model,scorer,metric,task,value,n,se\n"
+        "openai/gpt-4o,choice,accuracy,inspect_evals/mmlu_0_shot,0.0,1,0.0\n"
+        "openai/gpt-4o-mini,match,accuracy,popularity,0.6666666666666666,3,0.33333333333333337\n"
+        "openai/gpt-4o-mini,match,accuracy,testtaskname,0.6666666666666666,,"
         "0.33333333333333337\n")
     cancelled = [f"{POPULARITY_JSON}: the run's status is 'cancelled'; its scores are those the log "
                  f"gives.", f"{NO_SAMPLES_JSON}: the run's status is 'cancelled'; its scores are "
@@ -242,17 +244,18 @@ def test_runs_with_different_values_become_a_run_facet_never_averaged():
     """The whole shared folder: two popularity logs give different scores for one model and
     task, so each log is a run (a facet named by its file); every value as its log gives it."""
     imp = import_paths([shared(INSPECT)])
-    assert imp.facets == ["run", "scorer", "metric"]
+    assert imp.facets == ["model", "run", "scorer"]  # per-item records: the model a facet
+    mini, gpt4o = "openai/gpt-4o-mini", "openai/gpt-4o"
     assert imp.to_csv() == (
-        "run,scorer,metric,model,task,value,se\n"
-        f"{POPULARITY_EVAL.rsplit('.', 1)[0]},match,accuracy,openai/gpt-4o-mini,popularity,0.8,"
+        "model,run,scorer,metric,task,value,n,se\n"
+        f"{mini},{POPULARITY_EVAL.rsplit('.', 1)[0]},match,accuracy,popularity,0.8,10,"
         "0.13333333333333333\n"
-        f"{NO_SAMPLES_JSON.rsplit('.', 1)[0]},match,accuracy,openai/gpt-4o-mini,testtaskname,"
-        "0.6666666666666666,0.33333333333333337\n"
-        f"{POPULARITY_JSON.rsplit('.', 1)[0]},match,accuracy,openai/gpt-4o-mini,popularity,"
-        "0.6666666666666666,0.33333333333333337\n"
-        "mmlu-no-summary-choices,choice,accuracy,openai/gpt-4o,inspect_evals/mmlu_0_shot,0.0,0.0\n"
-        "mmlu-summary-choices,choice,accuracy,openai/gpt-4o,inspect_evals/mmlu_0_shot,0.0,0.0\n")
+        f"{mini},{NO_SAMPLES_JSON.rsplit('.', 1)[0]},match,accuracy,testtaskname,"
+        "0.6666666666666666,,0.33333333333333337\n"
+        f"{mini},{POPULARITY_JSON.rsplit('.', 1)[0]},match,accuracy,popularity,"
+        "0.6666666666666666,3,0.33333333333333337\n"
+        f"{gpt4o},mmlu-no-summary-choices,choice,accuracy,inspect_evals/mmlu_0_shot,0.0,1,0.0\n"
+        f"{gpt4o},mmlu-summary-choices,choice,accuracy,inspect_evals/mmlu_0_shot,0.0,1,0.0\n")
     assert imp.warnings[-1] == ("Several logs give the same model and task with different "
                                 "scores: each log is a run (the facet 'run', named by its file).")
 
@@ -323,12 +326,14 @@ def test_json_lines_errors_are_clear():
 
 def test_a_json_file_of_no_known_format_is_a_clear_error():
     assert refused(b'{"name": "x", "deps": {"a": 1}}', "package.json") == (
-        "package.json: this file is none of the formats evalmaps reads: a CSV, Parquet or JSON"
-        " Lines table, lighteval results JSON, lm-evaluation-harness results JSON, bigcode-"
-        "evaluation-harness results JSON, an Inspect log (.eval or .json), a HELM run's "
-        "stats.json, the EvalPlus leaderboard's results.json, EvalPerf results JSON, simple-"
-        "evals results JSON, JSON records of scores (a list, or one object per file), or an "
-        "OpenCompass summary CSV. Export one of those and try again.")
+        "package.json: this file is none of the formats evalmaps reads: a CSV, Parquet or"
+        " JSON Lines table, lighteval details (details_*.parquet), lighteval results "
+        "JSON, lm-evaluation-harness results JSON, lm-evaluation-harness per-sample "
+        "records (samples_*.jsonl), bigcode-evaluation-harness results JSON, an Inspect "
+        "log (.eval or .json), LiveCodeBench graded generations (*_eval_all.json), a HELM"
+        " run's stats.json, the EvalPlus leaderboard's results.json, EvalPerf results "
+        "JSON, simple-evals results JSON, JSON records of scores (a list, or one object "
+        "per file), or an OpenCompass summary CSV. Export one of those and try again.")
 
 
 def test_a_spreadsheet_workbook_is_named():

@@ -36,13 +36,14 @@ def test_csv_is_tried_last_and_the_order_is_the_tables():
 
 
 def test_the_formats_read_are_named_in_one_sentence():
-    assert readers.described() == ("a CSV, Parquet or JSON Lines table, lighteval results "
-                                   "JSON, lm-evaluation-harness results JSON, bigcode-"
-                                   "evaluation-harness results JSON, an Inspect log (.eval or "
-                                   ".json), a HELM run's stats.json, the EvalPlus "
-                                   "leaderboard's results.json, EvalPerf results JSON, simple-"
-                                   "evals results JSON, JSON records of scores (a list, or one"
-                                   " object per file), or an OpenCompass summary CSV")
+    assert readers.described() == (
+        "a CSV, Parquet or JSON Lines table, lighteval details (details_*.parquet), "
+        "lighteval results JSON, lm-evaluation-harness results JSON, lm-evaluation-"
+        "harness per-sample records (samples_*.jsonl), bigcode-evaluation-harness results"
+        " JSON, an Inspect log (.eval or .json), LiveCodeBench graded generations "
+        "(*_eval_all.json), a HELM run's stats.json, the EvalPlus leaderboard's "
+        "results.json, EvalPerf results JSON, simple-evals results JSON, JSON records of "
+        "scores (a list, or one object per file), or an OpenCompass summary CSV")
 
 
 def test_importing_the_package_imports_no_reader():
@@ -68,7 +69,7 @@ def test_detect_names_the_reader(data, name):
 
 
 def test_an_unknown_reader_is_a_clear_key_error():
-    with pytest.raises(KeyError, match="no reader is called 'nope'; the readers are parquet"):
+    with pytest.raises(KeyError, match="no reader is called 'nope'; the readers are lighteval-details, parquet"):
         readers.reader("nope")
 
 

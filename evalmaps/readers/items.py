@@ -1,0 +1,419 @@
+"""Per-item records: what every reader of them shares, and a plain per-item table.
+
+A reader that finds per-item records (lm-eval's ``samples_*.jsonl``, Inspect's samples,
+lighteval's details, LiveCodeBench's graded lists) puts them in :attr:`Reading.items`: one row
+per item and sample, the coordinates of the cell it belongs to as columns (as its records name
+them), ``item`` (text), ``sample`` (int), ``score`` (float), and any of ``prompt``, ``target``
+and ``response`` (text). A cell's value is then the mean over its items of each item's mean over
+samples (Pass@1 averaged over n samples): :func:`summarise`.
+
+A plain per-item table (CSV, Parquet, JSON Lines, a JSON list, or a zip of one), one row per
+item (or per item and sample), is imported by :func:`import_items`:
+
+- dimension columns, ``item`` (or the column ``--item`` names), an optional ``sample``, and
+  ``score`` (0/1 or any number; true/false and yes/no read as 1/0);
+- or, with ``--correct pred=answer``, a prediction and a reference column compared as text
+  (stripped; an empty prediction, JSON null, is wrong);
+- ``--set model=Llama-2-7B`` adds a dimension every row shares (the model, named outside the
+  file).
+
+The dimensions are the other columns that hold labels: not free text, at most
+:data:`MAX_LABELS` labels, not the same in every row, and not the reference written another way
+(a column one-to-one with it, such as an answer's index); columns left out are named in a note.
+The model (``--set model=...`` or a ``model`` column) is a facet, so that Compare can put two
+models side by side; with a single other dimension, x is ``metric`` (one label).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import PurePosixPath
+
+import numpy as np
+import pandas as pd
+
+from evalmaps.readers.base import ImportFailed, ImportOptions, short
+
+ITEM, SAMPLE, SCORE = "item", "sample", "score"
+TEXT_COLUMNS = ("prompt", "target", "response")
+MAX_LABELS = 50  # a column with more labels is an item's attribute, not a dimension
+MAX_LABEL = 100  # a longer text is free text, not a label
+# Inspect's letter values, as inspect_ai.scorer.value_to_float maps them
+LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
+MODEL_NAMES = ("model", "model_name")
+
+
+def value_to_float(value) -> float | None:
+    """A score as Inspect's ``value_to_float`` reads it: a number (true/false: 1/0), the letters
+    C (1), I (0), P (0.5) and N (0), yes/true (1) and no/false (0), a number written as text.
+    None for anything else (Inspect counts it 0 with a warning; the caller says so)."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, str):
+        if value in LETTERS:
+            return LETTERS[value]
+        low = value.strip().lower()
+        if low in WORDS:
+            return WORDS[low]
+        try:
+            number = float(low)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
+
+
+def summarise(items: pd.DataFrame, coords: list[str]) -> pd.DataFrame:
+    """Each cell's value (the mean over its items of each item's mean over samples, summed
+    exactly: :func:`exact_mean`), its item
+    count and its largest sample count: coords, ``value``, ``n_items``, ``n_samples`` (names no
+    dimension takes: lighteval has a dimension ``samples``)."""
+    per_item = (items.groupby([*coords, ITEM], sort=False, observed=True)[SCORE]
+                .agg(["mean", "size"]).reset_index())
+    return (per_item.groupby(coords, sort=False, observed=True)
+            .agg(value=("mean", exact_mean), n_items=("mean", "size"), n_samples=("size", "max"))
+            .reset_index())
+
+
+def exact_mean(values) -> float:
+    """The mean of the items' means with their sum correctly rounded (math.fsum): the same
+    whatever order the items come in."""
+    return math.fsum(values) / len(values)
+
+
+def is_item_table(columns, options: ImportOptions | None) -> bool:
+    """Whether a table is per-item records: ``--item`` or ``--correct`` given, or columns named
+    ``item`` and ``score`` (and no ``value``: a tidy table of cells)."""
+    if options is not None and (options.item or options.correct):
+        return True
+    names = {str(c).strip().lower() for c in columns}
+    return ITEM in names and SCORE in names and "value" not in names
+
+
+def _free_text(values: pd.Series) -> bool:
+    texts = values.astype(str)
+    return bool(texts.str.contains("\n", regex=False).any() or (texts.str.len() > MAX_LABEL).any())
+
+
+def _scores(values: pd.Series, name: str) -> np.ndarray:
+    out = np.empty(len(values), dtype=np.float64)
+    for i, text in enumerate(values.tolist()):
+        low = str(text).strip().lower()
+        if low in WORDS:
+            out[i] = WORDS[low]
+            continue
+        try:
+            out[i] = float(low)
+        except ValueError:
+            out[i] = np.nan
+        if not math.isfinite(out[i]):
+            raise ImportFailed(f"the score '{str(text)[:40]}' is not a number. Write each item's "
+                               f"score as a number (1 right, 0 wrong), true/false or yes/no.",
+                               file=name, row=i + 2, column=SCORE)
+    return out
+
+
+def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
+                 notes: list[str]) -> tuple[pd.DataFrame, pd.DataFrame, list[str], str]:
+    """A per-item table (texts) -> its items (dims, item, sample, score, texts), its dims
+    (facets first, then y and x) and the metric's name. See the module's docstring."""
+    frame = frame.rename(columns=lambda c: str(c).strip())
+    columns = list(frame.columns)
+    lower = {c.lower(): c for c in columns}
+    item_col = options.item or lower.get(ITEM)
+    if item_col is None or item_col not in frame:
+        raise ImportFailed(f"there is no item column{f' {item_col!r}' if item_col else ''} "
+                           f"(the columns are {', '.join(columns[:12])}). Name the column that "
+                           f"holds each item's id with --item COLUMN.", file=name)
+    used = {item_col}
+    if options.correct:
+        pred, ref = options.correct
+        missing = [c for c in (pred, ref) if c not in frame]
+        if missing:
+            raise ImportFailed(f"--correct names the column {missing[0]!r}, which the table does "
+                               f"not have (its columns are {', '.join(columns[:12])}). Give "
+                               f"--correct PREDICTION=REFERENCE with two of its columns.",
+                               file=name)
+        if SCORE in lower:
+            raise ImportFailed(f"the table has a score column ({lower[SCORE]!r}) and --correct "
+                               f"was given too. Use one of the two.", file=name)
+        p, r = frame[pred].astype(str).str.strip(), frame[ref].astype(str).str.strip()
+        score = ((p == r) & (p != "")).to_numpy(dtype=np.float64)
+        texts = {"target": frame[ref], "response": frame[pred]}
+        used |= {pred, ref}
+        metric = "accuracy"
+    else:
+        if SCORE not in lower:
+            raise ImportFailed(f"there is no score column (the columns are "
+                               f"{', '.join(columns[:12])}). Add a 'score' column (1 right, 0 "
+                               f"wrong, or any number), or compare a prediction with a reference "
+                               f"with --correct PREDICTION=REFERENCE.", file=name)
+        score = _scores(frame[lower[SCORE]], name)
+        texts = {c: frame[lower[c]] for c in TEXT_COLUMNS if c in lower}
+        used.add(lower[SCORE])
+        metric = "score"
+    used |= {lower[c] for c in TEXT_COLUMNS if c in lower}
+    sample_col = lower.get(SAMPLE)
+    if sample_col is not None:
+        used.add(sample_col)
+        samples = pd.to_numeric(frame[sample_col], errors="coerce")
+        if samples.isna().any() or (samples != samples.round()).any():
+            i = int(samples.isna().to_numpy().argmax()) if samples.isna().any() else \
+                int((samples != samples.round()).to_numpy().argmax())
+            raise ImportFailed("a sample number is not a whole number. Number each item's "
+                               "samples 0, 1, 2, ...", file=name, row=i + 2, column=sample_col)
+        sample = samples.to_numpy(dtype=np.int64)
+    else:
+        sample = np.zeros(len(frame), dtype=np.int64)
+    ids = frame[item_col].astype(str).str.strip()
+    if (ids == "").any():
+        i = int((ids == "").to_numpy().argmax())
+        raise ImportFailed("an item has no id. Give every row its item's id.", file=name,
+                           row=i + 2, column=item_col)
+    dims, left_out = [], []
+    reference = frame[options.correct[1]].astype(str) if options.correct else None
+    for col in columns:
+        if col in used or col in options.fixed:
+            continue
+        values = frame[col].astype(str)
+        distinct = values.nunique()
+        if distinct > MAX_LABELS or (distinct < 2 and values.iloc[0].strip() == "") \
+                or _free_text(values):
+            left_out.append(col)
+        elif reference is not None and _one_to_one(values, reference):
+            left_out.append(col)  # the reference written another way (an answer's index)
+        else:
+            dims.append(col)
+    out = pd.DataFrame({**{d: frame[d].astype(str).str.strip() for d in dims},
+                        **{d: [str(v)] * len(frame) for d, v in options.fixed.items()}})
+    for d in out.columns:
+        if (out[d] == "").any():
+            i = int((out[d] == "").to_numpy().argmax())
+            raise ImportFailed(f"the dimension {d!r} is empty in this row. Give every row a "
+                               f"label, or leave the column out.", file=name, row=i + 2, column=d)
+    if not len(out.columns):
+        raise ImportFailed("the table has no dimension column besides the item and its score. "
+                           "Add one (such as model), or name the model with --set model=NAME.",
+                           file=name)
+    models = [d for d in out.columns if d.lower() in MODEL_NAMES]
+    others = [d for d in out.columns if d not in models]
+    if len(others) < 2:
+        out["metric"] = metric
+        others.append("metric")
+    for role, chosen in (("x", options.x), ("y", options.y)):
+        if chosen and chosen not in others:
+            raise ImportFailed(f"the {role} dimension {chosen!r} is not among the table's "
+                               f"dimensions ({', '.join([*models, *others])}).", file=name)
+    if options.x:
+        others.remove(options.x)
+        others.append(options.x)
+    if options.y:
+        others.remove(options.y)
+        others.insert(len(others) - 1, options.y)
+    dims = [*models, *others]
+    out = out[dims]
+    out[ITEM] = ids.to_numpy()
+    out[SAMPLE] = sample
+    out[SCORE] = score
+    for column, values in texts.items():
+        out[column] = values.astype(object).where(values.astype(str) != "", None).to_numpy()
+    repeated = out.duplicated([*dims, ITEM, SAMPLE])
+    if repeated.any():
+        i = int(repeated.to_numpy().argmax())
+        raise ImportFailed(f"item {out[ITEM].iloc[i]!r} appears twice in one cell with the same "
+                           f"sample. Keep one row per item (and sample), or number the samples "
+                           f"in a 'sample' column.", file=name, row=i + 2)
+    if left_out:
+        notes.append(f"Columns not used as dimensions (free text, empty, more than "
+                     f"{MAX_LABELS} labels, or the reference written another way): "
+                     f"{', '.join(left_out[:10])}"
+                     f"{' ...' if len(left_out) > 10 else ''}.")
+    return out, dims, metric
+
+
+def _one_to_one(values: pd.Series, reference: pd.Series) -> bool:
+    pairs = pd.DataFrame({"a": values.to_numpy(), "b": reference.to_numpy()}).drop_duplicates()
+    return pairs["a"].is_unique and pairs["b"].is_unique
+
+
+def join_items(readings: list, warnings: list[str], results_re: re.Pattern, stamp: str,
+               keys: tuple[str, ...], folders_up: int = 0) -> None:
+    """Give per-sample records that do not name their model (a harness's samples file) the
+    ``keys`` (model, step) of the results file of the same timestamp (``items.attrs[stamp]``;
+    ``results_re``'s group ``stamp`` in the results file's name), looked for anywhere among
+    ``readings``; else of the only model of the results in the same folder; else the name of
+    the folder ``folders_up`` above the file's own, with a warning."""
+    found: dict[str, dict] = {}  # timestamp -> a record's coords
+    by_folder: dict[str, set] = {}
+    for reading in readings:
+        if not reading.records:
+            continue
+        path = PurePosixPath(reading.file)
+        m = results_re.match(path.name)
+        rec = reading.records[0]
+        coords = {k: rec[k] for k in keys if k in rec}
+        if m:
+            found.setdefault(m.group("stamp"), coords)
+        by_folder.setdefault(str(path.parent), set()).add(tuple(sorted(coords.items())))
+    for reading in readings:
+        items = reading.items
+        if items is None or "model" in items.columns:
+            continue
+        path = PurePosixPath(reading.file)
+        coords = found.get(items.attrs.get(stamp, ""))
+        if coords is None and len(by_folder.get(str(path.parent), ())) == 1:
+            coords = dict(next(iter(by_folder[str(path.parent)])))
+        if coords is None:
+            folder = path.parents[folders_up] if len(path.parents) > folders_up else path.parent
+            model = folder.name or path.stem
+            warnings.append(f"{short(reading.file)} has no results file of its timestamp among "
+                            f"the files to name its model: it is named after its folder, '{model}'.")
+            coords = {"model": model}
+        for key, value in coords.items():
+            items[key] = value
+
+
+# ---------------------------------------------------------------------------- Arrow fast path
+
+def import_items_arrow(table, name: str, options: ImportOptions, notes: list[str]):
+    """:func:`import_items` on a Parquet table of native types, kept in Arrow (a million
+    records read about as fast as pyarrow reads the file): None when the table is not the
+    plain shape this path takes (a numeric ``score``, no texts, no ``--correct``), and the
+    general path reads it. Returns the records (a ``pyarrow.Table``: dims as text, item,
+    sample, score), the dims and the metric's name."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if options.correct or options.fixed:
+        return None
+    lower = {c.strip().lower(): c for c in table.column_names}
+    item_col = options.item or lower.get(ITEM)
+    score_col, sample_col = lower.get(SCORE), lower.get(SAMPLE)
+    if item_col not in table.column_names or score_col is None \
+            or not (pa.types.is_integer(table.schema.field(score_col).type)
+                    or pa.types.is_floating(table.schema.field(score_col).type)) \
+            or any(c in lower for c in TEXT_COLUMNS) or table.num_rows == 0:
+        return None
+    if sample_col is not None and not pa.types.is_integer(table.schema.field(sample_col).type):
+        return None
+    score = table.column(score_col).cast(pa.float64())
+    if score.null_count or not pc.all(pc.is_finite(score)).as_py():
+        return None  # the general path names the row
+    item = _codes(table.column(item_col))
+    if item is None or pc.any(pc.equal(pc.utf8_trim_whitespace(item[1]), "")).as_py():
+        return None
+    dims, left_out, encoded = [], [], {}
+    for col in table.column_names:
+        if col in (item_col, score_col, sample_col):
+            continue
+        found = _codes(table.column(col))
+        if found is None:
+            return None
+        codes, dictionary = found
+        used = np.bincount(codes, minlength=len(dictionary)) > 0
+        labels = [v for v, u in zip(dictionary.to_pylist(), used) if u]
+        if len(labels) > MAX_LABELS or _free_text(pd.Series(labels, dtype=str)) \
+                or (len(labels) == 1 and not labels[0].strip()):
+            left_out.append(col)
+        elif any(label != label.strip() or not label for label in labels):
+            return None  # labels to strip or empty: the general path
+        else:
+            dims.append(col)
+            encoded[col] = found
+    if not dims:
+        return None
+    models = [d for d in dims if d.lower() in MODEL_NAMES]
+    others = [d for d in dims if d not in models]
+    for chosen in (options.x, options.y):
+        if chosen and chosen not in others:
+            return None
+    if len(others) < 2 or options.x or options.y:
+        return None  # an added 'metric' dimension or axes to move: the general path
+    dims = [*models, *others]
+    sample = table.column(sample_col).cast(pa.int64()) if sample_col else \
+        pa.array(np.zeros(table.num_rows, dtype=np.int64))
+    records = pa.table([*[table.column(d) for d in dims], table.column(item_col), sample, score],
+                       names=[*dims, ITEM, SAMPLE, SCORE])
+    # each row's cell and item as one integer (the labels' codes in mixed radix): grouping on
+    # it is a fraction of grouping on the texts
+    codes = [encoded[d][0] for d in dims] + [item[0]]
+    labels = [encoded[d][1] for d in dims] + [item[1]]
+    sizes = [len(d) for d in labels]
+    samples = sample.to_numpy() if isinstance(sample, pa.Array) else \
+        sample.combine_chunks().to_numpy()
+    if math.prod(sizes) * (int(samples.max()) + 1) >= 2**62 or int(samples.min()) < 0:
+        return None
+    key = np.zeros(table.num_rows, dtype=np.int64)
+    for code, size in zip(codes, sizes):
+        key = key * size + code
+    with_sample = key * (int(samples.max()) + 1) + samples
+    span = math.prod(sizes) * (int(samples.max()) + 1)
+    repeated = bool((np.bincount(with_sample, minlength=span) > 1).any()) \
+        if span <= 4 * table.num_rows + 1024 else \
+        pc.count_distinct(pa.array(with_sample)).as_py() != table.num_rows
+    if repeated:
+        return None  # an item's sample given twice: the general path names the row
+    if math.prod(sizes) <= 4 * table.num_rows + 1024:  # a dense key: count in numpy
+        weights = score.to_numpy() if isinstance(score, pa.Array) else \
+            score.combine_chunks().to_numpy()
+        counts = np.bincount(key, minlength=math.prod(sizes))
+        sums = np.bincount(key, weights=weights, minlength=math.prod(sizes))
+        keys = np.flatnonzero(counts)
+        per_item = (keys, sums[keys] / counts[keys], counts[keys])
+    else:
+        grouped = pa.table({"key": key, SCORE: score}).group_by("key").aggregate(
+            [(SCORE, "mean"), (SCORE, "count")])
+        per_item = (grouped.column("key").to_numpy(), grouped.column(f"{SCORE}_mean").to_numpy(),
+                    grouped.column(f"{SCORE}_count").to_numpy())
+    if left_out:
+        notes.append(f"Columns not used as dimensions (free text, empty, more than "
+                     f"{MAX_LABELS} labels, or the reference written another way): "
+                     f"{', '.join(left_out[:10])}{' ...' if len(left_out) > 10 else ''}.")
+    return records, dims, "score", (per_item, labels[:-1], sizes)
+
+
+def _codes(column):
+    """A column's rows as codes into its labels (texts): (numpy int64 codes, pyarrow string
+    dictionary); None for a column with nulls or of a type other than text or integers."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if column.null_count:
+        return None
+    if pa.types.is_dictionary(column.type):
+        whole = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+        dictionary = whole.dictionary
+        if not (pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)
+                or pa.types.is_integer(dictionary.type)):
+            return None
+        return (whole.indices.to_numpy(zero_copy_only=False).astype(np.int64),
+                dictionary.cast(pa.string()))
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)
+            or pa.types.is_integer(column.type)):
+        return None
+    encoded = pc.dictionary_encode(column.cast(pa.string())).combine_chunks()
+    return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), encoded.dictionary
+
+
+def summarise_grouped(grouped, dims: list[str]) -> pd.DataFrame:
+    """:func:`summarise` from the Arrow path's per-item means and sample counts (keyed by the
+    cell's and item's codes), with the dims' labels and every key column's size."""
+    (key, means, counts), labels, sizes = grouped
+    cell = key // sizes[-1]  # the item's code is the last digit
+    frame = pd.DataFrame({"cell": cell, "mean": means, "count": counts})
+    cells = frame.groupby("cell", sort=True).agg(value=("mean", exact_mean),
+                                                 n_items=("mean", "size"),
+                                                 n_samples=("count", "max")).reset_index()
+    rest = cells["cell"].to_numpy()
+    out = {}
+    for d, dictionary, size in reversed(list(zip(dims, labels, sizes[:-1]))):
+        out[d] = np.asarray(dictionary.to_pylist(), dtype=object)[rest % size]
+        rest = rest // size
+    result = pd.DataFrame({d: out[d] for d in dims})
+    for column in ("value", "n_items", "n_samples"):
+        result[column] = cells[column].to_numpy()
+    return result

@@ -1,0 +1,418 @@
+"""Per-item records read from harness files and per-item tables, checked against the harnesses'
+own results and against sums done independently (json and zipfile, itertools); kept beside the
+figure wherever it loads (an import's output, a data folder's cache, the upload store, data/);
+pass@k figures from them."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import math
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from evalmaps.catalog import items as item_store
+from evalmaps.catalog.folders import load_folder, write_import
+from evalmaps.catalog.imports import figure_of, import_bytes, import_paths
+from evalmaps.catalog.load import load_catalog
+from evalmaps.readers.base import ImportFailed, ImportOptions
+from evalmaps.readers.items import value_to_float
+from evalmaps.service import uploads
+from evalmaps.service.cli import main as cli
+from evalmaps.service.store import Store
+
+ROOT = Path(__file__).resolve().parents[2]
+EXTERNAL = ROOT.parent / "shared" / "external"
+INSPECT = EXTERNAL / "inspect-samples"
+LM_EVAL = EXTERNAL / "lm-eval-samples"
+MMLU_PRO = EXTERNAL / "mmlu-pro" / "eval_results"
+FIXTURES = ROOT / "tests" / "fixtures" / "formats"
+LCB = FIXTURES / "livecodebench"
+LIGHTEVAL = FIXTURES / "lighteval-details"
+MMLU_OPTIONS = dict(item="question_id", correct=("pred", "answer"))
+
+
+def shared(path: Path) -> Path:
+    if not path.exists():
+        pytest.skip(f"{path} is absent: tests of real tool output skipped")
+    return path
+
+
+def refused(data: bytes, name: str, options: ImportOptions | None = None) -> str:
+    with pytest.raises(ImportFailed) as info:
+        import_bytes(data, name, options)
+    message = str(info.value)
+    assert message.startswith(name) and "\n" not in message
+    return message
+
+
+# ------------------------------------------------------------------------ Inspect's samples
+
+def test_value_to_float_reads_as_inspect_does():
+    given = ["C", "I", "P", "N", "yes", "No", "TRUE", "false", "0.25", 3, 0.5, True, False,
+             "maybe", None, {"a": 1}, float("nan")]
+    assert [value_to_float(v) for v in given] == [1.0, 0.0, 0.5, 0.0, 1.0, 0.0, 1.0, 0.0, 0.25,
+                                                  3.0, 0.5, 1.0, 0.0, None, None, None, None]
+
+
+def test_inspect_samples_give_the_logs_reported_accuracy():
+    """Each log's accuracy (results.scores) is the mean of its samples' letters, C=1, I=0."""
+    paths = [shared(INSPECT) / n for n in ("data_arc_qwen.json", "data_arc_sonnet.json")]
+    imp = import_paths(paths)
+    assert (imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == (["model", "scorer"], "metric",
+                                                                   "task")
+    assert imp.warnings == []  # no cell's samples disagree with the log
+    for path in paths:
+        log = json.loads(path.read_text())
+        reported = log["results"]["scores"][0]["metrics"]["accuracy"]["value"]
+        letters = [s["scores"]["choice"]["value"] for s in log["samples"]]
+        by_hand = sum({"C": 1, "I": 0}[v] for v in letters) / len(letters)
+        assert math.isclose(by_hand, reported)
+        row = imp.tidy[imp.tidy["model"] == log["eval"]["model"]]
+        assert row[["value", "n"]].values.tolist() == [[repr(reported), str(len(letters))]]
+    records = imp.items
+    by_model = {m: set(g["item"]) for m, g in records.groupby("model")}
+    assert by_model["ollama/qwen2.5:0.5b"] & by_model["anthropic/claude-sonnet-4-0"] == \
+        {"1", "2", "3"}  # three arc_easy items in common
+    first = records[(records["model"] == "ollama/qwen2.5:0.5b") & (records["item"] == "1")]
+    assert first[["sample", "score", "target"]].values.tolist() == [[1, 1.0, "A"]]
+    assert first["prompt"].iloc[0].startswith("Which statement best explains why photosynthesis")
+    assert first["response"].iloc[0].startswith("ANSWER: A")
+
+
+def test_an_eval_zip_reads_its_samples_folder():
+    log = json.loads(shared(INSPECT / "data_arc_qwen.json").read_text())
+    header = {k: v for k, v in log.items() if k != "samples"}
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("header.json", json.dumps(header))
+        for s in log["samples"]:
+            z.writestr(f"samples/{s['id']}_epoch_{s['epoch']}.json", json.dumps(s))
+    from_zip = import_bytes(buf.getvalue(), "arc.eval")
+    from_json = import_paths([INSPECT / "data_arc_qwen.json"])
+    assert from_zip.to_csv() == from_json.to_csv()
+    assert from_zip.items.equals(from_json.items)
+
+
+# ------------------------------------------------------------------------ lm-eval's samples
+
+def test_lm_eval_samples_join_their_results_file():
+    imp = import_paths([shared(LM_EVAL)])
+    results = json.loads(next(LM_EVAL.glob("results_*.json")).read_text())
+    lines = [json.loads(line) for line in next(LM_EVAL.glob("samples_*.jsonl")).open()]
+    model = "RylanSchaeffer/mem_Qwen3-93M_minerva_math_rep_0_sbst_1.0000_epch_1_ot_1"
+    assert set(imp.items["model"]) == {model}  # from the results file of the same timestamp
+    assert imp.spec["facets"] == ["model"]
+    reported = results["results"]["math_perturbed_full"]["exact_match,none"]
+    by_hand = sum(line["exact_match"] for line in lines) / len(lines)
+    assert by_hand == reported == 0.0
+    assert imp.warnings == []  # the samples' mean is the results' value
+    assert imp.tidy.to_dict("records") == [
+        {"model": model, "metric": "exact_match", "task": "math_perturbed_full", "value": "0.0",
+         "n": "10", "se": "0.0"},
+        {"model": model, "metric": "exact_match", "task": "math_rephrased_full",
+         "value": "0.0004", "n": "", "se": "0.0002828144211304471"}]  # no samples: no n
+    assert imp.items["item"].tolist() == [str(line["doc_id"]) for line in lines]
+    assert imp.items["target"].tolist() == [line["target"] for line in lines]
+
+
+def test_samples_that_disagree_with_the_results_keep_the_results_value(tmp_path):
+    (tmp_path / "results_T.json").write_text(json.dumps({
+        "results": {"t": {"acc,none": 0.75}}, "config": {"model_args": "pretrained=m"},
+        "versions": {}}))
+    (tmp_path / "samples_t_2026-01-01T00-00-00.jsonl").write_text("".join(
+        json.dumps({"doc_id": i, "filter": "none", "metrics": ["acc"], "doc_hash": "h",
+                    "acc": v}) + "\n" for i, v in enumerate([1.0, 0.0])))
+    imp = import_paths([tmp_path])
+    assert imp.tidy[["model", "value", "n"]].values.tolist() == [["m", "0.75", "2"]]
+    assert imp.warnings == ["The per-item records do not give the results' value of 1 cell(s) "
+                            "(a run on part of the items?); the cells keep the results' values: "
+                            "task t, metric acc, model m: 0.75 in the results, 0.5 over 2 items."]
+
+
+# ------------------------------------------------------------------------ LiveCodeBench, lighteval
+
+def test_livecodebench_cells_are_the_mean_of_each_problems_pass_at_1():
+    path = next(LCB.rglob("*_eval_all.json"))
+    problems = json.loads(path.read_text())
+    imp = import_paths([LCB])
+    assert (imp.format, imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == \
+        ("livecodebench", ["model"], "difficulty", "platform")
+    assert imp.spec["metric"]["name"] == "pass@1"
+    assert imp.spec["dims"]["difficulty"]["labels"] == ["easy", "medium", "hard"]
+    expected = {}
+    for p in problems:
+        expected.setdefault((p["difficulty"], p["platform"]), []).append(p["pass@1"])
+    got = {(r["difficulty"], r["platform"]): (float(r["value"]), int(r["n"]))
+           for r in imp.tidy.to_dict("records")}
+    assert got == {k: (sum(v) / len(v), len(v)) for k, v in expected.items()}
+    assert set(imp.items["model"]) == {"Qwen2.5-Coder-7B"}  # the folder
+    assert len(imp.items) == sum(len(p["graded_list"]) for p in problems)
+
+
+def test_lighteval_details_join_the_results_of_their_timestamp():
+    imp = import_paths([LIGHTEVAL])
+    results = json.loads(next(LIGHTEVAL.rglob("results_*.json")).read_text())
+    assert imp.tidy[["model", "task", "metric", "value", "n", "se"]].values.tolist() == [
+        ["org/m", "arc:challenge", "acc",
+         repr(results["results"]["leaderboard|arc:challenge|25"]["acc"]), "3", "0.33"]]
+    assert imp.items[["model", "item", "score", "target", "response"]].values.tolist() == [
+        ["org/m", "d0", 1.0, "2", "2"], ["org/m", "d1", 0.0, "4", "5"],
+        ["org/m", "d2", 1.0, "7", "7"]]
+    assert not any("per-item records do not give" in w for w in imp.warnings)
+
+
+# ------------------------------------------------------------------------ per-item tables
+
+def mmlu_by_hand(path: Path) -> dict[str, tuple[float, int]]:
+    """Each category's share of questions with pred == answer (None: wrong), from the zip."""
+    with zipfile.ZipFile(path) as z:
+        records = json.loads(z.read(z.namelist()[0]))
+    counts: dict[str, list[int]] = {}
+    for r in records:
+        counts.setdefault(r["category"], []).append(int(r["pred"] is not None
+                                                        and r["pred"] == r["answer"]))
+    return {c: (sum(v) / len(v), len(v)) for c, v in counts.items()}
+
+
+def test_mmlu_pro_outputs_compare_pred_with_answer():
+    path = shared(MMLU_PRO) / "model_outputs_Llama-2-7b-hf_5shots.zip"
+    imp = import_paths([path], ImportOptions(**MMLU_OPTIONS, fixed={"model": "Llama-2-7B"}))
+    assert (imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == (["model"], "category", "metric")
+    assert len(imp.items) == 12_032 and imp.items["item"].is_unique
+    got = {r["category"]: (float(r["value"]), int(r["n"])) for r in imp.tidy.to_dict("records")}
+    assert got == mmlu_by_hand(path)
+    assert imp.spec["metric"]["range"] == [0.0, 1.0]
+    assert "question, answer_index, cot_content, src, generated_text" in " ".join(imp.spec["notes"])
+
+
+def test_a_plain_per_item_table_with_samples():
+    csv = (b"model,task,item,sample,score\n"
+           b"A,t,1,0,1\nA,t,1,1,0\nA,t,2,0,1\nA,t,2,1,1\nB,t,1,0,0\nB,t,1,1,0\nB,t,2,0,true\n"
+           b"B,t,2,1,no\n")
+    imp = import_bytes(csv, "per-item.csv")
+    assert (imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == (["model"], "task", "metric")
+    assert imp.tidy.to_dict("records") == [
+        {"model": "A", "task": "t", "metric": "score", "value": "0.75", "n": "2"},
+        {"model": "B", "task": "t", "metric": "score", "value": "0.25", "n": "2"}]
+    assert "mean over its items of each item's mean over its samples" in imp.spec["notes"][0]
+
+
+@pytest.mark.parametrize("data, options, message", [
+    (b"model,item,value\nA,1,1\n", ImportOptions(item="item"),
+     "there is no score column (the columns are model, item, value). Add a 'score' column (1 "
+     "right, 0 wrong, or any number), or compare a prediction with a reference with --correct "
+     "PREDICTION=REFERENCE."),
+    (b"model,id,score\nA,1,1\n", ImportOptions(item="question_id"),
+     "there is no item column 'question_id' (the columns are model, id, score). Name the column "
+     "that holds each item's id with --item COLUMN."),
+    (b"model,item,pred,answer\nA,1,B,B\n", ImportOptions(correct=("pred", "gold")),
+     "--correct names the column 'gold', which the table does not have (its columns are model, "
+     "item, pred, answer). Give --correct PREDICTION=REFERENCE with two of its columns."),
+    (b"model,item,pred,answer,score\nA,1,B,B,1\n", ImportOptions(correct=("pred", "answer")),
+     "the table has a score column ('score') and --correct was given too. Use one of the two."),
+    (b"model,item,score\nA,1,1\nA,2,right\n", None,
+     "row 3, column 'score': the score 'right' is not a number. Write each item's score as a "
+     "number (1 right, 0 wrong), true/false or yes/no."),
+    (b"model,item,score\nA,1,1\nA,1,0\n", None,
+     "row 3: item '1' appears twice in one cell with the same sample. Keep one row per item "
+     "(and sample), or number the samples in a 'sample' column."),
+    (b"model,item,score\nA,1,1\nA,,0\n", None,
+     "row 3, column 'item': an item has no id. Give every row its item's id."),
+    (b"item,score\n1,1\n", None,
+     "the table has no dimension column besides the item and its score. Add one (such as "
+     "model), or name the model with --set model=NAME."),
+    (b"model,item,sample,score\nA,1,0,1\nA,1,x,0\n", None,
+     "row 3, column 'sample': a sample number is not a whole number. Number each item's samples "
+     "0, 1, 2, ..."),
+])
+def test_bad_per_item_tables_say_what_to_do(data, options, message):
+    assert refused(data, "items.csv", options) == f"items.csv, {message}" \
+        if message.startswith("row") else f"items.csv: {message}"
+
+
+# ------------------------------------------------------------------------ where records are kept
+
+def test_import_o_writes_the_records_beside_the_cells_and_serve_loads_them(tmp_path, capsys):
+    paths = [str(shared(INSPECT) / n) for n in ("data_arc_qwen.json", "data_arc_sonnet.json")]
+    assert cli(["import", *paths, "-o", str(tmp_path / "arc.csv")]) == 0
+    assert sorted(p.name for p in (tmp_path / "arc.items").iterdir()) == ["scores.parquet",
+                                                                           "texts.parquet"]
+    assert json.loads((tmp_path / "arc.figure.json").read_text())["items"] == "arc.items"
+    imported = import_paths(paths)
+    for cache in (None, tmp_path / "cache"):
+        (figure,) = load_folder(tmp_path, cache_dir=cache)
+        assert figure.items is not None and figure.items.dims == figure.spec.dim_names
+        values = figure.items.cell_values()
+        assert values["value"].tolist() == [1.0, 1 / 3]
+        assert figure.cells["n"].tolist() == [3.0, 5.0]
+        scores = pd.read_parquet(tmp_path / "arc.items" / "scores.parquet")
+        assert scores["score"].tolist() == imported.items.sort_values(
+            ["model", "item"])["score"].tolist()
+    coords = dict(zip(figure.spec.dim_names, ("ollama/qwen2.5:0.5b", "choice", "accuracy",
+                                              "inspect_evals/arc_easy")))
+    (text,) = figure.items.texts(coords, ["2"])
+    assert (text["target"], text["response"][:9]) == ("B", "ANSWER:D\n")
+
+
+def test_a_data_folder_of_logs_keeps_its_records_in_the_cache(tmp_path):
+    cache = tmp_path / "cache"
+    (first,) = load_folder(shared(INSPECT), cache_dir=cache)
+    (again,) = load_folder(INSPECT, cache_dir=cache)
+    assert first.items.folder == again.items.folder and first.items.folder.parent == cache
+    assert first.items.dims == first.spec.dim_names
+    (no_cache,) = load_folder(INSPECT)
+    assert no_cache.items.cell_values().equals(first.items.cell_values())
+
+
+def test_an_upload_keeps_its_records_in_the_store(tmp_path):
+    csv = b"model,task,item,score\nA,t,1,1\nA,t,2,0\nB,t,1,1\nB,t,2,1\n"
+    store = Store(tmp_path)
+    store.ensure()
+    key = store.stage(csv, "items.csv")
+    limits = uploads.Budget(max_bytes=2**20, seconds=30, memory_mb=1024)
+    fid = uploads.store_upload(store, key, ImportOptions(), limits)
+    figure = Store(tmp_path).figure(fid)  # as another process reads it
+    assert figure.items is not None and figure.items.folder == tmp_path / "figures" / fid / "items"
+    assert figure.items.cell_values()["value"].tolist() == [0.5, 1.0]
+    assert figure.value(model="B", task="t", metric="score") == 1.0
+    # the same cells with other records are another upload
+    other = store.stage(b"model,task,item,score\nA,t,1,0\nA,t,3,1\nB,t,1,1\nB,t,2,1\n",
+                        "items.csv")
+    assert uploads.store_upload(store, other, ImportOptions(), limits) != fid
+
+
+def test_the_built_in_mmlu_pro_figure_loads_its_records():
+    figure = load_catalog(manifest_check="refuse").figure("mmlu-pro")
+    assert figure.items is not None and figure.items.dims == figure.spec.dim_names
+    assert list(figure.panels) == ["llama-2-7b", "llama-2-13b"]
+    values = figure.items.cell_values()
+    assert values["items"].sum() == 2 * 12_032
+    cells = figure.cells.sort_values(["model", "category"], ignore_index=True)
+    values = values.sort_values(["model", "category"], ignore_index=True)
+    assert values["value"].tolist() == cells["value"].tolist()
+    assert values["items"].astype(float).tolist() == cells["n"].tolist()
+
+
+def test_the_built_in_mmlu_pro_figure_is_what_its_script_makes():
+    shared(MMLU_PRO)
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_mmlu_pro", ROOT / "scripts" /
+                                                  "make_mmlu_pro.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    imported, entry = script.build(MMLU_PRO.parent)
+    catalog = json.loads((ROOT / "data" / "catalog.json").read_text())
+    assert [f for f in catalog["figures"] if f["id"] == "mmlu-pro"] == [entry]
+    committed = pd.read_csv(ROOT / "data" / "figures" / "mmlu-pro.csv", dtype=str)
+    assert committed.equals(imported.tidy.astype(str))
+    for model, name in script.MODELS.items():
+        got = committed[committed["model"] == model]
+        assert {r["category"]: (float(r["value"]), int(r["n"])) for r in got.to_dict("records")} \
+            == mmlu_by_hand(MMLU_PRO / name)
+    scores = pd.read_parquet(ROOT / "data" / "figures" / "mmlu-pro.items" / "scores.parquet")
+    assert len(scores) == 24_064 and list(scores.columns) == [*script.DIMS, "item", "sample",
+                                                              "score"]
+
+
+# ------------------------------------------------------------------------ pass@k figures
+
+def by_enumeration(outcomes: list[int], k: int) -> float:
+    """pass@k of one item: the share of the k-subsets of its samples that hold a right one."""
+    subsets = list(itertools.combinations(outcomes, k))
+    return sum(any(s) for s in subsets) / len(subsets)
+
+
+def test_figure_at_k_matches_direct_enumeration(tmp_path):
+    outcomes = {("A", "1"): [1, 0, 0, 0], ("A", "2"): [1, 1, 0, 1], ("B", "1"): [0, 0, 0, 0],
+                ("B", "2"): [0, 1, 0, 0], ("B", "3"): [1, 1, 1, 0]}
+    rows = [{"model": m, "task": "t", "item": i, "sample": s, "score": v}
+            for (m, i), vs in outcomes.items() for s, v in enumerate(vs)]
+    path = tmp_path / "items.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    (figure,) = load_folder(tmp_path)
+    assert item_store.max_k(figure) == 4
+    assert item_store.figure_at(figure, 1) is figure
+    for k in (2, 3, 4):
+        at = item_store.figure_at(figure, k)
+        assert at is item_store.figure_at(figure, k)  # kept
+        assert at.spec.metric.name == f"pass@{k}" and at.items is figure.items
+        for model in ("A", "B"):
+            mine = [v for (m, _), v in outcomes.items() if m == model]
+            expected = sum(by_enumeration(v, k) for v in mine) / len(mine)
+            assert math.isclose(at.value(model=model, task="t", metric="score"), expected)
+    with pytest.raises(ValueError, match="k must be from 1 to 4"):
+        item_store.figure_at(figure, 5)
+
+
+def test_max_k_is_1_without_items_or_with_scores_other_than_0_or_1(tmp_path):
+    imp = import_bytes(b"model,task,item,sample,score\nA,t,1,0,0.5\nA,t,1,1,1\n", "x.csv")
+    figure = item_store_figure(imp, tmp_path)
+    assert item_store.max_k(figure) == 1
+    imp = import_bytes(b"model,task,value\nA,t,1\nB,t,2\n", "y.csv")
+    assert item_store.max_k(figure_of(imp)) == 1
+
+
+def item_store_figure(imported, folder):
+    figure = figure_of(imported)
+    figure.items = item_store.save(folder, figure.spec.dim_names, imported.items)
+    return figure
+
+
+def test_write_import_without_records_writes_no_items_folder(tmp_path):
+    imported = import_bytes(b"model,task,value\nA,t,1\nB,t,2\n", "y.csv")
+    write_import(imported, tmp_path / "y.csv")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["y.csv", "y.figure.json"]
+    assert "items" not in json.loads((tmp_path / "y.figure.json").read_text())
+
+
+def test_a_parquet_per_item_table_reads_as_its_csv_does(tmp_path):
+    """The Arrow path (native types, dictionary-encoded labels) gives the cells and records the
+    general path gives for the same rows as CSV; rows it does not take go the general way."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(7)
+    n = 600
+    frame = pd.DataFrame({"model": rng.choice(["m-a", "m-b"], n),
+                          "config": rng.choice(["c1", "c2", "c10"], n),
+                          "bench": rng.choice(["aime", "math"], n),
+                          "item": rng.integers(0, 40, n), "sample": 0,
+                          "score": rng.integers(0, 2, n).astype(float)})
+    frame["sample"] = frame.groupby(["model", "config", "bench", "item"]).cumcount()
+    buf = io.BytesIO()
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), buf)
+    fast = import_bytes(buf.getvalue(), "items.parquet")
+    slow = import_bytes(frame.to_csv(index=False).encode(), "items.csv")
+    assert isinstance(fast.items, pa.Table) and isinstance(slow.items, pd.DataFrame)
+    assert fast.spec["dims"] == slow.spec["dims"] and fast.spec["notes"] == [
+        n.replace("items.csv", "items.parquet") for n in slow.spec["notes"]]
+    key = ["model", "config", "bench"]
+    assert fast.tidy.sort_values(key, ignore_index=True).equals(
+        slow.tidy.sort_values(key, ignore_index=True))
+    a = item_store.save(tmp_path / "a", list(fast.spec["dims"]), fast.items)
+    b = item_store.save(tmp_path / "b", list(slow.spec["dims"]), slow.items)
+    assert pd.read_parquet(a.scores_path).equals(pd.read_parquet(b.scores_path))
+    assert item_store.digest(fast.items) != item_store.digest(fast.items.slice(1))
+    # an item's sample twice: the general path names the row
+    twice = pa.Table.from_pandas(pd.concat([frame, frame.iloc[:1]]), preserve_index=False)
+    buf = io.BytesIO()
+    pq.write_table(twice, buf)
+    assert "appears twice in one cell with the same sample" in refused(buf.getvalue(),
+                                                                      "items.parquet")
+
+
+def test_a_per_item_table_with_harness_results_is_refused(tmp_path):
+    """Mixed: a per-item table named beside harness results makes no figure, and says so."""
+    (tmp_path / "items.csv").write_text("model,task,item,score\nA,t,1,1\n")
+    results = shared(LM_EVAL) / "results_2026-01-21T03-44-18.458309.json"
+    with pytest.raises(ImportFailed) as info:
+        import_paths([tmp_path / "items.csv", results])
+    assert str(info.value) == ("2 paths: items.csv is a table, the other files are harness "
+                               "results. Import the table on its own.")
