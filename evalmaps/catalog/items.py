@@ -154,8 +154,9 @@ class ItemRecords:
         clause, params = self._where(fixed)
         by = tuple(by)
         keys = ", ".join(_quoted(d) for d in by)
-        sql = (f"SELECT {keys + ', ' if keys else ''}item, count(*) AS n, sum(score) AS total, "
-               f"bool_and(score = 0 OR score = 1) AS binary "
+        head = keys + ", " if keys else ""
+        sql = (f'SELECT {head}item AS "__item", count(*) AS "__n", sum(score) AS "__total", '
+               f'bool_and(score = 0 OR score = 1) AS "__binary" '
                f"FROM read_parquet(?) WHERE {clause} "
                f"GROUP BY ALL ORDER BY ALL")
         with self._connect() as con:
@@ -163,9 +164,9 @@ class ItemRecords:
         if table.num_rows == 0:
             return {}
         column = {name: table.column(name).to_numpy(zero_copy_only=False) for name in table.column_names}
-        items = column["item"].astype(object)
-        n, total = column["n"].astype(np.int64), column["total"].astype(np.float64)
-        binary = column["binary"].astype(bool)
+        items = column["__item"].astype(object)
+        n, total = column["__n"].astype(np.int64), column["__total"].astype(np.float64)
+        binary = column["__binary"].astype(bool)
         # the rows come ordered by the keys: a cell starts where any key changes
         change = np.zeros(table.num_rows, dtype=bool)
         change[0] = True
@@ -179,28 +180,30 @@ class ItemRecords:
                 for s, e in zip(starts, stops)}
 
     def cell_values(self, k: int = 1) -> pd.DataFrame:
-        """Each cell's value, its item count ``items`` and its largest sample count ``samples``:
-        dims, value, items, samples. At k = 1 the value is the mean over items of each item's mean
+        """Each cell's value, its item count ``n_items`` and its largest sample count
+        ``n_samples``: dims, value, n_items, n_samples (a dimension may be named 'samples': a
+        lighteval pass@k figure's). At k = 1 the value is the mean over items of each item's mean
         over samples (Pass@1 averaged over n samples, as the harnesses report it); at k > 1 the
         mean over items of the unbiased pass@k (:func:`evalmaps.core.estimators.pass_at_k`),
         which needs 0/1 scores and at least k samples of every item."""
         dims = ", ".join(_quoted(d) for d in self.dims)
         if k == 1:
-            sql = (f"SELECT {dims}, avg(m) AS value, count(*) AS items, max(k) AS samples FROM "
-                   f"(SELECT {dims}, item, avg(score) AS m, count(*) AS k FROM read_parquet(?) "
-                   f"GROUP BY ALL) GROUP BY ALL ORDER BY ALL")
+            sql = (f'SELECT {dims}, avg("__m") AS value, count(*) AS n_items, max("__k") AS n_samples '
+                   f'FROM (SELECT {dims}, item, avg(score) AS "__m", count(*) AS "__k" '
+                   f"FROM read_parquet(?) GROUP BY ALL) GROUP BY ALL ORDER BY ALL")
             with self._connect() as con:
                 return con.sql(sql, params=[str(self.scores_path)]).df()
-        sql = (f"SELECT {dims}, count(*) AS n, sum(score) AS c, "
-               f"bool_and(score = 0 OR score = 1) AS binary "
+        sql = (f'SELECT {dims}, count(*) AS "__n", sum(score) AS "__c", '
+               f'bool_and(score = 0 OR score = 1) AS "__binary" '
                f"FROM read_parquet(?) GROUP BY {dims}, item ORDER BY ALL")
         with self._connect() as con:
             per_item = con.sql(sql, params=[str(self.scores_path)]).df()
-        if not per_item["binary"].all():
+        if not per_item["__binary"].all():
             raise ValueError(f"pass@{k} needs scores of 0 or 1; these items have other scores")
-        per_item["value"] = pass_at_k(per_item["n"].to_numpy(), per_item["c"].to_numpy(), k)
+        per_item["__value"] = pass_at_k(per_item["__n"].to_numpy(), per_item["__c"].to_numpy(), k)
         return (per_item.groupby(list(self.dims), sort=True, observed=True)
-                .agg(value=("value", "mean"), items=("value", "size"), samples=("n", "max"))
+                .agg(value=("__value", "mean"), n_items=("__value", "size"),
+                     n_samples=("__n", "max"))
                 .reset_index())
 
     def texts(self, coords: Mapping[str, str], items: Sequence[str]) -> list[dict]:
@@ -304,7 +307,7 @@ def figure_at(figure, k: int):
     values = records.cell_values(k)
     cells = pd.DataFrame({d: values[d].astype(str) for d in records.dims})
     cells["value"] = values["value"].to_numpy(dtype=np.float64)
-    cells["n"] = values["items"].to_numpy(dtype=np.float64)
+    cells["n"] = values["n_items"].to_numpy(dtype=np.float64)
     spec = replace(figure.spec, metric=replace(figure.spec.metric, name=f"pass@{k}"))
     at = Figure(spec, cells, figure.decimals)
     at.items = records

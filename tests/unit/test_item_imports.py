@@ -291,11 +291,11 @@ def test_the_built_in_mmlu_pro_figure_loads_its_records():
     assert figure.items is not None and figure.items.dims == figure.spec.dim_names
     assert list(figure.panels) == ["llama-2-7b", "llama-2-13b"]
     values = figure.items.cell_values()
-    assert values["items"].sum() == 2 * 12_032
+    assert values["n_items"].sum() == 2 * 12_032
     cells = figure.cells.sort_values(["model", "category"], ignore_index=True)
     values = values.sort_values(["model", "category"], ignore_index=True)
     assert values["value"].tolist() == cells["value"].tolist()
-    assert values["items"].astype(float).tolist() == cells["n"].tolist()
+    assert values["n_items"].astype(float).tolist() == cells["n"].tolist()
 
 
 def test_the_built_in_mmlu_pro_figure_is_what_its_script_makes():

@@ -79,7 +79,7 @@ def test_cell_values_equal_pandas_mean_of_item_means(tmp_path_factory, rows):
     want = item_means.groupby(["model", "task"]).agg(["mean", "count"]).reset_index()
     assert got[["model", "task"]].values.tolist() == want[["model", "task"]].values.tolist()
     np.testing.assert_allclose(got["value"], want["mean"], rtol=1e-12)
-    assert got["items"].tolist() == want["count"].tolist()
+    assert got["n_items"].tolist() == want["count"].tolist()
 
 
 def test_cell_values_at_k_average_each_items_pass_at_k(tmp_path):
@@ -88,7 +88,7 @@ def test_cell_values_at_k_average_each_items_pass_at_k(tmp_path):
     records = ItemRecords.write(tmp_path, ["model"], df)
     got = records.cell_values(k=2)
     # item 1: 1 right of 4, pass@2 = 1 - C(3,2)/C(4,2) = 1 - 3/6; item 2: none right
-    assert got.to_dict("records") == [{"model": "A", "value": 0.25, "items": 2, "samples": 4}]
+    assert got.to_dict("records") == [{"model": "A", "value": 0.25, "n_items": 2, "n_samples": 4}]
     assert records.cell_values(k=1)["value"].tolist() == [0.125]
 
 
@@ -96,3 +96,16 @@ def test_pass_at_k_of_partial_scores_is_refused(tmp_path):
     records = ItemRecords.write(tmp_path, ["model", "task"], frame())
     with pytest.raises(ValueError, match="pass@2 needs scores of 0 or 1"):
         records.cell_values(k=2)
+
+
+def test_dimensions_named_like_the_query_columns_keep_their_labels(tmp_path):
+    """A lighteval pass@k figure has a dimension 'samples'; others may be 'n', 'total', 'c'."""
+    dims = ["samples", "n", "total", "c", "binary"]
+    df = pd.DataFrame({d: ["4", "4"] for d in dims} | {"item": ["1", "2"], "score": [1.0, 0.0]})
+    records = ItemRecords.write(tmp_path, dims, df)
+    got = records.cell_values()
+    assert got.to_dict("records") == [{**{d: "4" for d in dims}, "value": 0.5, "n_items": 2, "n_samples": 1}]
+    assert got.equals(records.cell_values(k=1))
+    cell = records.cells({}, dims)[("4",) * 5]
+    assert (list(cell.items), list(cell.n), list(cell.total), cell.binary) == (["1", "2"], [1, 1], [1.0, 0.0], True)
+    assert records.cell_values(k=1).columns.tolist() == [*dims, "value", "n_items", "n_samples"]
