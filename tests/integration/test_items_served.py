@@ -1,18 +1,19 @@
 """A data folder of Inspect logs with samples, served as ``evalmaps serve --data`` serves it: the
 app's figure has its per-item records (figure.items), whose dims are the figure's, and the API
-serves the figure with the model a facet."""
+serves the figure with the model a facet. The app is made in a fresh interpreter: a second Dash
+app in the test process would register its scripts again for every later test."""
 
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from app import create_app
-from evalmaps.service.settings import Settings
-
-EXTERNAL = Path(__file__).resolve().parents[2].parent / "shared" / "external"
+ROOT = Path(__file__).resolve().parents[2]
+EXTERNAL = ROOT.parent / "shared" / "external"
 INSPECT = EXTERNAL / "inspect-samples"
 
 
@@ -27,20 +28,37 @@ def arc_folder(tmp_path):
     return folder
 
 
+# run in a fresh interpreter: argv[1] the data folder, argv[2] a scratch folder
+SCRIPT = """
+import sys
+from pathlib import Path
+
+from app import create_app
+from evalmaps.service.settings import Settings
+
+arc_folder, tmp_path = Path(sys.argv[1]), Path(sys.argv[2])
+app = create_app(Settings(extra_data=(arc_folder,), cache_dir=tmp_path / "cache",
+                          store_dir=None))
+catalog = app.server.extensions["evalmaps"]["catalog"]
+figure = catalog.figure("import-arc-2-inspect-logs")
+assert figure.items is not None and figure.items.dims == figure.spec.dim_names
+assert figure.items.folder.parent == tmp_path / "cache"
+grid = figure.items.cells({"scorer": "choice", "metric": "accuracy",
+                           "task": "inspect_evals/arc_easy"}, ["model"])
+assert {k: (list(v.items), list(v.mean)) for k, v in grid.items()} == {
+    ("anthropic/claude-sonnet-4-0",): (["1", "2", "3", "4", "5"], [1.0] * 5),
+    ("ollama/qwen2.5:0.5b",): (["1", "2", "3"], [1.0, 0.0, 0.0])}
+builtin = catalog.figure("mmlu-pro")
+assert builtin.items is not None
+body = app.server.test_client().get("/api/figures/import-arc-2-inspect-logs").get_json()
+assert [(d["name"], d["role"]) for d in body["dims"]] == [
+    ("model", "facet"), ("scorer", "facet"), ("metric", "y"), ("task", "x")]
+print("checked")
+"""
+
+
 def test_served_data_folder_figures_have_their_items(arc_folder, tmp_path):
-    app = create_app(Settings(extra_data=(arc_folder,), cache_dir=tmp_path / "cache",
-                              store_dir=None))
-    catalog = app.server.extensions["evalmaps"]["catalog"]
-    figure = catalog.figure("import-arc-2-inspect-logs")
-    assert figure.items is not None and figure.items.dims == figure.spec.dim_names
-    assert figure.items.folder.parent == tmp_path / "cache"
-    grid = figure.items.cells({"scorer": "choice", "metric": "accuracy",
-                               "task": "inspect_evals/arc_easy"}, ["model"])
-    assert {k: (list(v.items), list(v.mean)) for k, v in grid.items()} == {
-        ("anthropic/claude-sonnet-4-0",): (["1", "2", "3", "4", "5"], [1.0] * 5),
-        ("ollama/qwen2.5:0.5b",): (["1", "2", "3"], [1.0, 0.0, 0.0])}
-    builtin = catalog.figure("mmlu-pro")
-    assert builtin.items is not None
-    body = app.server.test_client().get("/api/figures/import-arc-2-inspect-logs").get_json()
-    assert [(d["name"], d["role"]) for d in body["dims"]] == [
-        ("model", "facet"), ("scorer", "facet"), ("metric", "y"), ("task", "x")]
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(arc_folder), str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "checked"
