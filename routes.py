@@ -26,6 +26,7 @@ from evalmaps.core.text import clip
 from evalmaps.service import budget
 from evalmaps.service.store import STORED_ID_IN
 from evalmaps.service.uploads import catalog_with
+from evalmaps.views import items as items_view
 from evalmaps.views import payloads
 
 api = Blueprint("evalmaps_api", __name__)
@@ -91,6 +92,22 @@ def compare():
     query = _query()
     ids = STORED_ID_IN.findall(" ".join(v[:200] for values in query.values() for v in values))
     return jsonify(payloads.compare_payload(_catalog(*ids), query))
+
+
+@api.get("/api/compare/items")
+def compare_items():
+    """One cell's items on A and B (evalmaps.views.items); ``format=csv`` as the cells API."""
+    query = _query()
+    fmt = (query.pop("format", None) or ["json"])[0]
+    if fmt not in ("json", "csv"):
+        return error(400, f"Unknown format '{clip(fmt, MAX_QUOTED)}'. Use format=json or csv.")
+    ids = STORED_ID_IN.findall(" ".join(v[:200] for values in query.values() for v in values))
+    payload = items_view.items_payload(_catalog(*ids), query)
+    if fmt == "csv":
+        return Response(items_view.items_csv(payload), mimetype="text/csv",
+                        headers={"Content-Disposition":
+                                 f"attachment; filename={items_view.csv_name(payload)}"})
+    return jsonify(payload)
 
 
 @api.get("/api")

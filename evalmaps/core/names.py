@@ -37,6 +37,11 @@ QUERY_KEYS: dict[str, tuple[str, str]] = {
     "xdim": ("/compare, compare API", "A and B labels of a dimension: the grid's columns"),
     "avg": ("/compare, compare API", "A and B labels of a dimension: a dimension averaged over; "
                                      "repeated"),
+    "cell": ("/compare", "the cell whose items are open: <row label>|<column label>"),
+    "which": ("/compare, compare items API", "the cell's items listed: a_only, b_only, both, "
+                                             "neither or all (default)"),
+    "k": ("/, /trends, /compare, compare items API", "pass@k where items have several samples "
+                                                    "(1 to n; default 1)"),
     "format": ("cells API", "json (default), csv, or latex or markdown (one panel as a table)"),
 }
 CELL_COLUMNS = ("value", "sd", "n", "se")  # columns of a tidy file that are not dimensions
