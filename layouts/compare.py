@@ -88,6 +88,7 @@ from evalmaps.views.state import (
     grid_state,
     parse_compare_state,
 )
+from layouts import _compare_items as compare_items
 from layouts._shared import (
     UPLOADS,
     Outputs,
@@ -232,6 +233,7 @@ def layout(uploads=None, **query):
                      id="compare-maps", className=values["maps_class"]
                      if values["maps_class"] is not no_update else "compare-maps"),
             html.Div(values["legend"], id="compare-legend", className="small text-muted mt-1"),
+            compare_items.first_panel(catalog, query),  # the items behind a cell of B − A
             export_control(PAGE, SIDE_OPTIONS, "a", panel_label="Which panel"),
             html.Div(values["cards"], id="compare-cards", className="mt-3"),
         ], id="compare-body", style=values["body_style"]),

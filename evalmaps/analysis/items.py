@@ -164,6 +164,15 @@ class CellItems:
             self._join_texts(out)
         return out
 
+    def row(self, item: str) -> dict | None:
+        """One item's row with its texts (None when the cell has no such item)."""
+        at = np.searchsorted(self.items, item) if len(self.items) else 0
+        if at >= len(self.items) or self.items[at] != item:
+            return None
+        row = {"item": str(item), "a": float(self.a[at]), "b": float(self.b[at])}
+        self._join_texts([row])
+        return row
+
     def _join_texts(self, rows: list[dict]) -> None:
         ids = [r["item"] for r in rows]
         a_texts = _texts_by_item(self.a_records, self.a_coords, ids)
