@@ -101,7 +101,8 @@ from layouts._shared import (
     stored_ids,
 )
 
-dash.register_page(__name__, path="/compare", name="Compare", title="evalmaps · Compare", order=2)
+dash.register_page(__name__, path="/compare", name="Compare", title="evalmaps · Compare", order=2,
+                   shows_grid="cell")  # a cell's items (AG Grid): its code comes with ?cell=
 
 PAGE = "compare"
 SIDES = ("a", "b", "delta")
