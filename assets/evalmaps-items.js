@@ -16,7 +16,7 @@
     }
     try {
       return JSON.parse(graph.id).panel === "delta";
-    } catch (e) {
+    } catch {  // not a JSON id: not a map of Compare
       return false;
     }
   }

@@ -124,3 +124,17 @@ def items_panel(page: str, values: dict, shown: list | None) -> html.Div:
         dcc.Store(id=f"{page}-items-shown", data=shown),  # what the panel shows (its query)
     ], id=f"{page}-items", className="items-panel mt-3", style=values["style"],
         role="region", **{"aria-label": "The items behind a cell"})
+
+
+def k_menu(page: str, most: int, k: int) -> dbc.Col:
+    """The pass@k menu (1 to ``most``, the fewest samples any item has; URL ``k``), shown only
+    where the figure's items have several samples with 0/1 scores."""
+    options = [{"label": "1 (mean over samples)" if n == 1 else f"pass@{n}", "value": n}
+               for n in range(1, max(most, 1) + 1)]
+    return dbc.Col(html.Div([
+        dbc.Label("k (pass@k)", html_for=f"{page}-k", className="small fw-semibold mb-1"),
+        dcc.Dropdown(id=f"{page}-k", options=options, value=k if k <= most else 1,
+                     clearable=False, searchable=False),
+    ], title="The unbiased pass@k of each item's samples, 1 − C(n−c, k)/C(n, k), averaged "
+             "over the items (Chen et al., 2021)"), md=2, className="mb-2", id=f"{page}-k-col",
+        style=None if most > 1 else HIDDEN)

@@ -288,7 +288,7 @@ INPUTS: dict[str, str] = {
 # other dimensions' menus (ids and values)
 INPUTS.update(by="text", ydim="text", xdim="text", rest="texts", rest_ids="any")
 # Compare's items panel: the item picked in its list (AG Grid's selectedRows)
-INPUTS.update(selected="records")
+INPUTS.update(selected="records", k="number")
 
 
 def _fits(name: str, value) -> bool:

@@ -33,7 +33,18 @@ LAW = {  # item: (m7 samples, m13 samples)
 CHEM = {"c1": (0.25, 0.5), "c2": (0.75, 1.0)}
 
 
-def scores_frame() -> pd.DataFrame:
+def sampled_frame() -> pd.DataFrame:
+    """Every cell as law: items l1..l3, four 0/1 samples each (pass@k applies up to k = 4)."""
+    rows = []
+    for category in ("math", "law", "chem"):
+        for item, (a, b) in LAW.items():
+            for s, (va, vb) in enumerate(zip(a, b)):
+                rows += [("m7", category, "test", item, s, va),
+                         ("m13", category, "test", item, s, vb)]
+    return pd.DataFrame(rows, columns=[*DIMS, "item", "sample", "score"])
+
+
+def scores_frame(partial: bool = True) -> pd.DataFrame:
     rows = []
     for item, (a, b) in MATH.items():
         rows += [("m7", "math", "test", item, 0, a), ("m13", "math", "test", item, 0, b)]
@@ -42,6 +53,8 @@ def scores_frame() -> pd.DataFrame:
         for s, (va, vb) in enumerate(zip(a, b)):
             rows += [("m7", "law", "test", item, s, va), ("m13", "law", "test", item, s, vb)]
     for item, (a, b) in CHEM.items():
+        if not partial:  # 0/1 instead: the figure allows pass@k (at most 1 sample in chem)
+            a, b = round(a + 0.01), round(b)
         rows += [("m7", "chem", "test", item, 0, a), ("m13", "chem", "test", item, 0, b)]
     return pd.DataFrame(rows, columns=[*DIMS, "item", "sample", "score"])
 
@@ -56,9 +69,11 @@ def texts_frame() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*DIMS, "item", "prompt", "target", "response"])
 
 
-def items_figure(folder) -> Figure:
-    """The figure, its cells the item means, with its records kept in ``folder``."""
-    scores = scores_frame()
+def items_figure(folder, partial: bool = True, sampled: bool = False) -> Figure:
+    """The figure, its cells the item means, with its records kept in ``folder``;
+    ``partial=False``: chem's scores are 0/1 (c1 wrong on A, right on B; c2 right on both);
+    ``sampled``: every cell's items are law's (four samples each: :func:`sampled_frame`)."""
+    scores = sampled_frame() if sampled else scores_frame(partial)
     item_means = scores.groupby([*DIMS, "item"], sort=False)["score"].mean().reset_index()
     cells = item_means.groupby(DIMS, sort=False)["score"].mean().reset_index()
     spec = parse_spec({
@@ -73,5 +88,5 @@ def items_figure(folder) -> Figure:
     frame["value"] = [repr(float(v)) for v in cells["score"]]
     validated, decimals = validate_cells(frame.astype(str), spec, file=f"{FIGURE_ID}.csv")
     figure = Figure(spec, validated, decimals)
-    figure.items = ItemRecords.write(folder, DIMS, scores, texts_frame())
+    figure.items = ItemRecords.write(folder, DIMS, scores, None if sampled else texts_frame())
     return figure

@@ -248,3 +248,29 @@ def cell_items(catalog: Catalog, a: ComparePanel, b: ComparePanel, y_label: str,
     return CellItems(pa.items, va, vb, pa.n, pb.n, k, _graded(va, vb, binary),
                      _right(va, binary), _right(vb, binary), len(ca) - len(pa),
                      len(cb) - len(pb), sa.coords, sb.coords, sa.records, sb.records, why)
+
+
+def count_grid(figure, facets: Mapping[str, str], y_labels: Sequence[str],
+               x_labels: Sequence[str]) -> np.ndarray | None:
+    """Each cell's item count and largest sample count per item over the grid ``y_labels`` x
+    ``x_labels`` of the panel at ``facets`` (rows, cols, 2; NaN where a cell has no items); None
+    when the figure has no per-item records. Counted once per figure."""
+    records = getattr(figure, "items", None)
+    if records is None:
+        return None
+    counts = getattr(figure, "_evalmaps_counts", None)
+    if counts is None:
+        counts = figure._evalmaps_counts = records.cell_values(1)
+    spec = figure.spec
+    keep = np.ones(len(counts), dtype=bool)
+    for dim, label in facets.items():
+        keep &= counts[dim].to_numpy(dtype=object) == label
+    chosen = counts[keep]
+    rows = {label: i for i, label in enumerate(y_labels)}
+    cols = {label: j for j, label in enumerate(x_labels)}
+    grid = np.full((len(y_labels), len(x_labels), 2), np.nan)
+    for y, x, n_items, n_samples in zip(chosen[spec.y], chosen[spec.x], chosen["items"],
+                                        chosen["samples"]):
+        if y in rows and x in cols:
+            grid[rows[y], cols[x]] = (n_items, n_samples)
+    return grid

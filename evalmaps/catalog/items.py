@@ -220,3 +220,50 @@ class ItemRecords:
 def _empty() -> ItemScores:
     return ItemScores(np.array([], dtype=object), np.array([], dtype=np.int64),
                       np.array([], dtype=np.float64), True)
+
+
+# --------------------------------------------------------------------------- pass@k figures
+# A minimal figure_at for the itemsui branch (the items helper writes the full one; the lead
+# reconciles the two).
+
+def max_k(figure) -> int:
+    """The largest k the figure's items allow pass@k at: the fewest samples any item has where
+    every score is 0 or 1; 1 when the figure has no items, or non-binary scores."""
+    records = getattr(figure, "items", None)
+    if records is None:
+        return 1
+    cached = getattr(figure, "_evalmaps_max_k", None)
+    if cached is not None:
+        return cached
+    dims = ", ".join(_quoted(d) for d in records.dims)
+    sql = (f"SELECT min(n) AS k, bool_and(b01) AS b01 FROM (SELECT {dims}, item, "
+           f"count(*) AS n, bool_and(score = 0 OR score = 1) AS b01 FROM read_parquet(?) "
+           f"GROUP BY ALL)")
+    with records._connect() as con:
+        k, binary = con.sql(sql, params=[str(records.scores_path)]).fetchall()[0]
+    out = int(k) if k is not None and binary else 1
+    figure._evalmaps_max_k = out
+    return out
+
+
+def figure_at(figure, k: int):
+    """The figure with every cell's value the mean over its items of the unbiased pass@k
+    (:meth:`ItemRecords.cell_values`); ``k = 1`` or a figure without items: the figure itself.
+    Standard errors and replicate columns are left out (they belong to the values at k = 1).
+    Kept on the figure, one per k."""
+    if k == 1 or getattr(figure, "items", None) is None:
+        return figure
+    from evalmaps.core.figure import Figure
+
+    made = getattr(figure, "_evalmaps_at", None)
+    if made is None:
+        made = figure._evalmaps_at = {}
+    if k not in made:
+        values = figure.items.cell_values(k)
+        dims = list(figure.spec.dim_names)
+        cells = values[dims].astype(str)
+        cells["value"] = values["value"].astype("float64")
+        at = Figure(figure.spec, cells.reset_index(drop=True), figure.decimals)
+        at.items = figure.items
+        made[k] = at
+    return made[k]

@@ -34,6 +34,7 @@ from evalmaps.analysis.compare import (
     resolve,
 )
 from evalmaps.analysis.slicing import COLOR_MODES, ZSCALES
+from evalmaps.catalog.items import max_k
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import Catalog, Figure
 
@@ -119,6 +120,7 @@ class ViewState:
     scale: str = DEFAULT_SCALE  # the heatmaps' colour scale: uniform or paper
     pct: bool = False  # fractions written as percent
     zscale: str = "linear"  # colours by value, or by log10 of it ("log")
+    k: int = 1  # pass@k where the figure's items have several samples (1: the mean over them)
 
     def facet_selection(self, figure: Figure) -> dict[str, list[str]]:
         spec = figure.spec
@@ -149,6 +151,8 @@ class ViewState:
             pairs.append(("pct", "1"))
         if self.zscale != "linear":
             pairs.append(("zscale", self.zscale))
+        if self.k != 1:
+            pairs.append(("k", str(self.k)))
         for key, value in (extra or {}).items():
             pairs += [(key, v) for v in as_list(value) or []]
         return "?" + urlencode(pairs)
@@ -246,9 +250,30 @@ def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
     if zscale not in ZSCALES:
         problems.append(f"zscale={fmt.clip(zscale)} is not linear or log; using linear.")
         zscale = "linear"
+    k = read_k(query, figure, problems)
     return ViewState(fid, facets, rows, x_range, color, _show_values(query), sort, top,
                      tuple(problems), scale=scale, pct=pct,
-                     zscale=zscale)
+                     zscale=zscale, k=k)
+
+
+def read_k(query: Query, figure: Figure, problems: list[str]) -> int:
+    """``k`` for pass@k: a whole number from 1 to the fewest samples any of the figure's items
+    has (:func:`evalmaps.catalog.items.max_k`); else 1, with a note in ``problems``."""
+    text = first(query.get("k"))
+    if text in (None, "", "1"):
+        return 1
+    k = _count(text)
+    if k is None:
+        problems.append(f"k={fmt.clip(text)} is not a whole number above 0; using k=1.")
+        return 1
+    most = max_k(figure)
+    if k > most:
+        problems.append(f"pass@{k} needs {k} samples of every item with 0/1 scores, and "
+                        + (f"this figure's items have {most} at the fewest"
+                           if getattr(figure, "items", None) is not None and most > 1
+                           else "this figure has no such items") + "; using k=1.")
+        return 1
+    return k
 
 
 def _flag(query: Query, key: str, problems: list[str]) -> bool:
@@ -559,11 +584,12 @@ def parse_compare_state(query: Query, catalog: Catalog) -> CompareState:
 # first page's links with :func:`nav_href`; later, ``evalmaps_nav.navLinks`` (assets/nav.js)
 # writes them in the browser from the same rules, which the nav element carries (:data:`NAV_RULES`).
 NAV_RULES: dict = {
-    "own": {"/": ["color", "labels"], "/trends": ["transpose", "overlay", "threshold", "logx"],
+    "own": {"/": ["color", "labels", "k"],
+            "/trends": ["transpose", "overlay", "threshold", "logx", "k"],
             "/compare": ["a", "b", "ydim", "xdim", "avg", "color", "labels"], "/data": []},
     "sliced": ["/", "/trends", "/data"],
     "named": ["color", "labels", "transpose", "overlay", "threshold", "logx", "a", "b", "ydim",
-              "xdim", "avg", "format"],
+              "xdim", "avg", "format", "k", "cell", "which"],
 }
 
 

@@ -129,3 +129,45 @@ def test_lists_partition_the_items_as_direct_enumeration(tmp_path_factory, pairs
         want[key].append(f"i{n:02d}")
     assert {w: ids(cell, w) for w in want} == want
     assert np.array_equal(cell.a, [a for a, _ in pairs]) and np.array_equal(cell.b, [b for _, b in pairs])
+
+
+# --------------------------------------------------------------------------- pass@k figures
+
+
+def test_figure_at_k_is_the_mean_of_each_items_pass_at_k(tmp_path):
+    from evalmaps.catalog.items import figure_at, max_k
+
+    figure = items_figure(tmp_path, sampled=True)
+    assert max_k(figure) == 4 and figure_at(figure, 1) is figure
+
+    def p(c, k):
+        return 1 - comb(4 - c, k) / comb(4, k)
+    at = figure_at(figure, 3)
+    got = {(r.model, r.category): r.value for r in at.cells.itertuples()}
+    m7, m13 = (p(1, 3) + 0 + 1) / 3, (p(2, 3) + 1 + p(1, 3)) / 3
+    assert got == pytest.approx({(m, c): v for m, v in (("m7", m7), ("m13", m13))
+                                 for c in ("math", "law", "chem")}, abs=1e-12)
+    assert at.panels["m7"].se is None and at.items is figure.items
+    assert max_k(items_figure(tmp_path / "partial")) == 1  # partial credit: no pass@k
+
+
+def test_k_in_the_url_is_read_against_the_items(tmp_path):
+    from evalmaps.views.state import parse_state
+
+    catalog = Catalog([items_figure(tmp_path, sampled=True)])
+    state = parse_state({"figure": "itemdemo", "k": "3"}, catalog)
+    assert (state.k, state.problems, state.to_query()) == (3, (), "?figure=itemdemo&k=3")
+    state = parse_state({"figure": "itemdemo", "k": "5"}, catalog)
+    assert (state.k, state.problems) == (1, (
+        "pass@5 needs 5 samples of every item with 0/1 scores, and this figure's items have 4 "
+        "at the fewest; using k=1.",))
+    assert parse_state({"figure": "itemdemo", "k": "x"}, catalog).problems == (
+        "k=x is not a whole number above 0; using k=1.",)
+
+
+def test_count_grid_gives_items_and_samples_per_cell(tmp_path):
+    from evalmaps.analysis.items import count_grid
+
+    figure = items_figure(tmp_path)
+    grid = count_grid(figure, {"model": "m7"}, ("math", "law", "chem", "none"), ("test",))
+    assert np.array_equal(grid[:3, 0], [[7, 1], [3, 4], [2, 1]]) and np.isnan(grid[3]).all()
