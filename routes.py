@@ -65,6 +65,7 @@ def figure(figure_id: str):
 def cells(figure_id: str):
     fig = _catalog(figure_id).figure(figure_id)
     query = _query()
+    fig = items_view.figure_at_query(fig, query)  # k: pass@k where items have samples
     fmt = (query.pop("format", None) or ["json"])[0]
     if fmt not in ("json", "csv", "latex", "markdown"):
         return error(400, f"Unknown format '{clip(fmt, MAX_QUOTED)}'. Use format=json, csv, "
@@ -83,7 +84,9 @@ def cells(figure_id: str):
 @api.get("/api/figures/<figure_id>/trends")
 def trends(figure_id: str):
     """Per-line statistics and observation sentences of a slice (same filters as /cells)."""
-    return jsonify(payloads.trends_payload(_catalog(figure_id).figure(figure_id), _query()))
+    query = _query()
+    fig = items_view.figure_at_query(_catalog(figure_id).figure(figure_id), query)
+    return jsonify(payloads.trends_payload(fig, query))
 
 
 @api.get("/api/compare")

@@ -126,11 +126,16 @@ def items_panel(page: str, values: dict, shown: list | None) -> html.Div:
         role="region", **{"aria-label": "The items behind a cell"})
 
 
+def k_options(most: int) -> list[dict]:
+    """The k menu's options: 1 (the mean over samples) to ``most``."""
+    return [{"label": "1 (mean over samples)" if n == 1 else f"pass@{n}", "value": n}
+            for n in range(1, max(most, 1) + 1)]
+
+
 def k_menu(page: str, most: int, k: int) -> dbc.Col:
     """The pass@k menu (1 to ``most``, the fewest samples any item has; URL ``k``), shown only
     where the figure's items have several samples with 0/1 scores."""
-    options = [{"label": "1 (mean over samples)" if n == 1 else f"pass@{n}", "value": n}
-               for n in range(1, max(most, 1) + 1)]
+    options = k_options(most)
     return dbc.Col(html.Div([
         dbc.Label("k (pass@k)", html_for=f"{page}-k", className="small fw-semibold mb-1"),
         dcc.Dropdown(id=f"{page}-k", options=options, value=k if k <= most else 1,

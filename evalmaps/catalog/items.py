@@ -230,7 +230,7 @@ def max_k(figure) -> int:
     """The largest k the figure's items allow pass@k at: the fewest samples any item has where
     every score is 0 or 1; 1 when the figure has no items, or non-binary scores."""
     records = getattr(figure, "items", None)
-    if records is None:
+    if records is None or "k" in figure.spec.dims:  # ?k= names the figure's own dimension k
         return 1
     cached = getattr(figure, "_evalmaps_max_k", None)
     if cached is not None:
@@ -267,3 +267,12 @@ def figure_at(figure, k: int):
         at.items = figure.items
         made[k] = at
     return made[k]
+
+
+def catalog_at(catalog, k: int):
+    """The catalog with every figure whose items allow it at pass@k (:func:`figure_at`); the
+    others as they are. ``k = 1``: the catalog itself."""
+    if k == 1:
+        return catalog
+    return catalog.with_figures([figure_at(f, k) for f in catalog
+                                 if getattr(f, "items", None) is not None and max_k(f) >= k])

@@ -45,4 +45,7 @@ QUERY_KEYS: dict[str, tuple[str, str]] = {
     "format": ("cells API", "json (default), csv, or latex or markdown (one panel as a table)"),
 }
 CELL_COLUMNS = ("value", "sd", "n", "se")  # columns of a tidy file that are not dimensions
-RESERVED_NAMES = frozenset(QUERY_KEYS) | frozenset(CELL_COLUMNS)
+# ``k`` is not reserved: results of pass@k (bigcode, lighteval) have a dimension k of their own.
+# Where a figure has one, ?k= is its label, and pass@k of items is not offered there.
+SHARED_KEYS = frozenset({"k"})
+RESERVED_NAMES = (frozenset(QUERY_KEYS) - SHARED_KEYS) | frozenset(CELL_COLUMNS)

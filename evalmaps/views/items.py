@@ -181,3 +181,21 @@ def csv_name(payload: Mapping) -> str:
     stem = "__".join(parts)
     safe = "".join(c if c.isalnum() or c in "-._@" else "-" for c in stem)
     return safe[:150] + ".csv"
+
+
+def figure_at_query(figure, query: Query):
+    """The figure at the query's ``k`` (the cells and trends API): itself at k = 1; a k its
+    items do not allow is an :class:`ItemsError` (400)."""
+    from evalmaps.catalog.items import figure_at, max_k
+
+    k = parse_k(query)
+    if k == 1:
+        return figure
+    most = max_k(figure)
+    if k > most:
+        raise ItemsError(f"pass@{k} needs {k} samples of every item with 0/1 scores, and "
+                         + (f"figure '{figure.id}' has {most} at the fewest"
+                            if getattr(figure, "items", None) is not None and most > 1
+                            else f"figure '{figure.id}' has no such items")
+                         + f". Use k=1{f' to {most}' if most > 1 else ''}.")
+    return figure_at(figure, k)

@@ -39,3 +39,28 @@ def test_hover_counts_and_the_k_menu(dash_duo, sampled_app, tmp_path):
     until(lambda: f"{want:.2f}" in hover_cell(dash_duo, M7, "test", "law"), timeout=10)
     assert "pass@2" in dash_duo.find_element("#browse-summary").text
     screenshot(dash_duo.driver, "browse-k", tmp_path)
+
+
+def test_compare_takes_k_from_its_menu(dash_duo, sampled_app):
+    from selenium.webdriver.common.by import By
+
+    from tests.browser.test_compare_items import open_page
+
+    dash_duo.start_server(sampled_app)
+    open_page(dash_duo)
+    css = graph_selector("compare", "a")
+    text = hover_cell(dash_duo, css, "test", "law")
+    assert "0.4167" in text
+    pick_option(dash_duo, "#compare-k", "pass@2")
+    until(lambda: "k=2" in dash_duo.driver.current_url, timeout=10)
+    until(lambda: "0.5" in hover_cell(dash_duo, css, "test", "law"), timeout=10)
+    # the items follow k: law's l1 on A is pass@2 of 1 right in 4 = 0.5
+    dash_duo.driver.get(dash_duo.driver.current_url + "&cell=law%7Ctest")
+    dash_duo.wait_for_text_to_equal("#compare-items-title",
+                                    "Items at Category law · Split test (pass@2)", timeout=15)
+    until(lambda: dash_duo.driver.find_elements(
+        By.CSS_SELECTOR, "#compare-items-grid .ag-row[row-index='0'] [col-id=a]"), timeout=10)
+    cell = dash_duo.driver.find_element(
+        By.CSS_SELECTOR, "#compare-items-grid .ag-center-cols-container .ag-row[row-index='0'] "
+                         "[col-id=a]")
+    assert cell.text == "0.5"

@@ -105,3 +105,24 @@ def test_a_figure_without_items_says_why(items_client):
     assert (body["items"], body["counts"]["all"], body["note"]) == (
         [], 0, "A: figure 'dynts-llama-vs-qwen' has no per-item records; B: figure "
                "'dynts-llama-vs-qwen' has no per-item records")
+
+
+def test_cells_and_trends_take_k(items_client, dash_app, tmp_path):
+    from math import comb
+    catalog = dash_app.server.extensions["evalmaps"]["catalog"]
+    kept = catalog.figures[FIGURE_ID]
+    catalog.figures[FIGURE_ID] = items_figure(tmp_path, sampled=True)
+    client = items_client
+    try:
+        cells = get_json(client, f"/api/figures/{FIGURE_ID}/cells?k=2&category=law")["cells"]
+        p2 = [1 - comb(4 - c, 2) / comb(4, 2) for c in range(5)]
+        assert [(c["model"], c["value"]) for c in cells] == [
+            ("m7", pytest.approx((p2[1] + p2[0] + p2[4]) / 3)),
+            ("m13", pytest.approx((p2[2] + p2[4] + p2[1]) / 3))]
+        assert get_json(client, f"/api/figures/{FIGURE_ID}/trends?k=4")["figure"] == FIGURE_ID
+        assert "has 4 at the fewest. Use k=1 to 4." in assert_json_error(
+            client.get(f"/api/figures/{FIGURE_ID}/cells?k=5"), 400)
+        assert "has no such items. Use k=1." in assert_json_error(
+            client.get("/api/figures/dynts-llama-vs-qwen/cells?k=2"), 400)
+    finally:
+        catalog.figures[FIGURE_ID] = kept
