@@ -117,7 +117,7 @@ def items_panel(page: str, values: dict, shown: list | None) -> html.Div:
         dag.AgGrid(id=f"{page}-items-grid", rowData=values["rows"], columnDefs=values["columns"],
                    defaultColDef={"sortable": True, "resizable": True, "flex": 1,
                                   "minWidth": 90},
-                   dashGridOptions=GRID_OPTIONS, style={"height": "340px"},
+                   dashGridOptions=values["grid_options"], style=values["grid_style"],
                    className="items-grid"),
         html.Div(values["detail"], id=f"{page}-items-detail", className="items-detail mt-2"),
         dcc.Store(id=f"{page}-items-open", data=None),  # Enter on a cell of B − A (JS)

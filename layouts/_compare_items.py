@@ -25,6 +25,7 @@ from evalmaps.views.state import as_list, first, parse_compare_state
 from layouts._shared import UPLOADS, boundary, get_catalog, stored_ids
 
 PAGE = "compare"
+FIT_ROWS = 8  # lists of up to this many rows are as tall as their rows
 DELTA = {"type": "compare-heatmap", "panel": "delta"}
 
 
@@ -68,7 +69,7 @@ def panel(catalog, query: dict) -> dict:
     :func:`show_items`)."""
     closed = {"style": HIDDEN, "title": "", "note": None, "options": which_options(None),
               "which": "all", "rows": [], "columns": columns(False), "csv": "", "link": "",
-              "detail": detail(None)}
+              "detail": detail(None), **grid_size(0)}
     try:
         q = items_request(catalog, query)
         if q is None:
@@ -92,10 +93,10 @@ def panel(catalog, query: dict) -> dict:
                      ("; right means a score of 1" if cell.graded and _binary(cell)
                       else "; right means a score of 0.5 or more" if cell.graded
                       else "; these scores are not right or wrong, so only All is listed") + ".")
-        lacking = [f"{n:,} only {side}" for n, side in ((cell.only_in_a, "A"),
-                                                         (cell.only_in_b, "B")) if n]
+        lacking = [f"{n:,} item{'s' * (n != 1)} only {side} has" for n, side in
+                   ((cell.only_in_a, "A"), (cell.only_in_b, "B")) if n]
         if lacking:
-            notes.append(" Not listed: items " + " and ".join(f"{t} has" for t in lacking) + ".")
+            notes.append(" Not listed: " + " and ".join(lacking) + ".")
     first_row = cell.rows(q.which, limit=1) if rows else []
     samples = bool(rows) and "a_samples" in rows[0]
     return {
@@ -105,7 +106,15 @@ def panel(catalog, query: dict) -> dict:
         "csv": api_href(catalog, q),
         "link": items_view.page_url(catalog, q, comparing.default_pair(catalog)),
         "detail": detail(first_row[0] if first_row else None, q.a.short, q.b.short),
+        **grid_size(len(rows)),
     }
+
+
+def grid_size(n: int) -> dict:
+    """The list's height: a few rows fit it (AG Grid's autoHeight), more scroll in 340 px."""
+    if n <= FIT_ROWS:
+        return {"grid_style": {}, "grid_options": {**GRID_OPTIONS, "domLayout": "autoHeight"}}
+    return {"grid_style": {"height": "340px"}, "grid_options": dict(GRID_OPTIONS)}
 
 
 def _binary(cell) -> bool:
@@ -134,7 +143,8 @@ OUTPUTS = [Output(f"{PAGE}-items", "style"), Output(f"{PAGE}-items-title", "chil
            Output(f"{PAGE}-items-grid", "columnDefs"), Output(f"{PAGE}-items-csv", "href"),
            Output(f"{PAGE}-items-link", "href"), Output(f"{PAGE}-items-detail", "children"),
            Output(f"{PAGE}-items-shown", "data"),
-           Output(f"{PAGE}-items-grid", "dashGridOptions")]
+           Output(f"{PAGE}-items-grid", "dashGridOptions"), Output(f"{PAGE}-items-grid", "style"),
+           Output(f"{PAGE}-items-search", "value")]
 KEYS = ("style", "title", "note", "options", "which", "rows", "columns", "csv", "link", "detail")
 
 
@@ -148,7 +158,7 @@ def show_items(search, shown, uploads):
     if key == shown:
         raise PreventUpdate
     values = panel(get_catalog(uploads, *stored_ids(search)), query)
-    return (*[values[k] for k in KEYS], key, {**GRID_OPTIONS, "quickFilterText": ""})
+    return (*[values[k] for k in KEYS], key, values["grid_options"], values["grid_style"], "")
 
 
 @callback(Output(f"{PAGE}-items-detail", "children", allow_duplicate=True),

@@ -91,7 +91,6 @@ from evalmaps.views.state import (
     grid_state,
     parse_compare_state,
 )
-from layouts import _compare_items as compare_items
 from layouts._shared import (
     UPLOADS,
     Outputs,
@@ -781,3 +780,7 @@ def download_table(_clicks, table_format, which, search, uploads):
 
 
 register_nav_sync(PAGE)
+
+# The items behind a cell of B − A (its panel and callbacks): registered after the page's own,
+# whose sync callback stays the first that writes the location.
+from layouts import _compare_items as compare_items  # noqa: E402
