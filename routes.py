@@ -94,7 +94,8 @@ def compare():
     """Two panels' common cells, B - A and the summary (see evalmaps.analysis.compare for references)."""
     query = _query()
     ids = STORED_ID_IN.findall(" ".join(v[:200] for values in query.values() for v in values))
-    return jsonify(payloads.compare_payload(_catalog(*ids), query))
+    catalog = items_view.compare_catalog_at(_catalog(*ids), query)  # k: pass@k of the items
+    return jsonify(payloads.compare_payload(catalog, query))
 
 
 @api.get("/api/compare/items")

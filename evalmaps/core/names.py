@@ -40,8 +40,8 @@ QUERY_KEYS: dict[str, tuple[str, str]] = {
     "cell": ("/compare", "the cell whose items are open: <row label>|<column label>"),
     "which": ("/compare, compare items API", "the cell's items listed: a_only, b_only, both, "
                                              "neither or all (default)"),
-    "k": ("/, /trends, /compare, compare items API", "pass@k where items have several samples "
-                                                    "(1 to n; default 1)"),
+    "k": ("/, /trends, /compare, cells, trends, compare and compare items API",
+          "pass@k where items have several samples (1 to n; default 1)"),
     "format": ("cells API", "json (default), csv, or latex or markdown (one panel as a table)"),
 }
 CELL_COLUMNS = ("value", "sd", "n", "se")  # columns of a tidy file that are not dimensions

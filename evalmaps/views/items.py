@@ -199,3 +199,23 @@ def figure_at_query(figure, query: Query):
                             else f"figure '{figure.id}' has no such items")
                          + f". Use k=1{f' to {most}' if most > 1 else ''}.")
     return figure_at(figure, k)
+
+
+def compare_catalog_at(catalog: Catalog, query: Query) -> Catalog:
+    """The catalog at the query's ``k`` for /api/compare (its sides' cells at pass@k); a k that
+    A's or B's items do not allow is an :class:`ItemsError` (400)."""
+    from evalmaps.catalog.items import catalog_at
+    from evalmaps.views.state import compare_max_k
+
+    k = parse_k(query)
+    if k == 1:
+        return catalog
+    a, b = first(query.get("a")), first(query.get("b"))
+    if not (a and b):
+        a, b = comparing.default_pair(catalog)
+    most = compare_max_k(catalog, a, b)
+    if k > most:
+        raise ItemsError(f"pass@{k} needs {k} samples of every item with 0/1 scores on both "
+                         "sides" + (f", and A and B have {most} at the fewest. Use k=1 to {most}."
+                                    if most > 1 else ", and A or B has no such items. Use k=1."))
+    return catalog_at(catalog, k)

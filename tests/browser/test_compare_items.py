@@ -126,3 +126,14 @@ def test_enter_on_a_cell_of_b_minus_a_opens_its_items(dash_duo, items_app):
     body = api(dash_duo, category="law", split="test")
     until(lambda: grid_items(driver) == [r["item"] for r in body["items"]], timeout=10)
     assert sorted(tabs(driver).values()) == expected_tabs(body)
+
+
+def test_axe_finds_nothing_serious_in_the_open_items(dash_duo, items_app):
+    from tests.browser.test_axe import axe_source, describe, run_axe
+
+    source = axe_source()
+    dash_duo.start_server(items_app)
+    open_page(dash_duo, QUERY + "&cell=math%7Ctest&which=b_only")
+    until(lambda: grid_items(dash_duo.driver) == ["q2", "q3"], timeout=10)
+    bad = [v for v in run_axe(dash_duo.driver, source) if v["impact"] in ("critical", "serious")]
+    assert bad == [], describe(bad)

@@ -126,3 +126,22 @@ def test_cells_and_trends_take_k(items_client, dash_app, tmp_path):
             client.get("/api/figures/dynts-llama-vs-qwen/cells?k=2"), 400)
     finally:
         catalog.figures[FIGURE_ID] = kept
+
+
+def test_compare_takes_k(items_client, dash_app, tmp_path):
+    from math import comb
+    catalog = dash_app.server.extensions["evalmaps"]["catalog"]
+    kept = catalog.figures[FIGURE_ID]
+    catalog.figures[FIGURE_ID] = items_figure(tmp_path, sampled=True)
+    try:
+        body = get_json(items_client, f"/api/compare?a={A}&b={B}&k=2")
+        p2 = [1 - comb(4 - c, 2) / comb(4, 2) for c in range(5)]
+        a, b = (p2[1] + p2[0] + p2[4]) / 3, (p2[2] + p2[4] + p2[1]) / 3
+        assert [(c["a"], c["b"]) for c in body["cells"]] == [
+            (pytest.approx(a), pytest.approx(b))] * 3
+        assert "Use k=1 to 4." in assert_json_error(
+            items_client.get(f"/api/compare?a={A}&b={B}&k=5"), 400)
+        assert "A or B has no such items. Use k=1." in assert_json_error(
+            items_client.get("/api/compare?k=2"), 400)
+    finally:
+        catalog.figures[FIGURE_ID] = kept
