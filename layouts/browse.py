@@ -248,7 +248,7 @@ def download_table(_clicks, table_format, slug, search, figure_id, uploads):
     query = parse_qs((search or "").lstrip("?"), keep_blank_values=True)
     query.setdefault("figure", [figure_id])
     state = parse_state(query, catalog)
-    views, empty = views_for(catalog.figure(state.figure), state)
+    views, empty = views_for(figure_at(catalog.figure(state.figure), state.k), state)
     if empty:
         return no_update, empty
     view = next((v for v in views if v.panel.slug == slug), views[0])

@@ -767,7 +767,8 @@ def download_table(_clicks, table_format, which, search, uploads):
     state = parse_compare_state(parse_qs((search or "").lstrip("?"), keep_blank_values=True),
                                 catalog)
     try:
-        al = align(*resolve_pair(catalog, state.a, state.b, **state.grid_args()))
+        al = align(*resolve_pair(catalog_at(catalog, state.k), state.a, state.b,
+                                 **state.grid_args()))
         table = exporting.table_of_side(al, "b" if which == "b" else "a")
         text = exporting.render(table, table_format or "latex")
     except (CompareError, exporting.ExportError) as exc:
