@@ -105,8 +105,7 @@ def items_panel(page: str, values: dict, shown: list | None) -> html.Div:
                        labelClassName="btn btn-outline-primary btn-sm",
                        labelCheckedClassName="active"),
         html.Div([
-            dbc.Label("Search the items", html_for=f"{page}-items-search",
-                      className="visually-hidden"),
+            dbc.Label("Search", html_for=f"{page}-items-search", className="small mb-0"),
             dbc.Input(id=f"{page}-items-search", type="search", size="sm", debounce=False,
                       placeholder="Search the items", className="items-search"),
             html.A("Download CSV", id=f"{page}-items-csv", href=values["csv"], className="btn btn-sm "
@@ -121,7 +120,8 @@ def items_panel(page: str, values: dict, shown: list | None) -> html.Div:
                    className="items-grid"),
         html.Div(values["detail"], id=f"{page}-items-detail", className="items-detail mt-2"),
         dcc.Store(id=f"{page}-items-open", data=None),  # Enter on a cell of B − A (JS)
-        dcc.Store(id=f"{page}-items-shown", data=shown),  # what the panel shows (its query)
+        dcc.Store(id=f"{page}-items-shown", data=shown),  # the query the open panel shows
+        dcc.Store(id=f"{page}-items-request", data=None),  # the location, while it is open
     ], id=f"{page}-items", className="items-panel mt-3", style=values["style"],
         role="region", **{"aria-label": "The items behind a cell"})
 

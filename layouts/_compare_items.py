@@ -134,7 +134,7 @@ def first_panel(catalog, query: dict):
     """The panel as the page's first paint shows it (``query``: the page's, as Dash Pages
     passes it to the layout)."""
     values = panel(catalog, query)
-    return items_panel(PAGE, values, shown_key(query) if values["style"] != HIDDEN else None)
+    return items_panel(PAGE, values, shown_key(query) if "cell" in query else None)
 
 
 OUTPUTS = [Output(f"{PAGE}-items", "style"), Output(f"{PAGE}-items-title", "children"),
@@ -148,13 +148,33 @@ OUTPUTS = [Output(f"{PAGE}-items", "style"), Output(f"{PAGE}-items-title", "chil
 KEYS = ("style", "title", "note", "options", "which", "rows", "columns", "csv", "link", "detail")
 
 
-@callback(*OUTPUTS, Input(f"{PAGE}-loc", "search"), State(f"{PAGE}-items-shown", "data"),
-          State(UPLOADS, "data"), prevent_initial_call=True)
+# the location, passed on to show_items only when the panel is open or opens: a change of the
+# comparison with the panel closed costs no round trip
+clientside_callback(
+    """
+    function (search, shown) {
+        const opens = new URLSearchParams(search || "").has("cell");
+        return (opens || shown) ? (search || "") : dash_clientside.no_update;
+    }
+    """,
+    Output(f"{PAGE}-items-request", "data"),
+    Input(f"{PAGE}-loc", "search"),
+    State(f"{PAGE}-items-shown", "data"),
+    prevent_initial_call=True,
+)
+
+
+@callback(*OUTPUTS, Input(f"{PAGE}-items-request", "data"),
+          State(f"{PAGE}-items-shown", "data"), State(UPLOADS, "data"), prevent_initial_call=True)
 @boundary
 def show_items(search, shown, uploads):
-    """The panel for the page's location; nothing is redrawn when only a style key changed."""
+    """The panel for the page's location (``compare-items-request``); nothing is redrawn when
+    only a style key changed. ``compare-items-shown``: the query the open panel shows, None
+    when it is closed."""
+    if search is None:  # the request store as it mounts: the layout drew the URL's panel
+        raise PreventUpdate
     query = _query(search)
-    key = shown_key(query)
+    key = shown_key(query) if "cell" in query else None
     if key == shown:
         raise PreventUpdate
     values = panel(get_catalog(uploads, *stored_ids(search)), query)
