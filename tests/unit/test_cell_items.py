@@ -129,6 +129,9 @@ def test_lists_partition_the_items_as_direct_enumeration(tmp_path_factory, pairs
         want[key].append(f"i{n:02d}")
     assert {w: ids(cell, w) for w in want} == want
     assert np.array_equal(cell.a, [a for a, _ in pairs]) and np.array_equal(cell.b, [b for _, b in pairs])
+    swapped = listing(Catalog([base]), "math", a=B, b=A)  # B as A: the one-sided lists trade
+    assert {w: ids(swapped, w) for w in want} == {**want, "a_only": want["b_only"],
+                                                  "b_only": want["a_only"]}
 
 
 # --------------------------------------------------------------------------- pass@k figures
