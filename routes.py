@@ -26,6 +26,7 @@ from evalmaps.core.text import clip
 from evalmaps.service import budget
 from evalmaps.service.store import STORED_ID_IN
 from evalmaps.service.uploads import catalog_with
+from evalmaps.views import items as items_view
 from evalmaps.views import payloads
 
 api = Blueprint("evalmaps_api", __name__)
@@ -64,6 +65,7 @@ def figure(figure_id: str):
 def cells(figure_id: str):
     fig = _catalog(figure_id).figure(figure_id)
     query = _query()
+    fig = items_view.figure_at_query(fig, query)  # k: pass@k where items have samples
     fmt = (query.pop("format", None) or ["json"])[0]
     if fmt not in ("json", "csv", "latex", "markdown"):
         return error(400, f"Unknown format '{clip(fmt, MAX_QUOTED)}'. Use format=json, csv, "
@@ -82,7 +84,9 @@ def cells(figure_id: str):
 @api.get("/api/figures/<figure_id>/trends")
 def trends(figure_id: str):
     """Per-line statistics and observation sentences of a slice (same filters as /cells)."""
-    return jsonify(payloads.trends_payload(_catalog(figure_id).figure(figure_id), _query()))
+    query = _query()
+    fig = items_view.figure_at_query(_catalog(figure_id).figure(figure_id), query)
+    return jsonify(payloads.trends_payload(fig, query))
 
 
 @api.get("/api/compare")
@@ -90,7 +94,24 @@ def compare():
     """Two panels' common cells, B - A and the summary (see evalmaps.analysis.compare for references)."""
     query = _query()
     ids = STORED_ID_IN.findall(" ".join(v[:200] for values in query.values() for v in values))
-    return jsonify(payloads.compare_payload(_catalog(*ids), query))
+    catalog = items_view.compare_catalog_at(_catalog(*ids), query)  # k: pass@k of the items
+    return jsonify(payloads.compare_payload(catalog, query))
+
+
+@api.get("/api/compare/items")
+def compare_items():
+    """One cell's items on A and B (evalmaps.views.items); ``format=csv`` as the cells API."""
+    query = _query()
+    fmt = (query.pop("format", None) or ["json"])[0]
+    if fmt not in ("json", "csv"):
+        return error(400, f"Unknown format '{clip(fmt, MAX_QUOTED)}'. Use format=json or csv.")
+    ids = STORED_ID_IN.findall(" ".join(v[:200] for values in query.values() for v in values))
+    payload = items_view.items_payload(_catalog(*ids), query)
+    if fmt == "csv":
+        return Response(items_view.items_csv(payload), mimetype="text/csv",
+                        headers={"Content-Disposition":
+                                 f"attachment; filename={items_view.csv_name(payload)}"})
+    return jsonify(payload)
 
 
 @api.get("/api")

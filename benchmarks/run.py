@@ -647,6 +647,156 @@ def section_paint(ctx: "Context") -> list[Row]:
     return rows
 
 
+ITEMS_PER_CELL = 12_032  # MMLU-Pro's questions: the largest per-cell list the issue names
+ITEMS_FIGURE = "bench-items"
+
+# Enter on the cell of B − A (what assets/evalmaps-items.js hands to Dash), once the page's AG
+# Grid has loaded; then ms until the list shows its rows (and a frame has passed)
+ITEMS_OPENED = """
+const done = arguments[arguments.length - 1];
+(function ready() {
+  if (!document.querySelector('#compare-items-grid .ag-root-wrapper')) { setTimeout(ready, 20); return; }
+  const start = performance.now();
+  window.dash_clientside.set_props('compare-items-open', {data: {y: 'all', x: 'test', t: start}});
+  (function poll() {
+    if (document.querySelector('#compare-items-grid .ag-center-cols-container .ag-row')) {
+      requestAnimationFrame(function () { setTimeout(function () { done(performance.now() - start); }, 0); });
+      return;
+    }
+    setTimeout(poll, 5);
+  })();
+})();
+"""
+
+# performance.now() once the Compare page's items list shows its rows (and a frame has passed)
+ITEMS_PAINTED = """
+const done = arguments[arguments.length - 1];
+(function poll() {
+  if (document.querySelector('#compare-items-grid .ag-center-cols-container .ag-row')) {
+    requestAnimationFrame(function () { setTimeout(function () { done(performance.now()); }, 0); });
+    return;
+  }
+  setTimeout(poll, 5);
+})();
+"""
+
+
+def items_figure(folder: Path):
+    """Two models' accuracy on one cell of 12,032 items (one sample each, seeded 0/1 scores,
+    prompts and responses of MMLU-Pro's size), its records kept in ``folder``."""
+    import pandas as pd
+
+    from evalmaps.catalog.items import ItemRecords
+    from evalmaps.catalog.load import parse_spec, validate_cells
+    from evalmaps.core.figure import Figure
+
+    rng = np.random.default_rng(27)
+    dims = ["model", "category", "split"]
+    items = [f"{n:05d}" for n in range(ITEMS_PER_CELL)]
+    scores, values = [], []
+    for model, p in (("llama-2-7b", 0.19), ("llama-2-13b", 0.26)):
+        right = (rng.random(ITEMS_PER_CELL) < p).astype(float)
+        scores.append(pd.DataFrame({"model": model, "category": "all", "split": "test",
+                                    "item": items, "score": right}))
+        values.append({"model": model, "category": "all", "split": "test",
+                       "value": repr(float(right.mean()))})
+    texts = pd.DataFrame({"model": "llama-2-7b", "category": "all", "split": "test",
+                          "item": items, "prompt": ["Question? " + "x" * 600] * ITEMS_PER_CELL})
+    spec = parse_spec({
+        "id": ITEMS_FIGURE, "file": f"{ITEMS_FIGURE}.csv", "title": "Items benchmark",
+        "metric": {"name": "accuracy", "unit": "", "range": [0, 1]}, "x": "split",
+        "y": "category", "facets": ["model"], "provenance": "illustrative",
+        "dims": {"model": {"title": "Model", "labels": ["llama-2-7b", "llama-2-13b"]},
+                 "category": {"title": "Category", "labels": ["all"]},
+                 "split": {"title": "Split", "labels": ["test"]}},
+    }, where="benchmark")
+    cells, decimals = validate_cells(pd.DataFrame(values), spec, file=f"{ITEMS_FIGURE}.csv")
+    figure = Figure(spec, cells, decimals)
+    figure.items = ItemRecords.write(folder, dims, pd.concat(scores, ignore_index=True), texts)
+    return figure
+
+
+def _items_server(ctx: "Context"):
+    """The app in this process on a threaded werkzeug server, with the items figure in its
+    catalog (until data folders of per-item records are read, no gunicorn serves one); the
+    server, its Compare URL of the figure's two models, and a function that stops it."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    import app as webapp
+
+    catalog = webapp.app.server.extensions["evalmaps"]["catalog"]
+    if ITEMS_FIGURE not in catalog:
+        catalog.figures[ITEMS_FIGURE] = items_figure(ctx.tmp / "items")
+    server = make_server("127.0.0.1", 0, webapp.app.server, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = (f"http://127.0.0.1:{server.server_port}/compare?a={ITEMS_FIGURE}:llama-2-7b"
+           f"&b={ITEMS_FIGURE}:llama-2-13b")
+    return url, server.shutdown
+
+
+def _check_all_tab(browser) -> None:
+    text = browser.driver.execute_script(
+        "return document.querySelectorAll('#compare-items-which label')[4].textContent;")
+    if text != f"All ({ITEMS_PER_CELL:,})":
+        raise RuntimeError(f"the list's All tab reads {text!r}")
+
+
+def items_paint_row(ctx: "Context") -> list[Row]:
+    """A 12,032-item list of one cell paints in under 2x the paint of the comparison itself:
+    Enter on the cell of B − A until the list shows its rows, against the Compare page's paint
+    (its three maps), in the same run. A second row, with no goal: the page opened with the list
+    in its URL (``cell=``: maps and list) against the same page without it."""
+    from benchmarks.browser import Browser
+
+    opened = Row(f"open one cell's list of {ITEMS_PER_CELL:,} items (Enter on B − A) until its "
+                 "rows paint, against the comparison's paint", "ms", "≤ 2x",
+                 within=ratio_at_most(2))
+    linked = Row(f"paint compare with the list of {ITEMS_PER_CELL:,} items in its URL, against "
+                 "the comparison alone", "ms")
+    results: dict[str, list[float]] = {"alone": [], "open": [], "linked": []}
+
+    def measure():
+        base, stop = _items_server(ctx)
+        browser = Browser()
+        try:
+            for n in range(2 + ctx.paint_repeat):  # two warm-ups of each
+                alone = browser.paint(base, 3)
+                took = browser.driver.execute_async_script(ITEMS_OPENED)
+                _check_all_tab(browser)
+                browser.paint(base + "&cell=all%7Ctest", 3)
+                painted = browser.driver.execute_async_script(ITEMS_PAINTED)
+                _check_all_tab(browser)
+                if n >= 2:
+                    results["alone"].append(alone)
+                    results["open"].append(float(took))
+                    results["linked"].append(float(painted))
+            return median_of(results["open"]), median_of(results["alone"])
+        finally:
+            browser.close()
+            stop()
+
+    attempt(opened, measure, ctx.log)
+    if results["linked"]:
+        linked.evalmaps, linked.floor = median_of(results["linked"]), median_of(results["alone"])
+    else:
+        linked.failed = opened.failed or "not measured"
+    return [opened, linked]
+
+
+def items_paint_rows(ctx: "Context") -> list[Row]:
+    """:func:`items_paint_row` with its note."""
+    rows = items_paint_row(ctx)
+    ctx.notes.append("items: the Compare page of two models on one cell of 12,032 items (app in "
+                     "this process, threaded werkzeug server). Open: from the Enter on the cell "
+                     "of B − A (once AG Grid has loaded) until the list's AG Grid shows rows, plus "
+                     "one frame; floor: the page's paint as in paint (its three maps drawn). "
+                     "Linked: the page with cell= in its URL until its list shows rows. Medians "
+                     "of the paint repeats after two warm-ups of each.")
+    return rows
+
+
 DASH_FLOOR_WHAT = "paint compare against a bare Dash app of the floor's three maps"
 
 
@@ -1199,8 +1349,8 @@ def paired_row(ctx: "Context") -> Row:
 
 def section_items(ctx: "Context") -> list[Row]:
     """Per-item records (issue 27): ingest (:func:`ingest_rows`) and the paired statistics
-    (:func:`paired_row`)."""
-    return [*ingest_rows(ctx), paired_row(ctx)]
+    (:func:`paired_row`) and the paint of a cell's item list (:func:`items_paint_row`)."""
+    return [*ingest_rows(ctx), paired_row(ctx), *items_paint_rows(ctx)]
 
 
 SECTION_FUNCS = {"load": section_load, "items": section_items, "callback": section_callback,

@@ -15,7 +15,7 @@ grey, with no hover (:func:`gaps_note` says so).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import product
 
@@ -643,7 +643,8 @@ def hover_tail(view: PanelView) -> str:
 
 def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
                  show_values: bool = True, showscale: bool = True,
-                 scale: str = theme.DEFAULT_SCALE, ranges: list | None = None) -> list[dict]:
+                 scale: str = theme.DEFAULT_SCALE, ranges: list | None = None,
+                 counts: np.ndarray | None = None) -> list[dict]:
     """A Browse panel's traces: its values, its gaps ('not reported'), and any cells whose hover
     lacks some of the figure's sd, n or se, or flags a standard error of 0 that cannot be
     right. The panel's own metric (:attr:`PanelView.metric`) names the colour bar, writes the
@@ -659,6 +660,10 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
 
     full, customdata, groups, names = uncertainty_data(present, view.sd, view.n, view.se,
                                                        suspect, template)
+    uncertain = names
+    if counts is not None and bool(np.isfinite(counts[present]).any()):
+        full, customdata, groups, names = with_item_counts(full, customdata, groups, names,
+                                                           counts)
     _, missing = hover_template(view)
     shown = view.shown
     colorbar = {"tickformat": PERCENT_TICKS} if shown.percent else {}
@@ -675,7 +680,8 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
         colorbar = {"tickvals": vals, "ticktext": labels}
     title = shown.label + (" (log)" if view.log_scale else "")
     data_dtype = theme.panel_columns_dtype(
-        view.panel, names, uncertainty_decimals(view.decimals, names, shown)) if names else "f8"
+        view.panel, uncertain, uncertainty_decimals(view.decimals, uncertain, shown)) \
+        if uncertain else "f8"
     drawn = TraceSpec(
         decimals=view.decimals, hovertemplate=full, colorscale=spec.colorscale, zrange=zrange,
         texttemplate=cell, show_values=show_values, showscale=showscale, colorbar_title=title,
@@ -685,6 +691,19 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
     return heatmap_traces(z, view.x_labels, view.y_labels, drawn, customdata=customdata,
                           text=text, special=(Special(~present, missing), *groups),
                           bounds=False if view.log_scale else view.value_range)
+
+
+def with_item_counts(full: str, customdata: np.ndarray | None, groups: list, names: tuple,
+                     counts: np.ndarray) -> tuple[str, np.ndarray, list, tuple]:
+    """The hover of cells made from per-item records, with their item and sample counts:
+    '<br>Items 12,032 · samples per item: up to 1' (customdata's two last columns)."""
+    at = len(names)
+    line = (f"<br>Items %{{customdata[{at}]:,.0f}} · samples per item: up to "
+            f"%{{customdata[{at + 1}]:,.0f}}")
+    data = counts if customdata is None else np.concatenate([customdata, counts], axis=-1)
+    return (full + line, data, [replace(g, hovertemplate=g.hovertemplate + line)
+                                if g.value else g for g in groups],
+            (*names, "items", "samples"))
 
 
 def _finite_bounds(z: np.ndarray) -> tuple[float, float]:
@@ -716,12 +735,14 @@ def style_meta(traces: list[dict], ranges: dict | None, color: str | None = None
 
 def heatmap_figure(view: PanelView, zrange: tuple[float, float] | None, *,
                    show_values: bool = True, ranges: dict | None = None,
-                   scale: str = theme.DEFAULT_SCALE, color: str | None = None) -> dict:
+                   scale: str = theme.DEFAULT_SCALE, color: str | None = None,
+                   counts: np.ndarray | None = None) -> dict:
     """A Browse panel as a Plotly figure dict. ``ranges``: the colour range of each colour
-    mode, for the browser to switch between; ``color``: the mode drawn."""
+    mode, for the browser to switch between; ``color``: the mode drawn; ``counts``: each
+    cell's items and most samples per item (rows, cols, 2; NaN: none), said in its hover."""
     spec = view.spec
     data = panel_traces(view, zrange, show_values=show_values, scale=scale,
-                        ranges=list((ranges or {}).values()))
+                        ranges=list((ranges or {}).values()), counts=counts)
     prefixes = axis_prefixes(spec)
     layout = heatmap_layout(view.x_labels, view.y_labels, x_title=spec.dims[spec.x].title,
                             y_title=spec.dims[spec.y].title,

@@ -164,7 +164,7 @@ def grid_on_demand(app: dash.Dash) -> None:
     interpolate = app.interpolate_index
 
     def interpolate_index(**kwargs):
-        if has_request_context() and not shows_grid(app, request.path):
+        if has_request_context() and not shows_grid(app, request.path, request.args):
             kwargs["scripts"] = inert_grid(kwargs.get("scripts", ""))
         return interpolate(**kwargs)
 
@@ -177,7 +177,12 @@ def inert_grid(scripts: str) -> str:
         rf'<script type="{ON_DEMAND}" data-namespace="dash_ag_grid" src="\1"></script>', scripts)
 
 
-def shows_grid(app: dash.Dash, path: str) -> bool:
-    """Whether the page at ``path`` shows an AG Grid on its own (its ``shows_grid``)."""
+def shows_grid(app: dash.Dash, path: str, args=None) -> bool:
+    """Whether the page at ``path`` shows an AG Grid on its own (its ``shows_grid``: True, or a
+    query key whose presence opens one, as Compare's ``cell`` opens a cell's items; ``args``:
+    the request's query)."""
     page, _ = page_at(app, path)
-    return bool(page and page.get("shows_grid"))
+    flag = page.get("shows_grid") if page else None
+    if isinstance(flag, str):
+        return bool(args) and flag in args
+    return bool(flag)

@@ -287,6 +287,8 @@ INPUTS: dict[str, str] = {
 # Compare's grid of two labels of a dimension: what A and B are, its rows and columns, the
 # other dimensions' menus (ids and values)
 INPUTS.update(by="text", ydim="text", xdim="text", rest="texts", rest_ids="any")
+# Compare's items panel: the item picked in its list (AG Grid's selectedRows)
+INPUTS.update(selected="records", k="number")
 
 
 def _fits(name: str, value) -> bool:

@@ -40,12 +40,15 @@ from components.controls import (
 )
 from components.filters import filters, register_filters, scale_control
 from components.heatmap import gaps_note, heatmap_figure, prefix_note, values_note
+from components.items import k_menu
 from components.keyboard import keyboard_map
 from components.provenance import provenance_badge, source_card
 from components.theme import graph_config, reserved_height
 from evalmaps.analysis import uncertainty as stderr
 from evalmaps.analysis.export import ExportError, filename, render, table_of_view
+from evalmaps.analysis.items import count_grid
 from evalmaps.analysis.slicing import scale_notes, view_ranges, views_for
+from evalmaps.catalog.items import figure_at, max_k
 from evalmaps.views.state import DEFAULT_SCALE, SCALES, ViewState, first, parse_state
 from layouts._shared import (
     UPLOADS,
@@ -95,6 +98,7 @@ def layout(uploads=None, **query):
                         className="mb-2 pt-4"),
                 labelled("Colour scale", scale_control("browse-scale", state.scale), width=3),
                 dbc.Col(scale_switches(PAGE, figure, state), md=2, className="mb-2 pt-3"),
+                k_menu(PAGE, max_k(figure), state.k),
             ], className="g-3 align-items-start controls-row"),
         ]),
         html.H4([spec.title, provenance_badge(spec.provenance, with_id=True)],
@@ -121,6 +125,7 @@ OUT = Outputs(
     scale=Output("browse-scale", "value"),
     pct=Output("browse-pct", "value"),
     zlog=Output("browse-log", "value"),
+    k=Output("browse-k", "value"),
     export_options=Output("browse-export-panel", "options"),
     export_value=Output("browse-export-panel", "value"),
     export_style=Output("browse-export-panel", "style"),
@@ -137,6 +142,7 @@ OUT = Outputs(
             color=State("browse-color", "value"),
             show_values=State("browse-labels", "value"),
             scale=State("browse-scale", "value"),
+            k=Input("browse-k", "value"),
         ),
         drawn=State("browse-drawn", "data"),
     ),
@@ -151,16 +157,18 @@ def sync(slicing, display, drawn):
     figure, state, query = read_view(PAGE, slicing, display)
     scale = display["scale"]
     if query is None:  # a slicing control: draw the slice, write the URL
-        state = replace(state, scale=scale if scale in SCALES else DEFAULT_SCALE)
+        k = display["k"] if isinstance(display["k"], int) and 1 <= display["k"] <= max_k(figure) \
+            else 1
+        state = replace(state, scale=scale if scale in SCALES else DEFAULT_SCALE, k=k)
         return OUT(search=state.to_query(y_labels=row_labels(figure)), **graphs(figure, state))
     # the URL changed: write the controls that differ; draw only if the slice differs
     out = {} if slice_key(state) == drawn else graphs(figure, state)
     controls = {**slicing_values(state, figure, slicing["facet_ids"]), "color": state.color,
                 "show_values": state.show_values, "scale": state.scale, "pct": state.pct,
-                "zlog": state.zscale == "log"}
+                "zlog": state.zscale == "log", "k": state.k}
     now = {**slicing_shown(slicing), "color": display["color"],
            "show_values": display["show_values"], "scale": scale, "pct": bool(display["pct"]),
-           "zlog": bool(display["zlog"])}
+           "zlog": bool(display["zlog"]), "k": display["k"]}
     out.update({k: v for k, v in controls.items() if v != now[k]})
     if not out:
         raise PreventUpdate
@@ -175,7 +183,9 @@ def slice_key(state: ViewState) -> str:
 
 
 def graphs(figure, state: ViewState) -> dict:
-    """The heatmaps of a view and the line above them: ``graphs``, ``summary``, ``drawn``."""
+    """The heatmaps of a view and the line above them: ``graphs``, ``summary``, ``drawn``.
+    At ``state.k`` > 1, every cell is the pass@k of its items (``figure_at``)."""
+    figure = figure_at(figure, state.k)
     views, empty = views_for(figure, state)
     if empty:
         return {"graphs": empty_note(empty), "summary": "", "drawn": slice_key(state),
@@ -188,7 +198,9 @@ def graphs(figure, state: ViewState) -> dict:
     cols = []
     for view, ranges in zip(views, all_ranges):
         fig = heatmap_figure(view, ranges[state.color], show_values=state.show_values,
-                             ranges=ranges, scale=state.scale, color=state.color)
+                             ranges=ranges, scale=state.scale, color=state.color,
+                             counts=count_grid(figure, view.panel.facets, view.y_labels,
+                                               view.x_labels))
         cols.append(dbc.Col(keyboard_map(dcc.Graph(
             id={"type": "browse-heatmap", "panel": view.panel.slug}, figure=fig,
             config=graph_config(figure.id, view.panel.slug), className="heatmap-graph",
@@ -197,7 +209,9 @@ def graphs(figure, state: ViewState) -> dict:
     shown = sum(v.n_cells for v in views)
     total = sum(v.z.size for v in views)
     summary = (f"{len(views)} panel{'s' * (len(views) != 1)} · {shown} of {total} cells reported"
-               f" · grey cells are not reported by the source")
+               f" · grey cells are not reported by the source"
+               + (f" · each cell: the unbiased pass@{state.k} of its items' samples, averaged "
+                  "over its items" if state.k != 1 else ""))
     note = values_note(len(views[0].y_labels), len(views[0].x_labels))
     gaps = gaps_note(len(views[0].y_labels), len(views[0].x_labels)) if shown < total else None
     notes = scale_notes(views)
@@ -234,7 +248,7 @@ def download_table(_clicks, table_format, slug, search, figure_id, uploads):
     query = parse_qs((search or "").lstrip("?"), keep_blank_values=True)
     query.setdefault("figure", [figure_id])
     state = parse_state(query, catalog)
-    views, empty = views_for(catalog.figure(state.figure), state)
+    views, empty = views_for(figure_at(catalog.figure(state.figure), state.k), state)
     if empty:
         return no_update, empty
     view = next((v for v in views if v.panel.slug == slug), views[0])

@@ -56,6 +56,7 @@ from components.compare import (
 from components.controls import export_control, figure_options, labelled, values_switch
 from components.filters import filters, register_filters, scale_control
 from components.heatmap import apply_scale, gaps_note
+from components.items import k_menu, k_options
 from components.keyboard import keyboard_map
 from components.reuse import annotate, elide
 from components.theme import graph_config, reserved_height
@@ -78,6 +79,7 @@ from evalmaps.analysis.compare import (
     summary,
     with_paired,
 )
+from evalmaps.catalog.items import catalog_at
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import slugify
 from evalmaps.core.text import NOT_REPORTED
@@ -86,6 +88,7 @@ from evalmaps.views.state import (
     DEFAULT_SCALE,
     SCALES,
     CompareState,
+    compare_max_k,
     grid_state,
     parse_compare_state,
 )
@@ -101,7 +104,8 @@ from layouts._shared import (
     stored_ids,
 )
 
-dash.register_page(__name__, path="/compare", name="Compare", title="evalmaps · Compare", order=2)
+dash.register_page(__name__, path="/compare", name="Compare", title="evalmaps · Compare", order=2,
+                   shows_grid="cell")  # a cell's items (AG Grid): its code comes with ?cell=
 
 PAGE = "compare"
 SIDES = ("a", "b", "delta")
@@ -222,6 +226,7 @@ def layout(uploads=None, **query):
                     className="mb-2 pt-md-3"),
             labelled("Colour scale (A and B)", scale_control("compare-scale", state.scale),
                      width=3),
+            k_menu(PAGE, values["k_most"], state.k),
         ], className="g-3 align-items-start controls-row")]),
         html.Div(values["error"], id="compare-error"),
         html.Div([
@@ -233,6 +238,7 @@ def layout(uploads=None, **query):
                      id="compare-maps", className=values["maps_class"]
                      if values["maps_class"] is not no_update else "compare-maps"),
             html.Div(values["legend"], id="compare-legend", className="small text-muted mt-1"),
+            compare_items.first_panel(catalog, query),  # the items behind a cell of B − A
             export_control(PAGE, SIDE_OPTIONS, "a", panel_label="Which panel"),
             html.Div(values["cards"], id="compare-cards", className="mt-3"),
         ], id="compare-body", style=values["body_style"]),
@@ -245,8 +251,11 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
     """Every output's value for a state (the layout's first paint and the sync callback)."""
     problems = (*state.problems, *problems)
     failed = None  # why two labels of a dimension cannot be compared (shown as the error)
-    try:
-        a_side, b_side = resolve_pair(catalog, state.a, state.b, **state.grid_args())
+    most = compare_max_k(catalog, state.a, state.b)
+    k = state.k if state.k <= most else 1
+    try:  # at k > 1 every side's cells are the pass@k of their items (catalog_at)
+        a_side, b_side = resolve_pair(catalog_at(catalog, k), state.a, state.b,
+                                      **state.grid_args())
         if state.pct:  # fractions written as percent (each side that holds fractions)
             a_side, b_side = a_side.as_percent(), b_side.as_percent()
     except CompareError as exc:  # parse_compare_state checked them: only if the catalog changed
@@ -268,6 +277,8 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         "mean": mean,
         "problems": problems_alert(problems),
         "readout": READOUT_HINT,
+        "k": k, "k_most": most, "k_options": k_options(most),
+        "k_style": None if most > 1 else HIDDEN,
         "by_options": by_options(catalog.figure(a_figure) if a_figure in catalog else None),
         **_side_menus(catalog, state, a_side, derived),
     }
@@ -422,6 +433,9 @@ def shown_state(catalog, showing: dict, default: tuple[str, str]) -> CompareStat
                          True if show_values is None else bool(show_values),
                          scale=scale if scale in SCALES else DEFAULT_SCALE,
                          pct=bool(showing["pct"]))
+    k = showing.get("k")
+    if isinstance(k, int) and 1 < k <= compare_max_k(catalog, state.a, state.b):
+        state = replace(state, k=k)
     if not (state.labels and is_label_ref(state.b)):
         return state
     fixed, averaged = rest_choices(showing["rest_ids"] or [], showing["rest"] or [])
@@ -470,6 +484,9 @@ OUT = Outputs(
     show_values=Output("compare-labels", "value"),
     scale=Output("compare-scale", "value"),
     pct=Output("compare-pct", "value"),
+    k=Output("compare-k", "value"),
+    k_options=Output("compare-k", "options"),
+    k_style=Output("compare-k-col", "style"),
     mean=Output("compare-mean", "value"),
     problems=Output("compare-problems", "children"),
     error=Output("compare-error", "children"),
@@ -500,11 +517,11 @@ OUT = Outputs(
     mean_style=[Output(col, "style") for col in MEAN_COLS],
 )
 CONTROLS = ("a", "b", "a_figure", "b_figure", "color", "show_values", "scale", "pct", "mean",
-            "mean_figure", "mean_options", "by", "ydim", "xdim")  # written only if they change
+            "mean_figure", "mean_options", "by", "ydim", "xdim", "k")  # written only if they change
 SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading", "text", "cells",
          "readout", "held", "graph_styles", "maps_class", "legend", "cards", "by_options",
          "a_label", "b_label", "b_figure_disabled", "grid_style", "ydim_options", "xdim_options",
-         "mean_style")
+         "mean_style", "k_options", "k_style")
 REST = {"type": "compare-rest", "dim": ALL}
 
 
@@ -524,6 +541,7 @@ REST = {"type": "compare-rest", "dim": ALL}
             show_values=State("compare-labels", "value"),
             scale=State("compare-scale", "value"),
             pct=Input("compare-pct", "value"),
+            k=Input("compare-k", "value"),
             mean=State("compare-mean", "value"),
             mean_figure=State("compare-mean-figure", "value"),
             by=Input("compare-by", "value"),
@@ -661,7 +679,7 @@ def _same_view(state: CompareState, shown: CompareState, showing: dict) -> bool:
     """Whether the URL's state is what the page shows, but for the style controls."""
     grid = ("ydim", "xdim", "fixed", "averaged")
     return ((state.a, state.b) == (showing["a"], showing["b"])
-            and state.pct == bool(showing["pct"])
+            and state.pct == bool(showing["pct"]) and state.k == shown.k
             and all(getattr(state, k) == getattr(shown, k) for k in grid))
 
 
@@ -756,7 +774,8 @@ def download_table(_clicks, table_format, which, search, uploads):
     state = parse_compare_state(parse_qs((search or "").lstrip("?"), keep_blank_values=True),
                                 catalog)
     try:
-        al = align(*resolve_pair(catalog, state.a, state.b, **state.grid_args()))
+        al = align(*resolve_pair(catalog_at(catalog, state.k), state.a, state.b,
+                                 **state.grid_args()))
         table = exporting.table_of_side(al, "b" if which == "b" else "a")
         text = exporting.render(table, table_format or "latex")
     except (CompareError, exporting.ExportError) as exc:
@@ -769,3 +788,7 @@ def download_table(_clicks, table_format, which, search, uploads):
 
 
 register_nav_sync(PAGE)
+
+# The items behind a cell of B − A (its panel and callbacks): registered after the page's own,
+# whose sync callback stays the first that writes the location.
+from layouts import _compare_items as compare_items  # noqa: E402

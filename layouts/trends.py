@@ -12,6 +12,7 @@ navigates and the page renders anew. Callbacks only slice and call :mod:`evalmap
 
 from __future__ import annotations
 
+from dataclasses import replace
 from urllib.parse import parse_qs
 
 import dash
@@ -21,6 +22,7 @@ from dash.exceptions import PreventUpdate
 
 from components.controls import figure_row, labelled, rows_and_range, scale_switches
 from components.filters import filters, register_filters
+from components.items import k_menu
 from components.provenance import provenance_badge, source_card
 from components.theme import reserved_height
 from components.trends import (
@@ -44,6 +46,7 @@ from evalmaps.analysis.trends import (
     rule_notes,
     short_titles,
 )
+from evalmaps.catalog.items import figure_at, max_k
 from evalmaps.views.state import TrendsOptions, ViewState, finite_number, parse_options, parse_state
 from layouts._shared import (
     Outputs,
@@ -103,6 +106,7 @@ def layout(uploads=None, **query):
                            label="Log x axis (0 drawn apart, at the left)"),
                 *scale_switches(PAGE, figure, state, log=False),
             ], md=3, className="mb-2 pt-1"),
+            k_menu(PAGE, max_k(figure), state.k),
         ], className="g-3 align-items-start controls-row")]),
         html.H4([spec.title, provenance_badge(spec.provenance, with_id=True)],
                 className="mt-2 figure-title"),
@@ -150,6 +154,7 @@ OUT = Outputs(
     logx=Output("trends-logx", "value"),
     logx_disabled=Output("trends-logx", "disabled"),
     pct=Output("trends-pct", "value"),
+    k=Output("trends-k", "value"),
     threshold=Output("trends-threshold", "value"),
     threshold_placeholder=Output("trends-threshold", "placeholder"),
     drawn=Output("trends-drawn", "data"),
@@ -165,6 +170,7 @@ OUT = Outputs(
             overlay=Input("trends-overlay", "value"),
             threshold=Input("trends-threshold", "value"),
             logx=Input("trends-logx", "value"),
+            k=Input("trends-k", "value"),  # pass@k (where the figure's items allow it)
         ),
         pct=Input("trends-pct", "value"),
         drawn=State("trends-drawn", "data"),
@@ -176,6 +182,9 @@ def sync(slicing, chart, pct, drawn):
     """What changes the page: the URL (back/forward), a slicing control (``slicing``:
     ``slicing_inputs``) or the chart's own controls (``chart``: the page's options)."""
     figure, state, query = read_view(PAGE, slicing, {"pct": pct})
+    k = chart["k"]
+    if query is None:  # a control: pass@k as the k menu shows it
+        state = replace(state, k=k if isinstance(k, int) and 1 <= k <= max_k(figure) else 1)
     if query is not None:  # the URL changed: write the controls that differ; draw if it differs
         options = parse_options(query)
         key = drawn_key(state, options)
@@ -184,10 +193,10 @@ def sync(slicing, chart, pct, drawn):
             **render(figure, state, options), "drawn": key}
         controls = {**slicing_values(state, figure, slicing["facet_ids"]),
                     "transpose": options.transpose, "overlay": options.overlay,
-                    "threshold": options.threshold, "pct": state.pct}
+                    "threshold": options.threshold, "pct": state.pct, "k": state.k}
         now = {**slicing_shown(slicing), "transpose": bool(chart["transpose"]),
                "overlay": bool(chart["overlay"]), "threshold": chart["threshold"],
-               "pct": bool(pct)}  # the log x switch: written with the drawing (render)
+               "pct": bool(pct), "k": k}  # the log x switch: written with the drawing (render)
         out.update({k: v for k, v in controls.items() if v != now[k]})
         if not out:
             raise PreventUpdate  # the page was drawn for this URL (its first report as it mounts)
@@ -221,7 +230,9 @@ def drawn_key(state: ViewState, options: TrendsOptions) -> str:
 def render(figure, state: ViewState, options: TrendsOptions) -> dict:
     """Charts, summary, observations, table rows and columns, rule notes, panel summaries, the
     threshold box's placeholder and the log x switch (on where the axis is drawn on a log scale,
-    disabled where it cannot be: a categorical axis, negative labels)."""
+    disabled where it cannot be: a categorical axis, negative labels). At ``state.k`` > 1,
+    every cell is the pass@k of its items (``figure_at``)."""
+    figure = figure_at(figure, state.k)
     spec = figure.spec
     views, empty = views_for(figure, state)
     rules = rules_list(rule_notes(spec, options.transpose, [v.shown for v in views]))

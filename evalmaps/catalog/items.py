@@ -276,28 +276,31 @@ def max_k(figure) -> int:
     cell's fewest samples of an item (1 when the figure has no items, or scores other than 0/1,
     whose pass@k is not defined)."""
     records = getattr(figure, "items", None)
-    if records is None:
+    if records is None or "k" in figure.spec.dims:  # ?k= names the figure's own dimension k
         return 1
+    cached = getattr(figure, "_evalmaps_max_k", None)
+    if cached is not None:
+        return cached
     dims = ", ".join(_quoted(d) for d in records.dims)
     sql = (f"SELECT min(n) AS k, bool_and(zero_one) AS zero_one FROM (SELECT {dims}, item, "
            f"count(*) AS n, bool_and(score = 0 OR score = 1) AS zero_one FROM read_parquet(?) "
            f"GROUP BY ALL)")
     with records._connect() as con:
         k, binary = con.sql(sql, params=[str(records.scores_path)]).fetchall()[0]
-    return int(k) if k is not None and binary else 1
+    figure._evalmaps_max_k = int(k) if k is not None and binary else 1
+    return figure._evalmaps_max_k
 
 
 def figure_at(figure, k: int):
     """``figure`` with each cell that has items valued at pass@k (the mean over its items of the
     unbiased pass@k, :meth:`ItemRecords.cell_values`); cells without items are left out, since
-    their pass@k is unknown. k = 1 is the figure itself. Kept per figure and k."""
+    their pass@k is unknown. k = 1, or a figure without items, is the figure itself. Kept per
+    figure and k."""
     from evalmaps.core.figure import Figure
 
-    if k == 1:
-        return figure
     records = getattr(figure, "items", None)
-    if records is None:
-        raise ValueError("pass@k needs per-item records; this figure has none")
+    if k == 1 or records is None:
+        return figure
     top = max_k(figure)
     if not 1 <= k <= top:
         raise ValueError(f"k must be from 1 to {top} (the fewest samples of an item), not {k}")
@@ -315,3 +318,12 @@ def figure_at(figure, k: int):
         _AT_K.pop(next(iter(_AT_K)))
     _AT_K[(id(figure), k)] = (figure, at)
     return at
+
+
+def catalog_at(catalog, k: int):
+    """The catalog with every figure whose items allow it at pass@k (:func:`figure_at`); the
+    others as they are. ``k = 1``: the catalog itself."""
+    if k == 1:
+        return catalog
+    return catalog.with_figures([figure_at(f, k) for f in catalog
+                                 if getattr(f, "items", None) is not None and max_k(f) >= k])

@@ -37,7 +37,15 @@ QUERY_KEYS: dict[str, tuple[str, str]] = {
     "xdim": ("/compare, compare API", "A and B labels of a dimension: the grid's columns"),
     "avg": ("/compare, compare API", "A and B labels of a dimension: a dimension averaged over; "
                                      "repeated"),
+    "cell": ("/compare", "the cell whose items are open: <row label>|<column label>"),
+    "which": ("/compare, compare items API", "the cell's items listed: a_only, b_only, both, "
+                                             "neither or all (default)"),
+    "k": ("/, /trends, /compare, cells, trends, compare and compare items API",
+          "pass@k where items have several samples (1 to n; default 1)"),
     "format": ("cells API", "json (default), csv, or latex or markdown (one panel as a table)"),
 }
 CELL_COLUMNS = ("value", "sd", "n", "se")  # columns of a tidy file that are not dimensions
-RESERVED_NAMES = frozenset(QUERY_KEYS) | frozenset(CELL_COLUMNS)
+# ``k`` is not reserved: results of pass@k (bigcode, lighteval) have a dimension k of their own.
+# Where a figure has one, ?k= is its label, and pass@k of items is not offered there.
+SHARED_KEYS = frozenset({"k"})
+RESERVED_NAMES = (frozenset(QUERY_KEYS) - SHARED_KEYS) | frozenset(CELL_COLUMNS)

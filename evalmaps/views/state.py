@@ -27,13 +27,16 @@ from evalmaps.analysis.compare import (
     CompareError,
     LabelGrid,
     default_pair,
+    figure_of,
     is_label_ref,
     label_grid,
     label_ref,
     parse_label_ref,
+    parse_ref,
     resolve,
 )
 from evalmaps.analysis.slicing import COLOR_MODES, ZSCALES
+from evalmaps.catalog.items import max_k
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import Catalog, Figure
 
@@ -119,6 +122,7 @@ class ViewState:
     scale: str = DEFAULT_SCALE  # the heatmaps' colour scale: uniform or paper
     pct: bool = False  # fractions written as percent
     zscale: str = "linear"  # colours by value, or by log10 of it ("log")
+    k: int = 1  # pass@k where the figure's items have several samples (1: the mean over them)
 
     def facet_selection(self, figure: Figure) -> dict[str, list[str]]:
         spec = figure.spec
@@ -149,6 +153,8 @@ class ViewState:
             pairs.append(("pct", "1"))
         if self.zscale != "linear":
             pairs.append(("zscale", self.zscale))
+        if self.k != 1:
+            pairs.append(("k", str(self.k)))
         for key, value in (extra or {}).items():
             pairs += [(key, v) for v in as_list(value) or []]
         return "?" + urlencode(pairs)
@@ -246,9 +252,30 @@ def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
     if zscale not in ZSCALES:
         problems.append(f"zscale={fmt.clip(zscale)} is not linear or log; using linear.")
         zscale = "linear"
+    k = read_k(query, figure, problems)
     return ViewState(fid, facets, rows, x_range, color, _show_values(query), sort, top,
                      tuple(problems), scale=scale, pct=pct,
-                     zscale=zscale)
+                     zscale=zscale, k=k)
+
+
+def read_k(query: Query, figure: Figure, problems: list[str]) -> int:
+    """``k`` for pass@k: a whole number from 1 to the fewest samples any of the figure's items
+    has (:func:`evalmaps.catalog.items.max_k`); else 1, with a note in ``problems``."""
+    text = first(query.get("k"))
+    if text in (None, "", "1") or "k" in figure.spec.dims:  # the figure's own dimension k
+        return 1
+    k = _count(text)
+    if k is None:
+        problems.append(f"k={fmt.clip(text)} is not a whole number above 0; using k=1.")
+        return 1
+    most = max_k(figure)
+    if k > most:
+        problems.append(f"pass@{k} needs {k} samples of every item with 0/1 scores, and "
+                        + (f"this figure's items have {most} at the fewest"
+                           if getattr(figure, "items", None) is not None and most > 1
+                           else "this figure has no such items") + "; using k=1.")
+        return 1
+    return k
 
 
 def _flag(query: Query, key: str, problems: list[str]) -> bool:
@@ -423,6 +450,7 @@ class CompareState:
     xdim: str | None = None
     fixed: tuple[tuple[str, str], ...] = ()
     averaged: tuple[str, ...] = ()
+    k: int = 1  # pass@k where both sides' items have several samples
 
     @property
     def labels(self) -> bool:
@@ -444,6 +472,8 @@ class CompareState:
         pairs += _pairs(self.show_values, self.color, DEFAULT_COMPARE_COLOR, self.scale)
         if self.pct:
             pairs.append(("pct", "1"))
+        if self.k != 1:
+            pairs.append(("k", str(self.k)))
         return "?" + urlencode(pairs, safe=":(),=/") if pairs else ""
 
 
@@ -548,7 +578,40 @@ def parse_compare_state(query: Query, catalog: Catalog) -> CompareState:
         problems.append("ydim, xdim and avg lay out two labels of a dimension "
                         "(a=<figure>:<dimension>=<label>); A and B are panels, so they are "
                         "ignored.")
+    k = first(query.get("k"))
+    if k not in (None, "", "1") and not _has_dim_k(catalog, state.a):
+        most = compare_max_k(catalog, state.a, state.b)
+        asked = _count(k)
+        if asked is None or asked > most:
+            problems.append(f"k={fmt.clip(k)}: pass@k needs a whole number k of 1 or more, and "
+                            f"at least k samples of every item with 0/1 scores on both sides"
+                            + (f" (here at most {most})" if most > 1 else
+                               " (these sides have no such items)") + "; using k=1.")
+        else:
+            state = replace(state, k=asked)
     return replace(state, problems=tuple(problems))
+
+
+def _has_dim_k(catalog: Catalog, ref: str) -> bool:
+    """Whether A's figure has a dimension ``k`` of its own (then ?k= is its label)."""
+    figure_id = ref.partition(":")[0] if is_label_ref(ref) else figure_of(ref)
+    return figure_id in catalog and "k" in catalog.figure(figure_id).spec.dims
+
+
+def compare_max_k(catalog: Catalog, a: str, b: str) -> int:
+    """The largest k both sides allow pass@k at (:func:`evalmaps.catalog.items.max_k` of every
+    figure they name); 1 when one has no items with several samples."""
+    ids = set()
+    for ref in (a, b):
+        if is_label_ref(ref):
+            ids.add(ref.partition(":")[0])
+            continue
+        try:
+            ids.update(key.partition(":")[0] for key in parse_ref(ref))
+        except CompareError:
+            return 1
+    figures = [catalog.figure(i) for i in ids if i in catalog]
+    return min((max_k(f) for f in figures), default=1) if len(figures) == len(ids) else 1
 
 
 # --------------------------------------------------------------------------- nav links
@@ -559,11 +622,12 @@ def parse_compare_state(query: Query, catalog: Catalog) -> CompareState:
 # first page's links with :func:`nav_href`; later, ``evalmaps_nav.navLinks`` (assets/nav.js)
 # writes them in the browser from the same rules, which the nav element carries (:data:`NAV_RULES`).
 NAV_RULES: dict = {
-    "own": {"/": ["color", "labels"], "/trends": ["transpose", "overlay", "threshold", "logx"],
+    "own": {"/": ["color", "labels", "k"],
+            "/trends": ["transpose", "overlay", "threshold", "logx", "k"],
             "/compare": ["a", "b", "ydim", "xdim", "avg", "color", "labels"], "/data": []},
     "sliced": ["/", "/trends", "/data"],
     "named": ["color", "labels", "transpose", "overlay", "threshold", "logx", "a", "b", "ydim",
-              "xdim", "avg", "format"],
+              "xdim", "avg", "format", "cell", "which"],
 }
 
 

@@ -201,7 +201,8 @@ def test_ag_grids_code_comes_with_the_pages_that_show_a_grid(client, path, runs)
 
 def test_the_pages_that_show_a_grid_say_so(client, dash_app):
     """Each page whose layout holds an AG Grid is registered with ``shows_grid``, and no other:
-    a page that showed one unregistered would wait for the bundle before drawing it. No page
+    a page that showed one unregistered would wait for the bundle before drawing it (Compare's,
+    its items panel, comes with the page when its URL opens a cell: ``shows_grid="cell"``). No page
     shows a DataTable, whose bundle no page loads (dash_internals.drop_unused_table)."""
     import dash
     import dash_ag_grid as dag
@@ -222,4 +223,4 @@ def test_the_pages_that_show_a_grid_say_so(client, dash_app):
             with_grid.add(page["path"])
         assert not any(isinstance(node, dash_table.DataTable) for node in nodes), page["path"]
         assert "dash_table/" not in client.get(page["path"]).get_data(as_text=True)
-    assert with_grid == flagged == {"/trends", "/data"}
+    assert with_grid == flagged == {"/trends", "/data", "/compare"}

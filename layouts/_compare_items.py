@@ -1,0 +1,248 @@
+"""Compare's items panel (issue 27): clicking a cell of B − A, or pressing Enter on it, opens
+the items behind it (components.items). Its state is in the URL, next to the comparison's:
+``cell=<row label>|<column label>``, ``which`` (the list) and ``k``; so a link opens the same
+list, and back and forward step through them.
+
+- a clientside callback writes ``cell``/``which`` into the page's location from a click on
+  B − A, Enter on it (assets/evalmaps-items.js sets ``compare-items-open``), a tab or Close;
+- :func:`show_items` draws the panel from the location (only when what it shows changes);
+- :func:`pick_item` shows the texts of the item picked in the list (read for that item only).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlencode
+
+import dash_bootstrap_components as dbc
+from dash import Input, Output, State, callback, clientside_callback, no_update
+from dash.exceptions import PreventUpdate
+
+from components.items import GRID_OPTIONS, HIDDEN, columns, detail, items_panel, which_options
+from evalmaps.analysis import compare as comparing
+from evalmaps.core.errors import EvalmapsError
+from evalmaps.views import items as items_view
+from evalmaps.views.state import as_list, first, parse_compare_state
+from layouts._shared import UPLOADS, boundary, get_catalog, stored_ids
+
+PAGE = "compare"
+FIT_ROWS = 8  # lists of up to this many rows are as tall as their rows
+DELTA = {"type": "compare-heatmap", "panel": "delta"}
+
+
+def _query(search: str | None) -> dict[str, list[str]]:
+    return parse_qs((search or "").lstrip("?"), keep_blank_values=True)
+
+
+def items_request(catalog, query: dict) -> items_view.ItemsQuery | None:
+    """The items the page's query opens (None when no ``cell`` is given): the comparison the
+    page shows, its cell ``cell=<row>|<column>``, ``which`` and ``k``. A cell, list or k that
+    does not fit is an error (shown in the panel)."""
+    cell = items_view.parse_cell(first(query.get("cell")))
+    if cell is None:
+        return None
+    state = parse_compare_state(query, catalog)
+    a, b = comparing.resolve_pair(catalog, state.a, state.b, **state.grid_args())
+    which = first(query.get("which")) or "all"
+    return items_view.ItemsQuery(a, b, a.y.name, a.x.name, cell[0], cell[1],
+                                 items_view.parse_k(query), which)
+
+
+def api_href(catalog, q: items_view.ItemsQuery) -> str:
+    """/api/compare/items for the same list, as CSV."""
+    pairs = [("a", q.a.ref), ("b", q.b.ref)]
+    if q.a.grid is not None:
+        grid = q.a.grid
+        if grid.y != comparing.default_axes(catalog.figure(q.a.figure_ids[0]).spec, grid.dim)[0]:
+            pairs.append(("ydim", grid.y))
+        pairs.append(("xdim", grid.x))
+        pairs += list(grid.fixed) + [("avg", d) for d in grid.averaged]
+    if q.y_name != comparing.ONE_ROW:
+        pairs.append((q.y_name, q.y_label))
+    pairs += [(q.x_name, q.x_label), ("which", q.which)]
+    if q.k != 1:
+        pairs.append(("k", str(q.k)))
+    return "/api/compare/items?" + urlencode(pairs + [("format", "csv")])
+
+
+def panel(catalog, query: dict) -> dict:
+    """Every output of the panel for a page query (the layout's first paint and
+    :func:`show_items`)."""
+    closed = {"style": HIDDEN, "title": "", "note": None, "options": which_options(None),
+              "which": "all", "rows": [], "columns": columns(False), "csv": "", "link": "",
+              "detail": detail(None), **grid_size(0)}
+    try:
+        q = items_request(catalog, query)
+        if q is None:
+            return closed
+        cell = items_view.listed(catalog, q)
+        rows = cell.rows(q.which, texts=False)
+    except EvalmapsError as exc:
+        return {**closed, "style": {}, "title": "Items",
+                "note": dbc.Alert(str(exc), color="warning", className="py-2 small mb-2")}
+    where = (f"{q.a.x.title} {q.x_label}" if q.y_name == comparing.ONE_ROW
+             else f"{q.a.y.title} {q.y_label} · {q.a.x.title} {q.x_label}")
+    title = f"Items at {where}" + (f" (pass@{q.k})" if q.k != 1 else "")
+    notes = []
+    if cell.why:
+        notes.append(f"No items to list: {cell.why}.")
+    else:
+        notes.append(f"{cell.counts['all']:,} items both A ({q.a.short}) and B ({q.b.short}) "
+                     "answered; a score is " +
+                     ("the item's pass@{}".format(q.k) if q.k != 1 else
+                      "the item's mean over its samples") +
+                     ("; right means a score of 1" if cell.graded and _binary(cell)
+                      else "; right means a score of 0.5 or more" if cell.graded
+                      else "; these scores are not right or wrong, so only All is listed") + ".")
+        lacking = [f"{n:,} item{'s' * (n != 1)} only {side} has" for n, side in
+                   ((cell.only_in_a, "A"), (cell.only_in_b, "B")) if n]
+        if lacking:
+            notes.append(" Not listed: " + " and ".join(lacking) + ".")
+    first_row = cell.rows(q.which, limit=1) if rows else []
+    samples = bool(rows) and "a_samples" in rows[0]
+    return {
+        "style": {}, "title": title, "note": " ".join(notes),
+        "options": which_options(cell.counts), "which": q.which, "rows": rows,
+        "columns": columns(samples, q.a.short, q.b.short),
+        "csv": api_href(catalog, q),
+        "link": items_view.page_url(catalog, q, comparing.default_pair(catalog)),
+        "detail": detail(first_row[0] if first_row else None, q.a.short, q.b.short),
+        **grid_size(len(rows)),
+    }
+
+
+def grid_size(n: int) -> dict:
+    """The list's height: a few rows fit it (AG Grid's autoHeight), more scroll in 340 px."""
+    if n <= FIT_ROWS:
+        return {"grid_style": {}, "grid_options": {**GRID_OPTIONS, "domLayout": "autoHeight"}}
+    return {"grid_style": {"height": "340px"}, "grid_options": dict(GRID_OPTIONS)}
+
+
+def _binary(cell) -> bool:
+    a, b = cell.a, cell.b
+    return bool(((a == 0) | (a == 1)).all() and ((b == 0) | (b == 1)).all()) or cell.k > 1
+
+
+def shown_key(query: dict) -> list:
+    """What the panel shows, from a query: the comparison and the cell's keys (a style change
+    leaves it as it is)."""
+    ignored = {"color", "labels", "scale"}
+    return sorted([k, v] for k, values in query.items() if k not in ignored
+                  for v in as_list(values) or [])
+
+
+def first_panel(catalog, query: dict):
+    """The panel as the page's first paint shows it (``query``: the page's, as Dash Pages
+    passes it to the layout)."""
+    values = panel(catalog, query)
+    return items_panel(PAGE, values, shown_key(query) if "cell" in query else None)
+
+
+OUTPUTS = [Output(f"{PAGE}-items", "style"), Output(f"{PAGE}-items-title", "children"),
+           Output(f"{PAGE}-items-note", "children"), Output(f"{PAGE}-items-which", "options"),
+           Output(f"{PAGE}-items-which", "value"), Output(f"{PAGE}-items-grid", "rowData"),
+           Output(f"{PAGE}-items-grid", "columnDefs"), Output(f"{PAGE}-items-csv", "href"),
+           Output(f"{PAGE}-items-link", "href"), Output(f"{PAGE}-items-detail", "children"),
+           Output(f"{PAGE}-items-shown", "data"),
+           Output(f"{PAGE}-items-grid", "dashGridOptions"), Output(f"{PAGE}-items-grid", "style"),
+           Output(f"{PAGE}-items-search", "value")]
+KEYS = ("style", "title", "note", "options", "which", "rows", "columns", "csv", "link", "detail")
+
+
+# the location, passed on to show_items only when the panel is open or opens: a change of the
+# comparison with the panel closed costs no round trip
+clientside_callback(
+    """
+    function (search, shown) {
+        const opens = new URLSearchParams(search || "").has("cell");
+        return (opens || shown) ? (search || "") : dash_clientside.no_update;
+    }
+    """,
+    Output(f"{PAGE}-items-request", "data"),
+    Input(f"{PAGE}-loc", "search"),
+    State(f"{PAGE}-items-shown", "data"),
+    prevent_initial_call=True,
+)
+
+
+@callback(*OUTPUTS, Input(f"{PAGE}-items-request", "data"),
+          State(f"{PAGE}-items-shown", "data"), State(UPLOADS, "data"), prevent_initial_call=True)
+@boundary
+def show_items(search, shown, uploads):
+    """The panel for the page's location (``compare-items-request``); nothing is redrawn when
+    only a style key changed. ``compare-items-shown``: the query the open panel shows, None
+    when it is closed."""
+    if search is None:  # the request store as it mounts: the layout drew the URL's panel
+        raise PreventUpdate
+    query = _query(search)
+    key = shown_key(query) if "cell" in query else None
+    if key == shown:
+        raise PreventUpdate
+    values = panel(get_catalog(uploads, *stored_ids(search)), query)
+    return (*[values[k] for k in KEYS], key, values["grid_options"], values["grid_style"], "")
+
+
+@callback(Output(f"{PAGE}-items-detail", "children", allow_duplicate=True),
+          Input(f"{PAGE}-items-grid", "selectedRows"), State(f"{PAGE}-loc", "search"),
+          State(UPLOADS, "data"), prevent_initial_call=True)
+@boundary
+def pick_item(selected, search, uploads):
+    """The texts of the item picked in the list, read for that item only."""
+    if not selected or not isinstance(selected, list) or not isinstance(selected[0], dict):
+        raise PreventUpdate
+    catalog = get_catalog(uploads, *stored_ids(search))
+    try:
+        q = items_request(catalog, _query(search))
+        if q is None:
+            raise PreventUpdate
+        cell = items_view.listed(catalog, q)
+        row = cell.row(str(selected[0].get("item")))
+    except EvalmapsError:
+        return no_update
+    return detail(row, q.a.short, q.b.short)
+
+
+# cell and which in the location: a click on B − A, Enter on it, a tab, Close
+clientside_callback(
+    """
+    function (click, opened, which, close, search) {
+        const trig = (dash_clientside.callback_context.triggered || [])[0];
+        const id = trig ? trig.prop_id : "";
+        const p = new URLSearchParams(search || "");
+        if (id.indexOf("compare-items-close") === 0) {
+            p.delete("cell"); p.delete("which");
+        } else if (id.indexOf("compare-items-open") === 0 && opened) {
+            p.set("cell", opened.y + "|" + opened.x); p.delete("which");
+        } else if (id.indexOf("compare-items-which") === 0) {
+            if (!p.has("cell")) { return dash_clientside.no_update; }
+            if (which && which !== "all") { p.set("which", which); } else { p.delete("which"); }
+        } else if (click && click.points && click.points.length) {
+            const pt = click.points[0];
+            p.set("cell", String(pt.y) + "|" + String(pt.x)); p.delete("which");
+        } else {
+            return dash_clientside.no_update;
+        }
+        const out = p.toString() ? "?" + p.toString() : "";
+        return out === (search || "") ? dash_clientside.no_update : out;
+    }
+    """,
+    Output(f"{PAGE}-loc", "search", allow_duplicate=True),
+    Input(DELTA, "clickData"),
+    Input(f"{PAGE}-items-open", "data"),
+    Input(f"{PAGE}-items-which", "value"),
+    Input(f"{PAGE}-items-close", "n_clicks"),
+    State(f"{PAGE}-loc", "search"),
+    prevent_initial_call=True,
+)
+
+# the search box filters the list in the browser (AG Grid's quick filter over every column)
+clientside_callback(
+    """
+    function (text, options) {
+        return Object.assign({}, options || {}, {quickFilterText: text || ""});
+    }
+    """,
+    Output(f"{PAGE}-items-grid", "dashGridOptions", allow_duplicate=True),
+    Input(f"{PAGE}-items-search", "value"),
+    State(f"{PAGE}-items-grid", "dashGridOptions"),
+    prevent_initial_call=True,
+)
