@@ -269,8 +269,8 @@ def count_grid(figure, facets: Mapping[str, str], y_labels: Sequence[str],
     rows = {label: i for i, label in enumerate(y_labels)}
     cols = {label: j for j, label in enumerate(x_labels)}
     grid = np.full((len(y_labels), len(x_labels), 2), np.nan)
-    for y, x, n_items, n_samples in zip(chosen[spec.y], chosen[spec.x], chosen["items"],
-                                        chosen["samples"]):
+    for y, x, n_items, n_samples in zip(chosen[spec.y], chosen[spec.x], chosen["n_items"],
+                                        chosen["n_samples"]):
         if y in rows and x in cols:
             grid[rows[y], cols[x]] = (n_items, n_samples)
     return grid
