@@ -1,0 +1,68 @@
+"""The built-in MMLU-Pro example (issue 27), in a real headless Chromium: Compare of Llama-2-13B
+against 7B is paired per question, and a click on a cell of B − A opens the items behind it, with
+the tabs' counts equal to /api/compare/items' and to a count made here from the API's list. The
+click comes after the pointer has hovered the cell: the readout that grows on hover must not move
+the maps under it."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import quote
+from urllib.request import urlopen
+
+import pytest
+from dash.testing.wait import until
+from selenium.webdriver.common.by import By
+
+from tests.browser.helpers import cell_center, graph_selector
+
+pytestmark = pytest.mark.browser
+
+A, B = "mmlu-pro:llama-2-7b", "mmlu-pro:llama-2-13b"
+QUERY = f"?a={quote(A)}&b={quote(B)}"
+DELTA = graph_selector("compare", "delta")
+
+
+def get(dash_duo, path: str) -> dict:
+    with urlopen(f"{dash_duo.server_url}{path}") as response:
+        return json.load(response)
+
+
+def test_mmlu_pro_compare_is_paired_and_a_cell_opens_its_questions(dash_duo, dash_app):
+    dash_duo.start_server(dash_app)
+    compare = get(dash_duo, f"/api/compare{QUERY}")
+    biology = next(c for c in compare["cells"] if c["category"] == "biology")
+    paired = biology["paired"]
+    assert paired["test"] == "mcnemar" and paired["n"] == 717  # biology's questions, both models
+
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/compare{QUERY}")
+    dash_duo.wait_for_element(f"{DELTA} .main-svg", timeout=20)
+    driver = dash_duo.driver
+    plot = driver.find_element(By.CSS_SELECTOR, f"{DELTA} .nsewdrag")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center', behavior: 'instant'});", plot)
+    x, y = cell_center(driver, DELTA, "accuracy", "biology")
+    from selenium.webdriver.common.actions.action_builder import ActionBuilder
+    actions = ActionBuilder(driver)
+    actions.pointer_action.move_to_location(round(x), round(y))
+    actions.pointer_action.click()
+    actions.perform()
+    dash_duo.wait_for_text_to_equal("#compare-items-title",
+                                    "Items at Category biology · Metric accuracy", timeout=15)
+
+    items = get(dash_duo, f"/api/compare/items{QUERY}&category=biology&metric=accuracy&which=all")
+    rows = items["items"]
+    by_hand = {"a_only": sum(r["a"] == 1 and r["b"] == 0 for r in rows),
+               "b_only": sum(r["a"] == 0 and r["b"] == 1 for r in rows),
+               "both": sum(r["a"] == 1 and r["b"] == 1 for r in rows),
+               "neither": sum(r["a"] == 0 and r["b"] == 0 for r in rows), "all": len(rows)}
+    assert items["counts"] == by_hand
+    assert (by_hand["a_only"], by_hand["b_only"]) == (paired["a_only"], paired["b_only"])
+    names = {"a_only": "Only A right", "b_only": "Only B right", "both": "Both right",
+             "neither": "Neither right", "all": "All"}
+    want = sorted(f"{names[w]} ({n})" for w, n in by_hand.items())
+
+    def shown():
+        labels = driver.find_elements(By.CSS_SELECTOR, "#compare-items-which label")
+        return sorted(label.text for label in labels)
+    until(lambda: shown() == want, timeout=15)
+    assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
