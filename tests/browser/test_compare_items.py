@@ -108,7 +108,9 @@ def test_a_click_on_b_minus_a_opens_its_items(dash_duo, items_app, tmp_path):
         assert response.read().decode().splitlines()[0] == (
             "item,a,b,prompt,target,a_response,b_response")
     # Close: the panel hides and the URL forgets the cell
-    driver.find_element(By.ID, "compare-items-close").click()
+    close = driver.find_element(By.ID, "compare-items-close")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center', behavior: 'instant'});", close)
+    close.click()
     until(lambda: not driver.find_element(By.ID, "compare-items").is_displayed(), timeout=10)
     assert "cell=" not in driver.current_url
 
