@@ -31,3 +31,4 @@ pressed  # layouts/compare.py sync(): the buttons trigger it; their count is not
 SCALE_CHOICES, contrast  # components/theme.py: the colour scales offered, WCAG contrast (test_colour)
 CLASSES  # evalmaps/analysis/trends.py: the trend classes a line may get (test_trends_properties)
 CATALOG_FIELDS, CATALOG_KEYS  # evalmaps/catalog/load.py: what test_docs checks docs/formats.md lists
+reads  # evalmaps/service/live.py FolderReader: files read so far (test_live: only changes are read)
