@@ -27,7 +27,7 @@ from evalmaps.service.store import Store
 from evalmaps.service.uploads import Budget
 from evalmaps.views.state import NAV_RULES, nav_href
 from layouts._first_page import grid_on_demand, inert_grid, page_container, referred_url, titled_index
-from layouts._shared import NAV_PAGES, UPLOADS, nav_id
+from layouts._shared import LIVE, NAV_PAGES, UPLOADS, nav_id
 from routes import api, bundle_scripts, vendor
 
 HERE = Path(__file__).resolve().parent
@@ -106,6 +106,7 @@ def create_app(settings: Settings | None = None) -> Dash:
         app.server.before_request(loaded.live.ensure_running)
     app.layout = lambda: html.Div([
         dcc.Store(id=UPLOADS, storage_type="local", data=[]),
+        dcc.Store(id=LIVE),  # set by assets/evalmaps-live.js
         navbar(referred_url(app)),  # its links as the nav callbacks would write them
         *problems_banner(state["problems"]),  # as the data is now (watched folders change)
         page_container(app),  # the first page in it (layouts._first_page)

@@ -33,6 +33,7 @@ from evalmaps.service.uploads import catalog_with
 from evalmaps.views.state import ViewState, parse_state, state_from_controls
 
 NAV_PAGES = [("Browse", "/"), ("Trends", "/trends"), ("Compare", "/compare"), ("Data", "/data")]
+LIVE = "live-version"  # the store evalmaps-live.js sets when a shown figure has a new version
 UPLOADS = "uploads"  # the local store (in app.layout): ids of this browser's recent uploads
 
 
@@ -143,6 +144,7 @@ def slicing_inputs(page: str) -> dict:
         facet_ids=State({"type": f"{page}-facet", "dim": ALL}, "id"),
         rendered=State(f"{page}-rendered-figure", "data"),
         uploads=State(UPLOADS, "data"),
+        live=Input(LIVE, "data"),  # a watched figure's new version: drawn again (a control's way)
     )}
 
 

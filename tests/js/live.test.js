@@ -1,0 +1,88 @@
+/* assets/evalmaps-live.js: which figures a page asks for, the note of what changed, and the
+ * poller: If-None-Match sent back, a 304 redraws nothing, a new version redraws once and says
+ * so, a hidden tab asks for nothing. */
+"use strict";
+
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const {load} = require("./sandbox");
+
+const live = load().evalmapsLib.live;
+
+const BEFORE = {id: "import-sweep", version: "a", n_cells: 10,
+  dims: [{name: "model", labels: ["pythia-70m"]}, {name: "step", labels: ["1000", "2000"]}]};
+const AFTER = {id: "import-sweep", version: "b", n_cells: 22,
+  dims: [{name: "model", labels: ["pythia-70m", "pythia-1.4b"]},
+         {name: "step", labels: ["1000", "2000", "33000"]}]};
+
+test("paths: the URL's figures, each once; the whole list when it names none", function () {
+  assert.deepEqual([...live.paths("?figure=import-sweep&rows=x")], ["/api/figures/import-sweep"]);
+  assert.deepEqual([...live.paths("?a=f1:p1&b=f1:p2")], ["/api/figures/f1"]);
+  assert.deepEqual([...live.paths("?a=f1:p1&b=f2:p")], ["/api/figures/f1", "/api/figures/f2"]);
+  assert.deepEqual([...live.paths("")], ["/api/figures"]);
+  assert.deepEqual([...live.paths("?figure=a%20b")], ["/api/figures/a%20b"]);
+});
+
+test("describe: the cells gained and the new labels, in one sentence", function () {
+  assert.equal(live.describe(BEFORE, AFTER), "12 new cells: pythia-1.4b, step 33000.");
+  assert.equal(live.describe(AFTER, BEFORE), "12 cells removed.");
+  assert.equal(live.describe(BEFORE, BEFORE), null);
+  assert.equal(live.describe({figures: [BEFORE]}, {figures: [AFTER, {id: "x", version: "1"}]}),
+               "12 new cells: pythia-1.4b, step 33000 (import-sweep).");
+  const one = Object.assign({}, BEFORE, {version: "c", n_cells: 11});
+  assert.equal(live.describe(BEFORE, one), "1 new cell.");
+});
+
+function fakeDoc() {
+  const made = [];
+  return {
+    visibilityState: "visible",
+    made: made,
+    body: {appendChild: function (el) { made.push(el); }},
+    getElementById: function (id) { return made.find(function (el) { return el.id === id; }) || null; },
+    createElement: function () {
+      const attrs = {};
+      return {setAttribute: function (k, v) { attrs[k] = v; }, attrs: attrs};
+    }
+  };
+}
+
+function server(answers) {
+  const asked = [];
+  function fetchFn(path, options) {
+    asked.push({path: path, etag: options.headers["If-None-Match"] || null});
+    const body = answers.shift();
+    return Promise.resolve(body === null
+      ? {status: 304, headers: {get: function () { return null; }}}
+      : {status: 200, headers: {get: function () { return '"' + body.version + '"'; }},
+         json: function () { return Promise.resolve(body); }});
+  }
+  return {fetchFn: fetchFn, asked: asked};
+}
+
+test("poller: a baseline, a 304 that redraws nothing, a new version redrawn and told once", async function () {
+  const doc = fakeDoc();
+  const srv = server([BEFORE, null, AFTER, null]);
+  const drawn = [];
+  const check = live.poller(doc, srv.fetchFn, function (v) { drawn.push(v); },
+                            function () { return {search: "?figure=import-sweep"}; });
+  assert.equal(await check(), false);  // the baseline
+  assert.equal(await check(), false);  // 304
+  assert.equal(await check(), true);   // a new version
+  assert.equal(await check(), false);
+  assert.deepEqual(drawn, ["b"]);
+  assert.deepEqual(srv.asked.map(function (a) { return a.etag; }), [null, '"a"', '"a"', '"b"']);
+  const el = doc.getElementById("evalmaps-live-note");
+  assert.equal(el.textContent, "12 new cells: pythia-1.4b, step 33000.");
+  assert.equal(el.attrs["aria-live"], "polite");
+  assert.equal(el.attrs.role, "status");
+});
+
+test("poller: a hidden tab asks for nothing", async function () {
+  const doc = fakeDoc();
+  doc.visibilityState = "hidden";
+  const srv = server([BEFORE]);
+  const check = live.poller(doc, srv.fetchFn, function () {}, function () { return {search: ""}; });
+  assert.equal(await check(), false);
+  assert.deepEqual(srv.asked, []);
+});
