@@ -289,6 +289,7 @@ INPUTS: dict[str, str] = {
 # Compare's grid of two labels of a dimension: what A and B are, its rows and columns, the
 # other dimensions' menus (ids and values)
 INPUTS.update(by="text", ydim="text", xdim="text", rest="texts", rest_ids="any")
+INPUTS.update(live="any")  # evalmaps-live.js's version string (only its change is read)
 
 
 def _fits(name: str, value) -> bool:

@@ -53,17 +53,17 @@ def test_the_sync_callbacks_take_a_few_groups(dash_app):
 
 @pytest.mark.parametrize("page, inputs, state", [
     ("browse", ["browse-loc.search", "browse-facet.value", "browse-rows.value",
-                "browse-xrange.value", "browse-sort.value", "browse-top.value",
+                "browse-xrange.value", "browse-sort.value", "browse-top.value", "live-version.data",
                 "browse-pct.value", "browse-log.value"],
      ["browse-facet.id", "browse-rendered-figure.data", "uploads.data", "browse-color.value",
       "browse-labels.value", "browse-scale.value", "browse-drawn.data"]),
     ("trends", ["trends-loc.search", "trends-facet.value", "trends-rows.value",
-                "trends-xrange.value", "trends-sort.value", "trends-top.value",
+                "trends-xrange.value", "trends-sort.value", "trends-top.value", "live-version.data",
                 "trends-transpose.value", "trends-overlay.value", "trends-threshold.value",
                 "trends-logx.value", "trends-pct.value"],
      ["trends-facet.id", "trends-rendered-figure.data", "uploads.data", "trends-drawn.data"]),
     ("data", ["data-loc.search", "data-facet.value", "data-rows.value", "data-xrange.value",
-              "data-sort.value", "data-top.value"],
+              "data-sort.value", "data-top.value", "live-version.data"],
      ["data-facet.id", "data-rendered-figure.data", "uploads.data"]),
 ])
 def test_the_sliced_pages_send_their_inputs_in_the_order_they_did(client, page, inputs, state):
