@@ -2,10 +2,12 @@
  * is visible, the page asks for the figures it shows (/api/figures/<id>, the URL's figure, a
  * and b; the whole list when it names none) with If-None-Match, so that while nothing changed
  * the answer is a 304 with no body. A hidden tab does not ask; it asks at once when shown.
- * A figure with a new version: the page's sync callback draws its view again in place (the
- * store "live-version", an input of the sliced pages' callbacks: slice, colour range, keyboard
- * focus and open table stay as they are) and a polite note says once what changed ("12 new
- * cells: pythia-1.4b, step 33000"), to screen readers too. No request for a figure that did
+ * A figure with a new version: a polite note says once what changed ("12 new cells:
+ * pythia-1.4b, step 33000"), to screen readers too, and while the page's drawn version (its
+ * hidden .evalmaps-live-drawn, layouts/_shared.py) differs, the store "live-version" is set: the
+ * pages' sync callbacks draw the URL's view again in place (slice, colour range, keyboard focus
+ * and open table stay as they are; the menus list new labels; a figure whose shape changed gets
+ * its page built again, layouts/_shared.py reshape). No request for a figure that did
  * not change; short polls, not a connection held open (gunicorn's threads stay free).
  *
  * Internal: window.evalmapsLib.live. Clientside callbacks: none. */
@@ -15,6 +17,9 @@
   const POLL_MS = 2000;
   const NOTE_ID = "evalmaps-live-note";
   const MAX_NAMED = 4;
+  const REGRESS_MS = 10000;  // an older version again within this: a worker behind
+  const MAX_ASKS = 5;
+  const NOTE_MS = 12000;  // the note shows this long  // redraws asked for one version at most
 
   /* The API paths to ask for the figures a page's query string names. */
   function paths(search) {
@@ -77,6 +82,7 @@
     return parts.length ? parts.join("; ") + "." : null;
   }
 
+  /* The note, fixed at the foot of the window (evalmaps.css), said once per change. */
   function note(doc, text) {
     let el = doc.getElementById(NOTE_ID);
     if (!el) {
@@ -84,16 +90,93 @@
       el.id = NOTE_ID;
       el.setAttribute("role", "status");
       el.setAttribute("aria-live", "polite");
-      el.className = "evalmaps-live-note small text-muted";
+      el.className = "evalmaps-live-note";
       doc.body.appendChild(el);
     }
     el.textContent = text;  // text, never markup
+    el.className = "evalmaps-live-note";
+    if (el._evalmapsFade) {
+      clearTimeout(el._evalmapsFade);
+    }
+    if (typeof setTimeout === "function") {  // faded from sight later; still read as it is
+      el._evalmapsFade = setTimeout(function () { el.className = "evalmaps-live-note is-old"; },
+                                    NOTE_MS);
+    }
   }
 
-  /* One poller per page load: ``fetchFn`` and ``redraw(version)`` given (tests pass fakes). */
-  function poller(doc, fetchFn, redraw, where) {
-    const known = {};  // path -> {etag, body}
+  /* What the page drew (layouts/_shared.py live_drawn): {versions: {id: version}, shape}. */
+  function drawnIn(doc) {
+    const el = doc.querySelector && doc.querySelector(".evalmaps-live-drawn");
+    try {
+      return el ? JSON.parse(el.textContent) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /* One poller per page load: ``fetchFn``, ``redraw(request)`` (sets the store "live-version")
+   * and ``where()`` (the location) given, ``drawn()`` (what the page drew; default: read from
+   * ``doc``); tests pass fakes.
+   * Two workers (or hosts) may disagree for a moment: an answer with a version this page saw
+   * replaced less than REGRESS_MS ago is a worker behind, not a change (no note, no redraw).
+   * Each new version is told once. While what the page drew differs from the newest version,
+   * a redraw is asked for once a check, at most MAX_ASKS times for one version (a redraw served
+   * by a worker behind draws the old version: asked again). */
+  function poller(doc, fetchFn, redraw, where, drawn) {
+    const known = {};  // path -> etag
+    const latest = {};  // figure id -> its newest summary
+    const replaced = {};  // figure id + version -> when a newer one came
+    const asks = {};  // figure id + version -> redraws asked for it
     let busy = false;
+    let count = 0;
+    const drawnNow = drawn || function () { return drawnIn(doc); };
+
+    function take(body, now) {  // the figures of an answer: the sentence of what changed
+      const parts = [];
+      summaries(body).forEach(function (f) {
+        const was = latest[f.id];
+        if (was && was.version === f.version) {
+          return;
+        }
+        if (was && now - (replaced[f.id + "\u0000" + f.version] || -Infinity) < REGRESS_MS) {
+          return;  // a worker behind
+        }
+        latest[f.id] = f;
+        if (was) {
+          replaced[f.id + "\u0000" + was.version] = now;
+          const text = describe(was, f);
+          if (text) {
+            parts.push(summaries(body).length > 1 ? text.replace(/\.$/, " (" + f.id + ").") : text);
+          }
+        }
+      });
+      return parts;
+    }
+
+    function askRedraw() {  // the figures drawn at another version than the newest
+      const shown = drawnNow();
+      const versions = shown && shown.versions ? shown.versions : {};
+      const want = {};
+      let stale = false;
+      Object.keys(versions).forEach(function (id) {
+        const now = latest[id];
+        if (!now) {
+          return;
+        }
+        want[id] = now.version;
+        const key = id + "\u0000" + now.version;
+        if (now.version !== versions[id] && (asks[key] || 0) < MAX_ASKS) {
+          asks[key] = (asks[key] || 0) + 1;
+          stale = true;
+        }
+      });
+      if (stale) {
+        count += 1;
+        redraw({versions: want, n: count});
+      }
+      return stale;
+    }
+
     function check() {
       if (busy || doc.visibilityState === "hidden") {
         return Promise.resolve(false);
@@ -101,43 +184,38 @@
       busy = true;
       const todo = paths(where().search);
       return Promise.all(todo.map(function (path) {
-        const had = known[path];
-        const headers = had && had.etag ? {"If-None-Match": had.etag} : {};
+        const headers = known[path] ? {"If-None-Match": known[path]} : {};
         return fetchFn(path, {headers: headers, cache: "no-store", credentials: "same-origin"})
           .then(function (response) {
             if (response.status !== 200) {
               return null;  // 304: unchanged; 404: not (or no longer) there
             }
             return response.json().then(function (body) {
-              known[path] = {etag: response.headers.get("ETag"), body: body};
-              return had ? {before: had.body, after: body} : null;
+              known[path] = response.headers.get("ETag");
+              return body;
             });
           }).catch(function () { return null; });
-      })).then(function (changes) {
+      })).then(function (bodies) {
         busy = false;
-        const changed = changes.filter(Boolean);
-        if (!changed.length) {
-          return false;
-        }
-        const text = changed.map(function (c) { return describe(c.before, c.after); })
-          .filter(Boolean).join(" ");
-        redraw(changed.map(function (c) {
-          return summaries(c.after).map(function (f) { return f.version; }).join(",");
-        }).join("|"));
-        if (text) {
+        const now = Date.now();
+        let parts = [];
+        bodies.filter(Boolean).forEach(function (body) { parts = parts.concat(take(body, now)); });
+        const asked = askRedraw();
+        if (parts.length) {
+          const text = parts.join(" ");
           note(doc, text.charAt(0).toUpperCase() + text.slice(1));
         }
-        return true;
+        return asked;
       });
     }
     return check;
   }
 
   function start() {
-    const check = poller(document, window.fetch.bind(window), function (version) {
+    const check = poller(document, window.fetch.bind(window), function (request) {
       const clientside = window.dash_clientside;
       if (clientside && clientside.set_props) {
-        clientside.set_props("live-version", {data: version});
+        clientside.set_props("live-version", {data: request});
       }
     }, function () { return window.location; });
     check();

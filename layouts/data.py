@@ -47,6 +47,8 @@ from layouts._shared import (
     boundary,
     explain_problems,
     get_catalog,
+    live_drawn,
+    live_redraw,
     page_location,
     problems_alert,
     read_view,
@@ -55,6 +57,7 @@ from layouts._shared import (
     register_row_buttons,
     row_labels,
     slicing_inputs,
+    slicing_menus,
     slicing_outputs,
     slicing_values,
     stored_ids,
@@ -167,8 +170,10 @@ OUT = Outputs(
 def sync(slicing):
     figure, state, query = read_view(PAGE, slicing)
     cells, missing = tidy_rows(figure, state)
-    if query is not None:  # the URL changed: write the controls
-        return OUT(cells=cells, summary=_summary(cells, missing),
+    if query is not None:  # the URL changed (or the figure has a new version): the controls
+        menus = ({**slicing_menus(figure, slicing["facet_ids"]), "live_drawn": live_drawn(figure.id)}
+                 if live_redraw() else {})
+        return OUT(cells=cells, summary=_summary(cells, missing), **menus,
                    **slicing_values(state, figure, slicing["facet_ids"]))
     return OUT(search=state.to_query(y_labels=row_labels(figure)), cells=cells,
                summary=_summary(cells, missing))

@@ -51,6 +51,8 @@ from layouts._shared import (
     empty_note,
     get_catalog,
     group,
+    live_drawn,
+    live_redraw,
     page_location,
     problems_alert,
     read_view,
@@ -59,6 +61,7 @@ from layouts._shared import (
     register_row_buttons,
     row_labels,
     slicing_inputs,
+    slicing_menus,
     slicing_outputs,
     slicing_shown,
     slicing_values,
@@ -179,9 +182,12 @@ def sync(slicing, chart, pct, drawn):
     if query is not None:  # the URL changed: write the controls that differ; draw if it differs
         options = parse_options(query)
         key = drawn_key(state, options)
-        out = {} if key == drawn else {
+        out = {} if key == drawn and not live_redraw() else {
             "problems": problems_alert((*state.problems, *options.problems)),
             **render(figure, state, options), "drawn": key}
+        if live_redraw():  # a new version: drawn again in place, the menus list new labels
+            out.update(slicing_menus(figure, slicing["facet_ids"]),
+                       live_drawn=live_drawn(figure.id))
         controls = {**slicing_values(state, figure, slicing["facet_ids"]),
                     "transpose": options.transpose, "overlay": options.overlay,
                     "threshold": options.threshold, "pct": state.pct}

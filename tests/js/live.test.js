@@ -60,22 +60,80 @@ function server(answers) {
   return {fetchFn: fetchFn, asked: asked};
 }
 
+function plain(x) {  // an object from the sandbox's realm, comparable here
+  return JSON.parse(JSON.stringify(x));
+}
+
+function page(versions) {  // what the page drew, as its hidden .evalmaps-live-drawn says
+  const shown = {versions: versions};
+  return {shown: shown, drawn: function () { return shown; }};
+}
+
 test("poller: a baseline, a 304 that redraws nothing, a new version redrawn and told once", async function () {
   const doc = fakeDoc();
-  const srv = server([BEFORE, null, AFTER, null]);
-  const drawn = [];
-  const check = live.poller(doc, srv.fetchFn, function (v) { drawn.push(v); },
-                            function () { return {search: "?figure=import-sweep"}; });
-  assert.equal(await check(), false);  // the baseline
+  const srv = server([BEFORE, null, AFTER, null, null]);
+  const asked = [];
+  const drawn = page({"import-sweep": "a"});
+  const check = live.poller(doc, srv.fetchFn, function (v) { asked.push(plain(v)); },
+                            function () { return {search: "?figure=import-sweep"}; }, drawn.drawn);
+  assert.equal(await check(), false);  // the baseline: what the page drew
   assert.equal(await check(), false);  // 304
-  assert.equal(await check(), true);   // a new version
+  assert.equal(await check(), true);   // a new version: a redraw asked for
+  drawn.shown.versions["import-sweep"] = "b";  // the page drew it
   assert.equal(await check(), false);
-  assert.deepEqual(drawn, ["b"]);
-  assert.deepEqual(srv.asked.map(function (a) { return a.etag; }), [null, '"a"', '"a"', '"b"']);
+  assert.equal(await check(), false);
+  assert.deepEqual(asked, [{versions: {"import-sweep": "b"}, n: 1}]);
+  assert.deepEqual(srv.asked.map(function (a) { return a.etag; }),
+                   [null, '"a"', '"a"', '"b"', '"b"']);
   const el = doc.getElementById("evalmaps-live-note");
   assert.equal(el.textContent, "12 new cells: pythia-1.4b, step 33000.");
   assert.equal(el.attrs["aria-live"], "polite");
   assert.equal(el.attrs.role, "status");
+});
+
+test("poller: a redraw served by a worker behind is asked again, a few times at most", async function () {
+  const doc = fakeDoc();
+  const srv = server([BEFORE, AFTER, null, null, null, null, null, null, null]);
+  const asked = [];
+  const drawn = page({"import-sweep": "a"});  // never drawn at "b": every redraw hit a worker behind
+  const check = live.poller(doc, srv.fetchFn, function (v) { asked.push(v.n); },
+                            function () { return {search: "?figure=import-sweep"}; }, drawn.drawn);
+  for (let i = 0; i < 9; i++) {
+    await check();
+  }
+  assert.deepEqual(asked, [1, 2, 3, 4, 5]);
+});
+
+test("poller: two workers that disagree for a moment: one note, no redraw back", async function () {
+  const doc = fakeDoc();
+  const notes = [];
+  const el0 = {setAttribute: function () {}};
+  Object.defineProperty(el0, "textContent", {set: function (t) { notes.push(t); }, get: function () { return notes[notes.length - 1]; }});
+  doc.getElementById = function () { return el0; };
+  // a worker ahead, one behind, the one ahead again, then the one behind catches up (304s)
+  const srv = server([BEFORE, AFTER, BEFORE, AFTER, null, null]);
+  const asked = [];
+  const drawn = page({"import-sweep": "a"});
+  const check = live.poller(doc, srv.fetchFn, function (v) {
+    asked.push(v.versions["import-sweep"]);
+    drawn.shown.versions["import-sweep"] = v.versions["import-sweep"];  // drawn as asked
+  }, function () { return {search: "?figure=import-sweep"}; }, drawn.drawn);
+  for (let i = 0; i < 6; i++) {
+    await check();
+  }
+  assert.deepEqual(notes, ["12 new cells: pythia-1.4b, step 33000."]);
+  assert.deepEqual(asked, ["b"]);
+});
+
+test("poller: the page drawn at a version the poller never saw is drawn again at the newest", async function () {
+  const doc = fakeDoc();
+  const srv = server([AFTER, null]);
+  const asked = [];
+  const check = live.poller(doc, srv.fetchFn, function (v) { asked.push(plain(v.versions)); },
+                            function () { return {search: "?figure=import-sweep"}; },
+                            page({"import-sweep": "old"}).drawn);
+  assert.equal(await check(), true);
+  assert.deepEqual(asked, [{"import-sweep": "b"}]);
 });
 
 test("poller: a hidden tab asks for nothing", async function () {
