@@ -14,7 +14,7 @@
 (function () {
   "use strict";
   const lib = window.evalmapsLib = window.evalmapsLib || {};
-  const POLL_MS = 2000;
+  const POLL_MS = 3000;  // 20 open tabs: about 7 checks a second, each a 304
   const NOTE_ID = "evalmaps-live-note";
   const MAX_NAMED = 4;
   const REGRESS_MS = 10000;  // an older version again within this: a worker behind

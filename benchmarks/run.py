@@ -1178,11 +1178,16 @@ def idle_cpu_row(ctx: "Context", server: Gunicorn, browser, fid: str) -> Row:
         if handle != main:
             driver.switch_to.window(handle)
             hidden += driver.execute_script("return document.visibilityState") != "visible"
-    polls = server.log_path.read_text(errors="replace").count(f"GET /api/figures/{fid} ")
+
+    def counts() -> tuple[int, int]:  # checks of the figure, and requests of any kind, so far
+        text = server.log_path.read_text(errors="replace")
+        return text.count(f"GET /api/figures/{fid} "), text.count('HTTP/1.1" ')
+
+    checks, requests = counts()
     row.evalmaps, row.floor = measure(), floor
-    polled = server.log_path.read_text(errors="replace").count(f"GET /api/figures/{fid} ") - polls
-    not_modified = server.log_path.read_text(errors="replace").count(" 304 ")
-    row.what += f" ({polled} checks, {hidden} windows hidden; 304s so far {not_modified})"
+    checks_after, requests_after = counts()
+    row.what += (f" ({checks_after - checks} checks, {requests_after - requests} requests in "
+                 f"all; {hidden} of 20 windows hidden)")
     return row
 
 

@@ -1,7 +1,9 @@
-"""An open Browse page follows a sweep written while a real gunicorn (two workers) serves its
-folder: a cell that was a gap is painted with its value in place (the map's table, left open,
+"""Open pages follow a sweep written while a real gunicorn (two workers) serves its folder.
+Browse: a cell that was a gap is painted with its value in place (the map's table, left open,
 shows it as the API does), with no reload; the URL, the colour range, the keyboard focus and the
-open table stay; a polite note says once what changed; the browser logs no error."""
+open table stay; the rows menu lists the new model; a polite note says once what changed. Data,
+Trends and Compare: each draws the new version in place, its URL unchanged. The browser logs no
+error and the server answers no 5xx."""
 
 from __future__ import annotations
 
@@ -136,6 +138,57 @@ def test_an_open_page_draws_new_cells_in_place(served, browser):  # noqa: F811
     time.sleep(2.5)  # another check or two: nothing new, no second note, no second redraw
     assert re.fullmatch(r"\d+ new cells(: EleutherAI/pythia-v1\.1-410m)?\.",
                         note.get_attribute("textContent")), note.get_attribute("textContent")
+
+    # the other pages: each draws the figure's next version in place, from its unchanged URL
+    for path, name, shows in (
+            ("/data", "pythia-70m/zero-shot/70m_step1.json", data_cells),
+            ("/trends", "pythia-160m/zero-shot/160m_step1.json", trends_points),
+            ("/compare", "pythia-410m/zero-shot/410m_step1.json", compare_cells)):
+        query = (f"?a={fid}:arc-easy-acc&b={fid}:arc-challenge-acc" if path == "/compare"
+                 else f"?figure={fid}&task=arc_easy&metric=acc")
+        browser.get(base + path + query)
+        before = until(lambda: drawn_version(browser), 20, f"{path} drawn")
+        count = until(lambda: shows(browser), 20, f"{path}'s data")
+        browser.execute_script("window.__same_page = true")
+        copy(folder, name)
+        until(lambda: drawn_version(browser) not in (None, before), 15, f"{path} drawn again")
+        assert drawn_version(browser) == api_version(base, fid)
+        assert shows(browser) > count  # the new cell is on the page
+        assert browser.current_url == base + path + query
+        assert browser.execute_script("return window.__same_page === true")
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == [], errors
     assert not re.search(r'" 5\d\d ', log())  # no 5xx in the access log
+
+
+def drawn_version(driver) -> str | None:
+    """The version of the figure the open page says it drew (its hidden .evalmaps-live-drawn)."""
+    text = driver.execute_script(
+        "const e = document.querySelector('.evalmaps-live-drawn'); return e && e.textContent")
+    return next(iter(json.loads(text)["versions"].values()), None) if text else None
+
+
+def api_version(base: str, fid: str) -> str:
+    return json.loads(fetch_text(base, f"/api/figures/{fid}"))["version"]
+
+
+def data_cells(driver) -> int:
+    match = re.match(r"(\d+) cells in this slice", driver.find_element(By.ID, "data-summary").text)
+    return int(match.group(1)) if match else 0
+
+
+def trends_points(driver) -> int:
+    """Points drawn on the Trends page's charts."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#trends-graphs .js-plotly-plot'))"
+        ".reduce((n, gd) => n + (gd._fullData || []).reduce((m, t) => m + (t.y || [])"
+        ".filter(v => v !== null && !Number.isNaN(v)).length, 0), 0)")
+
+
+def compare_cells(driver) -> int:
+    """Cells with a value in Compare's A map."""
+    return driver.execute_script(
+        "const gd = document.querySelector('[id*=\"compare-heatmap\"] .js-plotly-plot');"
+        "const t = gd && gd._fullData && gd._fullData[0];"
+        "return t ? Array.from(t.z).reduce((n, row) => n + Array.from(row)"
+        ".filter(v => v !== null && !Number.isNaN(v)).length, 0) : 0")
