@@ -1,7 +1,7 @@
 /* Open pages follow a watched data folder (evalmaps.service.live): every POLL_MS, while the tab
- * is visible, the page asks for the figures it shows (/api/figures/<id>, the URL's figure, a
- * and b; the whole list when it names none) with If-None-Match, so that while nothing changed
- * the answer is a 304 with no body. A hidden tab does not ask; it asks at once when shown.
+ * is visible, the page asks for the figures it drew (/api/figures/<id> of each figure its
+ * hidden .evalmaps-live-drawn names) with If-None-Match, so that while nothing changed the
+ * answer is a 304 with no body. A hidden tab does not ask; it asks at once when shown.
  * A figure with a new version: a polite note says once what changed ("12 new cells:
  * pythia-1.4b, step 33000"), to screen readers too, and while the page's drawn version (its
  * hidden .evalmaps-live-drawn, layouts/_shared.py) differs, the store "live-version" is set: the
@@ -21,20 +21,16 @@
   const MAX_ASKS = 5;
   const NOTE_MS = 12000;  // the note shows this long  // redraws asked for one version at most
 
-  /* The API paths to ask for the figures a page's query string names. */
-  function paths(search) {
-    const query = new URLSearchParams(search || "");
-    const ids = [];
-    query.getAll("figure").concat(query.getAll("a"), query.getAll("b")).forEach(function (v) {
-      const id = String(v).split(":")[0];
-      if (id && ids.indexOf(id) < 0) {
-        ids.push(id);
-      }
-    });
-    if (!ids.length) {
-      return ["/api/figures"];
+  /* The API paths to ask for the figures a page drew (``drawn``: its .evalmaps-live-drawn,
+   * layouts/_shared.py live_drawn): none before the page is drawn, and never a figure the URL
+   * names that the page could not show (a 404, which the browser logs as an error). */
+  function paths(drawn) {
+    if (!drawn || !drawn.versions) {
+      return [];
     }
-    return ids.map(function (id) { return "/api/figures/" + encodeURIComponent(id); });
+    return Object.keys(drawn.versions).map(function (id) {
+      return "/api/figures/" + encodeURIComponent(id);
+    });
   }
 
   function summaries(body) {
@@ -61,7 +57,7 @@
         (d.labels || []).forEach(function (l) { known[d.name + "\u0000" + l] = true; });
       });
       const fresh = [];
-      (f.dims || []).forEach(function (d) {
+      (was.dims ? f.dims || [] : []).forEach(function (d) {  // labels: only against known ones
         (d.labels || []).forEach(function (l) {
           if (!known[d.name + "\u0000" + l]) {
             fresh.push(d.name === "step" || /^\d+$/.test(l) ? d.name + " " + l : String(l));
@@ -115,14 +111,14 @@
   }
 
   /* One poller per page load: ``fetchFn``, ``redraw(request)`` (sets the store "live-version")
-   * and ``where()`` (the location) given, ``drawn()`` (what the page drew; default: read from
+   * given, ``drawn()`` (what the page drew; default: read from
    * ``doc``); tests pass fakes.
    * Two workers (or hosts) may disagree for a moment: an answer with a version this page saw
    * replaced less than REGRESS_MS ago is a worker behind, not a change (no note, no redraw).
    * Each new version is told once. While what the page drew differs from the newest version,
    * a redraw is asked for once a check, at most MAX_ASKS times for one version (a redraw served
    * by a worker behind draws the old version: asked again). */
-  function poller(doc, fetchFn, redraw, where, drawn) {
+  function poller(doc, fetchFn, redraw, drawn) {
     const known = {};  // path -> etag
     const latest = {};  // figure id -> its newest summary
     const replaced = {};  // figure id + version -> when a newer one came
@@ -133,8 +129,15 @@
 
     function take(body, now) {  // the figures of an answer: the sentence of what changed
       const parts = [];
+      const shown = drawnNow() || {};
       summaries(body).forEach(function (f) {
-        const was = latest[f.id];
+        let was = latest[f.id];
+        const drew = (shown.versions || {})[f.id];
+        const drewCells = (shown.cells || {})[f.id];
+        if (!was && drew !== undefined && drew !== f.version && typeof drewCells === "number") {
+          // changed since the page was drawn: told against what it drew
+          was = {id: f.id, version: drew, n_cells: drewCells};
+        }
         if (was && was.version === f.version) {
           return;
         }
@@ -182,7 +185,7 @@
         return Promise.resolve(false);
       }
       busy = true;
-      const todo = paths(where().search);
+      const todo = paths(drawnNow());
       return Promise.all(todo.map(function (path) {
         const headers = known[path] ? {"If-None-Match": known[path]} : {};
         return fetchFn(path, {headers: headers, cache: "no-store", credentials: "same-origin"})
@@ -217,8 +220,13 @@
       if (clientside && clientside.set_props) {
         clientside.set_props("live-version", {data: request});
       }
-    }, function () { return window.location; });
-    check();
+    });
+    const first = window.setInterval(function () {  // as soon as the page is drawn: a baseline
+      if (drawnIn(document)) {
+        window.clearInterval(first);
+        check();
+      }
+    }, 200);
     window.setInterval(check, POLL_MS);  // another view's figures: asked for afresh (paths)
     document.addEventListener("visibilitychange", function () {
       if (document.visibilityState === "visible") {

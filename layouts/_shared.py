@@ -27,8 +27,9 @@ from dash import (
 from dash.exceptions import PreventUpdate
 from flask import current_app
 
-from components.controls import label_options, slider_marks, sort_options
+from components.controls import figure_options, label_options, slider_marks, sort_options
 from components.dash_internals import PAGES_CONTENT, PAGES_LOCATION
+from components.provenance import provenance_badge
 from evalmaps.core.figure import Catalog, Figure
 from evalmaps.service import live
 from evalmaps.service.store import STORED_ID_IN
@@ -103,13 +104,17 @@ def figure_shape(figure: Figure) -> list:
 
 def live_drawn(*figure_ids: str, shaped: bool = True) -> str:
     """What a page draws of ``figure_ids``, as this process serves them: JSON of their versions
-    (evalmaps.service.live) and, for a sliced page (``shaped``), the first one's shape."""
+    (evalmaps.service.live), their cells' counts (the page's note says what changed since) and,
+    for a sliced page (``shaped``), the first one's shape."""
     state = current_app.extensions["evalmaps"]
-    versions = {fid: live.version_of(state, fid) for fid in figure_ids if fid}
     catalog = state["catalog"]
+    ids = [fid for fid in dict.fromkeys(figure_ids) if fid]
+    versions = {fid: live.version_of(state, fid) for fid in ids}
+    cells = {fid: catalog.figure(fid).n_cells for fid in ids if fid in catalog}
     shape = (figure_shape(catalog.figure(figure_ids[0]))
              if shaped and figure_ids and figure_ids[0] in catalog else None)
-    return json.dumps({"versions": versions, "shape": shape}, separators=(",", ":"))
+    return json.dumps({"versions": versions, "cells": cells, "shape": shape},
+                      separators=(",", ":"))
 
 
 def live_redraw() -> bool:
@@ -124,12 +129,17 @@ def drawn_shape(text) -> list | None:
         return None
 
 
-def slicing_menus(figure: Figure, facet_ids: list[dict]) -> dict:
+def slicing_menus(figure: Figure, slicing: dict, title_prefix: tuple = ()) -> dict:
     """The slicing controls' menus for the figure as it is now, by output name (a watched
-    figure gains labels: its menus list them; their values are the page's state's)."""
+    figure gains labels: its menus list them; their values are the page's state's), the
+    figure's title (which counts its files, after ``title_prefix``) and the figure menu.
+    ``slicing``: what :func:`slicing_inputs` reads."""
     spec = figure.spec
     xdim = spec.dims[spec.x]
-    out = {"facet_options": [label_options(spec.dims[fid["dim"]].labels)
+    facet_ids = slicing["facet_ids"]
+    out = {"title_text": [*title_prefix, spec.title, provenance_badge(spec.provenance, with_id=True)],
+           "figure_options": figure_options(get_catalog(slicing["uploads"], figure.id)),
+           "facet_options": [label_options(spec.dims[fid["dim"]].labels)
                              if fid["dim"] in spec.dims else no_update for fid in facet_ids],
            "rows_options": label_options(spec.dims[spec.y].labels),
            "sort_options": sort_options(spec.dims[spec.y], xdim)}
@@ -137,8 +147,6 @@ def slicing_menus(figure: Figure, facet_ids: list[dict]) -> dict:
         marks, step = slider_marks(xdim.numbers, xdim.labels)
         out.update(x_min=min(xdim.numbers), x_max=max(xdim.numbers), x_marks=marks, x_step=step)
     return out
-
-
 
 
 def register_nav_sync(page: str) -> None:
@@ -201,6 +209,8 @@ def slicing_outputs(page: str) -> dict[str, Output]:
         "x_marks": Output(f"{page}-xrange", "marks"),
         "x_step": Output(f"{page}-xrange", "step"),
         "live_drawn": Output(live_drawn_id(page), "children"),
+        "title_text": Output(f"{page}-title", "children"),
+        "figure_options": Output(f"{page}-figure", "options"),
     }
 
 

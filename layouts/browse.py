@@ -100,7 +100,7 @@ def layout(uploads=None, **query):
                 dbc.Col(scale_switches(PAGE, figure, state), md=2, className="mb-2 pt-3"),
             ], className="g-3 align-items-start controls-row"),
         ]),
-        html.H4([spec.title, provenance_badge(spec.provenance, with_id=True)],
+        html.H4([spec.title, provenance_badge(spec.provenance, with_id=True)], id="browse-title",
                 className="mt-2 figure-title"),
         html.Div(drawn["summary"], id="browse-summary", className="small text-muted mb-2"),
         html.Div(drawn["graphs"], id="browse-graphs"),
@@ -168,7 +168,7 @@ def sync(slicing, display, drawn, map_ids):
     out = {} if slice_key(state) == drawn and not live_redraw() else graphs(figure, state)
     maps = out.pop("maps", None)
     if live_redraw():
-        out.update(slicing_menus(figure, slicing["facet_ids"]), live_drawn=live_drawn(figure.id))
+        out.update(slicing_menus(figure, slicing), live_drawn=live_drawn(figure.id))
         if maps is not None and list(maps) == [i.get("panel") for i in map_ids]:
             del out["graphs"]  # the same panels: only their figures are sent
             out.update(maps=[m["figure"] for m in maps.values()],

@@ -124,7 +124,7 @@ def layout(uploads=None, **query):
         dcc.Store(id="data-pending"),
         dcc.Store(id="data-max-bytes", data=max_upload_bytes()),
         html.Hr(),
-        html.H4(["Cells of ", spec.title, provenance_badge(spec.provenance, with_id=True)],
+        html.H4(["Cells of ", spec.title, provenance_badge(spec.provenance, with_id=True)], id="data-title",
                 className="section-title"),
         figure_row(PAGE, catalog, figure, state),
         dbc.Row(rows_and_range(PAGE, figure, state, widths=(5, 4)), className="g-3 controls-row"),
@@ -171,8 +171,8 @@ def sync(slicing):
     figure, state, query = read_view(PAGE, slicing)
     cells, missing = tidy_rows(figure, state)
     if query is not None:  # the URL changed (or the figure has a new version): the controls
-        menus = ({**slicing_menus(figure, slicing["facet_ids"]), "live_drawn": live_drawn(figure.id)}
-                 if live_redraw() else {})
+        menus = ({**slicing_menus(figure, slicing, ("Cells of ",)),
+                  "live_drawn": live_drawn(figure.id)} if live_redraw() else {})
         return OUT(cells=cells, summary=_summary(cells, missing), **menus,
                    **slicing_values(state, figure, slicing["facet_ids"]))
     return OUT(search=state.to_query(y_labels=row_labels(figure)), cells=cells,

@@ -107,7 +107,7 @@ def layout(uploads=None, **query):
                 *scale_switches(PAGE, figure, state, log=False),
             ], md=3, className="mb-2 pt-1"),
         ], className="g-3 align-items-start controls-row")]),
-        html.H4([spec.title, provenance_badge(spec.provenance, with_id=True)],
+        html.H4([spec.title, provenance_badge(spec.provenance, with_id=True)], id="trends-title",
                 className="mt-2 figure-title"),
         html.Div(drawn["summary"], id="trends-summary", className="small text-muted mb-2"),
         dbc.Card([
@@ -186,7 +186,7 @@ def sync(slicing, chart, pct, drawn):
             "problems": problems_alert((*state.problems, *options.problems)),
             **render(figure, state, options), "drawn": key}
         if live_redraw():  # a new version: drawn again in place, the menus list new labels
-            out.update(slicing_menus(figure, slicing["facet_ids"]),
+            out.update(slicing_menus(figure, slicing),
                        live_drawn=live_drawn(figure.id))
         controls = {**slicing_values(state, figure, slicing["facet_ids"]),
                     "transpose": options.transpose, "overlay": options.overlay,

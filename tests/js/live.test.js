@@ -15,12 +15,12 @@ const AFTER = {id: "import-sweep", version: "b", n_cells: 22,
   dims: [{name: "model", labels: ["pythia-70m", "pythia-1.4b"]},
          {name: "step", labels: ["1000", "2000", "33000"]}]};
 
-test("paths: the URL's figures, each once; the whole list when it names none", function () {
-  assert.deepEqual([...live.paths("?figure=import-sweep&rows=x")], ["/api/figures/import-sweep"]);
-  assert.deepEqual([...live.paths("?a=f1:p1&b=f1:p2")], ["/api/figures/f1"]);
-  assert.deepEqual([...live.paths("?a=f1:p1&b=f2:p")], ["/api/figures/f1", "/api/figures/f2"]);
-  assert.deepEqual([...live.paths("")], ["/api/figures"]);
-  assert.deepEqual([...live.paths("?figure=a%20b")], ["/api/figures/a%20b"]);
+test("paths: the figures the page drew, each once; none before it is drawn", function () {
+  assert.deepEqual([...live.paths({versions: {"import-sweep": "a"}})], ["/api/figures/import-sweep"]);
+  assert.deepEqual([...live.paths({versions: {f1: "1", f2: "1"}})], ["/api/figures/f1", "/api/figures/f2"]);
+  assert.deepEqual([...live.paths({versions: {"a b": "1"}})], ["/api/figures/a%20b"]);
+  assert.deepEqual([...live.paths({versions: {}})], []);  // Compare of two means: nothing to ask
+  assert.deepEqual([...live.paths(null)], []);  // not drawn yet
 });
 
 test("describe: the cells gained and the new labels, in one sentence", function () {
@@ -74,8 +74,7 @@ test("poller: a baseline, a 304 that redraws nothing, a new version redrawn and 
   const srv = server([BEFORE, null, AFTER, null, null]);
   const asked = [];
   const drawn = page({"import-sweep": "a"});
-  const check = live.poller(doc, srv.fetchFn, function (v) { asked.push(plain(v)); },
-                            function () { return {search: "?figure=import-sweep"}; }, drawn.drawn);
+  const check = live.poller(doc, srv.fetchFn, function (v) { asked.push(plain(v)); }, drawn.drawn);
   assert.equal(await check(), false);  // the baseline: what the page drew
   assert.equal(await check(), false);  // 304
   assert.equal(await check(), true);   // a new version: a redraw asked for
@@ -96,8 +95,7 @@ test("poller: a redraw served by a worker behind is asked again, a few times at 
   const srv = server([BEFORE, AFTER, null, null, null, null, null, null, null]);
   const asked = [];
   const drawn = page({"import-sweep": "a"});  // never drawn at "b": every redraw hit a worker behind
-  const check = live.poller(doc, srv.fetchFn, function (v) { asked.push(v.n); },
-                            function () { return {search: "?figure=import-sweep"}; }, drawn.drawn);
+  const check = live.poller(doc, srv.fetchFn, function (v) { asked.push(v.n); }, drawn.drawn);
   for (let i = 0; i < 9; i++) {
     await check();
   }
@@ -117,7 +115,7 @@ test("poller: two workers that disagree for a moment: one note, no redraw back",
   const check = live.poller(doc, srv.fetchFn, function (v) {
     asked.push(v.versions["import-sweep"]);
     drawn.shown.versions["import-sweep"] = v.versions["import-sweep"];  // drawn as asked
-  }, function () { return {search: "?figure=import-sweep"}; }, drawn.drawn);
+  }, drawn.drawn);
   for (let i = 0; i < 6; i++) {
     await check();
   }
@@ -130,17 +128,28 @@ test("poller: the page drawn at a version the poller never saw is drawn again at
   const srv = server([AFTER, null]);
   const asked = [];
   const check = live.poller(doc, srv.fetchFn, function (v) { asked.push(plain(v.versions)); },
-                            function () { return {search: "?figure=import-sweep"}; },
                             page({"import-sweep": "old"}).drawn);
   assert.equal(await check(), true);
   assert.deepEqual(asked, [{"import-sweep": "b"}]);
+});
+
+test("poller: a version newer than the page drew, at the first check: redrawn and told", async function () {
+  const doc = fakeDoc();
+  const srv = server([AFTER]);
+  const asked = [];
+  const drawn = {versions: {"import-sweep": "a"}, cells: {"import-sweep": 10}};
+  const check = live.poller(doc, srv.fetchFn, function (v) { asked.push(plain(v.versions)); },
+                            function () { return drawn; });
+  assert.equal(await check(), true);
+  assert.deepEqual(asked, [{"import-sweep": "b"}]);
+  assert.equal(doc.getElementById("evalmaps-live-note").textContent, "12 new cells.");
 });
 
 test("poller: a hidden tab asks for nothing", async function () {
   const doc = fakeDoc();
   doc.visibilityState = "hidden";
   const srv = server([BEFORE]);
-  const check = live.poller(doc, srv.fetchFn, function () {}, function () { return {search: ""}; });
+  const check = live.poller(doc, srv.fetchFn, function () {}, page({"import-sweep": "a"}).drawn);
   assert.equal(await check(), false);
   assert.deepEqual(srv.asked, []);
 });
