@@ -1146,7 +1146,7 @@ def section_live(ctx: "Context") -> list[Row]:
         "whole (atomic rename), one (model, step) cell per task each; one Chromium page shows "
         "the figure's first panel and a probe notes when each cell of the painted heatmap first "
         "holds a value (every 20 ms). A file is read once it has held for 0.5 s; open pages "
-        "check every 2 s. Idle CPU: user + system time of the gunicorn master and workers "
+        "check every 3 s. Idle CPU: user + system time of the gunicorn master and workers "
         "(/proc) over the window, 20 Chromium windows open on the figure (each polls with an "
         "ETag: a 304); floor: the same window with no page open.")
     return rows

@@ -464,10 +464,10 @@ class Outputs:
     prevent_initial_call=True,
 )
 @boundary
-def reshape(_live, drawn, pathname, search, uploads):
+def reshape(live, drawn, pathname, search, uploads):
     """A watched figure whose shape changed (:func:`figure_shape`): the open page is built again
     for its URL (Dash Pages' content, no reload); its controls could not hold the new shape."""
-    if not (isinstance(drawn, list) and len(drawn) == 1 and isinstance(search, str)
+    if not (live and isinstance(drawn, list) and len(drawn) == 1 and isinstance(search, str)
             and isinstance(pathname, str)):
         raise PreventUpdate
     try:

@@ -1,5 +1,6 @@
 """Open pages follow a sweep written while a real gunicorn (two workers) serves its folder.
-Browse: a cell that was a gap is painted with its value in place (the map's table, left open,
+Browse: its page built again for the same URL when the second checkpoint changes the figure's
+shape (no reload); then a cell that was a gap is painted with its value in place (the map's table, left open,
 shows it as the API does), with no reload; the URL, the colour range, the keyboard focus and the
 open table stay; the rows menu lists the new model; a polite note says once what changed. Data,
 Trends and Compare: each draws the new version in place, its URL unchanged. The browser logs no
@@ -90,14 +91,21 @@ def expected_table(base: str, folder: Path, fid: str) -> list[list[str]]:
 def test_an_open_page_draws_new_cells_in_place(served, browser):  # noqa: F811
     base, folder, log = served
     fid = "import-" + short_slug(folder.name)
-    for name in FIRST:
-        copy(folder, name)
-    until(lambda: fetch(base, f"/api/figures/{fid}")[0] == 200, 15, "the first files read")
-    time.sleep(2.5)  # both workers have read them
+    copy(folder, FIRST[0])  # one checkpoint: its tasks are the x axis
+    until(lambda: fetch(base, f"/api/figures/{fid}")[0] == 200, 15, "the first file read")
+    time.sleep(2.5)  # both workers have read it
     url = f"{base}/?figure={fid}&{QUERY}"
     browser.get(url)
-    frame = until(lambda: browser.find_elements(By.CSS_SELECTOR, ".heatmap-keys"), 20, "a map")[0]
+    until(lambda: browser.find_elements(By.CSS_SELECTOR, ".heatmap-keys"), 20, "a map")
+    assert drawn(browser)["shape"] == [["metric", "step"], "model", "task"]
     browser.execute_script("window.__same_page = true")
+    for name in FIRST[1:]:  # a second checkpoint: the steps become the x axis, the page is
+        copy(folder, name)  # built again for its URL, without a reload
+    until(lambda: (drawn(browser) or {}).get("shape") == [["task", "metric"], "model", "step"],
+          15, "the page built again for the figure's new shape")
+    assert browser.execute_script("return window.__same_page === true")
+    assert browser.current_url == url
+    frame = until(lambda: browser.find_elements(By.CSS_SELECTOR, ".heatmap-keys"), 10, "a map")[0]
     browser.find_element(By.CSS_SELECTOR, ".heatmap-table-toggle").click()  # the table, open
     before = until(lambda: table_of(browser), 5, "the table")
     assert before == expected_table(base, folder, fid)
@@ -161,11 +169,17 @@ def test_an_open_page_draws_new_cells_in_place(served, browser):  # noqa: F811
     assert not re.search(r'" 5\d\d ', log())  # no 5xx in the access log
 
 
-def drawn_version(driver) -> str | None:
-    """The version of the figure the open page says it drew (its hidden .evalmaps-live-drawn)."""
+def drawn(driver) -> dict | None:
+    """What the open page says it drew (its hidden .evalmaps-live-drawn)."""
     text = driver.execute_script(
         "const e = document.querySelector('.evalmaps-live-drawn'); return e && e.textContent")
-    return next(iter(json.loads(text)["versions"].values()), None) if text else None
+    return json.loads(text) if text else None
+
+
+def drawn_version(driver) -> str | None:
+    """The version of the figure the open page says it drew."""
+    said = drawn(driver)
+    return next(iter(said["versions"].values()), None) if said else None
 
 
 def api_version(base: str, fid: str) -> str:
