@@ -20,13 +20,14 @@ from flask_compress import Compress
 from components import dash_internals
 from components.theme import TypedArray
 from evalmaps.catalog.resources import resource
+from evalmaps.service import live
 from evalmaps.service.settings import Settings
 from evalmaps.service.startup import load_data
 from evalmaps.service.store import Store
 from evalmaps.service.uploads import Budget
 from evalmaps.views.state import NAV_RULES, nav_href
 from layouts._first_page import grid_on_demand, inert_grid, page_container, referred_url, titled_index
-from layouts._shared import NAV_PAGES, UPLOADS, nav_id
+from layouts._shared import LIVE, NAV_PAGES, UPLOADS, nav_id
 from routes import api, bundle_scripts, vendor
 
 HERE = Path(__file__).resolve().parent
@@ -98,11 +99,16 @@ def create_app(settings: Settings | None = None) -> Dash:
     app.server.json.sort_keys = False  # keep the API's documented key order
     app.server.register_blueprint(api)
     app.server.register_blueprint(vendor)
-    banner = problems_banner(loaded.problems)
+    state = app.server.extensions["evalmaps"]
+    if loaded.live is not None:  # watched folders (evalmaps.service.live): each worker's thread
+        live.serve_into(state, loaded.live.snapshot)
+        loaded.live.listeners.append(lambda snapshot: live.serve_into(state, snapshot))
+        app.server.before_request(loaded.live.ensure_running)
     app.layout = lambda: html.Div([
         dcc.Store(id=UPLOADS, storage_type="local", data=[]),
+        dcc.Store(id=LIVE),  # set by assets/evalmaps-live.js
         navbar(referred_url(app)),  # its links as the nav callbacks would write them
-        *banner,
+        *problems_banner(state["problems"]),  # as the data is now (watched folders change)
         page_container(app),  # the first page in it (layouts._first_page)
     ])
     clientside_callback(

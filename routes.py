@@ -23,7 +23,7 @@ from flask import Blueprint, Response, current_app, jsonify, request, send_from_
 from components import dash_internals
 from evalmaps.core.errors import MAX_QUOTED, EvalmapsError, UnknownFigure
 from evalmaps.core.text import clip
-from evalmaps.service import budget
+from evalmaps.service import budget, live
 from evalmaps.service.store import STORED_ID_IN
 from evalmaps.service.uploads import catalog_with
 from evalmaps.views import items as items_view
@@ -51,14 +51,31 @@ def error(status: int, message: str):
     return response
 
 
+def _versioned(response, etag: str):
+    """A response that a client may ask again with ``If-None-Match``: 304 (no body) while the
+    data is the same (watched folders: evalmaps.service.live)."""
+    response.set_etag(etag)
+    response.headers["Cache-Control"] = "no-cache"
+    return response.make_conditional(request)
+
+
 @api.get("/api/figures")
 def figures():
-    return jsonify(payloads.figures_payload(_catalog()))
+    state = current_app.extensions["evalmaps"]
+    payload = payloads.figures_payload(_catalog())
+    for summary in payload["figures"]:
+        summary["version"] = live.version_of(state, summary["id"])
+    every = ",".join(f"{f['id']}={f['version']}" for f in payload["figures"])
+    return _versioned(jsonify(payload), hashlib.sha256(every.encode()).hexdigest()[:16])
 
 
 @api.get("/api/figures/<figure_id>")
 def figure(figure_id: str):
-    return jsonify(payloads.figure_summary(_catalog(figure_id).figure(figure_id)))
+    version = live.version_of(current_app.extensions["evalmaps"], figure_id)
+    if request.if_none_match.contains(version) and figure_id in _catalog(figure_id):
+        return _versioned(Response(status=200), version)  # unchanged: 304, nothing built
+    summary = payloads.figure_summary(_catalog(figure_id).figure(figure_id))
+    return _versioned(jsonify({**summary, "version": version}), version)
 
 
 @api.get("/api/figures/<figure_id>/cells")

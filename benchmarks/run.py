@@ -3,8 +3,8 @@
     python benchmarks/run.py [--quick] [--only SECTION ...] [--out DIR] [--markdown FILE]
                              [--soak-seconds N] [--load-tool auto|wrk|python]
 
-Sections: load, callback, payload, paint, transfer, throughput, soak, uploads (see
-benchmarks/README.md).
+Sections: load, callback, payload, paint, transfer, throughput, soak, uploads, lighthouse, live
+(see benchmarks/README.md).
 Every measurement that fails prints "failed: <reason>" in its row and the run goes on. Speed is
 reported here, never asserted in tests. Each run's table is also kept as
 benchmarks/results/<UTC date and time>-<short commit>.md (--out DIR puts it elsewhere).
@@ -37,11 +37,13 @@ if str(ROOT) not in sys.path:
 import numpy as np  # noqa: E402
 
 from benchmarks import dash_requests, floors, hostile, throughput  # noqa: E402
+from benchmarks import live as live_bench  # noqa: E402
 from benchmarks.server import Gunicorn, request, rss_mb  # noqa: E402
 from benchmarks.sweeps import Sweep, sweeps  # noqa: E402
 
 SECTIONS = ("load", "items", "callback", "payload", "paint", "transfer", "throughput", "soak",
-            "uploads", "lighthouse")
+            "uploads", "lighthouse", "live")
+OWN_DATA = {"soak", "uploads", "live"}  # sections that need none of the sweeps written
 SERVER_SECTIONS = {"callback", "payload", "paint", "transfer", "throughput", "lighthouse"}
 JSON = {"Content-Type": "application/json"}
 # the upload budget of the soak and uploads server, low on purpose: below what importing the
@@ -1353,11 +1355,137 @@ def section_items(ctx: "Context") -> list[Row]:
     return [*ingest_rows(ctx), paired_row(ctx), *items_paint_rows(ctx)]
 
 
+# ----------------------------------------------------------------------------- live
+
+def section_live(ctx: "Context") -> list[Row]:
+    """A sweep written into a watched folder while a gunicorn of 2 workers serves it: the time
+    from a file written to its cell painted in an open page (at 1 and at 20 files a second),
+    and the server's CPU with 20 open tabs and nothing changing (floor: no tab open)."""
+    from benchmarks.browser import Browser
+    from evalmaps.core.figure import short_slug
+
+    folder = ctx.tmp / "live-sweep"
+    for seed, (model, step) in enumerate([(m, s) for m in live_bench.MODELS[:2] for s in (0, 1)]):
+        live_bench.write(folder, model, step, seed)
+    server = Gunicorn([folder], env={"EVALMAPS_CACHE": "off", "EVALMAPS_STORE": "off"})
+    ctx.log(f"live: gunicorn on {server.base}, a watched folder")
+    rows: list[Row] = []
+    browser = None
+    try:
+        server.start()
+        get = http_get(server.port)
+        fid = "import-" + short_slug(folder.name)
+        time.sleep(3.0)  # both workers up, their watchers started by their first requests
+        for _ in range(4):
+            get(f"/api/figures/{fid}")
+        browser = Browser()
+        ctx.extra_versions.append(browser.version())
+        driver = browser.driver
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                               {"source": live_bench.CELL_PROBE})
+        driver.get(f"{server.base}/?figure={fid}&task=alpha")
+        deadline = time.monotonic() + 60
+        while not driver.execute_script("return Object.keys(window.__live || {}).length"):
+            if time.monotonic() > deadline:
+                raise TimeoutError("the page's first heatmap was not painted within 60 s")
+            time.sleep(0.1)
+        seed = 100
+        runs = [(1.0, [(live_bench.MODELS[0], s) for s in range(2, 8 if ctx.quick else 22)]),
+                (20.0, [(m, s) for s in range(0, 5 if ctx.quick else 20)
+                        for m in live_bench.MODELS[2:12]])]
+        for rate, files in runs:
+            row50 = Row(f"live: file written to its cell painted, {rate:g} file/s, median "
+                        f"({len(files)} files)", "s")
+            row95 = Row(f"live: file written to its cell painted, {rate:g} file/s, p95", "s",
+                        goal=f"< {5 if rate < 2 else 10} s",
+                        within=value_at_most(5.0 if rate < 2 else 10.0))
+            ctx.log(f"live: {len(files)} files at {rate:g} file/s")
+            written = {}
+            started = time.monotonic()
+            for k, (model, step) in enumerate(files):
+                pause = started + k / rate - time.monotonic()
+                if pause > 0:
+                    time.sleep(pause)
+                seed += 1
+                written[(model, step)] = live_bench.write(folder, model, step, seed)
+            deadline = time.monotonic() + 20
+            while True:
+                seen = driver.execute_script("return window.__live")
+                found = live_bench.latencies(seen, written)
+                if len(found) == len(written) or time.monotonic() > deadline:
+                    break
+                time.sleep(0.25)
+            if len(found) < len(written):
+                for row in (row50, row95):
+                    row.failed = f"{len(written) - len(found)} of {len(written)} cells not painted"
+            else:
+                row50.evalmaps = median_of(found)
+                row95.evalmaps = live_bench.percentile(found, 95)
+            rows += [row50, row95]
+        rows.append(idle_cpu_row(ctx, server, browser, fid))
+    except Exception as exc:  # noqa: BLE001 - the rows so far stand; the rest say why
+        rows.append(Row("live: the section", "", failed=reason(exc)))
+        ctx.log(f"live: failed: {reason(exc)}")
+    finally:
+        if browser is not None:
+            browser.close()
+        server.stop()
+    ctx.notes.append(
+        "live: gunicorn app:server --workers 2 serving one watched folder (EVALMAPS_WATCH=auto: "
+        "watchfiles events, a scan every 2 s); lm-evaluation-harness results files written "
+        "whole (atomic rename), one (model, step) cell per task each; one Chromium page shows "
+        "the figure's first panel and a probe notes when each cell of the painted heatmap first "
+        "holds a value (every 20 ms). A file is read once it has held for 0.5 s; open pages "
+        "check every 3 s. Idle CPU: user + system time of the gunicorn master and workers "
+        "(/proc) over the window, 20 Chromium windows open on the figure (each polls with an "
+        "ETag: a 304); floor: the same window with no page open.")
+    return rows
+
+
+def idle_cpu_row(ctx: "Context", server: Gunicorn, browser, fid: str) -> Row:
+    """The server's CPU, % of one core, with 20 pages open and nothing changing."""
+    seconds = 10.0 if ctx.quick else 30.0
+    row = Row(f"live: server CPU, 20 open tabs, nothing changing ({seconds:g} s)", "%",
+              goal="< 2% of a core", within=value_at_most(2.0))
+    pids = [server.proc.pid, *server.worker_pids()]
+    driver = browser.driver
+
+    def measure() -> float:
+        before, at = live_bench.cpu_seconds(pids), time.monotonic()
+        time.sleep(seconds)
+        return 100 * (live_bench.cpu_seconds(pids) - before) / (time.monotonic() - at)
+
+    main = driver.current_window_handle
+    driver.get("about:blank")
+    time.sleep(3)
+    floor = measure()
+    for _ in range(20):
+        driver.switch_to.new_window("window")
+        driver.get(f"{server.base}/?figure={fid}&task=alpha")
+    time.sleep(8)  # every page drawn; their first checks done
+    hidden = 0
+    for handle in driver.window_handles:
+        if handle != main:
+            driver.switch_to.window(handle)
+            hidden += driver.execute_script("return document.visibilityState") != "visible"
+
+    def counts() -> tuple[int, int]:  # checks of the figure, and requests of any kind, so far
+        text = server.log_path.read_text(errors="replace")
+        return text.count(f"GET /api/figures/{fid} "), text.count('HTTP/1.1" ')
+
+    checks, requests = counts()
+    row.evalmaps, row.floor = measure(), floor
+    checks_after, requests_after = counts()
+    row.what += (f" ({checks_after - checks} checks, {requests_after - requests} requests in "
+                 f"all; {hidden} of 20 windows hidden)")
+    return row
+
+
 SECTION_FUNCS = {"load": section_load, "items": section_items, "callback": section_callback,
-                 "payload": section_payload,
-                 "paint": section_paint, "transfer": section_transfer,
+                 "payload": section_payload, "paint": section_paint, "transfer": section_transfer,
                  "throughput": section_throughput, "soak": section_soak,
-                 "uploads": section_uploads, "lighthouse": section_lighthouse}
+                 "uploads": section_uploads, "lighthouse": section_lighthouse,
+                 "live": section_live}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -1403,7 +1531,7 @@ def main(argv: list[str] | None = None) -> int:
                   soak_seconds=args.soak_seconds)
     rows: list[Row] = []
     try:
-        for sweep in ctx.sweeps:
+        for sweep in ctx.sweeps if set(args.sections) - OWN_DATA else ():
             folder = tmp / sweep.id
             ctx.csv[sweep.id] = sweep.write_catalog_folder(folder)
             ctx.folders[sweep.id] = folder

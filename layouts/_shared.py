@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 import math
 from typing import Callable
 from urllib.parse import parse_qs
@@ -26,13 +27,17 @@ from dash import (
 from dash.exceptions import PreventUpdate
 from flask import current_app
 
-from components.dash_internals import PAGES_LOCATION
+from components.controls import figure_options, label_options, slider_marks, sort_options
+from components.dash_internals import PAGES_CONTENT, PAGES_LOCATION
+from components.provenance import provenance_badge
 from evalmaps.core.figure import Catalog, Figure
+from evalmaps.service import live
 from evalmaps.service.store import STORED_ID_IN
 from evalmaps.service.uploads import catalog_with
 from evalmaps.views.state import ViewState, parse_state, state_from_controls
 
 NAV_PAGES = [("Browse", "/"), ("Trends", "/trends"), ("Compare", "/compare"), ("Data", "/data")]
+LIVE = "live-version"  # the store evalmaps-live.js sets when a shown figure has a new version
 UPLOADS = "uploads"  # the local store (in app.layout): ids of this browser's recent uploads
 
 
@@ -65,14 +70,83 @@ def nav_id(path: str) -> str:
     return "nav-" + (path.strip("/") or "browse")
 
 
-def page_location(page: str, figure_id: str) -> html.Div:
-    """A page's own location (its query is the page's state) and the figure it was rendered for.
+def page_location(page: str, figure_id: str, watched: tuple[str, ...] | None = None) -> html.Div:
+    """A page's own location (its query is the page's state), the figure it was rendered for,
+    and what it drew of the watched figures (:func:`live_drawn`; ``watched``: the figures it
+    shows, ``(figure_id,)`` unless given).
 
     ``refresh=False``: writing ``search`` adds a history entry without a reload and without
     re-rendering the page through Dash Pages.
     """
     return html.Div([dcc.Location(id=f"{page}-loc", refresh=False),
-                     dcc.Store(id=f"{page}-rendered-figure", data=figure_id)])
+                     dcc.Store(id=f"{page}-rendered-figure", data=figure_id),
+                     html.Div(live_drawn(*(watched if watched is not None else (figure_id,)),
+                                         shaped=watched is None),
+                              id=live_drawn_id(page), className="evalmaps-live-drawn",
+                              hidden=True)])
+
+
+# ------------------------------------------------------------------ open pages follow (issue 28)
+
+def live_drawn_id(page: str) -> dict:
+    """The hidden element whose text says what a page drew (:func:`live_drawn`): read by
+    assets/evalmaps-live.js, which asks for a redraw while it differs from the server's."""
+    return {"type": "live-drawn", "page": page}
+
+
+def figure_shape(figure: Figure) -> list:
+    """What a sliced page's controls are built for: the facets, the y and the x dimension. A
+    watched figure whose shape changes (a sweep's second checkpoint makes the step the x axis)
+    gets its page built again (:func:`reshape`), not redrawn in place."""
+    spec = figure.spec
+    return [list(spec.facets), spec.y, spec.x]
+
+
+def live_drawn(*figure_ids: str, shaped: bool = True) -> str:
+    """What a page draws of ``figure_ids``, as this process serves them: JSON of their versions
+    (evalmaps.service.live), their cells' counts (the page's note says what changed since) and,
+    for a sliced page (``shaped``), the first one's shape."""
+    state = current_app.extensions["evalmaps"]
+    catalog = state["catalog"]
+    ids = [fid for fid in dict.fromkeys(figure_ids) if fid]
+    versions = {fid: live.version_of(state, fid) for fid in ids}
+    cells = {fid: catalog.figure(fid).n_cells for fid in ids if fid in catalog}
+    shape = (figure_shape(catalog.figure(figure_ids[0]))
+             if shaped and figure_ids and figure_ids[0] in catalog else None)
+    return json.dumps({"versions": versions, "cells": cells, "shape": shape},
+                      separators=(",", ":"))
+
+
+def live_redraw() -> bool:
+    """Whether the callback runs because a figure the page shows has a new version."""
+    return f"{LIVE}.data" in ctx.triggered_prop_ids
+
+
+def drawn_shape(text) -> list | None:
+    try:
+        return json.loads(text).get("shape") if isinstance(text, str) else None
+    except (ValueError, AttributeError):
+        return None
+
+
+def slicing_menus(figure: Figure, slicing: dict, title_prefix: tuple = ()) -> dict:
+    """The slicing controls' menus for the figure as it is now, by output name (a watched
+    figure gains labels: its menus list them; their values are the page's state's), the
+    figure's title (which counts its files, after ``title_prefix``) and the figure menu.
+    ``slicing``: what :func:`slicing_inputs` reads."""
+    spec = figure.spec
+    xdim = spec.dims[spec.x]
+    facet_ids = slicing["facet_ids"]
+    out = {"title_text": [*title_prefix, spec.title, provenance_badge(spec.provenance, with_id=True)],
+           "figure_options": figure_options(get_catalog(slicing["uploads"], figure.id)),
+           "facet_options": [label_options(spec.dims[fid["dim"]].labels)
+                             if fid["dim"] in spec.dims else no_update for fid in facet_ids],
+           "rows_options": label_options(spec.dims[spec.y].labels),
+           "sort_options": sort_options(spec.dims[spec.y], xdim)}
+    if xdim.numeric:
+        marks, step = slider_marks(xdim.numbers, xdim.labels)
+        out.update(x_min=min(xdim.numbers), x_max=max(xdim.numbers), x_marks=marks, x_step=step)
+    return out
 
 
 def register_nav_sync(page: str) -> None:
@@ -126,6 +200,17 @@ def slicing_outputs(page: str) -> dict[str, Output]:
         "x_range": Output(f"{page}-xrange", "value"),
         "sort": Output(f"{page}-sort", "value"),
         "top": Output(f"{page}-top", "value"),
+        # what changes when a watched figure gains labels (slicing_menus) and what was drawn
+        "facet_options": Output({"type": f"{page}-facet", "dim": ALL}, "options"),
+        "rows_options": Output(f"{page}-rows", "options"),
+        "sort_options": Output(f"{page}-sort", "options"),
+        "x_min": Output(f"{page}-xrange", "min"),
+        "x_max": Output(f"{page}-xrange", "max"),
+        "x_marks": Output(f"{page}-xrange", "marks"),
+        "x_step": Output(f"{page}-xrange", "step"),
+        "live_drawn": Output(live_drawn_id(page), "children"),
+        "title_text": Output(f"{page}-title", "children"),
+        "figure_options": Output(f"{page}-figure", "options"),
     }
 
 
@@ -143,6 +228,8 @@ def slicing_inputs(page: str) -> dict:
         facet_ids=State({"type": f"{page}-facet", "dim": ALL}, "id"),
         rendered=State(f"{page}-rendered-figure", "data"),
         uploads=State(UPLOADS, "data"),
+        live=Input(LIVE, "data"),  # a watched figure's new version: drawn again from the URL
+        drawn_live=State(live_drawn_id(page), "children"),
     )}
 
 
@@ -159,8 +246,9 @@ def read_view(page: str, slicing: dict, display: dict | None = None):
     controls that are part of its state, by name (``color``, ``show_values``, ``pct``,
     ``zlog``; those it lacks are None).
 
-    When the page's location changed (back/forward, or the first report as it mounts), the state
-    is read from the URL and the controls must be written (``from_url``); when a control changed,
+    When the page's location changed (back/forward, or the first report as it mounts) or a
+    figure it shows has a new version (:func:`live_redraw`), the state is read from the URL and
+    the controls must be written (``from_url``); when a control changed,
     from the controls, and the URL must be written. ``PreventUpdate`` when there is nothing to do
     (no URL yet, or another figure: Dash Pages renders the page anew)."""
     rendered, search = slicing["rendered"], slicing["search"]
@@ -168,7 +256,11 @@ def read_view(page: str, slicing: dict, display: dict | None = None):
     if rendered not in catalog:
         raise PreventUpdate
     figure = catalog.figure(rendered)
-    if f"{page}-loc.search" in ctx.triggered_prop_ids or len(ctx.triggered_prop_ids) != 1:
+    if live_redraw():  # a new version: the URL's view drawn again, where its shape still fits
+        if drawn_shape(slicing["drawn_live"]) not in (None, figure_shape(figure)):
+            raise PreventUpdate  # built again instead (reshape)
+    if (live_redraw() or f"{page}-loc.search" in ctx.triggered_prop_ids
+            or len(ctx.triggered_prop_ids) != 1):
         if search is None:
             raise PreventUpdate  # the location reports the URL as it mounts
         query = parse_qs(search.lstrip("?"), keep_blank_values=True)
@@ -289,6 +381,8 @@ INPUTS: dict[str, str] = {
 INPUTS.update(by="text", ydim="text", xdim="text", rest="texts", rest_ids="any")
 # Compare's items panel: the item picked in its list (AG Grid's selectedRows)
 INPUTS.update(selected="records", k="number")
+# evalmaps-live.js's request; what a page drew (live_drawn); the pages location's path
+INPUTS.update(live="any", drawn_live="text", pathname="text", map_ids="any")
 
 
 def _fits(name: str, value) -> bool:
@@ -358,3 +452,39 @@ class Outputs:
                 else [no_update] * len(grouping[key]) if isinstance(grouping[key], list)
                 else no_update
                 for key in self.spec}
+
+
+# ------------------------------------------------------------------ a watched figure's new shape
+
+@callback(
+    Output(PAGES_CONTENT, "children", allow_duplicate=True),
+    Input(LIVE, "data"),
+    State({"type": "live-drawn", "page": ALL}, "children"),
+    State(PAGES_LOCATION, "pathname"),
+    State(PAGES_LOCATION, "search"),
+    State(UPLOADS, "data"),
+    prevent_initial_call=True,
+)
+@boundary
+def reshape(live, drawn, pathname, search, uploads):
+    """A watched figure whose shape changed (:func:`figure_shape`): the open page is built again
+    for its URL (Dash Pages' content, no reload); its controls could not hold the new shape."""
+    if not (live and isinstance(drawn, list) and len(drawn) == 1 and isinstance(search, str)
+            and isinstance(pathname, str)):
+        raise PreventUpdate
+    try:
+        said = json.loads(drawn[0])
+        figure_id = next(iter(said["versions"]))
+    except (ValueError, TypeError, KeyError, StopIteration):
+        raise PreventUpdate from None
+    catalog = get_catalog(uploads if isinstance(uploads, list) else [], figure_id)
+    if said.get("shape") is None or figure_id not in catalog or (
+            figure_shape(catalog.figure(figure_id)) == said["shape"]):
+        raise PreventUpdate
+    page = next((p for p in dash.page_registry.values()
+                 if p.get("relative_path") == pathname or p.get("path") == pathname), None)
+    if page is None or not callable(page.get("layout")):
+        raise PreventUpdate
+    query = {k: v[0] if len(v) == 1 else v
+             for k, v in parse_qs(search.lstrip("?"), keep_blank_values=True).items()}
+    return page["layout"](uploads=uploads if isinstance(uploads, list) else None, **query)

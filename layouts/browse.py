@@ -58,6 +58,8 @@ from layouts._shared import (
     explain_problems,
     get_catalog,
     group,
+    live_drawn,
+    live_redraw,
     page_location,
     problems_alert,
     read_view,
@@ -66,6 +68,7 @@ from layouts._shared import (
     register_row_buttons,
     row_labels,
     slicing_inputs,
+    slicing_menus,
     slicing_outputs,
     slicing_shown,
     slicing_values,
@@ -101,7 +104,7 @@ def layout(uploads=None, **query):
                 k_menu(PAGE, max_k(figure), state.k),
             ], className="g-3 align-items-start controls-row"),
         ]),
-        html.H4([spec.title, provenance_badge(spec.provenance, with_id=True)],
+        html.H4([spec.title, provenance_badge(spec.provenance, with_id=True)], id="browse-title",
                 className="mt-2 figure-title"),
         html.Div(drawn["summary"], id="browse-summary", className="small text-muted mb-2"),
         html.Div(drawn["graphs"], id="browse-graphs"),
@@ -129,6 +132,10 @@ OUT = Outputs(
     export_options=Output("browse-export-panel", "options"),
     export_value=Output("browse-export-panel", "value"),
     export_style=Output("browse-export-panel", "style"),
+    # a watched figure's new version, the same panels: their maps redrawn in place (the frames,
+    # focus and open tables around them stay)
+    maps=Output({"type": "browse-heatmap", "panel": ALL}, "figure", allow_duplicate=True),
+    map_styles=Output({"type": "browse-heatmap", "panel": ALL}, "style"),
 )
 
 
@@ -145,11 +152,12 @@ OUT = Outputs(
             k=Input("browse-k", "value"),
         ),
         drawn=State("browse-drawn", "data"),
+        map_ids=State({"type": "browse-heatmap", "panel": ALL}, "id"),
     ),
     prevent_initial_call=True,  # the layout draws the URL's view; its location reports changes
 )
 @boundary
-def sync(slicing, display, drawn):
+def sync(slicing, display, drawn, map_ids):
     """What changes the data shown: the URL (back/forward) or a slicing control. The colour
     range and values in cells are restyled in the browser (``evalmaps.restyle``), and the
     heatmaps are only sent again when the slice changed (``browse-drawn``). ``slicing``: the
@@ -160,9 +168,19 @@ def sync(slicing, display, drawn):
         k = display["k"] if isinstance(display["k"], int) and 1 <= display["k"] <= max_k(figure) \
             else 1
         state = replace(state, scale=scale if scale in SCALES else DEFAULT_SCALE, k=k)
-        return OUT(search=state.to_query(y_labels=row_labels(figure)), **graphs(figure, state))
-    # the URL changed: write the controls that differ; draw only if the slice differs
-    out = {} if slice_key(state) == drawn else graphs(figure, state)
+        drawing = graphs(figure, state)
+        drawing.pop("maps", None)
+        return OUT(search=state.to_query(y_labels=row_labels(figure)), **drawing)
+    # the URL changed: write the controls that differ; draw only if the slice differs (or the
+    # figure has a new version: drawn again in place, its menus list its new labels)
+    out = {} if slice_key(state) == drawn and not live_redraw() else graphs(figure, state)
+    maps = out.pop("maps", None)
+    if live_redraw():
+        out.update(slicing_menus(figure, slicing), live_drawn=live_drawn(figure.id))
+        if maps is not None and list(maps) == [i.get("panel") for i in map_ids]:
+            del out["graphs"]  # the same panels: only their figures are sent
+            out.update(maps=[m["figure"] for m in maps.values()],
+                       map_styles=[m["style"] for m in maps.values()])
     controls = {**slicing_values(state, figure, slicing["facet_ids"]), "color": state.color,
                 "show_values": state.show_values, "scale": state.scale, "pct": state.pct,
                 "zlog": state.zscale == "log", "k": state.k}
@@ -196,11 +214,13 @@ def graphs(figure, state: ViewState) -> dict:
         per_row = min(per_row, 2)  # long row labels take room from the cells
     per_row = min(per_row, len(views))
     cols = []
+    maps = {}  # panel slug -> its figure and style
     for view, ranges in zip(views, all_ranges):
         fig = heatmap_figure(view, ranges[state.color], show_values=state.show_values,
                              ranges=ranges, scale=state.scale, color=state.color,
                              counts=count_grid(figure, view.panel.facets, view.y_labels,
                                                view.x_labels))
+        maps[view.panel.slug] = {"figure": fig, "style": reserved_height(fig)}
         cols.append(dbc.Col(keyboard_map(dcc.Graph(
             id={"type": "browse-heatmap", "panel": view.panel.slug}, figure=fig,
             config=graph_config(figure.id, view.panel.slug), className="heatmap-graph",
@@ -224,7 +244,7 @@ def graphs(figure, state: ViewState) -> dict:
                         *([html.Div(gaps, id="browse-gaps-note")] if gaps else []),
                         *([html.Div(" ".join(notes), id="browse-scale-note")] if notes else [])],
             "drawn": slice_key(state), "export_options": panels,
-            "export_value": panels[0]["value"], "export_style": panel_style(panels)}
+            "export_value": panels[0]["value"], "export_style": panel_style(panels), "maps": maps}
 
 
 @callback(

@@ -93,11 +93,14 @@ from evalmaps.views.state import (
     parse_compare_state,
 )
 from layouts._shared import (
+    LIVE,
     UPLOADS,
     Outputs,
     boundary,
     get_catalog,
     group,
+    live_drawn,
+    live_drawn_id,
     page_location,
     problems_alert,
     register_nav_sync,
@@ -166,7 +169,7 @@ def layout(uploads=None, **query):
     figures = figure_options(catalog)  # the three figure menus' (render's callers need none)
     a_figure = figure_of(state.a) if not is_derived(state.a) else ""
     return dbc.Container([
-        page_location(PAGE, a_figure),
+        page_location(PAGE, a_figure, watched=(values["a_figure"], values["b_figure"])),
         dcc.Store(id="compare-cells", data=values["cells"]),
         dcc.Store(id="compare-default-color", data=DEFAULT_COMPARE_COLOR),
         dcc.Store(id="compare-hovered", data=None),  # the last hovered cell, to re-place outlines
@@ -515,6 +518,7 @@ OUT = Outputs(
     xdim_options=Output("compare-xdim", "options"),
     rest=Output("compare-rest", "children"),  # the other dimensions' menus, when they change
     mean_style=[Output(col, "style") for col in MEAN_COLS],
+    live_drawn=Output(live_drawn_id(PAGE), "children"),  # what was drawn of watched figures
 )
 CONTROLS = ("a", "b", "a_figure", "b_figure", "color", "show_values", "scale", "pct", "mean",
             "mean_figure", "mean_options", "by", "ydim", "xdim", "k")  # written only if they change
@@ -559,17 +563,19 @@ REST = {"type": "compare-rest", "dim": ALL}
         ),
         held=State("compare-held", "data"),
         uploads=State(UPLOADS, "data"),
+        live=Input(LIVE, "data"),  # a watched figure's new version: the URL's view drawn again
     ),
     prevent_initial_call=True,  # the layout renders the URL's state itself
 )
 @boundary
-def sync(search, showing, pressed, held, uploads):
+def sync(search, showing, pressed, held, uploads, live):
     """What changes the panels compared: the URL (back/forward), a menu, swap, a mean. The colour
     range and values in cells are restyled in the browser (``evalmaps.restyle``). The maps' arrays
     the page holds (``held``) are not sent again (components.reuse): a swap sends their labels,
     hovers and summary, not their values. ``compare-stale``: the page could not make the maps
     from what it holds; they are sent whole. ``showing``: what the page's controls show, by
-    output name; ``pressed``: the buttons' clicks (``ctx.triggered_id`` says which was)."""
+    output name; ``pressed``: the buttons' clicks (``ctx.triggered_id`` says which was);
+    ``live``: evalmaps-live.js's request to draw a watched figure's new version."""
     a, b = showing["a"], showing["b"]
     catalog = get_catalog(uploads, *stored_ids(search, a, b, showing["a_figure"],
                                                showing["b_figure"], showing["mean"]))
@@ -577,6 +583,12 @@ def sync(search, showing, pressed, held, uploads):
     problems: tuple[str, ...] = ()
     default = default_pair(catalog)
     shown = shown_state(catalog, showing, default)
+    if triggered == LIVE:  # a figure shown has a new version: its maps and menus as they are now
+        if search is None:
+            raise PreventUpdate
+        state = parse_compare_state(parse_qs(search.lstrip("?"), keep_blank_values=True), catalog)
+        values = render(catalog, state)
+        return _outputs(values, held, controls=True, shown=showing)
     if triggered == "compare-loc" or triggered is None:
         if search is None:
             raise PreventUpdate  # the location reports the URL as it mounts
@@ -703,7 +715,8 @@ def _outputs(values: dict, held: list[str] | None, controls: bool, shown: dict,
              **extra) -> dict:
     """The callback's outputs: what is shown, and the menus only when they must change and
     show something else (``shown``: what the page shows); the maps with the arrays the page
-    holds as references; the linked-hover outlines are hidden (the maps changed)."""
+    holds as references; the linked-hover outlines are hidden (the maps changed); what was drawn
+    of the watched figures (evalmaps-live.js)."""
     written = {key: values[key] for key in SHOWN}
     if controls:
         written.update({key: values[key] for key in CONTROLS
@@ -716,6 +729,7 @@ def _outputs(values: dict, held: list[str] | None, controls: bool, shown: dict,
     figures = values["figures"]
     incoming = no_update if all(f is no_update for f in figures) else elide(figures, held)
     return OUT(**written, incoming=incoming, marks=[HIDDEN] * len(SIDES), hovered=None,
+               live_drawn=live_drawn(values["a_figure"], values["b_figure"], shaped=False),
                **extra)
 
 

@@ -48,6 +48,8 @@ from layouts._shared import (
     boundary,
     explain_problems,
     get_catalog,
+    live_drawn,
+    live_redraw,
     page_location,
     problems_alert,
     read_view,
@@ -56,6 +58,7 @@ from layouts._shared import (
     register_row_buttons,
     row_labels,
     slicing_inputs,
+    slicing_menus,
     slicing_outputs,
     slicing_values,
     stored_ids,
@@ -122,7 +125,7 @@ def layout(uploads=None, **query):
         dcc.Store(id="data-pending"),
         dcc.Store(id="data-max-bytes", data=max_upload_bytes()),
         html.Hr(),
-        html.H4(["Cells of ", spec.title, provenance_badge(spec.provenance, with_id=True)],
+        html.H4(["Cells of ", spec.title, provenance_badge(spec.provenance, with_id=True)], id="data-title",
                 className="section-title"),
         figure_row(PAGE, catalog, figure, state),
         dbc.Row(rows_and_range(PAGE, figure, state, widths=(5, 4)), className="g-3 controls-row"),
@@ -175,8 +178,10 @@ OUT = Outputs(
 def sync(slicing):
     figure, state, query = read_view(PAGE, slicing)
     cells, missing = tidy_rows(figure, state)
-    if query is not None:  # the URL changed: write the controls
-        return OUT(cells=cells, summary=_summary(cells, missing),
+    if query is not None:  # the URL changed (or the figure has a new version): the controls
+        menus = ({**slicing_menus(figure, slicing, ("Cells of ",)),
+                  "live_drawn": live_drawn(figure.id)} if live_redraw() else {})
+        return OUT(cells=cells, summary=_summary(cells, missing), **menus,
                    **slicing_values(state, figure, slicing["facet_ids"]))
     return OUT(search=state.to_query(y_labels=row_labels(figure)), cells=cells,
                summary=_summary(cells, missing))

@@ -54,6 +54,8 @@ from layouts._shared import (
     empty_note,
     get_catalog,
     group,
+    live_drawn,
+    live_redraw,
     page_location,
     problems_alert,
     read_view,
@@ -62,6 +64,7 @@ from layouts._shared import (
     register_row_buttons,
     row_labels,
     slicing_inputs,
+    slicing_menus,
     slicing_outputs,
     slicing_shown,
     slicing_values,
@@ -108,7 +111,7 @@ def layout(uploads=None, **query):
             ], md=3, className="mb-2 pt-1"),
             k_menu(PAGE, max_k(figure), state.k),
         ], className="g-3 align-items-start controls-row")]),
-        html.H4([spec.title, provenance_badge(spec.provenance, with_id=True)],
+        html.H4([spec.title, provenance_badge(spec.provenance, with_id=True)], id="trends-title",
                 className="mt-2 figure-title"),
         html.Div(drawn["summary"], id="trends-summary", className="small text-muted mb-2"),
         dbc.Card([
@@ -188,9 +191,12 @@ def sync(slicing, chart, pct, drawn):
     if query is not None:  # the URL changed: write the controls that differ; draw if it differs
         options = parse_options(query)
         key = drawn_key(state, options)
-        out = {} if key == drawn else {
+        out = {} if key == drawn and not live_redraw() else {
             "problems": problems_alert((*state.problems, *options.problems)),
             **render(figure, state, options), "drawn": key}
+        if live_redraw():  # a new version: drawn again in place, the menus list new labels
+            out.update(slicing_menus(figure, slicing),
+                       live_drawn=live_drawn(figure.id))
         controls = {**slicing_values(state, figure, slicing["facet_ids"]),
                     "transpose": options.transpose, "overlay": options.overlay,
                     "threshold": options.threshold, "pct": state.pct, "k": state.k}

@@ -36,3 +36,4 @@ CATALOG_FIELDS, CATALOG_KEYS  # evalmaps/catalog/load.py: what test_docs checks 
 cell_values  # evalmaps/catalog/items.py: ItemRecords.cell_values (tests/unit/test_items_store.py)
 paired_text  # components/compare.py: a cell's paired line as hover and readout write it (browser test)
 figure_at  # evalmaps/catalog/items.py: a figure at pass@k, for the k menu (the itemsui helper wires it)
+reads  # evalmaps/service/live.py FolderReader: files read so far (test_live: only changes are read)

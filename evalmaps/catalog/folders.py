@@ -10,7 +10,13 @@ import logging
 from pathlib import Path
 
 from evalmaps.catalog import cache, items, manifest
-from evalmaps.catalog.imports import figure_of, import_bytes, import_paths_by_tool
+from evalmaps.catalog.imports import (
+    Found,
+    figure_of,
+    finish_sources,
+    import_bytes,
+    read_source,
+)
 from evalmaps.catalog.load import (
     catalog_figures,
     check_manifest,
@@ -21,9 +27,9 @@ from evalmaps.catalog.load import (
     unique_id,
 )
 from evalmaps.core.errors import DataError, not_served, problem_line
-from evalmaps.core.figure import Figure
+from evalmaps.core.figure import Figure, short_slug
 from evalmaps.readers import fastcsv
-from evalmaps.readers.base import ImportFailed, ImportOptions
+from evalmaps.readers.base import SUFFIXES, ImportFailed, ImportOptions, parse_json
 
 SIDECAR = ".figure.json"  # <name>.figure.json beside <name>.csv: its catalog entry
 ITEMS = ".items"  # <name>.items/ beside <name>.csv: its per-item records (scores.parquet, ...)
@@ -167,12 +173,69 @@ def _harness_folder(folder: Path) -> bool:
     return any(p.suffix.lower() in (".json", ".eval", ".zip") for p in folder.rglob("*"))
 
 
-def _load_files(folder: Path, cache_dir, problems: list[str] | None = None) -> list[Figure]:
+def harness_files(folder: Path) -> list[Path]:
+    """The files of a folder of evaluation tools' results, as an import of the folder reads
+    them: every results file below it, in order of path, hidden ones left out."""
+    return sorted(p for p in folder.rglob("*") if p.is_file()
+                  and p.suffix.lower() in SUFFIXES and not p.name.startswith("."))
+
+
+def read_harness_file(path: Path) -> Found:
+    """One file of a folder of results, read (:func:`evalmaps.catalog.imports.read_source`). A
+    ``.json`` that does not parse (cut short, or still being written) is a DataError naming it,
+    not a file skipped as "not results"."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ImportFailed(f"cannot read the file ({exc.strerror}). Check its permissions.",
+                           file=str(path)) from None
+    found = read_source(path.as_posix(), data, True, None, None)
+    if path.suffix.lower() == ".json" and not found.readings and parse_json(data) is None:
+        raise ImportFailed("the file is not valid JSON: it was cut short or is still being "
+                           "written. Write it again whole, or remove it.", file=str(path))
+    return found
+
+
+def harness_figures(folder: Path, founds: list[Found], cache_dir=None) -> list[Figure]:
+    """A folder of results' figures, one per tool, from its files' :func:`read_harness_file`
+    (in :func:`harness_files`' order). The id comes from the folder's name (one tool), or its
+    name and the tool's: not from how many files it holds, so it stays as a sweep grows."""
+    merged = Found()
+    for found in founds:
+        merged.readings += found.readings
+        merged.tables += found.tables
+        merged.given += found.given
+        merged.skipped += found.skipped
+    imports = finish_sources(merged, folder.as_posix(), None, None, by_tool=True)
+    base = "import-" + (short_slug(folder.resolve().name) or "results")
+    figures = []
+    for imported in imports:
+        imported.spec["id"] = base if len(imports) == 1 else f"{base}-{short_slug(imported.format)}"
+        figures.append(with_items(figure_of(imported), imported, cache_dir))
+    return figures
+
+
+def _load_files(folder: Path, cache_dir, problems: list[str] | None = None,
+                read=None) -> list[Figure]:
+    """``read``: how one file is read (None: as it is); a watched folder's keeps what it read
+    (:mod:`evalmaps.service.live`). It returns None for a file not to be served yet."""
     files = _data_files(folder)
     if not files:  # evaluation tools' results: one figure
+        founds = []
+        for path in harness_files(folder):
+            try:
+                found = read(path) if read is not None else read_harness_file(path)
+            except DataError as exc:
+                if problems is None:
+                    raise
+                problems.append(not_served(exc))
+                continue
+            if found is not None:
+                founds.append(found)
+        if not founds and read is not None:
+            return []  # a watched folder whose first results are still to come
         try:
-            return [with_items(figure_of(imported), imported, cache_dir)
-                    for imported in import_paths_by_tool([folder])]
+            return harness_figures(folder, founds, cache_dir)
         except DataError as exc:
             if problems is None:
                 raise
@@ -182,7 +245,9 @@ def _load_files(folder: Path, cache_dir, problems: list[str] | None = None) -> l
     figures, where = [], {}  # where: figure id -> the file it came from
     for path in files:
         try:
-            figure = _import_file(path, cache_dir)
+            figure = read(path) if read is not None else _import_file(path, cache_dir)
+            if figure is None:
+                continue
             if expected is not None:
                 check_manifest(expected, folder, path, figure, "flag", problems)
         except DataError as exc:

@@ -10,6 +10,7 @@ folder's file is validated. Pure: no Dash, nothing run from a file.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import pandas as pd
@@ -134,27 +135,62 @@ def import_sources(sources: list[tuple[str, bytes]], name: str,
     tables: list[tuple[str, bytes, str]] = []
     given: list[str] = []  # tables named on their own (not found by a search)
     skipped: list[str] = []
-    expanded: list[tuple[str, bytes, bool]] = [(n, d, searched) for n, d in sources]
+    for file, data in sources:
+        found = read_source(file, data, searched, options, max_bytes)
+        readings += found.readings
+        tables += found.tables
+        given += found.given
+        skipped += found.skipped
+    return finish_sources(Found(readings, tables, given, skipped), name, options, max_bytes,
+                          by_tool)
+
+
+@dataclass
+class Found:
+    """What one file (or several) holds: harness readings, tables (read once they are known to
+    be the one table), the tables named on their own, and the files skipped as not results."""
+    readings: list[Reading] = field(default_factory=list)
+    tables: list[tuple[str, bytes, str]] = field(default_factory=list)
+    given: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def read_source(file: str, data: bytes, from_search: bool, options: ImportOptions | None = None,
+                max_bytes: int | None = None) -> Found:
+    """One named file's bytes (a zip: its members) read as :func:`import_sources` reads each of
+    its sources; the results of many files, concatenated in their order, are those of
+    :func:`import_sources` on all of them (a watched folder reads only the files that changed)."""
+    options = options or ImportOptions()
+    found = Found()
+    expanded: list[tuple[str, bytes, bool]] = [(file, data, from_search)]
     while expanded:
         file, data, from_search = expanded.pop(0)
         probe = Probe(data)
         kind = readers.detect(probe)
         if kind == readers.OTHER_JSON:
             if from_search:  # a JSON document that is not results: a config, a sample log
-                skipped.append(short(file))
+                found.skipped.append(short(file))
                 continue
             raise ImportFailed(not_known(probe), file=file)
         module = readers.reader(kind)
         if getattr(module, "TABLE", False):  # read when it is known to be the one table
-            tables.append((file, probe, kind))
+            found.tables.append((file, probe, kind))
             if not from_search:
-                given.append(file)
+                found.given.append(file)
             continue
         reading = module.read(probe, file, options, max_bytes)
         if reading.members is not None:
             expanded[:0] = [(n, d, True) for n, d in reading.members]
         else:
-            readings.append(reading)
+            found.readings.append(reading)
+    return found
+
+
+def finish_sources(found: Found, name: str, options: ImportOptions | None = None,
+                   max_bytes: int | None = DEFAULT_MAX_BYTES, by_tool: bool = False):
+    """:func:`import_sources` once every file is read (:func:`read_source`)."""
+    options = options or ImportOptions()
+    readings, tables, given, skipped = found.readings, found.tables, found.given, list(found.skipped)
     if readings:
         if given:
             raise ImportFailed(f"{short(given[0])} is a table, the other files are harness "

@@ -45,11 +45,16 @@ class DataError(EvalmapsError, ValueError):
 
 
 class UnknownFigure(EvalmapsError, KeyError):
-    def __init__(self, figure_id: str, known: list[str]) -> None:
+    def __init__(self, figure_id: str, known: list[str], gone: str | None = None) -> None:
         self.figure_id = figure_id
         super().__init__(figure_id)
         self.msg = (f"There is no figure '{clip(figure_id, MAX_QUOTED)}'. Pick one of: "
                     f"{listing(known, MAX_LISTED, 'see /api/figures')}.")
+        if gone is not None:  # a watched folder's figure whose files were removed
+            self.msg = (f"The figure '{clip(figure_id, MAX_QUOTED)}' has no data file now: the "
+                        f"files it came from in {clip(gone, MAX_QUOTED)} were removed. It comes "
+                        f"back when they are written again; meanwhile pick one of: "
+                        f"{listing(known, MAX_LISTED, 'see /api/figures')}.")
 
     def __str__(self) -> str:  # KeyError would repr() the key
         return self.msg

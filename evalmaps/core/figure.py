@@ -303,6 +303,7 @@ class Catalog:
     def __init__(self, figures: list[Figure], compare_pair: tuple[str, str] | None = None) -> None:
         self.figures: dict[str, Figure] = {f.id: f for f in figures}
         self.compare_pair = compare_pair  # the panel keys Compare opens with (catalog "compare")
+        self.gone: dict[str, str] = {}  # watched figures with no file now -> their folder
 
     def __iter__(self):
         return iter(self.figures.values())
@@ -321,7 +322,7 @@ class Catalog:
         try:
             return self.figures[figure_id]
         except KeyError:
-            raise UnknownFigure(figure_id, self.ids) from None
+            raise UnknownFigure(figure_id, self.ids, self.gone.get(figure_id)) from None
 
     def panel(self, key: str) -> Panel:
         figure_id, sep, slug = key.partition(":")
@@ -332,4 +333,6 @@ class Catalog:
 
     def with_figures(self, extra: list[Figure]) -> "Catalog":
         """A new catalog with ``extra`` figures added after these (e.g. a session's uploads)."""
-        return Catalog([*self.figures.values(), *extra], self.compare_pair)
+        catalog = Catalog([*self.figures.values(), *extra], self.compare_pair)
+        catalog.gone = {k: v for k, v in self.gone.items() if k not in catalog}
+        return catalog

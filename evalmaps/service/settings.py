@@ -17,6 +17,7 @@ from evalmaps.catalog.resources import default_data_dir
 from evalmaps.core.errors import EvalmapsError
 
 DEFAULT_MAX_UPLOAD_MB = 20.0
+WATCH_MODES = ("auto", "poll", "off")  # EVALMAPS_WATCH (evalmaps.service.live)
 
 
 class SettingsError(EvalmapsError, ValueError):
@@ -58,6 +59,10 @@ SETTINGS: dict[str, tuple[str, str, str]] = {
                        "the time one upload's import may take (default 30)"),
     "upload_memory_mb": ("EVALMAPS_UPLOAD_MEMORY_MB", "a number of megabytes above 0, such as "
                          "1024", "the memory one upload's import may take (default 1024)"),
+    "watch": ("EVALMAPS_WATCH", "auto, poll or off",
+              "whether the data folders are watched while the server runs: 'auto' (file system "
+              "events, and a scan every 2 s), 'poll' (scans only: network file systems), 'off' "
+              "(read once at start-up) (default auto)"),
     "debug": ("EVALMAPS_DEBUG", "1 or 0", "Dash's debug mode and dev tools (default 0)"),
 }
 
@@ -74,6 +79,7 @@ class Settings:
     upload_seconds: float = 30.0
     upload_memory_mb: float = 1024.0
     debug: bool = False
+    watch: str = "auto"  # auto | poll | off (evalmaps.service.live)
 
     @property
     def max_upload_bytes(self) -> int:
@@ -121,6 +127,10 @@ def _parse(name: str, text: str, var: str, accepts: str):
         return int(text)
     if name in ("cache_dir", "store_dir"):
         return None if text.lower() == "off" else Path(text)
+    if name == "watch":
+        if text.lower() not in WATCH_MODES:
+            raise bad()
+        return text.lower()
     if name == "debug":
         if text not in ("0", "1"):
             raise bad()

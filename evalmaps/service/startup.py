@@ -1,4 +1,5 @@
-"""The data the app serves: the built-in figures and the user's folders, loaded once at start-up.
+"""The data the app serves: the built-in figures and the user's folders, loaded at start-up
+(and, while the server runs, again where a watched folder changes: :mod:`evalmaps.service.live`).
 
 A bad file does not stop start-up: it is skipped, and every problem (a file not served, a figure
 given another id, a file that differs from its manifest) is one line of text, logged (logger
@@ -15,6 +16,7 @@ from evalmaps.catalog.folders import load_folder, renamed, warn
 from evalmaps.catalog.load import load_catalog, unique_id
 from evalmaps.core.errors import DataError, not_served
 from evalmaps.core.figure import Catalog
+from evalmaps.service import live as live_folders
 from evalmaps.service.settings import Settings
 
 log = logging.getLogger("evalmaps.data")
@@ -24,22 +26,15 @@ log = logging.getLogger("evalmaps.data")
 class Loaded:
     catalog: Catalog
     problems: list[str] = field(default_factory=list)  # one line each, in the order met
+    live: live_folders.Live | None = None  # the watched folders (None: not watched)
 
 
-def load_data(settings: Settings) -> Loaded:
-    """The built-in figures (checked against their manifest: a file that differs is not served),
-    then each folder of ``settings.extra_data`` (a figure whose id is taken gets a suffix)."""
-    problems: list[str] = []
-    catalog = load_catalog(settings.data_dir, cache_dir=settings.cache_dir, problems=problems,
-                           manifest_check="refuse")
-    taken = set(catalog.ids)
+def assemble(builtin: Catalog, per_folder, problems: list[str]) -> Catalog:
+    """The built-in figures, then each folder's (``per_folder``: (folder, figures) pairs); a
+    figure whose id is taken gets a suffix, with a warning appended to ``problems``."""
+    taken = set(builtin.ids)
     extra = []
-    for folder in settings.extra_data:
-        try:
-            figures = load_folder(folder, cache_dir=settings.cache_dir, problems=problems)
-        except DataError as exc:  # the folder itself: missing, empty, its catalog unreadable
-            problems.append(not_served(exc))
-            continue
+    for folder, figures in per_folder:
         for figure in figures:
             fid = unique_id(figure.id, taken)
             if fid != figure.id:
@@ -49,6 +44,49 @@ def load_data(settings: Settings) -> Loaded:
                 figure = renamed(figure, fid)
             taken.add(fid)
             extra.append(figure)
+    return builtin.with_figures(extra)
+
+
+def load_data(settings: Settings) -> Loaded:
+    """The built-in figures (checked against their manifest: a file that differs is not served),
+    then each folder of ``settings.extra_data`` (a figure whose id is taken gets a suffix).
+    With ``settings.watch`` on, the folders are read through :class:`live.Live`, which keeps
+    them up to date once :meth:`live.Live.ensure_running` is called in the serving process."""
+    problems: list[str] = []
+    builtin = load_catalog(settings.data_dir, cache_dir=settings.cache_dir, problems=problems,
+                           manifest_check="refuse")
+    if settings.watch != "off" and settings.extra_data:
+        return _load_watched(settings, builtin, problems)
+    per_folder = []
+    for folder in settings.extra_data:
+        try:
+            per_folder.append((folder, load_folder(folder, cache_dir=settings.cache_dir,
+                                                   problems=problems)))
+        except DataError as exc:  # the folder itself: missing, empty, its catalog unreadable
+            problems.append(not_served(exc))
+    catalog = assemble(builtin, per_folder, problems)
     for line in problems:
         log.warning(line)
-    return Loaded(catalog.with_figures(extra), problems)
+    return Loaded(catalog, problems)
+
+
+def _load_watched(settings: Settings, builtin: Catalog, startup: list[str]) -> Loaded:
+    """The folders read through a :class:`live.Live`: its first snapshot is start-up's data."""
+    def put_together(per_folder, problems):
+        lines = [*startup, *problems]
+        return assemble(builtin, per_folder, lines), lines
+
+    def report(snapshot):  # every problem new since the last snapshot, logged once
+        for line in snapshot.problems:
+            if line not in reported:
+                log.warning(line)
+        reported.clear()
+        reported.update(snapshot.problems)
+
+    reported: set[str] = set()
+    watched = live_folders.Live(
+        [live_folders.FolderReader(folder, settings.cache_dir) for folder in settings.extra_data],
+        put_together, report, mode=settings.watch)
+    watched.refresh(initial=True)
+    snapshot = watched.snapshot
+    return Loaded(snapshot.catalog, snapshot.problems, watched)

@@ -40,7 +40,7 @@ arc_folder, tmp_path = Path(sys.argv[1]), Path(sys.argv[2])
 app = create_app(Settings(extra_data=(arc_folder,), cache_dir=tmp_path / "cache",
                           store_dir=None))
 catalog = app.server.extensions["evalmaps"]["catalog"]
-figure = catalog.figure("import-arc-2-inspect-logs")
+figure = catalog.figure("import-arc")
 assert figure.items is not None and figure.items.dims == figure.spec.dim_names
 assert figure.items.folder.parent == tmp_path / "cache"
 grid = figure.items.cells({"scorer": "choice", "metric": "accuracy",
@@ -50,7 +50,7 @@ assert {k: (list(v.items), list(v.mean)) for k, v in grid.items()} == {
     ("ollama/qwen2.5:0.5b",): (["1", "2", "3"], [1.0, 0.0, 0.0])}
 builtin = catalog.figure("mmlu-pro")
 assert builtin.items is not None
-body = app.server.test_client().get("/api/figures/import-arc-2-inspect-logs").get_json()
+body = app.server.test_client().get("/api/figures/import-arc").get_json()
 assert [(d["name"], d["role"]) for d in body["dims"]] == [
     ("model", "facet"), ("scorer", "facet"), ("metric", "y"), ("task", "x")]
 print("checked")

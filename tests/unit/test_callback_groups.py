@@ -45,26 +45,28 @@ def test_the_sync_callbacks_take_a_few_groups(dash_app):
 
     signatures = {page.__name__.rsplit(".", 1)[1]: list(inspect.signature(page.sync).parameters)
                   for page in (browse, compare, data, trends)}
-    assert signatures == {"browse": ["slicing", "display", "drawn"],
-                          "compare": ["search", "showing", "pressed", "held", "uploads"],
+    assert signatures == {"browse": ["slicing", "display", "drawn", "map_ids"],
+                          "compare": ["search", "showing", "pressed", "held", "uploads", "live"],
                           "data": ["slicing"],
                           "trends": ["slicing", "chart", "pct", "drawn"]}
 
 
 @pytest.mark.parametrize("page, inputs, state", [
     ("browse", ["browse-loc.search", "browse-facet.value", "browse-rows.value",
-                "browse-xrange.value", "browse-sort.value", "browse-top.value",
+                "browse-xrange.value", "browse-sort.value", "browse-top.value", "live-version.data",
                 "browse-pct.value", "browse-log.value", "browse-k.value"],
-     ["browse-facet.id", "browse-rendered-figure.data", "uploads.data", "browse-color.value",
-      "browse-labels.value", "browse-scale.value", "browse-drawn.data"]),
+     ["browse-facet.id", "browse-rendered-figure.data", "uploads.data", "live-drawn.children",
+      "browse-color.value", "browse-labels.value", "browse-scale.value", "browse-drawn.data",
+      "browse-heatmap.id"]),
     ("trends", ["trends-loc.search", "trends-facet.value", "trends-rows.value",
-                "trends-xrange.value", "trends-sort.value", "trends-top.value",
+                "trends-xrange.value", "trends-sort.value", "trends-top.value", "live-version.data",
                 "trends-transpose.value", "trends-overlay.value", "trends-threshold.value",
                 "trends-logx.value", "trends-k.value", "trends-pct.value"],
-     ["trends-facet.id", "trends-rendered-figure.data", "uploads.data", "trends-drawn.data"]),
+     ["trends-facet.id", "trends-rendered-figure.data", "uploads.data", "live-drawn.children",
+      "trends-drawn.data"]),
     ("data", ["data-loc.search", "data-facet.value", "data-rows.value", "data-xrange.value",
-              "data-sort.value", "data-top.value"],
-     ["data-facet.id", "data-rendered-figure.data", "uploads.data"]),
+              "data-sort.value", "data-top.value", "live-version.data"],
+     ["data-facet.id", "data-rendered-figure.data", "uploads.data", "live-drawn.children"]),
 ])
 def test_the_sliced_pages_send_their_inputs_in_the_order_they_did(client, page, inputs, state):
     """Grouping the arguments left the callbacks' inputs and state as the browser sends them."""

@@ -1,0 +1,309 @@
+"""Watched data folders: a sweep that is still being written shows up while the server runs.
+
+Each process that serves (each gunicorn worker, each host) watches the user's data folders
+(``--data``, ``EVALMAPS_EXTRA_DATA``; never the built-in data) on a thread of its own, started
+by its first request (:meth:`Live.ensure_running`), so that forked workers each have one.
+``watchfiles`` wakes it when a file changes; a scan of the folders' file sizes and times every
+:data:`RESCAN` seconds catches what events miss (network file systems, containers), and
+``EVALMAPS_WATCH=poll`` makes ``watchfiles`` poll instead of waiting for events.
+
+The work follows what changed: a file whose size, time and inode are those already read is not
+read again (:class:`FolderReader` keeps what each file gave), so one new file in a folder of
+2,000 is one file read and validated; the folder's figures are then put together again from what
+was kept (a folder of results: its readings combined; a folder of tables: its figures).
+
+A file is read once its size and time have held for :data:`SETTLE` seconds (a file still being
+written is never served half; one replaced by an atomic rename is read once, whole). One that
+fails is tried again, and is a problem (banner, ``/healthz``) only once it has held for
+:data:`REPORT_AFTER` seconds and still fails. Until a new version of a file is read, its last
+good version stays served.
+
+Each figure has a version (:func:`figure_version`, a hash of its content): the same in every
+process that holds the same data, so that a page or a script can ask whether anything changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from evalmaps.catalog import folders
+from evalmaps.catalog.load import load_catalog
+from evalmaps.core.errors import DataError, not_served
+from evalmaps.core.figure import Catalog, Figure
+from evalmaps.readers import fastcsv
+from evalmaps.readers.base import ImportFailed
+
+log = logging.getLogger("evalmaps.data")
+
+SETTLE = 0.5  # seconds a file's size and time hold before it is read
+REPORT_AFTER = 3.0  # seconds a failing file holds before it is a problem
+RESCAN = 2.0  # seconds between scans of the folders' sizes and times (events or not)
+TICK_MS = 500  # the watcher thread wakes at least this often while files are pending
+
+
+def figure_version(figure: Figure) -> str:
+    """A hash of what the figure shows (its catalog entry, its cells): equal in every process
+    that read the same files, different when a cell, a label or the entry changes."""
+    h = hashlib.sha256(repr(figure.spec).encode("utf-8"))
+    cells = figure.cells
+    h.update(",".join(map(str, cells.columns)).encode("utf-8"))
+    if len(cells):
+        h.update(pd.util.hash_pandas_object(cells, index=False).to_numpy().tobytes())
+    h.update(str(figure.decimals).encode())
+    return h.hexdigest()[:16]
+
+
+def _signature(stat: os.stat_result) -> tuple[int, int, int]:
+    return stat.st_size, stat.st_mtime_ns, stat.st_ino
+
+
+@dataclass
+class _Kept:
+    """What one file gave when it was read: its result, or the error it raised."""
+    signature: tuple[int, int, int]
+    result: object = None
+    error: DataError | None = None
+    final: bool = True  # an error that held long enough to be reported
+
+
+class FolderReader:
+    """One watched data folder: its figures, read again only where a file changed.
+
+    :meth:`load` is :func:`evalmaps.catalog.folders.load_folder` with every file's result kept
+    (by size, time and inode); :meth:`changed` says whether a :meth:`load` would read anything
+    or leave anything out that the last one did not."""
+
+    def __init__(self, folder: Path, cache_dir) -> None:
+        self.folder = Path(folder)
+        self.cache_dir = cache_dir
+        self.kept: dict[Path, _Kept] = {}
+        self.pending: set[Path] = set()  # files not read yet, or to be tried again
+        self.reads = 0  # files read so far (the tests check that only changes are read)
+        self._seen: dict[Path, tuple] = {}  # the signatures the last load saw
+        self._tables = False  # a folder of tables (else of results)
+
+    def _files(self) -> dict[Path, tuple]:
+        found = {}
+        try:
+            walk = list(self.folder.rglob("*"))
+        except OSError:
+            return found
+        for path in walk:
+            try:
+                stat = path.stat()
+            except OSError:
+                continue  # removed while listed
+            if path.is_file():
+                found[path] = _signature(stat)
+        return found
+
+    def changed(self) -> bool:
+        """Whether the folder's files differ from what the last :meth:`load` saw, or a file
+        is still waiting to be read or tried again."""
+        return bool(self.pending) or self._files() != self._seen
+
+    def load(self, problems: list[str], initial: bool = False) -> list[Figure]:
+        """The folder's figures now (problems appended). ``initial``: at start-up, files are
+        read at once, as they are (nothing is being written yet as far as anyone knows)."""
+        now = time.time()
+        self._seen = self._files()
+        self.pending = set()
+        for path in [p for p in self.kept if p not in self._seen]:
+            del self.kept[path]  # removed: its cells go with it
+
+        def read(path: Path):
+            signature = self._seen.get(path)
+            if signature is None:  # gone between the listing and now
+                return None
+            kept = self.kept.get(path)
+            if kept is not None and kept.signature == signature and (kept.final or initial):
+                if kept.error is not None:
+                    raise kept.error
+                return kept.result
+            age = now - signature[1] / 1e9
+            if not initial and age < SETTLE:  # still being written, perhaps: later
+                self.pending.add(path)
+                return None if kept is None or kept.error is not None else kept.result
+            try:
+                self.reads += 1
+                result = self._read(path)
+            except DataError as exc:
+                final = initial or age >= REPORT_AFTER
+                self.kept[path] = _Kept(signature, error=exc, final=final)
+                if not final:
+                    self.pending.add(path)  # tried again; not a problem yet
+                    return None
+                raise
+            if _signature_now(path) != signature:  # it changed while read: read it again
+                self.pending.add(path)
+                return None if kept is None or kept.error is not None else kept.result
+            self.kept[path] = _Kept(signature, result=result)
+            return result
+
+        if not self.folder.is_dir() or (self.folder / "catalog.json").exists() or not any(
+                p.suffix.lower() in folders.SUFFIXES for p in self._seen):
+            try:
+                if (self.folder / "catalog.json").exists():  # its own catalog: read as a whole
+                    return list(load_catalog(self.folder, cache_dir=self.cache_dir,
+                                             problems=problems, manifest_check="flag"))
+                if self.folder.is_dir():
+                    return []  # nothing in it yet: a sweep about to start
+                return folders.load_folder(self.folder, self.cache_dir, problems)
+            except DataError as exc:
+                problems.append(not_served(exc))
+                return []
+        with fastcsv.lean_memory():
+            try:
+                self._tables = bool(folders._data_files(self.folder))
+                return folders._load_files(self.folder, self.cache_dir, problems, read=read)
+            except ImportFailed as exc:
+                problems.append(not_served(exc))
+                return []
+
+    def _read(self, path: Path):
+        if self._tables:
+            return folders._import_file(path, self.cache_dir)
+        return folders.read_harness_file(path)
+
+
+def _signature_now(path: Path):
+    try:
+        return _signature(path.stat())
+    except OSError:
+        return None
+
+
+@dataclass
+class Snapshot:
+    """What a process serves: the catalog, the problems, each figure's version, and the ids of
+    watched figures that have no file now (their links say so)."""
+    catalog: Catalog
+    problems: list[str]
+    versions: dict[str, str] = field(default_factory=dict)
+    gone: dict[str, str] = field(default_factory=dict)  # id -> the folder it came from
+
+
+class Live:
+    """The data a process serves, kept up to date with its folders (see the module's text).
+
+    ``assemble(folder_figures, problems) -> (catalog, problems)`` puts the built-in figures and
+    the folders' together as start-up does (:func:`evalmaps.service.startup.assemble`).
+    ``publish(snapshot)`` is called with every new :class:`Snapshot` (as is every function
+    added to ``listeners``)."""
+
+    def __init__(self, readers: list[FolderReader], assemble, publish, mode: str = "auto") -> None:
+        self.readers = readers
+        self.assemble = assemble
+        self.listeners = [publish]
+        self.mode = mode
+        self.snapshot: Snapshot | None = None
+        self._versions: dict[int, tuple[Figure, str]] = {}
+        self._ever: dict[str, str] = {}  # every watched figure id served so far -> its folder
+        self._lock = threading.Lock()
+        self._pid: int | None = None
+        self._stop = threading.Event()
+        self._last_scan = 0.0
+
+    def refresh(self, initial: bool = False) -> bool:
+        """Load the folders again where they changed; publish a new snapshot if anything did.
+        Returns whether it did."""
+        with self._lock:
+            if not initial and self.snapshot is not None and not any(
+                    r.changed() for r in self.readers):
+                return False
+            problems: list[str] = []
+            per_folder = [(r.folder, r.load(problems, initial=initial)) for r in self.readers]
+            catalog, all_problems = self.assemble(per_folder, problems)
+            watched = {f.id for _, figures in per_folder for f in figures}
+            versions = {}
+            kept = {}
+            for figure in catalog:
+                old = self._versions.get(id(figure))
+                version = old[1] if old is not None and old[0] is figure else figure_version(figure)
+                kept[id(figure)] = (figure, version)
+                versions[figure.id] = version
+            self._versions = kept
+            for folder, figures in per_folder:
+                for figure in figures:
+                    self._ever[figure.id] = str(folder)
+            gone = {fid: folder for fid, folder in self._ever.items()
+                    if fid not in catalog and fid not in watched}
+            snapshot = Snapshot(catalog, all_problems, versions, gone)
+            if self.snapshot is not None and not initial and (
+                    versions == self.snapshot.versions and all_problems == self.snapshot.problems):
+                return False
+            self.snapshot = snapshot
+        for listener in self.listeners:
+            listener(snapshot)
+        return True
+
+    # --- the watcher thread ------------------------------------------------------------------
+
+    def ensure_running(self) -> None:
+        """Start this process's watcher thread, once per process (a forked worker starts its
+        own on its first request). Nothing to do when watching is off."""
+        if self.mode == "off" or self._pid == os.getpid():
+            return
+        with self._lock:
+            if self._pid == os.getpid():
+                return
+            self._pid = os.getpid()
+            self._stop = threading.Event()
+            threading.Thread(target=self._run, name="evalmaps-live", daemon=True).start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run(self) -> None:
+        paths = [str(r.folder) for r in self.readers if r.folder.is_dir()]
+        if not paths:
+            return
+        try:
+            import watchfiles
+            for changes in watchfiles.watch(
+                    *paths, force_polling=self.mode == "poll", poll_delay_ms=500, debounce=200,
+                    step=50, rust_timeout=TICK_MS, yield_on_timeout=True, stop_event=self._stop,
+                    ignore_permission_denied=True, raise_interrupt=False):
+                self._tick(bool(changes))
+        except Exception:  # noqa: BLE001 - the events stop; the scans go on
+            log.warning("Watching the data folders stopped (%s); they are scanned every %g s "
+                        "instead.", paths, RESCAN, exc_info=True)
+            while not self._stop.wait(TICK_MS / 1000):
+                self._tick(False)
+
+    def _tick(self, events: bool) -> None:
+        now = time.monotonic()
+        pending = any(r.pending for r in self.readers)
+        if not (events or pending or now - self._last_scan >= RESCAN):
+            return
+        self._last_scan = now
+        try:
+            self.refresh()
+        except Exception:  # noqa: BLE001 - the server keeps serving what it had
+            log.warning("Reading the data folders again failed; the last data stays served.",
+                        exc_info=True)
+
+
+STATIC_VERSION = "1"  # the version of a figure that is not watched (built-in, an upload)
+
+
+def serve_into(state: dict, snapshot: Snapshot) -> None:
+    """Make ``snapshot`` what the app serves: ``state`` is the app's (``catalog``,
+    ``problems``, ``versions``); a request sees the old data or the new, whole."""
+    catalog = snapshot.catalog
+    catalog.gone = dict(snapshot.gone)
+    state.update(catalog=catalog, problems=snapshot.problems, versions=snapshot.versions)
+
+
+def version_of(state: dict, figure_id: str) -> str:
+    """A figure's version as the app serves it (:func:`figure_version`; a figure that is not
+    watched never changes: :data:`STATIC_VERSION`)."""
+    return (state.get("versions") or {}).get(figure_id, STATIC_VERSION)

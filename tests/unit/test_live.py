@@ -1,0 +1,177 @@
+"""Watched data folders (evalmaps.service.live) without a server: a folder of results that fills
+in file by file ends with the cells a fresh start-up reads; only changed files are read; files
+caught half-written are not served and not reported until they have held; removed files take
+their cells away. The real Pythia results (../shared/external/pythia-evals) where present."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from evalmaps.catalog.folders import load_folder
+from evalmaps.core.errors import UnknownFigure
+from evalmaps.core.figure import Catalog, short_slug
+from evalmaps.service import live
+from evalmaps.service.settings import Settings, SettingsError
+from evalmaps.service.startup import assemble, load_data
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHIA = ROOT.parent / "shared" / "external" / "pythia-evals" / "pythia-v1"
+
+
+def pythia_files(n: int | None = None) -> list[Path]:
+    if not PYTHIA.is_dir():
+        pytest.skip("../shared/external/pythia-evals is absent")
+    files = sorted(PYTHIA.rglob("*.json"))
+    return files if n is None else files[:: max(1, len(files) // n)][:n]
+
+
+def aged(path: Path, seconds: float = 10.0) -> None:
+    """As if the file had been written ``seconds`` ago (settled)."""
+    then = time.time() - seconds
+    os.utime(path, (then, then))
+
+
+def copy_in(src: Path, folder: Path, atomic: bool) -> Path:
+    out = folder / src.relative_to(PYTHIA)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if atomic:
+        tmp = out.with_name("." + out.name + ".part")
+        shutil.copyfile(src, tmp)
+        aged(tmp)
+        os.replace(tmp, out)
+    else:
+        shutil.copyfile(src, out)
+        aged(out)
+    return out
+
+
+def fid_of(folder: Path) -> str:
+    return "import-" + short_slug(folder.name)
+
+
+def sorted_cells(figure):
+    cells = figure.cells
+    return cells.sort_values(list(cells.columns)).reset_index(drop=True)
+
+
+def watched(folder: Path):
+    served = []
+    reader = live.FolderReader(folder, None)
+    watcher = live.Live([reader], lambda per, problems: (assemble(Catalog([]), per, problems),
+                                                         problems), served.append)
+    watcher.refresh(initial=True)
+    return watcher, reader, served
+
+
+def test_a_sweep_fills_in_file_by_file_and_ends_as_a_fresh_start_up(tmp_path):
+    files = pythia_files(12)
+    watcher, reader, _ = watched(tmp_path)
+    assert len(watcher.snapshot.catalog) == 0 and watcher.snapshot.problems == []
+    fid, versions, counts = None, [], []
+    for i, src in enumerate(files):
+        before = reader.reads
+        copy_in(src, tmp_path, atomic=i % 2 == 1)
+        assert watcher.refresh()
+        assert reader.reads == before + 1  # one new file: one file read
+        (figure,) = watcher.snapshot.catalog
+        fid = fid or figure.id
+        assert figure.id == fid == fid_of(tmp_path)  # the folder's, whatever the count
+        versions.append(watcher.snapshot.versions[fid])
+        counts.append(figure.n_cells)
+    assert counts == sorted(counts) and counts[0] < counts[-1]
+    assert len(set(versions)) == len(versions)
+    assert not watcher.refresh()  # nothing changed: nothing read, nothing published
+    (fresh,) = load_folder(tmp_path, None, [])
+    (figure,) = watcher.snapshot.catalog
+    assert figure.spec == fresh.spec
+    assert sorted_cells(figure).equals(sorted_cells(fresh))
+    assert watcher.snapshot.versions[fid] == live.figure_version(fresh)
+
+
+def test_a_file_still_being_written_is_retried_then_reported_once_it_holds(tmp_path):
+    first, second = pythia_files(2)
+    watcher, _, _ = watched(tmp_path)
+    copy_in(first, tmp_path, atomic=False)
+    watcher.refresh()
+    cells = watcher.snapshot.catalog.figure(fid_of(tmp_path)).n_cells
+    out = tmp_path / second.relative_to(PYTHIA)
+    data = second.read_bytes()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(data[: len(data) // 2])  # being written now: not read yet
+    watcher.refresh()
+    assert watcher.snapshot.problems == [] and watcher.snapshot.catalog.figure(
+        fid_of(tmp_path)).n_cells == cells
+    aged(out, 1.0)  # held a little: read, fails, tried again later, not reported
+    watcher.refresh()
+    assert watcher.snapshot.problems == []
+    aged(out, 10.0)  # held long enough and still fails: a problem naming the file
+    watcher.refresh()
+    (line,) = watcher.snapshot.problems
+    assert str(out) in line and "not valid JSON" in line
+    out.write_bytes(data)
+    aged(out)
+    watcher.refresh()
+    assert watcher.snapshot.problems == []
+    assert watcher.snapshot.catalog.figure(fid_of(tmp_path)).n_cells > cells
+
+
+def test_removed_files_take_their_cells_and_a_figure_with_none_says_so(tmp_path):
+    files = pythia_files(3)
+    watcher, _, _ = watched(tmp_path)
+    outs = [copy_in(src, tmp_path, atomic=False) for src in files]
+    watcher.refresh()
+    fid = fid_of(tmp_path)
+    full = watcher.snapshot.catalog.figure(fid).n_cells
+    outs[0].unlink()
+    assert watcher.refresh()
+    (fresh,) = load_folder(tmp_path, None, [])
+    assert sorted_cells(watcher.snapshot.catalog.figure(fid)).equals(sorted_cells(fresh))
+    assert fresh.n_cells < full
+    for out in outs[1:]:
+        out.unlink()
+    watcher.refresh()
+    catalog = watcher.snapshot.catalog
+    catalog.gone = watcher.snapshot.gone
+    assert fid not in catalog and watcher.snapshot.gone == {fid: str(tmp_path)}
+    with pytest.raises(UnknownFigure, match="has no data file now"):
+        catalog.figure(fid)
+
+
+def test_a_csv_dropped_in_becomes_a_figure_and_only_it_is_read(tmp_path):
+    (tmp_path / "a.csv").write_text("model,task,value\nm1,t1,0.5\nm1,t2,0.25\n")
+    watcher, reader, _ = watched(tmp_path)
+    assert watcher.snapshot.catalog.ids == ["import-a"]
+    before = reader.reads
+    (tmp_path / "b.csv").write_text("model,task,value\nm2,t1,0.75\n")
+    aged(tmp_path / "b.csv")
+    assert watcher.refresh()
+    assert watcher.snapshot.catalog.ids == ["import-a", "import-b"]
+    assert reader.reads == before + 1
+    assert watcher.snapshot.catalog.figure("import-b").value(model="m2", task="t1") == 0.75
+
+
+def test_start_up_with_watching_serves_what_start_up_without_it_does(tmp_path):
+    for src in pythia_files(4):
+        copy_in(src, tmp_path, atomic=False)
+    (tmp_path / "x").mkdir()
+    on = load_data(Settings(extra_data=(tmp_path,), cache_dir=None, store_dir=None))
+    off = load_data(Settings(extra_data=(tmp_path,), cache_dir=None, store_dir=None,
+                             watch="off"))
+    assert on.live is not None and off.live is None
+    assert on.catalog.ids == off.catalog.ids and on.problems == off.problems
+    for a, b in zip(on.catalog, off.catalog):
+        assert a.spec == b.spec and sorted_cells(a).equals(sorted_cells(b))
+
+
+def test_the_watch_setting():
+    assert Settings.from_env({}).watch == "auto"
+    assert Settings.from_env({"EVALMAPS_WATCH": "POLL"}).watch == "poll"
+    assert Settings.from_env({"EVALMAPS_WATCH": "off"}).watch == "off"
+    with pytest.raises(SettingsError, match="EVALMAPS_WATCH=yes is not valid: give auto, poll "
+                                            "or off."):
+        Settings.from_env({"EVALMAPS_WATCH": "yes"})
