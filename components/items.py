@@ -25,6 +25,9 @@ GRID_OPTIONS = {"animateRows": False, "rowSelection": {"mode": "singleRow",
 HIDDEN = {"display": "none"}
 
 
+MOUNTED = "-"  # the request store's data before any location is passed on (not a search)
+
+
 def score_column(field: str, title: str) -> dict:
     return {"field": field, "headerName": title, "type": "numericColumn",
             "filter": "agNumberColumnFilter",
@@ -113,17 +116,27 @@ def items_panel(page: str, values: dict, shown: list | None) -> html.Div:
             html.A("Link to this list", id=f"{page}-items-link", href=values["link"],
                    className="btn btn-sm btn-outline-secondary"),
         ], className="d-flex flex-wrap gap-2 mb-2 align-items-center"),
-        dag.AgGrid(id=f"{page}-items-grid", rowData=values["rows"], columnDefs=values["columns"],
-                   defaultColDef={"sortable": True, "resizable": True, "flex": 1,
-                                  "minWidth": 90},
-                   dashGridOptions=values["grid_options"], style=values["grid_style"],
-                   className="items-grid"),
+        # the list only while a cell is open: a grid in the page would load AG Grid's code on
+        # every Compare page (it loads when a grid first renders: assets/lazy.js)
+        html.Div(items_grid(page, values) if shown is not None else None,
+                 id=f"{page}-items-grid-box"),
         html.Div(values["detail"], id=f"{page}-items-detail", className="items-detail mt-2"),
         dcc.Store(id=f"{page}-items-open", data=None),  # Enter on a cell of B − A (JS)
         dcc.Store(id=f"{page}-items-shown", data=shown),  # the query the open panel shows
-        dcc.Store(id=f"{page}-items-request", data=None),  # the location, while it is open
+        # the location, while the panel is open; not None at first: a Store whose data is None
+        # sets it as it mounts, which would call show_items on every first paint
+        dcc.Store(id=f"{page}-items-request", data=MOUNTED),
     ], id=f"{page}-items", className="items-panel mt-3", style=values["style"],
         role="region", **{"aria-label": "The items behind a cell"})
+
+
+def items_grid(page: str, values: dict):
+    """The list of a cell's items (``values``: layouts._compare_items.panel)."""
+    return dag.AgGrid(id=f"{page}-items-grid", rowData=values["rows"], columnDefs=values["columns"],
+                      defaultColDef={"sortable": True, "resizable": True, "flex": 1,
+                                     "minWidth": 90},
+                      dashGridOptions=values["grid_options"], style=values["grid_style"],
+                      className="items-grid")
 
 
 def k_options(most: int) -> list[dict]:

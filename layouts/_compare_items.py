@@ -17,7 +17,16 @@ import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, clientside_callback, no_update
 from dash.exceptions import PreventUpdate
 
-from components.items import GRID_OPTIONS, HIDDEN, columns, detail, items_panel, which_options
+from components.items import (
+    GRID_OPTIONS,
+    HIDDEN,
+    MOUNTED,
+    columns,
+    detail,
+    items_grid,
+    items_panel,
+    which_options,
+)
 from evalmaps.analysis import compare as comparing
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.views import items as items_view
@@ -139,13 +148,11 @@ def first_panel(catalog, query: dict):
 
 OUTPUTS = [Output(f"{PAGE}-items", "style"), Output(f"{PAGE}-items-title", "children"),
            Output(f"{PAGE}-items-note", "children"), Output(f"{PAGE}-items-which", "options"),
-           Output(f"{PAGE}-items-which", "value"), Output(f"{PAGE}-items-grid", "rowData"),
-           Output(f"{PAGE}-items-grid", "columnDefs"), Output(f"{PAGE}-items-csv", "href"),
+           Output(f"{PAGE}-items-which", "value"), Output(f"{PAGE}-items-csv", "href"),
            Output(f"{PAGE}-items-link", "href"), Output(f"{PAGE}-items-detail", "children"),
-           Output(f"{PAGE}-items-shown", "data"),
-           Output(f"{PAGE}-items-grid", "dashGridOptions"), Output(f"{PAGE}-items-grid", "style"),
+           Output(f"{PAGE}-items-shown", "data"), Output(f"{PAGE}-items-grid-box", "children"),
            Output(f"{PAGE}-items-search", "value")]
-KEYS = ("style", "title", "note", "options", "which", "rows", "columns", "csv", "link", "detail")
+KEYS = ("style", "title", "note", "options", "which", "csv", "link", "detail")
 
 
 # the location, passed on to show_items only when the panel is open or opens: a change of the
@@ -171,14 +178,15 @@ def show_items(search, shown, uploads):
     """The panel for the page's location (``compare-items-request``); nothing is redrawn when
     only a style key changed. ``compare-items-shown``: the query the open panel shows, None
     when it is closed."""
-    if search is None:  # the request store as it mounts: the layout drew the URL's panel
+    if search is None or search == MOUNTED:  # the layout drew the URL's panel
         raise PreventUpdate
     query = _query(search)
     key = shown_key(query) if "cell" in query else None
     if key == shown:
         raise PreventUpdate
     values = panel(get_catalog(uploads, *stored_ids(search)), query)
-    return (*[values[k] for k in KEYS], key, values["grid_options"], values["grid_style"], "")
+    return (*[values[k] for k in KEYS], key, items_grid(PAGE, values) if key is not None else None,
+            "")
 
 
 @callback(Output(f"{PAGE}-items-detail", "children", allow_duplicate=True),

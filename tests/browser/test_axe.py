@@ -120,7 +120,8 @@ def test_grids_are_one_tab_stop_and_do_not_trap_tab(dash_duo, dash_app):
     dash_duo.start_server(dash_app)
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/data?figure=dynts-r1-llama-benchmarks")
     dash_duo.wait_for_element(".ag-cell", timeout=20)
-    dash_duo.driver.execute_script("document.getElementById('data-download-button').focus()")
+    # the last control before the grid: the static site's download (after the CSV's)
+    dash_duo.driver.execute_script("document.getElementById('data-bundle-button').focus()")
     tab()
     until(lambda: active(dash_duo.driver) == "grid-header", timeout=5)
     tab()  # out of the grid, not to its next header or cell
@@ -130,7 +131,7 @@ def test_grids_are_one_tab_stop_and_do_not_trap_tab(dash_duo, dash_app):
     # (a guard is only a moment's stop; a second Shift+Tab sent then would race the grid's own move)
     until(lambda: active(dash_duo.driver) in ("grid-header", "grid-cell"), timeout=5)
     tab(shift=True)
-    until(lambda: active(dash_duo.driver) == "data-download-button", timeout=5)
+    until(lambda: active(dash_duo.driver) == "data-bundle-button", timeout=5)
 
     # Trends' statistics header: Tab leaves it (it used to cycle through the headers forever)
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/trends?figure=short-to-long")
