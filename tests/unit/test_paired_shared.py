@@ -1,0 +1,38 @@
+"""Paired significance on real files (issue 27): the two Inspect arc_easy logs of
+../shared/external/inspect-samples answer three items in common (ids 1 to 3). Sonnet gets all
+three right, Qwen only item 1: two discordant pairs, both for Sonnet, so the exact McNemar p is
+2 * 0.5**2 = 0.5 (worked by hand), although the standard errors the logs give call the gap
+distinguishable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evalmaps.analysis.compare import compare, with_paired
+from evalmaps.catalog.folders import with_items
+from evalmaps.catalog.imports import figure_of, import_paths
+from evalmaps.core.figure import Catalog
+
+INSPECT = Path(__file__).resolve().parents[2].parent / "shared" / "external" / "inspect-samples"
+
+
+def test_the_arc_logs_are_paired_on_their_three_common_items(tmp_path):
+    if not INSPECT.is_dir():
+        pytest.skip(f"{INSPECT} is absent: tests of real tool output skipped")
+    folder = INSPECT
+    imported = import_paths([folder / "data_arc_qwen.json", folder / "data_arc_sonnet.json"])
+    figure = with_items(figure_of(imported), imported, tmp_path)
+    sonnet, qwen = (f"{figure.id}:{slug}" for slug in (
+        "anthropic-claude-sonnet-4-0-choice", "ollama-qwen2-5-0-5b-choice"))
+    al = with_paired(compare(Catalog([figure]), sonnet, qwen))
+    [cell] = al.cells()
+    assert cell["paired"] == {"n": 3, "a_mean": 1.0, "b_mean": 0.333333333333,
+                              "diff": -0.666666666667, "ci_low": -1.0, "ci_high": 0.0, "p": 0.5,
+                              "p_adjusted": 0.5, "test": "mcnemar", "a_only": 2, "b_only": 0}
+    assert (cell["a"], cell["b"]) == (1.0, 0.3333333333333333)  # each log's own mean, 5 and 3 items
+    assert cell["distinguishable"] is True  # the unpaired se test; the paired one says otherwise
+    swapped = with_paired(compare(Catalog([figure]), qwen, sonnet)).cells()[0]["paired"]
+    assert (swapped["diff"], swapped["p"], swapped["a_only"], swapped["b_only"]) == (
+        0.666666666667, 0.5, 0, 2)
