@@ -652,12 +652,14 @@ def section_paint(ctx: "Context") -> list[Row]:
 ITEMS_PER_CELL = 12_032  # MMLU-Pro's questions: the largest per-cell list the issue names
 ITEMS_FIGURE = "bench-items"
 
-# Enter on the cell of B − A (what assets/evalmaps-items.js hands to Dash), once the page's AG
-# Grid has loaded; then ms until the list shows its rows (and a frame has passed)
+# Enter on the cell of B − A (what assets/evalmaps-items.js hands to Dash), once the page is
+# drawn; then ms until the list shows its rows (and a frame has passed). The list's grid, and
+# AG Grid's code, come only when a cell is opened (components/items.py), so both are counted.
 ITEMS_OPENED = """
 const done = arguments[arguments.length - 1];
 (function ready() {
-  if (!document.querySelector('#compare-items-grid .ag-root-wrapper')) { setTimeout(ready, 20); return; }
+  if (!document.getElementById('compare-items') || !window.dash_clientside ||
+      !window.dash_clientside.set_props) { setTimeout(ready, 20); return; }
   const start = performance.now();
   window.dash_clientside.set_props('compare-items-open', {data: {y: 'all', x: 'test', t: start}});
   (function poll() {
@@ -792,7 +794,8 @@ def items_paint_rows(ctx: "Context") -> list[Row]:
     rows = items_paint_row(ctx)
     ctx.notes.append("items: the Compare page of two models on one cell of 12,032 items (app in "
                      "this process, threaded werkzeug server). Open: from the Enter on the cell "
-                     "of B − A (once AG Grid has loaded) until the list's AG Grid shows rows, plus "
+                     "of B − A (the page drawn; the list's grid and AG Grid's code come then) until "
+                     "the list's AG Grid shows rows, plus "
                      "one frame; floor: the page's paint as in paint (its three maps drawn). "
                      "Linked: the page with cell= in its URL until its list shows rows. Medians "
                      "of the paint repeats after two warm-ups of each.")
