@@ -19,13 +19,10 @@ def _split_outputs(output: str) -> list[dict]:
 
 def find_callback(client, output_fragment: str) -> dict:
     client.get("/")  # Dash Pages registers its callbacks on the first request
-    found = [dep for dep in client.get("/_dash-dependencies").get_json()
-             if output_fragment in dep["output"]]
-    if not found:
-        raise AssertionError(f"no callback outputs {output_fragment}")
-    # an output's first writer before its duplicates ('_pages_content.children@<hash>': the
-    # redraw of a watched figure's new shape, layouts/_shared.py reshape)
-    return next((dep for dep in found if output_fragment + "@" not in dep["output"]), found[0])
+    for dep in client.get("/_dash-dependencies").get_json():
+        if output_fragment in dep["output"]:
+            return dep
+    raise AssertionError(f"no callback outputs {output_fragment}")
 
 
 def call(client, output_fragment: str, inputs: dict, state: dict | None = None,

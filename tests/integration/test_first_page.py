@@ -52,7 +52,9 @@ def first_layout(client, referrer: str | None, cookie: str | None = None) -> dic
 
 def routed(client, path: str, search: str) -> dict:
     """What the routing callback sends for this URL: the page's layout."""
-    body = callback_body(client, "_pages_content.children",
+    # Dash Pages' router (the page and its store), not the redraw of a watched figure's new
+    # shape (layouts/_shared.py reshape), which writes the page alone
+    body = callback_body(client, "_pages_content.children..._pages_store.data",
                          {"_pages_location.pathname": path, "_pages_location.search": search},
                          {"uploads.data": None},
                          changed=["_pages_location.pathname", "_pages_location.search"])
@@ -216,8 +218,11 @@ def test_the_pages_that_show_a_grid_say_so(client, dash_app):
         if page.get("shows_grid"):
             flagged.add(page["path"])
         layout = page["layout"]
+        flag = page.get("shows_grid")
+        # a page whose grid comes with a query key (Compare's ``cell``) is drawn with it
+        query = {flag: "500|0.1"} if isinstance(flag, str) else {}
         with dash_app.server.test_request_context(page["path"]):
-            tree = layout(uploads=None) if callable(layout) else layout
+            tree = layout(uploads=None, **query) if callable(layout) else layout
         nodes = [tree, *components_in(tree)]
         if any(isinstance(node, dag.AgGrid) for node in nodes):
             with_grid.add(page["path"])
