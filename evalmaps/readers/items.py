@@ -403,17 +403,24 @@ def summarise_grouped(grouped, dims: list[str]) -> pd.DataFrame:
     """:func:`summarise` from the Arrow path's per-item means and sample counts (keyed by the
     cell's and item's codes), with the dims' labels and every key column's size."""
     (key, means, counts), labels, sizes = grouped
+    key, means, counts = np.asarray(key), np.asarray(means), np.asarray(counts)
+    if len(key) > 1 and (np.diff(key) < 0).any():  # Arrow's group_by keeps no order
+        order = np.argsort(key, kind="stable")
+        key, means, counts = key[order], means[order], counts[order]
     cell = key // sizes[-1]  # the item's code is the last digit
-    frame = pd.DataFrame({"cell": cell, "mean": means, "count": counts})
-    cells = frame.groupby("cell", sort=True).agg(value=("mean", exact_mean),
-                                                 n_items=("mean", "size"),
-                                                 n_samples=("count", "max")).reset_index()
-    rest = cells["cell"].to_numpy()
+    # each cell's run of items (the keys are sorted, so a cell's items are together)
+    starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if len(cell) else np.zeros(0, int)
+    stops = np.r_[starts[1:], len(cell)].astype(np.int64)
+    listed = means.tolist()
+    cells = {"value": np.array([exact_mean(listed[s:e]) for s, e in zip(starts, stops)]),
+             "n_items": stops - starts,
+             "n_samples": np.maximum.reduceat(counts, starts) if len(starts) else counts[:0]}
+    rest = cell[starts]
     out = {}
     for d, dictionary, size in reversed(list(zip(dims, labels, sizes[:-1]))):
         out[d] = np.asarray(dictionary.to_pylist(), dtype=object)[rest % size]
         rest = rest // size
     result = pd.DataFrame({d: out[d] for d in dims})
     for column in ("value", "n_items", "n_samples"):
-        result[column] = cells[column].to_numpy()
+        result[column] = cells[column]
     return result
