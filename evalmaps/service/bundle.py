@@ -97,6 +97,15 @@ def pick_figures(catalog: Catalog, ids: list[str] | None) -> list[Figure]:
     return [catalog.figure(i) for i in dict.fromkeys(ids)]
 
 
+def default_pairs(catalog: Catalog, figures: list[Figure]) -> list[tuple[str, str]]:
+    """The catalog's own comparison, when the figures of both its panels are bundled."""
+    pair = catalog.compare_pair
+    ids = {f.id for f in figures}
+    if pair and all(comparing.figure_of(ref) in ids for ref in pair):
+        return [tuple(pair)]
+    return []
+
+
 def compare_pages(catalog: Catalog, pairs: list[tuple[str, str]]) -> list[dict]:
     """Each pair's ``/api/compare`` answer, worked out now (a pair that cannot be compared is
     a :class:`BundleError` naming it)."""
@@ -407,11 +416,14 @@ def site_files(catalog: Catalog, figures: list[Figure], compares: list[dict]):
 def write_site(catalog: Catalog, out: Path, figure_ids: list[str] | None = None,
                pairs: list[tuple[str, str]] | None = None, force: bool = False) -> Written:
     """Write the site into ``out`` (created; refused when it holds anything, unless ``force``).
-    Nothing is written outside it."""
+    Nothing is written outside it. ``pairs`` None: the catalog's own comparison (its "compare":
+    R1-Llama against R1-Qwen for the built-in figures) when both its figures are bundled."""
     out = Path(out)
     check_output(out, force)
     figures = pick_figures(catalog, figure_ids)
-    compares = compare_pages(catalog, list(pairs or []))
+    if pairs is None:
+        pairs = default_pairs(catalog, figures)
+    compares = compare_pages(catalog, list(pairs))
     root = out.resolve()
     written = Written(out, [f.id for f in figures], len(compares))
     try:

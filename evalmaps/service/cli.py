@@ -99,7 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a figure to bundle (repeatable; default: every figure)")
     bundle.add_argument("--compare", action="append", nargs=2, default=[], metavar=("A", "B"),
                         help="a Compare page of two panels (keys as /api/figures lists them, or "
-                             "mean(...)); repeatable")
+                             "mean(...)); repeatable (default: the catalog's own comparison, "
+                             "R1-Llama against R1-Qwen for the built-in figures)")
     bundle.add_argument("-o", "--output", required=True, metavar="SITE",
                         help="the folder to write the site into (new or empty)")
     bundle.add_argument("--force", action="store_true",
@@ -119,7 +120,7 @@ def bundle_command(args: argparse.Namespace) -> int:
     for line in loaded.problems:
         print(f"evalmaps: warning: {line}", file=sys.stderr)
     done = write_site(loaded.catalog, Path(args.output), args.figure or None,
-                      [tuple(pair) for pair in args.compare], force=args.force)
+                      [tuple(pair) for pair in args.compare] or None, force=args.force)
     print(f"evalmaps: wrote {len(done.figures)} figure pages and {done.compares} compare pages "
           f"({done.bytes / 1e6:.1f} MB) to {done.out}; open {done.out / 'index.html'}",
           file=sys.stderr)

@@ -137,7 +137,12 @@ def test_the_command_writes_a_site_and_says_where(tmp_path, capsys):
     assert main(["bundle", "--figure", "dynts-llama-vs-qwen", "-o", str(out)]) == 0
     assert (out / "figures/dynts-llama-vs-qwen.html").is_file()
     assert not (out / "figures/pythia-zero-shot.html").exists()
-    assert "wrote 1 figure pages" in capsys.readouterr().err
+    # no --compare: the catalog's own comparison (R1-Llama against R1-Qwen), its figure bundled
+    assert "wrote 1 figure pages and 1 compare pages" in capsys.readouterr().err
+    assert (out / "compare/1.html").is_file()
+    other = tmp_path / "other"
+    assert main(["bundle", "--figure", "short-to-long", "-o", str(other)]) == 0
+    assert "wrote 1 figure pages and 0 compare pages" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("args, message", [
