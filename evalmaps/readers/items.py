@@ -348,8 +348,9 @@ def import_items_arrow(table, name: str, options: ImportOptions, notes: list[str
     if math.prod(sizes) * (int(samples.max()) + 1) >= 2**62 or int(samples.min()) < 0:
         return None
     key = np.zeros(table.num_rows, dtype=np.int64)
-    for code, size in zip(codes, sizes):
-        key = key * size + code
+    for code, size in zip(codes, sizes):  # in place: no array made per column
+        key *= size
+        key += code
     with_sample = key * (int(samples.max()) + 1) + samples
     span = math.prod(sizes) * (int(samples.max()) + 1)
     repeated = bool((np.bincount(with_sample, minlength=span) > 1).any()) \
@@ -377,7 +378,7 @@ def import_items_arrow(table, name: str, options: ImportOptions, notes: list[str
 
 
 def _codes(column):
-    """A column's rows as codes into its labels (texts): (numpy int64 codes, pyarrow string
+    """A column's rows as codes into its labels (texts): (numpy integer codes, pyarrow string
     dictionary); None for a column with nulls or of a type other than text or integers."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -390,13 +391,12 @@ def _codes(column):
         if not (pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)
                 or pa.types.is_integer(dictionary.type)):
             return None
-        return (whole.indices.to_numpy(zero_copy_only=False).astype(np.int64),
-                dictionary.cast(pa.string()))
+        return (whole.indices.to_numpy(zero_copy_only=False), dictionary.cast(pa.string()))
     if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)
             or pa.types.is_integer(column.type)):
         return None
     encoded = pc.dictionary_encode(column.cast(pa.string())).combine_chunks()
-    return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), encoded.dictionary
+    return encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary
 
 
 def summarise_grouped(grouped, dims: list[str]) -> pd.DataFrame:
