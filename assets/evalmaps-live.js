@@ -120,6 +120,8 @@
    * by a worker behind draws the old version: asked again). */
   function poller(doc, fetchFn, redraw, drawn) {
     const known = {};  // path -> etag
+    const gone = {};  // path -> true: answered 404 (its files removed): asked no more, so the
+    //                   browser logs its 404 once, not at every check; the page says why
     const latest = {};  // figure id -> its newest summary
     const replaced = {};  // figure id + version -> when a newer one came
     const asks = {};  // figure id + version -> redraws asked for it
@@ -185,13 +187,16 @@
         return Promise.resolve(false);
       }
       busy = true;
-      const todo = paths(drawnNow());
+      const todo = paths(drawnNow()).filter(function (path) { return !gone[path]; });
       return Promise.all(todo.map(function (path) {
         const headers = known[path] ? {"If-None-Match": known[path]} : {};
         return fetchFn(path, {headers: headers, cache: "no-store", credentials: "same-origin"})
           .then(function (response) {
+            if (response.status === 404) {
+              gone[path] = true;  // not (or no longer) there
+            }
             if (response.status !== 200) {
-              return null;  // 304: unchanged; 404: not (or no longer) there
+              return null;  // 304: unchanged
             }
             return response.json().then(function (body) {
               known[path] = response.headers.get("ETag");

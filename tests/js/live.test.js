@@ -153,3 +153,18 @@ test("poller: a hidden tab asks for nothing", async function () {
   assert.equal(await check(), false);
   assert.deepEqual(srv.asked, []);
 });
+
+test("poller: a figure answered 404 (its files removed) is asked for no more", async function () {
+  const doc = fakeDoc();
+  const asked = [];
+  function fetchFn(path) {
+    asked.push(path);
+    return Promise.resolve({status: 404, headers: {get: function () { return null; }}});
+  }
+  const drawn = page({"import-sweep": "a"});
+  const check = live.poller(doc, fetchFn, function () { throw new Error("no redraw"); }, drawn.drawn);
+  assert.equal(await check(), false);
+  assert.equal(await check(), false);
+  assert.equal(await check(), false);
+  assert.deepEqual(asked, ["/api/figures/import-sweep"]);  // one 404 in the console, not three
+});
