@@ -82,3 +82,83 @@ def external_dir():
     if not EXTERNAL.is_dir():
         pytest.skip("../shared/external is absent: published-table tests skipped")
     return EXTERNAL
+
+
+# One Chrome for the whole session. dash[testing]'s dash_duo starts and quits a Chrome for each
+# test (about 2 s of a ~3 s set-up on this machine, for ~100 browser tests). Here dash_duo keeps
+# its own server per test (a new port each time, so each test's page is a new origin with empty
+# storage), but takes the session's Chrome and gives it a fresh tab: a new tab has no script
+# injected by an earlier test, no leftover device settings, and the next test's downloads folder.
+@pytest.fixture(scope="session")
+def _session_chrome():
+    pool: dict = {}
+    yield pool
+    driver = pool.get("driver")
+    if driver is not None:
+        try:
+            driver.quit()
+        except Exception:  # noqa: BLE001 - the browser may be gone already
+            pass
+
+
+def fresh_tab(driver, download_path: str) -> None:
+    """Leave ``driver`` with one new tab, the default size and timeouts, no cookies, no logs."""
+    old = list(driver.window_handles)
+    driver.switch_to.new_window("tab")
+    new = driver.current_window_handle
+    for handle in old:
+        driver.switch_to.window(handle)
+        driver.close()
+    driver.switch_to.window(new)
+    driver.execute_cdp_cmd("Page.bringToFront", {})  # a tab not in front gets no focus events
+    driver.set_window_size(1400, 1000)
+    driver.set_script_timeout(30)
+    driver.set_page_load_timeout(300)
+    driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": download_path})
+    driver.get_log("browser")  # what the earlier test's page logged is not this test's
+
+
+@pytest.fixture
+def dash_duo(request, dash_thread_server, tmpdir, _session_chrome):
+    """dash[testing]'s dash_duo, with the session's Chrome (see :func:`fresh_tab`)."""
+    from dash.testing.composite import DashComposite
+    from selenium.common.exceptions import WebDriverException
+
+    class SessionChrome(DashComposite):
+        def get_webdriver(self):
+            driver = _session_chrome.get("driver")
+            if driver is not None:
+                try:
+                    fresh_tab(driver, self.download_path)
+                    return driver
+                except WebDriverException:  # an earlier test left it unusable: start another
+                    try:
+                        driver.quit()
+                    except WebDriverException:
+                        pass
+            driver = _session_chrome["driver"] = super().get_webdriver()
+            return driver
+
+        def __exit__(self, exc_type, exc_val, traceback):
+            """The session quits the browser, not each test. The page is left before the test's
+            server stops, as a quit browser would be: a request arriving while dash[testing] kills
+            the server's threads can leave the server's stop waiting for ever."""
+            try:
+                self.driver.get("about:blank")
+            except WebDriverException:
+                _session_chrome.pop("driver", None)
+
+    with SessionChrome(
+        server=dash_thread_server,
+        browser=request.config.getoption("webdriver"),
+        remote=request.config.getoption("remote"),
+        remote_url=request.config.getoption("remote_url"),
+        headless=request.config.getoption("headless"),
+        options=request.config.hook.pytest_setup_options(),
+        download_path=tmpdir.mkdir("download").strpath,
+        percy_assets_root=request.config.getoption("percy_assets"),
+        percy_finalize=request.config.getoption("nopercyfinalize"),
+        pause=request.config.getoption("pause"),
+    ) as dc:
+        yield dc
