@@ -101,8 +101,9 @@ def labels(n: int) -> str:
     return f"{n} label{'s' * (n != 1)}"
 
 
-def preview_card(summary: dict, title: str) -> dbc.Card:
-    """What the importer detected: format, dimensions, facets, replicates, cells, warnings."""
+def _detected(summary: dict) -> list:
+    """What the importer detected of one figure: a table of format, axes, facets, replicates
+    and cells, and its warnings."""
     dims = summary["dims"]
     rows = [
         ("Format", summary["format"]),
@@ -113,13 +114,53 @@ def preview_card(summary: dict, title: str) -> dbc.Card:
          if summary["replicate"] else "none"),
         ("Cells", str(summary["cells"])),
     ]
+    return [
+        html.Table(html.Tbody([html.Tr([html.Th(k, className="pe-3"), html.Td(v)])
+                               for k, v in rows]),
+                   className="table table-sm mb-2 preview-table"),
+        html.Ul([html.Li(w) for w in summary["warnings"]], className="small text-warning-emphasis")
+        if summary["warnings"] else None,
+    ]
+
+
+def preview_card(summary: dict, title: str, figures: list[dict] | None = None) -> dbc.Card:
+    """What the importer detected: format, dimensions, facets, replicates, cells, warnings.
+    ``figures`` (title and summary each): an upload that holds several figures (a zip of a
+    folder with two tools' results, or several tables) shows each of them."""
+    if not figures or len(figures) < 2:
+        return dbc.Card([
+            dbc.CardHeader(["Preview: ", html.Span(title, className="fw-semibold")]),
+            dbc.CardBody(_detected(summary)),
+        ], id="data-preview-card", className="mb-2")
     return dbc.Card([
-        dbc.CardHeader(["Preview: ", html.Span(title, className="fw-semibold")]),
-        dbc.CardBody([
-            html.Table(html.Tbody([html.Tr([html.Th(k, className="pe-3"), html.Td(v)])
-                                   for k, v in rows]),
-                       className="table table-sm mb-2 preview-table"),
-            html.Ul([html.Li(w) for w in summary["warnings"]], className="small text-warning-emphasis")
-            if summary["warnings"] else None,
-        ]),
+        dbc.CardHeader(["Preview: ", html.Span(title, className="fw-semibold"),
+                        f" holds {len(figures)} figures, one per tool or table; each keeps the "
+                        f"axes read from its files."]),
+        dbc.CardBody([html.Div([html.H6(f["title"], className="preview-figure-title"),
+                                *_detected(f["summary"])], className="preview-figure")
+                      for f in figures]),
     ], id="data-preview-card", className="mb-2")
+
+
+def kept_figures(figures: list[tuple[str, str]], href, root: str) -> dbc.Card:
+    """The figures one upload kept (id and title each): each one's name, its Browse link and
+    its link to share (``root`` + its Browse path, copied with one click). ``href(fid)``: a
+    figure's Browse path."""
+    items = []
+    for fid, title in figures:
+        link = root + href(fid)
+        items.append(html.Li([
+            html.Span(title, className="fw-semibold kept-title"),
+            html.Div([
+                html.A("Browse", href=href(fid), className="kept-browse me-3"),
+                html.Span("Link to share: ", className="text-muted"),
+                html.Code(link, className="kept-link text-break"),
+                dcc.Clipboard(content=link, title="Copy this figure's link",
+                              className="d-inline-block ms-1 kept-copy"),
+            ], className="small"),
+        ], className="mb-2"))
+    return dbc.Card([
+        dbc.CardHeader(f"Your upload is kept on this server as {len(figures)} figures, one per "
+                       f"tool or table:"),
+        dbc.CardBody(html.Ul(items, className="list-unstyled mb-0")),
+    ], id="data-kept-card", className="mb-3")

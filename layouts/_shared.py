@@ -383,6 +383,8 @@ INPUTS.update(by="text", ydim="text", xdim="text", rest="texts", rest_ids="any")
 INPUTS.update(selected="records", k="number")
 # evalmaps-live.js's request; what a page drew (live_drawn); the pages location's path
 INPUTS.update(live="any", drawn_live="text", pathname="text", map_ids="any")
+# the Data page's list of the figures one upload kept (their ids)
+INPUTS.update(kept="texts")
 
 
 def _fits(name: str, value) -> bool:

@@ -26,11 +26,11 @@ from dash import (
     no_update,
 )
 from dash.exceptions import PreventUpdate
-from flask import current_app
+from flask import current_app, request
 
 from components.controls import figure_row, labelled, rows_and_range
 from components.dash_internals import PAGES_LOCATION
-from components.datatable import cells_grid, preview_card, upload_box
+from components.datatable import cells_grid, kept_figures, preview_card, upload_box
 from components.provenance import provenance_badge
 from evalmaps.analysis.slicing import views_for
 from evalmaps.core import text as fmt
@@ -123,6 +123,10 @@ def layout(uploads=None, **query):
         dcc.Store(id="data-upload-raw"),
         dcc.Store(id="data-staged"),
         dcc.Store(id="data-pending"),
+        # this tab's last upload that held several figures: listed with their links after the
+        # page renders anew on the first of them
+        dcc.Store(id="data-kept", storage_type="session"),
+        html.Div(id="data-kept-list"),
         dcc.Store(id="data-max-bytes", data=max_upload_bytes()),
         html.Hr(),
         html.H4(["Cells of ", spec.title, provenance_badge(spec.provenance, with_id=True)], id="data-title",
@@ -309,6 +313,7 @@ STAGE = Outputs(
     contents=Output("data-upload", "contents"),
     status=Output("data-upload-status", "children", allow_duplicate=True),
     add_disabled=Output("data-add", "disabled", allow_duplicate=True),
+    kept=Output("data-kept", "data", allow_duplicate=True),
 )
 
 
@@ -328,8 +333,8 @@ def stage(raw):
         key = store.stage(data, name)
     except EvalmapsError as exc:
         return STAGE(staged=None, raw=None, contents=None, status=_alert(str(exc)),
-                     add_disabled=True)
-    return STAGE(staged=key, raw=None, contents=None)
+                     add_disabled=True, kept=None)
+    return STAGE(staged=key, raw=None, contents=None, kept=None)
 
 
 PREVIEW = Outputs(
@@ -398,9 +403,12 @@ def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range):
         current_app.logger.exception("upload preview failed")
         return refused("This file could not be read as a results table. Check that it is a CSV "
                        "with a header row, or choose the format by hand.")
+    figures = seen.get("figures") or []
+    if len(figures) > 1:  # several figures: each keeps the axes read from its own files
+        seen = {**seen, "dims": [], "x": None, "y": None, "replicate": "", "columns": []}
     dims = seen["dims"]
     return PREVIEW(
-        status=preview_card(seen["summary"], seen["name"]),
+        status=preview_card(seen["summary"], seen["name"], figures),
         **metric_fields(seen.get("tool", "")),
         # what the preview resolved (detected axes and replicates): the kept figure is this one
         pending={"key": staged, "options": dataclasses.asdict(dataclasses.replace(
@@ -428,6 +436,7 @@ def metric_fields(tool: str) -> dict:
     Output(UPLOADS, "data"),
     Output(PAGES_LOCATION, "href", allow_duplicate=True),
     Output("data-upload-status", "children", allow_duplicate=True),
+    Output("data-kept", "data"),
     Input("data-add", "n_clicks"),
     State("data-pending", "data"),
     State(UPLOADS, "data"),
@@ -435,7 +444,10 @@ def metric_fields(tool: str) -> dict:
 )
 @boundary
 def add_upload(_, pending, recent):
-    """Keep the figure in the server's store, list it among this browser's uploads, open it."""
+    """Keep the upload's figures in the server's store and list them among this browser's
+    uploads. One figure opens in Browse; several (a zip of a folder of two tools' results, or
+    of several tables) open the Data page on the first, which lists them all with their links
+    (``data-kept``, kept for this tab: the page renders anew)."""
     if not isinstance(pending, dict) or not isinstance(pending.get("key"), str):
         raise PreventUpdate
     given = pending.get("options") if isinstance(pending.get("options"), dict) else {}
@@ -443,13 +455,37 @@ def add_upload(_, pending, recent):
                        given.get("replicate"), given.get("metric"), given.get("unit"),
                        given.get("metric_range") is not None, fresh=False)
     try:
-        fid = uploads.store_upload(_store(), pending["key"], options, _budget())
+        fids = uploads.store_upload(_store(), pending["key"], options, _budget())
     except EvalmapsError as exc:
-        return no_update, no_update, _alert(str(exc))
+        return no_update, no_update, _alert(str(exc)), no_update
     kept = [u for u in (recent if isinstance(recent, list) else [])
-            if isinstance(u, str) and u != fid]
-    return ([*kept, fid][-uploads.MAX_RECENT:], dash.get_relative_path("/") + f"?figure={fid}",
-            no_update)
+            if isinstance(u, str) and u not in fids]
+    path = "/" if len(fids) == 1 else "/data"
+    return ([*kept, *fids][-uploads.MAX_RECENT:],
+            dash.get_relative_path(path) + f"?figure={fids[0]}", no_update,
+            fids if len(fids) > 1 else None)
+
+
+@callback(
+    Output("data-kept-list", "children"),
+    Input("data-kept", "data"),
+    State(UPLOADS, "data"),
+)
+@boundary
+def kept_list(kept, recent):
+    """The figures of this tab's last upload that held several: each one's name, its Browse
+    link and its link to share (the absolute address, copied with one click)."""
+    fids = [f for f in (kept if isinstance(kept, list) else []) if isinstance(f, str)]
+    if not fids:
+        return None
+    catalog = get_catalog(recent, *fids)
+    shown = [fid for fid in fids if fid in catalog]
+    if not shown:
+        return None
+    root = request.host_url.rstrip("/")
+    return kept_figures([(fid, catalog.figure(fid).spec.title) for fid in shown],
+                        lambda fid: dash.get_relative_path("/") + f"?figure={fid}",
+                        root)
 
 
 register_nav_sync(PAGE)

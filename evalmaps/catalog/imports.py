@@ -69,15 +69,17 @@ def figure_of(imported: Imported) -> Figure:
 
 
 def import_bytes(data: bytes, name: str, mapping: ImportOptions | None = None,
-                 max_bytes: int | None = DEFAULT_MAX_BYTES) -> Imported:
+                 max_bytes: int | None = DEFAULT_MAX_BYTES, by_tool: bool = False):
     """The whole path: bytes of a file -> an :class:`Imported` (or a clear ImportFailed).
 
     What the file is comes from its content, not its name (:func:`evalmaps.readers.detect`): a
     zip of results, an evaluation tool's results, a table.
-    ``max_bytes``: the browser upload's size limit; None for files on disk (no limit)."""
+    ``max_bytes``: the browser upload's size limit; None for files on disk (no limit).
+    ``by_tool``: a list of figures, grouped as :func:`import_paths_by_tool` groups them (a zip
+    of a folder holding two tools' results, or several tables: one figure each)."""
     if max_bytes is not None and len(data) > max_bytes:
         return import_table_bytes(Probe(data), name, mapping, max_bytes, "csv")  # its message
-    return import_sources([(name, data)], name, mapping, max_bytes)
+    return import_sources([(name, data)], name, mapping, max_bytes, by_tool=by_tool)
 
 
 def import_paths(paths, options: ImportOptions | None = None) -> Imported:
