@@ -13,11 +13,23 @@ from evalmaps.core.figure import FigureSpec
 from evalmaps.core.labels import label_prefix
 
 
-def shown_with(decimals: int) -> dict:
+def shown_with(decimals: int, by: tuple[str, dict[str, int]] | None = None) -> dict:
     """An AG Grid value formatter: the number with ``decimals`` places (d3-format, in the
-    browser; the row data and the download keep the exact value), empty when missing."""
-    places = fmt.places(decimals)
-    return {"function": f"params.value == null ? '' : d3.format('.{places}f')(params.value)"}
+    browser; the row data and the download keep the exact value), empty when missing.
+    ``by``: a dimension and the places of rows with some of its labels (a figure of several
+    metrics: each metric's decimals, :meth:`Figure.decimals_for`)."""
+    text = f"d3.format('.{fmt.places(decimals)}f')(params.value)"
+    if by is not None:
+        dim, places = by
+        groups: dict[int, list[str]] = {}
+        for label, d in places.items():
+            if fmt.places(d) != fmt.places(decimals):
+                groups.setdefault(fmt.places(d), []).append(label)
+        for d, labels in sorted(groups.items(), reverse=True):
+            row = f"(params.data[{json.dumps(dim)}] + '')"
+            test = " || ".join(f"{row} === {json.dumps(label)}" for label in labels)
+            text = f"({test}) ? d3.format('.{d}f')(params.value) : {text}"
+    return {"function": f"params.value == null ? '' : {text}"}
 
 
 def without_start(prefix: str) -> dict:
@@ -44,17 +56,26 @@ def label_column(field: str, title: str, labels) -> dict:
 
 
 def cells_grid(component_id: str, spec: FigureSpec, rows: list[dict], decimals: int,
-               extras: tuple[str, ...] = ()) -> dag.AgGrid:
+               extras: tuple[str, ...] = (), metric_decimals: dict[str, int] | None = None
+               ) -> dag.AgGrid:
     """Tidy cells, sortable and filterable. Cells render as text, never as HTML; values with the
-    figure's decimals (as every view writes them). ``extras``: the figure's sd, n, se columns."""
+    figure's decimals (as every view writes them). ``extras``: the figure's sd, n, se columns.
+    ``metric_decimals``: a figure of several metrics (``spec.metrics``): each one's decimals,
+    by its label."""
+    def by(more: int):
+        if not metric_decimals or spec.metrics is None:
+            return None
+        return spec.metrics.dim, {label: d + more for label, d in metric_decimals.items()}
+
     columns = [label_column(d, spec.dims[d].title, spec.dims[d].labels) for d in spec.dim_names]
     columns.append({"field": "value", "headerName": spec.metric.label, "type": "numericColumn",
-                    "filter": "agNumberColumnFilter", "valueFormatter": shown_with(decimals)})
+                    "filter": "agNumberColumnFilter", "valueFormatter": shown_with(decimals, by(0))})
     for extra in extras:
         column = {"field": extra, "headerName": extra, "type": "numericColumn",
                   "filter": "agNumberColumnFilter"}
         if extra != "n":
-            column["valueFormatter"] = shown_with(decimals + (1 if extra == "se" else 0))
+            more = 1 if extra == "se" else 0
+            column["valueFormatter"] = shown_with(decimals + more, by(more))
         columns.append(column)
     return dag.AgGrid(
         id=component_id,

@@ -147,7 +147,8 @@ def layout(uploads=None, **query):
             ], className="d-flex flex-wrap gap-2"),
         ], className="d-flex flex-wrap justify-content-between align-items-center gap-2 mb-2"),
         html.Div(cells_grid("data-grid", spec, [], figure.decimals,
-                            tuple(c for c in ("sd", "n", "se") if c in figure.cells.columns)),
+                            tuple(c for c in ("sd", "n", "se") if c in figure.cells.columns),
+                            metric_decimals(figure)),
                  id="data-grid-wrap"),
         dcc.Download(id="data-download"),
         dcc.Download(id="data-bundle"),
@@ -159,6 +160,15 @@ register_row_buttons(PAGE)
 
 
 # ------------------------------------------------------------------ the cells of the slice
+
+def metric_decimals(figure) -> dict[str, int] | None:
+    """A figure of several metrics: each one's decimals, by its label (None otherwise)."""
+    metrics = figure.spec.metrics
+    if metrics is None:
+        return None
+    return {label: figure.decimals_for({metrics.dim: label})
+            for label in figure.spec.dims[metrics.dim].labels}
+
 
 def tidy_rows(figure, state) -> tuple[list[dict], int]:
     """Present cells of the slice, in display order, and how many grid cells are missing."""
