@@ -157,7 +157,7 @@ def preview_card(summary: dict, title: str, figures: list[dict] | None = None) -
         dbc.CardHeader(["Preview: ", html.Span(title, className="fw-semibold"),
                         f" holds {len(figures)} figures, one per tool or table; each keeps the "
                         f"axes read from its files."]),
-        dbc.CardBody([html.Div([html.H6(f["title"], className="preview-figure-title"),
+        dbc.CardBody([html.Div([html.H6(f["title"], className="preview-figure-title fw-semibold mt-2"),
                                 *_detected(f["summary"])], className="preview-figure")
                       for f in figures]),
     ], id="data-preview-card", className="mb-2")

@@ -69,9 +69,11 @@ def preview_in_child(path: str, name: str, options: ImportOptions, max_bytes: in
     return {"name": name, "summary": imported.summary(), "columns": list(imported.columns[:200]),
             "dims": list(imported.spec["dims"]), "x": figure.spec.x, "y": figure.spec.y,
             "replicate": imported.replicate or "",
-            # an evaluation tool's results ('lm-evaluation-harness results'; '' for a table):
-            # their metrics come from the file, and the metric options do not apply
-            "tool": str(imported.spec.get("source", {}).get("tool") or ""),
+            # an evaluation tool's results ('lm-evaluation-harness results'; '' for a table;
+            # the tools, joined, of several figures): their metrics come from the files, and
+            # the metric options do not apply
+            "tool": " and ".join(dict.fromkeys(
+                str(i.spec.get("source", {}).get("tool") or "") for i, _ in found)),
             "figures": [{"title": f.spec.title, "summary": i.summary()} for i, f in found]}
 
 
