@@ -117,6 +117,34 @@ def upload_box(component_id: str, max_mb: float, disabled_note: str | None = Non
     )
 
 
+def item_record_fields(prefix: str, hidden: bool = False):
+    """The upload's per-item options, in a disclosure ("Per-item records", closed until opened):
+    the item column, "right when PRED equals REF" (both empty: a 'score' column), and the model
+    from the file name (``--item``, ``--correct``, ``--set model={file}`` of ``evalmaps
+    import``). Ids: ``{prefix}-items`` (the disclosure), ``-item``, ``-pred``, ``-ref`` and
+    ``-model-file``. ``hidden``: there for the callbacks, not shown (uploads are off)."""
+    def field(suffix: str, label: str, placeholder: str):
+        return dbc.Col([dbc.Label(label, html_for=f"{prefix}-{suffix}",
+                                  className="small fw-semibold mb-1"),
+                        dbc.Input(id=f"{prefix}-{suffix}", placeholder=placeholder, maxLength=200,
+                                  debounce=True, size="sm")], xs=4, className="mb-2")
+
+    return html.Details([
+        html.Summary("Per-item records", className="small fw-semibold"),
+        html.Div("One row per item (a lab's own outputs, such as MMLU-Pro's): each cell becomes "
+                 "the mean over its items, and Compare pairs two models per item.",
+                 className="small text-muted mb-1"),
+        dbc.Row([field("item", "Item column", "question_id"),
+                 field("pred", "Right when", "pred"),
+                 field("ref", "equals", "answer")], className="g-2"),
+        html.Div("Leave the last two empty to use a 'score' column (1 right, 0 wrong).",
+                 className="small text-muted mb-1"),
+        dbc.Switch(id=f"{prefix}-model-file", value=False, className="small",
+                   label="Model from the file name (one file per model, in a zip)"),
+    ], id=f"{prefix}-items", className="item-records mt-1",
+        style={"display": "none"} if hidden else None)
+
+
 def labels(n: int) -> str:
     """'1 label', '3 labels'."""
     return f"{n} label{'s' * (n != 1)}"

@@ -30,12 +30,19 @@ from flask import current_app, request
 
 from components.controls import figure_row, labelled, rows_and_range
 from components.dash_internals import PAGES_LOCATION
-from components.datatable import cells_grid, kept_figures, preview_card, upload_box
+from components.datatable import (
+    cells_grid,
+    item_record_fields,
+    kept_figures,
+    preview_card,
+    upload_box,
+)
 from components.provenance import provenance_badge
 from evalmaps.analysis.slicing import views_for
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.readers.base import ImportOptions
+from evalmaps.readers.items import FILE
 from evalmaps.readers.table import FORMATS
 from evalmaps.service import uploads
 from evalmaps.service.bundle import site_zip
@@ -88,7 +95,8 @@ def layout(uploads=None, **query):
         problems_alert(explain_problems(state.problems, first(query.get("figure")))),
         html.H4("Bring your own results", className="section-title"),
         dbc.Row([
-            dbc.Col(upload_box("data-upload", max_mb, READ_ONLY if read_only else None), md=5),
+            dbc.Col([upload_box("data-upload", max_mb, READ_ONLY if read_only else None),
+                     item_record_fields("data", hidden=read_only)], md=5),
             dbc.Col(dbc.Row([
                 labelled("Format", dcc.Dropdown(id="data-format", options=list(FORMATS),
                                                 value="auto", clearable=False),
@@ -359,6 +367,7 @@ PREVIEW = Outputs(
     y=Output("data-y", "value"),
     replicate_options=Output("data-replicate", "options"),
     replicate=Output("data-replicate", "value"),
+    items_open=Output("data-items", "open"),
 )
 
 
@@ -366,8 +375,10 @@ def _text(value, limit: int, default: str = "") -> str:
     return value.strip()[:limit] if isinstance(value, str) else default
 
 
-def _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh: bool) -> ImportOptions:
-    """Import options from the controls, whatever the request holds (junk falls back)."""
+def _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh: bool,
+             records: dict | None = None) -> ImportOptions:
+    """Import options from the controls, whatever the request holds (junk falls back).
+    ``records``: the per-item options (:func:`_records`)."""
     def label(value):
         return value if isinstance(value, str) and value and not fresh else None
 
@@ -375,7 +386,19 @@ def _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh: bool) ->
         format=fmt_value if fmt_value in FORMATS else "auto", x=label(x), y=label(y),
         replicate=None if fresh else (replicate if isinstance(replicate, str) else ""),
         metric=_text(metric, 40) or "value", unit=_text(unit, 10),
-        metric_range=(0.0, 100.0) if in_range is True else None)
+        metric_range=(0.0, 100.0) if in_range is True else None, **(records or {}))
+
+
+def _records(item, pred, ref, model_file) -> dict:
+    """The per-item options of "Per-item records" (``--item``, ``--correct PRED=REF``, ``--set
+    model={file}``), whatever the request holds; an error when only one of PRED and REF is
+    given."""
+    item, pred, ref = (_text(v, 200) or None for v in (item, pred, ref))
+    if (pred is None) != (ref is None):
+        raise EvalmapsError("Give both columns of \"Right when ... equals ...\" (the prediction "
+                            "and the reference), or neither to use a 'score' column.")
+    return {"item": item, "correct": (pred, ref) if pred else None,
+            "fixed": {"model": FILE} if model_file is True else {}}
 
 
 @callback(
@@ -389,23 +412,32 @@ def _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh: bool) ->
         metric=Input("data-metric", "value"),
         unit=Input("data-unit", "value"),
         in_range=Input("data-range", "value"),
+        item=Input("data-item", "value"),
+        pred=Input("data-pred", "value"),
+        ref=Input("data-ref", "value"),
+        model_file=Input("data-model-file", "value"),
     ),
     prevent_initial_call=True,
 )
 @boundary
-def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range):
+def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range, item, pred, ref,
+            model_file):
     """Import the staged file with the chosen options (in a child process, within the upload
     budget) and show what was detected."""
     if not isinstance(staged, str) or not staged:
         raise PreventUpdate
-    fresh = ctx.triggered_id in ("data-staged", "data-format")
-    options = _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh)
+    fresh = ctx.triggered_id in ("data-staged", "data-format", "data-item", "data-pred",
+                                 "data-ref", "data-model-file")
 
     def refused(message: str) -> dict:
+        # records read without their options: the options open, to be filled in
         return PREVIEW(status=_alert(message), pending=None, add_disabled=True,
-                       **metric_fields(""))
+                       **metric_fields(""),
+                       **({"items_open": True} if "Per-item records" in message else {}))
 
     try:
+        options = _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh,
+                           _records(item, pred, ref, model_file))
         seen = uploads.preview(_store(), staged, options, _budget())
     except EvalmapsError as exc:
         return refused(str(exc))
@@ -461,10 +493,13 @@ def add_upload(_, pending, recent):
     if not isinstance(pending, dict) or not isinstance(pending.get("key"), str):
         raise PreventUpdate
     given = pending.get("options") if isinstance(pending.get("options"), dict) else {}
-    options = _options(given.get("format"), given.get("x"), given.get("y"),
-                       given.get("replicate"), given.get("metric"), given.get("unit"),
-                       given.get("metric_range") is not None, fresh=False)
+    correct = given.get("correct") if isinstance(given.get("correct"), list) else [None, None]
     try:
+        options = _options(given.get("format"), given.get("x"), given.get("y"),
+                           given.get("replicate"), given.get("metric"), given.get("unit"),
+                           given.get("metric_range") is not None, fresh=False,
+                           records=_records(given.get("item"), *(correct + [None, None])[:2],
+                                            given.get("fixed") == {"model": FILE}))
         fids = uploads.store_upload(_store(), pending["key"], options, _budget())
     except EvalmapsError as exc:
         return no_update, no_update, _alert(str(exc)), no_update
