@@ -134,9 +134,9 @@ def item_record_fields(prefix: str, hidden: bool = False):
         html.Div("One row per item (a lab's own outputs, such as MMLU-Pro's): each cell becomes "
                  "the mean over its items, and Compare pairs two models per item.",
                  className="small text-muted mb-1"),
-        dbc.Row([field("item", "Item column", "question_id"),
-                 field("pred", "Right when", "pred"),
-                 field("ref", "equals", "answer")], className="g-2"),
+        dbc.Row([field("item", "Item column", "e.g. question_id"),
+                 field("pred", "Right when", "e.g. pred"),
+                 field("ref", "equals", "e.g. answer")], className="g-2"),
         html.Div("Leave the last two empty to use a 'score' column (1 right, 0 wrong).",
                  className="small text-muted mb-1"),
         dbc.Switch(id=f"{prefix}-model-file", value=False, className="small",
