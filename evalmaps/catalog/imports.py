@@ -234,8 +234,13 @@ def item_tables(tables: list[tuple[str, Probe, str]], name: str, options: Import
     all per-item records (they import as tables do)."""
     frames: dict[tuple[str, ...], list[tuple[str, pd.DataFrame]]] = {}
     for file, probe, kind in tables:
-        with fastcsv.lean_memory():
-            frame = readers.reader(kind).read(probe, file, options, max_bytes).table
+        try:
+            with fastcsv.lean_memory():
+                frame = readers.reader(kind).read(probe, file, options, max_bytes).table
+        except DataError:
+            if options.item or options.correct:
+                raise
+            return None  # not records the user named: the tables' own import says what is wrong
         if not item_records.is_item_table(frame.columns, options):
             return None
         columns = tuple(sorted(str(c).strip() for c in frame.columns))
