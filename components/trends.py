@@ -446,7 +446,6 @@ def stats_columns(spec: FigureSpec, transpose: bool, threshold: float | Sequence
 
 def stats_rows(trends: Trends) -> list[dict]:
     """One table row per line: numbers to sort by, and the texts shown."""
-    d = trends.decimals
     short = {p.key: p.short for p in trends.panels}
     order = {p.key: i for i, p in enumerate(trends.panels)}
     several = len(trends.thresholds) > 1  # each row says its own: '1000 (0.2142 < 0.8)'
@@ -471,14 +470,15 @@ def stats_rows(trends: Trends) -> list[dict]:
     metrics = [trends.metric_of(s.panel_key) for s in trends.lines]
     # one column, one number of decimals: the column's, not each row's; slopes per metric (a
     # perplexity's slope of -513 would write an accuracy's 0.0000021 as 0)
-    means = fmt.mean_column(metrics, [s.mean for s in trends.lines], d)
+    places = [trends.decimals_of(s.panel_key) for s in trends.lines]  # each metric's own
+    means = fmt.mean_column(metrics, [s.mean for s in trends.lines], places)
     slopes = [""] * len(trends.lines)
     for one in dict.fromkeys(metrics):
         rows_of = [k for k, m in enumerate(metrics) if m == one]
         for k, text in zip(rows_of, fmt.slope_column([trends.lines[k].slope for k in rows_of])):
             slopes[k] = text
-    for s, metric, mean_text, slope_text in zip(trends.lines, metrics, means, slopes):
-        s: LineStats
+    for s, metric, d, mean_text, slope_text in zip(trends.lines, metrics, places, means, slopes):
+        s: LineStats  # (at and below write with this row's metric and decimals)
         rows.append({
             "id": f"{s.panel_key}|{s.line}",
             "panel": short.get(s.panel_key, s.panel_title),
@@ -567,13 +567,13 @@ def _means_table(spec: FigureSpec, means, decimals: int, metric=None):
 def panel_summaries(trends: Trends) -> list:
     """Per panel: best and worst cell and, for complete numeric grids, marginal means."""
     spec = trends.spec
-    d = trends.decimals
     notes = {p.marginals_note for p in trends.panels if p.marginals_note}
     width = 12 if len(trends.panels) == 1 else 6
     cols = []
     for p in trends.panels:
         p: PanelSummary
         metric = p.metric or spec.metric
+        d = trends.decimals_of(p.key)
         body = []
         if p.best is None:
             body.append(html.P("No reported cell in this slice.", className="text-muted mb-0"))

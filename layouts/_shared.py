@@ -370,6 +370,7 @@ INPUTS: dict[str, str] = {
     "transpose": "flag", "overlay": "flag", "threshold": "number", "logx": "flag", "a": "text", "b": "text",
     "mean_keys": "texts", "figure_id": "text", "staged": "text", "fmt_value": "text", "x": "text",
     "y": "text", "replicate": "text", "metric": "text", "unit": "text", "in_range": "flag",
+    "item": "text", "pred": "text", "ref": "text", "model_file": "flag",
     "pending": "any", "raw": "any", "recent": "any", "shown": "records", "clicks": "clicks",
     "table_format": "text", "slug": "text", "which": "text", "scale": "text", "pct": "flag",
     "zlog": "flag", "a_figure": "text", "b_figure": "text", "held": "texts",
@@ -383,6 +384,8 @@ INPUTS.update(by="text", ydim="text", xdim="text", rest="texts", rest_ids="any")
 INPUTS.update(selected="records", k="number")
 # evalmaps-live.js's request; what a page drew (live_drawn); the pages location's path
 INPUTS.update(live="any", drawn_live="text", pathname="text", map_ids="any")
+# the Data page's list of the figures one upload kept (their ids)
+INPUTS.update(kept="texts")
 
 
 def _fits(name: str, value) -> bool:

@@ -26,16 +26,23 @@ from dash import (
     no_update,
 )
 from dash.exceptions import PreventUpdate
-from flask import current_app
+from flask import current_app, request
 
 from components.controls import figure_row, labelled, rows_and_range
 from components.dash_internals import PAGES_LOCATION
-from components.datatable import cells_grid, preview_card, upload_box
+from components.datatable import (
+    cells_grid,
+    item_record_fields,
+    kept_figures,
+    preview_card,
+    upload_box,
+)
 from components.provenance import provenance_badge
 from evalmaps.analysis.slicing import views_for
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.readers.base import ImportOptions
+from evalmaps.readers.items import FILE
 from evalmaps.readers.table import FORMATS
 from evalmaps.service import uploads
 from evalmaps.service.bundle import site_zip
@@ -88,7 +95,8 @@ def layout(uploads=None, **query):
         problems_alert(explain_problems(state.problems, first(query.get("figure")))),
         html.H4("Bring your own results", className="section-title"),
         dbc.Row([
-            dbc.Col(upload_box("data-upload", max_mb, READ_ONLY if read_only else None), md=5),
+            dbc.Col([upload_box("data-upload", max_mb, READ_ONLY if read_only else None),
+                     item_record_fields("data", hidden=read_only)], md=5),
             dbc.Col(dbc.Row([
                 labelled("Format", dcc.Dropdown(id="data-format", options=list(FORMATS),
                                                 value="auto", clearable=False),
@@ -123,6 +131,10 @@ def layout(uploads=None, **query):
         dcc.Store(id="data-upload-raw"),
         dcc.Store(id="data-staged"),
         dcc.Store(id="data-pending"),
+        # this tab's last upload that held several figures: listed with their links after the
+        # page renders anew on the first of them
+        dcc.Store(id="data-kept", storage_type="session"),
+        html.Div(id="data-kept-list"),
         dcc.Store(id="data-max-bytes", data=max_upload_bytes()),
         html.Hr(),
         html.H4(["Cells of ", spec.title, provenance_badge(spec.provenance, with_id=True)], id="data-title",
@@ -143,7 +155,8 @@ def layout(uploads=None, **query):
             ], className="d-flex flex-wrap gap-2"),
         ], className="d-flex flex-wrap justify-content-between align-items-center gap-2 mb-2"),
         html.Div(cells_grid("data-grid", spec, [], figure.decimals,
-                            tuple(c for c in ("sd", "n", "se") if c in figure.cells.columns)),
+                            tuple(c for c in ("sd", "n", "se") if c in figure.cells.columns),
+                            metric_decimals(figure)),
                  id="data-grid-wrap"),
         dcc.Download(id="data-download"),
         dcc.Download(id="data-bundle"),
@@ -155,6 +168,15 @@ register_row_buttons(PAGE)
 
 
 # ------------------------------------------------------------------ the cells of the slice
+
+def metric_decimals(figure) -> dict[str, int] | None:
+    """A figure of several metrics: each one's decimals, by its label (None otherwise)."""
+    metrics = figure.spec.metrics
+    if metrics is None:
+        return None
+    return {label: figure.decimals_for({metrics.dim: label})
+            for label in figure.spec.dims[metrics.dim].labels}
+
 
 def tidy_rows(figure, state) -> tuple[list[dict], int]:
     """Present cells of the slice, in display order, and how many grid cells are missing."""
@@ -309,6 +331,7 @@ STAGE = Outputs(
     contents=Output("data-upload", "contents"),
     status=Output("data-upload-status", "children", allow_duplicate=True),
     add_disabled=Output("data-add", "disabled", allow_duplicate=True),
+    kept=Output("data-kept", "data", allow_duplicate=True),
 )
 
 
@@ -328,8 +351,8 @@ def stage(raw):
         key = store.stage(data, name)
     except EvalmapsError as exc:
         return STAGE(staged=None, raw=None, contents=None, status=_alert(str(exc)),
-                     add_disabled=True)
-    return STAGE(staged=key, raw=None, contents=None)
+                     add_disabled=True, kept=None)
+    return STAGE(staged=key, raw=None, contents=None, kept=None)
 
 
 PREVIEW = Outputs(
@@ -344,6 +367,7 @@ PREVIEW = Outputs(
     y=Output("data-y", "value"),
     replicate_options=Output("data-replicate", "options"),
     replicate=Output("data-replicate", "value"),
+    items_open=Output("data-items", "open"),
 )
 
 
@@ -351,8 +375,10 @@ def _text(value, limit: int, default: str = "") -> str:
     return value.strip()[:limit] if isinstance(value, str) else default
 
 
-def _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh: bool) -> ImportOptions:
-    """Import options from the controls, whatever the request holds (junk falls back)."""
+def _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh: bool,
+             records: dict | None = None) -> ImportOptions:
+    """Import options from the controls, whatever the request holds (junk falls back).
+    ``records``: the per-item options (:func:`_records`)."""
     def label(value):
         return value if isinstance(value, str) and value and not fresh else None
 
@@ -360,7 +386,19 @@ def _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh: bool) ->
         format=fmt_value if fmt_value in FORMATS else "auto", x=label(x), y=label(y),
         replicate=None if fresh else (replicate if isinstance(replicate, str) else ""),
         metric=_text(metric, 40) or "value", unit=_text(unit, 10),
-        metric_range=(0.0, 100.0) if in_range is True else None)
+        metric_range=(0.0, 100.0) if in_range is True else None, **(records or {}))
+
+
+def _records(item, pred, ref, model_file) -> dict:
+    """The per-item options of "Per-item records" (``--item``, ``--correct PRED=REF``, ``--set
+    model={file}``), whatever the request holds; an error when only one of PRED and REF is
+    given."""
+    item, pred, ref = (_text(v, 200) or None for v in (item, pred, ref))
+    if (pred is None) != (ref is None):
+        raise EvalmapsError("Give both columns of \"Right when ... equals ...\" (the prediction "
+                            "and the reference), or neither to use a 'score' column.")
+    return {"item": item, "correct": (pred, ref) if pred else None,
+            "fixed": {"model": FILE} if model_file is True else {}}
 
 
 @callback(
@@ -374,23 +412,32 @@ def _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh: bool) ->
         metric=Input("data-metric", "value"),
         unit=Input("data-unit", "value"),
         in_range=Input("data-range", "value"),
+        item=Input("data-item", "value"),
+        pred=Input("data-pred", "value"),
+        ref=Input("data-ref", "value"),
+        model_file=Input("data-model-file", "value"),
     ),
     prevent_initial_call=True,
 )
 @boundary
-def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range):
+def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range, item, pred, ref,
+            model_file):
     """Import the staged file with the chosen options (in a child process, within the upload
     budget) and show what was detected."""
     if not isinstance(staged, str) or not staged:
         raise PreventUpdate
-    fresh = ctx.triggered_id in ("data-staged", "data-format")
-    options = _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh)
+    fresh = ctx.triggered_id in ("data-staged", "data-format", "data-item", "data-pred",
+                                 "data-ref", "data-model-file")
 
     def refused(message: str) -> dict:
+        # records read without their options: the options open, to be filled in
         return PREVIEW(status=_alert(message), pending=None, add_disabled=True,
-                       **metric_fields(""))
+                       **metric_fields(""),
+                       **({"items_open": True} if "Per-item records" in message else {}))
 
     try:
+        options = _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh,
+                           _records(item, pred, ref, model_file))
         seen = uploads.preview(_store(), staged, options, _budget())
     except EvalmapsError as exc:
         return refused(str(exc))
@@ -398,9 +445,12 @@ def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range):
         current_app.logger.exception("upload preview failed")
         return refused("This file could not be read as a results table. Check that it is a CSV "
                        "with a header row, or choose the format by hand.")
+    figures = seen.get("figures") or []
+    if len(figures) > 1:  # several figures: each keeps the axes read from its own files
+        seen = {**seen, "dims": [], "x": None, "y": None, "replicate": "", "columns": []}
     dims = seen["dims"]
     return PREVIEW(
-        status=preview_card(seen["summary"], seen["name"]),
+        status=preview_card(seen["summary"], seen["name"], figures),
         **metric_fields(seen.get("tool", "")),
         # what the preview resolved (detected axes and replicates): the kept figure is this one
         pending={"key": staged, "options": dataclasses.asdict(dataclasses.replace(
@@ -428,6 +478,7 @@ def metric_fields(tool: str) -> dict:
     Output(UPLOADS, "data"),
     Output(PAGES_LOCATION, "href", allow_duplicate=True),
     Output("data-upload-status", "children", allow_duplicate=True),
+    Output("data-kept", "data"),
     Input("data-add", "n_clicks"),
     State("data-pending", "data"),
     State(UPLOADS, "data"),
@@ -435,21 +486,51 @@ def metric_fields(tool: str) -> dict:
 )
 @boundary
 def add_upload(_, pending, recent):
-    """Keep the figure in the server's store, list it among this browser's uploads, open it."""
+    """Keep the upload's figures in the server's store and list them among this browser's
+    uploads. One figure opens in Browse; several (a zip of a folder of two tools' results, or
+    of several tables) open the Data page on the first, which lists them all with their links
+    (``data-kept``, kept for this tab: the page renders anew)."""
     if not isinstance(pending, dict) or not isinstance(pending.get("key"), str):
         raise PreventUpdate
     given = pending.get("options") if isinstance(pending.get("options"), dict) else {}
-    options = _options(given.get("format"), given.get("x"), given.get("y"),
-                       given.get("replicate"), given.get("metric"), given.get("unit"),
-                       given.get("metric_range") is not None, fresh=False)
+    correct = given.get("correct") if isinstance(given.get("correct"), list) else [None, None]
     try:
-        fid = uploads.store_upload(_store(), pending["key"], options, _budget())
+        options = _options(given.get("format"), given.get("x"), given.get("y"),
+                           given.get("replicate"), given.get("metric"), given.get("unit"),
+                           given.get("metric_range") is not None, fresh=False,
+                           records=_records(given.get("item"), *(correct + [None, None])[:2],
+                                            given.get("fixed") == {"model": FILE}))
+        fids = uploads.store_upload(_store(), pending["key"], options, _budget())
     except EvalmapsError as exc:
-        return no_update, no_update, _alert(str(exc))
+        return no_update, no_update, _alert(str(exc)), no_update
     kept = [u for u in (recent if isinstance(recent, list) else [])
-            if isinstance(u, str) and u != fid]
-    return ([*kept, fid][-uploads.MAX_RECENT:], dash.get_relative_path("/") + f"?figure={fid}",
-            no_update)
+            if isinstance(u, str) and u not in fids]
+    path = "/" if len(fids) == 1 else "/data"
+    return ([*kept, *fids][-uploads.MAX_RECENT:],
+            dash.get_relative_path(path) + f"?figure={fids[0]}", no_update,
+            fids if len(fids) > 1 else None)
+
+
+@callback(
+    Output("data-kept-list", "children"),
+    Input("data-kept", "data"),
+    State(UPLOADS, "data"),
+)
+@boundary
+def kept_list(kept, recent):
+    """The figures of this tab's last upload that held several: each one's name, its Browse
+    link and its link to share (the absolute address, copied with one click)."""
+    fids = [f for f in (kept if isinstance(kept, list) else []) if isinstance(f, str)]
+    if not fids:
+        return None
+    catalog = get_catalog(recent, *fids)
+    shown = [fid for fid in fids if fid in catalog]
+    if not shown:
+        return None
+    root = request.host_url.rstrip("/")
+    return kept_figures([(fid, catalog.figure(fid).spec.title) for fid in shown],
+                        lambda fid: dash.get_relative_path("/") + f"?figure={fid}",
+                        root)
 
 
 register_nav_sync(PAGE)

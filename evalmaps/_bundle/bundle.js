@@ -473,7 +473,7 @@
   function panelFigure(fig, view, zrange, state, width) {
     const ny = view.y.length, nx = view.nx, parts = view.hover;
     const cols = view.panel.columns;
-    const decimals = fig.decimals;
+    const decimals = view.panel.decimals;  // its metric's (bundle.panel_data)
     const places = Math.max(0, Math.min(decimals, 4));
     const log = view.log;
     const cell = view.pct ? (log ? parts.logValue : parts.value) :

@@ -142,7 +142,7 @@
     }
     return {title: fig.title, panel: p.title, rowTitle: fig.dims[fig.y].title,
             colTitle: fig.dims[fig.x].title, rows: view.y, cols: view.x, values: view.z,
-            se: anySe ? se : null, suspect: view.suspect, decimals: fig.decimals,
+            se: anySe ? se : null, suspect: view.suspect, decimals: p.decimals,
             higher: p.metric.higher, provenance: fig.provenance, name: fig.id + "__" + p.slug,
             caption: p.caption, suspectNote: p.suspectNote};
   }

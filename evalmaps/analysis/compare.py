@@ -232,7 +232,7 @@ def from_panel(figure: Figure, panel: Panel) -> ComparePanel:
     return ComparePanel(
         ref=panel.key, label=f"{spec.title} — {panel.title}", short=panel.title,
         y=spec.dims[spec.y], x=spec.dims[spec.x], z=panel.z, sd=panel.sd, n=panel.n, se=panel.se,
-        metric=metric, decimals=figure.decimals, provenance=spec.provenance,
+        metric=metric, decimals=figure.decimals_for(panel.facets), provenance=spec.provenance,
         colorscale=spec.colorscale, zrange=spec.zrange if metric == spec.metric else None,
         sources=(panel.key,),
         facets=tuple((spec.dims[f].title, label) for f, label in panel.facets.items()),
@@ -612,7 +612,6 @@ def label_sides(figure: Figure, grid: LabelGrid, a_label: str,
     y_kept = Dim(ydim.name, ydim.title, tuple(ydim.labels[i] for i in ys))
     x_kept = Dim(xdim.name, xdim.title, tuple(xdim.labels[j] for j in xs))
     what = grid.describe(spec)
-    decimals = figure.decimals
     title = dims[grid.dim].title
 
     def cut(g):
@@ -622,6 +621,7 @@ def label_sides(figure: Figure, grid: LabelGrid, a_label: str,
     for label, (z, count, extra) in zip((a_label, b_label), grids):
         metric = _side_metric(spec, grid, label)
         facets = {**dict(grid.fixed), grid.dim: label}
+        decimals = figure.decimals_for(facets)  # its metric's, in a figure of several
         sources = tuple(p.key for p in figure.panels.values()
                         if all(p.facets[f] == facets[f] for f in spec.facets if f in facets))
         short = label if dims[grid.dim].numbers is None else f"{title} {label}"

@@ -186,7 +186,7 @@ def slice_panel(figure: Figure, panel: Panel, rows: Iterable[str] | None = None,
         z=panel.z[grid],
         sd=None if panel.sd is None else panel.sd[grid],
         n=None if panel.n is None else panel.n[grid],
-        decimals=figure.decimals,
+        decimals=figure.decimals_for(panel.facets),
         se=None if panel.se is None else panel.se[grid],
     )
 

@@ -641,6 +641,7 @@ class PanelSummary:
     short: str = ""  # the facet labels that tell it from the other visible panels
     metric: Metric | None = None  # the panel's metric as written (percent when asked)
     threshold: float = DEFAULT_THRESHOLD  # of 'first below': the URL's, else the panel's default
+    decimals: int | None = None  # its values' (its metric's, in a figure of several)
 
     def to_dict(self, spec: FigureSpec) -> dict:
         return {"key": self.key, "title": self.title, "n_present": self.n_present,
@@ -689,6 +690,11 @@ class Trends:
     def metric_of(self, key: str) -> Metric:
         return next((p.metric for p in self.panels if p.key == key and p.metric), self.metric)
 
+    def decimals_of(self, key: str | None) -> int:
+        """The decimals of a panel's values (its metric's, in a figure of several metrics)."""
+        return next((p.decimals for p in self.panels if p.key == key and p.decimals is not None),
+                    self.decimals)
+
     @property
     def axis_dim(self) -> str:
         return self.spec.y if self.transpose else self.spec.x
@@ -733,7 +739,7 @@ def panel_summary(view: PanelView, short: str | None = None,
                         marginals_unavailable(view),
                         float(values.mean()) if values.size else None, int(values.size),
                         np.packbits(present).tobytes() + repr(present.shape).encode(),
-                        short or view.title, view.shown, float(threshold))
+                        short or view.title, view.shown, float(threshold), view.decimals)
 
 
 def analyse(views: Sequence[PanelView], *, transpose: bool = False,
@@ -774,19 +780,22 @@ class _Words:
     def m(self, key: str | None) -> Metric:
         return self.metric if key is None else self.t.metric_of(key)
 
+    def places(self, key: str | None) -> int:
+        return self.d if key is None else self.t.decimals_of(key)
+
     def value(self, v: float, key: str | None = None) -> str:
-        return fmt.value(self.m(key), v, self.d)
+        return fmt.value(self.m(key), v, self.places(key))
 
     def mean(self, v: float, key: str | None = None) -> str:
-        return fmt.mean(self.m(key), v, self.d)
+        return fmt.mean(self.m(key), v, self.places(key))
 
     def change(self, v: float, key: str | None = None) -> str:
         """A signed difference in the metric's terms: '−4.5 points', '+0.4444', '+3.2 ms'."""
-        return fmt.change(self.m(key), v, self.d)
+        return fmt.change(self.m(key), v, self.places(key))
 
     def by(self, v: float, key: str | None = None) -> str:
         """The size of a difference: '15.4 points', '0.0296'."""
-        return fmt.with_difference_unit(fmt.difference(self.m(key), abs(v), self.d),
+        return fmt.with_difference_unit(fmt.difference(self.m(key), abs(v), self.places(key)),
                                         self.m(key))
 
     def groups(self) -> list[list[PanelSummary]]:

@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+import numpy as np
 import pandas as pd
 
 from evalmaps import readers
@@ -69,15 +70,17 @@ def figure_of(imported: Imported) -> Figure:
 
 
 def import_bytes(data: bytes, name: str, mapping: ImportOptions | None = None,
-                 max_bytes: int | None = DEFAULT_MAX_BYTES) -> Imported:
+                 max_bytes: int | None = DEFAULT_MAX_BYTES, by_tool: bool = False):
     """The whole path: bytes of a file -> an :class:`Imported` (or a clear ImportFailed).
 
     What the file is comes from its content, not its name (:func:`evalmaps.readers.detect`): a
     zip of results, an evaluation tool's results, a table.
-    ``max_bytes``: the browser upload's size limit; None for files on disk (no limit)."""
+    ``max_bytes``: the browser upload's size limit; None for files on disk (no limit).
+    ``by_tool``: a list of figures, grouped as :func:`import_paths_by_tool` groups them (a zip
+    of a folder holding two tools' results, or several tables: one figure each)."""
     if max_bytes is not None and len(data) > max_bytes:
         return import_table_bytes(Probe(data), name, mapping, max_bytes, "csv")  # its message
-    return import_sources([(name, data)], name, mapping, max_bytes)
+    return import_sources([(name, data)], name, mapping, max_bytes, by_tool=by_tool)
 
 
 def import_paths(paths, options: ImportOptions | None = None) -> Imported:
@@ -208,6 +211,10 @@ def finish_sources(found: Found, name: str, options: ImportOptions | None = None
     if not tables:
         raise ImportFailed(f"no results were found: none of {readers.described()}. Give the "
                            f"files themselves or the folder that holds them.", file=name)
+    if len(tables) > 1:
+        combined = item_tables(tables, name, options, max_bytes, by_tool)
+        if combined is not None:
+            return combined
     if len(tables) > 1 and by_tool:  # a folder of tables: one figure each
         return [_table(file, probe, kind, options, max_bytes) for file, probe, kind in tables]
     if len(tables) > 1:
@@ -216,6 +223,63 @@ def finish_sources(found: Found, name: str, options: ImportOptions | None = None
                            f"figure from one table. Import them one at a time.", file=name)
     imported = _table(*tables[0], options, max_bytes)
     return [imported] if by_tool else imported
+
+
+def item_tables(tables: list[tuple[str, Probe, str]], name: str, options: ImportOptions,
+                max_bytes: int | None, by_tool: bool):
+    """Several per-item tables (``--item``/``--correct`` given, or each with ``item`` and
+    ``score`` columns) -> ONE figure of all their records, the tables of the same columns
+    together (a folder of one file per model, named by ``--set model={file}``); tables of other
+    columns make a figure each with ``by_tool``, else are refused. None when the tables are not
+    all per-item records (they import as tables do)."""
+    frames: dict[tuple[str, ...], list[tuple[str, pd.DataFrame]]] = {}
+    for file, probe, kind in tables:
+        try:
+            with fastcsv.lean_memory():
+                frame = readers.reader(kind).read(probe, file, options, max_bytes).table
+        except DataError:
+            if options.item or options.correct:
+                raise
+            return None  # not records the user named: the tables' own import says what is wrong
+        if not item_records.is_item_table(frame.columns, options):
+            return None
+        columns = tuple(sorted(str(c).strip() for c in frame.columns))
+        frames.setdefault(columns, []).append((file, frame))
+    if len(frames) > 1 and not by_tool:
+        (one, _), (other, _) = (group[0] for group in frames.values())
+        raise ImportFailed(f"the per-item tables {short(one)} and {short(other)} have different "
+                           f"columns, so they are not one figure. Import them one at a time.",
+                           file=name)
+    figures = [_item_group(group, name if len(frames) == 1 else group[0][0], options)
+               for group in frames.values()]
+    return figures if by_tool else figures[0]
+
+
+def _item_group(group: list[tuple[str, pd.DataFrame]], name: str,
+                options: ImportOptions) -> Imported:
+    """Per-item tables of the same columns -> one import of all their records."""
+    if len(group) == 1:
+        file, frame = group[0]
+        notes: list[str] = []
+        records, dims, metric = item_records.import_items(frame, file, options, notes)
+        return items_import(records, dims, metric, file, notes, [])
+    frame = pd.concat([f.rename(columns=lambda c: str(c).strip()) for _, f in group],
+                      ignore_index=True)
+    starts = [0]
+    for _, f in group:
+        starts.append(starts[-1] + len(f))
+    files = pd.Series(np.repeat([file for file, _ in group], [len(f) for _, f in group]))
+    notes = [f"The per-item records of {len(group)} files: "
+             f"{', '.join(short(f) for f, _ in group[:5])}{' ...' if len(group) > 5 else ''}."]
+    try:
+        records, dims, metric = item_records.import_items(frame, name, options, notes, files)
+    except ImportFailed as exc:
+        if exc.row is None:
+            raise
+        at = next(i for i in range(len(group)) if exc.row - 2 < starts[i + 1])
+        raise ImportFailed(exc.problem, file=group[at][0], row=exc.row - starts[at],
+                           column=exc.column) from None
+    return items_import(records, dims, metric, name, notes, [])
 
 
 def _table(file: str, probe: Probe, kind: str, options: ImportOptions | None,
@@ -246,6 +310,9 @@ def import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
             records, dims, metric = item_records.import_items(frame, name, options, notes)
             del frame
             return items_import(records, dims, metric, name, notes, reading.warnings)
+        records = item_records.not_cells(frame.columns, frame)
+        if records is not None:
+            raise ImportFailed(records, file=name)
         return import_table(frame, name, options, reading.warnings)
 
 

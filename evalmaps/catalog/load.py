@@ -274,7 +274,8 @@ def _colorscale(value: Any, where: str):
 
 
 def _metric(raw: dict, key: str, default_name: str, where: str) -> Metric:
-    """One metric entry (``{"name", "unit", "range", "higher_is_better"}``) -> a Metric."""
+    """One metric entry (``{"name", "unit", "range", "higher_is_better", "decimals"}``) -> a
+    Metric."""
     metric_range = raw.get("range")
     if metric_range is not None and not (
             isinstance(metric_range, list) and len(metric_range) == 2
@@ -285,7 +286,8 @@ def _metric(raw: dict, key: str, default_name: str, where: str) -> Metric:
     if not isinstance(better, bool):
         raise DataError(f"{key}.higher_is_better must be true or false.", file=where)
     return Metric(str(raw.get("name", default_name)), str(raw.get("unit", "")),
-                  tuple(metric_range) if metric_range is not None else None, better)
+                  tuple(metric_range) if metric_range is not None else None, better,
+                  decimals=_decimals_entry(raw, where, f"{key}.decimals"))
 
 
 def _metrics_entry(raw: Any, dims: dict, facets: tuple, where: str) -> MetricsByLabel | None:
@@ -314,12 +316,12 @@ def _metrics_entry(raw: Any, dims: dict, facets: tuple, where: str) -> MetricsBy
     return MetricsByLabel(dim, labels)
 
 
-def _decimals_entry(entry: dict, where: str) -> int | None:
+def _decimals_entry(entry: dict, where: str, key: str = "decimals") -> int | None:
     value = entry.get("decimals")
     if value is None:
         return None
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_DECIMALS:
-        raise DataError(f"\"decimals\" must be a whole number from 0 to {MAX_DECIMALS}.", file=where)
+        raise DataError(f"\"{key}\" must be a whole number from 0 to {MAX_DECIMALS}.", file=where)
     return value
 
 

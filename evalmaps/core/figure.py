@@ -65,6 +65,9 @@ class Metric:
     # display only: 100 writes a fraction as a percent (unit '%', two decimals fewer); the data
     # keeps its values, they are multiplied when written (evalmaps.core.text) or by d3's '%'
     scale: int = 1
+    # display decimals of this metric in a figure of several (catalog ``metrics``' "decimals");
+    # None: Figure.decimals_for finds them from its values
+    decimals: int | None = None
 
     @property
     def label(self) -> str:
@@ -206,6 +209,35 @@ class Figure:
     @property
     def n_cells(self) -> int:
         return len(self.cells)
+
+    def decimals_for(self, facets: dict) -> int:
+        """Display decimals of the panel with these facet labels. In a figure of several metrics
+        (the catalog's ``metrics``) each metric has its own: the ones its entry gives, else,
+        when the catalog gives none for the figure, the fewest that write each of its values as
+        the figure's decimals would (counts such as n_total 805: none); else the figure's."""
+        metrics = self.spec.metrics
+        if metrics is None:
+            return self.decimals
+        return self._metric_decimals.get(str(facets.get(metrics.dim)), self.decimals)
+
+    @cached_property
+    def _metric_decimals(self) -> dict[str, int]:
+        metrics = self.spec.metrics
+        found: dict[str, list[np.ndarray]] = {}
+        for panel in self.panels.values():
+            z = panel.z[np.isfinite(panel.z)]
+            found.setdefault(str(panel.facets.get(metrics.dim)), []).append(z)
+        out = {}
+        for label, parts in found.items():
+            given = metrics.labels.get(label)
+            if given is not None and given.decimals is not None:
+                out[label] = given.decimals
+            elif self.spec.decimals is None:
+                values = np.concatenate(parts)
+                whole = np.round(values, self.decimals)
+                out[label] = next(d for d in range(self.decimals + 1)
+                                  if np.array_equal(np.round(values, d), whole))
+        return out
 
     def value(self, **coords: str) -> float | None:
         """The value of one cell, or None when it is not reported. Give every dim by name."""

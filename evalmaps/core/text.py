@@ -107,18 +107,25 @@ def difference(metric, v: float, decimals: int) -> str:
     return number(v, shifted)
 
 
-def mean_column(metric, values, decimals: int) -> list[str]:
+def mean_column(metric, values, decimals) -> list[str]:
     """Means written in one column (or one row of a table): each with the same decimals, the
     most any of them needs by :func:`mean` ('63.00%' above '98.26%', never '63.0%'); a missing
-    one reads :data:`DASH`. ``metric``: one for all, or one per value (panels of several)."""
+    one reads :data:`DASH`. ``metric``: one for all, or one per value (panels of several).
+    ``decimals``: one for all, or one per value (each metric's own): then only the means of one
+    metric with the same decimals share their decimals."""
     metrics = list(metric) if isinstance(metric, (list, tuple)) else [metric] * len(values)
-    written = {k: number(*_mean_shown(m, v, decimals))
-               for k, (m, v) in enumerate(zip(metrics, values)) if finite(v)}
+    each = isinstance(decimals, (list, tuple))
+    places_of = list(decimals) if each else [decimals] * len(values)
+    written = {k: number(*_mean_shown(m, v, d))
+               for k, (m, v, d) in enumerate(zip(metrics, values, places_of)) if finite(v)}
     if not written:
         return [DASH for _ in values]
-    most = max(len(text.partition(".")[2]) for text in written.values())
-    return [with_unit(number(shown(m, v, decimals)[0], most), m.unit) if k in written else DASH
-            for k, (m, v) in enumerate(zip(metrics, values))]
+    most: dict = {}
+    for k, text in written.items():
+        group = (metrics[k], places_of[k]) if each else None
+        most[group] = max(most.get(group, 0), len(text.partition(".")[2]))
+    return [with_unit(number(shown(m, v, d)[0], most[(m, d) if each else None]), m.unit)
+            if k in written else DASH for k, (m, v, d) in enumerate(zip(metrics, values, places_of))]
 
 
 def _mean_shown(metric, v: float, decimals: int) -> tuple[float, int, int]:

@@ -15,7 +15,9 @@ item (or per item and sample), is imported by :func:`import_items`:
 - or, with ``--correct pred=answer``, a prediction and a reference column compared as text
   (stripped; an empty prediction, JSON null, is wrong);
 - ``--set model=Llama-2-7B`` adds a dimension every row shares (the model, named outside the
-  file).
+  file); ``--set model={file}`` names it after the file the rows come from (:func:`file_label`),
+  so that a folder of one file per model is one figure (:func:`evalmaps.catalog.imports`
+  combines per-item tables of the same columns).
 
 The dimensions are the other columns that hold labels: not free text, at most
 :data:`MAX_LABELS` labels, not the same in every row, and not the reference written another way
@@ -33,7 +35,7 @@ from pathlib import PurePosixPath
 import numpy as np
 import pandas as pd
 
-from evalmaps.readers.base import ImportFailed, ImportOptions, short
+from evalmaps.readers.base import SUFFIXES, ImportFailed, ImportOptions, short
 
 ITEM, SAMPLE, SCORE = "item", "sample", "score"
 TEXT_COLUMNS = ("prompt", "target", "response")
@@ -43,6 +45,7 @@ MAX_LABEL = 100  # a longer text is free text, not a label
 LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
 MODEL_NAMES = ("model", "model_name")
+FILE = "{file}"  # in a --set label: the name of the file the rows come from (file_label)
 
 
 def value_to_float(value) -> float | None:
@@ -85,6 +88,74 @@ def exact_mean(values) -> float:
     return math.fsum(values) / len(values)
 
 
+def file_label(name: str) -> str:
+    """What ``{file}`` in a ``--set`` label stands for: the name of the file the rows come from
+    (a zip's member: its own name), without its folders and its extensions (those of the files
+    evalmaps reads, and ``.gz``): ``eval_results/model_outputs_Llama-2-7b-hf_5shots.json`` ->
+    ``model_outputs_Llama-2-7b-hf_5shots``. Other dots stay (``Llama-3.1-8B.jsonl`` ->
+    ``Llama-3.1-8B``)."""
+    stem = PurePosixPath(name).name
+    while True:
+        head, dot, ext = stem.rpartition(".")
+        if not (dot and head and (f".{ext.lower()}" in SUFFIXES or ext.lower() == "gz")):
+            return stem
+        stem = head
+
+
+def _fixed(options: ImportOptions, name: str, files: pd.Series | None,
+           rows: int) -> dict[str, pd.Series]:
+    """Each ``--set`` dimension's label in every row: ``{file}`` replaced by :func:`file_label`
+    of the row's file (``files``; else ``name``)."""
+    out = {}
+    for dim, label in options.fixed.items():
+        if FILE in label and files is not None:
+            out[dim] = files.astype("category").map(
+                lambda f, label=label: label.replace(FILE, file_label(f))).astype(str)
+        else:
+            out[dim] = pd.Series([label.replace(FILE, file_label(name))] * rows, dtype=str)
+    return out
+
+
+# the names that say a table is per-item records when --item was not given: an item's id, and a
+# prediction with its reference (compared as text) or an item's score
+ID_NAMES = ("item", "item_id", "id", "question_id", "doc_id", "sample_id", "problem_id",
+            "example_id", "task_id", "qid", "uid")
+PRED_NAMES = ("pred", "prediction", "predicted", "model_answer", "extracted_answer")
+REF_NAMES = ("answer", "target", "reference", "gold", "label", "ground_truth", "correct_answer")
+SCORE_NAMES = ("score", "correct", "is_correct", "passed")
+
+
+def item_options(columns, frame: pd.DataFrame | None = None) -> str | None:
+    """The options that would import a table with these columns as per-item records (``--item
+    question_id --correct pred=answer``), when they look like them: an id column, and a
+    prediction with its reference or (given the ``frame``: an id column of more than
+    :data:`MAX_LABELS` labels) a score. None otherwise."""
+    lower = {str(c).strip().lower(): str(c).strip() for c in columns}
+    item = next((lower[n] for n in ID_NAMES if n in lower), None)
+    if item is None:
+        return None
+    pred = next((lower[n] for n in PRED_NAMES if n in lower), None)
+    ref = next((lower[n] for n in REF_NAMES if n in lower), None)
+    if pred and ref:
+        return f"--item {item} --correct {pred}={ref}"
+    score = next((lower[n] for n in SCORE_NAMES if n in lower), None)
+    if score and (frame is None or frame[item].nunique() > MAX_LABELS):
+        return f"--item {item}" + ("" if score.lower() == SCORE else
+                                   " (its score in a column named 'score')")
+    return None
+
+
+def not_cells(columns, frame: pd.DataFrame | None = None) -> str | None:
+    """What to say of a table imported without ``--item`` whose columns look like per-item
+    records (:func:`item_options`): name the options. None when they do not."""
+    given = item_options(columns, frame)
+    if given is None:
+        return None
+    return (f"this table looks like per-item records (one row per item), not cells, and was "
+            f"imported without --item. Import it with {given} (on the Data page: Per-item "
+            f"records).")
+
+
 def is_item_table(columns, options: ImportOptions | None) -> bool:
     """Whether a table is per-item records: ``--item`` or ``--correct`` given, or columns named
     ``item`` and ``score`` (and no ``value``: a tidy table of cells)."""
@@ -118,9 +189,12 @@ def _scores(values: pd.Series, name: str) -> np.ndarray:
 
 
 def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
-                 notes: list[str]) -> tuple[pd.DataFrame, pd.DataFrame, list[str], str]:
+                 notes: list[str], files: pd.Series | None = None
+                 ) -> tuple[pd.DataFrame, list[str], str]:
     """A per-item table (texts) -> its items (dims, item, sample, score, texts), its dims
-    (facets first, then y and x) and the metric's name. See the module's docstring."""
+    (facets first, then y and x) and the metric's name. See the module's docstring.
+    ``files``: each row's file, when the rows of several files are read as one table (their
+    ``{file}`` labels differ; errors name the file)."""
     frame = frame.rename(columns=lambda c: str(c).strip())
     columns = list(frame.columns)
     lower = {c.lower(): c for c in columns}
@@ -189,7 +263,8 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
         else:
             dims.append(col)
     out = pd.DataFrame({**{d: frame[d].astype(str).str.strip() for d in dims},
-                        **{d: [str(v)] * len(frame) for d, v in options.fixed.items()}})
+                        **{d: v.to_numpy() for d, v in
+                           _fixed(options, name, files, len(frame)).items()}})
     for d in out.columns:
         if (out[d] == "").any():
             i = int((out[d] == "").to_numpy().argmax())
@@ -224,6 +299,15 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
     repeated = out.duplicated([*dims, ITEM, SAMPLE])
     if repeated.any():
         i = int(repeated.to_numpy().argmax())
+        if files is not None:
+            key = out.iloc[i][[*dims, ITEM, SAMPLE]].tolist()
+            first = int((out[[*dims, ITEM, SAMPLE]] == key).all(axis=1).to_numpy().argmax())
+            if files.iloc[first] != files.iloc[i]:
+                raise ImportFailed(f"item {out[ITEM].iloc[i]!r} is in both {short(files.iloc[first])} "
+                                   f"and {short(files.iloc[i])}, in the same cell. Name each "
+                                   f"file's model after the file with --set model={FILE} (on "
+                                   f"the Data page: model from the file name), or import the "
+                                   f"files one at a time.", file=name)
         raise ImportFailed(f"item {out[ITEM].iloc[i]!r} appears twice in one cell with the same "
                            f"sample. Keep one row per item (and sample), or number the samples "
                            f"in a 'sample' column.", file=name, row=i + 2)

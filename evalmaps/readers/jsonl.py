@@ -8,6 +8,7 @@ import math
 
 import pandas as pd
 
+from evalmaps.readers import items
 from evalmaps.readers.base import (
     DEFAULT_MAX_BYTES,
     ImportFailed,
@@ -87,6 +88,9 @@ def read_json_table(data: bytes, name: str, nested_ok: bool = False) -> pd.DataF
             if isinstance(value, (dict, list)) and nested_ok:
                 nested.add(str(key).strip())
             elif isinstance(value, (dict, list)):
+                records = items.not_cells(row)  # a lab's per-item outputs: name the options
+                if records is not None:
+                    raise ImportFailed(records, file=name)
                 raise ImportFailed(f"the key '{str(key)[:100]}' holds a nested value; a table's "
                                    f"cells are text or numbers. Flatten it.", file=name, row=i)
             columns.setdefault(str(key).strip(), None)

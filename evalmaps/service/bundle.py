@@ -135,7 +135,7 @@ def value_template(metric, decimals: int, field: str = "z") -> str:
 def hover_parts(figure: Figure, panel: Panel, metric, columns: dict[str, int]) -> dict:
     """The pieces of a panel's hover as components.heatmap.hover_template and uncertainty_text
     join them, for the metric as shown (``metric``); the browser joins the ones a cell has."""
-    spec, decimals = figure.spec, figure.decimals
+    spec, decimals = figure.spec, figure.decimals_for(panel.facets)
     where = (f"{_text(spec.dims[spec.y].title)} %{{y}} · {_text(spec.dims[spec.x].title)} "
              f"%{{x}} · {_text(metric.name)} ")
     kind, shift = ("%", 2) if metric.percent else ("f", 0)
@@ -190,12 +190,15 @@ def panel_data(figure: Figure, panel: Panel) -> dict:
     fraction = is_fraction(metric, panel.z)
     out = {"slug": panel.slug, "key": panel.key, "title": panel.title, "facets": panel.facets,
            "metric": _metric(metric), "fraction": fraction,
+           "decimals": figure.decimals_for(panel.facets),  # its metric's, in a figure of several
            "z": _numbers(panel.z),
            "hover": hover_parts(figure, panel, metric, columns),
            "extra": {name: _numbers(grid) for name, grid in given.items()},
            "has": list(given), "columns": list(grids),
            "caption": exporting._caption(exporting.table_of_view(slice_panel(figure, panel))),
-           "suspectNote": [stderr.suspect_note(metric, 1), stderr.suspect_note(metric, 999999)]}
+           # a metric without a range has no suspect standard error, and no note of them
+           "suspectNote": [stderr.suspect_note(metric, 1), stderr.suspect_note(metric, 999999)]
+           if metric.range is not None else []}
     if fraction:
         shown = metric.as_percent()
         out["hoverPct"] = hover_parts(figure, panel, shown, columns)

@@ -4,6 +4,7 @@
                    [--store DIR | --no-store]
     evalmaps import PATH [PATH ...] [--format auto|tidy|wide|matrix|leaderboard]
                          [--replicate COL] [-x DIM] [-y DIM] [-o OUT.csv]
+                         [--item COL] [--correct PRED=REF] [--set DIM=LABEL|DIM={file}]
     evalmaps manifest [DIR]     (re)write DIR/manifest.json (default: the built-in data/)
     evalmaps bundle [--data DIR ...] [--figure ID ...] [--compare A B ...] -o SITE/ [--force]
                     a static site of the figures (docs/bundle.md)
@@ -80,8 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
                           "column REF (as text; an empty PRED is wrong), instead of a 'score' "
                           "column")
     imp.add_argument("--set", action="append", default=[], metavar="DIM=LABEL", dest="fixed",
-                     help="add a dimension every row shares, such as --set model=Llama-2-7B "
-                          "(repeatable)")
+                     help="per-item records: add a dimension every row of a file shares, such "
+                          "as --set model=Llama-2-7B (repeatable); {file} stands for the name "
+                          "of the file the rows come from without its extensions, so a folder "
+                          "of one file per model is one figure: --set model={file}")
     imp.add_argument("-o", "--output", default=None, metavar="OUT.csv",
                      help="write the tidy cells here, and the figure's catalog entry beside them "
                           "(OUT.figure.json), so that serve --data <its folder> serves it as "

@@ -1,7 +1,8 @@
 """Uploads: a file goes to the server once, is imported within a budget, and is kept in the store.
 
 The Data page stages the file's bytes (:meth:`Store.stage`), previews its import with the options
-the user picks (:func:`preview`), then stores the figure (:func:`store_upload`); every step after
+the user picks (:func:`preview`), then stores its figures (:func:`store_upload`: one, or one per
+tool or table in a zip of a folder, grouped as ``evalmaps import`` groups them); every step after
 the first carries the staged file's key, never its contents. Both import steps run in a child
 process with a time and memory budget (:mod:`evalmaps.service.budget`). Pages then name stored figures
 by id (``?figure=upload-...``): :func:`catalog_with` adds them to the built-in catalog.
@@ -21,6 +22,8 @@ from evalmaps.service import budget
 from evalmaps.service.store import UPLOAD_PREFIX, Store, is_stored_id
 
 MAX_RECENT = 8  # stored figures a browser lists in its menus (its most recent uploads)
+# figures one upload may hold (a zip of a folder: one per tool or table): its menus list them all
+MAX_FIGURES = MAX_RECENT
 
 __all__ = ["UPLOAD_PREFIX", "Budget", "catalog_with", "preview", "store_upload",
            "upload_spec"]
@@ -45,30 +48,42 @@ def upload_spec(imported_spec: dict) -> dict:
 
 
 
-def _import(path: str, name: str, options: ImportOptions, max_bytes: int):
+def _import(path: str, name: str, options: ImportOptions, max_bytes: int) -> list:
+    """A staged file's figures, grouped as ``evalmaps import`` groups them (a zip of a folder
+    holding two tools' results, or several tables: one figure each), each validated."""
     _, _, data = Path(path).read_bytes().partition(b"\n")  # a staged file: name, then bytes
-    imported = import_bytes(data, name, options, max_bytes=max_bytes)
-    return imported, figure_of(imported)
+    imported = import_bytes(data, name, options, max_bytes=max_bytes, by_tool=True)
+    if len(imported) > MAX_FIGURES:
+        raise EvalmapsError(f"{name} holds {len(imported)} figures; an upload keeps at most "
+                            f"{MAX_FIGURES}. Upload fewer files at a time, or serve the folder "
+                            f"with evalmaps serve --data.")
+    return [(one, figure_of(one)) for one in imported]
 
 
 def preview_in_child(path: str, name: str, options: ImportOptions, max_bytes: int) -> dict:
-    """Import a staged file; what the Data page shows about it (small: no cells)."""
-    imported, figure = _import(path, name, options, max_bytes)
+    """Import a staged file; what the Data page shows about it (small: no cells). Its first
+    figure's axes and columns (the options apply to it); ``figures``: each figure's title and
+    summary."""
+    found = _import(path, name, options, max_bytes)
+    imported, figure = found[0]
     return {"name": name, "summary": imported.summary(), "columns": list(imported.columns[:200]),
             "dims": list(imported.spec["dims"]), "x": figure.spec.x, "y": figure.spec.y,
             "replicate": imported.replicate or "",
-            # an evaluation tool's results ('lm-evaluation-harness results'; '' for a table):
-            # their metrics come from the file, and the metric options do not apply
-            "tool": str(imported.spec.get("source", {}).get("tool") or "")}
+            # an evaluation tool's results ('lm-evaluation-harness results'; '' for a table;
+            # the tools, joined, of several figures): their metrics come from the files, and
+            # the metric options do not apply
+            "tool": " and ".join(dict.fromkeys(
+                str(i.spec.get("source", {}).get("tool") or "") for i, _ in found)),
+            "figures": [{"title": f.spec.title, "summary": i.summary()} for i, f in found]}
 
 
 def store_in_child(path: str, name: str, options: ImportOptions, max_bytes: int,
-                   root: str, max_store_bytes: int | None, max_figures: int | None) -> str:
-    """Import a staged file and keep its figure in the store; its id."""
-    imported, _ = _import(path, name, options, max_bytes)
+                   root: str, max_store_bytes: int | None, max_figures: int | None) -> list[str]:
+    """Import a staged file and keep its figures in the store; their ids, in import order."""
     store = Store(root, max_store_bytes, max_figures)
-    return store.put(upload_spec(imported.spec), imported.to_csv(for_spreadsheets=False), name,
-                     imported.items)
+    return [store.put(upload_spec(imported.spec), imported.to_csv(for_spreadsheets=False), name,
+                      imported.items)
+            for imported, _ in _import(path, name, options, max_bytes)]
 
 
 def _bounded(store: Store, key: str, limits: Budget, fn, *extra):
@@ -91,7 +106,9 @@ def preview(store: Store, key: str, options: ImportOptions, limits: Budget) -> d
     return _bounded(store, key, limits, preview_in_child, options, limits.max_bytes)
 
 
-def store_upload(store: Store, key: str, options: ImportOptions, limits: Budget) -> str:
+def store_upload(store: Store, key: str, options: ImportOptions, limits: Budget) -> list[str]:
+    """Keep the staged file's figures in the store (one per tool or table it holds); their ids,
+    the first one first."""
     return _bounded(store, key, limits, store_in_child, options, limits.max_bytes,
                     str(store.root), store.max_bytes, store.max_figures)
 

@@ -290,3 +290,33 @@ def test_a_thousand_columns_open_without_console_errors(served, tmp_path):
     marks = served.driver.find_elements(By.CSS_SELECTOR, "#browse-xrange .dash-slider-mark")
     assert 3 <= len(marks) <= 20, len(marks)
     assert served.get_logs() == []
+
+
+def test_a_zip_of_two_tools_results_keeps_both_figures_with_their_links(served, tmp_path):
+    folder = Path(__file__).resolve().parents[2].parent / "shared" / "external" / "evalplus"
+    if not folder.exists():
+        pytest.skip(f"{folder} is absent: tests of real tool output skipped")
+    from tests.integration.test_upload_folders import zipped
+
+    path = tmp_path / "evalplus.zip"
+    path.write_bytes(zipped(folder))
+    open_data(served)
+    upload(served, path)
+    until(lambda: "holds 2 figures" in served.find_element("#data-preview-card").text, timeout=20)
+    served.find_element("#data-add").click()
+    served.wait_for_element("#data-kept-card", timeout=20)
+    titles = [e.text for e in served.driver.find_elements(By.CSS_SELECTOR, ".kept-title")]
+    assert titles == ["results.json", "evalplus.zip (2 EvalPerf results files)"]
+    links = [e.get_attribute("href") for e in
+             served.driver.find_elements(By.CSS_SELECTOR, ".kept-browse")]
+    shared = [e.text for e in served.driver.find_elements(By.CSS_SELECTOR, ".kept-link")]
+    assert links == shared and all("/?figure=upload-" in link for link in links)
+    # the Data page shows the first; this browser's menus list both
+    until(lambda: "results.json" in served.find_element("#data-title").text, timeout=10)
+    stored = served.driver.execute_script("return JSON.parse(localStorage.getItem('uploads'))")
+    assert stored == [link.split("figure=")[1] for link in links]
+    screenshot(served.driver, "data-upload-two-figures", tmp_path)
+    served.driver.find_elements(By.CSS_SELECTOR, ".kept-browse")[1].click()
+    until(lambda: "EvalPerf" in served.find_element(".figure-title").text, timeout=15)
+    served.wait_for_element(".heatmap-graph .main-svg", timeout=15)
+    assert served.get_logs() == []

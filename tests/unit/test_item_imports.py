@@ -275,7 +275,7 @@ def test_an_upload_keeps_its_records_in_the_store(tmp_path):
     store.ensure()
     key = store.stage(csv, "items.csv")
     limits = uploads.Budget(max_bytes=2**20, seconds=30, memory_mb=1024)
-    fid = uploads.store_upload(store, key, ImportOptions(), limits)
+    [fid] = uploads.store_upload(store, key, ImportOptions(), limits)
     figure = Store(tmp_path).figure(fid)  # as another process reads it
     assert figure.items is not None and figure.items.folder == tmp_path / "figures" / fid / "items"
     assert figure.items.cell_values()["value"].tolist() == [0.5, 1.0]
@@ -283,7 +283,7 @@ def test_an_upload_keeps_its_records_in_the_store(tmp_path):
     # the same cells with other records are another upload
     other = store.stage(b"model,task,item,score\nA,t,1,0\nA,t,3,1\nB,t,1,1\nB,t,2,1\n",
                         "items.csv")
-    assert uploads.store_upload(store, other, ImportOptions(), limits) != fid
+    assert uploads.store_upload(store, other, ImportOptions(), limits) != [fid]
 
 
 def test_the_built_in_mmlu_pro_figure_loads_its_records():

@@ -107,7 +107,7 @@ def test_lower_is_better_panel_figure_is_reversed(catalog):
     assert main["colorscale"][0][1] == colorscale_of(UNIFORM_SCALE)[-1][1]  # best (low) = top
     assert main["colorbar"]["title"]["text"] == "perplexity"
     assert fig["layout"]["title"]["text"] == "perplexity | r1 · lower is better"
-    assert main["hovertemplate"] == ("Model %{y} · Step %{x} · perplexity %{z:.2f} "
+    assert main["hovertemplate"] == ("Model %{y} · Step %{x} · perplexity %{z:.0f} "
                                      "(lower is better)<br>Metric perplexity · Run r1"
                                      "<extra></extra>")
     acc = views(catalog, metric="acc", run="r1")[0]
@@ -151,8 +151,9 @@ def test_log_colours(catalog):
     np.testing.assert_allclose(decode(main["z"]), np.log10([[30, 20, 10], [50, 45, 40],
                                                             [12, 11, 9]]))
     assert main["text"] == [[30.0, 20.0, 10.0], [50.0, 45.0, 40.0], [12.0, 11.0, 9.0]]
-    assert main["meta"]["texttemplate"] == "%{text:.2f}"
-    assert main["hovertemplate"].startswith("Model %{y} · Step %{x} · perplexity %{text:.2f}")
+    # perplexity: whole numbers in the file, written with no decimals (acc keeps its two)
+    assert main["meta"]["texttemplate"] == "%{text:.0f}"
+    assert main["hovertemplate"].startswith("Model %{y} · Step %{x} · perplexity %{text:.0f}")
     assert main["colorbar"]["ticktext"] == ["10", "20", "50"]
     assert log_ticks(0, 4) == ([0.0, 1.0, 2.0, 3.0, 4.0], ["1", "10", "100", "1000", "10000"])
     acc = views(catalog, metric="acc", run="r1", zscale="log")[0]
@@ -179,15 +180,15 @@ def test_trends_on_a_lower_is_better_panel(catalog):
         ("m1", "above", "1", 30.0), ("m2", "above", "1", 50.0), ("m3", "above", None, None)]
     assert p.marginals is None  # model is categorical
     assert t.observations == [
-        "Declining with step: models m1 and m2; model m1 falls most, from 30.00 at step 1 to "
-        "10.00 at step 3 (−20.00; lower is better).",  # perplexity: no 'points'
-        "Largest drops between neighbouring steps: model m1 by 10.00, from 30.00 at step "
-        "1 to 20.00 at 2 (lower is better: an improvement); model m2 by 5.00, from 50.00 "
-        "at step 1 to 45.00 at 2 (lower is better: an improvement).",
+        "Declining with step: models m1 and m2; model m1 falls most, from 30 at step 1 to "
+        "10 at step 3 (−20; lower is better).",  # perplexity: no 'points', no decimals
+        "Largest drops between neighbouring steps: model m1 by 10, from 30 at step "
+        "1 to 20 at 2 (lower is better: an improvement); model m2 by 5, from 50 "
+        "at step 1 to 45 at 2 (lower is better: an improvement).",
         "Above 15 (lower is better): models m1 and m2 are above it from the first step shown; "
         "model m3 never goes above it.",
-        "Lowest perplexity (best: lower is better): 9.00 at model m3, step 3; highest (worst): "
-        "50.00 at model m2, step 1.",
+        "Lowest perplexity (best: lower is better): 9 at model m3, step 3; highest (worst): "
+        "50 at model m2, step 1.",
         "Stable (max − min ≤ 5): model m3."]
 
 
@@ -204,9 +205,9 @@ def test_compare_lower_is_better_counts_and_sentences(catalog):
     assert s["best_b"] == {"model": "m3", "step": "3", "value": 8.0}
     assert sentences(al) == [
         "perplexity | r2 is better (lower) than perplexity | r1 in 3 of 9 cells (2 equal), and "
-        "lower by 0.3333 on average (better).",
-        "The largest gain (lower is better) is -5.00 at Model m2 · Step 2; the largest loss is "
-        "+2.00 at Model m2 · Step 1.",
+        "lower by 0.33 on average (better).",
+        "The largest gain (lower is better) is -5 at Model m2 · Step 2; the largest loss is "
+        "+2 at Model m2 · Step 1.",
         "Significance cannot be judged from this data: neither side gives a standard error."]
     fa, fb, fd = compare_figures(al, "shared", True)
     assert fa["data"][0]["colorscale"] == reversed_stops(colorscale_of(UNIFORM_SCALE))

@@ -8,6 +8,7 @@ import threading
 import time
 from pathlib import Path
 
+import pandas.testing as pd_testing
 import pytest
 
 from evalmaps.catalog.imports import figure_of, import_bytes
@@ -18,6 +19,7 @@ from evalmaps.service import budget, uploads
 from evalmaps.service.store import STORED_ID_IN, Store, StoreFull, figure_id, is_stored_id
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+ROOT = Path(__file__).resolve().parents[2]
 LIMITS = uploads.Budget(max_bytes=20 * 2**20, seconds=30, memory_mb=1024)
 
 
@@ -156,8 +158,9 @@ def test_preview_and_store_through_the_child_process(tmp_path):
     imported = import_bytes(data, "wide_small.csv")
     assert seen == {"name": "wide_small.csv", "summary": imported.summary(),
                     "columns": list(imported.columns), "dims": list(imported.spec["dims"]),
-                    "x": "len", "y": "type", "replicate": "seed", "tool": ""}  # a table
-    fid = uploads.store_upload(store, key, ImportOptions(), LIMITS)
+                    "x": "len", "y": "type", "replicate": "seed", "tool": "",  # a table
+                    "figures": [{"title": "wide_small.csv", "summary": imported.summary()}]}
+    [fid] = uploads.store_upload(store, key, ImportOptions(), LIMITS)
     assert store.figure(fid).value(model="tiny-a", ft_type="lora", type="1", len="1") == 90.0
 
 
@@ -261,3 +264,53 @@ def test_a_short_spike_over_the_memory_budget_is_refused_too():
     with pytest.raises(budget.OverBudget, match=r"more than the 50 MB of memory"):
         budget.run(_spike, 300, seconds=20, memory_mb=50)
     assert budget.run(_spike, 10, seconds=20, memory_mb=200) == "done"
+
+
+def zipped(folder: Path) -> bytes:
+    """A folder as the browser uploads it: a zip, its files under the folder's name."""
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                z.write(path, path.relative_to(folder.parent).as_posix())
+    return buffer.getvalue()
+
+
+def test_an_upload_of_several_tables_keeps_one_figure_per_table(tmp_path):
+    folder = ROOT.parent / "shared" / "external" / "meta-learning-logic"
+    if not folder.exists():
+        pytest.skip(f"{folder} is absent: tests of real tool output skipped")
+    from evalmaps.catalog.imports import import_paths_by_tool
+
+    store, key = staged(tmp_path, zipped(folder), "meta-learning-logic.zip")
+    seen = uploads.preview(store, key, ImportOptions(), LIMITS)
+    expected = import_paths_by_tool([folder])
+    assert [f["title"] for f in seen["figures"]] == [i.spec["title"] for i in expected] \
+        == ["results_core.csv", "results_short-to-long.csv"]
+    fids = uploads.store_upload(store, key, ImportOptions(), LIMITS)
+    assert len(fids) == 2 and len(set(fids)) == 2
+    for fid, imported in zip(fids, expected):
+        stored, want = Store(tmp_path).figure(fid), figure_of(imported)
+        assert stored.spec.title == want.spec.title
+        pd_testing.assert_frame_equal(stored.cells.reset_index(drop=True),
+                                      want.cells.reset_index(drop=True))
+
+
+def test_an_upload_of_more_figures_than_a_browser_lists_is_refused(tmp_path):
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        for i in range(uploads.MAX_FIGURES + 1):
+            z.writestr(f"tables/t{i}.csv", "type,len,value\na,1,5\nb,2,6\n")
+    store, key = staged(tmp_path, buffer.getvalue(), "tables.zip")
+    with pytest.raises(EvalmapsError) as err:
+        uploads.store_upload(store, key, ImportOptions(), LIMITS)
+    assert str(err.value) == (f"tables.zip holds {uploads.MAX_FIGURES + 1} figures; an upload "
+                              f"keeps at most {uploads.MAX_FIGURES}. Upload fewer files at a "
+                              f"time, or serve the folder with evalmaps serve --data.")
+    assert store.count() == 0

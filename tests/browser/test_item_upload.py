@@ -1,0 +1,40 @@
+"""An upload of a zip of the mmlu-pro folder (one zip per model) with the Data page's per-item
+options, in a real headless Chromium: one figure of model x category opens."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from dash.testing.wait import until
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from tests.browser.test_data import open_data, served, upload  # noqa: F401 - the fixture
+from tests.integration.test_upload_folders import zipped
+
+pytestmark = pytest.mark.browser
+
+FOLDER = Path(__file__).resolve().parents[2].parent / "shared" / "external" / "mmlu-pro"
+
+
+def test_a_zip_of_per_item_files_uploads_as_one_figure(served, tmp_path):  # noqa: F811
+    if not FOLDER.is_dir():
+        pytest.skip(f"{FOLDER} is absent")
+    archive = tmp_path / "mmlu-pro.zip"
+    archive.write_bytes(zipped(FOLDER))
+    open_data(served)
+    served.find_element("#data-items summary").click()
+    for field, text in (("item", "question_id"), ("pred", "pred"), ("ref", "answer")):
+        box = served.find_element(f"#data-{field}")
+        box.send_keys(text)
+        box.send_keys(Keys.TAB)
+    served.driver.find_element(By.CSS_SELECTOR, "label[for=data-model-file]").click()
+    upload(served, archive)
+    served.wait_for_element("#data-preview-card", timeout=30)
+    card = served.find_element("#data-preview-card").text
+    assert "category (14 labels)" in card and "model (2)" in card and "Cells 28" in card, card
+    served.find_element("#data-add").click()
+    until(lambda: "figure=upload-mmlu-pro-" in served.driver.current_url, timeout=30)
+    served.wait_for_element(".heatmap-graph .main-svg", timeout=20)
+    assert served.get_logs() == []
