@@ -113,6 +113,8 @@ def items_panel(page: str, values: dict, shown: list | None) -> html.Div:
             dbc.Input(id=f"{page}-items-search", type="search", size="sm", debounce=SEARCH_WAIT_MS,
                       placeholder="Search ids, scores, texts", className="items-search",
                       maxLength=200),
+            html.Span("", id=f"{page}-items-found", className="small text-muted",
+                      role="status", **{"aria-live": "polite"}),
             html.A("Download CSV", id=f"{page}-items-csv", href=values["csv"], className="btn btn-sm "
                    "btn-outline-secondary", download=""),
             html.A("Link to this list", id=f"{page}-items-link", href=values["link"],

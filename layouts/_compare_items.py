@@ -156,7 +156,8 @@ OUTPUTS = [Output(f"{PAGE}-items", "style"), Output(f"{PAGE}-items-title", "chil
            Output(f"{PAGE}-items-which", "value"), Output(f"{PAGE}-items-csv", "href"),
            Output(f"{PAGE}-items-link", "href"), Output(f"{PAGE}-items-detail", "children"),
            Output(f"{PAGE}-items-shown", "data"), Output(f"{PAGE}-items-grid-box", "children"),
-           Output(f"{PAGE}-items-search", "value"), Output(f"{PAGE}-items-searched", "data")]
+           Output(f"{PAGE}-items-search", "value"), Output(f"{PAGE}-items-searched", "data"),
+           Output(f"{PAGE}-items-found", "children")]
 KEYS = ("style", "title", "note", "options", "which", "csv", "link", "detail")
 
 
@@ -191,7 +192,7 @@ def show_items(search, shown, uploads):
         raise PreventUpdate
     values = panel(get_catalog(uploads, *stored_ids(search)), query)
     return (*[values[k] for k in KEYS], key, items_grid(PAGE, values) if key is not None else None,
-            "", "")
+            "", "", "")
 
 
 @callback(Output(f"{PAGE}-items-detail", "children", allow_duplicate=True),
@@ -250,12 +251,14 @@ clientside_callback(
 @callback(Output(f"{PAGE}-items-grid", "rowData"),
           Output(f"{PAGE}-items-csv", "href", allow_duplicate=True),
           Output(f"{PAGE}-items-searched", "data", allow_duplicate=True),
+          Output(f"{PAGE}-items-found", "children", allow_duplicate=True),
           Input(f"{PAGE}-items-search", "value"), State(f"{PAGE}-items-searched", "data"),
           State(f"{PAGE}-loc", "search"), State(UPLOADS, "data"), prevent_initial_call=True)
 @boundary
 def search_items(typed, searched, search, uploads):
     """The open list's items that hold the search box's text (ids, scores as shown, texts:
-    :meth:`evalmaps.analysis.items.CellItems.matches`), and its CSV link with ``q``. Nothing is
+    :meth:`evalmaps.analysis.items.CellItems.matches`), its CSV link with ``q`` and how many
+    were found. Nothing is
     redrawn when the list shows that search already (the panel opening clears both)."""
     text = typed or ""
     if text == (searched or ""):
@@ -268,5 +271,6 @@ def search_items(typed, searched, search, uploads):
         q = replace(q, search=text[:items_view.MAX_SEARCH])
         rows = items_view.listed(catalog, q).rows(q.which, search=q.search, texts=False)
     except EvalmapsError:
-        return no_update, no_update, no_update
-    return rows, api_href(catalog, q), text
+        return no_update, no_update, no_update, no_update
+    found = f"{len(rows):,} item{'s' * (len(rows) != 1)} found" if text else ""
+    return rows, api_href(catalog, q), text, found
