@@ -23,6 +23,7 @@ GRID_OPTIONS = {"animateRows": False, "rowSelection": {"mode": "singleRow",
                 "tabToNextCell": {"function": "false"},
                 "tabToNextHeader": {"function": "false"}}
 HIDDEN = {"display": "none"}
+SEARCH_WAIT_MS = 300  # the search goes to the server once typing pauses this long
 
 
 MOUNTED = "-"  # the request store's data before any location is passed on (not a search)
@@ -109,8 +110,11 @@ def items_panel(page: str, values: dict, shown: list | None) -> html.Div:
                        labelCheckedClassName="active"),
         html.Div([
             dbc.Label("Search", html_for=f"{page}-items-search", className="small mb-0"),
-            dbc.Input(id=f"{page}-items-search", type="search", size="sm", debounce=False,
-                      placeholder="Search the items", className="items-search"),
+            dbc.Input(id=f"{page}-items-search", type="search", size="sm", debounce=SEARCH_WAIT_MS,
+                      placeholder="Search ids, scores, texts", className="items-search",
+                      maxLength=200),
+            html.Span("", id=f"{page}-items-found", className="small text-muted",
+                      role="status", **{"aria-live": "polite"}),
             html.A("Download CSV", id=f"{page}-items-csv", href=values["csv"], className="btn btn-sm "
                    "btn-outline-secondary", download=""),
             html.A("Link to this list", id=f"{page}-items-link", href=values["link"],
@@ -123,6 +127,7 @@ def items_panel(page: str, values: dict, shown: list | None) -> html.Div:
         html.Div(values["detail"], id=f"{page}-items-detail", className="items-detail mt-2"),
         dcc.Store(id=f"{page}-items-open", data=None),  # Enter on a cell of B − A (JS)
         dcc.Store(id=f"{page}-items-shown", data=shown),  # the query the open panel shows
+        dcc.Store(id=f"{page}-items-searched", data=""),  # the search the list shows
         # the location, while the panel is open; not None at first: a Store whose data is None
         # sets it as it mounts, which would call show_items on every first paint
         dcc.Store(id=f"{page}-items-request", data=MOUNTED),

@@ -6,11 +6,14 @@ list, and back and forward step through them.
 - a clientside callback writes ``cell``/``which`` into the page's location from a click on
   B − A, Enter on it (assets/evalmaps-items.js sets ``compare-items-open``), a tab or Close;
 - :func:`show_items` draws the panel from the location (only when what it shows changes);
-- :func:`pick_item` shows the texts of the item picked in the list (read for that item only).
+- :func:`pick_item` shows the texts of the item picked in the list (read for that item only);
+- :func:`search_items` lists the items that hold the search box's text (ids, scores and texts:
+  the texts are searched on the server, where they are kept).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from urllib.parse import parse_qs, urlencode
 
 import dash_bootstrap_components as dbc
@@ -70,6 +73,8 @@ def api_href(catalog, q: items_view.ItemsQuery) -> str:
     pairs += [(q.x_name, q.x_label), ("which", q.which)]
     if q.k != 1:
         pairs.append(("k", str(q.k)))
+    if q.search:
+        pairs.append(("q", q.search))
     return "/api/compare/items?" + urlencode(pairs + [("format", "csv")])
 
 
@@ -151,7 +156,8 @@ OUTPUTS = [Output(f"{PAGE}-items", "style"), Output(f"{PAGE}-items-title", "chil
            Output(f"{PAGE}-items-which", "value"), Output(f"{PAGE}-items-csv", "href"),
            Output(f"{PAGE}-items-link", "href"), Output(f"{PAGE}-items-detail", "children"),
            Output(f"{PAGE}-items-shown", "data"), Output(f"{PAGE}-items-grid-box", "children"),
-           Output(f"{PAGE}-items-search", "value")]
+           Output(f"{PAGE}-items-search", "value"), Output(f"{PAGE}-items-searched", "data"),
+           Output(f"{PAGE}-items-found", "children")]
 KEYS = ("style", "title", "note", "options", "which", "csv", "link", "detail")
 
 
@@ -186,7 +192,7 @@ def show_items(search, shown, uploads):
         raise PreventUpdate
     values = panel(get_catalog(uploads, *stored_ids(search)), query)
     return (*[values[k] for k in KEYS], key, items_grid(PAGE, values) if key is not None else None,
-            "")
+            "", "", "")
 
 
 @callback(Output(f"{PAGE}-items-detail", "children", allow_duplicate=True),
@@ -242,15 +248,29 @@ clientside_callback(
     prevent_initial_call=True,
 )
 
-# the search box filters the list in the browser (AG Grid's quick filter over every column)
-clientside_callback(
-    """
-    function (text, options) {
-        return Object.assign({}, options || {}, {quickFilterText: text || ""});
-    }
-    """,
-    Output(f"{PAGE}-items-grid", "dashGridOptions", allow_duplicate=True),
-    Input(f"{PAGE}-items-search", "value"),
-    State(f"{PAGE}-items-grid", "dashGridOptions"),
-    prevent_initial_call=True,
-)
+@callback(Output(f"{PAGE}-items-grid", "rowData"),
+          Output(f"{PAGE}-items-csv", "href", allow_duplicate=True),
+          Output(f"{PAGE}-items-searched", "data", allow_duplicate=True),
+          Output(f"{PAGE}-items-found", "children", allow_duplicate=True),
+          Input(f"{PAGE}-items-search", "value"), State(f"{PAGE}-items-searched", "data"),
+          State(f"{PAGE}-loc", "search"), State(UPLOADS, "data"), prevent_initial_call=True)
+@boundary
+def search_items(typed, searched, search, uploads):
+    """The open list's items that hold the search box's text (ids, scores as shown, texts:
+    :meth:`evalmaps.analysis.items.CellItems.matches`), its CSV link with ``q`` and how many
+    were found. Nothing is
+    redrawn when the list shows that search already (the panel opening clears both)."""
+    text = typed or ""
+    if text == (searched or ""):
+        raise PreventUpdate
+    catalog = get_catalog(uploads, *stored_ids(search))
+    try:
+        q = items_request(catalog, _query(search))
+        if q is None:
+            raise PreventUpdate
+        q = replace(q, search=text[:items_view.MAX_SEARCH])
+        rows = items_view.listed(catalog, q).rows(q.which, search=q.search, texts=False)
+    except EvalmapsError:
+        return no_update, no_update, no_update, no_update
+    found = f"{len(rows):,} item{'s' * (len(rows) != 1)} found" if text else ""
+    return rows, api_href(catalog, q), text, found

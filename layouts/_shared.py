@@ -380,8 +380,9 @@ INPUTS: dict[str, str] = {
 # Compare's grid of two labels of a dimension: what A and B are, its rows and columns, the
 # other dimensions' menus (ids and values)
 INPUTS.update(by="text", ydim="text", xdim="text", rest="texts", rest_ids="any")
-# Compare's items panel: the item picked in its list (AG Grid's selectedRows)
-INPUTS.update(selected="records", k="number")
+# Compare's items panel: the item picked in its list (AG Grid's selectedRows), its search box's
+# text and the search its list shows
+INPUTS.update(selected="records", k="number", typed="text", searched="text")
 # evalmaps-live.js's request; what a page drew (live_drawn); the pages location's path
 INPUTS.update(live="any", drawn_live="text", pathname="text", map_ids="any")
 # the Data page's list of the figures one upload kept (their ids)

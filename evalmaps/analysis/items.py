@@ -144,15 +144,13 @@ class CellItems:
         """The items of a list, in id order: ``{"item", "a", "b"}`` (scores), plus
         ``a_samples``/``b_samples`` where a side has more than one sample of an item, plus
         ``prompt``, ``target``, ``a_response`` and ``b_response`` where the records keep them
-        (read only for these items). ``search``: only items whose id holds it (any case);
-        ``offset``/``limit``: a page of them."""
+        (read only for these items). ``search``: only the items that hold it
+        (:meth:`matches`); ``offset``/``limit``: a page of them."""
         at = np.flatnonzero(self.mask(which))
-        if search:
-            needle = search.casefold()
-            at = at[[needle in str(self.items[i]).casefold() for i in at]] if len(at) else at
+        multi = self._multi
+        if search and len(at):
+            at = at[self.matches(search, at)]
         at = at[offset:None if limit is None else offset + limit]
-        multi = bool(len(self.items)) and (int(self.a_samples.max()) > 1
-                                           or int(self.b_samples.max()) > 1)
         out = []
         for i in at:
             row = {"item": str(self.items[i]), "a": float(self.a[i]), "b": float(self.b[i])}
@@ -163,6 +161,32 @@ class CellItems:
         if texts and out:
             self._join_texts(out)
         return out
+
+    @property
+    def _multi(self) -> bool:
+        """Whether a side has more than one sample of an item (the rows give sample counts)."""
+        return bool(len(self.items)) and (int(self.a_samples.max()) > 1
+                                          or int(self.b_samples.max()) > 1)
+
+    def matches(self, search: str, at: np.ndarray) -> np.ndarray:
+        """Which of the items at positions ``at`` hold ``search`` as plain text, in any case: in
+        the id, a score as the list shows it (up to 4 decimals, :func:`score_text`), a sample
+        count where the rows give them, or the prompt, target or either response (searched by
+        DuckDB in the texts kept, for this cell's items only: texts are never read whole)."""
+        needle = search.casefold()
+        multi = self._multi
+        hit = np.array([needle in str(self.items[i]).casefold()
+                        or needle in score_text(self.a[i]) or needle in score_text(self.b[i])
+                        or (multi and (needle in str(int(self.a_samples[i]))
+                                       or needle in str(int(self.b_samples[i]))))
+                        for i in at], dtype=bool)
+        held: set[str] = set()
+        for records, coords in ((self.a_records, self.a_coords), (self.b_records, self.b_coords)):
+            if records is not None:
+                held |= records.items_with_text(coords, search)
+        if held:
+            hit |= np.isin(self.items[at].astype(str), list(held))
+        return hit
 
     def row(self, item: str) -> dict | None:
         """One item's row with its texts (None when the cell has no such item)."""
@@ -197,6 +221,12 @@ def _texts_by_item(records: ItemRecords | None, coords: Mapping[str, str],
     for row in records.texts(coords, items):
         out.setdefault(str(row["item"]), row)
     return out
+
+
+def score_text(value: float) -> str:
+    """A score as the list shows it (d3's ``.4~f``: 4 decimals, trailing zeros dropped)."""
+    text = f"{float(value):.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
 def check_which(which: str) -> str:

@@ -220,6 +220,23 @@ class ItemRecords:
                             ).to_arrow_table()
         return table.to_pylist()
 
+    def items_with_text(self, coords: Mapping[str, str], needle: str) -> set[str]:
+        """The ids of the items of the cell at ``coords`` whose prompt, target or response holds
+        ``needle`` (plain text, any case: DuckDB's ``contains`` of both lower-cased, the needle
+        passed as a parameter, never as SQL or a pattern); empty when no texts were kept."""
+        if not self.has_texts or not needle:
+            return set()
+        kept = [c for c in TEXT_COLUMNS if c in pq.read_schema(self.texts_path).names]
+        if not kept:
+            return set()
+        clause, params = self._where(coords)
+        held = " OR ".join(f"contains(lower({_quoted(c)}), lower(?))" for c in kept)
+        sql = f"SELECT DISTINCT item FROM read_parquet(?) WHERE {clause} AND ({held})"
+        with self._connect() as con:
+            rows = con.execute(sql, [str(self.texts_path), *params, *[needle] * len(kept)]
+                               ).fetchall()
+        return {str(row[0]) for row in rows}
+
 
 def _empty() -> ItemScores:
     return ItemScores(np.array([], dtype=object), np.array([], dtype=np.int64),

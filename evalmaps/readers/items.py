@@ -370,7 +370,6 @@ def import_items_arrow(table, name: str, options: ImportOptions, notes: list[str
     general path reads it. Returns the records (a ``pyarrow.Table``: dims as text, item,
     sample, score), the dims and the metric's name."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if options.correct or options.fixed:
         return None
@@ -385,11 +384,12 @@ def import_items_arrow(table, name: str, options: ImportOptions, notes: list[str
     if sample_col is not None and not pa.types.is_integer(table.schema.field(sample_col).type):
         return None
     score = table.column(score_col).cast(pa.float64())
-    if score.null_count or not pc.all(pc.is_finite(score)).as_py():
+    weights = _numpy(score)  # the one copy of a column made here: bincount takes one array
+    if score.null_count or not np.isfinite(weights).all():
         return None  # the general path names the row
     item = _codes(table.column(item_col))
-    if item is None or pc.any(pc.equal(pc.utf8_trim_whitespace(item[1]), "")).as_py():
-        return None
+    if item is None or _to_strip(item[1].to_pylist()):
+        return None  # ids to strip or empty: the general path
     dims, left_out, encoded = [], [], {}
     for col in table.column_names:
         if col in (item_col, score_col, sample_col):
@@ -397,17 +397,20 @@ def import_items_arrow(table, name: str, options: ImportOptions, notes: list[str
         found = _codes(table.column(col))
         if found is None:
             return None
-        codes, dictionary = found
-        used = np.bincount(codes, minlength=len(dictionary)) > 0
-        labels = [v for v, u in zip(dictionary.to_pylist(), used) if u]
-        if len(labels) > MAX_LABELS or _free_text(pd.Series(labels, dtype=str)) \
-                or (len(labels) == 1 and not labels[0].strip()):
-            left_out.append(col)
-        elif any(label != label.strip() or not label for label in labels):
-            return None  # labels to strip or empty: the general path
-        else:
-            dims.append(col)
-            encoded[col] = found
+        chunks, dictionary = found
+        labels = dictionary.to_pylist()
+        if len(labels) > MAX_LABELS or _free_text_in(labels) or _to_strip(labels):
+            # the labels the rows use decide (a dictionary may hold more than they use)
+            used = np.bincount(np.concatenate(chunks), minlength=len(labels)) > 0
+            labels = [v for v, u in zip(labels, used) if u]
+            if len(labels) > MAX_LABELS or _free_text_in(labels) \
+                    or (len(labels) == 1 and not labels[0].strip()):
+                left_out.append(col)
+                continue
+            if _to_strip(labels):
+                return None  # labels to strip or empty: the general path
+        dims.append(col)
+        encoded[col] = found
     if not dims:
         return None
     models = [d for d in dims if d.lower() in MODEL_NAMES]
@@ -418,8 +421,12 @@ def import_items_arrow(table, name: str, options: ImportOptions, notes: list[str
     if len(others) < 2 or options.x or options.y:
         return None  # an added 'metric' dimension or axes to move: the general path
     dims = [*models, *others]
-    sample = table.column(sample_col).cast(pa.int64()) if sample_col else \
-        pa.array(np.zeros(table.num_rows, dtype=np.int64))
+    if sample_col:
+        sample = table.column(sample_col).cast(pa.int64())
+        samples = _chunks(sample)
+    else:
+        sample = pa.array(np.zeros(table.num_rows, dtype=np.int64))
+        samples = _chunks(sample)
     records = pa.table([*[table.column(d) for d in dims], table.column(item_col), sample, score],
                        names=[*dims, ITEM, SAMPLE, SCORE])
     # each row's cell and item as one integer (the labels' codes in mixed radix): grouping on
@@ -427,24 +434,20 @@ def import_items_arrow(table, name: str, options: ImportOptions, notes: list[str
     codes = [encoded[d][0] for d in dims] + [item[0]]
     labels = [encoded[d][1] for d in dims] + [item[1]]
     sizes = [len(d) for d in labels]
-    samples = sample.to_numpy() if isinstance(sample, pa.Array) else \
-        sample.combine_chunks().to_numpy()
-    if math.prod(sizes) * (int(samples.max()) + 1) >= 2**62 or int(samples.min()) < 0:
+    n_samples = max(int(c.max()) for c in samples if len(c)) + 1
+    if math.prod(sizes) * n_samples >= 2**62 or min(int(c.min()) for c in samples if len(c)) < 0:
         return None
-    key = np.zeros(table.num_rows, dtype=np.int64)
-    for code, size in zip(codes, sizes):  # in place: no array made per column
-        key *= size
-        key += code
-    with_sample = key * (int(samples.max()) + 1) + samples
-    span = math.prod(sizes) * (int(samples.max()) + 1)
-    repeated = bool((np.bincount(with_sample, minlength=span) > 1).any()) \
-        if span <= 4 * table.num_rows + 1024 else \
-        pc.count_distinct(pa.array(with_sample)).as_py() != table.num_rows
-    if repeated:
+    key = np.empty(table.num_rows, dtype=np.int64)
+    for i, (chunks, size) in enumerate(zip(codes, sizes)):  # in place, a chunk at a time
+        for part, chunk in _parts(key, chunks):
+            if i == 0:
+                part[...] = chunk
+            else:
+                part *= size
+                part += chunk
+    if _repeated(key, samples, n_samples, math.prod(sizes) * n_samples):
         return None  # an item's sample given twice: the general path names the row
     if math.prod(sizes) <= 4 * table.num_rows + 1024:  # a dense key: count in numpy
-        weights = score.to_numpy() if isinstance(score, pa.Array) else \
-            score.combine_chunks().to_numpy()
         counts = np.bincount(key, minlength=math.prod(sizes))
         sums = np.bincount(key, weights=weights, minlength=math.prod(sizes))
         keys = np.flatnonzero(counts)
@@ -458,35 +461,99 @@ def import_items_arrow(table, name: str, options: ImportOptions, notes: list[str
         notes.append(f"Columns not used as dimensions (free text, empty, more than "
                      f"{MAX_LABELS} labels, or the reference written another way): "
                      f"{', '.join(left_out[:10])}{' ...' if len(left_out) > 10 else ''}.")
-    return records, dims, "score", (per_item, labels[:-1], sizes)
+    span = (float(weights.min()), float(weights.max()))
+    return records, dims, "score", (per_item, labels[:-1], sizes, span)
 
 
 def _codes(column):
-    """A column's rows as codes into its labels (texts): (numpy integer codes, pyarrow string
-    dictionary); None for a column with nulls or of a type other than text or integers."""
+    """A column's rows as codes into its labels (texts): (its chunks' integer codes as numpy
+    arrays, a pyarrow string dictionary); None for a column with nulls or of a type other than
+    text or integers. A dictionary-encoded column's chunks share one dictionary
+    (``Table.unify_dictionaries``)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if column.null_count:
         return None
     if pa.types.is_dictionary(column.type):
-        whole = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-        dictionary = whole.dictionary
+        chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+        if not chunks:
+            return None
+        dictionary = chunks[0].dictionary
+        if any(not c.dictionary.equals(dictionary) for c in chunks[1:]):
+            return None
         if not (pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)
                 or pa.types.is_integer(dictionary.type)):
             return None
-        return (whole.indices.to_numpy(zero_copy_only=False), dictionary.cast(pa.string()))
+        dictionary = dictionary.cast(pa.string())
+        if pc.count_distinct(dictionary).as_py() != len(dictionary):
+            return None  # a label twice in the dictionary: the general path
+        return [c.indices.to_numpy(zero_copy_only=False) for c in chunks], dictionary
     if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)
             or pa.types.is_integer(column.type)):
         return None
-    encoded = pc.dictionary_encode(column.cast(pa.string())).combine_chunks()
-    return encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary
+    encoded = pc.dictionary_encode(column.cast(pa.string()))
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    return [encoded.indices.to_numpy(zero_copy_only=False)], encoded.dictionary
+
+
+def _chunks(column) -> list[np.ndarray]:
+    """A numeric column without nulls as numpy arrays, one a chunk, none copied."""
+    import pyarrow as pa
+
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    return [c.to_numpy(zero_copy_only=False) for c in chunks]
+
+
+def _numpy(column) -> np.ndarray:
+    """A numeric column without nulls as one numpy array (a copy where it has several chunks)."""
+    chunks = _chunks(column)
+    return chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+
+
+def _parts(whole: np.ndarray, chunks: list[np.ndarray]):
+    """Each chunk with the part of ``whole`` (as long as all of them) at its rows."""
+    start = 0
+    for chunk in chunks:
+        yield whole[start:start + len(chunk)], chunk
+        start += len(chunk)
+
+
+def _to_strip(labels: list[str]) -> bool:
+    """Whether any label is empty or has spaces around it (which the general path strips)."""
+    return any(not label or label != label.strip() for label in labels)
+
+
+def _free_text_in(labels: list[str]) -> bool:
+    """:func:`_free_text` of a few labels."""
+    return any("\n" in label or len(label) > MAX_LABEL for label in labels)
+
+
+def _repeated(key: np.ndarray, samples: list[np.ndarray], n_samples: int, span: int) -> bool:
+    """Whether any row's cell, item and sample (``key``, and ``samples`` in chunks) is another
+    row's: not when they rise row by row (records written in order), else counted."""
+    with_sample = key
+    if n_samples > 1:
+        with_sample = key * n_samples
+        for part, chunk in _parts(with_sample, samples):
+            part += chunk
+    if len(with_sample) < 2 or bool((with_sample[1:] > with_sample[:-1]).all()):
+        return False
+    if span <= 4 * len(with_sample) + 1024:
+        seen = np.zeros(span, dtype=bool)
+        seen[with_sample] = True
+        return int(np.count_nonzero(seen)) != len(with_sample)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.count_distinct(pa.array(with_sample)).as_py() != len(with_sample)
 
 
 def summarise_grouped(grouped, dims: list[str]) -> pd.DataFrame:
     """:func:`summarise` from the Arrow path's per-item means and sample counts (keyed by the
     cell's and item's codes), with the dims' labels and every key column's size."""
-    (key, means, counts), labels, sizes = grouped
+    (key, means, counts), labels, sizes = grouped[:3]
     key, means, counts = np.asarray(key), np.asarray(means), np.asarray(counts)
     if len(key) > 1 and (np.diff(key) < 0).any():  # Arrow's group_by keeps no order
         order = np.argsort(key, kind="stable")

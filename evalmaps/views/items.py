@@ -27,6 +27,7 @@ from evalmaps.views.state import (
 )
 
 MAX_K = 10_000
+MAX_SEARCH = 200  # characters of a search (q)
 CELL_SEP = "|"  # the page's cell=<row label>|<column label>
 TEXT_COLUMNS = ("prompt", "target", "a_response", "b_response")
 
@@ -68,6 +69,7 @@ class ItemsQuery:
     x_label: str
     k: int
     which: str
+    search: str = ""  # q: only the items holding it (ids, scores, texts; plain text, any case)
 
 
 def _one(query: Query, name: str, title: str) -> str | None:
@@ -116,7 +118,17 @@ def items_query(catalog: Catalog, query: Query) -> ItemsQuery:
         raise ItemsError("Name the cell: give " + " and ".join(f"{n}=<label>" for n in absent) +
                          f" (its label of the comparison's rows, {y_name}, and columns, "
                          f"{x_name}).")
-    return ItemsQuery(a, b, y_name, x_name, labels[y_name], labels[x_name], k, which)
+    return ItemsQuery(a, b, y_name, x_name, labels[y_name], labels[x_name], k, which,
+                      parse_search(query))
+
+
+def parse_search(query: Query) -> str:
+    """``q``: the text the listed items must hold ("" for all of them), as plain text."""
+    text = first(query.get("q")) or ""
+    if len(text) > MAX_SEARCH:
+        raise ItemsError(f"q is {len(text):,} characters long. Search for at most {MAX_SEARCH} "
+                         "characters of an item's id, score or texts.")
+    return text
 
 
 def page_url(catalog: Catalog, q: ItemsQuery, default: tuple[str, str] | None = None) -> str:
@@ -140,18 +152,19 @@ def items_payload(catalog: Catalog, query: Query) -> dict:
     """``/api/compare/items``: one cell's items on A and B.
 
     ``{"a", "b"`` (refs), ``"cell": {<row dim>: label, <column dim>: label}``, ``"k"``,
-    ``"which"``, ``"counts"`` (per list; null for the right/wrong lists where scores are neither
-    0/1 nor within 0..1), ``"graded"``, ``"only_in_a"``/``"only_in_b"`` (items one side lacks, not
-    listed), ``"note"`` (why there are no items, else null), ``"url"`` (the Compare page with this
-    list open) and ``"items"``: ``[{"item", "a", "b", ...texts}]``."""
+    ``"which"``, ``"q"`` (the search, "" for none), ``"counts"`` (per list, before the search;
+    null for the right/wrong lists where scores are neither 0/1 nor within 0..1), ``"graded"``,
+    ``"only_in_a"``/``"only_in_b"`` (items one side lacks, not listed), ``"note"`` (why there
+    are no items, else null), ``"url"`` (the Compare page with this list open) and ``"items"``:
+    ``[{"item", "a", "b", ...texts}]``, only those holding ``q`` where one is given."""
     q = items_query(catalog, query)
     cell = listed(catalog, q)
-    rows = cell.rows(q.which)
+    rows = cell.rows(q.which, search=q.search)
     return {
         "a": q.a.ref, "b": q.b.ref,
         "cell": ({q.x_name: q.x_label} if q.y_name == comparing.ONE_ROW
                  else {q.y_name: q.y_label, q.x_name: q.x_label}),
-        "k": q.k, "which": q.which, "counts": cell.counts, "graded": cell.graded,
+        "k": q.k, "which": q.which, "q": q.search, "counts": cell.counts, "graded": cell.graded,
         "only_in_a": cell.only_in_a, "only_in_b": cell.only_in_b, "note": cell.why or None,
         "url": page_url(catalog, q, comparing.default_pair(catalog)),
         "items": rows,

@@ -1,8 +1,8 @@
 """The built-in MMLU-Pro example (issue 27), in a real headless Chromium: Compare of Llama-2-13B
 against 7B is paired per question, and a click on a cell of B − A opens the items behind it, with
-the tabs' counts equal to /api/compare/items' and to a count made here from the API's list. The
-click comes after the pointer has hovered the cell: the readout that grows on hover must not move
-the maps under it."""
+the tabs' counts equal to /api/compare/items' and to a count made here from the API's list, and
+a search lists what the API's q= gives (texts included). The click comes after the pointer has
+hovered the cell: the readout that grows on hover must not move the maps under it."""
 
 from __future__ import annotations
 
@@ -65,4 +65,14 @@ def test_mmlu_pro_compare_is_paired_and_a_cell_opens_its_questions(dash_duo, das
         labels = driver.find_elements(By.CSS_SELECTOR, "#compare-items-which label")
         return sorted(label.text for label in labels)
     until(lambda: shown() == want, timeout=15)
+
+    # the search covers the texts: "c" is in no id or score, only in targets and responses (C)
+    found = get(dash_duo, f"/api/compare/items{QUERY}&category=biology&metric=accuracy&q=c")
+    assert 0 < len(found["items"]) < len(rows)
+    driver.find_element(By.ID, "compare-items-search").send_keys("c")
+    count = "return dash_ag_grid.getApi('compare-items-grid').getDisplayedRowCount();"
+    until(lambda: driver.execute_script(count) == len(found["items"]), timeout=15)
+    assert "q=c" in driver.find_element(By.ID, "compare-items-csv").get_attribute("href")
+    assert driver.find_element(By.ID, "compare-items-found").text == \
+        f"{len(found['items'])} items found"
     assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]

@@ -34,7 +34,8 @@ def test_one_cells_list_whole(items_client):
     q = "x" * 400
     assert body == {
         "a": A, "b": B, "cell": {"category": "math", "split": "test"}, "k": 1,
-        "which": "b_only", "counts": {"a_only": 1, "b_only": 2, "both": 1, "neither": 2, "all": 6},
+        "which": "b_only", "q": "",
+        "counts": {"a_only": 1, "b_only": 2, "both": 1, "neither": 2, "all": 6},
         "graded": True, "only_in_a": 1, "only_in_b": 0, "note": None,
         "url": f"/compare?a={A}&b={B}&cell=math|test&which=b_only",
         "items": [
