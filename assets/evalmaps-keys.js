@@ -442,8 +442,9 @@
   }
 
   /* Where the user is, to be found again on a page built anew (evalmaps-live.js): the focused
-   * map's active cell by its labels ({cell}), or the focused element by the nearest id around
-   * it and its own title ({id, title}: a chart's modebar button); null: focus on nothing. */
+   * map's active cell by its labels ({cell}), or the focused element by its chart's id (else
+   * the nearest id around it) and its own title ({id, title}: a chart's modebar button, whose
+   * own ids are new with each drawing); null: focus on nothing. */
   function where(doc) {
     const el = doc.activeElement;
     if (!el || el === doc.body || !el.closest) {
@@ -453,7 +454,7 @@
     if (frame) {
       return {cell: coordsOf(frame), map: true};
     }
-    const host = el.id ? el : el.closest("[id]");
+    const host = el.closest(".dash-graph[id]") || (el.id ? el : el.closest("[id]"));
     return host ? {id: host.id, title: el.getAttribute("data-title")} : null;
   }
 

@@ -29,6 +29,7 @@
   const GONE_MAX_MS = 9000;  // at most this apart (back within this + POLL_MS, < 15 s)
   const LIST = "/api/figures";
   const KEEP_MS = 15000;  // a rebuilt page: its user's place kept if it is drawn within this
+  const SETTLE_MS = 1500;  // and watched this long after (a chart's modebar drawn anew)
 
   /* The API paths to ask for the figures a page drew (``drawn``: its .evalmaps-live-drawn,
    * layouts/_shared.py live_drawn): none before the page is drawn, and never a figure the URL
@@ -288,9 +289,11 @@
    * redraw is asked for (``before(request)``), and, once the page says it drew the versions
    * asked for, given back (``after()``, called until it answers true) if focus was lost: a
    * page built again for a figure's new shape (layouts/_shared.py reshape) has new elements.
-   * A redraw in place keeps focus itself: nothing to do. Given up after KEEP_MS. */
+   * A redraw in place keeps focus itself: nothing to do, once it stayed SETTLE_MS (a chart's
+   * modebar may be drawn anew a moment later: its button focused again). Given up after
+   * KEEP_MS. */
   function keeper(doc, keys, drawn, clock) {
-    let kept = null;  // {place, versions, until}
+    let kept = null;  // {place, versions, until, drawn: when the page drew them}
     const timeNow = clock || Date.now;
     const drawnNow = drawn || function () { return drawnIn(doc); };
     function before(request) {
@@ -311,9 +314,14 @@
         return shown[id] === kept.versions[id];
       });
       const active = doc.activeElement;
-      if (timeNow() > kept.until || (done && active && active !== doc.body)) {
+      const now = timeNow();
+      if (done && kept.drawn === undefined) {
+        kept.drawn = now;
+      }
+      if (now > kept.until || (done && active && active !== doc.body &&
+                               now - kept.drawn >= SETTLE_MS)) {
         kept = null;  // focus stayed (or too late to move it)
-      } else if (done && keys.goTo(doc, kept.place)) {
+      } else if (done && (!active || active === doc.body) && keys.goTo(doc, kept.place)) {
         kept = null;
       }
       return kept === null;
