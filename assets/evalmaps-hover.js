@@ -4,6 +4,10 @@
  * maps' ranges are fixed: cell j spans j/nx..(j+1)/nx of the x axis, row i from the top
  * i/ny..(i+1)/ny of the y axis), so no map is redrawn and the hovered map keeps its hover label.
  *
+ * A map drawn again (a watched figure's new version, evalmaps-live.js) with the last hovered
+ * cell still in it: that cell is hovered again (by its labels), so the outlines and the
+ * readout say it as drawn now; the keyboard's active cell does the same (evalmapsLib.keys).
+ *
  * Internal: window.evalmapsLib.hover. Clientside callbacks: evalmaps.compareHover. */
 (function () {
   "use strict";
@@ -95,6 +99,38 @@
     };
   }
 
+  /* The cell last hovered ({source, x, y}: its map and labels; ``full``: that map's traces
+   * when it was hovered), hovered again when its map is drawn anew (see again). */
+  let pointed = null;
+
+  /* After map ``side`` is drawn: the cell last hovered on it, hovered again if the map drew
+   * other traces since (a new figure) and no map has a keyboard's active cell (that one is
+   * hovered again by evalmapsLib.keys). Whether it was. */
+  function again(side) {
+    const chart = chartOf(side);
+    const full = chart && lib.plotly.fullData(chart.gd);
+    if (!pointed || pointed.source !== side || !full || pointed.full === full ||
+        document.querySelector(".compare-map .heatmap-keys:focus")) {
+      return false;
+    }
+    pointed.full = full;
+    const c = lib.plotly.categories(chart.gd, "x").indexOf(pointed.x);
+    const r = lib.plotly.categories(chart.gd, "y").indexOf(pointed.y);
+    if (c < 0 || r < 0) {
+      return false;
+    }
+    lib.plotly.hover(chart.gd, c, r);
+    return true;
+  }
+
+  function follow(side) {
+    const chart = chartOf(side);
+    if (chart && !chart.gd._evalmapsAgain && chart.gd.on) {
+      chart.gd._evalmapsAgain = true;
+      chart.gd.on("plotly_afterplot", function () { again(side); });
+    }
+  }
+
   /* The maps' hovers and relayouts: [outline A, outline B, outline B - A, readout, hovered].
    * `cells`: {x: [...], y: [...], ...}, the maps' category labels and what compareReadout
    * needs; `last`: the last hovered cell {i, j, source}. */
@@ -127,6 +163,10 @@
       }
       hovered = {i: i, j: j, source: JSON.parse(prop.slice(0, dot)).panel};
       readout = compareReadout(cells, i, j);
+      const chart = chartOf(hovered.source);
+      pointed = {source: hovered.source, x: cells.x[j], y: cells.y[i],
+                 full: chart && lib.plotly.fullData(chart.gd)};
+      follow(hovered.source);
     } else if (!hovered) {
       return skip;
     }
@@ -135,7 +175,7 @@
             outline("delta", hovered, nx, ny), readout, hovered === last ? dc.no_update : hovered];
   }
 
-  lib.hover = {compareReadout: compareReadout, outline: outline};
+  lib.hover = {compareReadout: compareReadout, outline: outline, again: again};
 
   const clientside = window.dash_clientside = window.dash_clientside || {};
   clientside.evalmaps = Object.assign(clientside.evalmaps || {}, {compareHover: compareHover});

@@ -253,8 +253,10 @@
     }
   }
 
-  /* Cell (i, j) becomes the active one: outlined, hovered, announced. */
-  function activate(frame, i, j) {
+  /* Cell (i, j) becomes the active one: outlined, hovered, announced (``quiet``: the same
+   * cell again after a redraw, not announced nor scrolled to; the hover, and with it Compare's
+   * outlines and readout, says its value as drawn now). The cell is kept by its labels. */
+  function activate(frame, i, j, quiet) {
     const gd = graphOf(frame);
     if (!ready(gd)) {
       return;
@@ -263,9 +265,15 @@
     name(frame, gd, m);  // focused before its idle turn came: named now
     i = Math.max(0, Math.min(m.y.length - 1, i));
     j = Math.max(0, Math.min(m.x.length - 1, j));
-    frame._evalmapsCell = {i: i, j: j};
+    frame._evalmapsCell = {i: i, j: j, y: m.y[i], x: m.x[j]};
+    frame._evalmapsCellOf = m.full;
     place(frame, gd, m, i, j);
     const cursor = frame.querySelector(".heatmap-cursor");
+    if (quiet) {
+      lib.plotly.hover(gd, lib.plotly.categories(gd, "x").indexOf(m.x[j]),
+                       lib.plotly.categories(gd, "y").indexOf(m.y[i]));
+      return;
+    }
     if (cursor && cursor.scrollIntoView) {
       cursor.scrollIntoView({block: "nearest", inline: "nearest", behavior: "instant"});
     }
@@ -397,14 +405,106 @@
         buildTable(holder, frame);
       }
       const cell = frame._evalmapsCell;
-      if (cell) {
-        if (cell.i >= m.y.length || cell.j >= m.x.length) {
-          activate(frame, cell.i, cell.j);  // fewer rows or columns now: clamped
-        } else {
-          place(frame, gd, m, cell.i, cell.j);
-        }
+      if (cell && frame._evalmapsCellOf !== m.full) {  // another figure (a live redraw): the
+        const at = follow(m, cell);                     // same cell by its labels, hovered again
+        activate(frame, at[0], at[1], true);
+      } else if (cell) {
+        place(frame, gd, m, cell.i, cell.j);
       }
     }
+  }
+
+  /* Where a cell kept by its labels is in the map ``m``: [i, j] (a label gone: its place
+   * then, clamped by activate). */
+  function follow(m, cell) {
+    const i = cell.y === undefined ? -1 : m.y.indexOf(cell.y);
+    const j = cell.x === undefined ? -1 : m.x.indexOf(cell.x);
+    return [i < 0 ? cell.i : i, j < 0 ? cell.j : j];
+  }
+
+  /* The frame's panel (its data-coords, components/keyboard.py: {facets, y, x}, the names of
+   * its row and column dimensions) and the active cell: the cell's label in every dimension. */
+  function coordsOf(frame) {
+    let said = null;
+    try {
+      said = JSON.parse(frame.getAttribute("data-coords") || "null");
+    } catch {
+      said = null;
+    }
+    const cell = frame._evalmapsCell;
+    if (!said || !cell || cell.x === undefined) {
+      return null;
+    }
+    const out = Object.assign({}, said.facets || {});
+    out[said.y] = cell.y;
+    out[said.x] = cell.x;
+    return out;
+  }
+
+  /* Where the user is, to be found again on a page built anew (evalmaps-live.js): the focused
+   * map's active cell by its labels ({cell}), or the focused element by its chart's id (else
+   * the nearest id around it) and its own title ({id, title}: a chart's modebar button, whose
+   * own ids are new with each drawing); null: focus on nothing. */
+  function where(doc) {
+    const el = doc.activeElement;
+    if (!el || el === doc.body || !el.closest) {
+      return null;
+    }
+    const frame = el.closest(".heatmap-keys");
+    if (frame) {
+      return {cell: coordsOf(frame), map: true};
+    }
+    const host = el.closest(".dash-graph[id]") || (el.id ? el : el.closest("[id]"));
+    return host ? {id: host.id, title: el.getAttribute("data-title")} : null;
+  }
+
+  /* Focus back where ``spot`` (see where) was: the map holding the same cell (its facets and
+   * both its labels), that cell active; else the element of the same id and title; else, for
+   * a map, the first map. Whether focus was put somewhere (false: the page is not drawn yet). */
+  function goTo(doc, spot) {
+    const frames = Array.prototype.slice.call(doc.querySelectorAll(".heatmap-keys"));
+    const cell = spot && spot.cell;
+    if (spot && spot.map) {
+      const drawn = frames.filter(function (f) { return ready(graphOf(f)); });
+      if (!drawn.length) {
+        return false;
+      }
+      for (let k = 0; cell && k < drawn.length; k++) {
+        const frame = drawn[k];
+        let said = null;
+        try {
+          said = JSON.parse(frame.getAttribute("data-coords") || "null");
+        } catch {
+          said = null;
+        }
+        const facets = (said && said.facets) || {};
+        if (!said || !Object.keys(facets).every(function (d) { return cell[d] === facets[d]; })) {
+          continue;
+        }
+        const m = model(graphOf(frame));
+        const i = m.y.indexOf(cell[said.y]), j = m.x.indexOf(cell[said.x]);
+        if (i >= 0 && j >= 0) {
+          frame._evalmapsPointer = Date.now();  // not a keyboard visit's top-left cell
+          frame.focus();
+          activate(frame, i, j);
+          return true;
+        }
+      }
+      drawn[0].focus();  // the cell is gone: the map, its top-left cell active
+      return true;
+    }
+    const host = spot && spot.id ? doc.getElementById(spot.id) : null;
+    if (!host) {
+      return false;
+    }
+    const named = spot.title ? Array.prototype.slice.call(host.querySelectorAll("[data-title]"))
+      .filter(function (el) { return el.getAttribute("data-title") === spot.title; })[0] : null;
+    const target = named || host;
+    if (target.tabIndex < 0) {
+      return false;
+    }
+    target.focus();
+    return true;
   }
 
   /* One pass per frame while a cell is outlined (the outline follows a redraw at once), else
@@ -515,5 +615,5 @@
     document.addEventListener("DOMContentLoaded", start);
   }
   lib.keys = {ready: ready, model: model, cellText: cellText, label: label, caption: caption,
-              refresh: refresh};
+              refresh: refresh, follow: follow, where: where, goTo: goTo};
 })();

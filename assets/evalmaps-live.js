@@ -7,8 +7,13 @@
  * hidden .evalmaps-live-drawn, layouts/_shared.py) differs, the store "live-version" is set: the
  * pages' sync callbacks draw the URL's view again in place (slice, colour range, keyboard focus
  * and open table stay as they are; the menus list new labels; a figure whose shape changed gets
- * its page built again, layouts/_shared.py reshape). No request for a figure that did
- * not change; short polls, not a connection held open (gunicorn's threads stay free).
+ * its page built again, layouts/_shared.py reshape: the user's place is kept, see keep). No
+ * request for a figure that did not change; short polls, not a connection held open
+ * (gunicorn's threads stay free).
+ * A figure that answers 404 (its files removed) is not asked for again (each 404 is a console
+ * error): the page says so once, then checks the list of figures (/api/figures, an ETag and a
+ * 304 while nothing changed) every GONE_MS, then GONE_MAX_MS, and when the figure is listed
+ * again asks for it, says it is back and redraws.
  *
  * Internal: window.evalmapsLib.live. Clientside callbacks: none. */
 (function () {
@@ -18,8 +23,13 @@
   const NOTE_ID = "evalmaps-live-note";
   const MAX_NAMED = 4;
   const REGRESS_MS = 10000;  // an older version again within this: a worker behind
-  const MAX_ASKS = 5;
-  const NOTE_MS = 12000;  // the note shows this long  // redraws asked for one version at most
+  const MAX_ASKS = 5;  // redraws asked for one version at most
+  const NOTE_MS = 12000;  // the note shows this long
+  const GONE_MS = 6000;  // a figure gone: the list of figures checked after this, then
+  const GONE_MAX_MS = 9000;  // at most this apart (back within this + POLL_MS, < 15 s)
+  const LIST = "/api/figures";
+  const KEEP_MS = 15000;  // a rebuilt page: its user's place kept if it is drawn within this
+  const SETTLE_MS = 1500;  // and watched this long after (a chart's modebar drawn anew)
 
   /* The API paths to ask for the figures a page drew (``drawn``: its .evalmaps-live-drawn,
    * layouts/_shared.py live_drawn): none before the page is drawn, and never a figure the URL
@@ -91,7 +101,7 @@
     }
     el.textContent = text;  // text, never markup
     el.className = "evalmaps-live-note";
-    if (el._evalmapsFade) {
+    if (el._evalmapsFade && typeof clearTimeout === "function") {
       clearTimeout(el._evalmapsFade);
     }
     if (typeof setTimeout === "function") {  // faded from sight later; still read as it is
@@ -118,16 +128,19 @@
    * Each new version is told once. While what the page drew differs from the newest version,
    * a redraw is asked for once a check, at most MAX_ASKS times for one version (a redraw served
    * by a worker behind draws the old version: asked again). */
-  function poller(doc, fetchFn, redraw, drawn) {
+  function poller(doc, fetchFn, redraw, drawn, clock) {
     const known = {};  // path -> etag
-    const gone = {};  // path -> true: answered 404 (its files removed): asked no more, so the
-    //                   browser logs its 404 once, not at every check; the page says why
+    const gone = {};  // path -> {id, wait, next}: answered 404 (its files removed): not asked
+    //                   for again (the browser logs its 404 once); the list of figures is
+    //                   checked for it at ``next``, ``wait`` apart (GONE_MS .. GONE_MAX_MS)
+    const back = {};  // figure id -> true: listed again after it was gone: its note says so
     const latest = {};  // figure id -> its newest summary
     const replaced = {};  // figure id + version -> when a newer one came
     const asks = {};  // figure id + version -> redraws asked for it
     let busy = false;
     let count = 0;
     const drawnNow = drawn || function () { return drawnIn(doc); };
+    const timeNow = clock || Date.now;
 
     function take(body, now) {  // the figures of an answer: the sentence of what changed
       const parts = [];
@@ -140,7 +153,12 @@
           // changed since the page was drawn: told against what it drew
           was = {id: f.id, version: drew, n_cells: drewCells};
         }
+        const returned = back[f.id];
+        delete back[f.id];
         if (was && was.version === f.version) {
+          if (returned) {
+            parts.push("the figure's files are back, as they were.");
+          }
           return;
         }
         if (was && now - (replaced[f.id + "\u0000" + f.version] || -Infinity) < REGRESS_MS) {
@@ -149,10 +167,11 @@
         latest[f.id] = f;
         if (was) {
           replaced[f.id + "\u0000" + was.version] = now;
-          const text = describe(was, f);
-          if (text) {
-            parts.push(summaries(body).length > 1 ? text.replace(/\.$/, " (" + f.id + ").") : text);
-          }
+          const text = describe(was, f) || "its cells changed.";
+          parts.push((returned ? "the figure is back: " : "") +
+                     (summaries(body).length > 1 ? text.replace(/\.$/, " (" + f.id + ").") : text));
+        } else if (returned) {
+          parts.push("the figure is back.");
         }
       });
       return parts;
@@ -187,26 +206,20 @@
         return Promise.resolve(false);
       }
       busy = true;
-      const todo = paths(drawnNow()).filter(function (path) { return !gone[path]; });
-      return Promise.all(todo.map(function (path) {
-        const headers = known[path] ? {"If-None-Match": known[path]} : {};
-        return fetchFn(path, {headers: headers, cache: "no-store", credentials: "same-origin"})
-          .then(function (response) {
-            if (response.status === 404) {
-              gone[path] = true;  // not (or no longer) there
-            }
-            if (response.status !== 200) {
-              return null;  // 304: unchanged
-            }
-            return response.json().then(function (body) {
-              known[path] = response.headers.get("ETag");
-              return body;
-            });
-          }).catch(function () { return null; });
-      })).then(function (bodies) {
+      const said = [];  // figures gone in this check: said once
+      const began = timeNow();
+      return listed(began).then(function () {
+        const todo = paths(drawnNow()).filter(function (path) { return !gone[path]; });
+        return Promise.all(todo.map(function (path) {
+          return ask(path, began, said);
+        }));
+      }).then(function (bodies) {
         busy = false;
-        const now = Date.now();
-        let parts = [];
+        const now = timeNow();
+        const one = Object.keys((drawnNow() || {}).versions || {}).length === 1;
+        let parts = said.length ? [(one ? "the figure's files are gone" : "the files of " +
+                                    said.join(", ") + " are gone") + ": the page shows what " +
+                                   "it drew, and follows them if they come back."] : [];
         bodies.filter(Boolean).forEach(function (body) { parts = parts.concat(take(body, now)); });
         const asked = askRedraw();
         if (parts.length) {
@@ -216,12 +229,119 @@
         return asked;
       });
     }
+    function ask(path, now, said) {  // a figure's summary if it changed, else null
+      const headers = known[path] ? {"If-None-Match": known[path]} : {};
+      return fetchFn(path, {headers: headers, cache: "no-store", credentials: "same-origin"})
+        .then(function (response) {
+          if (response.status === 404) {  // not (or no longer) there
+            const id = decodeURIComponent(path.slice(LIST.length + 1));
+            gone[path] = {id: id, wait: GONE_MS, next: now + GONE_MS};
+            if (latest[id]) {
+              said.push(id);
+            }
+          }
+          if (response.status !== 200) {
+            return null;  // 304: unchanged
+          }
+          return response.json().then(function (body) {
+            known[path] = response.headers.get("ETag");
+            return body;
+          });
+        }).catch(function () { return null; });
+    }
+
+    /* The figures gone whose turn it is: listed again (asked for in this check) or not yet
+     * (checked again later, up to GONE_MAX_MS apart). */
+    function listed(now) {
+      const due = Object.keys(gone).filter(function (path) { return gone[path].next <= now; });
+      if (!due.length) {
+        return Promise.resolve();
+      }
+      const headers = known[LIST] ? {"If-None-Match": known[LIST]} : {};
+      return fetchFn(LIST, {headers: headers, cache: "no-store", credentials: "same-origin"})
+        .then(function (response) {
+          if (response.status !== 200) {
+            return null;
+          }
+          return response.json().then(function (body) {
+            known[LIST] = response.headers.get("ETag");
+            return body;
+          });
+        }).catch(function () { return null; }).then(function (body) {
+          const ids = {};
+          summaries(body).forEach(function (f) { ids[f.id] = true; });
+          due.forEach(function (path) {
+            const was = gone[path];
+            if (ids[was.id]) {
+              delete gone[path];
+              back[was.id] = true;
+            } else {
+              was.wait = Math.min(GONE_MAX_MS, was.wait + POLL_MS);
+              was.next = now + was.wait;
+            }
+          });
+        });
+    }
     return check;
   }
 
+  /* The user's place across a redraw (``keys``: evalmapsLib.keys, where and goTo): taken as a
+   * redraw is asked for (``before(request)``), and, once the page says it drew the versions
+   * asked for, given back (``after()``, called until it answers true) if focus was lost: a
+   * page built again for a figure's new shape (layouts/_shared.py reshape) has new elements.
+   * A redraw in place keeps focus itself: nothing to do, once it stayed SETTLE_MS (a chart's
+   * modebar may be drawn anew a moment later: its button focused again). Given up after
+   * KEEP_MS. */
+  function keeper(doc, keys, drawn, clock) {
+    let kept = null;  // {place, versions, until, drawn: when the page drew them}
+    const timeNow = clock || Date.now;
+    const drawnNow = drawn || function () { return drawnIn(doc); };
+    function before(request) {
+      const place = keys && keys.where(doc);
+      if (!kept && place) {
+        kept = {place: place, versions: request.versions, until: timeNow() + KEEP_MS};
+      } else if (kept) {
+        kept.versions = request.versions;
+      }
+      return !!kept;
+    }
+    function after() {
+      if (!kept) {
+        return true;
+      }
+      const shown = (drawnNow() || {}).versions || {};
+      const done = Object.keys(kept.versions).every(function (id) {
+        return shown[id] === kept.versions[id];
+      });
+      const active = doc.activeElement;
+      const now = timeNow();
+      if (done && kept.drawn === undefined) {
+        kept.drawn = now;
+      }
+      if (now > kept.until || (done && active && active !== doc.body &&
+                               now - kept.drawn >= SETTLE_MS)) {
+        kept = null;  // focus stayed (or too late to move it)
+      } else if (done && (!active || active === doc.body) && keys.goTo(doc, kept.place)) {
+        kept = null;
+      }
+      return kept === null;
+    }
+    return {before: before, after: after};
+  }
+
   function start() {
+    const keep = keeper(document, lib.keys);
+    let keeping = null;
     const check = poller(document, window.fetch.bind(window), function (request) {
       const clientside = window.dash_clientside;
+      if (keep.before(request) && !keeping) {
+        keeping = window.setInterval(function () {
+          if (keep.after()) {
+            window.clearInterval(keeping);
+            keeping = null;
+          }
+        }, 200);
+      }
       if (clientside && clientside.set_props) {
         clientside.set_props("live-version", {data: request});
       }
@@ -240,7 +360,8 @@
     });
   }
 
-  lib.live = {paths: paths, describe: describe, poller: poller, POLL_MS: POLL_MS};
+  lib.live = {paths: paths, describe: describe, poller: poller, keeper: keeper, POLL_MS: POLL_MS,
+              GONE_MS: GONE_MS, GONE_MAX_MS: GONE_MAX_MS};
   if (typeof document !== "undefined" && document.addEventListener) {
     document.addEventListener("DOMContentLoaded", start);
   }

@@ -158,20 +158,28 @@ def x_range_control(component_id: str, dim: Dim, x_range: tuple[float, float] | 
     if not dim.numeric:
         return html.Div([
             dcc.RangeSlider(id=component_id, min=0, max=1, value=[0, 1], disabled=True),
-            html.Small(f"{dim.title} is categorical: no range.", className="text-muted")])
+            html.Small(f"{dim.title} is categorical: no range.", className="text-muted")],
+            id=f"{component_id}-keys", **{"data-numbers": "[]"})
     numbers = dim.numbers
     lo, hi = x_range if x_range else (min(numbers), max(numbers))
     marks, step = slider_marks(numbers, dim.labels)
-    # the wrapper's data-numbers: the labels' numbers, for the keys (assets/a11y.js moves a
-    # handle from label to label; the slider's own keys step by a fraction of the axis)
+    # the wrapper's data-numbers (id ``<component_id>-keys``): the labels' numbers, for the
+    # keys (assets/a11y.js moves a handle from label to label; the slider's own keys step by a
+    # fraction of the axis); written again when a watched figure gains labels
     # (no number boxes beside it: Dash shows them with a step, and they would narrow the
     # slider below the width its labels are spaced for)
     return html.Div(dcc.RangeSlider(
         id=component_id, min=min(numbers), max=max(numbers), step=step, marks=marks,
         allow_direct_input=False,
         value=[lo, hi], allowCross=False, tooltip={"placement": "bottom", "always_visible": False}),
-        className="xrange-slider", **{"data-slider": component_id,
-                                      "data-numbers": json.dumps(list(numbers))})
+        id=f"{component_id}-keys", className="xrange-slider",
+        **{"data-slider": component_id, "data-numbers": slider_keys(numbers)})
+
+
+def slider_keys(numbers) -> str:
+    """A range slider's key list: the labels' numbers, in order, as its wrapper's
+    data-numbers holds them."""
+    return json.dumps(list(numbers))
 
 
 def color_mode_control(component_id: str, value: str) -> dbc.RadioItems:

@@ -13,6 +13,8 @@ browse-mode alternative.
 
 from __future__ import annotations
 
+import json
+
 from evalmaps.core import text as fmt
 
 KEYS_HINT = "Arrow keys, Home, End, Page Up and Page Down move between cells."
@@ -29,16 +31,20 @@ def _html(tag: str, children=None, **props) -> dict:
 
 
 def keyboard_map(graph, *overlays, name: str, live: bool = True,
-                 missing: str = fmt.NOT_REPORTED, className: str = "") -> dict:
+                 missing: str = fmt.NOT_REPORTED, className: str = "",
+                 coords: dict | None = None) -> dict:
     """``graph`` (a dcc.Graph) in a focusable frame with the active-cell outline and any
     ``overlays`` (placed over the map), a polite live region (``live=False``: the page has its
     own, such as Compare's readout), and the "Table" toggle with its (empty) table. ``name``:
     the accessible name until the browser writes the full one; ``missing``: what the table and
-    readout say for a cell without a value. The markup around ``graph`` is built as the JSON
-    of its html components (:func:`_html`)."""
+    readout say for a cell without a value; ``coords``: where the map's cells are in its
+    figure (:func:`map_coords`), so that a page built again for a figure's new shape finds the
+    active cell again (``evalmapsLib.keys.goTo``). The markup around ``graph`` is built as the
+    JSON of its html components (:func:`_html`)."""
     frame = _html("Div", [graph, *overlays, _html("Div", className="heatmap-cursor", hidden=True)],
                   className="heatmap-keys", tabIndex="0", role="application",
-                  **{"aria-label": f"Heatmap {name}. {KEYS_HINT}", "data-missing": missing})
+                  **{"aria-label": f"Heatmap {name}. {KEYS_HINT}", "data-missing": missing,
+                     **({"data-coords": json.dumps(coords)} if coords else {})})
     parts = [frame]
     if live:
         parts.append(_html("Div", className="visually-hidden heatmap-live", role="status",
@@ -50,3 +56,9 @@ def keyboard_map(graph, *overlays, name: str, live: bool = True,
         _html("Div", className="heatmap-table", hidden=True),
     ]
     return _html("Div", parts, className=f"heatmap-panel {className}".strip())
+
+
+def map_coords(facets: dict, y: str, x: str) -> dict:
+    """A map's place in its figure: its panel's facets ({dimension: label}) and the names of
+    the dimensions of its rows (``y``) and columns (``x``)."""
+    return {"facets": {str(k): str(v) for k, v in facets.items()}, "y": y, "x": x}

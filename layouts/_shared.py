@@ -27,7 +27,13 @@ from dash import (
 from dash.exceptions import PreventUpdate
 from flask import current_app
 
-from components.controls import figure_options, label_options, slider_marks, sort_options
+from components.controls import (
+    figure_options,
+    label_options,
+    slider_keys,
+    slider_marks,
+    sort_options,
+)
 from components.dash_internals import PAGES_CONTENT, PAGES_LOCATION
 from components.provenance import provenance_badge
 from evalmaps.core.figure import Catalog, Figure
@@ -117,6 +123,30 @@ def live_drawn(*figure_ids: str, shaped: bool = True) -> str:
                       separators=(",", ":"))
 
 
+def in_place_outputs(graph_type: str) -> dict[str, Output]:
+    """The outputs of a page's graphs redrawn in place (:func:`in_place`), by name: ``maps``
+    (their figures) and ``map_styles``, for the graphs of id ``{"type": graph_type, "panel":
+    ...}``."""
+    graphs = {"type": graph_type, "panel": ALL}
+    return {"maps": Output(graphs, "figure", allow_duplicate=True),
+            "map_styles": Output(graphs, "style")}
+
+
+def in_place(out: dict, maps: dict | None, map_ids) -> dict:
+    """A live redraw's outputs (``out``, with the page's ``graphs``) when the page shows the same
+    graphs as it would draw now (``maps``: {panel: {"figure", "style"}} in the page's order,
+    ``map_ids``: the ids of the graphs it shows): only their figures and styles are sent
+    (:func:`in_place_outputs`), so the elements around them stay, and with them the keyboard
+    focus, the active cell and open tables. Other graphs: ``out`` as it is (built anew)."""
+    shown = [i.get("panel") if isinstance(i, dict) else None
+             for i in (map_ids if isinstance(map_ids, list) else [])]
+    if maps is not None and "graphs" in out and list(maps) == shown:
+        del out["graphs"]
+        out.update(maps=[m["figure"] for m in maps.values()],
+                   map_styles=[m["style"] for m in maps.values()])
+    return out
+
+
 def live_redraw() -> bool:
     """Whether the callback runs because a figure the page shows has a new version."""
     return f"{LIVE}.data" in ctx.triggered_prop_ids
@@ -145,7 +175,8 @@ def slicing_menus(figure: Figure, slicing: dict, title_prefix: tuple = ()) -> di
            "sort_options": sort_options(spec.dims[spec.y], xdim)}
     if xdim.numeric:
         marks, step = slider_marks(xdim.numbers, xdim.labels)
-        out.update(x_min=min(xdim.numbers), x_max=max(xdim.numbers), x_marks=marks, x_step=step)
+        out.update(x_min=min(xdim.numbers), x_max=max(xdim.numbers), x_marks=marks, x_step=step,
+                   x_keys=slider_keys(xdim.numbers))
     return out
 
 
@@ -208,6 +239,7 @@ def slicing_outputs(page: str) -> dict[str, Output]:
         "x_max": Output(f"{page}-xrange", "max"),
         "x_marks": Output(f"{page}-xrange", "marks"),
         "x_step": Output(f"{page}-xrange", "step"),
+        "x_keys": Output(f"{page}-xrange-keys", "data-numbers"),  # the slider's key list
         "live_drawn": Output(live_drawn_id(page), "children"),
         "title_text": Output(f"{page}-title", "children"),
         "figure_options": Output(f"{page}-figure", "options"),

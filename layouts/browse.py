@@ -41,7 +41,7 @@ from components.controls import (
 from components.filters import filters, register_filters, scale_control
 from components.heatmap import gaps_note, heatmap_figure, prefix_note, values_note
 from components.items import k_menu
-from components.keyboard import keyboard_map
+from components.keyboard import keyboard_map, map_coords
 from components.provenance import provenance_badge, source_card
 from components.theme import graph_config, reserved_height
 from evalmaps.analysis import uncertainty as stderr
@@ -58,6 +58,8 @@ from layouts._shared import (
     explain_problems,
     get_catalog,
     group,
+    in_place,
+    in_place_outputs,
     live_drawn,
     live_redraw,
     page_location,
@@ -134,8 +136,7 @@ OUT = Outputs(
     export_style=Output("browse-export-panel", "style"),
     # a watched figure's new version, the same panels: their maps redrawn in place (the frames,
     # focus and open tables around them stay)
-    maps=Output({"type": "browse-heatmap", "panel": ALL}, "figure", allow_duplicate=True),
-    map_styles=Output({"type": "browse-heatmap", "panel": ALL}, "style"),
+    **in_place_outputs("browse-heatmap"),
 )
 
 
@@ -177,10 +178,7 @@ def sync(slicing, display, drawn, map_ids):
     maps = out.pop("maps", None)
     if live_redraw():
         out.update(slicing_menus(figure, slicing), live_drawn=live_drawn(figure.id))
-        if maps is not None and list(maps) == [i.get("panel") for i in map_ids]:
-            del out["graphs"]  # the same panels: only their figures are sent
-            out.update(maps=[m["figure"] for m in maps.values()],
-                       map_styles=[m["style"] for m in maps.values()])
+        in_place(out, maps, map_ids)  # the same panels: only their figures are sent
     controls = {**slicing_values(state, figure, slicing["facet_ids"]), "color": state.color,
                 "show_values": state.show_values, "scale": state.scale, "pct": state.pct,
                 "zlog": state.zscale == "log", "k": state.k}
@@ -225,7 +223,8 @@ def graphs(figure, state: ViewState) -> dict:
             id={"type": "browse-heatmap", "panel": view.panel.slug}, figure=fig,
             config=graph_config(figure.id, view.panel.slug), className="heatmap-graph",
             style=reserved_height(fig)),
-            name=view.title), md=12 // per_row))
+            name=view.title, coords=map_coords(view.panel.facets, figure.spec.y,
+                                               figure.spec.x)), md=12 // per_row))
     shown = sum(v.n_cells for v in views)
     total = sum(v.z.size for v in views)
     summary = (f"{len(views)} panel{'s' * (len(views) != 1)} · {shown} of {total} cells reported"

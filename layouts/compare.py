@@ -160,6 +160,7 @@ def column(label, control, html_for: str, width: int, **col) -> dbc.Col:
 
 
 MEAN_COLS = ("compare-mean-figure-col", "compare-mean-col", "compare-mean-use-col")
+FIGURE_MENUS = ("compare-a-figure", "compare-b-figure", "compare-mean-figure")
 
 
 def layout(uploads=None, **query):
@@ -519,6 +520,8 @@ OUT = Outputs(
     rest=Output("compare-rest", "children"),  # the other dimensions' menus, when they change
     mean_style=[Output(col, "style") for col in MEAN_COLS],
     live_drawn=Output(live_drawn_id(PAGE), "children"),  # what was drawn of watched figures
+    # a watched figure's new version: the figure menus' titles (they count files) and options
+    figure_options=[Output(menu_id, "options") for menu_id in FIGURE_MENUS],
 )
 CONTROLS = ("a", "b", "a_figure", "b_figure", "color", "show_values", "scale", "pct", "mean",
             "mean_figure", "mean_options", "by", "ydim", "xdim", "k")  # written only if they change
@@ -588,7 +591,10 @@ def sync(search, showing, pressed, held, uploads, live):
             raise PreventUpdate
         state = parse_compare_state(parse_qs(search.lstrip("?"), keep_blank_values=True), catalog)
         values = render(catalog, state)
-        return _outputs(values, held, controls=True, shown=showing)
+        # the cell pointed at stays: its outlines and readout follow the maps as redrawn
+        # (evalmapsLib.keys, evalmapsLib.hover: hovered again once they are drawn)
+        return _outputs(values, held, controls=True, shown=showing, keep_hover=True,
+                        figure_options=[figure_options(catalog)] * len(FIGURE_MENUS))
     if triggered == "compare-loc" or triggered is None:
         if search is None:
             raise PreventUpdate  # the location reports the URL as it mounts
@@ -712,12 +718,13 @@ def mean_menu(figure_id, mean_keys, uploads):
 
 
 def _outputs(values: dict, held: list[str] | None, controls: bool, shown: dict,
-             **extra) -> dict:
+             keep_hover: bool = False, **extra) -> dict:
     """The callback's outputs: what is shown, and the menus only when they must change and
     show something else (``shown``: what the page shows); the maps with the arrays the page
-    holds as references; the linked-hover outlines are hidden (the maps changed); what was drawn
-    of the watched figures (evalmaps-live.js)."""
-    written = {key: values[key] for key in SHOWN}
+    holds as references; the linked-hover outlines are hidden and the readout says how to use
+    it (other maps), unless ``keep_hover`` (the same maps, a new version: the cell pointed at
+    is hovered again in the browser); what was drawn of the watched figures (evalmaps-live.js)."""
+    written = {key: values[key] for key in SHOWN if not (keep_hover and key == "readout")}
     if controls:
         written.update({key: values[key] for key in CONTROLS
                         if key not in shown or values[key] != shown[key]})
@@ -728,7 +735,8 @@ def _outputs(values: dict, held: list[str] | None, controls: bool, shown: dict,
         written["rest"] = values["rest"]
     figures = values["figures"]
     incoming = no_update if all(f is no_update for f in figures) else elide(figures, held)
-    return OUT(**written, incoming=incoming, marks=[HIDDEN] * len(SIDES), hovered=None,
+    hover = {} if keep_hover else {"marks": [HIDDEN] * len(SIDES), "hovered": None}
+    return OUT(**written, incoming=incoming, **hover,
                live_drawn=live_drawn(values["a_figure"], values["b_figure"], shaped=False),
                **extra)
 

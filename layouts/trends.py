@@ -17,7 +17,7 @@ from urllib.parse import parse_qs
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import Input, Output, State, callback, ctx, dcc, html
+from dash import ALL, Input, Output, State, callback, ctx, dcc, html
 from dash.exceptions import PreventUpdate
 
 from components.controls import figure_row, labelled, rows_and_range, scale_switches
@@ -54,6 +54,8 @@ from layouts._shared import (
     empty_note,
     get_catalog,
     group,
+    in_place,
+    in_place_outputs,
     live_drawn,
     live_redraw,
     page_location,
@@ -161,6 +163,8 @@ OUT = Outputs(
     threshold=Output("trends-threshold", "value"),
     threshold_placeholder=Output("trends-threshold", "placeholder"),
     drawn=Output("trends-drawn", "data"),
+    # a watched figure's new version, the same charts: redrawn in place (focus in them stays)
+    **in_place_outputs("trends-chart"),
 )
 
 
@@ -177,11 +181,12 @@ OUT = Outputs(
         ),
         pct=Input("trends-pct", "value"),
         drawn=State("trends-drawn", "data"),
+        map_ids=State({"type": "trends-chart", "panel": ALL}, "id"),
     ),
     prevent_initial_call=True,  # the layout draws the URL's view; its location reports changes
 )
 @boundary
-def sync(slicing, chart, pct, drawn):
+def sync(slicing, chart, pct, drawn, map_ids):
     """What changes the page: the URL (back/forward), a slicing control (``slicing``:
     ``slicing_inputs``) or the chart's own controls (``chart``: the page's options)."""
     figure, state, query = read_view(PAGE, slicing, {"pct": pct})
@@ -194,9 +199,11 @@ def sync(slicing, chart, pct, drawn):
         out = {} if key == drawn and not live_redraw() else {
             "problems": problems_alert((*state.problems, *options.problems)),
             **render(figure, state, options), "drawn": key}
+        maps = out.pop("maps", None)
         if live_redraw():  # a new version: drawn again in place, the menus list new labels
             out.update(slicing_menus(figure, slicing),
                        live_drawn=live_drawn(figure.id))
+            in_place(out, maps, map_ids)  # the same charts: only their figures are sent
         controls = {**slicing_values(state, figure, slicing["facet_ids"]),
                     "transpose": options.transpose, "overlay": options.overlay,
                     "threshold": options.threshold, "pct": state.pct, "k": state.k}
@@ -211,9 +218,10 @@ def sync(slicing, chart, pct, drawn):
     options = TrendsOptions(bool(chart["transpose"]), bool(chart["overlay"]),
                             finite_number(chart["threshold"]),
                             asked_logx(figure, state, chart, slicing["search"]))
+    drawing = render(figure, state, options)
+    drawing.pop("maps", None)
     return OUT(search=state.to_query(extra=options.extra(), y_labels=row_labels(figure)),
-               problems=None, drawn=drawn_key(state, options),
-               **render(figure, state, options))
+               problems=None, drawn=drawn_key(state, options), **drawing)
 
 
 def asked_logx(figure, state: ViewState, chart: dict, search: str | None) -> bool | None:
@@ -234,7 +242,8 @@ def drawn_key(state: ViewState, options: TrendsOptions) -> str:
 
 
 def render(figure, state: ViewState, options: TrendsOptions) -> dict:
-    """Charts, summary, observations, table rows and columns, rule notes, panel summaries, the
+    """Charts (``graphs``; ``maps``: each chart's figure and style, to redraw them in place),
+    summary, observations, table rows and columns, rule notes, panel summaries, the
     threshold box's placeholder and the log x switch (on where the axis is drawn on a log scale,
     disabled where it cannot be: a categorical axis, negative labels). At ``state.k`` > 1,
     every cell is the pass@k of its items (``figure_at``)."""
@@ -267,6 +276,7 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
                           config=chart_config(figure.id, key), className="trends-graph",
                           style=reserved_height(fig)), md=width)
         for fig, key, width in charts], className="g-2")
+    maps = {key: {"figure": fig, "style": reserved_height(fig)} for fig, key, _ in charts}
     line_dim = spec.dims[spec.x if options.transpose else spec.y]
     axis_dim = spec.dims[spec.y if options.transpose else spec.x]
     shown = sum(v.n_cells for v in views)
@@ -295,7 +305,7 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
                     "means (per line, per panel, marginal) get none: their cells share models "
                     "and items, so their errors are not independent")
     rows = stats_rows(trends)
-    return {"graphs": graphs, "summary": summary,
+    return {"graphs": graphs, "maps": maps, "summary": summary,
             "observations": observation_list(trends.observations, spec.illustrative),
             "table_rows": rows,
             "table_columns": stats_columns(spec, options.transpose, trends.thresholds,

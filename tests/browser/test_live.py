@@ -99,12 +99,28 @@ def test_an_open_page_draws_new_cells_in_place(served, browser):  # noqa: F811
     until(lambda: browser.find_elements(By.CSS_SELECTOR, ".heatmap-keys"), 20, "a map")
     assert drawn(browser)["shape"] == [["metric", "step"], "model", "task"]
     browser.execute_script("window.__same_page = true")
+    # the keyboard on the cell of pythia-70m at arc_easy (tasks across, one panel: step 0)
+    frame = browser.find_element(By.CSS_SELECTOR, ".heatmap-keys")
+    browser.execute_script("arguments[0].focus()", frame)  # a keyboard visit: the top-left cell
+    tasks = browser.execute_script("return window.evalmapsLib.keys.model("
+                                   "arguments[0].querySelector('.js-plotly-plot')).x", frame)
+    for _ in range(tasks.index("arc_easy")):
+        frame.send_keys(Keys.ARROW_RIGHT)
+    assert active_cell(browser) == {"y": "EleutherAI/pythia-v1.1-70m", "x": "arc_easy"}
     for name in FIRST[1:]:  # a second checkpoint: the steps become the x axis, the page is
         copy(folder, name)  # built again for its URL, without a reload
     until(lambda: (drawn(browser) or {}).get("shape") == [["task", "metric"], "model", "step"],
           15, "the page built again for the figure's new shape")
     assert browser.execute_script("return window.__same_page === true")
     assert browser.current_url == url
+    # the user's place kept: the same cell (70m, arc_easy, acc at step 0), focused in the map
+    # that holds it now, and the polite note said what changed
+    until(lambda: active_cell(browser) == {"y": "EleutherAI/pythia-v1.1-70m", "x": "0"}, 10,
+          "the keyboard back on the same cell")
+    assert json.loads(browser.execute_script(
+        "return document.activeElement.getAttribute('data-coords')"))["facets"] == {
+        "task": "arc_easy", "metric": "acc"}
+    assert re.match(r"\d+ new cells", note_text(browser)), note_text(browser)
     frame = until(lambda: browser.find_elements(By.CSS_SELECTOR, ".heatmap-keys"), 10, "a map")[0]
     browser.find_element(By.CSS_SELECTOR, ".heatmap-table-toggle").click()  # the table, open
     before = until(lambda: table_of(browser), 5, "the table")
@@ -127,9 +143,9 @@ def test_an_open_page_draws_new_cells_in_place(served, browser):  # noqa: F811
     assert browser.execute_script("return window.__same_page === true")  # no reload
     assert browser.current_url == url  # the URL's state, unchanged
     assert browser.find_element(By.CSS_SELECTOR, "#browse-color input[value=fixed]").is_selected()
-    assert browser.execute_script(  # focus and active cell kept, table still open
+    assert json.loads(browser.execute_script(  # focus and active cell kept, table still open
         "const f = document.activeElement; return f.classList.contains('heatmap-keys') && "
-        "JSON.stringify(f._evalmapsCell)") == json.dumps(cell, separators=(",", ":"))
+        "JSON.stringify(f._evalmapsCell)")) == cell
     assert browser.find_element(By.CSS_SELECTOR, ".heatmap-table-toggle").get_attribute(
         "aria-expanded") == "true"
     note = browser.find_element(By.ID, "evalmaps-live-note")
@@ -148,9 +164,11 @@ def test_an_open_page_draws_new_cells_in_place(served, browser):  # noqa: F811
                         note.get_attribute("textContent")), note.get_attribute("textContent")
 
     # the other pages: each draws the figure's next version in place, from its unchanged URL
+    # (Trends: a new step, so its slider's key list grows; focus in a chart stays; Compare:
+    # the keyboard's cell, its outline on the other maps, its readout and the figure menus)
     for path, name, shows in (
             ("/data", "pythia-70m/zero-shot/70m_step1.json", data_cells),
-            ("/trends", "pythia-160m/zero-shot/160m_step1.json", trends_points),
+            ("/trends", "pythia-70m/zero-shot/70m_step2.json", trends_points),
             ("/compare", "pythia-410m/zero-shot/410m_step1.json", compare_cells)):
         query = (f"?a={fid}:arc-easy-acc&b={fid}:arc-challenge-acc" if path == "/compare"
                  else f"?figure={fid}&task=arc_easy&metric=acc")
@@ -158,15 +176,90 @@ def test_an_open_page_draws_new_cells_in_place(served, browser):  # noqa: F811
         before = until(lambda: drawn_version(browser), 20, f"{path} drawn")
         count = until(lambda: shows(browser), 20, f"{path}'s data")
         browser.execute_script("window.__same_page = true")
+        focus = FOCUS.get(path, lambda driver: None)(browser)
         copy(folder, name)
         until(lambda: drawn_version(browser) not in (None, before), 15, f"{path} drawn again")
         assert drawn_version(browser) == api_version(base, fid)
         assert shows(browser) > count  # the new cell is on the page
         assert browser.current_url == base + path + query
         assert browser.execute_script("return window.__same_page === true")
+        if path == "/trends":
+            until(lambda: browser.execute_script(  # a modebar button of the same chart, focused
+                "const f = document.activeElement, g = f.closest('.dash-graph');"
+                "return g && f.getAttribute('data-title') + ' ' + g.id") == focus, 5,
+                  "focus on the same chart's button")
+            steps = [d["labels"] for d in json.loads(fetch_text(base, f"/api/figures/{fid}"))[
+                "dims"] if d["name"] == "step"][0]
+            assert "2" in steps and json.loads(browser.find_element(
+                By.ID, "trends-xrange-keys").get_attribute("data-numbers")) == [
+                int(step) for step in steps]
+        elif path == "/compare":
+            until(lambda: compare_kept(browser, focus), 10, "Compare's cell, outline and readout")
+            files = len(list(folder.rglob("*.json")))
+            assert browser.find_element(By.ID, "compare-a-figure").text.endswith(
+                f"({files} lm-evaluation-harness results files)")
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == [], errors
+
+    # every file removed: the page says so once, stops asking for the figure (one 404 in the
+    # console), looks for it in the list of figures, and finds it back within 15 s
+    saved = {p.relative_to(folder).as_posix() for p in folder.rglob("*.json")}
+    for name in saved:
+        (folder / name).unlink()
+    until(lambda: "files are gone" in note_text(browser), 15, "the note that the files are gone")
+    time.sleep(2 * 3)  # two checks more: the figure is not asked for again
+    for name in [*sorted(saved), "pythia-160m/zero-shot/160m_step2.json"]:
+        copy(folder, name)
+    back = time.monotonic()
+    until(lambda: note_text(browser).startswith("The figure is back"), 20, "the figure back")
+    assert time.monotonic() - back < 15
+    until(lambda: drawn_version(browser) == api_version(base, fid), 10, "drawn again")
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert 1 <= len(errors) <= 2 and all(f"/api/figures/{fid} " in e["message"] and "404" in
+                                         e["message"] for e in errors), errors
     assert not re.search(r'" 5\d\d ', log())  # no 5xx in the access log
+
+
+def active_cell(driver) -> dict | None:
+    """The labels of the keyboard's active cell in the focused map."""
+    return driver.execute_script(
+        "const c = document.activeElement._evalmapsCell; return c ? {y: c.y, x: c.x} : null")
+
+
+def note_text(driver) -> str:
+    return driver.execute_script(
+        "const n = document.getElementById('evalmaps-live-note'); return n ? n.textContent : ''")
+
+
+def focus_trends(driver) -> str:
+    """Focus on the first chart's Zoom button: what it is, as the test reads it back."""
+    return driver.execute_script(
+        "const b = document.querySelector('#trends-graphs .modebar-btn[data-title=\"Zoom\"]');"
+        "b.focus(); return b.getAttribute('data-title') + ' ' + b.closest('.dash-graph').id")
+
+
+def focus_compare(driver) -> dict:
+    """The keyboard on map A's second cell of row 1: its labels."""
+    frame = driver.find_element(By.CSS_SELECTOR, ".compare-map .heatmap-keys")
+    driver.execute_script("arguments[0].focus()", frame)
+    frame.send_keys(Keys.ARROW_RIGHT)
+    cell = until(lambda: active_cell(driver), 5, "a cell active")
+    until(lambda: compare_kept(driver, cell), 5, "the outline and the readout")
+    return cell
+
+
+FOCUS = {"/trends": focus_trends, "/compare": focus_compare}
+
+
+def compare_kept(driver, cell: dict) -> bool:
+    """Map A focused on ``cell``, outlined on map B, the readout saying it with B's value as
+    B's map draws it now."""
+    if active_cell(driver) != cell:
+        return False
+    said = driver.execute_script(
+        "const m = document.getElementById(JSON.stringify({panel: 'b', type: 'compare-mark'}));"
+        "return [m.style.display, document.getElementById('compare-readout').textContent]")
+    return said[0] == "block" and f"Step {cell['x']} " in said[1] and cell["y"][-4:] in said[1]
 
 
 def drawn(driver) -> dict | None:

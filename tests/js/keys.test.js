@@ -108,3 +108,37 @@ test("ready: only a drawn heatmap", function () {
   assert.equal(keys.ready(undrawn), false);
   assert.equal(keys.ready(null), false);
 });
+
+test("follow: the active cell found by its labels in a map drawn anew", function () {
+  const keys = load().evalmapsLib.keys;
+  const m = {x: ["0", "1000", "2000"], y: ["70m", "160m", "410m"]};
+  // a row came in above it: the same labels, one row down
+  assert.deepEqual(Array.from(keys.follow(m, {i: 0, j: 1, y: "160m", x: "1000"})), [1, 1]);
+  // its column is gone: its place then (activate clamps it to the map)
+  assert.deepEqual(Array.from(keys.follow(m, {i: 2, j: 4, y: "410m", x: "5000"})), [2, 4]);
+  // no labels kept (a cell made active before): its place
+  assert.deepEqual(Array.from(keys.follow(m, {i: 1, j: 0})), [1, 0]);
+});
+
+test("where and goTo: focus on nothing is no place; a chart's button by its chart and title", function () {
+  const keys = load().evalmapsLib.keys;
+  const body = {};
+  assert.equal(keys.where({body: body, activeElement: body}), null);
+  const graph = {id: '{"panel":"a","type":"trends-chart"}'};
+  const button = {getAttribute: function (name) { return name === "data-title" ? "Zoom" : null; },
+                  closest: function (sel) { return sel === ".dash-graph[id]" ? graph : null; }};
+  const place = keys.where({body: body, activeElement: button});
+  assert.deepEqual(JSON.parse(JSON.stringify(place)), {id: graph.id, title: "Zoom"});
+  // the page drawn anew: the new button of the same chart gets focus
+  let focused = null;
+  const fresh = {tabIndex: 0, focus: function () { focused = "fresh"; },
+                 getAttribute: function () { return "Zoom"; }};
+  const other = {tabIndex: 0, focus: function () { focused = "other"; },
+                 getAttribute: function () { return "Pan"; }};
+  const host = {tabIndex: -1, querySelectorAll: function () { return [other, fresh]; }};
+  const doc = {querySelectorAll: function () { return []; },
+               getElementById: function (id) { return id === graph.id ? host : null; }};
+  assert.equal(keys.goTo(doc, place), true);
+  assert.equal(focused, "fresh");
+  assert.equal(keys.goTo(doc, {id: "gone", title: "Zoom"}), false);  // not drawn (yet)
+});

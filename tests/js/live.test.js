@@ -168,3 +168,136 @@ test("poller: a figure answered 404 (its files removed) is asked for no more", a
   assert.equal(await check(), false);
   assert.deepEqual(asked, ["/api/figures/import-sweep"]);  // one 404 in the console, not three
 });
+
+/* A server whose figure is gone, then back: its answers by path; the list of figures holds
+ * the figure only while ``state.there``. */
+function goneServer(state) {
+  const asked = [];
+  function fetchFn(path, options) {
+    asked.push({path: path, etag: options.headers["If-None-Match"] || null, at: state.now});
+    if (path === "/api/figures") {
+      const etag = state.there ? '"with"' : '"without"';
+      if (options.headers["If-None-Match"] === etag) {
+        return Promise.resolve({status: 304, headers: {get: function () { return etag; }}});
+      }
+      const body = {figures: [{id: "other", version: "1"}].concat(state.there ? [state.figure] : [])};
+      return Promise.resolve({status: 200, headers: {get: function () { return etag; }},
+                              json: function () { return Promise.resolve(body); }});
+    }
+    if (!state.there) {
+      return Promise.resolve({status: 404, headers: {get: function () { return null; }}});
+    }
+    return Promise.resolve({status: 200, headers: {get: function () { return '"' + state.figure.version + '"'; }},
+                            json: function () { return Promise.resolve(state.figure); }});
+  }
+  return {fetchFn: fetchFn, asked: asked};
+}
+
+test("poller: a figure gone is looked for in the list, slower and slower; back: told and redrawn", async function () {
+  const doc = fakeDoc();
+  const state = {now: 0, there: true, figure: BEFORE};
+  const srv = goneServer(state);
+  const asked = [];
+  const drawn = page({"import-sweep": "a"});
+  const check = live.poller(doc, srv.fetchFn, function (v) { asked.push(plain(v.versions)); },
+                            drawn.drawn, function () { return state.now; });
+  await check();  // the baseline
+  state.there = false;  // its files removed
+  const at = [];
+  for (state.now = 3000; state.now <= 60000; state.now += live.POLL_MS) {
+    await check();
+  }
+  const figureAsks = srv.asked.filter(function (a) { return a.path === "/api/figures/import-sweep"; });
+  assert.equal(figureAsks.length, 2);  // the baseline and the one 404: never again while gone
+  const lists = srv.asked.filter(function (a) { return a.path === "/api/figures"; });
+  lists.forEach(function (a) { at.push(a.at); });
+  // first after GONE_MS, then further apart, never more than GONE_MAX_MS
+  assert.equal(at[0], 3000 + 6000);
+  const gaps = at.slice(1).map(function (t, k) { return t - at[k]; });
+  assert.ok(gaps.every(function (g) { return g <= live.GONE_MAX_MS; }), String(gaps));
+  assert.ok(gaps[0] >= live.GONE_MS && gaps[gaps.length - 1] === live.GONE_MAX_MS, String(gaps));
+  assert.deepEqual(lists.slice(1).map(function (a) { return a.etag; }),
+                   lists.slice(1).map(function () { return '"without"'; }));  // 304s
+  assert.equal(doc.getElementById("evalmaps-live-note").textContent,
+               "The figure's files are gone: the page shows what it drew, and follows them if they come back.");
+  assert.deepEqual(asked, []);  // nothing to redraw while gone
+  // back, with a new version: seen within GONE_MAX_MS + POLL_MS, told and redrawn
+  state.there = true;
+  state.figure = AFTER;
+  const since = state.now;
+  while (!asked.length) {
+    state.now += live.POLL_MS;
+    await check();
+    assert.ok(state.now - since <= live.GONE_MAX_MS + live.POLL_MS, "back within 12 s");
+  }
+  assert.deepEqual(asked, [{"import-sweep": "b"}]);
+  assert.equal(doc.getElementById("evalmaps-live-note").textContent,
+               "The figure is back: 12 new cells: pythia-1.4b, step 33000.");
+  drawn.shown.versions["import-sweep"] = "b";
+  const before = srv.asked.length;
+  state.now += live.POLL_MS;
+  await check();  // followed as before: the figure asked for with its ETag, no list
+  assert.deepEqual(srv.asked.slice(before).map(function (a) { return [a.path, a.etag]; }),
+                   [["/api/figures/import-sweep", '"b"']]);
+});
+
+test("poller: a figure back as it was: said so, nothing redrawn", async function () {
+  const doc = fakeDoc();
+  const state = {now: 0, there: true, figure: BEFORE};
+  const srv = goneServer(state);
+  const check = live.poller(doc, srv.fetchFn, function () { throw new Error("no redraw"); },
+                            page({"import-sweep": "a"}).drawn, function () { return state.now; });
+  await check();
+  state.there = false;
+  state.now = 3000;
+  await check();
+  state.there = true;
+  for (state.now = 6000; state.now <= 12000; state.now += 3000) {
+    await check();
+  }
+  assert.equal(doc.getElementById("evalmaps-live-note").textContent,
+               "The figure's files are back, as they were.");
+});
+
+test("keeper: the user's place taken before a redraw, given back once the page is drawn", function () {
+  const body = {};
+  const doc = {body: body, activeElement: {id: "x"}};
+  const placed = [];
+  const keys = {where: function () { return {cell: {model: "70m", step: "0"}, map: true}; },
+                goTo: function (d, place) { placed.push(place); return true; }};
+  let now = 0;
+  const drawn = page({"import-sweep": "a"});
+  const keep = live.keeper(doc, keys, drawn.drawn, function () { return now; });
+  assert.equal(keep.before({versions: {"import-sweep": "b"}, n: 1}), true);
+  doc.activeElement = body;  // the page built again: focus on nothing
+  assert.equal(keep.after(), false);  // not drawn at "b" yet
+  drawn.shown.versions["import-sweep"] = "b";
+  assert.equal(keep.after(), true);
+  assert.deepEqual(plain(placed), [{cell: {model: "70m", step: "0"}, map: true}]);
+  // a redraw in place: focus stays where it was, nothing moved (watched a while: a chart's
+  // modebar drawn anew a moment later loses it, and gets it back)
+  doc.activeElement = {id: "y"};
+  keep.before({versions: {"import-sweep": "c"}, n: 2});
+  drawn.shown.versions["import-sweep"] = "c";
+  assert.equal(keep.after(), false);
+  now += 500;
+  doc.activeElement = body;
+  assert.equal(keep.after(), true);
+  assert.equal(placed.length, 2);
+  doc.activeElement = {id: "y"};
+  keep.before({versions: {"import-sweep": "c2"}, n: 3});
+  drawn.shown.versions["import-sweep"] = "c2";
+  assert.equal(keep.after(), false);
+  now += 1500;
+  assert.equal(keep.after(), true);
+  assert.equal(placed.length, 2);
+  // focus on nothing before: nothing to keep; too late: given up
+  doc.activeElement = body;
+  const none = live.keeper(doc, {where: function () { return null; }}, drawn.drawn);
+  assert.equal(none.before({versions: {"import-sweep": "d"}}), false);
+  const late = live.keeper(doc, keys, drawn.drawn, function () { return now; });
+  late.before({versions: {"import-sweep": "e"}});
+  now += 16000;
+  assert.equal(late.after(), true);
+  assert.equal(placed.length, 2);
+});

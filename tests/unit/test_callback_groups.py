@@ -48,7 +48,7 @@ def test_the_sync_callbacks_take_a_few_groups(dash_app):
     assert signatures == {"browse": ["slicing", "display", "drawn", "map_ids"],
                           "compare": ["search", "showing", "pressed", "held", "uploads", "live"],
                           "data": ["slicing"],
-                          "trends": ["slicing", "chart", "pct", "drawn"]}
+                          "trends": ["slicing", "chart", "pct", "drawn", "map_ids"]}
 
 
 @pytest.mark.parametrize("page, inputs, state", [
@@ -63,7 +63,7 @@ def test_the_sync_callbacks_take_a_few_groups(dash_app):
                 "trends-transpose.value", "trends-overlay.value", "trends-threshold.value",
                 "trends-logx.value", "trends-k.value", "trends-pct.value"],
      ["trends-facet.id", "trends-rendered-figure.data", "uploads.data", "live-drawn.children",
-      "trends-drawn.data"]),
+      "trends-drawn.data", "trends-chart.id"]),
     ("data", ["data-loc.search", "data-facet.value", "data-rows.value", "data-xrange.value",
               "data-sort.value", "data-top.value", "live-version.data"],
      ["data-facet.id", "data-rendered-figure.data", "uploads.data", "live-drawn.children"]),
