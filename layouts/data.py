@@ -142,7 +142,7 @@ def layout(uploads=None, **query):
         figure_row(PAGE, catalog, figure, state),
         dbc.Row(rows_and_range(PAGE, figure, state, widths=(5, 4)), className="g-3 controls-row"),
         html.Div([
-            html.Div([html.Div(id="data-summary"),
+            html.Div([html.Div(id="data-summary", className="data-summary"),
                       html.Div(id="data-filtered", className="fw-semibold", role="status")],
                      className="small text-muted"),
             html.Div([

@@ -161,12 +161,12 @@ def test_compare_lower_is_better_says_better_and_worse(server, dash_duo, tmp_pat
     dash_duo.wait_for_element(f"{delta} .main-svg", timeout=20)
     assert dash_duo.find_element("#compare-sentences").text.startswith(
         "perplexity | r2 is better (lower) than perplexity | r1 in 3 of 9 cells (2 equal), and "
-        "lower by 0.3333 on average (better).")
+        "lower by 0.33 on average (better).")
     assert dash_duo.find_element("#compare-higher").text == (
         "in 3 of 9 cells (2 equal, 4 worse (higher)); lower is better")
     assert drawn(driver, delta)["first_stop"] == REVERSED_DELTA
     hover = hover_cell(dash_duo, delta, "2", "m2")
-    assert "B − A -5.00 (lower is better: − means B better)" in hover
+    assert "B − A -5 (lower is better: − means B better)" in hover
     until(lambda: "(B better: lower is better)" in dash_duo.find_element(
         "#compare-readout").text, timeout=5)
     screenshot(driver, "metrics-compare-lower-1400", Path(SHOTS) if SHOTS else tmp_path)
