@@ -28,6 +28,7 @@ from components.heatmap import (
     heatmap_layout,
     heatmap_traces,
     panel_height,
+    scale_ticks,
     style_meta,
     uncertainty_data,
     uncertainty_decimals,
@@ -314,6 +315,7 @@ def side_figure(al: Alignment, which: str, zrange: tuple[float, float], *,
     present, missing, customdata, groups, data_dtype = side_hovers(al, which)
     text = value_template(side.metric if side.metric.percent else None, side.decimals,
                           trim=side.min_decimals is not None)
+    ranges = {mode: color_range(al, mode) for mode in COLOR_MODES}
     title = f"{al.a.metric.label} (A and B)"
     if not al.higher_is_better:
         title += " · lower is better"
@@ -321,14 +323,15 @@ def side_figure(al: Alignment, which: str, zrange: tuple[float, float], *,
         decimals=side.decimals, hovertemplate=present, colorscale=al.a.colorscale,
         zrange=zrange, texttemplate=text, show_values=show_values, showscale=showscale,
         colorbar_title=title,
-        colorbar={"tickformat": PERCENT_TICKS} if al.a.metric.percent else None,
+        colorbar=scale_ticks(al.a.metric.percent, side.decimals,
+                             [zrange, *ranges.values()]),
         reversescale=not al.higher_is_better, dtype=dtype, customdata_dtype=data_dtype)
     data = heatmap_traces(grid, al.x.labels, al.y.labels, drawn, customdata=customdata,
                           special=(Special(~np.isfinite(grid), missing), *groups))
     tag = " (mean)" if side.n_averaged is not None else " (derived)" if side.derived else ""
     layout = _layout(al, f"{which.upper()} · {side.short}{tag}", right=20 if showscale else 100,
                      illustrative=side.illustrative)
-    layout["meta"] = style_meta(data, {mode: color_range(al, mode) for mode in COLOR_MODES})
+    layout["meta"] = style_meta(data, ranges)
     return {"data": data, "layout": layout}
 
 

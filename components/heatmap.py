@@ -126,6 +126,22 @@ def value_template(metric, decimals: int, *, signed: bool = False, trim: bool = 
 
 
 PERCENT_TICKS = ".4~%"  # colour-bar and axis ticks of a fraction shown as percent: 0.25 -> 25%
+WHOLE_TICKS_SPAN = 10  # a whole-number metric coloured over at most this span is ticked at each unit
+
+
+def scale_ticks(percent: bool, decimals: int, spans) -> dict:
+    """The colour bar's tick settings: percent ticks for a fraction shown as percent; for a metric
+    written with no decimals (counts such as AlpacaEval's n_total) whose colour ranges (every
+    ``(lo, hi)`` of ``spans`` that the page may switch to) are all narrow, a tick at each whole
+    number, where Plotly would otherwise pick values the metric never takes (804.2)."""
+    if percent:
+        return {"tickformat": PERCENT_TICKS}
+    bounds = [r for r in spans if r is not None]
+    if decimals == 0 and bounds and all(
+            np.isfinite(r[0]) and np.isfinite(r[1]) and r[1] - r[0] <= WHOLE_TICKS_SPAN
+            for r in bounds):
+        return {"dtick": 1, "tick0": 0}
+    return {}
 LOG_STEPS = (1, 2, 5)
 
 
@@ -666,7 +682,8 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
                                                            counts)
     _, missing = hover_template(view)
     shown = view.shown
-    colorbar = {"tickformat": PERCENT_TICKS} if shown.percent else {}
+    colorbar = scale_ticks(shown.percent, view.decimals,
+                           [zrange or _finite_bounds(view.z), *(ranges or [])])
     z, text, cell = view.z, None, None
     if shown.percent:
         cell = value_template(shown, view.decimals, field="text" if view.log_scale else "z")

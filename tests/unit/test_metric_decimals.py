@@ -187,3 +187,27 @@ def test_the_static_bundle_writes_each_metric_as_the_live_app(alpaca, tmp_path):
     assert "n_total %{z:.0f}" in templates["n_total"]
     assert "n_wins %{z:.0f}" in templates["n_wins"]
     assert "win_rate %{z:.4f}%" in templates["win_rate"]
+
+
+def test_a_narrow_count_is_ticked_at_whole_numbers_and_the_rest_as_plotly_picks(alpaca):
+    """n_total runs from 795 to 805: Plotly could tick its colour bar at values no count takes.
+    A whole-number metric over a narrow range is ticked at each unit; wide or fractional ones are
+    left to Plotly, and a fraction shown as percent keeps percent ticks."""
+    from components.heatmap import panel_traces, scale_ticks
+
+    def colorbar(metric):
+        view = slice_panel(alpaca, panel(alpaca, metric))
+        return {k: v for k, v in panel_traces(view, None)[0]["colorbar"].items()
+                if k in ("dtick", "tick0", "tickformat")}
+
+    values = panel(alpaca, "n_total").z
+    assert (float(values[values == values].min()), float(values[values == values].max())) == (
+        795.0, 805.0)
+    assert colorbar("n_total") == {"dtick": 1, "tick0": 0}
+    assert colorbar("avg_length") == {}  # whole numbers, but over hundreds
+    assert colorbar("win_rate") == {}
+    # a page that may switch to a wide colour range is left to Plotly too
+    assert scale_ticks(False, 0, [(804, 805), (0, 1000)]) == {}
+    assert scale_ticks(False, 0, [(804, 805), None]) == {"dtick": 1, "tick0": 0}
+    assert scale_ticks(True, 0, [(0, 1)]) == {"tickformat": ".4~%"}
+    assert scale_ticks(False, 1, [(0, 5)]) == {}
