@@ -106,7 +106,9 @@ def create_app(settings: Settings | None = None) -> Dash:
         app.server.before_request(loaded.live.ensure_running)
     app.layout = lambda: html.Div([
         dcc.Store(id=UPLOADS, storage_type="local", data=[]),
-        dcc.Store(id=LIVE),  # set by assets/evalmaps-live.js
+        # set by assets/evalmaps-live.js; 0, not None, at first: a memory Store whose data is
+        # None sets it as it mounts, a change that every callback it feeds is asked to handle
+        dcc.Store(id=LIVE, data=0),
         navbar(referred_url(app)),  # its links as the nav callbacks would write them
         *problems_banner(state["problems"]),  # as the data is now (watched folders change)
         page_container(app),  # the first page in it (layouts._first_page)

@@ -346,10 +346,15 @@
         clientside.set_props("live-version", {data: request});
       }
     });
-    const first = window.setInterval(function () {  // as soon as the page is drawn: a baseline
+    // the baseline, once the page is drawn: at its first idle moment, so that its request and
+    // answer wait for the maps plotly.js is still drawing (the page's first paint)
+    const idle = window.requestIdleCallback ?
+      function (f) { window.requestIdleCallback(f, {timeout: 2000}); } :
+      function (f) { window.setTimeout(f, 0); };
+    const first = window.setInterval(function () {
       if (drawnIn(document)) {
         window.clearInterval(first);
-        check();
+        idle(check);
       }
     }, 200);
     window.setInterval(check, POLL_MS);  // another view's figures: asked for afresh (paths)

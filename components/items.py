@@ -26,7 +26,7 @@ HIDDEN = {"display": "none"}
 SEARCH_WAIT_MS = 300  # the search goes to the server once typing pauses this long
 
 
-MOUNTED = "-"  # the request store's data before any location is passed on (not a search)
+MOUNTED = "-"  # the open and request stores' data before any cell or location is passed on
 
 
 def score_column(field: str, title: str) -> dict:
@@ -125,11 +125,12 @@ def items_panel(page: str, values: dict, shown: list | None) -> html.Div:
         html.Div(items_grid(page, values) if shown is not None else None,
                  id=f"{page}-items-grid-box"),
         html.Div(values["detail"], id=f"{page}-items-detail", className="items-detail mt-2"),
-        dcc.Store(id=f"{page}-items-open", data=None),  # Enter on a cell of B − A (JS)
+        # Enter on a cell of B − A (JS); not None at first, as the request store below
+        dcc.Store(id=f"{page}-items-open", data=MOUNTED),
         dcc.Store(id=f"{page}-items-shown", data=shown),  # the query the open panel shows
         dcc.Store(id=f"{page}-items-searched", data=""),  # the search the list shows
-        # the location, while the panel is open; not None at first: a Store whose data is None
-        # sets it as it mounts, which would call show_items on every first paint
+        # the location, while the panel is open; not None at first: a memory Store whose data
+        # is None sets it as it mounts, which would call show_items on every first paint
         dcc.Store(id=f"{page}-items-request", data=MOUNTED),
     ], id=f"{page}-items", className="items-panel mt-3", style=values["style"],
         role="region", **{"aria-label": "The items behind a cell"})

@@ -224,7 +224,7 @@ clientside_callback(
         const p = new URLSearchParams(search || "");
         if (id.indexOf("compare-items-close") === 0) {
             p.delete("cell"); p.delete("which");
-        } else if (id.indexOf("compare-items-open") === 0 && opened) {
+        } else if (id.indexOf("compare-items-open") === 0 && opened && opened.x !== undefined) {
             p.set("cell", opened.y + "|" + opened.x); p.delete("which");
         } else if (id.indexOf("compare-items-which") === 0) {
             if (!p.has("cell")) { return dash_clientside.no_update; }

@@ -128,8 +128,10 @@ def layout(uploads=None, **query):
         html.Div(id="data-upload-status", className="mt-2"),
         dbc.Button("Keep it on this server and open it", id="data-add", color="primary",
                    disabled=True, className="mb-3"),
-        dcc.Store(id="data-upload-raw"),
-        dcc.Store(id="data-staged"),
+        # "" (nothing yet), not None: a memory Store whose data is None sets it as it mounts,
+        # a change each callback it feeds is asked to handle on every first paint
+        dcc.Store(id="data-upload-raw", data=""),
+        dcc.Store(id="data-staged", data=""),
         dcc.Store(id="data-pending"),
         # this tab's last upload that held several figures: listed with their links after the
         # page renders anew on the first of them

@@ -34,14 +34,26 @@ PAGES = [  # URL, what is drawn, the nav links' hrefs
 ]
 
 
-# Counts the calls of the nav links' callbacks (set before the page's scripts run; wrapped once
-# they have defined them)
+# Counts the calls of the nav links' callbacks, and of every clientside callback with what
+# triggered it (set before the page's scripts run; each namespace's functions wrapped once the
+# page's scripts have defined them)
 COUNT_NAV_CALLS = """
 window.__navCalls = [];
+window.__clientside = [];
 document.addEventListener('DOMContentLoaded', function () {
-  [['evalmaps_nav', 'navLinks'], ['evalmaps_nav', 'active']].forEach(function (p) {
-    var ns = window.dash_clientside[p[0]], f = ns[p[1]];
-    ns[p[1]] = function () { window.__navCalls.push(p[1]); return f.apply(this, arguments); };
+  Object.keys(window.dash_clientside).forEach(function (space) {
+    var ns = window.dash_clientside[space];
+    if (!ns || typeof ns !== 'object') { return; }
+    Object.keys(ns).forEach(function (name) {
+      var f = ns[name];
+      if (typeof f !== 'function') { return; }
+      ns[name] = function () {
+        var trig = (window.dash_clientside.callback_context || {}).triggered || [];
+        if (space === 'evalmaps_nav') { window.__navCalls.push(name); }
+        window.__clientside.push([name, trig.map(function (t) { return t.prop_id; })]);
+        return f.apply(this, arguments);
+      };
+    });
   });
 });
 """
@@ -83,6 +95,12 @@ def test_the_first_page_is_drawn_with_no_callback(dash_duo, dash_app, url, drawn
         "title": TITLES[path], "calls": []}
     time.sleep(1)  # anything that would still fire after the first paint has by now
     assert nav_state(dash_duo.driver)["calls"] == []
+    # nor any other clientside callback (a memory store that mounted with None data started one
+    # on every Compare page: tests/integration/test_first_page.py), but Compare's linked hover
+    # on its maps' relayouts as they are drawn (it re-places a hovered cell's outlines)
+    calls = dash_duo.driver.execute_script("return window.__clientside;")
+    assert [c for c in calls if not (c[0] == "compareHover" and all(
+        t.endswith(".relayoutData") for t in c[1]))] == []
     # the layout and the callbacks were asked for once, early (assets/nav.js's preloads), and
     # Dash's own requests took those answers
     assert dash_duo.driver.execute_script(

@@ -229,3 +229,31 @@ def test_the_pages_that_show_a_grid_say_so(client, dash_app):
         assert not any(isinstance(node, dash_table.DataTable) for node in nodes), page["path"]
         assert "dash_table/" not in client.get(page["path"]).get_data(as_text=True)
     assert with_grid == flagged == {"/trends", "/data", "/compare"}
+
+
+def _watched(deps: list[dict]) -> set[str]:
+    """'id.prop' of every callback input, a pattern id by its type ('live-drawn.children')."""
+    def name(cid: str) -> str:
+        return json.loads(cid)["type"] if cid.startswith("{") else cid
+
+    return {f"{name(i['id'])}.{i['property']}" for d in deps for i in d["inputs"]}
+
+
+@pytest.mark.parametrize("path, search", [
+    *URLS, ("/compare", "?a=bench:x&cell=a%7Cb"), ("/trends", ""), ("/data", "")])
+def test_no_store_of_the_first_page_starts_a_callback_as_it_mounts(client, path, search):
+    """A memory dcc.Store whose data is None sets its data as it mounts (dcc's Store: the empty
+    memory store's value, undefined, is not None), and Dash then runs every callback that takes
+    that data as an input, prevent_initial_call or not: on every first paint, before the maps
+    are drawn. So a store that feeds a callback starts with data (Compare's items panel and
+    the live-version store did not: one clientside callback ran on every Compare page)."""
+    layout = first_layout(client, HOST + path + search)
+    watched = _watched(client.get("/_dash-dependencies").get_json())
+    stores = [n["props"] for n in _nodes(layout) if n.get("type") == "Store"
+              and n.get("namespace") == "dash_core_components"]
+    assert {"live-version", "uploads"} <= {s["id"] for s in stores}  # the app's, with the page's
+    if path == "/compare":
+        assert {"compare-items-open", "compare-items-request"} <= {s["id"] for s in stores}
+    starts = [s["id"] for s in stores if s.get("storage_type", "memory") == "memory"
+              and s.get("data") is None and f"{s['id']}.data" in watched]
+    assert starts == []
