@@ -29,7 +29,7 @@ from evalmaps.catalog.load import (
 from evalmaps.core.errors import DataError, not_served, problem_line
 from evalmaps.core.figure import Figure, short_slug
 from evalmaps.readers import fastcsv
-from evalmaps.readers.base import SUFFIXES, ImportFailed, ImportOptions, parse_json
+from evalmaps.readers.base import SUFFIXES, ImportFailed, ImportOptions, TableOptions, parse_json
 
 SIDECAR = ".figure.json"  # <name>.figure.json beside <name>.csv: its catalog entry
 ITEMS = ".items"  # <name>.items/ beside <name>.csv: its per-item records (scores.parquet, ...)
@@ -58,15 +58,17 @@ def write_import(imported, out: Path) -> Path:
     return entry
 
 
-def _import_file(path, cache_dir) -> Figure:
+def _import_file(path, cache_dir, options: TableOptions = TableOptions()) -> Figure:
     """One file of a data folder (CSV or Parquet) -> its figure, through the cache if given.
-    A table with a catalog entry beside it (:func:`sidecar`) is loaded as that entry says."""
+    A table with a catalog entry beside it (:func:`sidecar`) is loaded as that entry says;
+    another is read with the folder's table ``options`` (``serve --data DIR --item ...``), which
+    are part of the cache key."""
     entry = sidecar(path)
     if entry.is_file():
         return _load_with_entry(path, entry, cache_dir)
     data = path.read_bytes()
     parquet = path.suffix.lower() == ".parquet"
-    mapping = ImportOptions(format="tidy") if parquet else ImportOptions()
+    mapping = options.apply(ImportOptions(format="tidy") if parquet else ImportOptions())
     key = None
     if cache_dir is not None:
         key = cache.key("import", path.suffix.lower(), path.name,
@@ -131,7 +133,8 @@ def _load_with_entry(path: Path, entry: Path, cache_dir) -> Figure:
 
 
 def load_folder(folder, cache_dir: str | Path | None = None,
-                problems: list[str] | None = None) -> list[Figure]:
+                problems: list[str] | None = None,
+                options: TableOptions = TableOptions()) -> list[Figure]:
     """A user's folder: its own catalog.json (like data/), or else every *.csv and *.parquet
     imported (auto-detected CSV format; Parquet: tidy). No size limit: files on disk are the
     user's own. ``cache_dir``: where validated cells are kept between start-ups (None: none).
@@ -139,7 +142,9 @@ def load_folder(folder, cache_dir: str | Path | None = None,
     ``problems``: None, and a bad file raises its ImportFailed; a list, and a bad file is skipped
     with one line appended. Either way two files that would have one id get ``-2``, ``-3``, ...
     with a warning (in ``problems``, else logged). A folder's own ``manifest.json`` is checked:
-    a file that does not match it is served with a warning (:mod:`evalmaps.catalog.manifest`)."""
+    a file that does not match it is served with a warning (:mod:`evalmaps.catalog.manifest`).
+    ``options``: how its tables are read, as ``evalmaps import`` reads them with the same options
+    (a catalog.json folder's figures say it all themselves)."""
     folder = Path(folder)
     if folder.is_file():
         raise ImportFailed(f"--data takes a folder, and this is a file. To serve one file, put it "
@@ -152,7 +157,7 @@ def load_folder(folder, cache_dir: str | Path | None = None,
         return list(load_catalog(folder, cache_dir=cache_dir, problems=problems,
                                  manifest_check="flag"))
     with fastcsv.lean_memory():
-        return _load_files(folder, cache_dir, problems)
+        return _load_files(folder, cache_dir, problems, options=options)
 
 
 def _data_files(folder: Path) -> list[Path]:
@@ -180,7 +185,7 @@ def harness_files(folder: Path) -> list[Path]:
                   and p.suffix.lower() in SUFFIXES and not p.name.startswith("."))
 
 
-def read_harness_file(path: Path) -> Found:
+def read_harness_file(path: Path, options: TableOptions = TableOptions()) -> Found:
     """One file of a folder of results, read (:func:`evalmaps.catalog.imports.read_source`). A
     ``.json`` that does not parse (cut short, or still being written) is a DataError naming it,
     not a file skipped as "not results"."""
@@ -189,24 +194,28 @@ def read_harness_file(path: Path) -> Found:
     except OSError as exc:
         raise ImportFailed(f"cannot read the file ({exc.strerror}). Check its permissions.",
                            file=str(path)) from None
-    found = read_source(path.as_posix(), data, True, None, None)
+    found = read_source(path.as_posix(), data, True, options.apply(ImportOptions()), None)
     if path.suffix.lower() == ".json" and not found.readings and parse_json(data) is None:
         raise ImportFailed("the file is not valid JSON: it was cut short or is still being "
                            "written. Write it again whole, or remove it.", file=str(path))
     return found
 
 
-def harness_figures(folder: Path, founds: list[Found], cache_dir=None) -> list[Figure]:
+def harness_figures(folder: Path, founds: list[Found], cache_dir=None,
+                    options: TableOptions = TableOptions()) -> list[Figure]:
     """A folder of results' figures, one per tool, from its files' :func:`read_harness_file`
     (in :func:`harness_files`' order). The id comes from the folder's name (one tool), or its
-    name and the tool's: not from how many files it holds, so it stays as a sweep grows."""
+    name and the tool's: not from how many files it holds, so it stays as a sweep grows.
+    ``options``: how the tables among them are read (per-item tables: one figure, as an import
+    of the folder with the same options makes it)."""
     merged = Found()
     for found in founds:
         merged.readings += found.readings
         merged.tables += found.tables
         merged.given += found.given
         merged.skipped += found.skipped
-    imports = finish_sources(merged, folder.as_posix(), None, None, by_tool=True)
+    imports = finish_sources(merged, folder.as_posix(), options.apply(ImportOptions()), None,
+                             by_tool=True)
     base = "import-" + (short_slug(folder.resolve().name) or "results")
     figures = []
     for imported in imports:
@@ -216,7 +225,7 @@ def harness_figures(folder: Path, founds: list[Found], cache_dir=None) -> list[F
 
 
 def _load_files(folder: Path, cache_dir, problems: list[str] | None = None,
-                read=None) -> list[Figure]:
+                read=None, options: TableOptions = TableOptions()) -> list[Figure]:
     """``read``: how one file is read (None: as it is); a watched folder's keeps what it read
     (:mod:`evalmaps.service.live`). It returns None for a file not to be served yet."""
     files = _data_files(folder)
@@ -224,7 +233,7 @@ def _load_files(folder: Path, cache_dir, problems: list[str] | None = None,
         founds = []
         for path in harness_files(folder):
             try:
-                found = read(path) if read is not None else read_harness_file(path)
+                found = read(path) if read is not None else read_harness_file(path, options)
             except DataError as exc:
                 if problems is None:
                     raise
@@ -235,7 +244,7 @@ def _load_files(folder: Path, cache_dir, problems: list[str] | None = None,
         if not founds and read is not None:
             return []  # a watched folder whose first results are still to come
         try:
-            return harness_figures(folder, founds, cache_dir)
+            return harness_figures(folder, founds, cache_dir, options)
         except DataError as exc:
             if problems is None:
                 raise
@@ -245,7 +254,7 @@ def _load_files(folder: Path, cache_dir, problems: list[str] | None = None,
     figures, where = [], {}  # where: figure id -> the file it came from
     for path in files:
         try:
-            figure = read(path) if read is not None else _import_file(path, cache_dir)
+            figure = read(path) if read is not None else _import_file(path, cache_dir, options)
             if figure is None:
                 continue
             if expected is not None:

@@ -23,6 +23,7 @@ order, :func:`evalmaps.core.text.natural_key`).
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import math
@@ -33,7 +34,7 @@ from pathlib import PurePosixPath
 
 import pandas as pd
 
-from evalmaps.core.errors import MAX_QUOTED, DataError
+from evalmaps.core.errors import MAX_QUOTED, DataError, EvalmapsError
 from evalmaps.core.text import clip
 from evalmaps.readers import fastcsv
 
@@ -77,6 +78,73 @@ class ImportOptions:
     item: str | None = None
     correct: tuple[str, str] | None = None
     fixed: dict[str, str] = field(default_factory=dict)
+
+
+class OptionError(EvalmapsError, ValueError):
+    """A table option (``--item``, ``--correct``, ``--set``) that is not of its shape."""
+
+
+@dataclass(frozen=True)
+class TableOptions:
+    """How per-item tables are read (docs/formats.md, "Per-item records"): ``evalmaps import``'s
+    ``--item COL``, ``--correct PRED=REF`` and ``--set DIM=LABEL`` (repeatable), which ``evalmaps
+    serve --data`` (``EVALMAPS_DATA_OPTIONS``) applies to its folders' tables too. One parser for
+    both, so a bad option is the same sentence wherever it is given."""
+
+    item: str | None = None
+    correct: tuple[str, str] | None = None
+    fixed: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def parse(cls, item: str | None = None, correct: str | None = None,
+              fixed=()) -> "TableOptions":
+        """The options as the command line gives them (``fixed``: the ``--set`` values)."""
+        return cls(item, _pair(correct, "--correct", "PRED=REF"),
+                   tuple(_pair(f, "--set", "DIM=LABEL") for f in fixed))
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> "TableOptions":
+        """``["--item", "question_id", "--set", "model={file}", ...]`` (``--item=COL`` too)."""
+        given: dict[str, list[str]] = {"--item": [], "--correct": [], "--set": []}
+        words = list(words)
+        while words:
+            word = words.pop(0)
+            name, sep, value = word.partition("=") if word.startswith("--") else (word, "", "")
+            if name not in given:
+                raise OptionError(f"'{word[:40]}' is not a table option: give --item COL, "
+                                  f"--correct PRED=REF or --set DIM=LABEL.")
+            if not sep:
+                if not words:
+                    raise OptionError(f"{name} needs a value after it, such as {name} "
+                                      f"{_SHAPES[name]}.")
+                value = words.pop(0)
+            given[name].append(value)
+        item = given["--item"][-1] if given["--item"] else None
+        correct = given["--correct"][-1] if given["--correct"] else None
+        return cls.parse(item, correct, given["--set"])
+
+    def __bool__(self) -> bool:  # any option given
+        return self != TableOptions()
+
+    def apply(self, options: "ImportOptions") -> "ImportOptions":
+        """``options`` with these table options (the ones given) in place of its own."""
+        return dataclasses.replace(options, item=self.item if self.item is not None else
+                                   options.item, correct=self.correct or options.correct,
+                                   fixed={**options.fixed, **dict(self.fixed)})
+
+
+_SHAPES = {"--item": "COL", "--correct": "PRED=REF", "--set": "DIM=LABEL"}
+
+
+def _pair(text: str | None, option: str, shape: str) -> tuple[str, str] | None:
+    """``A=B`` -> (A, B), both stripped and given; None for None."""
+    if text is None:
+        return None
+    left, sep, right = text.partition("=")
+    if not sep or not left.strip() or not right.strip():
+        raise OptionError(f"{option} takes {shape} (two names joined by '='), not "
+                          f"'{text[:40]}'.")
+    return left.strip(), right.strip()
 
 
 @dataclass

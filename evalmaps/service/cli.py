@@ -1,12 +1,14 @@
 """The ``evalmaps`` command.
 
     evalmaps serve [--port N] [--host H] [--workers N] [--debug] [--data DIR ...]
+                   [--item COL] [--correct PRED=REF] [--set DIM=LABEL ...]
                    [--store DIR | --no-store]
     evalmaps import PATH [PATH ...] [--format auto|tidy|wide|matrix|leaderboard]
                          [--replicate COL] [-x DIM] [-y DIM] [-o OUT.csv]
                          [--item COL] [--correct PRED=REF] [--set DIM=LABEL|DIM={file}]
     evalmaps manifest [DIR]     (re)write DIR/manifest.json (default: the built-in data/)
-    evalmaps bundle [--data DIR ...] [--figure ID ...] [--compare A B ...] -o SITE/ [--force]
+    evalmaps bundle [--data DIR ... [--item COL] [--correct PRED=REF] [--set DIM=LABEL ...]]
+                    [--figure ID ...] [--compare A B ...] -o SITE/ [--force]
                     a static site of the figures (docs/bundle.md)
 
 A PATH is a file, a folder (searched recursively) or a zip: a table (CSV, Parquet, JSON Lines)
@@ -30,7 +32,7 @@ from evalmaps.catalog.folders import write_import
 from evalmaps.catalog.imports import figure_of, import_paths_by_tool
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import slugify
-from evalmaps.readers.base import ImportOptions
+from evalmaps.readers.base import ImportOptions, TableOptions
 from evalmaps.readers.table import FORMATS
 from evalmaps.service.settings import Settings
 
@@ -53,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--data", action="append", default=[], metavar="DIR",
                        help="a folder of CSVs (or CSVs plus catalog.json) to serve next to the "
                             "built-in figures; repeatable")
+    add_table_options(serve, serving=True)
     store = serve.add_mutually_exclusive_group()
     store.add_argument("--store", default=None, metavar="DIR",
                        help="where uploads are kept (default: EVALMAPS_STORE, else the user's data "
@@ -74,17 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "(else such a table is read as fractions)")
     imp.add_argument("-x", default=None, metavar="DIM", help="the x-axis dimension")
     imp.add_argument("-y", default=None, metavar="DIM", help="the y-axis dimension")
-    imp.add_argument("--item", default=None, metavar="COL",
-                     help="per-item records: the column of each item's id (default: 'item')")
-    imp.add_argument("--correct", default=None, metavar="PRED=REF",
-                     help="per-item records: an item is right when the column PRED equals the "
-                          "column REF (as text; an empty PRED is wrong), instead of a 'score' "
-                          "column")
-    imp.add_argument("--set", action="append", default=[], metavar="DIM=LABEL", dest="fixed",
-                     help="per-item records: add a dimension every row of a file shares, such "
-                          "as --set model=Llama-2-7B (repeatable); {file} stands for the name "
-                          "of the file the rows come from without its extensions, so a folder "
-                          "of one file per model is one figure: --set model={file}")
+    add_table_options(imp)
     imp.add_argument("-o", "--output", default=None, metavar="OUT.csv",
                      help="write the tidy cells here, and the figure's catalog entry beside them "
                           "(OUT.figure.json), so that serve --data <its folder> serves it as "
@@ -98,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     bundle.add_argument("--data", action="append", default=[], metavar="DIR",
                         help="a folder of results to bundle next to the built-in figures; "
                              "repeatable")
+    add_table_options(bundle, serving=True)
     bundle.add_argument("--figure", action="append", default=[], metavar="ID",
                         help="a figure to bundle (repeatable; default: every figure)")
     bundle.add_argument("--compare", action="append", nargs=2, default=[], metavar=("A", "B"),
@@ -111,6 +105,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def add_table_options(parser: argparse.ArgumentParser, serving: bool = False) -> None:
+    """--item, --correct and --set (:class:`TableOptions`): import's, and serve --data's for the
+    plain tables of its folders."""
+    where = "the --data folders' tables are " if serving else ""
+    parser.add_argument("--item", default=None, metavar="COL",
+                        help=f"{where}per-item records: the column of each item's id (default: "
+                             f"'item')")
+    parser.add_argument("--correct", default=None, metavar="PRED=REF",
+                        help="per-item records: an item is right when the column PRED equals "
+                             "the column REF (as text; an empty PRED is wrong), instead of a "
+                             "'score' column")
+    parser.add_argument("--set", action="append", default=[], metavar="DIM=LABEL", dest="fixed",
+                        help="per-item records: add a dimension every row of a file shares, "
+                             "such as --set model=Llama-2-7B (repeatable); {file} stands for "
+                             "the name of the file the rows come from without its extensions, "
+                             "so a folder of one file per model is one figure: --set "
+                             "model={file}")
+
+
+def table_options(args: argparse.Namespace) -> TableOptions:
+    return TableOptions.parse(args.item, args.correct, args.fixed)
+
+
+def check_data_options(settings: Settings) -> None:
+    if settings.data_options and not settings.extra_data:
+        raise UsageError("--item, --correct and --set (EVALMAPS_DATA_OPTIONS) say how the tables "
+                         "of --data folders are read, and no --data folder was given. Give "
+                         "--data DIR, or leave them out.")
+
+
 def bundle_command(args: argparse.Namespace) -> int:
     from evalmaps.service.bundle import write_site
     from evalmaps.service.startup import load_data
@@ -118,7 +142,9 @@ def bundle_command(args: argparse.Namespace) -> int:
     for folder in args.data:
         if not Path(folder).is_dir():
             raise UsageError(f"--data {folder}: not a folder. Give a folder of results.")
-    settings = Settings.from_env(extra_data=tuple(Path(d).resolve() for d in args.data) or None)
+    settings = Settings.from_env(extra_data=tuple(Path(d).resolve() for d in args.data) or None,
+                                 data_options=table_options(args) or None)
+    check_data_options(settings)
     loaded = load_data(settings)
     for line in loaded.problems:
         print(f"evalmaps: warning: {line}", file=sys.stderr)
@@ -187,8 +213,10 @@ def serve(args: argparse.Namespace) -> int:
             raise UsageError(f"PORT={text[:20]} is not a port: give a number from 1 to 65535, "
                              f"or --port.") from None
     settings = Settings.from_env(extra_data=tuple(Path(d).resolve() for d in args.data) or None,
+                                 data_options=table_options(args) or None,
                                  debug=args.debug or None,
                                  store_dir=Path(args.store).resolve() if args.store else None)
+    check_data_options(settings)
     if args.no_store:
         settings = dataclasses.replace(settings, store_dir=None)
     app = webapp.create_app(settings)
@@ -206,16 +234,6 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def pair(text: str | None, option: str, shape: str) -> tuple[str, str] | None:
-    """``A=B`` -> (A, B), both stripped and given; None for None."""
-    if text is None:
-        return None
-    left, sep, right = text.partition("=")
-    if not sep or not left.strip() or not right.strip():
-        raise UsageError(f"{option} takes {shape} (two names joined by '='), not '{text[:40]}'.")
-    return left.strip(), right.strip()
-
-
 def import_command(args: argparse.Namespace) -> int:
     for path in map(Path, args.paths):
         if not path.exists():
@@ -223,10 +241,9 @@ def import_command(args: argparse.Namespace) -> int:
                   f"the path.", file=sys.stderr)
             return 2
     # no size limit: the files are the user's own (the limit is for the browser's uploads)
-    options = ImportOptions(format=args.format, x=args.x, y=args.y, replicate=args.replicate,
-                            guess_fractions=not args.percent,
-                            item=args.item, correct=pair(args.correct, "--correct", "PRED=REF"),
-                            fixed=dict(pair(f, "--set", "DIM=LABEL") for f in args.fixed))
+    options = table_options(args).apply(ImportOptions(
+        format=args.format, x=args.x, y=args.y, replicate=args.replicate,
+        guess_fractions=not args.percent))
     figures = import_paths_by_tool(args.paths, options)  # one figure per tool the files hold
     for imported in figures:
         figure_of(imported)  # validate the result as the app would

@@ -39,7 +39,7 @@ from evalmaps.catalog.load import load_catalog
 from evalmaps.core.errors import DataError, not_served
 from evalmaps.core.figure import Catalog, Figure
 from evalmaps.readers import fastcsv
-from evalmaps.readers.base import ImportFailed
+from evalmaps.readers.base import ImportFailed, TableOptions
 
 log = logging.getLogger("evalmaps.data")
 
@@ -81,9 +81,10 @@ class FolderReader:
     (by size, time and inode); :meth:`changed` says whether a :meth:`load` would read anything
     or leave anything out that the last one did not."""
 
-    def __init__(self, folder: Path, cache_dir) -> None:
+    def __init__(self, folder: Path, cache_dir, options: TableOptions = TableOptions()) -> None:
         self.folder = Path(folder)
         self.cache_dir = cache_dir
+        self.options = options  # how its tables are read (serve --data DIR --item ...)
         self.kept: dict[Path, _Kept] = {}
         self.pending: set[Path] = set()  # files not read yet, or to be tried again
         self.reads = 0  # files read so far (the tests check that only changes are read)
@@ -156,22 +157,23 @@ class FolderReader:
                                              problems=problems, manifest_check="flag"))
                 if self.folder.is_dir():
                     return []  # nothing in it yet: a sweep about to start
-                return folders.load_folder(self.folder, self.cache_dir, problems)
+                return folders.load_folder(self.folder, self.cache_dir, problems, self.options)
             except DataError as exc:
                 problems.append(not_served(exc))
                 return []
         with fastcsv.lean_memory():
             try:
                 self._tables = bool(folders._data_files(self.folder))
-                return folders._load_files(self.folder, self.cache_dir, problems, read=read)
+                return folders._load_files(self.folder, self.cache_dir, problems, read=read,
+                                           options=self.options)
             except ImportFailed as exc:
                 problems.append(not_served(exc))
                 return []
 
     def _read(self, path: Path):
         if self._tables:
-            return folders._import_file(path, self.cache_dir)
-        return folders.read_harness_file(path)
+            return folders._import_file(path, self.cache_dir, self.options)
+        return folders.read_harness_file(path, self.options)
 
 
 def _signature_now(path: Path):

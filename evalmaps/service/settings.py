@@ -9,12 +9,14 @@ setting and the values it accepts.
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalmaps.catalog.resources import default_data_dir
 from evalmaps.core.errors import EvalmapsError
+from evalmaps.readers.base import OptionError, TableOptions
 
 DEFAULT_MAX_UPLOAD_MB = 20.0
 WATCH_MODES = ("auto", "poll", "off")  # EVALMAPS_WATCH (evalmaps.service.live)
@@ -43,6 +45,10 @@ SETTINGS: dict[str, tuple[str, str, str]] = {
                  "the built-in figures (default: the package's data/)"),
     "extra_data": ("EVALMAPS_EXTRA_DATA", "folders separated by the path separator (':')",
                    "your folders of results, served next to the built-in figures"),
+    "data_options": ("EVALMAPS_DATA_OPTIONS", "table options as evalmaps import takes them, "
+                     "such as --item question_id --correct pred=answer --set model={file}",
+                     "how the tables of your folders are read: as per-item records (the "
+                     "built-in figures and evaluation tools' results are read as they are)"),
     "max_upload_mb": ("EVALMAPS_MAX_UPLOAD_MB", "a number of megabytes above 0, such as 20",
                       "the largest file the Data page accepts (default 20)"),
     "cache_dir": ("EVALMAPS_CACHE", "a folder, or 'off'",
@@ -71,6 +77,7 @@ SETTINGS: dict[str, tuple[str, str, str]] = {
 class Settings:
     data_dir: Path = field(default_factory=default_data_dir)
     extra_data: tuple[Path, ...] = ()
+    data_options: TableOptions = TableOptions()  # for extra_data's tables (evalmaps import's)
     max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB
     cache_dir: Path | None = field(default_factory=default_cache_dir)  # None: no cache
     store_dir: Path | None = field(default_factory=default_store_dir)  # None: read-only
@@ -113,6 +120,14 @@ def _parse(name: str, text: str, var: str, accepts: str):
         return Path(text)
     if name == "extra_data":
         return tuple(Path(d) for d in text.split(os.pathsep) if d)
+    if name == "data_options":
+        try:
+            return TableOptions.from_words(shlex.split(text))
+        except OptionError as exc:
+            raise SettingsError(f"{bad().args[0].removesuffix(f'give {accepts}.')}{exc}") from None
+        except ValueError:  # shlex: a quote left open
+            raise SettingsError(f"{bad().args[0].removesuffix(f'give {accepts}.')}a quote is not "
+                                f"closed. Close it, or give {accepts}.") from None
     if name in ("max_upload_mb", "store_max_mb", "upload_seconds", "upload_memory_mb"):
         try:
             value = float(text)

@@ -61,7 +61,8 @@ def load_data(settings: Settings) -> Loaded:
     for folder in settings.extra_data:
         try:
             per_folder.append((folder, load_folder(folder, cache_dir=settings.cache_dir,
-                                                   problems=problems)))
+                                                   problems=problems,
+                                                   options=settings.data_options)))
         except DataError as exc:  # the folder itself: missing, empty, its catalog unreadable
             problems.append(not_served(exc))
     catalog = assemble(builtin, per_folder, problems)
@@ -85,7 +86,8 @@ def _load_watched(settings: Settings, builtin: Catalog, startup: list[str]) -> L
 
     reported: set[str] = set()
     watched = live_folders.Live(
-        [live_folders.FolderReader(folder, settings.cache_dir) for folder in settings.extra_data],
+        [live_folders.FolderReader(folder, settings.cache_dir, settings.data_options)
+         for folder in settings.extra_data],
         put_together, report, mode=settings.watch)
     watched.refresh(initial=True)
     snapshot = watched.snapshot

@@ -3,7 +3,8 @@
 --item question_id --correct pred=answer --set model={file}``, and by an upload of a zip of the
 folder with the Data page's per-item options. Both give the whole table of the built-in
 ``mmlu-pro`` figure (data/figures/mmlu-pro.csv, made by scripts/make_mmlu_pro.py; its model
-labels mapped), and the stored items give /api/compare the built-in's paired results."""
+labels mapped), and the stored items give /api/compare the built-in's paired results. So does
+``evalmaps serve --data`` of the folder with the same options (a real gunicorn)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pandas.testing as pd_testing
 import pytest
 
 from evalmaps.service import cli
+from tests.integration.test_cli import Gunicorn, fetch, run_cli, wait_for_healthz
 from tests.integration.test_upload_callback import keep, preview
 from tests.integration.test_upload_folders import zipped
 
@@ -102,3 +104,62 @@ def test_an_upload_of_the_zipped_folder_is_the_builtin_figure_paired(client, das
     assert paired["biology"]["n"] == 717
     for key in ("paired_cells", "b_sig_better_paired", "b_sig_worse_paired"):
         assert ours["summary"][key] == builtin["summary"][key]
+
+
+@pytest.mark.server
+def test_serve_data_with_the_options_serves_the_folder_as_the_builtin_figure(tmp_path, request):
+    """``evalmaps serve --data mmlu-pro --item ... --correct ... --set model={file}`` (a real
+    gunicorn): the folder is ONE figure, ``import-mmlu-pro``, whose cells are the built-in's and
+    whose items give /api/compare the built-in's paired results."""
+    server = Gunicorn(FOLDER, tmp_path / "gunicorn.log", "--item", "question_id", "--correct",
+                      "pred=answer", "--set", "model={file}")
+    request.addfinalizer(server.stop)
+    health = wait_for_healthz(server)
+    assert health["problems"] == [] and health["status"] == "ok"
+
+    def get(path: str) -> dict:
+        status, body = fetch(server.base, path)
+        assert status == 200, body[:300]
+        return json.loads(body)
+
+    imported = [f for f in get("/api/figures")["figures"] if f["provenance"] == "imported"]
+    assert [f["id"] for f in imported] == ["import-mmlu-pro"]
+    assert imported[0]["n_cells"] == 28
+    cells = pd.DataFrame(get("/api/figures/import-mmlu-pro/cells")["cells"])
+    builtin = builtin_table()
+    pd_testing.assert_frame_equal(
+        sorted_table(cells.assign(model=cells["model"].map(MODELS))),
+        sorted_table(builtin.astype({"value": float, "n": float})))  # every cell, value and n
+
+    def compare(a: str, b: str) -> dict:
+        return get(f"/api/compare?a={quote(a)}&b={quote(b)}")
+
+    ours = compare("import-mmlu-pro:model-outputs-llama-2-7b-hf-5shots",
+                   "import-mmlu-pro:model-outputs-llama-2-13b-hf-5shots")
+    theirs = compare("mmlu-pro:llama-2-7b", "mmlu-pro:llama-2-13b")
+    paired = {c["category"]: c["paired"] for c in ours["cells"]}
+    assert paired == {c["category"]: c["paired"] for c in theirs["cells"]}
+    assert all(p is not None and p["test"] == "mcnemar" for p in paired.values())
+    for key in ("paired_cells", "b_sig_better_paired", "b_sig_worse_paired"):
+        assert ours["summary"][key] == theirs["summary"][key]
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--correct", "pred"], "evalmaps: --correct takes PRED=REF (two names joined by '='), not "
+                            "'pred'."),
+    (["--set", "model"], "evalmaps: --set takes DIM=LABEL (two names joined by '='), not "
+                         "'model'."),
+])
+def test_serve_data_with_a_bad_option_is_the_imports_error(tmp_path, options, message):
+    proc = run_cli("serve", "--data", FOLDER, *options, cwd=tmp_path)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", message + "\n")
+    imported = run_cli("import", FOLDER, *options, cwd=tmp_path)
+    assert (imported.returncode, imported.stderr) == (2, message + "\n")
+
+
+def test_serve_options_without_a_data_folder_say_so(tmp_path):
+    proc = run_cli("serve", "--item", "question_id", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        2, "", "evalmaps: --item, --correct and --set (EVALMAPS_DATA_OPTIONS) say how the tables "
+               "of --data folders are read, and no --data folder was given. Give --data DIR, or "
+               "leave them out.\n")

@@ -1,0 +1,145 @@
+"""``evalmaps serve --data DIR --item COL --correct PRED=REF --set DIM=LABEL``: the table options
+of ``evalmaps import`` for the tables of data folders. One parser (TableOptions) for the command
+line and EVALMAPS_DATA_OPTIONS; the options are part of a folder table's cache key; a watched
+folder reads its new files with them."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from evalmaps.catalog.folders import load_folder
+from evalmaps.core.figure import Catalog
+from evalmaps.readers.base import ImportOptions, OptionError, TableOptions
+from evalmaps.service import cli, live
+from evalmaps.service.settings import Settings, SettingsError
+from evalmaps.service.startup import assemble, load_data
+from tests.unit.test_item_folders import SEVEN, THIRTEEN
+
+MMLU = TableOptions(item="question_id", correct=("pred", "answer"), fixed=(("model", "{file}"),))
+WORDS = "--item question_id --correct pred=answer --set model={file}"
+
+
+def aged(path: Path) -> None:
+    then = time.time() - 10
+    os.utime(path, (then, then))
+
+
+def test_the_command_line_and_the_environment_give_the_same_options():
+    args = cli.build_parser().parse_args(["serve", "--data", "d", *WORDS.split()])
+    assert cli.table_options(args) == MMLU
+    assert Settings.from_env({"EVALMAPS_DATA_OPTIONS": WORDS}).data_options == MMLU
+    assert Settings.from_env({"EVALMAPS_DATA_OPTIONS": "--item=question_id "
+                              "--correct=' pred = answer ' --set model={file}"}).data_options == MMLU
+    assert Settings.from_env({}).data_options == TableOptions() and not TableOptions()
+    # the command line's options win over the environment's, as for every setting
+    env = {"EVALMAPS_DATA_OPTIONS": "--item id"}
+    assert Settings.from_env(env, data_options=MMLU).data_options == MMLU
+    assert Settings.from_env(env, data_options=None).data_options == TableOptions(item="id")
+    # import and serve build the same options
+    imp = cli.build_parser().parse_args(["import", "x", *WORDS.split()])
+    assert cli.table_options(imp).apply(ImportOptions()) == ImportOptions(
+        item="question_id", correct=("pred", "answer"), fixed={"model": "{file}"})
+
+
+def test_apply_keeps_what_is_not_given():
+    base = ImportOptions(format="tidy", item="i", fixed={"a": "1"})
+    assert TableOptions().apply(base) == base
+    assert TableOptions(fixed=(("b", "2"),)).apply(base) == ImportOptions(
+        format="tidy", item="i", fixed={"a": "1", "b": "2"})
+
+
+@pytest.mark.parametrize("value, message", [
+    ("--correct pred", "EVALMAPS_DATA_OPTIONS=--correct pred is not valid: --correct takes "
+                       "PRED=REF (two names joined by '='), not 'pred'."),
+    ("--set model", "EVALMAPS_DATA_OPTIONS=--set model is not valid: --set takes DIM=LABEL (two "
+                    "names joined by '='), not 'model'."),
+    ("--item", "EVALMAPS_DATA_OPTIONS=--item is not valid: --item needs a value after it, such "
+               "as --item COL."),
+    ("-x model", "EVALMAPS_DATA_OPTIONS=-x model is not valid: '-x' is not a table option: give "
+                 "--item COL, --correct PRED=REF or --set DIM=LABEL."),
+    ("--item 'a b", "EVALMAPS_DATA_OPTIONS=--item 'a b is not valid: a quote is not closed. "
+                    "Close it, or give table options as evalmaps import takes them, such as "
+                    "--item question_id --correct pred=answer --set model={file}."),
+])
+def test_a_bad_environment_value_is_one_sentence_naming_it(value, message):
+    with pytest.raises(SettingsError) as err:
+        Settings.from_env({"EVALMAPS_DATA_OPTIONS": value})
+    assert str(err.value) == message
+
+
+def test_the_command_line_refuses_as_import_does():
+    args = cli.build_parser().parse_args(["serve", "--data", "d", "--correct", "pred"])
+    with pytest.raises(OptionError, match=r"^--correct takes PRED=REF \(two names joined by "
+                                          r"'='\), not 'pred'\.$"):
+        cli.table_options(args)
+
+
+def per_item_csv(folder: Path) -> Path:
+    folder.mkdir()
+    path = folder / "llama.csv"
+    path.write_text("question_id,category,answer,pred\n1,law,A,A\n2,law,B,C\n3,math,C,C\n")
+    return path
+
+
+def test_the_options_are_part_of_the_cache_key(tmp_path):
+    folder, cache = tmp_path / "runs", tmp_path / "cache"
+    per_item_csv(folder)
+
+    def load(options: TableOptions):
+        problems: list[str] = []
+        figures = load_folder(folder, cache_dir=cache, problems=problems, options=options)
+        return figures, problems, sorted(p.name for p in cache.glob("*.cells"))
+
+    def as_a(model: str) -> TableOptions:
+        return TableOptions.parse("question_id", "pred=answer", [f"model={model}"])
+
+    (first,), problems, entries = load(as_a("a"))
+    assert problems == [] and len(entries) == 1
+    assert first.spec.dims["model"].labels == ("a",)
+    assert first.value(model="a", category="law", metric="accuracy") == 0.5
+    assert first.items is not None
+    (second,), _, more = load(as_a("b"))  # the same file, other options: not the cached cells
+    assert second.spec.dims["model"].labels == ("b",) and len(more) == 2
+    assert load(TableOptions())[:2] == ([], [
+        "Not served: llama.csv: this table looks like per-item records (one row "
+        "per item), not cells, and was imported without --item. Import it with --item "
+        "question_id --correct pred=answer (on the Data page: Per-item records)."])
+    (again,), _, entries_again = load(as_a("a"))  # the first options again: their entry
+    assert entries_again == more and again.cells.equals(first.cells)
+
+
+def test_settings_reach_the_folders_watched_or_not(tmp_path):
+    folder = tmp_path / "mmlu"
+    folder.mkdir()
+    (folder / "llama-7b.json").write_bytes(SEVEN)
+    (folder / "llama-13b.json").write_bytes(THIRTEEN)
+    for watch in ("off", "auto"):
+        loaded = load_data(Settings(extra_data=(folder,), data_options=MMLU, cache_dir=None,
+                                    store_dir=None, watch=watch))
+        assert loaded.problems == []
+        figure = loaded.catalog.figure("import-mmlu")
+        assert figure.spec.dims["model"].labels == ("llama-7b", "llama-13b")
+        assert figure.items is not None
+
+
+def test_a_watched_folder_reads_its_new_files_with_the_options(tmp_path):
+    (tmp_path / "llama-7b.json").write_bytes(SEVEN)
+    aged(tmp_path / "llama-7b.json")
+    reader = live.FolderReader(tmp_path, None, MMLU)
+    watcher = live.Live([reader], lambda per, problems: (assemble(Catalog([]), per, problems),
+                                                         problems), lambda snapshot: None)
+    watcher.refresh(initial=True)
+    fid = "import-" + tmp_path.name.lower().replace("_", "-")
+    assert watcher.snapshot.catalog.ids == [fid] and watcher.snapshot.problems == []
+    assert watcher.snapshot.catalog.figure(fid).spec.dims["model"].labels == ("llama-7b",)
+    (tmp_path / "llama-13b.json").write_bytes(THIRTEEN)
+    aged(tmp_path / "llama-13b.json")
+    assert watcher.refresh()
+    figure = watcher.snapshot.catalog.figure(fid)
+    assert figure.spec.dims["model"].labels == ("llama-7b", "llama-13b")
+    assert figure.value(model="llama-13b", category="math", metric="accuracy") == 0.0
+    assert watcher.snapshot.problems == [] and reader.reads == 2
