@@ -112,8 +112,8 @@ def items_panel(page: str, values: dict, shown: list | None) -> html.Div:
             dbc.Label("Search", html_for=f"{page}-items-search", className="small mb-0"),
             dbc.Input(id=f"{page}-items-search", type="search", size="sm", debounce=SEARCH_WAIT_MS,
                       placeholder="Search ids, scores, texts", className="items-search",
-                      maxLength=200),
-            html.Span("", id=f"{page}-items-found", className="small text-muted",
+                      maxLength=200, value=values["search"]),
+            html.Span(values["found"], id=f"{page}-items-found", className="small text-muted",
                       role="status", **{"aria-live": "polite"}),
             html.A("Download CSV", id=f"{page}-items-csv", href=values["csv"], className="btn btn-sm "
                    "btn-outline-secondary", download=""),
@@ -128,7 +128,7 @@ def items_panel(page: str, values: dict, shown: list | None) -> html.Div:
         # Enter on a cell of B − A (JS); not None at first, as the request store below
         dcc.Store(id=f"{page}-items-open", data=MOUNTED),
         dcc.Store(id=f"{page}-items-shown", data=shown),  # the query the open panel shows
-        dcc.Store(id=f"{page}-items-searched", data=""),  # the search the list shows
+        dcc.Store(id=f"{page}-items-searched", data=values["search"]),  # the search the list shows
         # the location, while the panel is open; not None at first: a memory Store whose data
         # is None sets it as it mounts, which would call show_items on every first paint
         dcc.Store(id=f"{page}-items-request", data=MOUNTED),

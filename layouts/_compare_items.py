@@ -47,8 +47,8 @@ def _query(search: str | None) -> dict[str, list[str]]:
 
 def items_request(catalog, query: dict) -> items_view.ItemsQuery | None:
     """The items the page's query opens (None when no ``cell`` is given): the comparison the
-    page shows, its cell ``cell=<row>|<column>``, ``which`` and ``k``. A cell, list or k that
-    does not fit is an error (shown in the panel)."""
+    page shows, its cell ``cell=<row>|<column>``, ``which``, ``k`` and the search ``q``. A cell,
+    list, k or search that does not fit is an error (shown in the panel)."""
     cell = items_view.parse_cell(first(query.get("cell")))
     if cell is None:
         return None
@@ -56,7 +56,8 @@ def items_request(catalog, query: dict) -> items_view.ItemsQuery | None:
     a, b = comparing.resolve_pair(catalog, state.a, state.b, **state.grid_args())
     which = first(query.get("which")) or "all"
     return items_view.ItemsQuery(a, b, a.y.name, a.x.name, cell[0], cell[1],
-                                 items_view.parse_k(query), which)
+                                 items_view.parse_k(query), which,
+                                 search=items_view.parse_search(query))
 
 
 def api_href(catalog, q: items_view.ItemsQuery) -> str:
@@ -83,13 +84,13 @@ def panel(catalog, query: dict) -> dict:
     :func:`show_items`)."""
     closed = {"style": HIDDEN, "title": "", "note": None, "options": which_options(None),
               "which": "all", "rows": [], "columns": columns(False), "csv": "", "link": "",
-              "detail": detail(None), **grid_size(0)}
+              "detail": detail(None), "search": "", "found": "", **grid_size(0)}
     try:
         q = items_request(catalog, query)
         if q is None:
             return closed
         cell = items_view.listed(catalog, q)
-        rows = cell.rows(q.which, texts=False)
+        rows = cell.rows(q.which, search=q.search, texts=False)
     except EvalmapsError as exc:
         return {**closed, "style": {}, "title": "Items",
                 "note": dbc.Alert(str(exc), color="warning", className="py-2 small mb-2")}
@@ -111,7 +112,7 @@ def panel(catalog, query: dict) -> dict:
                    ((cell.only_in_a, "A"), (cell.only_in_b, "B")) if n]
         if lacking:
             notes.append(" Not listed: " + " and ".join(lacking) + ".")
-    first_row = cell.rows(q.which, limit=1) if rows else []
+    first_row = rows[:1] and cell.rows(q.which, search=q.search, limit=1)
     samples = bool(rows) and "a_samples" in rows[0]
     return {
         "style": {}, "title": title, "note": " ".join(notes),
@@ -120,8 +121,14 @@ def panel(catalog, query: dict) -> dict:
         "csv": api_href(catalog, q),
         "link": items_view.page_url(catalog, q, comparing.default_pair(catalog)),
         "detail": detail(first_row[0] if first_row else None, q.a.short, q.b.short),
+        "search": q.search, "found": found_text(len(rows), q.search),
         **grid_size(len(rows)),
     }
+
+
+def found_text(n: int, search: str) -> str:
+    """'147 items found' under a search ('' for none)."""
+    return f"{n:,} item{'s' * (n != 1)} found" if search else ""
 
 
 def grid_size(n: int) -> dict:
@@ -192,7 +199,7 @@ def show_items(search, shown, uploads):
         raise PreventUpdate
     values = panel(get_catalog(uploads, *stored_ids(search)), query)
     return (*[values[k] for k in KEYS], key, items_grid(PAGE, values) if key is not None else None,
-            "", "", "")
+            values["search"], values["search"], values["found"])
 
 
 @callback(Output(f"{PAGE}-items-detail", "children", allow_duplicate=True),
@@ -223,15 +230,15 @@ clientside_callback(
         const id = trig ? trig.prop_id : "";
         const p = new URLSearchParams(search || "");
         if (id.indexOf("compare-items-close") === 0) {
-            p.delete("cell"); p.delete("which");
+            p.delete("cell"); p.delete("which"); p.delete("q");
         } else if (id.indexOf("compare-items-open") === 0 && opened && opened.x !== undefined) {
-            p.set("cell", opened.y + "|" + opened.x); p.delete("which");
+            p.set("cell", opened.y + "|" + opened.x); p.delete("which"); p.delete("q");
         } else if (id.indexOf("compare-items-which") === 0) {
             if (!p.has("cell")) { return dash_clientside.no_update; }
             if (which && which !== "all") { p.set("which", which); } else { p.delete("which"); }
         } else if (click && click.points && click.points.length) {
             const pt = click.points[0];
-            p.set("cell", String(pt.y) + "|" + String(pt.x)); p.delete("which");
+            p.set("cell", String(pt.y) + "|" + String(pt.x)); p.delete("which"); p.delete("q");
         } else {
             return dash_clientside.no_update;
         }
@@ -250,6 +257,7 @@ clientside_callback(
 
 @callback(Output(f"{PAGE}-items-grid", "rowData"),
           Output(f"{PAGE}-items-csv", "href", allow_duplicate=True),
+          Output(f"{PAGE}-items-link", "href", allow_duplicate=True),
           Output(f"{PAGE}-items-searched", "data", allow_duplicate=True),
           Output(f"{PAGE}-items-found", "children", allow_duplicate=True),
           Input(f"{PAGE}-items-search", "value"), State(f"{PAGE}-items-searched", "data"),
@@ -257,8 +265,8 @@ clientside_callback(
 @boundary
 def search_items(typed, searched, search, uploads):
     """The open list's items that hold the search box's text (ids, scores as shown, texts:
-    :meth:`evalmaps.analysis.items.CellItems.matches`), its CSV link with ``q`` and how many
-    were found. Nothing is
+    :meth:`evalmaps.analysis.items.CellItems.matches`), its CSV link and its link with ``q``,
+    and how many were found. Nothing is
     redrawn when the list shows that search already (the panel opening clears both)."""
     text = typed or ""
     if text == (searched or ""):
@@ -271,6 +279,6 @@ def search_items(typed, searched, search, uploads):
         q = replace(q, search=text[:items_view.MAX_SEARCH])
         rows = items_view.listed(catalog, q).rows(q.which, search=q.search, texts=False)
     except EvalmapsError:
-        return no_update, no_update, no_update, no_update
-    found = f"{len(rows):,} item{'s' * (len(rows) != 1)} found" if text else ""
-    return rows, api_href(catalog, q), text, found
+        return no_update, no_update, no_update, no_update, no_update
+    link = items_view.page_url(catalog, q, comparing.default_pair(catalog))
+    return rows, api_href(catalog, q), link, text, found_text(len(rows), text)

@@ -40,6 +40,8 @@ QUERY_KEYS: dict[str, tuple[str, str]] = {
     "cell": ("/compare", "the cell whose items are open: <row label>|<column label>"),
     "which": ("/compare, compare items API", "the cell's items listed: a_only, b_only, both, "
                                              "neither or all (default)"),
+    "q": ("/compare, compare items API", "the open cell's items that hold this text (ids, "
+                                         "scores, texts)"),
     "k": ("/, /trends, /compare, cells, trends, compare and compare items API",
           "pass@k where items have several samples (1 to n; default 1)"),
     "format": ("cells API", "json (default), csv, or latex or markdown (one panel as a table)"),

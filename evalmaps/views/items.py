@@ -133,7 +133,7 @@ def parse_search(query: Query) -> str:
 
 def page_url(catalog: Catalog, q: ItemsQuery, default: tuple[str, str] | None = None) -> str:
     """The Compare page with this cell's items open: its state plus ``cell`` and ``which``
-    (and ``k`` when not 1)."""
+    (and ``k`` when not 1, ``q`` when the list is searched)."""
     state = CompareState(q.a.ref, q.b.ref)
     if q.a.grid is not None:
         state = grid_state(state, q.a.grid, catalog.figure(q.a.figure_ids[0]).spec)
@@ -141,6 +141,8 @@ def page_url(catalog: Catalog, q: ItemsQuery, default: tuple[str, str] | None = 
     extra = [("cell", f"{q.y_label}{CELL_SEP}{q.x_label}"), ("which", q.which)]
     if q.k != 1:
         extra.append(("k", str(q.k)))
+    if q.search:
+        extra.append(("q", q.search))
     return "/compare" + (view + "&" if view else "?") + urlencode(extra, safe=":(),=/|")
 
 

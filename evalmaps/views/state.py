@@ -627,7 +627,7 @@ NAV_RULES: dict = {
             "/compare": ["a", "b", "ydim", "xdim", "avg", "color", "labels"], "/data": []},
     "sliced": ["/", "/trends", "/data"],
     "named": ["color", "labels", "transpose", "overlay", "threshold", "logx", "a", "b", "ydim",
-              "xdim", "avg", "format", "cell", "which"],
+              "xdim", "avg", "format", "cell", "which", "q"],
 }
 
 

@@ -12,6 +12,7 @@ from urllib.request import urlopen
 
 import pytest
 from dash.testing.wait import until
+from selenium.common.exceptions import JavascriptException
 from selenium.webdriver.common.by import By
 
 from tests.browser.helpers import cell_center, graph_selector
@@ -73,6 +74,20 @@ def test_mmlu_pro_compare_is_paired_and_a_cell_opens_its_questions(dash_duo, das
     count = "return dash_ag_grid.getApi('compare-items-grid').getDisplayedRowCount();"
     until(lambda: driver.execute_script(count) == len(found["items"]), timeout=15)
     assert "q=c" in driver.find_element(By.ID, "compare-items-csv").get_attribute("href")
+    assert driver.find_element(By.ID, "compare-items-found").text == \
+        f"{len(found['items'])} items found"
+    # the list's link keeps the search, and opens the same list searched
+    link = driver.find_element(By.ID, "compare-items-link").get_attribute("href")
+    assert link.endswith(found["url"])
+    driver.get(link)
+
+    def listed():
+        try:
+            return driver.execute_script(count)
+        except JavascriptException:  # the grid is not drawn yet
+            return None
+    until(lambda: listed() == len(found["items"]), timeout=15)
+    assert driver.find_element(By.ID, "compare-items-search").get_attribute("value") == "c"
     assert driver.find_element(By.ID, "compare-items-found").text == \
         f"{len(found['items'])} items found"
     assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]

@@ -90,3 +90,26 @@ def test_a_too_long_search_says_so(catalog):
 def test_scores_read_as_the_list_shows_them():
     assert [score_text(v) for v in (1.0, 0.0, -0.0, 0.5, 1 / 3, 2 / 3, -1.25, 100.0)] == \
         ["1", "0", "0", "0.5", "0.3333", "0.6667", "-1.25", "100"]
+
+
+def test_a_link_keeps_the_search_and_the_page_opens_it_searched(catalog, outputs):
+    """The list's link (the API's ``url``, the page's "Link to this list") carries ``q``; the
+    Compare page opened from it lists the same items, with the search in its box and the count
+    found, and a new cell or Close drops the search from the location."""
+    from urllib.parse import parse_qs, urlsplit
+
+    import app  # noqa: F401 - registers the pages, as the server does
+    from layouts import _compare_items as page
+
+    body = items_payload(catalog, {**QUERY, "which": ["b_only"], "q": ["C"]})
+    query = parse_qs(urlsplit(body["url"]).query)
+    assert (query["cell"], query["which"], query["q"]) == (["biology|accuracy"], ["b_only"], ["C"])
+    values = page.panel(catalog, query)
+    expected = by_hand(outputs, "C", "b_only")
+    assert [row["item"] for row in values["rows"]] == expected == [
+        row["item"] for row in body["items"]]
+    assert (values["search"], values["found"]) == ("C", f"{len(expected)} items found")
+    assert parse_qs(urlsplit(values["link"]).query) == query
+    unsearched = page.panel(catalog, {k: v for k, v in query.items() if k != "q"})
+    assert (unsearched["search"], unsearched["found"]) == ("", "")
+    assert len(unsearched["rows"]) == body["counts"]["b_only"] > len(expected)

@@ -255,7 +255,7 @@ def test_nav_links_carry_each_page_its_keys(path, expected):
     ("figure=x", "/data?figure=x"),  # with or without its "?"
     ("?model=R1+Llama&rows=a%26b&rows=", "/data?model=R1+Llama&rows=a%26b&rows="),
     ("?rows", "/data?rows="),  # a key with no "=": an empty value, as URLSearchParams reads it
-    ("?q=%7E*-._%20%C3%A9%2F:", "/data?q=%7E*-._+%C3%A9%2F%3A"),  # URLSearchParams' encoding
+    ("?task=%7E*-._%20%C3%A9%2F:", "/data?task=%7E*-._+%C3%A9%2F%3A"),  # URLSearchParams' encoding
     ("?a=1&&rows=2", "/data?rows=2"),  # empty pairs skipped; a is Compare's
 ])
 def test_nav_links_write_queries_as_the_browser_does(search, expected):
