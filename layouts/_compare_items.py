@@ -202,6 +202,16 @@ def show_items(search, shown, uploads):
             values["search"], values["search"], values["found"])
 
 
+def open_request(search: str | None, uploads) -> tuple:
+    """The catalog and the open list's query for the page's location (``search``); no update
+    when no cell is open. A query that does not fit raises its EvalmapsError."""
+    catalog = get_catalog(uploads, *stored_ids(search))
+    q = items_request(catalog, _query(search))
+    if q is None:
+        raise PreventUpdate
+    return catalog, q
+
+
 @callback(Output(f"{PAGE}-items-detail", "children", allow_duplicate=True),
           Input(f"{PAGE}-items-grid", "selectedRows"), State(f"{PAGE}-loc", "search"),
           State(UPLOADS, "data"), prevent_initial_call=True)
@@ -210,11 +220,8 @@ def pick_item(selected, search, uploads):
     """The texts of the item picked in the list, read for that item only."""
     if not selected or not isinstance(selected, list) or not isinstance(selected[0], dict):
         raise PreventUpdate
-    catalog = get_catalog(uploads, *stored_ids(search))
     try:
-        q = items_request(catalog, _query(search))
-        if q is None:
-            raise PreventUpdate
+        catalog, q = open_request(search, uploads)
         cell = items_view.listed(catalog, q)
         row = cell.row(str(selected[0].get("item")))
     except EvalmapsError:
@@ -255,6 +262,7 @@ clientside_callback(
     prevent_initial_call=True,
 )
 
+
 @callback(Output(f"{PAGE}-items-grid", "rowData"),
           Output(f"{PAGE}-items-csv", "href", allow_duplicate=True),
           Output(f"{PAGE}-items-link", "href", allow_duplicate=True),
@@ -266,16 +274,13 @@ clientside_callback(
 def search_items(typed, searched, search, uploads):
     """The open list's items that hold the search box's text (ids, scores as shown, texts:
     :meth:`evalmaps.analysis.items.CellItems.matches`), its CSV link and its link with ``q``,
-    and how many were found. Nothing is
-    redrawn when the list shows that search already (the panel opening clears both)."""
+    and how many were found. Nothing is redrawn when the list shows that search already (the
+    panel, as it opens, shows its location's ``q``)."""
     text = typed or ""
     if text == (searched or ""):
         raise PreventUpdate
-    catalog = get_catalog(uploads, *stored_ids(search))
     try:
-        q = items_request(catalog, _query(search))
-        if q is None:
-            raise PreventUpdate
+        catalog, q = open_request(search, uploads)
         q = replace(q, search=text[:items_view.MAX_SEARCH])
         rows = items_view.listed(catalog, q).rows(q.which, search=q.search, texts=False)
     except EvalmapsError:
