@@ -88,12 +88,18 @@ def expected_table(base: str, folder: Path, fid: str) -> list[list[str]]:
             for m in labels["model"]]
 
 
+def served_by_every_worker(base: str, fid: str, times: int = 12) -> bool:
+    """Whether ``times`` requests in a row, each on a new connection (so spread over gunicorn's
+    two workers), find the figure: a page opened before a worker has read the first file would
+    be drawn from another figure."""
+    return all(fetch(base, f"/api/figures/{fid}")[0] == 200 for _ in range(times))
+
+
 def test_an_open_page_draws_new_cells_in_place(served, browser):  # noqa: F811
     base, folder, log = served
     fid = "import-" + short_slug(folder.name)
     copy(folder, FIRST[0])  # one checkpoint: its tasks are the x axis
-    until(lambda: fetch(base, f"/api/figures/{fid}")[0] == 200, 15, "the first file read")
-    time.sleep(2.5)  # both workers have read it
+    until(lambda: served_by_every_worker(base, fid), 20, "the first file read by both workers")
     url = f"{base}/?figure={fid}&{QUERY}"
     browser.get(url)
     until(lambda: browser.find_elements(By.CSS_SELECTOR, ".heatmap-keys"), 20, "a map")
