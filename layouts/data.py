@@ -146,7 +146,7 @@ def layout(uploads=None, **query):
         html.Div([
             html.Div([html.Div(id="data-summary", className="data-summary"),
                       html.Div(id="data-filtered", className="fw-semibold", role="status")],
-                     className="small text-muted"),
+                     className="small text-muted data-summary-text"),
             html.Div([
                 dbc.Button("Download CSV of the rows shown", id="data-download-button",
                            color="secondary", outline=True, size="sm"),
@@ -154,7 +154,7 @@ def layout(uploads=None, **query):
                            color="secondary", outline=True, size="sm",
                            title="This figure as a static site that needs no server: open its "
                                  "index.html, or put it on any static host (docs/bundle.md)"),
-            ], className="d-flex flex-wrap gap-2"),
+            ], className="d-flex flex-wrap gap-2 data-summary-buttons"),
         ], className="d-flex flex-wrap justify-content-between align-items-center gap-2 mb-2"),
         html.Div(cells_grid("data-grid", spec, [], figure.decimals,
                             tuple(c for c in ("sd", "n", "se") if c in figure.cells.columns),
