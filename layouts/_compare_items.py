@@ -146,7 +146,7 @@ def _binary(cell) -> bool:
 def shown_key(query: dict) -> list:
     """What the panel shows, from a query: the comparison and the cell's keys (a style change
     leaves it as it is)."""
-    ignored = {"color", "labels", "scale"}
+    ignored = {"color", "labels", "scale", "q"}  # the search: the list redraws its rows alone
     return sorted([k, v] for k, values in query.items() if k not in ignored
                   for v in as_list(values) or [])
 
@@ -189,8 +189,9 @@ clientside_callback(
 @boundary
 def show_items(search, shown, uploads):
     """The panel for the page's location (``compare-items-request``); nothing is redrawn when
-    only a style key changed. ``compare-items-shown``: the query the open panel shows, None
-    when it is closed."""
+    only a style key or the search changed (the search box wrote it: :func:`search_items`
+    lists the rows; history, back and forward, renders the page anew). ``compare-items-shown``:
+    the query the open panel shows, None when it is closed."""
     if search is None or search == MOUNTED:  # the layout drew the URL's panel
         raise PreventUpdate
     query = _query(search)
@@ -227,6 +228,26 @@ def pick_item(selected, search, uploads):
     except EvalmapsError:
         return no_update
     return detail(row, q.a.short, q.b.short)
+
+
+# the search in the location, once the list shows it (compare-items-searched): a link copied
+# from the address bar opens the list searched (history entries: one per search, as typed
+# searches wait SEARCH_WAIT_MS)
+clientside_callback(
+    """
+    function (searched, search) {
+        const p = new URLSearchParams(search || "");
+        const text = searched || "";
+        if (!p.has("cell") || (p.get("q") || "") === text) { return dash_clientside.no_update; }
+        if (text) { p.set("q", text); } else { p.delete("q"); }
+        return "?" + p.toString();
+    }
+    """,
+    Output(f"{PAGE}-loc", "search", allow_duplicate=True),
+    Input(f"{PAGE}-items-searched", "data"),
+    State(f"{PAGE}-loc", "search"),
+    prevent_initial_call=True,
+)
 
 
 # cell and which in the location: a click on B − A, Enter on it, a tab, Close

@@ -7,7 +7,7 @@ hovered the cell: the readout that grows on hover must not move the maps under i
 from __future__ import annotations
 
 import json
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, urlsplit
 from urllib.request import urlopen
 
 import pytest
@@ -76,7 +76,25 @@ def test_mmlu_pro_compare_is_paired_and_a_cell_opens_its_questions(dash_duo, das
     assert "q=c" in driver.find_element(By.ID, "compare-items-csv").get_attribute("href")
     assert driver.find_element(By.ID, "compare-items-found").text == \
         f"{len(found['items'])} items found"
+    # the search is state: the address bar holds it, and a tab keeps it
+    until(lambda: parse_qs(urlsplit(driver.current_url).query).get("q") == ["c"], timeout=10)
+    b_only = get(dash_duo, f"/api/compare/items{QUERY}&category=biology&metric=accuracy"
+                           "&which=b_only&q=c")["items"]
+    assert 0 < len(b_only) < len(found["items"])
+    driver.find_element(By.CSS_SELECTOR,
+                        "#compare-items-which input[value='b_only'] + label").click()
+    until(lambda: driver.execute_script(count) == len(b_only), timeout=15)
+    assert parse_qs(urlsplit(driver.current_url).query)["q"] == ["c"]
+    assert driver.find_element(By.ID, "compare-items-search").get_attribute("value") == "c"
+    # back to the unsearched list: history restores the search with the location
+    driver.back()
+    driver.back()
+    until(lambda: driver.execute_script(count) == len(rows), timeout=15)
+    assert driver.find_element(By.ID, "compare-items-search").get_attribute("value") == ""
+    assert "q" not in parse_qs(urlsplit(driver.current_url).query)
     # the list's link keeps the search, and opens the same list searched
+    driver.forward()
+    until(lambda: driver.execute_script(count) == len(found["items"]), timeout=15)
     link = driver.find_element(By.ID, "compare-items-link").get_attribute("href")
     assert link.endswith(found["url"])
     driver.get(link)

@@ -113,3 +113,16 @@ def test_a_link_keeps_the_search_and_the_page_opens_it_searched(catalog, outputs
     unsearched = page.panel(catalog, {k: v for k, v in query.items() if k != "q"})
     assert (unsearched["search"], unsearched["found"]) == ("", "")
     assert len(unsearched["rows"]) == body["counts"]["b_only"] > len(expected)
+
+
+def test_the_search_alone_does_not_redraw_the_panel():
+    """The search box writes ``q`` into the location once its rows are listed: the panel's key
+    leaves ``q`` out, so that write redraws nothing (a redraw would rebuild the grid and drop the
+    item picked), while a new cell, tab or comparison does redraw it."""
+    import app  # noqa: F401 - registers the pages, as the server does
+    from layouts import _compare_items as page
+
+    base = {**QUERY, "which": ["b_only"]}
+    assert page.shown_key({**base, "q": ["C"]}) == page.shown_key(base)
+    assert page.shown_key({**base, "which": ["a_only"]}) != page.shown_key(base)
+    assert page.shown_key({**base, "cell": ["chemistry|accuracy"]}) != page.shown_key(base)
