@@ -85,14 +85,16 @@ def per_item_csv(folder: Path) -> Path:
     return path
 
 
-def test_the_options_are_part_of_the_cache_key(tmp_path):
+def test_the_options_decide_how_a_table_reads(tmp_path):
+    """Other options, another figure (never a cached one of other options); the per-item records
+    are kept in the cache by their content, and the same options again find them."""
     folder, cache = tmp_path / "runs", tmp_path / "cache"
     per_item_csv(folder)
 
     def load(options: TableOptions):
         problems: list[str] = []
         figures = load_folder(folder, cache_dir=cache, problems=problems, options=options)
-        return figures, problems, sorted(p.name for p in cache.glob("*.cells"))
+        return figures, problems, sorted(p.name for p in cache.glob("*.items"))
 
     def as_a(model: str) -> TableOptions:
         return TableOptions.parse("question_id", "pred=answer", [f"model={model}"])
@@ -101,15 +103,78 @@ def test_the_options_are_part_of_the_cache_key(tmp_path):
     assert problems == [] and len(entries) == 1
     assert first.spec.dims["model"].labels == ("a",)
     assert first.value(model="a", category="law", metric="accuracy") == 0.5
-    assert first.items is not None
-    (second,), _, more = load(as_a("b"))  # the same file, other options: not the cached cells
+    assert first.items is not None and str(first.items.folder).startswith(str(cache))
+    (second,), _, more = load(as_a("b"))  # the same file, other options: other records
     assert second.spec.dims["model"].labels == ("b",) and len(more) == 2
     assert load(TableOptions())[:2] == ([], [
         "Not served: llama.csv: this table looks like per-item records (one row "
         "per item), not cells, and was imported without --item. Import it with --item "
         "question_id --correct pred=answer (on the Data page: Per-item records)."])
-    (again,), _, entries_again = load(as_a("a"))  # the first options again: their entry
+    (again,), _, entries_again = load(as_a("a"))  # the first options again: their records
     assert entries_again == more and again.cells.equals(first.cells)
+    assert again.items.folder == first.items.folder
+
+
+def per_model_tables(folder: Path, suffix: str) -> None:
+    """Two models' per-question outputs, one file each (MMLU-Pro's columns), as a lab's own
+    script writes them: a folder of CSV or Parquet files."""
+    import pandas as pd
+
+    folder.mkdir()
+    rows = {"llama-7b": ["A", "C", "C", "D"], "llama-13b": ["A", "B", "C", "A"]}
+    for model, preds in rows.items():
+        table = pd.DataFrame({"question_id": [1, 2, 3, 4],
+                              "category": ["law", "law", "math", "math"],
+                              "answer": ["A", "B", "C", "D"], "pred": preds})
+        if suffix == "csv":
+            table.to_csv(folder / f"{model}.csv", index=False)
+        else:
+            table.to_parquet(folder / f"{model}.parquet", index=False)
+
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_a_folder_of_per_item_tables_serves_as_its_import_makes_it(tmp_path, suffix):
+    """``serve --data DIR --item ... --set model={file}`` of a folder of per-model CSV or Parquet
+    files: ONE figure, model x category, as ``evalmaps import DIR`` with the same options makes
+    it (it used to be one figure per file, so Compare could not pair the models on one grid);
+    watched or not, and a model's file added while watched joins the same figure."""
+    from evalmaps.catalog.imports import figure_of, import_paths_by_tool
+
+    folder = tmp_path / "outputs"
+    per_model_tables(folder, suffix)
+    (imported,) = import_paths_by_tool([folder], MMLU.apply(ImportOptions()))
+    for watch in ("off", "auto"):
+        loaded = load_data(Settings(extra_data=(folder,), data_options=MMLU, cache_dir=None,
+                                    store_dir=None, watch=watch))
+        assert loaded.problems == [] and loaded.catalog.ids[-1:] == ["import-outputs"]
+        figure = loaded.catalog.figure("import-outputs")
+        assert figure.spec.dims["model"].labels == ("llama-7b", "llama-13b")
+        assert figure.cells.equals(figure_of(imported).cells)
+        assert figure.items is not None
+        assert [figure.value(model=m, category=c, metric="accuracy")
+                for m in ("llama-7b", "llama-13b") for c in ("law", "math")] == [
+            0.5, 1.0, 1.0, 0.5]  # by hand: pred = answer, question by question
+
+    # watched: a third model's file joins the figure, read alone
+    (tmp_path / "w").mkdir()
+    watched = tmp_path / "w" / "outputs"
+    per_model_tables(watched, suffix)
+    for path in watched.iterdir():
+        aged(path)
+    reader = live.FolderReader(watched, None, MMLU)
+    watcher = live.Live([reader], lambda per, problems: (assemble(Catalog([]), per, problems),
+                                                         problems), lambda snapshot: None)
+    watcher.refresh(initial=True)
+    assert watcher.snapshot.catalog.ids == ["import-outputs"] and reader.reads == 2
+    source = next(watched.glob(f"llama-7b.{suffix}"))
+    third = watched / f"mistral-7b.{suffix}"
+    third.write_bytes(source.read_bytes())
+    aged(third)
+    assert watcher.refresh()
+    figure = watcher.snapshot.catalog.figure("import-outputs")
+    assert figure.spec.dims["model"].labels == ("llama-7b", "llama-13b", "mistral-7b")
+    assert figure.value(model="mistral-7b", category="law", metric="accuracy") == 0.5
+    assert watcher.snapshot.problems == [] and reader.reads == 3
 
 
 def test_settings_reach_the_folders_watched_or_not(tmp_path):
