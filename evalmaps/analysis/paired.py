@@ -113,7 +113,9 @@ def wilson(successes, n, z: float = Z_95) -> tuple[np.ndarray, np.ndarray]:
     n is 0): ``(p + z²/2n ± z sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)``, always within [0, 1]."""
     s = np.asarray(successes, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # n far past any count (from a tiny standard error) overflows to inf: the interval is then
+    # the value itself, or NaN and left out by the caller
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         p = s / n
         z2 = z * z
         centre = (p + z2 / (2 * n)) / (1 + z2 / n)

@@ -96,7 +96,7 @@ def se_interval(z: np.ndarray, se: np.ndarray, metric: Metric) -> tuple[np.ndarr
         return lo, hi
     bottom, top = metric.range
     width = top - bottom
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         outside = np.isfinite(z) & np.isfinite(se) & ((lo < bottom) | (hi > top))
         p = np.clip((z - bottom) / width, 0.0, 1.0)
         share_se = se / width

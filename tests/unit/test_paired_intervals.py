@@ -43,6 +43,7 @@ def test_near_an_end_it_is_wilson_with_the_items_the_se_implies():
     assert (lo[0], hi[0]) == (1.0, 1.0)
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # no overflow on the way, either
 @given(st.floats(0, 1), st.floats(0, 0.5))
 def test_never_past_the_range(z, se):
     lo, hi = se_interval(np.array([z]), np.array([se]), SHARE)
