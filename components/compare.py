@@ -22,7 +22,6 @@ from dash import dcc, html
 from components import theme
 from components.controls import dom_id, panel_label
 from components.heatmap import (
-    PERCENT_TICKS,
     Special,
     TraceSpec,
     heatmap_layout,
@@ -348,7 +347,7 @@ def delta_figure(al: Alignment, *, show_values: bool = True,
         decimals=al.decimals, hovertemplate=present, colorscale=DELTA_COLORSCALE,
         zrange=(lo, hi), zmid=0, texttemplate=text, show_values=show_values,
         colorbar_title=DELTA_TITLE + ("" if al.higher_is_better else " (blue: B better)"),
-        colorbar={"tickformat": PERCENT_TICKS} if pct else None,
+        colorbar=scale_ticks(pct, al.decimals, [(lo, hi)]),
         reversescale=not al.higher_is_better,  # blue is always B better
         customdata_dtype=delta_data_dtype(al, customdata.shape[-1],
                                           values or value_dtypes(al)))

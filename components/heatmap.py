@@ -142,6 +142,8 @@ def scale_ticks(percent: bool, decimals: int, spans) -> dict:
             for r in bounds):
         return {"dtick": 1, "tick0": 0}
     return {}
+
+
 LOG_STEPS = (1, 2, 5)
 
 

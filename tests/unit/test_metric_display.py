@@ -213,6 +213,10 @@ def test_compare_lower_is_better_counts_and_sentences(catalog):
     assert fa["data"][0]["colorscale"] == reversed_stops(colorscale_of(UNIFORM_SCALE))
     assert fd["data"][0]["colorscale"] == reversed_stops(colorscale_of(DELTA_COLORSCALE))
     assert fd["data"][0]["colorbar"]["title"]["text"] == "B − A (blue: B better)"
+    # whole-number differences over -5..+5: the colour bar is ticked at whole numbers, as A's
+    assert (fd["data"][0]["zmin"], fd["data"][0]["zmax"]) == (-5.0, 5.0)
+    assert {k: fd["data"][0]["colorbar"].get(k) for k in ("dtick", "tick0")} == {
+        "dtick": 1, "tick0": 0}
     assert readouts(al)["lower_better"] is True
 
 
@@ -228,4 +232,6 @@ def test_compare_percent(catalog):
     assert fa["data"][0]["hovertemplate"].split("<br>")[1] == "acc %{z:.0%}"
     assert (fa["data"][0]["zmin"], fa["data"][0]["zmax"]) == (0.0, 1.0)
     assert fd["data"][0]["meta"]["texttemplate"] == "%{z:+.0%}"
+    assert fd["data"][0]["colorbar"]["tickformat"] == ".4~%"
+    assert "dtick" not in fd["data"][0]["colorbar"]
     assert readouts(al)["a"] == [0, None, 100, "%"] and readouts(al)["unit"] == "%"
