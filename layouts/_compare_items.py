@@ -230,34 +230,20 @@ def pick_item(selected, search, uploads):
     return detail(row, q.a.short, q.b.short)
 
 
-# the search in the location, once the list shows it (compare-items-searched): a link copied
-# from the address bar opens the list searched (history entries: one per search, as typed
-# searches wait SEARCH_WAIT_MS)
+# cell, which and q in the location: a click on B − A, Enter on it, a tab, Close, and the
+# search once the list shows it (compare-items-searched: a link copied from the address bar
+# opens the list searched; one history entry per search, as typing waits SEARCH_WAIT_MS)
 clientside_callback(
     """
-    function (searched, search) {
-        const p = new URLSearchParams(search || "");
-        const text = searched || "";
-        if (!p.has("cell") || (p.get("q") || "") === text) { return dash_clientside.no_update; }
-        if (text) { p.set("q", text); } else { p.delete("q"); }
-        return "?" + p.toString();
-    }
-    """,
-    Output(f"{PAGE}-loc", "search", allow_duplicate=True),
-    Input(f"{PAGE}-items-searched", "data"),
-    State(f"{PAGE}-loc", "search"),
-    prevent_initial_call=True,
-)
-
-
-# cell and which in the location: a click on B − A, Enter on it, a tab, Close
-clientside_callback(
-    """
-    function (click, opened, which, close, search) {
+    function (click, opened, which, close, searched, search) {
         const trig = (dash_clientside.callback_context.triggered || [])[0];
         const id = trig ? trig.prop_id : "";
         const p = new URLSearchParams(search || "");
-        if (id.indexOf("compare-items-close") === 0) {
+        if (id.indexOf("compare-items-searched") === 0) {
+            const text = searched || "";
+            if (!p.has("cell")) { return dash_clientside.no_update; }
+            if (text) { p.set("q", text); } else { p.delete("q"); }
+        } else if (id.indexOf("compare-items-close") === 0) {
             p.delete("cell"); p.delete("which"); p.delete("q");
         } else if (id.indexOf("compare-items-open") === 0 && opened && opened.x !== undefined) {
             p.set("cell", opened.y + "|" + opened.x); p.delete("which"); p.delete("q");
@@ -279,6 +265,7 @@ clientside_callback(
     Input(f"{PAGE}-items-open", "data"),
     Input(f"{PAGE}-items-which", "value"),
     Input(f"{PAGE}-items-close", "n_clicks"),
+    Input(f"{PAGE}-items-searched", "data"),
     State(f"{PAGE}-loc", "search"),
     prevent_initial_call=True,
 )
