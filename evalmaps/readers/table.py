@@ -187,11 +187,16 @@ def detect_format(frame: pd.DataFrame, name: str, mapping: ImportOptions | None 
             return "leaderboard"
     if numbers:
         return "matrix"
+    # a long table whose score column has a name of its own (model,task,step,solved): the last
+    # column of numbers is most likely its score
+    scores = [c for c in values if _numeric_share(frame[c]) == 1.0]
+    fix = (f"If each row is one cell, rename its score column ('{scores[-1]}') to 'value'; "
+           f"else choose the format, or reshape the file." if scores and len(columns) >= 3
+           else "Choose the format, or reshape the file.")
     raise ImportFailed("the format is not recognised: there is no 'value' column (tidy), no "
                        "cell columns like type_3_len_15 (wide), the columns after the first "
                        "are not all numbers (matrix), and no column names each row once beside "
-                       "columns of scores (leaderboard). Choose the format, or reshape the file.",
-                       file=name)
+                       f"columns of scores (leaderboard). {fix}", file=name)
 
 
 def _dim_name(raw: str) -> str:

@@ -689,5 +689,24 @@ def test_the_format_is_detected_with_the_replicate_column_chosen():
     assert str(err) == ("runs.csv: the format is not recognised: there is no 'value' column "
                         "(tidy), no cell columns like type_3_len_15 (wide), the columns after the "
                         "first are not all numbers (matrix), and no column names each row once "
-                        "beside columns of scores (leaderboard). Choose the format, or reshape "
-                        "the file.")
+                        "beside columns of scores (leaderboard). If each row is one cell, "
+                        "rename its score column ('accuracy') to 'value'; else choose the "
+                        "format, or reshape the file.")
+
+
+def test_a_long_table_with_a_score_column_of_its_own_name_is_told_to_rename_it():
+    """model,task,step,solved: one row per cell, but its score is not called 'value'. The
+    refusal names the column to rename, and the renamed file reads as that advice says."""
+    data = b"model,task,step,solved\nm1,t1,1,4\nm1,t1,2,7\nm2,t1,1,6\nm2,t1,2,3\n"
+    assert str(refused(data, "counts.csv")) == (
+        "counts.csv: the format is not recognised: there is no 'value' column (tidy), no cell "
+        "columns like type_3_len_15 (wide), the columns after the first are not all numbers "
+        "(matrix), and no column names each row once beside columns of scores (leaderboard). "
+        "If each row is one cell, rename its score column ('solved') to 'value'; else choose "
+        "the format, or reshape the file.")
+    renamed = data.replace(b"solved", b"value", 1)
+    assert import_bytes(renamed, "counts.csv").to_csv() == (
+        "model,task,step,value\nm1,t1,1,4\nm1,t1,2,7\nm2,t1,1,6\nm2,t1,2,3\n")
+    # no column of numbers: nothing to rename, the plain advice
+    assert str(refused(b"model,task,note\nm1,t1,x\nm2,t1,y\n", "t.csv")).endswith(
+        "(leaderboard). Choose the format, or reshape the file.")
