@@ -36,6 +36,19 @@ def upload(dash_duo, path: Path) -> None:
         str(path))
 
 
+def previewed(dash_duo, timeout: float) -> str:
+    """The preview card's text, once the upload's preview is shown."""
+    dash_duo.wait_for_element("#data-preview-card", timeout=timeout)
+    return dash_duo.find_element("#data-preview-card").text
+
+
+def keep_and_open(dash_duo, id_prefix: str, timeout: float) -> None:
+    """Keep the previewed upload and wait for Browse to draw it (its id starts ``id_prefix``)."""
+    dash_duo.find_element("#data-add").click()
+    until(lambda: f"figure={id_prefix}" in dash_duo.driver.current_url, timeout=timeout)
+    dash_duo.wait_for_element(".heatmap-graph .main-svg", timeout=20)
+
+
 def heatmap_css(panel_key_prefix: str) -> str:
     return f'.heatmap-graph[id*=\'"panel":"{panel_key_prefix}\']'
 
@@ -211,12 +224,9 @@ def test_a_zip_of_lm_eval_results_uploads_as_heatmaps(served, tmp_path):
             z.write(f, f"pythia-160m/zero-shot/{f.name}")
     open_data(served)
     upload(served, archive)
-    served.wait_for_element("#data-preview-card", timeout=20)
-    card = served.find_element("#data-preview-card").text
+    card = previewed(served, timeout=20)
     assert "step (2 labels)" in card and "task" in card and "metric" in card, card
-    served.find_element("#data-add").click()
-    until(lambda: "figure=upload-pythia-160m-" in served.driver.current_url, timeout=20)
-    served.wait_for_element(".heatmap-graph .main-svg", timeout=20)
+    keep_and_open(served, "upload-pythia-160m-", timeout=20)
     screenshot(served.driver, "data-upload-lm-eval-zip", tmp_path)
     fid = parse_qs(urlparse(served.driver.current_url).query)["figure"][0]
     raw = json.loads(files[0].read_text())["results"]["arc_easy"]
@@ -282,10 +292,8 @@ def test_a_thousand_columns_open_without_console_errors(served, tmp_path):
     wide.write_text("\n".join(rows) + "\n")
     open_data(served)
     upload(served, wide)
-    served.wait_for_element("#data-preview-card", timeout=15)
-    served.find_element("#data-add").click()
-    until(lambda: "figure=upload-thousand-" in served.driver.current_url, timeout=20)
-    served.wait_for_element(".heatmap-graph .main-svg", timeout=20)
+    previewed(served, timeout=15)
+    keep_and_open(served, "upload-thousand-", timeout=20)
     served.wait_for_element("#browse-xrange", timeout=10)
     marks = served.driver.find_elements(By.CSS_SELECTOR, "#browse-xrange .dash-slider-mark")
     assert 3 <= len(marks) <= 20, len(marks)

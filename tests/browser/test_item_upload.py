@@ -6,11 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from dash.testing.wait import until
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from tests.browser.test_data import open_data, served, upload  # noqa: F401 - the fixture
+from tests.browser.test_data import (  # noqa: F401 - served: the fixture
+    keep_and_open,
+    open_data,
+    previewed,
+    served,
+    upload,
+)
 from tests.integration.test_upload_folders import zipped
 
 pytestmark = pytest.mark.browser
@@ -31,10 +36,7 @@ def test_a_zip_of_per_item_files_uploads_as_one_figure(served, tmp_path):  # noq
         box.send_keys(Keys.TAB)
     served.driver.find_element(By.CSS_SELECTOR, "label[for=data-model-file]").click()
     upload(served, archive)
-    served.wait_for_element("#data-preview-card", timeout=30)
-    card = served.find_element("#data-preview-card").text
+    card = previewed(served, timeout=30)
     assert "category (14 labels)" in card and "model (2)" in card and "Cells 28" in card, card
-    served.find_element("#data-add").click()
-    until(lambda: "figure=upload-mmlu-pro-" in served.driver.current_url, timeout=30)
-    served.wait_for_element(".heatmap-graph .main-svg", timeout=20)
+    keep_and_open(served, "upload-mmlu-pro-", timeout=30)
     assert served.get_logs() == []
