@@ -112,7 +112,7 @@ def panel(catalog, query: dict) -> dict:
                    ((cell.only_in_a, "A"), (cell.only_in_b, "B")) if n]
         if lacking:
             notes.append(" Not listed: " + " and ".join(lacking) + ".")
-    first_row = rows[:1] and cell.rows(q.which, search=q.search, limit=1)
+    first_row = cell.row(rows[0]["item"]) if rows else None  # its texts: that item's alone
     samples = bool(rows) and "a_samples" in rows[0]
     return {
         "style": {}, "title": title, "note": " ".join(notes),
@@ -120,7 +120,7 @@ def panel(catalog, query: dict) -> dict:
         "columns": columns(samples, q.a.short, q.b.short),
         "csv": api_href(catalog, q),
         "link": items_view.page_url(catalog, q, comparing.default_pair(catalog)),
-        "detail": detail(first_row[0] if first_row else None, q.a.short, q.b.short),
+        "detail": detail(first_row, q.a.short, q.b.short),
         "search": q.search, "found": found_text(len(rows), q.search),
         **grid_size(len(rows)),
     }

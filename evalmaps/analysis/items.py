@@ -225,8 +225,7 @@ def _texts_by_item(records: ItemRecords | None, coords: Mapping[str, str],
 
 def score_text(value: float) -> str:
     """A score as the list shows it (d3's ``.4~f``: 4 decimals, trailing zeros dropped)."""
-    text = f"{float(value):.4f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
+    return fmt.number(float(value), 4, 0)
 
 
 def check_which(which: str) -> str:

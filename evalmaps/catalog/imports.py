@@ -233,10 +233,12 @@ def item_tables(tables: list[tuple[str, Probe, str]], name: str, options: Import
     columns make a figure each with ``by_tool``, else are refused. None when the tables are not
     all per-item records (they import as tables do)."""
     frames: dict[tuple[str, ...], list[tuple[str, pd.DataFrame]]] = {}
+    warnings: dict[str, list[str]] = {}  # what each file's reader said, kept with its figure
     for file, probe, kind in tables:
         try:
             with fastcsv.lean_memory():
-                frame = readers.reader(kind).read(probe, file, options, max_bytes).table
+                reading = readers.reader(kind).read(probe, file, options, max_bytes)
+            frame, warnings[file] = reading.table, reading.warnings
         except DataError:
             if options.item or options.correct:
                 raise
@@ -250,19 +252,21 @@ def item_tables(tables: list[tuple[str, Probe, str]], name: str, options: Import
         raise ImportFailed(f"the per-item tables {short(one)} and {short(other)} have different "
                            f"columns, so they are not one figure. Import them one at a time.",
                            file=name)
-    figures = [_item_group(group, name if len(frames) == 1 else group[0][0], options)
+    figures = [_item_group(group, name if len(frames) == 1 else group[0][0], options,
+                           list(dict.fromkeys(w for file, _ in group for w in warnings[file])))
                for group in frames.values()]
     return figures if by_tool else figures[0]
 
 
 def _item_group(group: list[tuple[str, pd.DataFrame]], name: str,
-                options: ImportOptions) -> Imported:
-    """Per-item tables of the same columns -> one import of all their records."""
+                options: ImportOptions, warnings: list[str]) -> Imported:
+    """Per-item tables of the same columns -> one import of all their records (``warnings``:
+    what their readers said)."""
     if len(group) == 1:
         file, frame = group[0]
         notes: list[str] = []
         records, dims, metric = item_records.import_items(frame, file, options, notes)
-        return items_import(records, dims, metric, file, notes, [])
+        return items_import(records, dims, metric, file, notes, warnings)
     frame = pd.concat([f.rename(columns=lambda c: str(c).strip()) for _, f in group],
                       ignore_index=True)
     starts = [0]
@@ -279,7 +283,7 @@ def _item_group(group: list[tuple[str, pd.DataFrame]], name: str,
         at = next(i for i in range(len(group)) if exc.row - 2 < starts[i + 1])
         raise ImportFailed(exc.problem, file=group[at][0], row=exc.row - starts[at],
                            column=exc.column) from None
-    return items_import(records, dims, metric, name, notes, [])
+    return items_import(records, dims, metric, name, notes, warnings)
 
 
 def _table(file: str, probe: Probe, kind: str, options: ImportOptions | None,

@@ -208,3 +208,20 @@ def test_a_watched_folder_reads_its_new_files_with_the_options(tmp_path):
     assert figure.spec.dims["model"].labels == ("llama-7b", "llama-13b")
     assert figure.value(model="llama-13b", category="math", metric="accuracy") == 0.0
     assert watcher.snapshot.problems == [] and reader.reads == 2
+
+
+def test_what_the_readers_said_stays_with_the_combined_figure(tmp_path):
+    """Per-item tables read together keep their readers' warnings (a semicolon-separated CSV
+    says so), as the same table imported alone keeps them; what several say is written once."""
+    from evalmaps.catalog.imports import import_paths_by_tool
+
+    folder = tmp_path / "outputs"
+    per_model_tables(folder, "csv")
+    for path in folder.glob("*.csv"):
+        path.write_text(path.read_text().replace(",", ";"))
+    said = "Read as semicolon-separated."
+    (alone,) = import_paths_by_tool([folder / "llama-7b.csv"], MMLU.apply(ImportOptions()))
+    (both,) = import_paths_by_tool([folder], MMLU.apply(ImportOptions()))
+    assert alone.spec["notes"].count(said) == 1
+    assert both.spec["notes"].count(said) == 1  # said by both files, written once
+    assert both.spec["dims"]["model"]["labels"] == ["llama-7b", "llama-13b"]
