@@ -274,6 +274,7 @@
             const was = gone[path];
             if (ids[was.id]) {
               delete gone[path];
+              delete known[path];  // asked afresh: a figure back as it was answers 200, not 304
               back[was.id] = true;
             } else {
               was.wait = Math.min(GONE_MAX_MS, was.wait + POLL_MS);

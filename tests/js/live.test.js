@@ -169,8 +169,8 @@ test("poller: a figure answered 404 (its files removed) is asked for no more", a
   assert.deepEqual(asked, ["/api/figures/import-sweep"]);  // one 404 in the console, not three
 });
 
-/* A server whose figure is gone, then back: its answers by path; the list of figures holds
- * the figure only while ``state.there``. */
+/* A server whose figure is gone, then back: its answers by path (304 to an ETag that still
+ * holds, as the real one); the list of figures holds the figure only while ``state.there``. */
 function goneServer(state) {
   const asked = [];
   function fetchFn(path, options) {
@@ -187,7 +187,11 @@ function goneServer(state) {
     if (!state.there) {
       return Promise.resolve({status: 404, headers: {get: function () { return null; }}});
     }
-    return Promise.resolve({status: 200, headers: {get: function () { return '"' + state.figure.version + '"'; }},
+    const version = '"' + state.figure.version + '"';
+    if (options.headers["If-None-Match"] === version) {  // as the server answers (routes.py)
+      return Promise.resolve({status: 304, headers: {get: function () { return version; }}});
+    }
+    return Promise.resolve({status: 200, headers: {get: function () { return version; }},
                             json: function () { return Promise.resolve(state.figure); }});
   }
   return {fetchFn: fetchFn, asked: asked};
