@@ -100,7 +100,8 @@
   }
 
   /* The cell last hovered ({source, x, y}: its map and labels; ``full``: that map's traces
-   * when it was hovered), hovered again when its map is drawn anew (see again). */
+   * when it was hovered), hovered again when its map is drawn anew (see again); null once the
+   * pointer leaves the map. */
   let pointed = null;
 
   /* After map ``side`` is drawn: the cell last hovered on it, hovered again if the map drew
@@ -128,6 +129,12 @@
     if (chart && !chart.gd._evalmapsAgain && chart.gd.on) {
       chart.gd._evalmapsAgain = true;
       chart.gd.on("plotly_afterplot", function () { again(side); });
+      // the pointer left the map: a redraw after that (a menu, Swap) hovers nothing again
+      chart.gd.on("plotly_unhover", function () {
+        if (pointed && pointed.source === side) {
+          pointed = null;
+        }
+      });
     }
   }
 

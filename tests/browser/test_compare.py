@@ -135,6 +135,28 @@ def test_hover_on_a_shows_a_b_and_the_difference(served, tmp_path):
     assert served.get_logs() == []
 
 
+def test_a_cell_left_is_not_hovered_again_after_a_menu_redraws_the_maps(served):
+    """The pointer hovers a cell of A, then leaves the maps for the colour range menu: the maps
+    are redrawn on the metric's range (not a live redraw), and no hover label comes back on A
+    where no pointer is (the readout and outlines keep the last cell, as they do)."""
+    import time
+
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    open_compare(served)
+    hover_cell(served, A, "0.4", "2000")
+    until(lambda: marks_cell(served.driver, B, "0.4", "2000"), timeout=5)
+    fixed = served.driver.find_element(
+        By.XPATH, "//*[@id='compare-color']//label[contains(., 'Metric')]")
+    shared = (trace(served.driver, A)["zmin"], trace(served.driver, A)["zmax"])
+    ActionChains(served.driver).move_to_element(fixed).click().perform()
+    until(lambda: (trace(served.driver, A)["zmin"], trace(served.driver, A)["zmax"]) != shared,
+          timeout=10)  # redrawn on the metric's range, 0 to 100
+    time.sleep(1)  # time for a hover that would come back after the redraw
+    assert hover_lines(served.driver, A) == []
+    assert served.get_logs() == []
+
+
 def test_the_readout_writes_a_and_b_with_their_unit_as_the_hover_does(served):
     """A metric in % (AceMath, illustrative): the hover says 'A 71.2% · B 64.0%', and so does
     the readout line (screen readers and the keyboard get it from there)."""
