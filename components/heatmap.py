@@ -684,8 +684,6 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
                                                            counts)
     _, missing = hover_template(view)
     shown = view.shown
-    colorbar = scale_ticks(shown.percent, view.decimals,
-                           [zrange or _finite_bounds(view.z), *(ranges or [])])
     z, text, cell = view.z, None, None
     if shown.percent:
         cell = value_template(shown, view.decimals, field="text" if view.log_scale else "z")
@@ -697,6 +695,9 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
         spans = [r for r in (zrange, *(ranges or [])) if r] + [_finite_bounds(z)]
         vals, labels = log_ticks(min(r[0] for r in spans), max(r[1] for r in spans))
         colorbar = {"tickvals": vals, "ticktext": labels}
+    else:  # the range drawn, or the values' own (worked out once per view: value_range)
+        colorbar = scale_ticks(shown.percent, view.decimals,
+                               [zrange or view.value_range, *(ranges or [])])
     title = shown.label + (" (log)" if view.log_scale else "")
     data_dtype = theme.panel_columns_dtype(
         view.panel, uncertain, uncertainty_decimals(view.decimals, uncertain, shown)) \
