@@ -185,13 +185,14 @@ clientside_callback(
 
 
 @callback(*OUTPUTS, Input(f"{PAGE}-items-request", "data"),
-          State(f"{PAGE}-items-shown", "data"), State(UPLOADS, "data"), prevent_initial_call=True)
+          State(f"{PAGE}-items-shown", "data"), State(f"{PAGE}-items-search", "value"),
+          State(UPLOADS, "data"), prevent_initial_call=True)
 @boundary
-def show_items(search, shown, uploads):
+def show_items(search, shown, typed, uploads):
     """The panel for the page's location (``compare-items-request``); nothing is redrawn when
     only a style key or the search changed (the search box wrote it: :func:`search_items`
     lists the rows; history, back and forward, renders the page anew). ``compare-items-shown``:
-    the query the open panel shows, None when it is closed."""
+    the query the open panel shows, None when it is closed; ``typed``: the search box's text."""
     if search is None or search == MOUNTED:  # the layout drew the URL's panel
         raise PreventUpdate
     query = _query(search)
@@ -199,8 +200,10 @@ def show_items(search, shown, uploads):
     if key == shown:
         raise PreventUpdate
     values = panel(get_catalog(uploads, *stored_ids(search)), query)
+    # the box only when its text changes: a value set calls search_items, for nothing here
+    box = no_update if values["search"] == (typed or "") else values["search"]
     return (*[values[k] for k in KEYS], key, items_grid(PAGE, values) if key is not None else None,
-            values["search"], values["search"], values["found"])
+            box, values["search"], values["found"])
 
 
 def open_request(search: str | None, uploads) -> tuple:

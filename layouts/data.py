@@ -513,10 +513,13 @@ def add_upload(_, pending, recent):
             fids if len(fids) > 1 else None)
 
 
+# not at first paint, nearly always to list nothing: a session Store that holds an upload's
+# figures sets them as it mounts, and that calls this as the page renders anew on the first
 @callback(
     Output("data-kept-list", "children"),
     Input("data-kept", "data"),
     State(UPLOADS, "data"),
+    prevent_initial_call=True,
 )
 @boundary
 def kept_list(kept, recent):
