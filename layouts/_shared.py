@@ -134,7 +134,8 @@ def in_place_outputs(graph_type: str) -> dict[str, Output]:
 
 def in_place(out: dict, maps: dict | None, map_ids) -> dict:
     """A live redraw's outputs (``out``, with the page's ``graphs``) when the page shows the same
-    graphs as it would draw now (``maps``: {panel: {"figure", "style"}} in the page's order,
+    graphs as it would draw now (``maps``: {panel: {"figure", "style"}} in the page's order, the
+    ``redraw`` its render gave,
     ``map_ids``: the ids of the graphs it shows): only their figures and styles are sent
     (:func:`in_place_outputs`), so the elements around them stay, and with them the keyboard
     focus, the active cell and open tables. Other graphs: ``out`` as it is (built anew)."""

@@ -170,12 +170,12 @@ def sync(slicing, display, drawn, map_ids):
             else 1
         state = replace(state, scale=scale if scale in SCALES else DEFAULT_SCALE, k=k)
         drawing = graphs(figure, state)
-        drawing.pop("maps", None)
+        drawing.pop("redraw", None)
         return OUT(search=state.to_query(y_labels=row_labels(figure)), **drawing)
     # the URL changed: write the controls that differ; draw only if the slice differs (or the
     # figure has a new version: drawn again in place, its menus list its new labels)
     out = {} if slice_key(state) == drawn and not live_redraw() else graphs(figure, state)
-    maps = out.pop("maps", None)
+    maps = out.pop("redraw", None)
     if live_redraw():
         out.update(slicing_menus(figure, slicing), live_drawn=live_drawn(figure.id))
         in_place(out, maps, map_ids)  # the same panels: only their figures are sent
@@ -199,8 +199,10 @@ def slice_key(state: ViewState) -> str:
 
 
 def graphs(figure, state: ViewState) -> dict:
-    """The heatmaps of a view and the line above them: ``graphs``, ``summary``, ``drawn``.
-    At ``state.k`` > 1, every cell is the pass@k of its items (``figure_at``)."""
+    """The heatmaps of a view and the line above them: ``graphs``, ``summary``, ``drawn``, and
+    ``redraw`` ({panel: {"figure", "style"}}: what a live redraw in place sends, not an output:
+    :func:`layouts._shared.in_place`). At ``state.k`` > 1, every cell is the pass@k of its
+    items (``figure_at``)."""
     figure = figure_at(figure, state.k)
     views, empty = views_for(figure, state)
     if empty:
@@ -243,7 +245,7 @@ def graphs(figure, state: ViewState) -> dict:
                         *([html.Div(gaps, id="browse-gaps-note")] if gaps else []),
                         *([html.Div(" ".join(notes), id="browse-scale-note")] if notes else [])],
             "drawn": slice_key(state), "export_options": panels,
-            "export_value": panels[0]["value"], "export_style": panel_style(panels), "maps": maps}
+            "export_value": panels[0]["value"], "export_style": panel_style(panels), "redraw": maps}
 
 
 @callback(

@@ -199,7 +199,7 @@ def sync(slicing, chart, pct, drawn, map_ids):
         out = {} if key == drawn and not live_redraw() else {
             "problems": problems_alert((*state.problems, *options.problems)),
             **render(figure, state, options), "drawn": key}
-        maps = out.pop("maps", None)
+        maps = out.pop("redraw", None)
         if live_redraw():  # a new version: drawn again in place, the menus list new labels
             out.update(slicing_menus(figure, slicing),
                        live_drawn=live_drawn(figure.id))
@@ -219,7 +219,7 @@ def sync(slicing, chart, pct, drawn, map_ids):
                             finite_number(chart["threshold"]),
                             asked_logx(figure, state, chart, slicing["search"]))
     drawing = render(figure, state, options)
-    drawing.pop("maps", None)
+    drawing.pop("redraw", None)
     return OUT(search=state.to_query(extra=options.extra(), y_labels=row_labels(figure)),
                problems=None, drawn=drawn_key(state, options), **drawing)
 
@@ -242,8 +242,8 @@ def drawn_key(state: ViewState, options: TrendsOptions) -> str:
 
 
 def render(figure, state: ViewState, options: TrendsOptions) -> dict:
-    """Charts (``graphs``; ``maps``: each chart's figure and style, to redraw them in place),
-    summary, observations, table rows and columns, rule notes, panel summaries, the
+    """Charts (``graphs``; ``redraw``: each chart's figure and style, to redraw them in place:
+    not an output), summary, observations, table rows and columns, rule notes, panel summaries, the
     threshold box's placeholder and the log x switch (on where the axis is drawn on a log scale,
     disabled where it cannot be: a categorical axis, negative labels). At ``state.k`` > 1,
     every cell is the pass@k of its items (``figure_at``)."""
@@ -305,7 +305,7 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
                     "means (per line, per panel, marginal) get none: their cells share models "
                     "and items, so their errors are not independent")
     rows = stats_rows(trends)
-    return {"graphs": graphs, "maps": maps, "summary": summary,
+    return {"graphs": graphs, "redraw": maps, "summary": summary,
             "observations": observation_list(trends.observations, spec.illustrative),
             "table_rows": rows,
             "table_columns": stats_columns(spec, options.transpose, trends.thresholds,
