@@ -48,7 +48,7 @@ from evalmaps.service import uploads
 from evalmaps.service.bundle import site_zip
 from evalmaps.service.uploads import Budget
 from evalmaps.views.payloads import cells_csv, view_cells
-from evalmaps.views.state import first, parse_state
+from evalmaps.views.state import ViewState, first, parse_state
 from layouts._shared import (
     UPLOADS,
     Outputs,
@@ -509,7 +509,7 @@ def add_upload(_, pending, recent):
             if isinstance(u, str) and u not in fids]
     path = "/" if len(fids) == 1 else "/data"
     return ([*kept, *fids][-uploads.MAX_RECENT:],
-            dash.get_relative_path(path) + f"?figure={fids[0]}", no_update,
+            dash.get_relative_path(path) + ViewState(fids[0]).to_query(), no_update,
             fids if len(fids) > 1 else None)
 
 
@@ -534,7 +534,7 @@ def kept_list(kept, recent):
         return None
     root = request.host_url.rstrip("/")
     return kept_figures([(fid, catalog.figure(fid).spec.title) for fid in shown],
-                        lambda fid: dash.get_relative_path("/") + f"?figure={fid}",
+                        lambda fid: dash.get_relative_path("/") + ViewState(fid).to_query(),
                         root)
 
 
