@@ -227,9 +227,11 @@ def harness_figures(folder: Path, founds: list[Found], cache_dir=None,
 def _load_files(folder: Path, cache_dir, problems: list[str] | None = None,
                 read=None, options: TableOptions = TableOptions()) -> list[Figure]:
     """``read``: how one file is read (None: as it is); a watched folder's keeps what it read
-    (:mod:`evalmaps.service.live`). It returns None for a file not to be served yet."""
+    (:mod:`evalmaps.service.live`). It returns None for a file not to be served yet. Tables
+    that ``options`` name per-item records are read together, as ``evalmaps import DIR`` reads
+    them (one file per model, ``--set model={file}``, is ONE figure), not a figure each."""
     files = _data_files(folder)
-    if not files or per_item_tables(files, options):  # read together: one figure per tool
+    if not files or options.per_item:  # read together (per-item tables too): one per tool
         founds = []
         for path in files or harness_files(folder):
             try:
@@ -273,14 +275,6 @@ def _load_files(folder: Path, cache_dir, problems: list[str] | None = None,
         where[fid] = path.name
         figures.append(figure)
     return figures
-
-
-def per_item_tables(files: list[Path], options: TableOptions) -> bool:
-    """Whether a folder's tables are per-item records the options name (``--item`` or
-    ``--correct``): then they are read together, as ``evalmaps import DIR`` with the same options
-    reads them (one file per model, named by ``--set model={file}``, is ONE figure), not one
-    figure per file."""
-    return bool(files) and (options.item is not None or options.correct is not None)
 
 
 def folder_files(folder: Path) -> list[tuple[Path, Figure]]:

@@ -126,6 +126,11 @@ class TableOptions:
     def __bool__(self) -> bool:  # any option given
         return self != TableOptions()
 
+    @property
+    def per_item(self) -> bool:
+        """Whether the options name per-item records (``--item`` or ``--correct``)."""
+        return self.item is not None or self.correct is not None
+
     def apply(self, options: "ImportOptions") -> "ImportOptions":
         """``options`` with these table options (the ones given) in place of its own."""
         return dataclasses.replace(options, item=self.item if self.item is not None else

@@ -163,8 +163,8 @@ class FolderReader:
                 return []
         with fastcsv.lean_memory():
             try:
-                files = folders._data_files(self.folder)
-                self._tables = bool(files) and not folders.per_item_tables(files, self.options)
+                # tables read one by one; per-item tables (their options say so) together
+                self._tables = bool(folders._data_files(self.folder)) and not self.options.per_item
                 return folders._load_files(self.folder, self.cache_dir, problems, read=read,
                                            options=self.options)
             except ImportFailed as exc:
