@@ -230,7 +230,7 @@ def figure_data(figure: Figure) -> dict:
         "sourceRows": [[title, text + (f" · arXiv {arxiv}" if arxiv and text else
                                        f"arXiv {arxiv}" if arxiv else "")]
                        for title, text, arxiv in source_items(spec.source)],
-        "decimals": figure.decimals, "x": spec.x, "y": spec.y, "facets": list(spec.facets),
+        "x": spec.x, "y": spec.y, "facets": list(spec.facets),
         "dims": {d.name: {"title": d.title, "labels": list(d.labels), "numeric": d.numeric,
                           "numbers": list(d.numbers) if d.numeric else None,
                           "role": roles[d.name]} for d in spec.dims.values()},

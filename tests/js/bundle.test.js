@@ -14,17 +14,17 @@ function plain(v) {
 }
 
 const FIG = {
-  facets: ["model"], y: "window", x: "ratio", decimals: 1, provenance: "transcribed",
+  facets: ["model"], y: "window", x: "ratio", provenance: "transcribed",
   dims: {model: {labels: ["A", "B"], title: "Model"},
          window: {labels: ["3000", "2000", "500"], title: "Window"},
          ratio: {labels: ["0.1", "0.2"], numeric: true, numbers: [0.1, 0.2], title: "Ratio"}},
   metric: {name: "Pass@1", unit: "", higher: true, range: [0, 100], fixed: [0, 100]},
   zrange: [40, 60],
   panels: [
-    {slug: "a", title: "A", facets: {model: "A"}, z: [50, 51, null, 49, 52.5, 52.5],
+    {slug: "a", title: "A", facets: {model: "A"}, z: [50, 51, null, 49, 52.5, 52.5], decimals: 1,
      metric: {name: "Pass@1", unit: "", higher: true, range: [0, 100], fixed: [0, 100]},
      columns: [], extra: {}, has: []},
-    {slug: "b", title: "B", facets: {model: "B"}, z: [60, 40, 55, 45, 50, 50],
+    {slug: "b", title: "B", facets: {model: "B"}, z: [60, 40, 55, 45, 50, 50], decimals: 1,
      metric: {name: "Pass@1", unit: "", higher: true, range: [0, 100], fixed: [0, 100]},
      columns: [], extra: {}, has: []}
   ]
