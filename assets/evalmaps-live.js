@@ -229,25 +229,32 @@
         return asked;
       });
     }
-    function ask(path, now, said) {  // a figure's summary if it changed, else null
+    /* ``path`` asked with the ETag last seen there: {status, body}, the body (and the new
+     * ETag, kept) only with a 200; a 304 says it is unchanged. */
+    function conditional(path) {
       const headers = known[path] ? {"If-None-Match": known[path]} : {};
       return fetchFn(path, {headers: headers, cache: "no-store", credentials: "same-origin"})
         .then(function (response) {
-          if (response.status === 404) {  // not (or no longer) there
-            const id = decodeURIComponent(path.slice(LIST.length + 1));
-            gone[path] = {id: id, wait: GONE_MS, next: now + GONE_MS};
-            if (latest[id]) {
-              said.push(id);
-            }
-          }
           if (response.status !== 200) {
-            return null;  // 304: unchanged
+            return {status: response.status, body: null};
           }
           return response.json().then(function (body) {
             known[path] = response.headers.get("ETag");
-            return body;
+            return {status: 200, body: body};
           });
-        }).catch(function () { return null; });
+        });
+    }
+    function ask(path, now, said) {  // a figure's summary if it changed, else null
+      return conditional(path).then(function (got) {
+        if (got.status === 404) {  // not (or no longer) there
+          const id = decodeURIComponent(path.slice(LIST.length + 1));
+          gone[path] = {id: id, wait: GONE_MS, next: now + GONE_MS};
+          if (latest[id]) {
+            said.push(id);
+          }
+        }
+        return got.body;
+      }).catch(function () { return null; });
     }
 
     /* The figures gone whose turn it is: listed again (asked for in this check) or not yet
@@ -257,17 +264,8 @@
       if (!due.length) {
         return Promise.resolve();
       }
-      const headers = known[LIST] ? {"If-None-Match": known[LIST]} : {};
-      return fetchFn(LIST, {headers: headers, cache: "no-store", credentials: "same-origin"})
-        .then(function (response) {
-          if (response.status !== 200) {
-            return null;
-          }
-          return response.json().then(function (body) {
-            known[LIST] = response.headers.get("ETag");
-            return body;
-          });
-        }).catch(function () { return null; }).then(function (body) {
+      return conditional(LIST).then(function (got) { return got.body; })
+        .catch(function () { return null; }).then(function (body) {
           const ids = {};
           summaries(body).forEach(function (f) { ids[f.id] = true; });
           due.forEach(function (path) {
