@@ -41,7 +41,7 @@ from components.provenance import provenance_badge
 from evalmaps.analysis.slicing import views_for
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
-from evalmaps.readers.base import ImportOptions
+from evalmaps.readers.base import ImportOptions, TableOptions
 from evalmaps.readers.items import FILE
 from evalmaps.readers.table import FORMATS
 from evalmaps.service import uploads
@@ -378,20 +378,20 @@ def _text(value, limit: int, default: str = "") -> str:
 
 
 def _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh: bool,
-             records: dict | None = None) -> ImportOptions:
+             records: TableOptions = TableOptions()) -> ImportOptions:
     """Import options from the controls, whatever the request holds (junk falls back).
     ``records``: the per-item options (:func:`_records`)."""
     def label(value):
         return value if isinstance(value, str) and value and not fresh else None
 
-    return ImportOptions(
+    return records.apply(ImportOptions(
         format=fmt_value if fmt_value in FORMATS else "auto", x=label(x), y=label(y),
         replicate=None if fresh else (replicate if isinstance(replicate, str) else ""),
         metric=_text(metric, 40) or "value", unit=_text(unit, 10),
-        metric_range=(0.0, 100.0) if in_range is True else None, **(records or {}))
+        metric_range=(0.0, 100.0) if in_range is True else None))
 
 
-def _records(item, pred, ref, model_file) -> dict:
+def _records(item, pred, ref, model_file) -> TableOptions:
     """The per-item options of "Per-item records" (``--item``, ``--correct PRED=REF``, ``--set
     model={file}``), whatever the request holds; an error when only one of PRED and REF is
     given."""
@@ -399,8 +399,8 @@ def _records(item, pred, ref, model_file) -> dict:
     if (pred is None) != (ref is None):
         raise EvalmapsError("Give both columns of \"Right when ... equals ...\" (the prediction "
                             "and the reference), or neither to use a 'score' column.")
-    return {"item": item, "correct": (pred, ref) if pred else None,
-            "fixed": {"model": FILE} if model_file is True else {}}
+    return TableOptions(item, (pred, ref) if pred else None,
+                        (("model", FILE),) if model_file is True else ())
 
 
 @callback(
