@@ -65,8 +65,9 @@
         return (text.charAt(0) === "-" || Number(text) === 0) ? text : "+" + text;
       };
       const sig = function (p) { return String(Number(p.toPrecision(2))); };
-      line += " · paired, " + cell[4] + " items: " + signed(cell[5]) + paired.unit + " [" +
-          signed(cell[6]) + ", " + signed(cell[7]) + "], p = " + sig(cell[8]) +
+      line += " · paired, " + cell[4] + " items: " + signed(cell[5]) + paired.unit;
+      line += !present(cell[8]) ? " (" + paired.tests[cell[10]] + ": too few items to test)" :
+          " [" + signed(cell[6]) + ", " + signed(cell[7]) + "], p = " + sig(cell[8]) +
           " (adjusted " + sig(cell[9]) + ", " + paired.tests[cell[10]] + ": " +
           (cell[9] < 0.05 ? "distinguishable" : "not distinguishable") + ")";
     } else if (present(se) && present(a) && present(b)) {

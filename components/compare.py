@@ -35,6 +35,7 @@ from components.heatmap import (
     value_template,
 )
 from components.provenance import provenance_badge
+from evalmaps.analysis import paired as paired_stats
 from evalmaps.analysis import uncertainty as stderr
 from evalmaps.analysis.compare import (
     ONE_ROW,
@@ -59,8 +60,8 @@ DELTA_TITLE = f"B {fmt.MINUS} A"
 INDISTINCT_COLOR = "#374151"
 WITHIN = "within 1.96 SE: not distinguishable"
 BEYOND = "beyond 1.96 SE: distinguishable"
-PAIRED_TESTS = ("mcnemar", "bootstrap")  # the test column's codes (0, 1)
-PAIRED_NAMES = ("exact McNemar", "paired bootstrap")
+PAIRED_TESTS = paired_stats.TESTS  # the test column's codes (0, 1, 2, 3)
+PAIRED_NAMES = ("exact McNemar", "exact sign-flip", "sign-flip, normal approx.", "no test")
 PAIRED_COLUMNS = 7  # n, diff, ci_low, ci_high (shown units), p, p adjusted, test code
 
 
@@ -88,6 +89,9 @@ def paired_text(al: Alignment, result) -> str:
     def signed(v):
         return fmt.signed(v * scale, places)
 
+    if not result.tested:
+        return (f"paired, {result.n} items: {signed(result.diff)}{unit}, too few items for a "
+                f"test (it needs {paired_stats.MIN_ITEMS})")
     return (f"paired, {result.n} items: {signed(result.diff)}{unit} "
             f"[{signed(result.ci_low)}, {signed(result.ci_high)}], p = {result.p:.2g}")
 
@@ -96,9 +100,12 @@ def _paired_data(al: Alignment) -> np.ndarray:
     """The paired columns of B − A's customdata (NaN where a cell was not tested)."""
     out = np.full((*al.delta.shape, PAIRED_COLUMNS), np.nan)
     scale = al.a.metric.scale if al.a.metric.percent else 1
+    def of(v, times=1):
+        return np.nan if v is None else v * times
+
     for (i, j), r in al.paired.items():
-        out[i, j] = (r.n, r.diff * scale, r.ci_low * scale, r.ci_high * scale, r.p,
-                     r.p_adjusted, PAIRED_TESTS.index(r.test))
+        out[i, j] = (r.n, r.diff * scale, of(r.ci_low, scale), of(r.ci_high, scale), of(r.p),
+                     of(r.p_adjusted), PAIRED_TESTS.index(r.test))
     return out
 
 
@@ -200,7 +207,16 @@ def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
         codes = np.full(al.delta.shape, -1)
         for (i, j), r in al.paired.items():
             codes[i, j] = PAIRED_TESTS.index(r.test)
+        none = PAIRED_TESTS.index("none")
+        few = tested & (codes == none)
+        if few.any():
+            special.append(Special(few, f"{head}<br>paired, %{{customdata[4]:.0f}} items: "
+                                        f"{shown(5)}{unit}<br>too few items for any test to "
+                                        f"reach p < 0.05 (it needs {paired_stats.MIN_ITEMS}): "
+                                        "not tested", value=True))
         for code, name in enumerate(PAIRED_NAMES):
+            if code == none:
+                continue
             for same, verdict in ((True, "not distinguishable"), (False, "distinguishable")):
                 mask = tested & (codes == code) & (al.paired_indistinct == same)
                 if mask.any():
@@ -421,14 +437,17 @@ def summary_card(al: Alignment, numbers: dict) -> dbc.Card:
         html.Tr([html.Th(f"{best_word} B"), best(al.b, numbers["best_b"])]),
     ]
     if numbers.get("paired_cells"):
-        m = numbers["paired_cells"]
+        few = numbers.get("paired_untested", 0)
+        m = numbers["paired_cells"] - few
         tests = " and ".join(PAIRED_NAMES[PAIRED_TESTS.index(t)] for t in numbers["paired_tests"])
         at_k = f", pass@{numbers['k']}" if numbers.get("k", 1) > 1 else ""
         facts.insert(1, html.Tr([html.Th("Paired"), html.Td(
             f"B better in {numbers['b_sig_better_paired']} of {m} cells (paired, FDR 5%), "
             f"worse in {numbers['b_sig_worse_paired']}: {tests} on the items both answered"
             f"{at_k}, Benjamini-Hochberg over the map; dotted outline on B − A where not "
-            "distinguishable" + (f"; {n - m} cells without items in common" if m < n else ""),
+            "distinguishable" + (f"; {few} with fewer than {paired_stats.MIN_ITEMS} items in "
+                                 "common, not tested" if few else "")
+            + (f"; {n - m - few} cells without items in common" if m + few < n else ""),
             id="compare-paired")]))
     elif numbers["n_with_se"]:
         m = numbers["n_with_se"]

@@ -106,8 +106,9 @@ def panel(catalog, query: dict) -> dict:
                      ("the item's pass@{}".format(q.k) if q.k != 1 else
                       "the item's mean over its samples") +
                      ("; right means a score of 1" if cell.graded and _binary(cell)
-                      else "; right means a score of 0.5 or more" if cell.graded
-                      else "; these scores are not right or wrong, so only All is listed") + ".")
+                      else "; right means full credit, a score of 1" if cell.graded
+                      else "; these scores are not right or wrong (not all within 0..1 with "
+                           "higher better), so only All is listed") + ".")
         lacking = [f"{n:,} item{'s' * (n != 1)} only {side} has" for n, side in
                    ((cell.only_in_a, "A"), (cell.only_in_b, "B")) if n]
         if lacking:

@@ -697,7 +697,7 @@ class Alignment:
         """Cells the paired test cannot tell apart (adjusted p >= 5%)."""
         out = np.zeros(self.delta.shape, dtype=bool)
         for (i, j), result in (self.paired or {}).items():
-            out[i, j] = not result.p_adjusted < paired_stats.ALPHA
+            out[i, j] = not result.distinguishable
         return out
 
     @property
@@ -824,8 +824,9 @@ def align(a: ComparePanel, b: ComparePanel) -> Alignment:
                            "Pick panels with common cells.")
     se = _se(a, b, ys, xs)
     with np.errstate(invalid="ignore"):
+        # equal values are never distinguishable, whatever the standard errors
         indistinct = (np.isfinite(delta) & np.isfinite(se)
-                      & (np.abs(delta) < stderr.Z_95 * se)
+                      & ((np.abs(delta) < stderr.Z_95 * se) | (delta == 0))
                       if se is not None else np.zeros(delta.shape, dtype=bool))
     warnings = []
     for name, side in (("A", a), ("B", b)):
@@ -873,9 +874,10 @@ def _item_cells(side: ComparePanel) -> dict:
 
 def with_paired(al: Alignment, k: int = 1) -> Alignment:
     """``al`` with the paired test of every common cell both sides have items for, on the items
-    both have (:func:`evalmaps.analysis.paired.paired_grid`: exact McNemar or a paired
-    bootstrap; Benjamini-Hochberg over the cells tested), at pass@``k``. A side without items (a
-    mean, an averaged label, a figure without per-item records) leaves every cell untested:
+    both have (:func:`evalmaps.analysis.paired.paired_grid`: exact McNemar or the sign-flip
+    test, none below its smallest n; Benjamini-Hochberg over the cells tested), at
+    pass@``k``. A side without items (a mean, an averaged label, a figure without per-item
+    records) leaves every cell untested:
     ``paired`` is then {} (and stays None on the alignment only before this is called)."""
     if not isinstance(k, int) or k < 1:
         raise CompareError(f"k must be a whole number of at least 1, not {fmt.clip(str(k))}.")
@@ -888,11 +890,26 @@ def with_paired(al: Alignment, k: int = 1) -> Alignment:
         key = (al.x.labels[j],) if one_row else (al.y.labels[i], al.x.labels[j])
         at[key] = (int(i), int(j))
     try:
-        results = paired_stats.paired_grid(a_cells, b_cells, list(at), k, salt=(f"k={k}",))
+        results = paired_stats.paired_grid(a_cells, b_cells, list(at), k, al.higher_is_better)
     except ValueError as exc:  # pass@k of scores that are not 0/1, or k above the samples
         raise CompareError(f"The paired test cannot be made at k = {k}: {exc}. "
                            "Pick a smaller k.") from None
-    return replace(al, paired={at[key]: result for key, result in results.items()}, k=k)
+    paired = {at[key]: result for key, result in results.items()}
+    # where A and B answered different items, the map's B - A is the paired one on the items
+    # both answered (each side's own mean stays on its map), and a warning names the cells
+    uneven = [(i, j) for (i, j), r in paired.items() if r.only_in_a or r.only_in_b]
+    if not uneven:
+        return replace(al, paired=paired, k=k)
+    delta = al.delta.copy()
+    for i, j in uneven:
+        delta[i, j] = paired[i, j].diff
+    where = [where_of(al, al.cell(i, j)) for i, j in uneven]
+    shown = ", ".join(where[:6]) + (f" and {len(where) - 6} more" if len(where) > 6 else "")
+    cells = "cell" if len(uneven) == 1 else "cells"
+    note = (f"A and B answered different items in {len(uneven)} {cells} ({shown}): there "
+            f"B {fmt.MINUS} A is the paired difference on the items both answered, not the difference of the "
+            "two maps' values; the items only one side has are counted in the hover.")
+    return replace(al, paired=paired, k=k, delta=delta, warnings=(*al.warnings, note))
 
 
 # --------------------------------------------------------------------------- summary
@@ -948,6 +965,7 @@ def summary(al: Alignment) -> dict:
     if not out["n_with_se"]:
         out["no_significance"] = no_significance(al)
     out.update(paired_summary(al))
+    out.update(item_means(al))
     if al.se is not None:
         distinct = common & np.isfinite(al.se) & ~al.indistinct
         out["b_sig_higher"] = int((distinct & (al.delta > 0)).sum())
@@ -962,23 +980,45 @@ def summary(al: Alignment) -> dict:
     return out
 
 
-TEST_NAMES = {"mcnemar": "exact McNemar test", "bootstrap": "paired bootstrap over items",
-              "permutation": "paired permutation test"}
+TEST_NAMES = {"mcnemar": "exact McNemar test",
+              "sign-flip": "exact sign-flip permutation test",
+              "sign-flip-normal": "sign-flip permutation test (normal approximation)",
+              "none": "no test"}
 
 
 def paired_summary(al: Alignment) -> dict:
     """The paired test's counts: ``paired_cells`` (cells tested on common items),
     ``b_sig_better_paired``/``b_sig_worse_paired`` (B better/worse there with a
     Benjamini-Hochberg adjusted p below 5%: a false discovery rate of 5% over the map), and
-    ``paired_tests`` (the tests used: "mcnemar", "bootstrap"), ``k``."""
+    ``paired_tests`` (the tests used, of :data:`evalmaps.analysis.paired.TESTS`),
+    ``paired_untested``: cells with common items but fewer than
+    :data:`~evalmaps.analysis.paired.MIN_ITEMS` (no test can reach 5% there), ``k``."""
     results = al.paired or {}
     up = al.higher_is_better
-    sig = [r for r in results.values() if r.p_adjusted < paired_stats.ALPHA]
+    sig = [r for r in results.values() if r.distinguishable]
     better = sum(1 for r in sig if (r.diff > 0 if up else r.diff < 0))
     worse = sum(1 for r in sig if (r.diff < 0 if up else r.diff > 0))
     return {"paired_cells": len(results), "b_sig_better_paired": better,
             "b_sig_worse_paired": worse,
-            "paired_tests": sorted({r.test for r in results.values()}), "k": al.k}
+            "paired_tests": sorted({r.test for r in results.values() if r.tested}),
+            "paired_untested": sum(1 for r in results.values() if not r.tested), "k": al.k}
+
+
+def item_means(al: Alignment) -> dict:
+    """Where every common cell was paired on its items: the means over those items rather than
+    over cells (a 3-item cell weighs as much as its 3 items, not as a 185-item one):
+    ``items_mean_a``, ``items_mean_b``, ``items_mean_delta`` (each cell's paired means weighted
+    by its common items) and ``items_n``; all None otherwise."""
+    results = al.paired or {}
+    out = {"items_mean_a": None, "items_mean_b": None, "items_mean_delta": None, "items_n": None}
+    if not results or len(results) < al.n_common:
+        return out
+    n = np.array([r.n for r in results.values()], dtype=np.float64)
+    total = float(n.sum())
+    a = float(np.dot(n, [r.a_mean for r in results.values()])) / total
+    b = float(np.dot(n, [r.b_mean for r in results.values()])) / total
+    return {"items_mean_a": _round(a), "items_mean_b": _round(b), "items_mean_delta": _round(b - a),
+            "items_n": int(total)}
 
 
 def paired_sentence(al: Alignment, s: dict) -> str:
@@ -990,13 +1030,20 @@ def paired_sentence(al: Alignment, s: dict) -> str:
     sizes = sorted({r.n for r in al.paired.values()})
     items = (f"{sizes[0]} items a cell" if len(sizes) == 1
              else f"{sizes[0]} to {sizes[-1]} items a cell")
-    tests = " and ".join(TEST_NAMES[t] for t in s["paired_tests"])
+    tests = " and ".join(TEST_NAMES[t] for t in s["paired_tests"]) or "no test"
     at_k = f", pass@{al.k}" if al.k > 1 else ""
     untested = (f"; {n - m} of the {n} cells have no items in common and are not tested"
                 if m < n else "")
-    unclear = m - s["b_sig_better_paired"] - s["b_sig_worse_paired"]
+    few = s.get("paired_untested", 0)
+    if few:
+        cells = "cell has" if few == 1 else "cells have"
+        untested += (f"; {few} {cells} fewer than {paired_stats.MIN_ITEMS} items in common, "
+                     "too few for any paired test to reach p < 0.05, and "
+                     f"{'is' if few == 1 else 'are'} not tested")
+    tested = m - few
+    unclear = tested - s["b_sig_better_paired"] - s["b_sig_worse_paired"]
     return (f"Paired on the items both answered ({tests}, {items}{at_k}): {name_b} is better "
-            f"than {name_a} in {s['b_sig_better_paired']} of {m} cells and worse in "
+            f"than {name_a} in {s['b_sig_better_paired']} of {tested} cells and worse in "
             f"{s['b_sig_worse_paired']} (paired, FDR 5%); {unclear} "
             f"{'is' if unclear == 1 else 'are'} not distinguishable{untested}.")
 
@@ -1065,21 +1112,27 @@ def sentences(al: Alignment, numbers: dict | None = None) -> list[str]:
     s = numbers or summary(al)
     name_a, name_b = names(al)
     n = s["n_common"]
-    mean = s["mean_delta"]
     unit = points(al.a.metric)
     cells = "cell" if n == 1 else "cells"
     ties = f" ({s['equal']} equal)" if s["equal"] else ""
+    by_items = s.get("items_mean_delta") is not None and n > 1
+    mean = s["items_mean_delta"] if by_items else s["mean_delta"]
+    over = (f" over the {s['items_n']:,} items both answered" if by_items else
+            " over cells" if n > 1 else "")
     size = fmt.mean_number(*fmt.shown(al.a.metric, abs(mean), al.min_decimals))
     if al.higher_is_better:
         k, head = s["b_higher"], f"{name_b} is higher than {name_a}"
-        on_average = (f"by {size}{unit} on average" if mean > 0 else
-                      f"and lower by {size}{unit} on average" if mean < 0 else
-                      "and the same on average")
+        on_average = (f"by {size}{unit} on average{over}" if mean > 0 else
+                      f"and lower by {size}{unit} on average{over}" if mean < 0 else
+                      f"and the same on average{over}")
     else:
         k, head = s["b_better"], f"{name_b} is better (lower) than {name_a}"
-        on_average = (f"and lower by {size}{unit} on average (better)" if mean < 0 else
-                      f"and higher by {size}{unit} on average (worse)" if mean > 0 else
-                      "and the same on average")
+        on_average = (f"and lower by {size}{unit} on average{over} (better)" if mean < 0 else
+                      f"and higher by {size}{unit} on average{over} (worse)" if mean > 0 else
+                      f"and the same on average{over}")
+    if by_items and s["mean_delta"] != mean:
+        cell_mean = fmt.mean_number(*fmt.shown(al.a.metric, s["mean_delta"], al.min_decimals))
+        on_average += f" (the mean over cells is {cell_mean}{unit})"
     first_sentence = f"{head} in {k} of {n} {cells}{ties}, {on_average}."
     parts = []
     gain, loss = s["largest_gain"], s["largest_loss"]

@@ -22,11 +22,12 @@ samples (:func:`evalmaps.core.estimators.pass_at_k`; it needs 0/1 scores and at 
 samples of every item). Only the items both sides have are listed (a paired comparison); the
 counts of items only one side has are given as ``only_in_a``/``only_in_b``.
 
-**Right and wrong.** With 0/1 scores, an item is *right* on a side when its score there is 1:
-every sample right at k = 1, a certain pass (fewer than k wrong samples) at k > 1. With other
-scores that all lie within 0..1 (partial credit such as F1), an item is right when its score is at
-least 0.5. Scores outside 0..1 (a BLEU of 0-100, a loss) have no right or wrong: only the ``all``
-list is given, and asking for another is an :class:`ItemsError`. The lists (``WHICH``):
+**Right and wrong** are defined once, in :mod:`evalmaps.analysis.paired` (:func:`~evalmaps.
+analysis.paired.graded`, :func:`~evalmaps.analysis.paired.right`), as the paired test's
+``a_only``/``b_only`` count them: an item is *right* on a side when its score there is 1, full
+credit (every sample right at k = 1, a certain pass at k > 1), where every score lies within
+0..1 and higher is better. Elsewhere (a BLEU of 0-100, a loss) there is no right or wrong: only
+the ``all`` list is given, and asking for another is an :class:`ItemsError`. The lists (``WHICH``):
 ``a_only`` (right on A, not on B), ``b_only``, ``both``, ``neither`` and ``all``.
 """
 
@@ -37,6 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from evalmaps.analysis import paired as paired_stats
 from evalmaps.analysis.compare import ComparePanel
 from evalmaps.catalog.items import ItemRecords, ItemScores, common
 from evalmaps.core import text as fmt
@@ -47,7 +49,6 @@ from evalmaps.core.figure import Catalog
 WHICH = ("a_only", "b_only", "both", "neither", "all")
 WHICH_TITLES = {"a_only": "Only A right", "b_only": "Only B right", "both": "Both right",
                 "neither": "Neither right", "all": "All"}
-PARTIAL_RIGHT = 0.5  # a score within 0..1 that is not 0/1 counts as right from here up
 
 
 class ItemsError(EvalmapsError, ValueError):
@@ -111,7 +112,7 @@ class CellItems:
     a_samples: np.ndarray  # samples per item
     b_samples: np.ndarray
     k: int
-    graded: bool  # whether items are right or wrong (0/1 scores, or every score within 0..1)
+    graded: bool  # whether items are right or wrong (paired.graded: scores within 0..1, higher better)
     a_right: np.ndarray  # bool
     b_right: np.ndarray
     only_in_a: int = 0  # items only A has (not listed)
@@ -235,17 +236,6 @@ def check_which(which: str) -> str:
     return which
 
 
-def _graded(a: np.ndarray, b: np.ndarray, binary: bool) -> bool:
-    if binary:
-        return True
-    both = np.concatenate([a, b])
-    return bool(both.size == 0 or ((both >= 0) & (both <= 1)).all())
-
-
-def _right(scores: np.ndarray, binary: bool) -> np.ndarray:
-    return scores == 1 if binary else scores >= PARTIAL_RIGHT
-
-
 def cell_items(catalog: Catalog, a: ComparePanel, b: ComparePanel, y_label: str, x_label: str,
                k: int = 1) -> CellItems:
     """The common items of A's and B's cell at (``y_label``, ``x_label``), scored at ``k``.
@@ -273,9 +263,9 @@ def cell_items(catalog: Catalog, a: ComparePanel, b: ComparePanel, y_label: str,
         why = ("A and B share no item in this cell" if len(ca) and len(cb)
                else "this cell has no items on " + ("A" if not len(ca) else "B"))
     va, vb = scores_at(pa, k), scores_at(pb, k)
-    binary = pa.binary and pb.binary
-    return CellItems(pa.items, va, vb, pa.n, pb.n, k, _graded(va, vb, binary),
-                     _right(va, binary), _right(vb, binary), len(ca) - len(pa),
+    return CellItems(pa.items, va, vb, pa.n, pb.n, k,
+                     paired_stats.graded(va, vb, a.metric.higher_is_better),
+                     paired_stats.right(va), paired_stats.right(vb), len(ca) - len(pa),
                      len(cb) - len(pb), sa.coords, sb.coords, sa.records, sb.records, why)
 
 

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from evalmaps.analysis.paired import bootstrap_mean_interval, seed_of, wilson
+from evalmaps.analysis.paired import bootstrap_mean_interval, seed_of_items, wilson
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import Figure, Metric
 
 Z_95 = 1.96  # |B - A| < 1.96 SE: not distinguishable at the 5% level (two-sided, normal)
+Z_WILSON = 1.959963984540054  # the Wilson interval's z (evalmaps.analysis.paired.Z_95)
 
 
 def cell_se(se: np.ndarray | None, sd: np.ndarray | None, n: np.ndarray | None,
@@ -50,9 +51,28 @@ def suspect(z: np.ndarray, se: np.ndarray | None, metric: Metric) -> np.ndarray:
 
 def usable_se(z: np.ndarray, se: np.ndarray | None, sd: np.ndarray | None,
               n: np.ndarray | None, metric: Metric) -> np.ndarray:
-    """:func:`cell_se` without the suspect values (NaN there): what significance may use."""
+    """:func:`cell_se` without the suspect values (NaN there): what significance may use.
+
+    A standard error of 0 from a finite sample is not certainty (5 of 5 right does not make the
+    share exactly 1): where the cell's ``n`` is known and the metric has a range, it is
+    replaced by the Wilson interval's half-width over 1.96 (of the share ``(z - lo) / (hi -
+    lo)`` of ``n``, in the metric's units); elsewhere it is not used (NaN)."""
     out = cell_se(se, sd, n, z.shape)
-    return np.where(suspect(z, se, metric), np.nan, out)
+    out = np.where(suspect(z, se, metric), np.nan, out)
+    zero = np.isfinite(out) & (out == 0)
+    if not zero.any():
+        return out
+    wilson_se = np.full(z.shape, np.nan)
+    if n is not None and metric.range is not None:
+        bottom, top = metric.range
+        width = top - bottom
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.clip((z - bottom) / width, 0.0, 1.0)
+            known = np.isfinite(n) & (n > 0)
+            size = np.where(known, n, 0)
+            lo, hi = wilson(share * size, size)
+            wilson_se = np.where(known, (hi - lo) * width / (2 * Z_WILSON), np.nan)
+    return np.where(zero, wilson_se, out)
 
 
 def range_text(metric: Metric) -> str:
@@ -114,7 +134,7 @@ def item_intervals(items, fixed: dict, by: tuple[str, str], y_labels, x_labels
     """Each cell's 95% interval from its per-item records (``items``:
     :class:`evalmaps.catalog.items.ItemRecords`; one query for the grid): the Wilson interval
     of the share right where every score is 0 or 1 with one sample per item, else the
-    bootstrap percentile interval of the mean of the item means (seeded from the cell). Both
+    bootstrap percentile interval of the mean of the item means (seeded from the items' ids). Both
     stay within the scores' range. NaN where a cell has no items."""
     shape = (len(y_labels), len(x_labels))
     lo, hi = np.full(shape, np.nan), np.full(shape, np.nan)
@@ -128,6 +148,5 @@ def item_intervals(items, fixed: dict, by: tuple[str, str], y_labels, x_labels
                 a, b = wilson(cell.total.sum(), len(cell))
                 lo[i, j], hi[i, j] = float(a), float(b)
             else:
-                seed = seed_of(*(label for _, label in sorted(fixed.items())), y, x)
-                lo[i, j], hi[i, j] = bootstrap_mean_interval(cell.mean, seed)
+                lo[i, j], hi[i, j] = bootstrap_mean_interval(cell.mean, seed_of_items(cell.items))
     return lo, hi

@@ -103,7 +103,7 @@ def test_default_view_shares_one_colour_range(served, tmp_path):
     assert a["y"] == b["y"] == d["y"] == ["3000", "2000", "1000", "500"]
     assert d["text"][0][0] == "+4.8" and d["text"][3][1] == "-0.3"
     assert text(served, "#compare-sentences").startswith(
-        "R1-Qwen is higher than R1-Llama in 19 of 20 cells, by 2.37 points on average.")
+        "R1-Qwen is higher than R1-Llama in 19 of 20 cells, by 2.37 points on average over cells.")
     assert (text(served, "#compare-mean-a"), text(served, "#compare-mean-b"),
             text(served, "#compare-mean-delta")) == ("51.08", "53.45", "+2.37")
     assert "20 common cells compared" in text(served, "#compare-counts")

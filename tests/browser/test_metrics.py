@@ -161,7 +161,7 @@ def test_compare_lower_is_better_says_better_and_worse(server, dash_duo, tmp_pat
     dash_duo.wait_for_element(f"{delta} .main-svg", timeout=20)
     assert dash_duo.find_element("#compare-sentences").text.startswith(
         "perplexity | r2 is better (lower) than perplexity | r1 in 3 of 9 cells (2 equal), and "
-        "lower by 0.33 on average (better).")
+        "lower by 0.33 on average over cells (better).")
     assert dash_duo.find_element("#compare-higher").text == (
         "in 3 of 9 cells (2 equal, 4 worse (higher)); lower is better")
     assert drawn(driver, delta)["first_stop"] == REVERSED_DELTA

@@ -43,7 +43,7 @@ def test_default_pair_without_arguments(client):
     assert (s["b_higher"], s["n_common"]) == (19, 20)
     assert s["largest_gain"]["delta"] == 4.8 and s["largest_loss"]["delta"] == -0.3
     assert body["sentences"][0] == ("R1-Qwen is higher than R1-Llama in 19 of 20 cells, "
-                                    "by 2.37 points on average.")
+                                    "by 2.37 points on average over cells.")
     assert body["warnings"] == []
     assert get_json(client, compare_url(LLAMA, QWEN)) == body
 

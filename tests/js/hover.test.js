@@ -135,7 +135,8 @@ test("compareHover: nothing to outline, nothing changed", function () {
 
 test("compareReadout: the paired test, where a cell has one, instead of the SE", function () {
   const cells = Object.assign({}, PERCENT, {
-    paired: {places: 1, unit: " points", tests: ["exact McNemar", "paired bootstrap"]}});
+    paired: {places: 1, unit: " points",
+             tests: ["exact McNemar", "exact sign-flip", "sign-flip, normal approx.", "no test"]}});
   // A, B, SE, within, then n, diff, interval (shown units), p, adjusted p, test
   const custom = [
     [[0.35, 0.775, NaN, NaN, 40, 42.5, 20, 62.5, 0.000911, 0.00547, 0],
@@ -149,11 +150,16 @@ test("compareReadout: the paired test, where a cell has one, instead of the SE",
                "(adjusted 0.0055, exact McNemar: distinguishable)");
   assert.equal(readout(cells, 0, 1), "Ratio 0.2 · Local Window Size 4000 — A 50.0% · B 52.5% · " +
                "B − A +2.5% · paired, 30 items: +2.5 points [-6.7, +13.3], p = 0.55 " +
-               "(adjusted 0.62, paired bootstrap: not distinguishable)");
+               "(adjusted 0.62, exact sign-flip: not distinguishable)");
   // an untested cell keeps its SE test
   assert.equal(readout(cells, 1, 0), "Ratio 0.4 · Local Window Size 2000 — A 50.0% · B 50.0% · " +
                "B − A 0.0% · SE 1.00%, within noise");
   assert.equal(readout(cells, 1, 1), "Ratio 0.4 · Local Window Size 4000 — A 40.0% · B 40.0% · " +
                "B − A 0.0% · paired, 30 items: 0.0 points [-3.3, +3.3], p = 1 " +
                "(adjusted 1, exact McNemar: not distinguishable)");
+  // too few items for any test: no interval, no p, and the readout says why
+  custom[1][1] = [0.4, 0.6, NaN, NaN, 4, 20, NaN, NaN, NaN, NaN, 3];
+  const few = load({document: page(custom)}).evalmapsLib.hover.compareReadout;
+  assert.equal(few(cells, 1, 1), "Ratio 0.4 · Local Window Size 4000 — A 40.0% · B 60.0% · " +
+               "B − A +20.0% · paired, 4 items: +20.0 points (no test: too few items to test)");
 });

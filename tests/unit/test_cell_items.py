@@ -77,9 +77,22 @@ def test_several_samples_mean_then_pass_at_k(catalog):
     assert (ids(two, "a_only"), ids(two, "b_only"), ids(two, "neither")) == (["l3"], ["l2"], ["l1"])
 
 
-def test_partial_credit_is_right_from_one_half(catalog):
+def test_partial_credit_is_right_only_at_full_credit_as_the_paired_test_counts(catalog):
+    # chem: A 0.25, 0.75; B 0.5, 1: only B's c2 has full credit (issue 37, statistics 7: right
+    # was a score of 0.5 or more here and a score of 1 in /api/compare)
     cell = listing(catalog, "chem")
-    assert cell.counts == {"a_only": 0, "b_only": 1, "both": 1, "neither": 0, "all": 2}
+    assert cell.counts == {"a_only": 0, "b_only": 1, "both": 0, "neither": 1, "all": 2}
+    from evalmaps.analysis.paired import paired_values
+    r = paired_values(cell.a, cell.b)
+    assert (r.a_only, r.b_only) == (cell.counts["a_only"], cell.counts["b_only"])
+
+
+def test_a_loss_has_no_right_or_wrong():
+    from evalmaps.analysis.paired import graded, paired_values
+    a, b = np.array([1.0, 0.0, 0.5]), np.array([0.0, 1.0, 1.0])
+    assert graded(a, b) and not graded(a, b, higher_is_better=False)
+    r = paired_values(a, b, higher_is_better=False)
+    assert (r.a_only, r.b_only) == (None, None)
 
 
 def test_refusals_say_what_to_do(catalog):

@@ -145,7 +145,7 @@ def test_summary_of_the_default_pair_by_hand(default):
 
 def test_sentences_of_the_default_pair(default):
     assert sentences(default) == [
-        "R1-Qwen is higher than R1-Llama in 19 of 20 cells, by 2.37 points on average.",
+        "R1-Qwen is higher than R1-Llama in 19 of 20 cells, by 2.37 points on average over cells.",
         "The largest gain is +4.8 at Local Window Size 3000 · Ratio 0.1; "
         "the only loss is -0.3 at Local Window Size 500 · Ratio 0.2.",
         # DynTS gives no standard errors: said, not left unsaid
@@ -160,7 +160,7 @@ def test_swapped_pair_mirrors_the_numbers(catalog):
     assert s["largest_gain"]["delta"] == 0.3 and s["largest_loss"]["delta"] == -4.8
     text = sentences(compare(catalog, DEFAULT_B, DEFAULT_A))[0]
     assert text == ("R1-Llama is higher than R1-Qwen in 1 of 20 cells, "
-                    "and lower by 2.37 points on average.")
+                    "and lower by 2.37 points on average over cells.")
 
 
 def test_same_panel_twice_is_all_equal(catalog):
@@ -168,7 +168,7 @@ def test_same_panel_twice_is_all_equal(catalog):
     s = summary(al)
     assert (s["equal"], s["b_higher"], s["largest_gain"], s["largest_loss"]) == (20, 0, None, None)
     assert sentences(al, s) == ["B is higher than A in 0 of 20 cells (20 equal), and the same on "
-                                "average.", "Significance cannot be judged from this data: "
+                                "average over cells.", "Significance cannot be judged from this data: "
                                 "neither side gives a standard error."]
 
 
@@ -399,7 +399,8 @@ def lm_eval_pair():
     2000, 0.1     0.70 (0.006)    0.68 (0.008)    -0.02   0.01                    0.0196: lower
     2000, 0.2     0.70 (0.0)      0.80 (0.01)     +0.10   A's 0 is suspect: no SE
     1000, 0.1     0.30 (sd 0.06, n 4: se 0.03)  0.25 (0.04)  -0.05  0.05          0.098: within
-    1000, 0.2     1.00 (0.0)      0.90 (0.03)     -0.10   0.03 (1.00 is at the end) 0.0588: lower
+    1000, 0.2     1.00 (0.0)      0.90 (0.03)     -0.10   none: a 0 from a finite sample with no n
+                                                          is not certainty (no Wilson without n)
     500, 0.1      0.40 (no se)    0.45 (0.02)     +0.05   none
     """
     a = make_figure("la", {"A": {
@@ -422,7 +423,7 @@ def test_significance_from_the_sources_standard_errors():
     expected_se = np.full((4, 5), np.nan)
     expected_se[0, :2] = 0.05
     expected_se[1, 0] = 0.01
-    expected_se[2, :2] = [0.05, 0.03]
+    expected_se[2, 0] = 0.05
     np.testing.assert_allclose(al.se, expected_se, equal_nan=True)
     indistinct = np.zeros((4, 5), dtype=bool)
     indistinct[0, 1] = indistinct[2, 0] = True
@@ -430,10 +431,10 @@ def test_significance_from_the_sources_standard_errors():
     s = summary(al)
     assert {k: s[k] for k in ("n_common", "n_with_se", "n_indistinct", "b_sig_higher",
                               "b_sig_lower")} == {
-        "n_common": 7, "n_with_se": 5, "n_indistinct": 2, "b_sig_higher": 1, "b_sig_lower": 2}
+        "n_common": 7, "n_with_se": 4, "n_indistinct": 2, "b_sig_higher": 1, "b_sig_lower": 1}
     assert sentences(al, s)[-1] == (
-        "With standard errors in 5 of the 7 cells: B is significantly higher than A in 1 and "
-        "significantly lower in 2 (|B − A| ≥ 1.96 SE); 2 are not distinguishable.")
+        "With standard errors in 4 of the 7 cells: B is significantly higher than A in 1 and "
+        "significantly lower in 1 (|B − A| ≥ 1.96 SE); 2 are not distinguishable.")
     assert al.warnings == (
         "1 cell of A gives a standard error of 0 for a value strictly between 0 and 1: that "
         "cannot be right (only a value at an end of the range has no sampling error), so those "
@@ -696,3 +697,24 @@ def test_a_difference_is_written_in_the_metrics_own_terms(metric, value_range, v
     a = make_figure("fa", {"A": {("3000", "0.1"): values[0]}}, metric=metric, value_range=value_range)
     b = make_figure("fb", {"B": {("3000", "0.1"): values[1]}}, metric=metric, value_range=value_range)
     assert sentences(align(side(a), side(b)))[0] == f"B is higher than A in 1 of 1 cell, {ending}"
+
+
+def test_equal_values_are_never_distinguishable_and_a_zero_se_is_not_certainty():
+    """Issue 37, statistics 5: lm-eval's a = b = 0 with se = 0 (Pythia's lambada) is not a
+    difference; 5 of 5 with sd 0 over n = 5 is not exactly 1 (its Wilson interval stands in)."""
+    a = make_figure("za", {"A": {("3000", "0.1"): {"value": 0, "se": 0},
+                                 ("3000", "0.2"): (1.0, 0.0, 5),
+                                 ("3000", "0.3"): {"value": 0.4, "se": 0.02}}},
+                    value_range=(0, 1))
+    b = make_figure("zb", {"B": {("3000", "0.1"): {"value": 0, "se": 0},
+                                 ("3000", "0.2"): {"value": 1 / 3, "se": 0.1},
+                                 ("3000", "0.3"): {"value": 0.4, "se": 0.0001}}},
+                    value_range=(0, 1))
+    al = align(side(a), side(b))
+    # se 0 without an n: no usable standard error, so no call either way
+    assert al.cell(0, 0)["distinguishable"] is None and summary(al)["b_sig_worse"] == 1
+    # 5 of 5: the Wilson interval [0.566, 1] over 1.96 * 2 gives A's se 0.1108
+    se_a = (1 - 0.5655) / (2 * 1.96)
+    assert al.se[0, 1] == pytest.approx(math.hypot(se_a, 0.1), abs=2e-4)
+    assert al.cell(0, 1)["distinguishable"] is True  # 2/3 apart is still far past 1.96 SE
+    assert al.cell(0, 2)["delta"] == 0 and al.cell(0, 2)["distinguishable"] is False

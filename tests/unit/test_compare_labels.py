@@ -124,7 +124,15 @@ def test_two_pythia_models_over_task_by_step_are_the_figures_cells():
     # the sources' standard errors, exactly: significance can be judged
     se_a = direct(fig, "model", "1.4b", "task", "step", {"metric": "acc"}, "se")
     np.testing.assert_array_equal(al.a.se, on(se_a, al.y.labels, al.x.labels))
-    assert summary(al)["n_with_se"] == al.n_common and summary(al)["no_significance"] is None
+    # a standard error of 0 (lambada's acc of 0 at early steps) says nothing without an n
+    se_b = on(direct(fig, "model", "2.8b", "task", "step", {"metric": "acc"}, "se"),
+              al.y.labels, al.x.labels)
+    se_a = on(se_a, al.y.labels, al.x.labels)
+    zero = al.common & ((se_a == 0) | (se_b == 0))
+    assert zero.sum() == 11
+    assert summary(al)["n_with_se"] == al.n_common - 11 and summary(al)["no_significance"] is None
+    distinct = al.common & np.isfinite(al.se) & ~al.indistinct
+    assert not (distinct & (al.delta == 0)).any()  # equal values are never distinguishable
     assert al.a.metric.name == "acc" and al.a.provenance == "published"
     assert al.a.short == "1.4b" and al.a.label.endswith("— Model 1.4b (Metric acc)")
 

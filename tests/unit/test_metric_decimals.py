@@ -94,7 +94,7 @@ def test_trends_and_compare_write_each_metric_with_its_decimals(alpaca):
     al = compare(Catalog([alpaca]), f"{alpaca.id}:n-wins", f"{alpaca.id}:n-total")
     assert (al.a.decimals, al.b.decimals) == (0, 0)
     assert sentences(al)[:2] == [
-        "n_total is higher than n_wins in 102 of 102 cells, by 191.4 on average.",
+        "n_total is higher than n_wins in 102 of 102 cells, by 191.4 on average over cells.",
         "The largest gain is +805 at Model text_davinci_003 · Mode minimal; n_total is never "
         "lower."]
 

@@ -205,7 +205,7 @@ def test_compare_lower_is_better_counts_and_sentences(catalog):
     assert s["best_b"] == {"model": "m3", "step": "3", "value": 8.0}
     assert sentences(al) == [
         "perplexity | r2 is better (lower) than perplexity | r1 in 3 of 9 cells (2 equal), and "
-        "lower by 0.33 on average (better).",
+        "lower by 0.33 on average over cells (better).",
         "The largest gain (lower is better) is -5 at Model m2 · Step 2; the largest loss is "
         "+2 at Model m2 · Step 1.",
         "Significance cannot be judged from this data: neither side gives a standard error."]
@@ -226,7 +226,7 @@ def test_compare_percent(catalog):
     from evalmaps.analysis.compare import align
     al = align(pa, pb)
     assert sentences(al)[0] == ("acc | r2 is higher than acc | r1 in 4 of 9 cells (4 equal), "
-                                "by 1.67 percentage points on average.")
+                                "by 1.67 percentage points on average over cells.")
     assert al.format_delta(0.05) == "+5"
     fa, _, fd = compare_figures(al, "fixed", True)
     assert fa["data"][0]["hovertemplate"].split("<br>")[1] == "acc %{z:.0%}"

@@ -16,15 +16,17 @@ from hypothesis import strategies as st
 
 from evalmaps.analysis import paired
 from evalmaps.analysis.paired import (
-    RESAMPLES,
+    ALPHA,
+    MIN_ITEMS,
+    Z_95,
     bh_adjust,
-    bootstrap_diff,
     bootstrap_mean_interval,
     mcnemar_p,
     paired_cell,
     paired_grid,
     paired_values,
     seed_of,
+    seed_of_items,
     wilson,
 )
 from evalmaps.catalog.items import ItemScores
@@ -78,7 +80,7 @@ def test_mcnemar_refuses_negative_counts():
         mcnemar_p(-1, 3)
 
 
-# --------------------------------------------------------------------------- bootstrap
+# --------------------------------------------------------------------------- bootstrap (one side)
 
 def enumerated_means(d) -> dict:
     """The exact bootstrap distribution of the mean: every one of the n^n resamples."""
@@ -92,7 +94,7 @@ def enumerated_means(d) -> dict:
 
 @pytest.mark.parametrize("few", [True, False])
 def test_resampled_means_follow_the_enumerated_bootstrap(monkeypatch, few):
-    if not few:  # the per-item path (used where the differences take many values)
+    if not few:  # the per-item path (used where the values take many values)
         monkeypatch.setattr(paired, "FEW_VALUES", 0)
     d = np.array([0.0, 0.5, 1.0, 1.0, -0.25])
     exact = enumerated_means(list(d))
@@ -105,52 +107,99 @@ def test_resampled_means_follow_the_enumerated_bootstrap(monkeypatch, few):
         assert seen.get(value, 0.0) == pytest.approx(prob, abs=0.006), value
 
 
-def test_bootstrap_hand_worked():
-    # every item one better: every resample's mean is 1; P*(mean <= 0) = 1/2001
-    assert bootstrap_diff([1, 1, 1, 1], seed=3) == (1.0, 1.0, 2 / (RESAMPLES + 1))
-    # no difference anywhere: the interval is [0, 0] and p is 1
-    assert bootstrap_diff([0, 0, 0], seed=3) == (0.0, 0.0, 1.0)
-    # +1 and -1: a resample's mean is -1, 0 or 1 with chances 1/4, 1/2, 1/4 -> [-1, 1], p = 1
-    assert bootstrap_diff([1, -1], seed=3) == (-1.0, 1.0, 1.0)
-
-
-def test_bootstrap_interval_holds_the_difference_or_leaves_out_zero():
-    clear = np.array([1.0] * 20 + [0.0] * 10)  # B better on 20 of 30 items, never worse
-    lo, hi, p = bootstrap_diff(clear, seed_of("x"))
-    assert 0 < lo < clear.mean() < hi <= 1 and p < 0.001
-    even = np.array([1.0] * 5 + [-1.0] * 5 + [0.0] * 20)
-    lo, hi, p = bootstrap_diff(even, seed_of("x"))
-    assert lo < 0 < hi and p > 0.5
-
-
-def test_bootstrap_seed_reproduces_and_differs_by_cell():
-    d = np.random.default_rng(0).normal(size=50)
-    assert bootstrap_diff(d, seed_of("2000", "0.4")) == bootstrap_diff(d, seed_of("2000", "0.4"))
-    assert bootstrap_diff(d, seed_of("2000", "0.4")) != bootstrap_diff(d, seed_of("2000", "0.5"))
-    # the same on every machine and run: sha256 of the labels joined by U+001F, first 8 bytes
+def test_seeds_are_fixed_and_come_from_the_items():
+    # the same on every machine and run: sha256 of the texts joined by U+001F, first 8 bytes
     assert seed_of("a", "b") == 11359827136247254256
     assert seed_of("a", "b") != seed_of("ab")
+    assert seed_of_items(["q1", "q2"]) == seed_of("items", "q1", "q2")
+    assert seed_of_items(["q1", "q2"]) != seed_of_items(["q1", "q3"])
 
 
-def test_bootstrap_draws_at_least_2000_resamples(monkeypatch):
-    seen = []
-    real = paired._resampled_means
-
-    def spy(d, seed, resamples):
-        out = real(d, seed, resamples)
-        seen.append(len(out))
-        return out
-
-    monkeypatch.setattr(paired, "_resampled_means", spy)
-    paired_values(np.array([0.0, 1.0, 0.5]), np.array([1.0, 1.0, 0.25]), seed=1)
-    assert RESAMPLES >= 2000 and seen == [RESAMPLES]
+def test_mean_interval_is_rounded_to_what_its_resamples_resolve():
+    values = np.random.default_rng(4).random(300)
+    seeds = [seed_of_items([str(i)]) for i in range(12)]
+    ends = np.array([bootstrap_mean_interval(values, s) for s in seeds])
+    # the endpoints vary between seeds by about the Monte Carlo error; printed to that decimal
+    spread = float(np.ptp(ends[:, 0]))
+    decimals = {len(repr(float(v)).split(".")[1]) for v in ends.ravel()}
+    assert spread > 0 and max(decimals) <= -math.floor(math.log10(spread)) + 1
 
 
-def test_mean_interval_stays_within_the_scores():
-    values = np.array([0.0] * 29 + [1.0])
-    lo, hi = bootstrap_mean_interval(values, seed=1)
-    assert 0.0 <= lo <= values.mean() <= hi <= 1.0
-    assert bootstrap_mean_interval(np.ones(10), seed=1) == (1.0, 1.0)
+# --------------------------------------------------------------------------- sign flips
+
+def enumerated_sign_flip(d, delta=0.0) -> float:
+    """The exact two-sided sign-flip p of d - delta: every one of the 2^n sign patterns."""
+    x = [Fraction(str(v)) - Fraction(str(delta)) for v in d]  # decimal ties are ties
+    observed = abs(sum(x))
+    hits = sum(1 for signs in itertools.product((1, -1), repeat=len(x))
+               if abs(sum(s * v for s, v in zip(signs, x))) >= observed)
+    return hits / 2 ** len(x)
+
+
+def test_no_test_below_six_items_and_six_of_six_is_significant():
+    for n in range(1, MIN_ITEMS):
+        r = paired_values(np.zeros(n), np.ones(n))
+        assert (r.test, r.p, r.p_adjusted, r.ci_low, r.ci_high) == ("none", None, None, None, None)
+        assert r.diff == 1.0 and not r.distinguishable and r.b_only == n
+        assert enumerated_sign_flip([1.0] * n) >= 0.0625  # why: no test could reach 5%
+    r = paired_values(np.zeros(6), np.ones(6), mcnemar=True)
+    assert r.p == 2 / 64 and r.test == "mcnemar" and 0 < r.ci_low <= r.ci_high <= 1
+    r = paired_values(np.zeros(6), np.full(6, 0.5))
+    assert r.p == 2 / 64 and r.test == "sign-flip" and 0 < r.ci_low
+
+
+@pytest.mark.parametrize("d", [[0.5, -0.25, 1.0, 0.75, 0.0, 0.25, 0.5],
+                               [1.0, 1.0, 1.0, -1.0, 0.0, 0.0, 0.0, 1.0, 1.0],
+                               [0.125, 0.3, -0.7, 0.9, 0.45, 0.2, 0.0, 0.05]])
+def test_exact_sign_flip_equals_the_enumeration_at_every_shift(d):
+    flips = paired._Flips(np.array(d))
+    for delta in [0.0, 0.1, -0.3, 0.25, 0.5, -0.125, 0.9]:
+        assert flips.p(delta) == pytest.approx(enumerated_sign_flip(d, delta), abs=1e-12), delta
+    p, lo, hi, test = paired.sign_flip(np.array(d))
+    assert test == "sign-flip" and p == pytest.approx(enumerated_sign_flip(d), abs=1e-12)
+    # the interval is where the enumerated test does not reject: just inside kept, just past not
+    for end, step in ((lo, -1e-6), (hi, 1e-6)):
+        if end != 0:
+            assert enumerated_sign_flip(d, end - step) >= ALPHA
+            assert enumerated_sign_flip(d, end + step) < ALPHA
+
+
+def test_normal_sign_flip_is_the_corrected_z_and_its_interval_inverts_it():
+    rng = np.random.default_rng(5)
+    d = rng.integers(-2, 5, size=80) / 4  # quarters: the sums lie 2 * 0.25 apart
+    p, lo, hi, test = paired.sign_flip(d)
+    assert test == "sign-flip-normal" and paired.lattice_half_step(d) == 0.25
+    z = (abs(d.sum()) - 0.25) / math.sqrt((d * d).sum())
+    assert p == pytest.approx(math.erfc(z / math.sqrt(2)), rel=1e-12)
+    for end in (lo, hi):  # the test at each end is at exactly 5%
+        assert paired.sign_flip_normal(d, 0.25, end) == pytest.approx(ALPHA, rel=1e-9)
+    assert lo < d.mean() < hi
+
+
+def test_normal_sign_flip_is_close_to_the_exact_one_at_its_smallest_size():
+    # 13 differences not 0, the first size past the enumeration: near 5% it is never more than
+    # 10% below the exact p (it may be more cautious)
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        d = rng.choice([-1.0, -0.5, 0.5, 1.0], size=13, p=[0.15, 0.15, 0.3, 0.4])
+        exact = paired._Flips(d).p(0.0)
+        if 0.01 < exact < 0.2:
+            approx = paired.sign_flip_normal(d, paired.lattice_half_step(d))
+            assert 0.9 * exact <= approx <= 1.5 * exact, d
+
+
+def test_a_big_map_can_call_a_cell():
+    # 100 cells; one cell's 60 items all favour B (several samples each): the sign-flip p is
+    # tiny, so it survives Benjamini-Hochberg over 100 cells (a bootstrap's floor could not)
+    ids = [str(i) for i in range(60)]
+    even = scores(ids, [2] * 60, n=[4] * 60)
+    a_cells = {("r", str(c)): even for c in range(100)}
+    b_cells = dict(a_cells)
+    b_cells[("r", "0")] = scores(ids, [3] * 60, n=[4] * 60)
+    got = paired_grid(a_cells, b_cells, list(a_cells))
+    r = got[("r", "0")]
+    assert r.test == "sign-flip-normal" and r.p < 1e-10 and r.p_adjusted < 1e-8
+    assert r.distinguishable and sum(x.distinguishable for x in got.values()) == 1
 
 
 # --------------------------------------------------------------------------- Wilson
@@ -213,38 +262,40 @@ def test_bh_equals_a_direct_implementation(p):
 # --------------------------------------------------------------------------- one cell
 
 def test_cell_uses_mcnemar_for_binary_single_samples():
-    a = scores(["q1", "q2", "q3", "q4", "q5", "q9"], [1, 1, 0, 0, 1, 1])
-    b = scores(["q1", "q2", "q3", "q4", "q5", "q7"], [1, 0, 1, 1, 1, 0])
-    r = paired_cell(a, b, seed=1)
-    assert (r.n, r.test, r.a_only, r.b_only) == (5, "mcnemar", 1, 2)
-    assert (r.a_mean, r.b_mean, r.diff) == (0.6, 0.8, 0.2)
+    a = scores(["q1", "q2", "q3", "q4", "q5", "q6", "q9"], [1, 1, 0, 0, 1, 0, 1])
+    b = scores(["q1", "q2", "q3", "q4", "q5", "q6", "q7"], [1, 0, 1, 1, 1, 0, 0])
+    r = paired_cell(a, b)
+    assert (r.n, r.test, r.a_only, r.b_only) == (6, "mcnemar", 1, 2)
+    assert r.a_mean == 0.5 and r.b_mean == pytest.approx(4 / 6) and r.diff == pytest.approx(1 / 6)
     assert r.p == mcnemar_p(1, 2) == 1.0 and r.p_adjusted == r.p
+    assert r.ci_low < 0 < r.ci_high
 
 
-def test_cell_with_samples_uses_the_bootstrap_of_item_means():
-    a = scores(["1", "2", "3"], [8, 4, 0], n=[8, 8, 8])
-    b = scores(["1", "2", "3"], [8, 8, 2], n=[8, 8, 8])
-    r = paired_cell(a, b, seed=seed_of("c"))
-    lo, hi, p = bootstrap_diff(np.array([0.0, 0.5, 0.25]), seed_of("c"))
-    assert r.as_dict() == {"n": 3, "a_mean": 0.5, "b_mean": 0.75, "diff": 0.25, "ci_low": lo,
-                           "ci_high": hi, "p": p, "p_adjusted": p, "test": "bootstrap",
-                           "a_only": 0, "b_only": 1}
+def test_cell_with_samples_uses_the_sign_flip_test_of_item_means():
+    a = scores(["1", "2", "3", "4", "5", "6"], [8, 4, 0, 2, 8, 1], n=[8] * 6)
+    b = scores(["1", "2", "3", "4", "5", "6"], [8, 8, 2, 6, 8, 5], n=[8] * 6)
+    r = paired_cell(a, b)
+    d = [0.0, 0.5, 0.25, 0.5, 0.0, 0.5]
+    assert (r.test, r.n, r.a_only, r.b_only) == ("sign-flip", 6, 0, 1)
+    assert r.p == enumerated_sign_flip(d) == 2 / 16  # 4 differences not 0, all one way
+    assert r.diff == pytest.approx(np.mean(d)) and r.ci_low < 0 < r.ci_high
 
 
 def test_cell_at_k_uses_each_items_pass_at_k():
-    a = scores(["1", "2", "3"], [1, 0, 4], n=[4, 4, 4])
-    b = scores(["1", "2", "3"], [3, 2, 4], n=[4, 4, 4])
-    r = paired_cell(a, b, seed=5, k=2)
-    va, vb = pass_at_k([4, 4, 4], [1, 0, 4], 2), pass_at_k([4, 4, 4], [3, 2, 4], 2)
+    a = scores(["1", "2", "3", "4", "5", "6"], [1, 0, 4, 0, 1, 2], n=[4] * 6)
+    b = scores(["1", "2", "3", "4", "5", "6"], [3, 2, 4, 1, 1, 3], n=[4] * 6)
+    r = paired_cell(a, b, k=2)
+    va, vb = pass_at_k([4] * 6, [1, 0, 4, 0, 1, 2], 2), pass_at_k([4] * 6, [3, 2, 4, 1, 1, 3], 2)
     assert r.a_mean == pytest.approx(va.mean(), abs=1e-12)
     assert r.b_mean == pytest.approx(vb.mean(), abs=1e-12)
-    assert (r.test, r.a_only, r.b_only) == ("bootstrap", 0, 1)  # item 1: 0.5 vs 1; item 2: 0 vs 5/6
+    assert r.test == "sign-flip" and r.p == pytest.approx(enumerated_sign_flip(list(vb - va)))
+    assert (r.a_only, r.b_only) == (0, 2)  # item 1: 0.5 vs 1; item 6: 5/6 vs 1
     with pytest.raises(ValueError):
-        paired_cell(scores(["1"], [0.5], binary=False), scores(["1"], [1]), seed=1, k=2)
+        paired_cell(scores(["1"], [0.5], binary=False), scores(["1"], [1]), k=2)
 
 
 def test_cell_without_common_items_is_none():
-    assert paired_cell(scores(["a"], [1]), scores(["b"], [1]), seed=1) is None
+    assert paired_cell(scores(["a"], [1]), scores(["b"], [1])) is None
 
 
 def test_grid_adjusts_over_the_cells_tested():
@@ -271,19 +322,71 @@ reals = st.integers(1, 90).flatmap(lambda n: st.tuples(
     st.lists(st.floats(0, 1), min_size=n, max_size=n)))
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.one_of(binary_pairs, eighths, reals), st.booleans(), st.integers(0, 2 ** 32))
-def test_swapping_a_and_b_negates_the_difference_and_keeps_p(pair, mcnemar, seed):
+@settings(max_examples=80, deadline=None)
+@given(st.one_of(binary_pairs, eighths, reals), st.booleans())
+def test_swapping_a_and_b_negates_the_difference_and_keeps_p(pair, mcnemar):
     a, b = (np.array(v) for v in pair)
     mcnemar = mcnemar and set(a) | set(b) <= {0.0, 1.0}
-    ab, ba = paired_values(a, b, seed, mcnemar), paired_values(b, a, seed, mcnemar)
+    ab, ba = paired_values(a, b, mcnemar), paired_values(b, a, mcnemar)
     assert ba.diff == -ab.diff and (ba.a_mean, ba.b_mean) == (ab.b_mean, ab.a_mean)
     assert (ba.a_only, ba.b_only) == (ab.b_only, ab.a_only)
     assert ba.p == ab.p and ba.test == ab.test
+    if ab.p is None:
+        assert len(a) < MIN_ITEMS and ab.ci_low is None and ba.ci_high is None
+        return
     assert ba.ci_low == pytest.approx(-ab.ci_high, abs=1e-9)
     assert ba.ci_high == pytest.approx(-ab.ci_low, abs=1e-9)
-    # within the metric's range (differences of 0-1 scores) and around the difference's range
-    d = b - a
-    assert -1 <= ab.ci_low <= ab.ci_high <= 1
-    assert d.min() - 1e-9 <= ab.ci_low and ab.ci_high <= d.max() + 1e-9
     assert 0 < ab.p <= 1 and 0 <= ab.a_mean <= 1 and 0 <= ab.b_mean <= 1
+    assert ab.ci_low <= ab.diff + 1e-12 and ab.diff - 1e-12 <= ab.ci_high
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.one_of(binary_pairs, eighths, reals), st.booleans())
+def test_the_interval_leaves_out_zero_exactly_when_p_is_below_5_percent(pair, mcnemar):
+    a, b = (np.array(v) for v in pair)
+    mcnemar = mcnemar and set(a) | set(b) <= {0.0, 1.0}
+    r = paired_values(a, b, mcnemar)
+    if r.p is not None:
+        assert (r.p < ALPHA) == (not r.ci_low <= 0 <= r.ci_high), r
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.one_of(binary_pairs, eighths), st.booleans())
+def test_mcnemar_is_the_exact_sign_flip_test_of_0_1_scores(pair, _):
+    a, b = (np.array(v) for v in pair)
+    if set(a) | set(b) <= {0.0, 1.0} and len(a) >= MIN_ITEMS and np.count_nonzero(b - a) <= 12:
+        assert paired_values(a, b, True).p == pytest.approx(paired._Flips(b - a).p(0.0), abs=1e-12)
+
+
+# --------------------------------------------------------------------------- McNemar's interval
+
+def tango_by_likelihood(a: int, b: int, n: int, delta: float) -> float:
+    """Tango's score statistic with the restricted maximum-likelihood share found numerically
+    (scipy's bounded scalar minimiser on the multinomial log-likelihood), not from the root."""
+    optimize = pytest.importorskip("scipy.optimize")
+    low, high = max(0.0, -delta) + 1e-12, (1 - delta) / 2 - 1e-12
+
+    def nll(q):
+        cells = [(a, q), (b, q + delta), (n - a - b, 1 - 2 * q - delta)]
+        return -sum(k * math.log(p) for k, p in cells if k)
+
+    q = optimize.minimize_scalar(nll, bounds=(low, high), method="bounded",
+                                 options={"xatol": 1e-13}).x
+    return (b - a - n * delta) / math.sqrt(n * (2 * q + delta - delta * delta))
+
+
+@pytest.mark.parametrize("a,b,n", [(2, 8, 30), (67, 122, 717), (10, 3, 50), (1, 9, 12), (0, 7, 40)])
+def test_mcnemar_interval_ends_are_where_tangos_score_is_1_96(a, b, n):
+    lo, hi = paired.mcnemar_interval(a, b, n)
+    p = mcnemar_p(a, b)
+    for end, want in ((lo, Z_95), (hi, -Z_95)):
+        if end in (0.0, -1.0, 1.0):  # widened to 0 to agree with the exact test, or at a bound
+            assert end != 0.0 or p >= ALPHA
+            continue
+        assert tango_by_likelihood(a, b, n, end) == pytest.approx(want, abs=1e-5)
+    assert (p < ALPHA) == (not lo <= 0 <= hi)
+
+
+def test_mcnemar_interval_of_a_clean_sweep_is_not_a_point():
+    lo, hi = paired.mcnemar_interval(0, 6, 6)  # six of six for B
+    assert 0 < lo < 0.5 and hi == 1.0

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from evalmaps.analysis.compare import CompareError, compare, mean_ref, sentences, summary
-from evalmaps.analysis.paired import bh_adjust, mcnemar_p, paired_values, seed_of
+from evalmaps.analysis.paired import bh_adjust, mcnemar_p, paired_values
 from evalmaps.core.estimators import pass_at_k
 from evalmaps.core.figure import Catalog
 from evalmaps.views.payloads import compare_payload
@@ -42,7 +42,7 @@ def direct(scores: pd.DataFrame, y: str, x: str, k: int = 1):
         va = pass_at_k(a["count"].to_numpy(), a["sum"].to_numpy().astype(int), k)
         vb = pass_at_k(b["count"].to_numpy(), b["sum"].to_numpy().astype(int), k)
     one = k == 1 and (a["count"] == 1).all() and (b["count"] == 1).all()
-    return paired_values(va, vb, seed_of(f"k={k}", y, x), mcnemar=bool(one))
+    return paired_values(va, vb, mcnemar=bool(one))
 
 
 def test_each_cell_equals_the_paired_test_on_its_items(catalog, scores):
@@ -106,7 +106,7 @@ def test_k_follows_each_items_pass_at_k(tmp_path):
     catalog = Catalog([items_figure(tmp_path, "toy", scores)])
     for k in (1, 2, 4):
         payload = compare_payload(catalog, {"a": "toy:small", "b": "toy:large", "k": str(k)})
-        assert payload["summary"]["k"] == k and payload["summary"]["paired_tests"] == ["bootstrap"]
+        assert payload["summary"]["k"] == k and set(payload["summary"]["paired_tests"]) <= {"sign-flip", "sign-flip-normal"}
         for cell in payload["cells"]:
             want = direct(scores, cell["level"], cell["task"], k)
             got = {key: v for key, v in cell["paired"].items() if key != "p_adjusted"}
@@ -150,8 +150,54 @@ def test_the_difference_map_outlines_hovers_and_summary_follow_the_paired_test(c
     custom = np.asarray(delta["data"][0]["customdata"]["shape"].split(","), dtype=int) \
         if isinstance(delta["data"][0]["customdata"], dict) else None
     assert custom is None or custom[-1] == 4 + PAIRED_COLUMNS
-    assert readouts(al)["paired"]["tests"] == ["exact McNemar", "paired bootstrap"]
+    assert readouts(al)["paired"]["tests"] == ["exact McNemar", "exact sign-flip",
+                                               "sign-flip, normal approx.", "no test"]
     card = str(summary_card(al, summary(al)))
     s = summary(al)
     assert (f"B better in {s['b_sig_better_paired']} of 6 cells (paired, FDR 5%), worse in "
             f"{s['b_sig_worse_paired']}: exact McNemar") in card
+
+
+def test_different_item_sets_draw_the_paired_difference_and_warn(tmp_path):
+    """Issue 37, statistics 3: where A and B answered different items, B - A on the map is the
+    paired one on the common items (not the difference of the two maps' values), the items
+    only one side has are counted, and a warning names the cells."""
+    scores = item_scores(n_items=40, seed=3)
+    # B did not answer q000..q009 in (hard, t2); A answered them all
+    drop = (scores.model == "large") & (scores.level == "hard") & (scores.task == "t2") \
+        & scores["item"].isin([f"q{i:03d}" for i in range(10)])
+    catalog = Catalog([items_figure(tmp_path, "toy", scores[~drop])])
+    al = compare(catalog, "toy:small", "toy:large")
+    i, j = al.y.labels.index("hard"), al.x.labels.index("t2")
+    r = al.paired[i, j]
+    cell = scores[(scores.level == "hard") & (scores.task == "t2") & ~scores["item"].isin(
+        [f"q{i:03d}" for i in range(10)])]
+    a = cell[cell.model == "small"].score.mean()
+    b = cell[cell.model == "large"].score.mean()
+    assert (r.n, r.only_in_a, r.only_in_b) == (30, 10, 0)
+    assert al.delta[i, j] == r.diff == pytest.approx(b - a, abs=1e-12)
+    assert al.zb[i, j] - al.za[i, j] != pytest.approx(r.diff)  # the maps' own values differ
+    assert any("different items in 1 cell (Level hard · Task t2)" in w for w in al.warnings), \
+        al.warnings
+    # every other cell has the same items on both sides: its B - A is the maps' difference
+    others = [(r_, c_) for (r_, c_) in al.paired if (r_, c_) != (i, j)]
+    assert all(al.delta[r_, c_] == pytest.approx(al.zb[r_, c_] - al.za[r_, c_]) for r_, c_ in others)
+
+
+def test_the_headline_average_is_over_items_where_cells_hold_items(tmp_path):
+    """Issue 37, statistics 8: a 6-item cell weighs as much as its 6 items, not as a 60-item
+    one; the mean over cells is named as such."""
+    big = item_scores(ys=("easy",), xs=("t1",), n_items=60, seed=1)
+    small = item_scores(ys=("easy",), xs=("t2",), n_items=6, chance={"small": 0.1, "large": 0.9},
+                        seed=2)
+    catalog = Catalog([items_figure(tmp_path, "toy", pd.concat([big, small]), ys=("easy",),
+                                    xs=("t1", "t2"))])
+    al = compare(catalog, "toy:small", "toy:large")
+    s = summary(al)
+    both = pd.concat([big, small])
+    a = both[both.model == "small"].score.mean()
+    b = both[both.model == "large"].score.mean()
+    assert s["items_n"] == 66 and s["items_mean_delta"] == pytest.approx(b - a, abs=1e-9)
+    assert s["mean_delta"] != pytest.approx(s["items_mean_delta"])
+    first = sentences(al, s)[0]
+    assert "on average over the 66 items both answered (the mean over cells is" in first, first

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from components.trends import line_figure
-from evalmaps.analysis.paired import bootstrap_mean_interval, seed_of, wilson
+from evalmaps.analysis.paired import bootstrap_mean_interval, seed_of_items, wilson
 from evalmaps.analysis.slicing import views_for
 from evalmaps.analysis.uncertainty import Z_95, item_intervals, se_interval
 from evalmaps.core.figure import Metric
@@ -64,8 +64,9 @@ def test_item_intervals_wilson_for_single_samples_and_bootstrap_otherwise(tmp_pa
     fig = items_figure(tmp_path / "many", "many", many)
     lo, hi = item_intervals(fig.items, {"model": "large"}, ("level", "task"), YS, XS)
     cell = many[(many.model == "large") & (many.level == "hard") & (many.task == "t3")]
-    means = cell.groupby("item").score.mean().to_numpy()
-    assert (lo[1, 2], hi[1, 2]) == bootstrap_mean_interval(means, seed_of("large", "hard", "t3"))
+    by_item = cell.groupby("item").score.mean()  # sorted by id, as the store keeps them
+    assert (lo[1, 2], hi[1, 2]) == bootstrap_mean_interval(by_item.to_numpy(),
+                                                           seed_of_items(by_item.index.astype(str)))
     assert 0 <= lo.min() and hi.max() <= 1
 
 
