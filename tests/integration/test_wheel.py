@@ -238,7 +238,7 @@ def test_serve_debug_is_flasks_development_server(serve):
 def test_production_settings_are_gunicorn_conf(monkeypatch):
     """``evalmaps serve``'s gunicorn: gunicorn.conf.py's settings, then GUNICORN_CMD_ARGS, then
     the command's own address and --workers."""
-    from evalmaps.service.server import Production, config_file_settings
+    from evalmaps.service.server import WEB_APP, Production, config_file_settings
     from tests.integration.test_gunicorn_conf import EXPECTED
 
     for var in ("GUNICORN_CMD_ARGS", "WEB_CONCURRENCY", "PORT"):
@@ -251,10 +251,10 @@ def test_production_settings_are_gunicorn_conf(monkeypatch):
         values["worker_class"] = cfg.settings["worker_class"].get()
         return values
 
-    cfg = Production(None, bind="127.0.0.1:8123").cfg
+    cfg = Production(WEB_APP, bind="127.0.0.1:8123").cfg
     assert settings(cfg) == {**EXPECTED, "bind": ["127.0.0.1:8123"]}
     monkeypatch.setenv("GUNICORN_CMD_ARGS", "--threads 4 --bind 0.0.0.0:9 --workers 5")
-    cfg = Production(None, bind="127.0.0.1:8123", workers=3).cfg
+    cfg = Production(WEB_APP, bind="127.0.0.1:8123", workers=3).cfg
     assert settings(cfg) == {**EXPECTED, "bind": ["127.0.0.1:8123"], "threads": 4, "workers": 3}
-    cfg = Production(None, bind="127.0.0.1:8123").cfg
+    cfg = Production(WEB_APP, bind="127.0.0.1:8123").cfg
     assert settings(cfg) == {**EXPECTED, "bind": ["127.0.0.1:8123"], "threads": 4, "workers": 5}
