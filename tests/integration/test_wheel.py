@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
 BUILD_TIMEOUT = 120
-PROJECT_MODULES = ("app", "routes", "gunicorn_worker", "evalmaps", "components", "layouts")
+PROJECT_MODULES = ("app", "routes", "evalmaps", "components", "layouts")
 # not needed to build the wheel, and large or changing while tests run
 NOT_COPIED = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__", "*.pyc",
                                     ".pytest_cache", ".hypothesis", ".venv", "_share", "tests",
@@ -204,7 +204,7 @@ def test_serve_gives_every_builtin_figure_under_gunicorn(serve, client):
     assert (status, headers["Server"]) == (200, "gunicorn")
     assert len(children_of(served.proc.pid)) == 1  # --workers 1 (gunicorn.conf.py says 2)
     log = served.log()
-    assert "Using worker: gunicorn_worker.HeadBufferingThreadWorker" in log, log
+    assert "Using worker: evalmaps.service.gunicorn_worker.HeadBufferingThreadWorker" in log, log
 
     status, headers, body = fetch(served.base, "/")
     assert status == 200 and headers["Content-Type"].startswith("text/html")
