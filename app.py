@@ -28,11 +28,11 @@ from evalmaps.service.store import Store
 from evalmaps.service.uploads import Budget
 from evalmaps.views.state import NAV_RULES, nav_href
 from layouts._first_page import grid_on_demand, inert_grid, page_container, referred_url, titled_index
+from layouts._routes import api, bundle_scripts, vendor
 from layouts._shared import LIVE, NAV_PAGES, UPLOADS, nav_id
-from routes import api, bundle_scripts, vendor
 
 HERE = Path(__file__).resolve().parent
-# fingerprinted by the installed Bootstrap-Flask version: cached for a year (routes.bootstrap)
+# fingerprinted by the installed Bootstrap-Flask version: cached for a year (layouts._routes.bootstrap)
 BOOTSTRAP_CSS = f"/vendor/bootstrap/css/bootstrap.min.css?v={_version('bootstrap-flask')}"
 
 

@@ -23,6 +23,7 @@ import sys
 import sysconfig
 import urllib.error
 import urllib.request
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
 BUILD_TIMEOUT = 120
-PROJECT_MODULES = ("app", "routes", "evalmaps", "components", "layouts")
+PROJECT_MODULES = ("evalmaps", "app", "components", "layouts")  # the top-level names, exactly
 # not needed to build the wheel, and large or changing while tests run
 NOT_COPIED = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__", "*.pyc",
                                     ".pytest_cache", ".hypothesis", ".venv", "_share", "tests",
@@ -174,7 +175,7 @@ def test_the_wheel_is_what_runs(venv, tmp_path):
     assert out.returncode == 0, out.stderr
     seen = json.loads(out.stdout)
     site_packages = str(venv.site) + os.sep
-    assert {"app", "routes", "evalmaps", "evalmaps.service.cli", "evalmaps.service.server", "components",
+    assert {"app", "layouts._routes", "evalmaps", "evalmaps.service.cli", "evalmaps.service.server", "components",
             "layouts", "layouts.browse", "layouts.compare", "layouts.data",
             "layouts.trends"} <= set(seen["modules"])
     outside = {name: path for name, path in seen["modules"].items()
@@ -194,6 +195,15 @@ def test_the_wheel_is_what_runs(venv, tmp_path):
     for own in sorted((ROOT / "evalmaps" / "_bundle").iterdir()):  # evalmaps bundle's pages
         assert (venv.site / "evalmaps" / "_bundle" / own.name).read_bytes() == own.read_bytes()
     assert venv.evalmaps.read_text().startswith(f"#!{venv.python}")
+
+
+def test_the_wheel_installs_exactly_four_top_level_names(venv):
+    """The domain package and the web app's module and two packages, nothing else beside them
+    in site-packages (the routes and gunicorn's worker live inside packages)."""
+    with zipfile.ZipFile(venv.wheel) as wheel:
+        names = {name.split("/", 1)[0] for name in wheel.namelist()}
+    top = {name.removesuffix(".py") for name in names if not name.endswith(".dist-info")}
+    assert top == set(PROJECT_MODULES)
 
 
 def test_serve_gives_every_builtin_figure_under_gunicorn(serve, client):
