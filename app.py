@@ -20,7 +20,7 @@ from flask_compress import Compress
 
 from components import dash_internals
 from components.theme import TypedArray
-from evalmaps.catalog.resources import resource
+from evalmaps.core.runfiles import runfile
 from evalmaps.service import live
 from evalmaps.service.settings import Settings, served_settings
 from evalmaps.service.startup import load_data
@@ -68,7 +68,7 @@ def create_app(settings: Settings | None = None) -> Dash:
         __name__,
         use_pages=True,
         pages_folder=str(HERE / "layouts"),
-        assets_folder=str(resource("assets")),  # the checkout's, or the wheel's copy
+        assets_folder=str(runfile("assets")),  # the checkout's, or the wheel's copy
         external_stylesheets=[BOOTSTRAP_CSS],
         serve_locally=True,
         title="evalmaps",

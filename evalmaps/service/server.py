@@ -19,7 +19,7 @@ from pathlib import Path
 from gunicorn import util
 from gunicorn.app.base import BaseApplication
 
-from evalmaps.catalog.resources import resource
+from evalmaps.core.runfiles import runfile
 
 WEB_APP = "app:server"  # the WSGI app (Flask), as `gunicorn app:server` names it
 DASH_APP = "app:app"  # the Dash app itself: Flask's development server with Dash's dev tools
@@ -35,7 +35,7 @@ def web_app(name: str = WEB_APP):
 def gunicorn_conf() -> Path:
     """gunicorn's settings file: the checkout's ``gunicorn.conf.py``, or the copy a wheel
     installs inside the package."""
-    return resource("gunicorn.conf.py")
+    return runfile("gunicorn.conf.py")
 
 
 def config_file_settings(path=None) -> dict:

@@ -161,7 +161,7 @@ def test_the_wheel_is_what_runs(venv, tmp_path):
     probe = (
         "import json, sys\n"
         "import app\n"
-        "from evalmaps.catalog.resources import resource\n"
+        "from evalmaps.service.server import gunicorn_conf\n"
         "from evalmaps.service.settings import Settings\n"
         "import evalmaps.service.cli, evalmaps.service.server\n"
         "a = app.create_app(Settings(cache_dir=None))\n"
@@ -169,7 +169,7 @@ def test_the_wheel_is_what_runs(venv, tmp_path):
         f" if n.split('.')[0] in {PROJECT_MODULES!r}}}\n"
         "finders = [repr(f) for f in sys.meta_path]\n"
         "print(json.dumps({'modules': mods, 'finders': finders, 'assets': a.config.assets_folder,"
-        " 'data': str(Settings().data_dir), 'conf': str(resource('gunicorn.conf.py'))}))\n")
+        " 'data': str(Settings().data_dir), 'conf': str(gunicorn_conf())}))\n")
     out = subprocess.run([venv.python, "-c", probe], cwd=tmp_path, env=clean_env(),
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
