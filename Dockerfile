@@ -14,7 +14,7 @@ COPY components ./components
 COPY layouts ./layouts
 COPY assets ./assets
 COPY data ./data
-COPY app.py routes.py gunicorn.conf.py gunicorn_worker.py ./
+COPY app.py gunicorn.conf.py ./
 RUN python -m pip install . \
     && cd / && rm -rf /tmp/evalmaps-src \
     && useradd --create-home --uid 10001 evalmaps

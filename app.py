@@ -1,8 +1,9 @@
 """evalmaps: wires the domain package, the components and the pages into one Dash app.
 
-``gunicorn app:server`` serves it (settings from the environment); ``evalmaps serve`` builds it
-with ``create_app(Settings...)`` and runs it under gunicorn (``evalmaps.service.server``), or under Flask's
-development server with ``--debug``.
+``gunicorn app:server`` serves it (settings from the environment). ``evalmaps serve`` hands
+gunicorn the same name, ``app:server`` (``evalmaps.service.server``), after giving its options'
+settings to ``evalmaps.service.settings.serve_with``; with ``--debug`` it runs ``app:app`` under
+Flask's development server. The domain package never imports this module.
 """
 
 from __future__ import annotations
@@ -19,19 +20,19 @@ from flask_compress import Compress
 
 from components import dash_internals
 from components.theme import TypedArray
-from evalmaps.catalog.resources import resource
+from evalmaps.core.runfiles import runfile
 from evalmaps.service import live
-from evalmaps.service.settings import Settings
+from evalmaps.service.settings import Settings, served_settings
 from evalmaps.service.startup import load_data
 from evalmaps.service.store import Store
 from evalmaps.service.uploads import Budget
 from evalmaps.views.state import NAV_RULES, nav_href
 from layouts._first_page import grid_on_demand, inert_grid, page_container, referred_url, titled_index
+from layouts._routes import api, bundle_scripts, vendor
 from layouts._shared import LIVE, NAV_PAGES, UPLOADS, nav_id
-from routes import api, bundle_scripts, vendor
 
 HERE = Path(__file__).resolve().parent
-# fingerprinted by the installed Bootstrap-Flask version: cached for a year (routes.bootstrap)
+# fingerprinted by the installed Bootstrap-Flask version: cached for a year (layouts._routes.bootstrap)
 BOOTSTRAP_CSS = f"/vendor/bootstrap/css/bootstrap.min.css?v={_version('bootstrap-flask')}"
 
 
@@ -67,7 +68,7 @@ def create_app(settings: Settings | None = None) -> Dash:
         __name__,
         use_pages=True,
         pages_folder=str(HERE / "layouts"),
-        assets_folder=str(resource("assets")),  # the checkout's, or the wheel's copy
+        assets_folder=str(runfile("assets")),  # the checkout's, or the wheel's copy
         external_stylesheets=[BOOTSTRAP_CSS],
         serve_locally=True,
         title="evalmaps",
@@ -305,15 +306,16 @@ _apps: list[Dash] = []
 
 
 def get_app() -> Dash:
-    """The process's app, built on first use from the environment's settings."""
+    """The process's app, built on first use: with the settings ``evalmaps serve`` chose, else
+    the environment's (``evalmaps.service.settings.served_settings``)."""
     if not _apps:
-        _apps.append(create_app())
+        _apps.append(create_app(served_settings()))
     return _apps[0]
 
 
 def __getattr__(name: str):
-    """``app`` and ``server`` (what ``gunicorn app:server`` loads) are built on first use, so
-    importing this module for ``create_app`` (the CLI) builds nothing."""
+    """``app`` and ``server`` (what ``gunicorn app:server`` and ``evalmaps serve`` load by name)
+    are built on first use, so importing this module for ``create_app`` builds nothing."""
     if name == "app":
         return get_app()
     if name == "server":

@@ -11,9 +11,9 @@ import os
 # --- workers -----------------------------------------------------------------------------------
 # Idle or slow clients must not hold a worker. Sync workers block on one connection each, so two
 # silent sockets stop the service; gunicorn's gthread worker still lets silent and half-sent
-# requests occupy its threads (gunicorn_worker.py explains). This gthread variant reads request
-# heads in its event loop and hands only complete requests to its threads.
-worker_class = "gunicorn_worker.HeadBufferingThreadWorker"
+# requests occupy its threads (evalmaps/service/gunicorn_worker.py explains). This gthread
+# variant reads request heads in its event loop and hands only complete requests to its threads.
+worker_class = "evalmaps.service.gunicorn_worker.HeadBufferingThreadWorker"
 # One process per core (2 here): the callbacks are CPU-bound numpy/pandas work, which threads of
 # one process cannot run in parallel. Threads let quick requests (health check, assets, layout)
 # and waits on the network overlap with a running callback, and absorb bursts.
@@ -24,7 +24,7 @@ bind = [f"0.0.0.0:{os.environ.get('PORT', '8050')}"]
 
 # --- timeouts ----------------------------------------------------------------------------------
 timeout = 60  # a worker silent this long is restarted; also bounds each socket read/write of a
-              # request in progress (gunicorn_worker.py)
+              # request in progress (evalmaps/service/gunicorn_worker.py)
 graceful_timeout = 8  # finish in-flight requests on stop/restart; under Docker's default 10 s
 keepalive = 5  # seconds an idle kept-alive connection stays open (browsers reuse them)
 

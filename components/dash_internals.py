@@ -115,7 +115,7 @@ def load_plotly_up_front() -> None:
 
 def page_script_tags(app: dash.Dash) -> str:
     """The script tags Dash writes in a page, as Dash writes them (private:
-    ``Dash._generate_scripts_html``). ``routes.scripts`` makes a page's one-file bundle from
+    ``Dash._generate_scripts_html``). ``layouts._routes.scripts`` makes a page's one-file bundle from
     them when a worker is asked for a bundle before it has written a page: the bundle brought
     plotly.js ~15 ms earlier and Compare's paint ~25 ms sooner (commit ef43109, A/B, medians
     of 17)."""
@@ -151,7 +151,7 @@ def setup_before_any_request(app: dash.Dash) -> None:
     """Dash moves the registered callbacks into the app in a hook of the first request (private:
     ``Dash._setup_server``), which marks itself done before it has copied them: in a gthread
     worker, requests that arrive with the first one could find no callback (a 400 'names no
-    server callback' from ``routes.callback_envelope``, a few in every load test after a worker
+    server callback' from ``layouts._routes.callback_envelope``, a few in every load test after a worker
     restart; commit 9ba2e49, ``test_first_requests`` fails on the race). This hook runs first
     and lets one request do it while the others wait."""
     lock = threading.Lock()

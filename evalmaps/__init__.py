@@ -10,7 +10,7 @@ Pure Python + pandas/numpy. No Dash import: usable from a notebook or a script::
 Layers, each importing only those below it (``tests/unit/test_layers.py`` and the import-linter
 contract in ``pyproject.toml`` check this; docs/architecture.md describes them):
 
-1. :mod:`evalmaps.core`: the data model, errors, number text, reserved names;
+1. :mod:`evalmaps.core`: the data model, errors, number text, reserved names, run-time files;
 2. :mod:`evalmaps.readers`: one module per file format, in a registry;
 3. :mod:`evalmaps.catalog`: loading and validation, the cache, folders and manifests;
 4. :mod:`evalmaps.analysis`: slicing, trends, compare, uncertainty, export;

@@ -20,7 +20,7 @@ __getattr__  # evalmaps/__init__.py, app.py
 worker_class, worker_connections, graceful_timeout, keepalive, limit_request_line
 limit_request_fields, limit_request_field_size, max_requests_jitter, preload_app
 control_socket_disable, accesslog
-HeadBufferingThreadWorker  # gunicorn_worker.py, named in gunicorn.conf.py
+HeadBufferingThreadWorker  # evalmaps/service/gunicorn_worker.py, named in gunicorn.conf.py
 _.nr_conns  # gunicorn's gthread worker reads it
 _.data_ready  # gunicorn's gthread connection attribute
 

@@ -34,10 +34,10 @@ from evalmaps.analysis import compare as comparing
 from evalmaps.analysis import export as exporting
 from evalmaps.analysis import uncertainty as stderr
 from evalmaps.analysis.slicing import fixed_range, is_fraction, slice_panel
-from evalmaps.catalog.resources import resource
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog, Figure, Panel, slugify
+from evalmaps.core.runfiles import runfile
 from evalmaps.views import payloads
 from evalmaps.views.source import source_items
 from evalmaps.views.state import DEFAULT_COMPARE_COLOR, many_panels
@@ -404,7 +404,7 @@ def site_files(catalog: Catalog, figures: list[Figure], compares: list[dict]):
     yield "index.html", index_page(figures, compares, names).encode()
     yield f"assets/{PLOTLY}", plotly_js()
     for script in SHARED_SCRIPTS:
-        yield f"assets/{script}", resource("assets") / script
+        yield f"assets/{script}", runfile("assets") / script
     for own in OWN_FILES:
         yield f"assets/{own}", SCRIPTS / own
     for figure in figures:

@@ -198,8 +198,11 @@ def manifest_command(args: argparse.Namespace) -> int:
 
 def serve(args: argparse.Namespace) -> int:
     """Build the app once (bad data or settings stop here, with one message), then serve it:
-    gunicorn with gunicorn.conf.py's settings, or Flask's development server with ``--debug``."""
-    import app as webapp  # the web layer is only imported to serve
+    gunicorn with gunicorn.conf.py's settings, or Flask's development server with ``--debug``.
+    The web app is named, never imported here: gunicorn loads ``app:server``
+    (:data:`evalmaps.service.server.WEB_APP`), built with these options' settings."""
+    from evalmaps.service.server import DASH_APP, WEB_APP, Production, web_app
+    from evalmaps.service.settings import serve_with
 
     if args.debug and args.workers is not None:
         raise UsageError("--workers applies to gunicorn, which --debug does not use. Leave out "
@@ -219,18 +222,17 @@ def serve(args: argparse.Namespace) -> int:
     check_data_options(settings)
     if args.no_store:
         settings = dataclasses.replace(settings, store_dir=None)
-    app = webapp.create_app(settings)
+    serve_with(settings)  # the app loaded by name below is built with these
+    server = web_app(WEB_APP)  # built here, once: gunicorn's import of the same name reuses it
     host = f"[{args.host}]" if ":" in args.host and not args.host.startswith("[") else args.host
-    print(f"evalmaps: serving {len(app.server.extensions['evalmaps']['catalog'])} figures "
+    print(f"evalmaps: serving {len(server.extensions['evalmaps']['catalog'])} figures "
           f"on http://{host}:{port}/", flush=True)
     if settings.debug:
         # no version check even in debug mode: nothing leaves the machine
-        app.run(host=args.host, port=port, debug=True, dev_tools_ui=True,
-                dev_tools_hot_reload=True, dev_tools_disable_version_check=True)
+        web_app(DASH_APP).run(host=args.host, port=port, debug=True, dev_tools_ui=True,
+                              dev_tools_hot_reload=True, dev_tools_disable_version_check=True)
         return 0
-    from evalmaps.service.server import Production
-
-    Production(app.server, bind=f"{host}:{port}", workers=args.workers).run()
+    Production(WEB_APP, bind=f"{host}:{port}", workers=args.workers).run()
     return 0
 
 

@@ -1,4 +1,4 @@
-"""The app's settings: read once, validated, passed to ``app.create_app``.
+"""The app's settings: read once, validated, passed to the web app (``app.create_app``).
 
 Every setting comes from one ``EVALMAPS_*`` environment variable (or the ``evalmaps serve``
 option that sets it). :data:`SETTINGS` is the table of them, and the README documents each
@@ -151,3 +151,17 @@ def _parse(name: str, text: str, var: str, accepts: str):
             raise bad()
         return text == "1"
     raise AssertionError(name)  # every name in SETTINGS is parsed above
+
+
+_SERVED: list[Settings] = []  # what evalmaps serve chose, in this process
+
+
+def serve_with(settings: Settings) -> None:
+    """The settings the web app is built with when it is next loaded by name in this process
+    (``evalmaps serve``: its options, before gunicorn loads ``app:server``)."""
+    _SERVED[:] = [settings]
+
+
+def served_settings() -> Settings:
+    """What :func:`serve_with` gave, else the environment's (``gunicorn app:server``)."""
+    return _SERVED[0] if _SERVED else Settings.from_env()

@@ -232,7 +232,7 @@ def test_ag_grids_code_loads_when_a_grid_first_renders(dash_duo, dash_app):
     dash_duo.driver.get(url)  # the same page, first: the bundle comes with it
     until(lambda: len(dash_duo.driver.execute_script(GRID_ROWS)) >= 5, timeout=20)
     time.sleep(0.5)
-    # AG Grid's code comes in the page's one bundle (routes.bundle_scripts), and its lazy chunk
+    # AG Grid's code comes in the page's one bundle (layouts._routes.bundle_scripts), and its lazy chunk
     # from AG Grid's own folder still, as when its file loads on its own
     assert dash_duo.driver.execute_script(GRID_SCRIPTS) == [["async-community", "script"]]
     assert dash_duo.driver.execute_script(BUNDLED) == 1

@@ -182,7 +182,7 @@ GRID_TAG = re.compile(r'<script( type="([^"]*)" data-namespace="dash_ag_grid")? 
 ])
 def test_ag_grids_code_comes_with_the_pages_that_show_a_grid(client, path, runs):
     """AG Grid's bundle runs with Trends and Data, in the page's one file of scripts
-    (routes.bundle_scripts); elsewhere its tag is inert, with Dash's fingerprinted URL, for
+    (layouts._routes.bundle_scripts); elsewhere its tag is inert, with Dash's fingerprinted URL, for
     assets/lazy.js to load when a grid renders (a link to Data)."""
     html = client.get(path).get_data(as_text=True)
     tags = GRID_TAG.findall(html)

@@ -42,7 +42,7 @@ HEALTHY = {"status": "ok", "figures": 7, "problems": []}
 
 # Everything gunicorn.conf.py sets, as gunicorn should load it (no overriding environment).
 EXPECTED = {
-    "worker_class": "gunicorn_worker.HeadBufferingThreadWorker",
+    "worker_class": "evalmaps.service.gunicorn_worker.HeadBufferingThreadWorker",
     "workers": 2,
     "threads": 8,
     "worker_connections": 1000,
@@ -210,7 +210,7 @@ def test_server_runs_the_configured_worker_and_logs_access_to_stdout(server):
         time.sleep(0.1)
     assert '"GET /healthz HTTP/1.1" 200' in server.out.read_text(), server.log()
     errors = server.err.read_text()
-    assert "Using worker: gunicorn_worker.HeadBufferingThreadWorker" in errors
+    assert "Using worker: evalmaps.service.gunicorn_worker.HeadBufferingThreadWorker" in errors
     assert '"GET /healthz' not in errors
 
 

@@ -1,4 +1,4 @@
-"""A page's scripts but plotly.js come as one file (routes.bundle_scripts): the same files Dash
+"""A page's scripts but plotly.js come as one file (layouts._routes.bundle_scripts): the same files Dash
 would have written a tag for, in the same order, each run as if loaded from its own URL."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import routes
 from components.dash_internals import page_script_tags
+from layouts import _routes as routes
 from layouts._first_page import ON_DEMAND, inert_grid
 
 TAG = re.compile(r'<script( type="[^"]*"[^>]*)? src="([^"]+)"></script>')

@@ -70,7 +70,7 @@ def test_callback_responses_are_compressed_too(client):
 
 def test_pages_load_no_legacy_polyfill_and_regenerator_comes_first(client):
     """dash_internals.drop_legacy_polyfill: the page's scripts (joined in one bundle,
-    routes.bundle_scripts) are Dash's renderer dependencies without @babel/polyfill. The files
+    layouts._routes.bundle_scripts) are Dash's renderer dependencies without @babel/polyfill. The files
     that call the global regeneratorRuntime (their lazy-component loaders) run after the one
     that defines it (dash-bootstrap-components)."""
     bundle = [u for u in static_urls(client) if u.startswith("/vendor/scripts/")]

@@ -23,6 +23,7 @@ import sys
 import sysconfig
 import urllib.error
 import urllib.request
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
 BUILD_TIMEOUT = 120
-PROJECT_MODULES = ("app", "routes", "gunicorn_worker", "evalmaps", "components", "layouts")
+PROJECT_MODULES = ("evalmaps", "app", "components", "layouts")  # the top-level names, exactly
 # not needed to build the wheel, and large or changing while tests run
 NOT_COPIED = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__", "*.pyc",
                                     ".pytest_cache", ".hypothesis", ".venv", "_share", "tests",
@@ -160,7 +161,7 @@ def test_the_wheel_is_what_runs(venv, tmp_path):
     probe = (
         "import json, sys\n"
         "import app\n"
-        "from evalmaps.catalog.resources import resource\n"
+        "from evalmaps.service.server import gunicorn_conf\n"
         "from evalmaps.service.settings import Settings\n"
         "import evalmaps.service.cli, evalmaps.service.server\n"
         "a = app.create_app(Settings(cache_dir=None))\n"
@@ -168,13 +169,13 @@ def test_the_wheel_is_what_runs(venv, tmp_path):
         f" if n.split('.')[0] in {PROJECT_MODULES!r}}}\n"
         "finders = [repr(f) for f in sys.meta_path]\n"
         "print(json.dumps({'modules': mods, 'finders': finders, 'assets': a.config.assets_folder,"
-        " 'data': str(Settings().data_dir), 'conf': str(resource('gunicorn.conf.py'))}))\n")
+        " 'data': str(Settings().data_dir), 'conf': str(gunicorn_conf())}))\n")
     out = subprocess.run([venv.python, "-c", probe], cwd=tmp_path, env=clean_env(),
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     seen = json.loads(out.stdout)
     site_packages = str(venv.site) + os.sep
-    assert {"app", "routes", "evalmaps", "evalmaps.service.cli", "evalmaps.service.server", "components",
+    assert {"app", "layouts._routes", "evalmaps", "evalmaps.service.cli", "evalmaps.service.server", "components",
             "layouts", "layouts.browse", "layouts.compare", "layouts.data",
             "layouts.trends"} <= set(seen["modules"])
     outside = {name: path for name, path in seen["modules"].items()
@@ -196,6 +197,15 @@ def test_the_wheel_is_what_runs(venv, tmp_path):
     assert venv.evalmaps.read_text().startswith(f"#!{venv.python}")
 
 
+def test_the_wheel_installs_exactly_four_top_level_names(venv):
+    """The domain package and the web app's module and two packages, nothing else beside them
+    in site-packages (the routes and gunicorn's worker live inside packages)."""
+    with zipfile.ZipFile(venv.wheel) as wheel:
+        names = {name.split("/", 1)[0] for name in wheel.namelist()}
+    top = {name.removesuffix(".py") for name in names if not name.endswith(".dist-info")}
+    assert top == set(PROJECT_MODULES)
+
+
 def test_serve_gives_every_builtin_figure_under_gunicorn(serve, client):
     """From an empty folder: the page, an asset it links, and every built-in figure's cells,
     equal to what the checkout's app answers."""
@@ -204,7 +214,7 @@ def test_serve_gives_every_builtin_figure_under_gunicorn(serve, client):
     assert (status, headers["Server"]) == (200, "gunicorn")
     assert len(children_of(served.proc.pid)) == 1  # --workers 1 (gunicorn.conf.py says 2)
     log = served.log()
-    assert "Using worker: gunicorn_worker.HeadBufferingThreadWorker" in log, log
+    assert "Using worker: evalmaps.service.gunicorn_worker.HeadBufferingThreadWorker" in log, log
 
     status, headers, body = fetch(served.base, "/")
     assert status == 200 and headers["Content-Type"].startswith("text/html")
@@ -238,7 +248,7 @@ def test_serve_debug_is_flasks_development_server(serve):
 def test_production_settings_are_gunicorn_conf(monkeypatch):
     """``evalmaps serve``'s gunicorn: gunicorn.conf.py's settings, then GUNICORN_CMD_ARGS, then
     the command's own address and --workers."""
-    from evalmaps.service.server import Production, config_file_settings
+    from evalmaps.service.server import WEB_APP, Production, config_file_settings
     from tests.integration.test_gunicorn_conf import EXPECTED
 
     for var in ("GUNICORN_CMD_ARGS", "WEB_CONCURRENCY", "PORT"):
@@ -251,10 +261,10 @@ def test_production_settings_are_gunicorn_conf(monkeypatch):
         values["worker_class"] = cfg.settings["worker_class"].get()
         return values
 
-    cfg = Production(None, bind="127.0.0.1:8123").cfg
+    cfg = Production(WEB_APP, bind="127.0.0.1:8123").cfg
     assert settings(cfg) == {**EXPECTED, "bind": ["127.0.0.1:8123"]}
     monkeypatch.setenv("GUNICORN_CMD_ARGS", "--threads 4 --bind 0.0.0.0:9 --workers 5")
-    cfg = Production(None, bind="127.0.0.1:8123", workers=3).cfg
+    cfg = Production(WEB_APP, bind="127.0.0.1:8123", workers=3).cfg
     assert settings(cfg) == {**EXPECTED, "bind": ["127.0.0.1:8123"], "threads": 4, "workers": 3}
-    cfg = Production(None, bind="127.0.0.1:8123").cfg
+    cfg = Production(WEB_APP, bind="127.0.0.1:8123").cfg
     assert settings(cfg) == {**EXPECTED, "bind": ["127.0.0.1:8123"], "threads": 4, "workers": 5}

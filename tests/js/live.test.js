@@ -188,7 +188,7 @@ function goneServer(state) {
       return Promise.resolve({status: 404, headers: {get: function () { return null; }}});
     }
     const version = '"' + state.figure.version + '"';
-    if (options.headers["If-None-Match"] === version) {  // as the server answers (routes.py)
+    if (options.headers["If-None-Match"] === version) {  // as the server answers (layouts/_routes.py)
       return Promise.resolve({status: 304, headers: {get: function () { return version; }}});
     }
     return Promise.resolve({status: 200, headers: {get: function () { return version; }},

@@ -339,7 +339,7 @@ def test_title_callback_on_change_makes_dash_pages_title_callback_wait(client):
 
 # ------------------------------------------------------------------------ nowhere else
 
-SCANNED = ["app.py", "routes.py", "gunicorn_worker.py", "components", "layouts", "evalmaps"]
+SCANNED = ["app.py", "components", "layouts", "evalmaps"]
 HOME = ROOT / "components" / "dash_internals.py"
 LIBRARIES = {"dash", "dash_table", "dash_core_components", "dash_html_components",
              "dash_bootstrap_components", "dash_ag_grid", "plotly", "_plotly_utils",

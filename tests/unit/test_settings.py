@@ -64,3 +64,17 @@ def test_a_bad_value_is_one_sentence_naming_the_setting(var, value, message):
 def test_empty_variables_keep_the_default():
     assert Settings.from_env({"EVALMAPS_MAX_UPLOAD_MB": " ", "EVALMAPS_DEBUG": ""}) == \
         Settings.from_env({})
+
+
+def test_serve_with_gives_the_app_loaded_by_name_its_settings(monkeypatch, tmp_path):
+    """evalmaps serve names the web app (app:server) instead of importing it: the settings of its
+    options reach the app through serve_with; without them the app reads the environment."""
+    from evalmaps.service import settings as module
+
+    monkeypatch.setattr(module, "_SERVED", [])
+    monkeypatch.setenv("EVALMAPS_MAX_UPLOAD_MB", "3")
+    assert module.served_settings() == Settings.from_env()
+    assert module.served_settings().max_upload_mb == 3
+    chosen = Settings(extra_data=(tmp_path,), store_dir=None, max_upload_mb=7)
+    module.serve_with(chosen)
+    assert module.served_settings() is chosen

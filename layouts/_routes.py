@@ -1,6 +1,11 @@
 """HTTP routes beside the Dash pages: the JSON/CSV API, vendored static assets (Bootstrap, the
 page's scripts in one file) and a health check.
 
+With the pages in ``layouts/``: like a page, a route is what the server answers at a URL, built
+from the domain (:mod:`evalmaps.views`) and ``components``; it is the top layer, imported only by
+``app.py``, which registers its blueprints. The leading underscore keeps Dash Pages from taking
+it for a page.
+
 Thin: each route parses the request, calls :mod:`evalmaps.views.payloads`, and serialises. Errors are JSON
 with a one-sentence message; the server never answers 500 with a traceback.
 """

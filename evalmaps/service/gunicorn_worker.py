@@ -1,5 +1,8 @@
 """A gunicorn threaded worker that idle or slow clients cannot starve (used by gunicorn.conf.py).
 
+Part of serving, beside :mod:`evalmaps.service.server`: it imports gunicorn only, never the web
+app. gunicorn imports it by the dotted name gunicorn.conf.py gives as ``worker_class``.
+
 gunicorn's own ``gthread`` worker (27.x) hands every accepted connection to a pool thread, which
 waits up to 5 s for the first byte and then reads the request head with a blocking socket. So
 200 silent connections keep 2 x 8 threads busy for about a minute before a new request gets one,
@@ -37,8 +40,8 @@ import gunicorn
 from gunicorn.workers.gthread import STOP_KEEPALIVE_LINGER, TConn, ThreadWorker
 
 if gunicorn.version_info[0] != 27:
-    raise ImportError(f"gunicorn_worker.py extends gunicorn 27's gthread worker, but gunicorn "
-                      f"{gunicorn.__version__} is installed. Install gunicorn 27 "
+    raise ImportError(f"evalmaps.service.gunicorn_worker extends gunicorn 27's gthread worker, "
+                      f"but gunicorn {gunicorn.__version__} is installed. Install gunicorn 27 "
                       f"(pip install 'gunicorn>=27,<28').")
 
 HEAD_END = b"\r\n\r\n"
