@@ -259,7 +259,7 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
                 "threshold_placeholder": threshold_placeholder(views), **switch}
     trends = analyse(views, transpose=options.transpose, threshold=options.threshold)
     names = short_titles(views)
-    intervals = _item_intervals(figure, views)
+    intervals = _item_intervals(figure, views, state.k)
     levels = [p.threshold for p in trends.panels]  # each panel's (the URL's, or its default)
     if options.overlay and len(views) > 1:
         charts = [(line_figure(views, transpose=options.transpose,
@@ -296,9 +296,11 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
     elif options.logx and scale.unavailable:
         summary += f" · no log scale: {scale.unavailable[0].lower()}{scale.unavailable[1:-1]}"
     if intervals:
-        summary += (" · shaded bands: 95% intervals from each cell's items (Wilson for a share "
-                    "right, else a bootstrap over items), within the metric's range; means "
-                    "(per line, per panel, marginal) get none")
+        summary += (" · shaded bands: 95% intervals from each cell's items ("
+                    + (f"a bootstrap over items of each item's pass@{state.k}" if state.k > 1
+                       else "Wilson for a share right, else a bootstrap over items")
+                    + "), within the metric's range; means (per line, per panel, marginal) "
+                    "get none")
     elif any(v.se is not None or (v.sd is not None and v.n is not None) for v in views):
         summary += (" · shaded bands: ±1.96 standard errors where neighbouring cells have one "
                     "(a Wilson interval where that would leave the metric's range); "
@@ -324,12 +326,13 @@ def threshold_placeholder(views) -> str:
 register_nav_sync(PAGE)
 
 
-def _item_intervals(figure, views) -> dict | None:
-    """Each view's per-cell 95% intervals from the figure's per-item records ({panel slug: (low,
-    high)}, :func:`evalmaps.analysis.uncertainty.item_intervals`); None without records."""
+def _item_intervals(figure, views, k: int = 1) -> dict | None:
+    """Each view's per-cell 95% intervals of the statistic drawn (pass@``k``) from the figure's
+    per-item records ({panel slug: (low, high)},
+    :func:`evalmaps.analysis.uncertainty.item_intervals`); None without records."""
     if getattr(figure, "items", None) is None:
         return None
     spec = figure.spec
     return {v.panel.slug: stderr.item_intervals(figure.items, dict(v.panel.facets),
-                                                (spec.y, spec.x), v.y_labels, v.x_labels)
+                                                (spec.y, spec.x), v.y_labels, v.x_labels, k)
             for v in views}

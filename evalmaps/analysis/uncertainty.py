@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evalmaps.analysis.paired import bootstrap_mean_interval, seed_of_items, wilson
+from evalmaps.analysis.paired import bootstrap_mean_interval, item_values, seed_of_items, wilson
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import Figure, Metric
 
@@ -129,13 +129,14 @@ def se_interval(z: np.ndarray, se: np.ndarray, metric: Metric) -> tuple[np.ndarr
     return np.where(outside, w_lo, lo), np.where(outside, w_hi, hi)
 
 
-def item_intervals(items, fixed: dict, by: tuple[str, str], y_labels, x_labels
+def item_intervals(items, fixed: dict, by: tuple[str, str], y_labels, x_labels, k: int = 1
                    ) -> tuple[np.ndarray, np.ndarray]:
     """Each cell's 95% interval from its per-item records (``items``:
-    :class:`evalmaps.catalog.items.ItemRecords`; one query for the grid): the Wilson interval
-    of the share right where every score is 0 or 1 with one sample per item, else the
-    bootstrap percentile interval of the mean of the item means (seeded from the items' ids). Both
-    stay within the scores' range. NaN where a cell has no items."""
+    :class:`evalmaps.catalog.items.ItemRecords`; one query for the grid), of the statistic drawn
+    at ``k``: the Wilson interval of the share right where every score is 0 or 1 with one sample
+    per item and k = 1, else the bootstrap percentile interval of the mean of each item's score
+    (its mean over samples at k = 1, its unbiased pass@k at k > 1; seeded from the items' ids).
+    Both stay within the scores' range. NaN where a cell has no items."""
     shape = (len(y_labels), len(x_labels))
     lo, hi = np.full(shape, np.nan), np.full(shape, np.nan)
     cells = items.cells(fixed, by)
@@ -144,9 +145,26 @@ def item_intervals(items, fixed: dict, by: tuple[str, str], y_labels, x_labels
             cell = cells.get((y, x))
             if cell is None or not len(cell):
                 continue
-            if cell.binary and bool((cell.n == 1).all()):
+            if k == 1 and cell.binary and bool((cell.n == 1).all()):
                 a, b = wilson(cell.total.sum(), len(cell))
                 lo[i, j], hi[i, j] = float(a), float(b)
             else:
-                lo[i, j], hi[i, j] = bootstrap_mean_interval(cell.mean, seed_of_items(cell.items))
+                lo[i, j], hi[i, j] = bootstrap_mean_interval(item_values(cell, k),
+                                                             seed_of_items(cell.items))
+    return lo, hi
+
+
+def view_intervals(view, items=None, k: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell's 95% interval of a panel view (:class:`evalmaps.analysis.slicing.PanelView`):
+    from its items where the figure keeps them (``items``, at ``k``: :func:`item_intervals`),
+    else from its usable standard error (:func:`se_interval`); NaN where there is neither. The
+    interval of the value drawn, which Trends' bands and its JSON both give."""
+    se = usable_se(view.z, view.se, view.sd, view.n, view.metric)
+    lo, hi = se_interval(view.z, se, view.metric)
+    if items is not None:
+        spec = view.spec
+        ilo, ihi = item_intervals(items, dict(view.panel.facets), (spec.y, spec.x),
+                                  view.y_labels, view.x_labels, k)
+        have = np.isfinite(ilo) & np.isfinite(ihi)
+        lo, hi = np.where(have, ilo, lo), np.where(have, ihi, hi)
     return lo, hi

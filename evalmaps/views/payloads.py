@@ -15,7 +15,9 @@ import numpy as np
 from evalmaps.analysis import compare as comparing
 from evalmaps.analysis import export as exporting
 from evalmaps.analysis import trends as trending
+from evalmaps.analysis import uncertainty as stderr
 from evalmaps.analysis.slicing import PanelView, views_for
+from evalmaps.catalog.items import figure_at, max_k
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import MAX_LISTED, MAX_QUOTED, EvalmapsError
 from evalmaps.core.figure import Catalog, Figure
@@ -168,16 +170,47 @@ def trends_payload(figure: Figure, query: Mapping[str, str | list[str]]) -> dict
     if options.problems:  # the page ignores them with a note; a script gets a 400
         raise BadQuery(f"{options.problems[0].split(';')[0]}. "
                        f"Use transpose=1 or 0 and a number for threshold.")
+    k = 1 if "k" in figure.spec.dims else _k(query)  # a dimension k takes k= as its label
+    if k != 1:
+        top = max_k(figure)
+        if not 1 <= k <= top:
+            raise BadQuery(f"k={k}: pass@k needs k from 1 to {top} for this figure (the fewest "
+                           "samples of an item with 0/1 scores). Use a smaller k.")
+        figure = figure_at(figure, k)
     filters = parse_filters(figure, query)
     views, empty = views_for(figure, filter_state(figure, filters), filters.get(figure.spec.x))
     payload = {"figure": figure.id, "provenance": figure.spec.provenance,
-               "metric": {"name": figure.spec.metric.name, "unit": figure.spec.metric.unit}}
+               "metric": {"name": figure.spec.metric.name, "unit": figure.spec.metric.unit},
+               "k": k}
     report = None if empty else trending.analyse(views, transpose=options.transpose,
                                                  threshold=options.threshold)
     if report is None:
         return {**payload, "transpose": options.transpose, "threshold": options.threshold,
                 "lines": [], "panels": [], "observations": []}
-    return {**payload, **report.to_dict()}
+    out = {**payload, **report.to_dict()}
+    points = _line_points(figure, views, options.transpose, k)
+    for line in out["lines"]:
+        line["points"] = points.get((line["panel"], line["line"]), [])
+    return out
+
+
+def _line_points(figure: Figure, views, transpose: bool, k: int) -> dict:
+    """Each line's points with the 95% interval of the value drawn (``lo``, ``hi``: from the
+    items at pass@``k`` where the figure keeps them, else from the standard error; None where
+    there is neither), keyed by (panel key, line label), as Trends' bands draw them."""
+    out = {}
+    items = getattr(figure, "items", None)
+    for view in views:
+        lo, hi = stderr.view_intervals(view, items, k)
+        for line in trending.lines_of(view, transpose):
+            out[(view.panel.key, line.label)] = [
+                {"at": at, "value": _finite(value), "lo": _finite(lo[i, j]), "hi": _finite(hi[i, j])}
+                for at, value, (i, j) in zip(line.labels, line.values, line.cells)]
+    return out
+
+
+def _finite(value) -> float | None:
+    return float(value) if value is not None and np.isfinite(value) else None
 
 
 def cells_csv(figure: Figure, cells: list[dict]) -> str:

@@ -15,6 +15,7 @@ from components.trends import line_figure
 from evalmaps.analysis.paired import bootstrap_mean_interval, seed_of_items, wilson
 from evalmaps.analysis.slicing import views_for
 from evalmaps.analysis.uncertainty import Z_95, item_intervals, se_interval
+from evalmaps.core.estimators import pass_at_k
 from evalmaps.core.figure import Metric
 from evalmaps.views.state import ViewState
 from tests.items_fixture import XS, YS, item_scores, items_figure
@@ -85,3 +86,29 @@ def test_trends_bands_use_the_item_intervals(tmp_path):
     assert first[:n] == [float(v) for v in hi[0]] and first[n:2 * n] == [float(v) for v in lo[0][::-1]]
     assert all(0 <= v <= 1 for b in bands for v in b["y"] if v is not None)
     assert not math.isnan(first[0])
+
+
+def test_trends_points_carry_the_interval_of_the_statistic_drawn(tmp_path):
+    """Issue 37, statistics 6: at k > 1 the line is pass@k, so its band and the JSON's lo and
+    hi are pass@k's interval (the items' pass@k bootstrapped), not the mean's: every point lies
+    inside its own interval, and at k = 1 the interval is the mean's."""
+    from evalmaps.views.payloads import trends_payload
+
+    scores = item_scores(n_items=30, samples=5, seed=6)
+    fig = items_figure(tmp_path, "toy", scores)
+    for k in (1, 2, 5):
+        payload = trends_payload(fig, {"k": str(k)})
+        assert payload["k"] == k
+        points = [p for line in payload["lines"] for p in line["points"]]
+        assert len(points) == 2 * len(YS) * len(XS)
+        for p in points:
+            assert p["lo"] <= p["value"] <= p["hi"], (k, p)
+    # by hand: one cell's pass@5 interval is the bootstrap of its items' pass@5 (0 or 1 each)
+    cell = scores[(scores.model == "large") & (scores.level == "hard") & (scores.task == "t3")]
+    per_item = cell.groupby("item").score.agg(["sum", "count"])
+    at5 = pass_at_k(per_item["count"].to_numpy(), per_item["sum"].to_numpy().astype(int), 5)
+    want = bootstrap_mean_interval(at5, seed_of_items(per_item.index.astype(str)))
+    payload = trends_payload(fig, {"k": "5"})
+    [line] = [ln for ln in payload["lines"] if ln["panel"] == "toy:large" and ln["line"] == "hard"]
+    [point] = [p for p in line["points"] if p["at"] == "t3"]
+    assert (point["lo"], point["hi"]) == want and point["value"] == pytest.approx(at5.mean())
