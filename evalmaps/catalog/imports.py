@@ -265,7 +265,8 @@ def _item_group(group: list[tuple[str, pd.DataFrame]], name: str,
     if len(group) == 1:
         file, frame = group[0]
         notes: list[str] = []
-        records, dims, metric = item_records.import_items(frame, file, options, notes)
+        records, dims, metric = item_records.import_items(frame, file, options, notes,
+                                                          warnings=warnings)
         return items_import(records, dims, metric, file, notes, warnings)
     frame = pd.concat([f.rename(columns=lambda c: str(c).strip()) for _, f in group],
                       ignore_index=True)
@@ -276,7 +277,8 @@ def _item_group(group: list[tuple[str, pd.DataFrame]], name: str,
     notes = [f"The per-item records of {len(group)} files: "
              f"{', '.join(short(f) for f, _ in group[:5])}{' ...' if len(group) > 5 else ''}."]
     try:
-        records, dims, metric = item_records.import_items(frame, name, options, notes, files)
+        records, dims, metric = item_records.import_items(frame, name, options, notes, files,
+                                                          warnings)
     except ImportFailed as exc:
         if exc.row is None:
             raise
@@ -311,7 +313,8 @@ def import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
         frame, reading.table = reading.table, None
         if item_records.is_item_table(frame.columns, options):
             notes: list[str] = []
-            records, dims, metric = item_records.import_items(frame, name, options, notes)
+            records, dims, metric = item_records.import_items(frame, name, options, notes,
+                                                              warnings=reading.warnings)
             del frame
             return items_import(records, dims, metric, name, notes, reading.warnings)
         records = item_records.not_cells(frame.columns, frame)

@@ -78,6 +78,8 @@ class ImportOptions:
     item: str | None = None
     correct: tuple[str, str] | None = None
     fixed: dict[str, str] = field(default_factory=dict)
+    # per-item records: columns never made dimensions (--drop), whatever their labels
+    drop: tuple[str, ...] = ()
 
 
 class OptionError(EvalmapsError, ValueError):
@@ -87,32 +89,42 @@ class OptionError(EvalmapsError, ValueError):
 @dataclass(frozen=True)
 class TableOptions:
     """How per-item tables are read (docs/formats.md, "Per-item records"): ``evalmaps import``'s
-    ``--item COL``, ``--correct PRED=REF`` and ``--set DIM=LABEL`` (repeatable), which ``evalmaps
+    ``--item COL``, ``--correct PRED=REF``, ``--set DIM=LABEL`` and ``--drop COL`` (both
+    repeatable), which ``evalmaps
     serve --data`` (``EVALMAPS_DATA_OPTIONS``) applies to its folders' tables too. One parser for
     both, so a bad option is the same sentence wherever it is given."""
 
     item: str | None = None
     correct: tuple[str, str] | None = None
     fixed: tuple[tuple[str, str], ...] = ()
+    drop: tuple[str, ...] = ()
 
     @classmethod
     def parse(cls, item: str | None = None, correct: str | None = None,
-              fixed=()) -> "TableOptions":
-        """The options as the command line gives them (``fixed``: the ``--set`` values)."""
+              fixed=(), drop=()) -> "TableOptions":
+        """The options as the command line gives them (``fixed``: the ``--set`` values,
+        ``drop``: the ``--drop`` ones)."""
+        columns = []
+        for column in drop:
+            if not column.strip():
+                raise OptionError("--drop takes the name of a column to leave out of the "
+                                  "dimensions, such as --drop answer_index; it was empty.")
+            columns.append(column.strip())
         return cls(item, _pair(correct, "--correct", "PRED=REF"),
-                   tuple(_pair(f, "--set", "DIM=LABEL") for f in fixed))
+                   tuple(_pair(f, "--set", "DIM=LABEL") for f in fixed),
+                   tuple(dict.fromkeys(columns)))
 
     @classmethod
     def from_words(cls, words: list[str]) -> "TableOptions":
         """``["--item", "question_id", "--set", "model={file}", ...]`` (``--item=COL`` too)."""
-        given: dict[str, list[str]] = {"--item": [], "--correct": [], "--set": []}
+        given: dict[str, list[str]] = {"--item": [], "--correct": [], "--set": [], "--drop": []}
         words = list(words)
         while words:
             word = words.pop(0)
             name, sep, value = word.partition("=") if word.startswith("--") else (word, "", "")
             if name not in given:
                 raise OptionError(f"'{word[:40]}' is not a table option: give --item COL, "
-                                  f"--correct PRED=REF or --set DIM=LABEL.")
+                                  f"--correct PRED=REF, --set DIM=LABEL or --drop COL.")
             if not sep:
                 if not words:
                     raise OptionError(f"{name} needs a value after it, such as {name} "
@@ -121,7 +133,7 @@ class TableOptions:
             given[name].append(value)
         item = given["--item"][-1] if given["--item"] else None
         correct = given["--correct"][-1] if given["--correct"] else None
-        return cls.parse(item, correct, given["--set"])
+        return cls.parse(item, correct, given["--set"], given["--drop"])
 
     def __bool__(self) -> bool:  # any option given
         return self != TableOptions()
@@ -135,10 +147,11 @@ class TableOptions:
         """``options`` with these table options (the ones given) in place of its own."""
         return dataclasses.replace(options, item=self.item if self.item is not None else
                                    options.item, correct=self.correct or options.correct,
-                                   fixed={**options.fixed, **dict(self.fixed)})
+                                   fixed={**options.fixed, **dict(self.fixed)},
+                                   drop=tuple(dict.fromkeys([*options.drop, *self.drop])))
 
 
-_SHAPES = {"--item": "COL", "--correct": "PRED=REF", "--set": "DIM=LABEL"}
+_SHAPES = {"--item": "COL", "--correct": "PRED=REF", "--set": "DIM=LABEL", "--drop": "COL"}
 
 
 def _pair(text: str | None, option: str, shape: str) -> tuple[str, str] | None:

@@ -6,6 +6,7 @@
     evalmaps import PATH [PATH ...] [--format auto|tidy|wide|matrix|leaderboard]
                          [--replicate COL] [-x DIM] [-y DIM] [-o OUT.csv]
                          [--item COL] [--correct PRED=REF] [--set DIM=LABEL|DIM={file}]
+                         [--drop COL ...]
     evalmaps manifest [DIR]     (re)write DIR/manifest.json (default: the built-in data/)
     evalmaps bundle [--data DIR ... [--item COL] [--correct PRED=REF] [--set DIM=LABEL ...]]
                     [--figure ID ...] [--compare A B ...] -o SITE/ [--force]
@@ -106,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def add_table_options(parser: argparse.ArgumentParser, serving: bool = False) -> None:
-    """--item, --correct and --set (:class:`TableOptions`): import's, and serve --data's for the
+    """--item, --correct, --set and --drop (:class:`TableOptions`): import's, and serve --data's for the
     plain tables of its folders."""
     where = "the --data folders' tables are " if serving else ""
     parser.add_argument("--item", default=None, metavar="COL",
@@ -122,10 +123,14 @@ def add_table_options(parser: argparse.ArgumentParser, serving: bool = False) ->
                              "the name of the file the rows come from without its extensions, "
                              "so a folder of one file per model is one figure: --set "
                              "model={file}")
+    parser.add_argument("--drop", action="append", default=[], metavar="COL",
+                        help="per-item records: leave the column COL out of the dimensions "
+                             "(repeatable), such as a property of each item that the import "
+                             "would otherwise make an axis")
 
 
 def table_options(args: argparse.Namespace) -> TableOptions:
-    return TableOptions.parse(args.item, args.correct, args.fixed)
+    return TableOptions.parse(args.item, args.correct, args.fixed, args.drop)
 
 
 def check_data_options(settings: Settings) -> None:

@@ -60,7 +60,7 @@ def test_apply_keeps_what_is_not_given():
     ("--item", "EVALMAPS_DATA_OPTIONS=--item is not valid: --item needs a value after it, such "
                "as --item COL."),
     ("-x model", "EVALMAPS_DATA_OPTIONS=-x model is not valid: '-x' is not a table option: give "
-                 "--item COL, --correct PRED=REF or --set DIM=LABEL."),
+                 "--item COL, --correct PRED=REF, --set DIM=LABEL or --drop COL."),
     ("--item 'a b", "EVALMAPS_DATA_OPTIONS=--item 'a b is not valid: a quote is not closed. "
                     "Close it, or give table options as evalmaps import takes them, such as "
                     "--item question_id --correct pred=answer --set model={file}."),

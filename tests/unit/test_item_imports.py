@@ -5,6 +5,7 @@ pass@k figures from them."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import itertools
 import json
@@ -188,6 +189,74 @@ def test_mmlu_pro_outputs_compare_pred_with_answer():
     assert got == mmlu_by_hand(path)
     assert imp.spec["metric"]["range"] == [0.0, 1.0]
     assert "question, answer_index, cot_content, src, generated_text" in " ".join(imp.spec["notes"])
+
+
+def mmlu_with_a_bad_row(folder: Path, models=("Llama-2-7b-hf", "Llama-2-13b-hf")) -> Path:
+    """Two real MMLU-Pro zips with, as MMLU-Pro's mathstral-7B and Llama-3.1-8B files have it,
+    one question whose ``answer_index`` disagrees with its ``answer`` (question 75's index moved
+    from 0, 'A', to 1) in each."""
+    folder.mkdir()
+    for model in models:
+        name = f"model_outputs_{model}_5shots"
+        with zipfile.ZipFile(shared(MMLU_PRO) / f"{name}.zip") as z:
+            records = json.loads(z.read(f"{name}.json"))
+        (bad,) = [r for r in records if r["question_id"] == 75]
+        assert (bad["answer"], bad["answer_index"]) == ("A", 0)
+        bad["answer_index"] = 1
+        with zipfile.ZipFile(folder / f"{name}.zip", "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr(f"{name}.json", json.dumps(records))
+    return folder
+
+
+def test_one_bad_source_row_does_not_make_the_answer_index_a_dimension(tmp_path, capsys):
+    folder = mmlu_with_a_bad_row(tmp_path / "mmlu")
+    out = tmp_path / "out.csv"
+    assert cli(["import", str(folder), "--item", "question_id", "--correct", "pred=answer",
+                "--set", "model={file}", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "wrote 28 cells" in err  # 2 models x 14 categories, not x 10 answer indices
+    assert ("warning: The column 'answer_index' is the reference 'answer' written another way "
+            "(a property of each item), but the two disagree in 1 row (question_id '75': "
+            "answer 'A', answer_index '1'); it is left out of the dimensions.") in err
+    table = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert list(table.columns) == ["model", "category", "metric", "value", "n"]
+    for model in ("Llama-2-7b-hf", "Llama-2-13b-hf"):  # every number as the source gives it
+        rows = table[table["model"] == f"model_outputs_{model}_5shots"]
+        got = {r["category"]: (float(r["value"]), int(r["n"])) for _, r in rows.iterrows()}
+        assert got == mmlu_by_hand(folder / f"model_outputs_{model}_5shots.zip")
+
+
+def test_a_grouping_of_the_items_stays_a_dimension():
+    """A category is a property of each item too, but no function of the reference: a
+    dimension still, whatever few rows agree with the reference's letters."""
+    rows = ["question_id,category,answer,answer_index,pred"]
+    for i in range(200):
+        letter = "ABCD"[i % 4]
+        rows.append(f"{i},{'law' if i % 3 else 'math'},{letter},{i % 4 + (i == 7)},{letter}")
+    imp = import_bytes("\n".join(rows).encode(), "items.csv",
+                       ImportOptions(**MMLU_OPTIONS, fixed={"model": "m"}))
+    assert (imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == (["model"], "category",
+                                                                   "metric")
+    assert [w for w in imp.warnings if "answer_index" in w]
+
+
+def test_drop_leaves_a_column_out_of_the_dimensions(tmp_path, capsys):
+    csv = b"question_id,category,level,answer,pred\n1,law,1,A,A\n2,law,2,B,C\n3,math,1,C,C\n"
+    options = ImportOptions(**MMLU_OPTIONS, fixed={"model": "m"})
+    assert import_bytes(csv, "items.csv", options).spec["x"] == "level"
+    imp = import_bytes(csv, "items.csv", dataclasses.replace(options, drop=("level",)))
+    assert (imp.spec["y"], imp.spec["x"]) == ("category", "metric")
+    assert "Left out of the dimensions with --drop: level." in imp.spec["notes"]
+    assert imp.tidy[["category", "value", "n"]].values.tolist() == [["law", "0.5", "2"],
+                                                                    ["math", "1.0", "1"]]
+    path = tmp_path / "items.csv"
+    path.write_bytes(csv)
+    assert cli(["import", str(path), "--item", "question_id", "--correct", "pred=answer",
+                "--drop", "level", "--drop", "nope"]) == 2
+    assert capsys.readouterr().err == (
+        f"evalmaps: {path}: --drop names the column 'nope', which the table does not have (its "
+        "columns are question_id, category, level, answer, pred). Give --drop one of its "
+        "columns.\n")
 
 
 def test_a_plain_per_item_table_with_samples():
