@@ -28,6 +28,7 @@ from evalmaps.readers.base import (
     ImportFailed,
     ImportOptions,
     Note,
+    NotResults,
     Probe,
     Reading,
     short,
@@ -216,13 +217,38 @@ def finish_sources(found: Found, name: str, options: ImportOptions | None = None
         if combined is not None:
             return combined
     if len(tables) > 1 and by_tool:  # a folder of tables: one figure each
-        return [_table(file, probe, kind, options, max_bytes) for file, probe, kind in tables]
+        return _each_table(tables, given, options, max_bytes)
     if len(tables) > 1:
         names = ", ".join(short(f) for f, _, _ in tables[:5])
         raise ImportFailed(f"there are {len(tables)} tables ({names}); one import makes one "
                            f"figure from one table. Import them one at a time.", file=name)
     imported = _table(*tables[0], options, max_bytes)
     return [imported] if by_tool else imported
+
+
+def _each_table(tables: list[tuple[str, Probe, str]], given: list[str],
+                options: ImportOptions, max_bytes: int | None) -> list[Imported]:
+    """A folder's tables, one figure each; a file the search found that is no table of results
+    (:class:`NotResults`: a JSON list of nested records) is skipped, and each figure's notes
+    and warnings say so, unless no table is left."""
+    figures, skipped, first = [], [], None
+    for file, probe, kind in tables:
+        try:
+            figures.append(_table(file, probe, kind, options, max_bytes))
+        except NotResults as exc:
+            if file in given:
+                raise
+            first = first or exc
+            skipped.append(short(file))
+    if not figures:
+        raise first
+    if skipped:
+        note = (f"Not results, skipped: {', '.join(skipped[:10])}"
+                f"{' ...' if len(skipped) > 10 else ''}.")
+        for imported in figures:
+            imported.warnings.append(note)
+            imported.spec["notes"].append(note)
+    return figures
 
 
 def item_tables(tables: list[tuple[str, Probe, str]], name: str, options: ImportOptions,

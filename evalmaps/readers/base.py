@@ -54,6 +54,12 @@ class ImportFailed(DataError):
     """A file that cannot be imported; the message says why and what to do."""
 
 
+class NotResults(ImportFailed):
+    """A file of a table's format whose content is no table of results (a JSON list of nested
+    records: a log, a config): refused when given, skipped with a note when a folder's or a
+    zip's search finds it among results."""
+
+
 @dataclass
 class ImportOptions:
     """How a table becomes a figure: which dimension is x, y, which are facets, replicates."""

@@ -18,7 +18,7 @@ import pytest
 
 from evalmaps.catalog import items as item_store
 from evalmaps.catalog.folders import load_folder, write_import
-from evalmaps.catalog.imports import figure_of, import_bytes, import_paths
+from evalmaps.catalog.imports import figure_of, import_bytes, import_paths, import_paths_by_tool
 from evalmaps.catalog.load import load_catalog
 from evalmaps.readers.base import ImportFailed, ImportOptions
 from evalmaps.readers.items import value_to_float
@@ -153,6 +153,59 @@ def test_livecodebench_cells_are_the_mean_of_each_problems_pass_at_1():
     assert got == {k: (sum(v) / len(v), len(v)) for k, v in expected.items()}
     assert set(imp.items["model"]) == {"Qwen2.5-Coder-7B"}  # the folder
     assert len(imp.items) == sum(len(p["graded_list"]) for p in problems)
+
+
+ALPACA = EXTERNAL / "alpaca-eval"
+# AlpacaEval 2's leaderboard win rates (x 100) of the three models, as ../shared's README gives them
+WIN_RATES = {"FuseChat-Llama-3.2-3B-Instruct": 51.2967, "phi-2": 2.3502,
+             "falcon-7b-instruct": 2.1466}
+
+
+def test_alpaca_eval_judgements_give_the_leaderboards_win_rates(tmp_path, capsys):
+    """A folder of AlpacaEval annotations.json: per-item records whose mean is each model's
+    leaderboard win rate, each cell the mean of preference - 1 over its instructions."""
+    imp = import_paths([shared(ALPACA)])  # the leaderboard CSV beside them is skipped
+    assert (imp.format, imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == (
+        "alpaca-eval", ["model"], "dataset", "annotator")
+    assert imp.spec["metric"]["name"] == "win rate" and imp.spec["metric"]["range"] == [0, 1]
+    by_hand: dict[str, list[float]] = {}
+    cells: dict[tuple[str, str], list[float]] = {}
+    for path in sorted(ALPACA.glob("results/*/*/annotations.json")):
+        for judged in json.loads(path.read_text()):
+            by_hand.setdefault(judged["generator_2"], []).append(judged["preference"] - 1)
+            cells.setdefault((judged["generator_2"], judged["dataset"]), []).append(
+                judged["preference"] - 1)
+    got = {(r["model"], r["dataset"]): (float(r["value"]), int(r["n"]))
+           for r in imp.tidy.to_dict("records")}
+    assert got == {k: (math.fsum(v) / len(v), len(v)) for k, v in cells.items()}
+    means = {m: math.fsum(g["score"]) / len(g) for m, g in imp.items.groupby("model")}
+    assert means == {m: math.fsum(v) / len(v) for m, v in by_hand.items()}
+    assert {m: round(100 * v, 4) for m, v in means.items()} == WIN_RATES
+    assert imp.items.groupby("model").size().to_dict() == {
+        "FuseChat-Llama-3.2-3B-Instruct": 805, "phi-2": 803, "falcon-7b-instruct": 805}
+    (text,) = [t for t in imp.items.to_dict("records") if t["model"] == "phi-2"][:1]
+    assert text["item"] == text["prompt"] and text["response"] and text["target"]
+
+    assert cli(["import", str(ALPACA), "-o", str(tmp_path / "alpaca.csv")]) == 0
+    err = capsys.readouterr().err
+    assert "Not results, skipped: alpaca_eval_gpt4_leaderboard.csv." in err
+    assert "wrote 15 cells" in err  # 3 models x 5 datasets x 1 annotator
+
+
+def test_a_json_file_that_is_not_results_is_skipped_in_a_folder(tmp_path, capsys):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "tidy_small.csv").write_bytes((ROOT / "tests" / "fixtures" / "tidy_small.csv")
+                                            .read_bytes())
+    (folder / "log.json").write_text('[{"step": 1, "config": {"lr": 0.1}}]')
+    (figure,) = import_paths_by_tool([folder])
+    assert figure.warnings == ["Not results, skipped: log.json."]
+    assert "Not results, skipped: log.json." in figure.spec["notes"]
+    assert figure.tidy.equals(import_paths([folder / "tidy_small.csv"]).tidy)
+    assert cli(["import", str(folder / "log.json")]) == 2  # given by name: refused, saying why
+    assert capsys.readouterr().err.endswith("log.json, row 1: the key 'config' holds a nested "
+                                            "value; a table's cells are text or numbers. "
+                                            "Flatten it.\n")
 
 
 def test_lighteval_details_join_the_results_of_their_timestamp():
