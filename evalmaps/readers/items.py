@@ -291,6 +291,7 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
             i = int((out[d] == "").to_numpy().argmax())
             raise ImportFailed(f"the dimension {d!r} is empty in this row. Give every row a "
                                f"label, or leave the column out.", file=name, row=i + 2, column=d)
+    _rename(out, options, name)
     if not len(out.columns):
         raise ImportFailed("the table has no dimension column besides the item and its score. "
                            "Add one (such as model), or name the model with --set model=NAME.",
@@ -340,6 +341,25 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
     if options.drop:
         notes.append(f"Left out of the dimensions with --drop: {', '.join(options.drop)}.")
     return out, dims, metric
+
+
+def _rename(out: pd.DataFrame, options: ImportOptions, name: str) -> None:
+    """Each ``--rename DIM:OLD=NEW`` applied to the dimensions' labels ``out`` (in place): an
+    error when DIM is no dimension, no label is OLD, or two labels would become one."""
+    for dim, old, new in options.rename:
+        if dim not in out.columns:
+            raise ImportFailed(f"--rename names the dimension {dim!r}, which this import does not "
+                               f"have (its dimensions are {', '.join(out.columns)}). Give "
+                               f"--rename DIM:OLD=NEW with one of them.", file=name)
+        labels = out[dim].unique().tolist()
+        if old not in labels:
+            shown = ", ".join(labels[:8]) + (" ..." if len(labels) > 8 else "")
+            raise ImportFailed(f"--rename {dim}:{old}={new}: no {dim} is labelled {old!r} (the "
+                               f"labels are {shown}). Give one of them.", file=name)
+        if new != old and new in labels:
+            raise ImportFailed(f"--rename {dim}:{old}={new} would give two {dim} labels the one "
+                               f"name {new!r}. Give each its own name.", file=name)
+        out[dim] = out[dim].where(out[dim] != old, new)
 
 
 def _one_to_one(values: pd.Series, reference: pd.Series) -> bool:
@@ -421,7 +441,7 @@ def import_items_arrow(table, name: str, options: ImportOptions, notes: list[str
     sample, score), the dims and the metric's name."""
     import pyarrow as pa
 
-    if options.correct or options.fixed or options.drop:
+    if options.correct or options.fixed or options.drop or options.rename:
         return None
     lower = {c.strip().lower(): c for c in table.column_names}
     item_col = options.item or lower.get(ITEM)

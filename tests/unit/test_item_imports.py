@@ -312,6 +312,43 @@ def test_drop_leaves_a_column_out_of_the_dimensions(tmp_path, capsys):
         "columns.\n")
 
 
+def test_rename_names_the_models_a_folder_of_files_gives(capsys):
+    """--set model={file} names a model after its file (model_outputs_Llama-2-7b-hf_5shots);
+    --rename model:OLD=NEW shows it as the user names it, its numbers unchanged."""
+    paths = [shared(MMLU_PRO) / f"model_outputs_{m}_5shots.zip" for m in ("Llama-2-7b-hf",
+                                                                           "Llama-2-13b-hf")]
+    assert cli(["import", *map(str, paths), "--item", "question_id", "--correct", "pred=answer",
+                "--set", "model={file}", "--rename",
+                "model:model_outputs_Llama-2-7b-hf_5shots=Llama-2-7B", "--rename",
+                "model: model_outputs_Llama-2-13b-hf_5shots = Llama 2 13B"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["dims"]["model"] == 2
+    imp = import_paths(paths, ImportOptions(**MMLU_OPTIONS, fixed={"model": "{file}"}, rename=(
+        ("model", "model_outputs_Llama-2-7b-hf_5shots", "Llama-2-7B"),
+        ("model", "model_outputs_Llama-2-13b-hf_5shots", "Llama 2 13B"))))
+    assert imp.dims["model"] == ["Llama 2 13B", "Llama-2-7B"]
+    assert set(imp.items["model"]) == {"Llama 2 13B", "Llama-2-7B"}
+    for model, path in zip(("Llama-2-7B", "Llama 2 13B"), paths):
+        rows = imp.tidy[imp.tidy["model"] == model]
+        assert {r["category"]: (float(r["value"]), int(r["n"])) for r in rows.to_dict("records")
+                } == mmlu_by_hand(path)
+
+
+@pytest.mark.parametrize("rename, message", [
+    (("task", "a", "b"), "--rename names the dimension 'task', which this import does not have "
+                         "(its dimensions are category, model). Give --rename DIM:OLD=NEW with "
+                         "one of them."),
+    (("model", "m2", "n"), "--rename model:m2=n: no model is labelled 'm2' (the labels are m). "
+                           "Give one of them."),
+    (("category", "law", "math"), "--rename category:law=math would give two category labels "
+                                  "the one name 'math'. Give each its own name."),
+])
+def test_a_bad_rename_says_what_to_give(rename, message):
+    csv = b"question_id,category,answer,pred\n1,law,A,A\n2,math,B,C\n3,law,B,B\n4,math,A,A\n"
+    assert refused(csv, "items.csv", ImportOptions(**MMLU_OPTIONS, fixed={"model": "m"},
+                                                   rename=(rename,))) == f"items.csv: {message}"
+
+
 def test_a_plain_per_item_table_with_samples():
     csv = (b"model,task,item,sample,score\n"
            b"A,t,1,0,1\nA,t,1,1,0\nA,t,2,0,1\nA,t,2,1,1\nB,t,1,0,0\nB,t,1,1,0\nB,t,2,0,true\n"
