@@ -296,7 +296,11 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
         raise ImportFailed("the table has no dimension column besides the item and its score. "
                            "Add one (such as model), or name the model with --set model=NAME.",
                            file=name)
-    models = [d for d in out.columns if d.lower() in MODEL_NAMES]
+    if options.x and options.x == options.y:
+        raise ImportFailed("x and y must be different dimensions.", file=name)
+    # the model is a facet (Compare sets two side by side), unless x or y is chosen to be it
+    chosen = [c for c in (options.x, options.y) if c]
+    models = [d for d in out.columns if d.lower() in MODEL_NAMES and d not in chosen]
     others = [d for d in out.columns if d not in models]
     if len(others) < 2:
         out["metric"] = metric

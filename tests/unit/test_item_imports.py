@@ -349,6 +349,25 @@ def test_a_bad_rename_says_what_to_give(rename, message):
                                                    rename=(rename,))) == f"items.csv: {message}"
 
 
+def test_the_model_may_be_chosen_as_an_axis():
+    """The model is a facet unless -x or -y names it: then it is that axis (it was refused as
+    "not among the table's dimensions (model, category, metric)", a list that holds it)."""
+    paths = [shared(MMLU_PRO) / f"model_outputs_{m}_5shots.zip" for m in ("Llama-2-7b-hf",
+                                                                           "Llama-2-13b-hf")]
+    options = ImportOptions(**MMLU_OPTIONS, fixed={"model": "{file}"}, y="model")
+    imp = import_paths(paths, options)
+    assert (imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == ([], "model", "category")
+    for path in paths:
+        rows = imp.tidy[imp.tidy["model"] == path.name.removesuffix(".zip")]
+        assert {r["category"]: (float(r["value"]), int(r["n"])) for r in rows.to_dict("records")
+                } == mmlu_by_hand(path)
+    flipped = import_paths(paths, dataclasses.replace(options, x="model", y=None))
+    assert (flipped.spec["facets"], flipped.spec["y"], flipped.spec["x"]) == ([], "category",
+                                                                               "model")
+    with pytest.raises(ImportFailed, match="x and y must be different dimensions."):
+        import_paths(paths, dataclasses.replace(options, x="model"))
+
+
 def test_a_plain_per_item_table_with_samples():
     csv = (b"model,task,item,sample,score\n"
            b"A,t,1,0,1\nA,t,1,1,0\nA,t,2,0,1\nA,t,2,1,1\nB,t,1,0,0\nB,t,1,1,0\nB,t,2,0,true\n"
