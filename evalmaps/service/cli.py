@@ -1,7 +1,8 @@
 """The ``evalmaps`` command.
 
     evalmaps serve [--port N] [--host H] [--workers N] [--debug] [--data DIR ...]
-                   [--item COL] [--correct PRED=REF] [--set DIM=LABEL ...]
+                   [--item COL] [--correct PRED=REF] [--set DIM=LABEL ...] [--drop COL ...]
+                   [--rename DIM:OLD=NEW ...]
                    [--store DIR | --no-store]
     evalmaps import PATH [PATH ...] [--format auto|tidy|wide|matrix|leaderboard]
                          [--replicate COL] [-x DIM] [-y DIM] [-o OUT.csv]
