@@ -20,10 +20,13 @@ item (or per item and sample), is imported by :func:`import_items`:
   combines per-item tables of the same columns).
 
 The dimensions are the other columns that hold labels: not free text, at most
-:data:`MAX_LABELS` labels, not the same in every row, and not the reference written another way
-(a column one-to-one with it, such as an answer's index); columns left out are named in a note.
-The model (``--set model=...`` or a ``model`` column) is a facet, so that Compare can put two
-models side by side; with a single other dimension, x is ``metric`` (one label).
+:data:`MAX_LABELS` labels, not the same in every row, not the reference written another way
+(a column one-to-one with it, such as an answer's index: a property of each item; one-to-one
+but for a few bad source rows too, with a warning naming them: :func:`_restates`) and not
+named by ``--drop COL``; columns left out are named in a note. ``--rename DIM:OLD=NEW`` shows a
+label under another name. The model (``--set model=...`` or a ``model`` column) is a facet, so
+that Compare can put two models side by side, unless ``-x`` or ``-y`` names it; with a single
+other dimension, x is ``metric`` (one label).
 """
 
 from __future__ import annotations
