@@ -75,9 +75,13 @@ def paired_places(al: Alignment) -> int:
 
 
 def paired_unit(al: Alignment) -> str:
-    """' points' (percent or no unit), else the metric's unit (' ms')."""
+    """What a paired difference is counted in, after a space, as every difference is
+    (:func:`evalmaps.core.text.difference_unit`): ' points' (percentage points) where values
+    are written as percent or are a score out of 100, the metric's unit (' ms'), or nothing for
+    a plain number such as a fraction not shown as percent (-0.021, not '-0.021 points')."""
     metric = al.a.metric
-    return " points" if metric.percent or metric.unit in ("", "%") else f" {metric.unit}"
+    unit = "points" if metric.percent else fmt.difference_unit(metric)
+    return f" {unit}" if unit else ""
 
 
 def paired_text(al: Alignment, result) -> str:

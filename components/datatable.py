@@ -120,14 +120,15 @@ def upload_box(component_id: str, max_mb: float, disabled_note: str | None = Non
 def item_record_fields(prefix: str, hidden: bool = False):
     """The upload's per-item options, in a disclosure ("Per-item records", closed until opened):
     the item column, "right when PRED equals REF" (both empty: a 'score' column), and the model
-    from the file name (``--item``, ``--correct``, ``--set model={file}`` of ``evalmaps
-    import``). Ids: ``{prefix}-items`` (the disclosure), ``-item``, ``-pred``, ``-ref`` and
-    ``-model-file``. ``hidden``: there for the callbacks, not shown (uploads are off)."""
-    def field(suffix: str, label: str, placeholder: str):
+    from the file name, and columns to leave out of the dimensions (``--item``, ``--correct``,
+    ``--set model={file}``, ``--drop`` of ``evalmaps import``). Ids: ``{prefix}-items`` (the
+    disclosure), ``-item``, ``-pred``, ``-ref``, ``-model-file`` and ``-drop``. ``hidden``:
+    there for the callbacks, not shown (uploads are off)."""
+    def field(suffix: str, label: str, placeholder: str, width: int = 4):
         return dbc.Col([dbc.Label(label, html_for=f"{prefix}-{suffix}",
                                   className="small fw-semibold mb-1"),
                         dbc.Input(id=f"{prefix}-{suffix}", placeholder=placeholder, maxLength=200,
-                                  debounce=True, size="sm")], xs=4, className="mb-2")
+                                  debounce=True, size="sm")], xs=width, className="mb-2")
 
     return html.Details([
         html.Summary("Per-item records", className="small fw-semibold"),
@@ -141,6 +142,8 @@ def item_record_fields(prefix: str, hidden: bool = False):
                  className="small text-muted mb-1"),
         dbc.Switch(id=f"{prefix}-model-file", value=False, className="small",
                    label="Model from the file name (one file per model, in a zip)"),
+        dbc.Row([field("drop", "Leave out columns", "e.g. answer_index (commas between)", 8)],
+                className="g-2 mt-1"),
     ], id=f"{prefix}-items", className="item-records mt-1",
         style={"display": "none"} if hidden else None)
 

@@ -418,8 +418,8 @@ INPUTS.update(by="text", ydim="text", xdim="text", rest="texts", rest_ids="any")
 INPUTS.update(selected="records", k="number", typed="text", searched="text")
 # evalmaps-live.js's request; what a page drew (live_drawn); the pages location's path
 INPUTS.update(live="any", drawn_live="text", pathname="text", map_ids="any")
-# the Data page's list of the figures one upload kept (their ids)
-INPUTS.update(kept="texts")
+# the Data page's list of the figures one upload kept (their ids); its columns to leave out
+INPUTS.update(kept="texts", drop="text")
 
 
 def _fits(name: str, value) -> bool:

@@ -391,16 +391,21 @@ def _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh: bool,
         metric_range=(0.0, 100.0) if in_range is True else None))
 
 
-def _records(item, pred, ref, model_file) -> TableOptions:
+def _records(item, pred, ref, model_file, drop=None) -> TableOptions:
     """The per-item options of "Per-item records" (``--item``, ``--correct PRED=REF``, ``--set
-    model={file}``), whatever the request holds; an error when only one of PRED and REF is
-    given."""
+    model={file}``, ``--drop COL`` for each of the columns ``drop`` names, between commas: a
+    text, or a list as the pending options keep them), whatever the request holds; an error
+    when only one of PRED and REF is given."""
     item, pred, ref = (_text(v, 200) or None for v in (item, pred, ref))
     if (pred is None) != (ref is None):
         raise EvalmapsError("Give both columns of \"Right when ... equals ...\" (the prediction "
                             "and the reference), or neither to use a 'score' column.")
+    if isinstance(drop, list):
+        drop = ",".join(d for d in drop if isinstance(d, str))
+    columns = [c.strip() for c in _text(drop, 200).split(",") if c.strip()]
     return TableOptions(item, (pred, ref) if pred else None,
-                        (("model", FILE),) if model_file is True else ())
+                        (("model", FILE),) if model_file is True else (),
+                        tuple(dict.fromkeys(columns)))
 
 
 @callback(
@@ -418,18 +423,19 @@ def _records(item, pred, ref, model_file) -> TableOptions:
         pred=Input("data-pred", "value"),
         ref=Input("data-ref", "value"),
         model_file=Input("data-model-file", "value"),
+        drop=Input("data-drop", "value"),
     ),
     prevent_initial_call=True,
 )
 @boundary
 def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range, item, pred, ref,
-            model_file):
+            model_file, drop):
     """Import the staged file with the chosen options (in a child process, within the upload
     budget) and show what was detected."""
     if not isinstance(staged, str) or not staged:
         raise PreventUpdate
     fresh = ctx.triggered_id in ("data-staged", "data-format", "data-item", "data-pred",
-                                 "data-ref", "data-model-file")
+                                 "data-ref", "data-model-file", "data-drop")
 
     def refused(message: str) -> dict:
         # records read without their options: the options open, to be filled in
@@ -439,7 +445,7 @@ def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range, item, pr
 
     try:
         options = _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh,
-                           _records(item, pred, ref, model_file))
+                           _records(item, pred, ref, model_file, drop))
         seen = uploads.preview(_store(), staged, options, _budget())
     except EvalmapsError as exc:
         return refused(str(exc))
@@ -501,7 +507,8 @@ def add_upload(_, pending, recent):
                            given.get("replicate"), given.get("metric"), given.get("unit"),
                            given.get("metric_range") is not None, fresh=False,
                            records=_records(given.get("item"), *(correct + [None, None])[:2],
-                                            given.get("fixed") == {"model": FILE}))
+                                            given.get("fixed") == {"model": FILE},
+                                            given.get("drop")))
         fids = uploads.store_upload(_store(), pending["key"], options, _budget())
     except EvalmapsError as exc:
         return no_update, no_update, _alert(str(exc)), no_update

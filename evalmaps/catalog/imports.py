@@ -28,6 +28,7 @@ from evalmaps.readers.base import (
     ImportFailed,
     ImportOptions,
     Note,
+    NotResults,
     Probe,
     Reading,
     short,
@@ -216,13 +217,38 @@ def finish_sources(found: Found, name: str, options: ImportOptions | None = None
         if combined is not None:
             return combined
     if len(tables) > 1 and by_tool:  # a folder of tables: one figure each
-        return [_table(file, probe, kind, options, max_bytes) for file, probe, kind in tables]
+        return _each_table(tables, given, options, max_bytes)
     if len(tables) > 1:
         names = ", ".join(short(f) for f, _, _ in tables[:5])
         raise ImportFailed(f"there are {len(tables)} tables ({names}); one import makes one "
                            f"figure from one table. Import them one at a time.", file=name)
     imported = _table(*tables[0], options, max_bytes)
     return [imported] if by_tool else imported
+
+
+def _each_table(tables: list[tuple[str, Probe, str]], given: list[str],
+                options: ImportOptions, max_bytes: int | None) -> list[Imported]:
+    """A folder's tables, one figure each; a file the search found that is no table of results
+    (:class:`NotResults`: a JSON list of nested records) is skipped, and each figure's notes
+    and warnings say so, unless no table is left."""
+    figures, skipped, first = [], [], None
+    for file, probe, kind in tables:
+        try:
+            figures.append(_table(file, probe, kind, options, max_bytes))
+        except NotResults as exc:
+            if file in given:
+                raise
+            first = first or exc
+            skipped.append(short(file))
+    if not figures:
+        raise first
+    if skipped:
+        note = (f"Not results, skipped: {', '.join(skipped[:10])}"
+                f"{' ...' if len(skipped) > 10 else ''}.")
+        for imported in figures:
+            imported.warnings.append(note)
+            imported.spec["notes"].append(note)
+    return figures
 
 
 def item_tables(tables: list[tuple[str, Probe, str]], name: str, options: ImportOptions,
@@ -265,7 +291,8 @@ def _item_group(group: list[tuple[str, pd.DataFrame]], name: str,
     if len(group) == 1:
         file, frame = group[0]
         notes: list[str] = []
-        records, dims, metric = item_records.import_items(frame, file, options, notes)
+        records, dims, metric = item_records.import_items(frame, file, options, notes,
+                                                          warnings=warnings)
         return items_import(records, dims, metric, file, notes, warnings)
     frame = pd.concat([f.rename(columns=lambda c: str(c).strip()) for _, f in group],
                       ignore_index=True)
@@ -276,7 +303,8 @@ def _item_group(group: list[tuple[str, pd.DataFrame]], name: str,
     notes = [f"The per-item records of {len(group)} files: "
              f"{', '.join(short(f) for f, _ in group[:5])}{' ...' if len(group) > 5 else ''}."]
     try:
-        records, dims, metric = item_records.import_items(frame, name, options, notes, files)
+        records, dims, metric = item_records.import_items(frame, name, options, notes, files,
+                                                          warnings)
     except ImportFailed as exc:
         if exc.row is None:
             raise
@@ -311,7 +339,8 @@ def import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
         frame, reading.table = reading.table, None
         if item_records.is_item_table(frame.columns, options):
             notes: list[str] = []
-            records, dims, metric = item_records.import_items(frame, name, options, notes)
+            records, dims, metric = item_records.import_items(frame, name, options, notes,
+                                                              warnings=reading.warnings)
             del frame
             return items_import(records, dims, metric, name, notes, reading.warnings)
         records = item_records.not_cells(frame.columns, frame)

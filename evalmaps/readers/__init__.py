@@ -34,6 +34,7 @@ KNOWN_READERS: dict[str, str] = {
     "inspect": "evalmaps.readers.inspect_log",  # before zip: an .eval log is a zip
     "zip": "evalmaps.readers.zipped",
     "livecodebench": "evalmaps.readers.livecodebench",  # before helm: a JSON list too
+    "alpaca-eval": "evalmaps.readers.alpaca_eval",  # before jsonl: a JSON list of records
     "helm": "evalmaps.readers.helm",  # before jsonl: a stats.json is a JSON list
     "evalplus": "evalmaps.readers.evalplus",
     "evalperf": "evalmaps.readers.evalperf",
@@ -48,6 +49,7 @@ KNOWN_READERS: dict[str, str] = {
 # CSV then imports only the readers of text). A reader left out of this table is always asked.
 FIRST_BYTES: dict[str, tuple[bytes, ...]] = {
     "lighteval-details": (b"PAR1",), "parquet": (b"PAR1",), "livecodebench": (b"[",),
+    "alpaca-eval": (b"[",),
     "lighteval": (b"{",), "lm-eval": (b"{",), "lm-eval-samples": (b"{",), "bigcode": (b"{",),
     "inspect": (b"PK", b"{"), "zip": (b"PK",), "helm": (b"[",), "evalplus": (b"{",),
     "evalperf": (b"{",), "simple-evals": (b"{",), "json-records": (b"[", b"{"),

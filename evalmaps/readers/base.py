@@ -54,6 +54,12 @@ class ImportFailed(DataError):
     """A file that cannot be imported; the message says why and what to do."""
 
 
+class NotResults(ImportFailed):
+    """A file of a table's format whose content is no table of results (a JSON list of nested
+    records: a log, a config): refused when given, skipped with a note when a folder's or a
+    zip's search finds it among results."""
+
+
 @dataclass
 class ImportOptions:
     """How a table becomes a figure: which dimension is x, y, which are facets, replicates."""
@@ -78,41 +84,59 @@ class ImportOptions:
     item: str | None = None
     correct: tuple[str, str] | None = None
     fixed: dict[str, str] = field(default_factory=dict)
+    # per-item records: columns never made dimensions (--drop), whatever their labels, and
+    # labels shown under another name (--rename DIM:OLD=NEW: (dim, old, new))
+    drop: tuple[str, ...] = ()
+    rename: tuple[tuple[str, str, str], ...] = ()
 
 
 class OptionError(EvalmapsError, ValueError):
-    """A table option (``--item``, ``--correct``, ``--set``) that is not of its shape."""
+    """A table option (``--item``, ``--correct``, ``--set``, ``--rename``) that is not of its
+    shape."""
 
 
 @dataclass(frozen=True)
 class TableOptions:
     """How per-item tables are read (docs/formats.md, "Per-item records"): ``evalmaps import``'s
-    ``--item COL``, ``--correct PRED=REF`` and ``--set DIM=LABEL`` (repeatable), which ``evalmaps
-    serve --data`` (``EVALMAPS_DATA_OPTIONS``) applies to its folders' tables too. One parser for
-    both, so a bad option is the same sentence wherever it is given."""
+    ``--item COL``, ``--correct PRED=REF`` and the repeatable ``--set DIM=LABEL``, ``--drop
+    COL`` and ``--rename DIM:OLD=NEW``, which ``evalmaps serve --data``
+    (``EVALMAPS_DATA_OPTIONS``) applies to its folders' tables too. One parser for both, so a
+    bad option is the same sentence wherever it is given."""
 
     item: str | None = None
     correct: tuple[str, str] | None = None
     fixed: tuple[tuple[str, str], ...] = ()
+    drop: tuple[str, ...] = ()
+    rename: tuple[tuple[str, str, str], ...] = ()
 
     @classmethod
     def parse(cls, item: str | None = None, correct: str | None = None,
-              fixed=()) -> "TableOptions":
-        """The options as the command line gives them (``fixed``: the ``--set`` values)."""
+              fixed=(), drop=(), rename=()) -> "TableOptions":
+        """The options as the command line gives them (``fixed``: the ``--set`` values,
+        ``drop``: the ``--drop`` ones, ``rename``: the ``--rename`` ones)."""
+        columns = []
+        for column in drop:
+            if not column.strip():
+                raise OptionError("--drop takes the name of a column to leave out of the "
+                                  "dimensions, such as --drop answer_index; it was empty.")
+            columns.append(column.strip())
         return cls(item, _pair(correct, "--correct", "PRED=REF"),
-                   tuple(_pair(f, "--set", "DIM=LABEL") for f in fixed))
+                   tuple(_pair(f, "--set", "DIM=LABEL") for f in fixed),
+                   tuple(dict.fromkeys(columns)), tuple(_renamed(r) for r in rename))
 
     @classmethod
     def from_words(cls, words: list[str]) -> "TableOptions":
         """``["--item", "question_id", "--set", "model={file}", ...]`` (``--item=COL`` too)."""
-        given: dict[str, list[str]] = {"--item": [], "--correct": [], "--set": []}
+        given: dict[str, list[str]] = {"--item": [], "--correct": [], "--set": [], "--drop": [],
+                                       "--rename": []}
         words = list(words)
         while words:
             word = words.pop(0)
             name, sep, value = word.partition("=") if word.startswith("--") else (word, "", "")
             if name not in given:
                 raise OptionError(f"'{word[:40]}' is not a table option: give --item COL, "
-                                  f"--correct PRED=REF or --set DIM=LABEL.")
+                                  f"--correct PRED=REF, --set DIM=LABEL, --drop COL or "
+                                  f"--rename DIM:OLD=NEW.")
             if not sep:
                 if not words:
                     raise OptionError(f"{name} needs a value after it, such as {name} "
@@ -121,7 +145,7 @@ class TableOptions:
             given[name].append(value)
         item = given["--item"][-1] if given["--item"] else None
         correct = given["--correct"][-1] if given["--correct"] else None
-        return cls.parse(item, correct, given["--set"])
+        return cls.parse(item, correct, given["--set"], given["--drop"], given["--rename"])
 
     def __bool__(self) -> bool:  # any option given
         return self != TableOptions()
@@ -135,10 +159,26 @@ class TableOptions:
         """``options`` with these table options (the ones given) in place of its own."""
         return dataclasses.replace(options, item=self.item if self.item is not None else
                                    options.item, correct=self.correct or options.correct,
-                                   fixed={**options.fixed, **dict(self.fixed)})
+                                   fixed={**options.fixed, **dict(self.fixed)},
+                                   drop=tuple(dict.fromkeys([*options.drop, *self.drop])),
+                                   rename=(*options.rename, *self.rename))
 
 
-_SHAPES = {"--item": "COL", "--correct": "PRED=REF", "--set": "DIM=LABEL"}
+_SHAPES = {"--item": "COL", "--correct": "PRED=REF", "--set": "DIM=LABEL", "--drop": "COL",
+           "--rename": "DIM:OLD=NEW"}
+
+
+def _renamed(text: str) -> tuple[str, str, str]:
+    """``model:model_outputs_Llama-2-7b-hf_5shots=Llama-2-7B`` -> (dim, old, new): the dim up to
+    the first ':', the new label after the last '=' (an old label may hold either), all
+    stripped and given."""
+    dim, _, rest = text.partition(":")
+    old, sep, new = rest.rpartition("=")
+    if not sep or not dim.strip() or not old.strip() or not new.strip():
+        raise OptionError(f"--rename takes DIM:OLD=NEW (a dimension, one of its labels and the "
+                          f"label to show instead, such as --rename model:old-name=Llama-2-7B), "
+                          f"not '{text[:60]}'.")
+    return dim.strip(), old.strip(), new.strip()
 
 
 def _pair(text: str | None, option: str, shape: str) -> tuple[str, str] | None:

@@ -20,10 +20,13 @@ item (or per item and sample), is imported by :func:`import_items`:
   combines per-item tables of the same columns).
 
 The dimensions are the other columns that hold labels: not free text, at most
-:data:`MAX_LABELS` labels, not the same in every row, and not the reference written another way
-(a column one-to-one with it, such as an answer's index); columns left out are named in a note.
-The model (``--set model=...`` or a ``model`` column) is a facet, so that Compare can put two
-models side by side; with a single other dimension, x is ``metric`` (one label).
+:data:`MAX_LABELS` labels, not the same in every row, not the reference written another way
+(a column one-to-one with it, such as an answer's index: a property of each item; one-to-one
+but for a few bad source rows too, with a warning naming them: :func:`_restates`) and not
+named by ``--drop COL``; columns left out are named in a note. ``--rename DIM:OLD=NEW`` shows a
+label under another name. The model (``--set model=...`` or a ``model`` column) is a facet, so
+that Compare can put two models side by side, unless ``-x`` or ``-y`` names it; with a single
+other dimension, x is ``metric`` (one label).
 """
 
 from __future__ import annotations
@@ -189,15 +192,22 @@ def _scores(values: pd.Series, name: str) -> np.ndarray:
 
 
 def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
-                 notes: list[str], files: pd.Series | None = None
-                 ) -> tuple[pd.DataFrame, list[str], str]:
+                 notes: list[str], files: pd.Series | None = None,
+                 warnings: list[str] | None = None) -> tuple[pd.DataFrame, list[str], str]:
     """A per-item table (texts) -> its items (dims, item, sample, score, texts), its dims
     (facets first, then y and x) and the metric's name. See the module's docstring.
     ``files``: each row's file, when the rows of several files are read as one table (their
-    ``{file}`` labels differ; errors name the file)."""
+    ``{file}`` labels differ; errors name the file). ``warnings``: where to say what the user
+    should check (a column left out of the dimensions because of a few bad rows); else the
+    ``notes``."""
     frame = frame.rename(columns=lambda c: str(c).strip())
     columns = list(frame.columns)
     lower = {c.lower(): c for c in columns}
+    absent = [c for c in options.drop if c not in frame]
+    if absent:
+        raise ImportFailed(f"--drop names the column {absent[0]!r}, which the table does not "
+                           f"have (its columns are {', '.join(columns[:12])}). Give --drop one "
+                           f"of its columns.", file=name)
     item_col = options.item or lower.get(ITEM)
     if item_col is None or item_col not in frame:
         raise ImportFailed(f"there is no item column{f' {item_col!r}' if item_col else ''} "
@@ -248,10 +258,14 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
         i = int((ids == "").to_numpy().argmax())
         raise ImportFailed("an item has no id. Give every row its item's id.", file=name,
                            row=i + 2, column=item_col)
+    needed = [c for c in options.drop if c in used]
+    if needed:
+        raise ImportFailed(f"--drop names the column {needed[0]!r}, which holds the items' ids "
+                           f"or scores. Drop another column, or leave --drop out.", file=name)
     dims, left_out = [], []
     reference = frame[options.correct[1]].astype(str) if options.correct else None
     for col in columns:
-        if col in used or col in options.fixed:
+        if col in used or col in options.fixed or col in options.drop:
             continue
         values = frame[col].astype(str)
         distinct = values.nunique()
@@ -260,6 +274,16 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
             left_out.append(col)
         elif reference is not None and _one_to_one(values, reference):
             left_out.append(col)  # the reference written another way (an answer's index)
+        elif reference is not None and (off := _restates(values, reference, ids)) is not None:
+            left_out.append(col)  # the same, but for a few items whose two disagree
+            said = "; ".join(f"{item_col} {i!r}: {options.correct[1]} {r!r}, {col} {v!r}"
+                             for i, r, v in off[:3])
+            (notes if warnings is None else warnings).append(
+                f"The column {col!r} is the reference {options.correct[1]!r} written another "
+                f"way (a property of each item), but the two disagree in {len(off)} row"
+                f"{'s' if len(off) > 1 else ''} ({said}{'; ...' if len(off) > 3 else ''}); it "
+                f"is left out of the dimensions. Check those rows of the source; --drop COL "
+                f"leaves out any other column.")
         else:
             dims.append(col)
     out = pd.DataFrame({**{d: frame[d].astype(str).str.strip() for d in dims},
@@ -270,11 +294,16 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
             i = int((out[d] == "").to_numpy().argmax())
             raise ImportFailed(f"the dimension {d!r} is empty in this row. Give every row a "
                                f"label, or leave the column out.", file=name, row=i + 2, column=d)
+    _rename(out, options, name)
     if not len(out.columns):
         raise ImportFailed("the table has no dimension column besides the item and its score. "
                            "Add one (such as model), or name the model with --set model=NAME.",
                            file=name)
-    models = [d for d in out.columns if d.lower() in MODEL_NAMES]
+    if options.x and options.x == options.y:
+        raise ImportFailed("x and y must be different dimensions.", file=name)
+    # the model is a facet (Compare sets two side by side), unless x or y is chosen to be it
+    chosen = [c for c in (options.x, options.y) if c]
+    models = [d for d in out.columns if d.lower() in MODEL_NAMES and d not in chosen]
     others = [d for d in out.columns if d not in models]
     if len(others) < 2:
         out["metric"] = metric
@@ -316,12 +345,60 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
                      f"{MAX_LABELS} labels, or the reference written another way): "
                      f"{', '.join(left_out[:10])}"
                      f"{' ...' if len(left_out) > 10 else ''}.")
+    if options.drop:
+        notes.append(f"Left out of the dimensions with --drop: {', '.join(options.drop)}.")
     return out, dims, metric
+
+
+def _rename(out: pd.DataFrame, options: ImportOptions, name: str) -> None:
+    """Each ``--rename DIM:OLD=NEW`` applied to the dimensions' labels ``out`` (in place): an
+    error when DIM is no dimension, no label is OLD, or two labels would become one."""
+    for dim, old, new in options.rename:
+        if dim not in out.columns:
+            raise ImportFailed(f"--rename names the dimension {dim!r}, which this import does not "
+                               f"have (its dimensions are {', '.join(out.columns)}). Give "
+                               f"--rename DIM:OLD=NEW with one of them.", file=name)
+        labels = out[dim].unique().tolist()
+        if old not in labels:
+            shown = ", ".join(labels[:8]) + (" ..." if len(labels) > 8 else "")
+            raise ImportFailed(f"--rename {dim}:{old}={new}: no {dim} is labelled {old!r} (the "
+                               f"labels are {shown}). Give one of them.", file=name)
+        if new != old and new in labels:
+            raise ImportFailed(f"--rename {dim}:{old}={new} would give two {dim} labels the one "
+                               f"name {new!r}. Give each its own name.", file=name)
+        out[dim] = out[dim].where(out[dim] != old, new)
 
 
 def _one_to_one(values: pd.Series, reference: pd.Series) -> bool:
     pairs = pd.DataFrame({"a": values.to_numpy(), "b": reference.to_numpy()}).drop_duplicates()
     return pairs["a"].is_unique and pairs["b"].is_unique
+
+
+RESTATES_OFF = 0.01  # the share of items on which a restatement of the reference may disagree
+
+
+def _restates(values: pd.Series, reference: pd.Series, ids: pd.Series
+              ) -> list[tuple[str, str, str]] | None:
+    """Whether a column is the reference written another way (an answer's index beside its
+    letter: a property of each item) but for a few bad source rows: one-to-one with the
+    reference on all the items but at least one and at most :data:`RESTATES_OFF` of them. The
+    rows whose two disagree with that correspondence (item id, reference, value), each once, in
+    the table's order; None when it is not such a column (a grouping of the items, such as a
+    category, is no function of the reference)."""
+    rows = pd.DataFrame({"id": ids.to_numpy(), "ref": reference.to_numpy(),
+                         "value": values.to_numpy()}).drop_duplicates()
+    if rows["value"].nunique() < 2:
+        return None
+
+    def usual(key: str, of: str) -> pd.Series:  # each key's most frequent partner
+        return rows.groupby(key, sort=False)[of].agg(lambda s: s.value_counts().index[0])
+
+    off = (rows["value"] != rows["ref"].map(usual("ref", "value"))) \
+        | (rows["ref"] != rows["value"].map(usual("value", "ref")))
+    n_off = rows.loc[off, "id"].nunique()
+    if not n_off or n_off > RESTATES_OFF * rows["id"].nunique():
+        return None
+    return list(rows.loc[off, ["id", "ref", "value"]].itertuples(index=False, name=None))
 
 
 def join_items(readings: list, warnings: list[str], results_re: re.Pattern, stamp: str,
@@ -371,7 +448,7 @@ def import_items_arrow(table, name: str, options: ImportOptions, notes: list[str
     sample, score), the dims and the metric's name."""
     import pyarrow as pa
 
-    if options.correct or options.fixed:
+    if options.correct or options.fixed or options.drop or options.rename:
         return None
     lower = {c.strip().lower(): c for c in table.column_names}
     item_col = options.item or lower.get(ITEM)

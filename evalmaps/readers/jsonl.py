@@ -12,6 +12,7 @@ from evalmaps.readers import items
 from evalmaps.readers.base import (
     DEFAULT_MAX_BYTES,
     ImportFailed,
+    NotResults,
     Probe,
     Reading,
     parse_json,
@@ -91,8 +92,8 @@ def read_json_table(data: bytes, name: str, nested_ok: bool = False) -> pd.DataF
                 records = items.not_cells(row)  # a lab's per-item outputs: name the options
                 if records is not None:
                     raise ImportFailed(records, file=name)
-                raise ImportFailed(f"the key '{str(key)[:100]}' holds a nested value; a table's "
-                                   f"cells are text or numbers. Flatten it.", file=name, row=i)
+                raise NotResults(f"the key '{str(key)[:100]}' holds a nested value; a table's "
+                                 f"cells are text or numbers. Flatten it.", file=name, row=i)
             columns.setdefault(str(key).strip(), None)
 
     def cell(value) -> str:

@@ -1,11 +1,13 @@
 """The ``evalmaps`` command.
 
     evalmaps serve [--port N] [--host H] [--workers N] [--debug] [--data DIR ...]
-                   [--item COL] [--correct PRED=REF] [--set DIM=LABEL ...]
+                   [--item COL] [--correct PRED=REF] [--set DIM=LABEL ...] [--drop COL ...]
+                   [--rename DIM:OLD=NEW ...]
                    [--store DIR | --no-store]
     evalmaps import PATH [PATH ...] [--format auto|tidy|wide|matrix|leaderboard]
                          [--replicate COL] [-x DIM] [-y DIM] [-o OUT.csv]
                          [--item COL] [--correct PRED=REF] [--set DIM=LABEL|DIM={file}]
+                         [--drop COL ...] [--rename DIM:OLD=NEW ...]
     evalmaps manifest [DIR]     (re)write DIR/manifest.json (default: the built-in data/)
     evalmaps bundle [--data DIR ... [--item COL] [--correct PRED=REF] [--set DIM=LABEL ...]]
                     [--figure ID ...] [--compare A B ...] -o SITE/ [--force]
@@ -106,8 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def add_table_options(parser: argparse.ArgumentParser, serving: bool = False) -> None:
-    """--item, --correct and --set (:class:`TableOptions`): import's, and serve --data's for the
-    plain tables of its folders."""
+    """--item, --correct, --set, --drop and --rename (:class:`TableOptions`): import's, and
+    serve --data's for the plain tables of its folders."""
     where = "the --data folders' tables are " if serving else ""
     parser.add_argument("--item", default=None, metavar="COL",
                         help=f"{where}per-item records: the column of each item's id (default: "
@@ -122,10 +124,19 @@ def add_table_options(parser: argparse.ArgumentParser, serving: bool = False) ->
                              "the name of the file the rows come from without its extensions, "
                              "so a folder of one file per model is one figure: --set "
                              "model={file}")
+    parser.add_argument("--drop", action="append", default=[], metavar="COL",
+                        help="per-item records: leave the column COL out of the dimensions "
+                             "(repeatable), such as a property of each item that the import "
+                             "would otherwise make an axis")
+    parser.add_argument("--rename", action="append", default=[], metavar="DIM:OLD=NEW",
+                        help="per-item records: show the label OLD of the dimension DIM as NEW "
+                             "(repeatable), such as --rename "
+                             "model:model_outputs_Llama-2-7b-hf_5shots=Llama-2-7B for a model "
+                             "named by --set model={file}")
 
 
 def table_options(args: argparse.Namespace) -> TableOptions:
-    return TableOptions.parse(args.item, args.correct, args.fixed)
+    return TableOptions.parse(args.item, args.correct, args.fixed, args.drop, args.rename)
 
 
 def check_data_options(settings: Settings) -> None:

@@ -106,6 +106,27 @@ def test_mapping_change_re_imports_from_the_staged_file(client):
     assert (roles["type"], roles["length"]) == ("x", "y")
 
 
+def test_the_per_item_options_leave_out_the_columns_named(client):
+    """"Leave out columns" (``--drop``, commas between): the preview and the kept figure both
+    go without them."""
+    data = (b"model,question_id,category,level,src,answer,pred\nm,1,law,1,a,A,A\n"
+            b"m,2,law,2,b,B,C\nm,3,math,1,b,C,C\n")
+    key = stage(client, "items.csv", data)["data-staged.data"]
+    mapping = dict(item="question_id", pred="pred", ref="answer")
+    assert preview_staged(client, key, **mapping)["data-x.value"] in ("level", "src")
+    out = preview_staged(client, key, changed=["data-drop.value"], **mapping,
+                         drop=" level, src")
+    assert alert_text(out) is None, out[PREVIEW]
+    assert out["data-pending.data"]["options"]["drop"] == ["level", "src"]
+    kept = keep(client, out["data-pending.data"])
+    assert "uploads.data" in kept, kept
+    fid = kept["uploads.data"][-1]
+    dims = [d["name"] for d in client.get(f"/api/figures/{fid}").get_json()["dims"]]
+    assert dims == ["model", "category", "metric"]
+    refused = preview_staged(client, key, changed=["data-drop.value"], **mapping, drop="nope")
+    assert "--drop names the column 'nope'" in alert_text(refused)
+
+
 BAD_FILES = {
     "empty": (b"", "empty"),
     "header-only": (b"model,type,length,value\n", "no data rows"),

@@ -45,6 +45,20 @@ def test_the_command_line_and_the_environment_give_the_same_options():
         item="question_id", correct=("pred", "answer"), fixed={"model": "{file}"})
 
 
+def test_drop_and_rename_read_alike_on_the_command_line_and_in_the_environment():
+    words = ["--drop", "answer_index", "--drop", "src", "--rename",
+             "model:ollama/qwen2.5:0.5b=lr=0.1=Qwen 0.5B"]
+    given = TableOptions(drop=("answer_index", "src"),
+                         rename=(("model", "ollama/qwen2.5:0.5b=lr=0.1", "Qwen 0.5B"),))
+    assert cli.table_options(cli.build_parser().parse_args(["import", "x", *words])) == given
+    assert TableOptions.from_words(words) == given
+    assert given.apply(ImportOptions(drop=("a",))).drop == ("a", "answer_index", "src")
+    with pytest.raises(OptionError, match=r"^--rename takes DIM:OLD=NEW \(a dimension, one of "
+                                          r"its labels and the label to show instead, such as "
+                                          r"--rename model:old-name=Llama-2-7B\), not 'a=b'\.$"):
+        TableOptions.from_words(["--rename", "a=b"])
+
+
 def test_apply_keeps_what_is_not_given():
     base = ImportOptions(format="tidy", item="i", fixed={"a": "1"})
     assert TableOptions().apply(base) == base
@@ -60,7 +74,8 @@ def test_apply_keeps_what_is_not_given():
     ("--item", "EVALMAPS_DATA_OPTIONS=--item is not valid: --item needs a value after it, such "
                "as --item COL."),
     ("-x model", "EVALMAPS_DATA_OPTIONS=-x model is not valid: '-x' is not a table option: give "
-                 "--item COL, --correct PRED=REF or --set DIM=LABEL."),
+                 "--item COL, --correct PRED=REF, --set DIM=LABEL, --drop COL or --rename "
+                 "DIM:OLD=NEW."),
     ("--item 'a b", "EVALMAPS_DATA_OPTIONS=--item 'a b is not valid: a quote is not closed. "
                     "Close it, or give table options as evalmaps import takes them, such as "
                     "--item question_id --correct pred=answer --set model={file}."),

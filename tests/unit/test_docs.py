@@ -6,6 +6,7 @@ docs/formats.md."""
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
@@ -159,3 +160,77 @@ def test_the_readmes_test_command_is_the_one_ci_runs():
     assert block, "no bash block under the README's 'Test it'"
     assert block.group(1).strip() == ci_command == (
         'python -m pip install -q -e ".[test]" && python -m pytest')
+
+
+# ----------------------------------------------------------------------------- Python imports the docs give
+
+PYTHON_DOCS = [README_PATH, *sorted(DOCS.rglob("*.md")), ROOT / "data" / "README.md",
+               ROOT / "benchmarks" / "README.md"]
+# `from evalmaps... import a, b`, in prose (inline code) or in a code block
+FROM_IMPORT = re.compile(r"\bfrom (evalmaps(?:\.\w+)*) import (\(?[\w ,]+\)?)")
+
+
+def doc_imports(text: str) -> list[str]:
+    """Every ``from evalmaps... import ...`` the text gives, one statement per name."""
+    out = []
+    for module, names in FROM_IMPORT.findall(text):
+        for name in names.strip("() ").split(","):
+            if name.strip():
+                out.append(f"from {module} import {name.strip()}")
+    return out
+
+
+def failing_imports(text: str) -> list[str]:
+    failed = []
+    for statement in doc_imports(text):
+        try:
+            exec(statement, {})  # noqa: S102 - the docs' own statements, run as a reader would
+        except ImportError as exc:
+            failed.append(f"{statement} ({exc})")
+    return failed
+
+
+# `evalmaps.catalog.folders.load_folder`: a Python name the docs point to by its dotted path
+DOTTED = re.compile(r"`(evalmaps(?:\.\w+)+)(?:\(\))?`")
+NOT_PYTHON = {"evalmaps.data",  # the data folders' logger
+              "evalmaps.fitted"}  # assets/evalmaps-fit.js's function
+
+
+def resolves(dotted: str) -> bool:
+    """Whether ``a.b.c`` is a module, or a name a module (or its objects) has."""
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for part in parts[i:]:
+            if not hasattr(found, part):
+                return False
+            found = getattr(found, part)
+        return True
+    return False
+
+
+def unresolved(text: str) -> list[str]:
+    return [d for d in DOTTED.findall(text) if d not in NOT_PYTHON and not resolves(d)]
+
+
+@pytest.mark.parametrize("doc", PYTHON_DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_python_import_the_docs_give_works(doc):
+    text = doc.read_text(encoding="utf-8")
+    assert failing_imports(text) == []
+    assert unresolved(text) == []
+
+
+def test_the_import_check_sees_the_imports_and_fails_on_a_bad_one():
+    """Not vacuous: the docs' imports are found (formats.md's and architecture.md's), and a name
+    evalmaps does not export (load_folder from the package itself) fails."""
+    found = [s for doc in PYTHON_DOCS for s in doc_imports(doc.read_text(encoding="utf-8"))]
+    assert "from evalmaps.catalog.folders import load_folder" in found
+    assert "from evalmaps.readers.base import text_of" in found
+    assert len(failing_imports("Load it with `from evalmaps import load_folder, load_catalog`."
+                               )) == 1
+    assert unresolved("`evalmaps.load_catalog`, `evalmaps.catalog.folders.load_folder()` and "
+                      "`evalmaps.readers.importers.load_folder`") == [
+        "evalmaps.readers.importers.load_folder"]

@@ -5,6 +5,7 @@ pass@k figures from them."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import itertools
 import json
@@ -17,7 +18,7 @@ import pytest
 
 from evalmaps.catalog import items as item_store
 from evalmaps.catalog.folders import load_folder, write_import
-from evalmaps.catalog.imports import figure_of, import_bytes, import_paths
+from evalmaps.catalog.imports import figure_of, import_bytes, import_paths, import_paths_by_tool
 from evalmaps.catalog.load import load_catalog
 from evalmaps.readers.base import ImportFailed, ImportOptions
 from evalmaps.readers.items import value_to_float
@@ -154,6 +155,59 @@ def test_livecodebench_cells_are_the_mean_of_each_problems_pass_at_1():
     assert len(imp.items) == sum(len(p["graded_list"]) for p in problems)
 
 
+ALPACA = EXTERNAL / "alpaca-eval"
+# AlpacaEval 2's leaderboard win rates (x 100) of the three models, as ../shared's README gives them
+WIN_RATES = {"FuseChat-Llama-3.2-3B-Instruct": 51.2967, "phi-2": 2.3502,
+             "falcon-7b-instruct": 2.1466}
+
+
+def test_alpaca_eval_judgements_give_the_leaderboards_win_rates(tmp_path, capsys):
+    """A folder of AlpacaEval annotations.json: per-item records whose mean is each model's
+    leaderboard win rate, each cell the mean of preference - 1 over its instructions."""
+    imp = import_paths([shared(ALPACA)])  # the leaderboard CSV beside them is skipped
+    assert (imp.format, imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == (
+        "alpaca-eval", ["model"], "dataset", "annotator")
+    assert imp.spec["metric"]["name"] == "win rate" and imp.spec["metric"]["range"] == [0, 1]
+    by_hand: dict[str, list[float]] = {}
+    cells: dict[tuple[str, str], list[float]] = {}
+    for path in sorted(ALPACA.glob("results/*/*/annotations.json")):
+        for judged in json.loads(path.read_text()):
+            by_hand.setdefault(judged["generator_2"], []).append(judged["preference"] - 1)
+            cells.setdefault((judged["generator_2"], judged["dataset"]), []).append(
+                judged["preference"] - 1)
+    got = {(r["model"], r["dataset"]): (float(r["value"]), int(r["n"]))
+           for r in imp.tidy.to_dict("records")}
+    assert got == {k: (math.fsum(v) / len(v), len(v)) for k, v in cells.items()}
+    means = {m: math.fsum(g["score"]) / len(g) for m, g in imp.items.groupby("model")}
+    assert means == {m: math.fsum(v) / len(v) for m, v in by_hand.items()}
+    assert {m: round(100 * v, 4) for m, v in means.items()} == WIN_RATES
+    assert imp.items.groupby("model").size().to_dict() == {
+        "FuseChat-Llama-3.2-3B-Instruct": 805, "phi-2": 803, "falcon-7b-instruct": 805}
+    (text,) = [t for t in imp.items.to_dict("records") if t["model"] == "phi-2"][:1]
+    assert text["item"] == text["prompt"] and text["response"] and text["target"]
+
+    assert cli(["import", str(ALPACA), "-o", str(tmp_path / "alpaca.csv")]) == 0
+    err = capsys.readouterr().err
+    assert "Not results, skipped: alpaca_eval_gpt4_leaderboard.csv." in err
+    assert "wrote 15 cells" in err  # 3 models x 5 datasets x 1 annotator
+
+
+def test_a_json_file_that_is_not_results_is_skipped_in_a_folder(tmp_path, capsys):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "tidy_small.csv").write_bytes((ROOT / "tests" / "fixtures" / "tidy_small.csv")
+                                            .read_bytes())
+    (folder / "log.json").write_text('[{"step": 1, "config": {"lr": 0.1}}]')
+    (figure,) = import_paths_by_tool([folder])
+    assert figure.warnings == ["Not results, skipped: log.json."]
+    assert "Not results, skipped: log.json." in figure.spec["notes"]
+    assert figure.tidy.equals(import_paths([folder / "tidy_small.csv"]).tidy)
+    assert cli(["import", str(folder / "log.json")]) == 2  # given by name: refused, saying why
+    assert capsys.readouterr().err.endswith("log.json, row 1: the key 'config' holds a nested "
+                                            "value; a table's cells are text or numbers. "
+                                            "Flatten it.\n")
+
+
 def test_lighteval_details_join_the_results_of_their_timestamp():
     imp = import_paths([LIGHTEVAL])
     results = json.loads(next(LIGHTEVAL.rglob("results_*.json")).read_text())
@@ -188,6 +242,130 @@ def test_mmlu_pro_outputs_compare_pred_with_answer():
     assert got == mmlu_by_hand(path)
     assert imp.spec["metric"]["range"] == [0.0, 1.0]
     assert "question, answer_index, cot_content, src, generated_text" in " ".join(imp.spec["notes"])
+
+
+def mmlu_with_a_bad_row(folder: Path, models=("Llama-2-7b-hf", "Llama-2-13b-hf")) -> Path:
+    """Two real MMLU-Pro zips with, as MMLU-Pro's mathstral-7B and Llama-3.1-8B files have it,
+    one question whose ``answer_index`` disagrees with its ``answer`` (question 75's index moved
+    from 0, 'A', to 1) in each."""
+    folder.mkdir()
+    for model in models:
+        name = f"model_outputs_{model}_5shots"
+        with zipfile.ZipFile(shared(MMLU_PRO) / f"{name}.zip") as z:
+            records = json.loads(z.read(f"{name}.json"))
+        (bad,) = [r for r in records if r["question_id"] == 75]
+        assert (bad["answer"], bad["answer_index"]) == ("A", 0)
+        bad["answer_index"] = 1
+        with zipfile.ZipFile(folder / f"{name}.zip", "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr(f"{name}.json", json.dumps(records))
+    return folder
+
+
+def test_one_bad_source_row_does_not_make_the_answer_index_a_dimension(tmp_path, capsys):
+    folder = mmlu_with_a_bad_row(tmp_path / "mmlu")
+    out = tmp_path / "out.csv"
+    assert cli(["import", str(folder), "--item", "question_id", "--correct", "pred=answer",
+                "--set", "model={file}", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "wrote 28 cells" in err  # 2 models x 14 categories, not x 10 answer indices
+    assert ("warning: The column 'answer_index' is the reference 'answer' written another way "
+            "(a property of each item), but the two disagree in 1 row (question_id '75': "
+            "answer 'A', answer_index '1'); it is left out of the dimensions.") in err
+    table = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert list(table.columns) == ["model", "category", "metric", "value", "n"]
+    for model in ("Llama-2-7b-hf", "Llama-2-13b-hf"):  # every number as the source gives it
+        rows = table[table["model"] == f"model_outputs_{model}_5shots"]
+        got = {r["category"]: (float(r["value"]), int(r["n"])) for _, r in rows.iterrows()}
+        assert got == mmlu_by_hand(folder / f"model_outputs_{model}_5shots.zip")
+
+
+def test_a_grouping_of_the_items_stays_a_dimension():
+    """A category is a property of each item too, but no function of the reference: a
+    dimension still, whatever few rows agree with the reference's letters."""
+    rows = ["question_id,category,answer,answer_index,pred"]
+    for i in range(200):
+        letter = "ABCD"[i % 4]
+        rows.append(f"{i},{'law' if i % 3 else 'math'},{letter},{i % 4 + (i == 7)},{letter}")
+    imp = import_bytes("\n".join(rows).encode(), "items.csv",
+                       ImportOptions(**MMLU_OPTIONS, fixed={"model": "m"}))
+    assert (imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == (["model"], "category",
+                                                                   "metric")
+    assert [w for w in imp.warnings if "answer_index" in w]
+
+
+def test_drop_leaves_a_column_out_of_the_dimensions(tmp_path, capsys):
+    csv = b"question_id,category,level,answer,pred\n1,law,1,A,A\n2,law,2,B,C\n3,math,1,C,C\n"
+    options = ImportOptions(**MMLU_OPTIONS, fixed={"model": "m"})
+    assert import_bytes(csv, "items.csv", options).spec["x"] == "level"
+    imp = import_bytes(csv, "items.csv", dataclasses.replace(options, drop=("level",)))
+    assert (imp.spec["y"], imp.spec["x"]) == ("category", "metric")
+    assert "Left out of the dimensions with --drop: level." in imp.spec["notes"]
+    assert imp.tidy[["category", "value", "n"]].values.tolist() == [["law", "0.5", "2"],
+                                                                    ["math", "1.0", "1"]]
+    path = tmp_path / "items.csv"
+    path.write_bytes(csv)
+    assert cli(["import", str(path), "--item", "question_id", "--correct", "pred=answer",
+                "--drop", "level", "--drop", "nope"]) == 2
+    assert capsys.readouterr().err == (
+        f"evalmaps: {path}: --drop names the column 'nope', which the table does not have (its "
+        "columns are question_id, category, level, answer, pred). Give --drop one of its "
+        "columns.\n")
+
+
+def test_rename_names_the_models_a_folder_of_files_gives(capsys):
+    """--set model={file} names a model after its file (model_outputs_Llama-2-7b-hf_5shots);
+    --rename model:OLD=NEW shows it as the user names it, its numbers unchanged."""
+    paths = [shared(MMLU_PRO) / f"model_outputs_{m}_5shots.zip" for m in ("Llama-2-7b-hf",
+                                                                           "Llama-2-13b-hf")]
+    assert cli(["import", *map(str, paths), "--item", "question_id", "--correct", "pred=answer",
+                "--set", "model={file}", "--rename",
+                "model:model_outputs_Llama-2-7b-hf_5shots=Llama-2-7B", "--rename",
+                "model: model_outputs_Llama-2-13b-hf_5shots = Llama 2 13B"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["dims"]["model"] == 2
+    imp = import_paths(paths, ImportOptions(**MMLU_OPTIONS, fixed={"model": "{file}"}, rename=(
+        ("model", "model_outputs_Llama-2-7b-hf_5shots", "Llama-2-7B"),
+        ("model", "model_outputs_Llama-2-13b-hf_5shots", "Llama 2 13B"))))
+    assert imp.dims["model"] == ["Llama 2 13B", "Llama-2-7B"]
+    assert set(imp.items["model"]) == {"Llama 2 13B", "Llama-2-7B"}
+    for model, path in zip(("Llama-2-7B", "Llama 2 13B"), paths):
+        rows = imp.tidy[imp.tidy["model"] == model]
+        assert {r["category"]: (float(r["value"]), int(r["n"])) for r in rows.to_dict("records")
+                } == mmlu_by_hand(path)
+
+
+@pytest.mark.parametrize("rename, message", [
+    (("task", "a", "b"), "--rename names the dimension 'task', which this import does not have "
+                         "(its dimensions are category, model). Give --rename DIM:OLD=NEW with "
+                         "one of them."),
+    (("model", "m2", "n"), "--rename model:m2=n: no model is labelled 'm2' (the labels are m). "
+                           "Give one of them."),
+    (("category", "law", "math"), "--rename category:law=math would give two category labels "
+                                  "the one name 'math'. Give each its own name."),
+])
+def test_a_bad_rename_says_what_to_give(rename, message):
+    csv = b"question_id,category,answer,pred\n1,law,A,A\n2,math,B,C\n3,law,B,B\n4,math,A,A\n"
+    assert refused(csv, "items.csv", ImportOptions(**MMLU_OPTIONS, fixed={"model": "m"},
+                                                   rename=(rename,))) == f"items.csv: {message}"
+
+
+def test_the_model_may_be_chosen_as_an_axis():
+    """The model is a facet unless -x or -y names it: then it is that axis (it was refused as
+    "not among the table's dimensions (model, category, metric)", a list that holds it)."""
+    paths = [shared(MMLU_PRO) / f"model_outputs_{m}_5shots.zip" for m in ("Llama-2-7b-hf",
+                                                                           "Llama-2-13b-hf")]
+    options = ImportOptions(**MMLU_OPTIONS, fixed={"model": "{file}"}, y="model")
+    imp = import_paths(paths, options)
+    assert (imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == ([], "model", "category")
+    for path in paths:
+        rows = imp.tidy[imp.tidy["model"] == path.name.removesuffix(".zip")]
+        assert {r["category"]: (float(r["value"]), int(r["n"])) for r in rows.to_dict("records")
+                } == mmlu_by_hand(path)
+    flipped = import_paths(paths, dataclasses.replace(options, x="model", y=None))
+    assert (flipped.spec["facets"], flipped.spec["y"], flipped.spec["x"]) == ([], "category",
+                                                                               "model")
+    with pytest.raises(ImportFailed, match="x and y must be different dimensions."):
+        import_paths(paths, dataclasses.replace(options, x="model"))
 
 
 def test_a_plain_per_item_table_with_samples():

@@ -5,14 +5,26 @@ difference and keeps p, and sides without items (means, figures without records)
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from evalmaps.analysis.compare import CompareError, compare, mean_ref, sentences, summary
+from evalmaps.analysis.compare import (
+    CompareError,
+    align,
+    compare,
+    mean_ref,
+    resolve_pair,
+    sentences,
+    summary,
+    with_paired,
+)
 from evalmaps.analysis.paired import bh_adjust, mcnemar_p, paired_values
+from evalmaps.core import text as fmt
 from evalmaps.core.estimators import pass_at_k
-from evalmaps.core.figure import Catalog
+from evalmaps.core.figure import Catalog, Metric
 from evalmaps.views.payloads import compare_payload
 from tests.items_fixture import XS, YS, item_scores, items_figure
 
@@ -201,3 +213,28 @@ def test_the_headline_average_is_over_items_where_cells_hold_items(tmp_path):
     assert s["mean_delta"] != pytest.approx(s["items_mean_delta"])
     first = sentences(al, s)[0]
     assert "on average over the 66 items both answered (the mean over cells is" in first, first
+
+
+
+def test_a_fractions_paired_difference_is_a_fraction_or_percentage_points(catalog):
+    """A fraction's paired difference reads as a fraction (-0.021, never '-0.021 points'); in
+    percentage points when the sides are written as percent; a score out of 100 in points."""
+    from components.compare import paired_text, paired_unit, readouts
+
+    al = compare(catalog, "toy:small", "toy:large")
+    assert (al.a.metric.unit, al.a.metric.range) == ("", (0.0, 1.0))
+    (i, j), result = next(iter(al.paired.items()))
+    assert paired_unit(al) == "" and readouts(al)["paired"]["unit"] == ""
+    text = paired_text(al, result)
+    assert "points" not in text
+    assert text.startswith(f"paired, {result.n} items: {fmt.signed(result.diff, 3)} [")
+
+    a, b = resolve_pair(catalog, "toy:small", "toy:large")
+    pct = with_paired(align(a.as_percent(), b.as_percent()))
+    assert paired_unit(pct) == " points"
+    assert paired_text(pct, pct.paired[i, j]).startswith(
+        f"paired, {result.n} items: {fmt.signed(100 * result.diff, 1)} points [")
+    out_of_100 = replace(al, a=replace(al.a, metric=Metric("Pass@1", "", (0.0, 100.0))))
+    assert paired_unit(out_of_100) == " points"
+    timed = replace(al, a=replace(al.a, metric=Metric("latency", "ms")))
+    assert paired_unit(timed) == " ms"

@@ -41,7 +41,8 @@ def test_the_formats_read_are_named_in_one_sentence():
         "lighteval results JSON, lm-evaluation-harness results JSON, lm-evaluation-"
         "harness per-sample records (samples_*.jsonl), bigcode-evaluation-harness results"
         " JSON, an Inspect log (.eval or .json), LiveCodeBench graded generations "
-        "(*_eval_all.json), a HELM run's stats.json, the EvalPlus leaderboard's "
+        "(*_eval_all.json), AlpacaEval judgements (annotations.json), a HELM run's "
+        "stats.json, the EvalPlus leaderboard's "
         "results.json, EvalPerf results JSON, simple-evals results JSON, JSON records of "
         "scores (a list, or one object per file), or an OpenCompass summary CSV")
 
