@@ -11,6 +11,7 @@ from dash import dcc, html
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import FigureSpec
 from evalmaps.core.labels import label_prefix
+from evalmaps.readers.zipped import UNZIPPED_FACTOR
 
 
 def shown_with(decimals: int, by: tuple[str, dict[str, int]] | None = None) -> dict:
@@ -108,7 +109,8 @@ def upload_box(component_id: str, max_mb: float, disabled_note: str | None = Non
             html.Strong("Drop a results file here"), " or ", html.A("choose a file", href="#"),
             html.Div(f"A table (tidy, wide such as type_3_len_15 columns, or matrix; CSV, Parquet "
                      f"or JSON Lines), lm-evaluation-harness results, an Inspect log, or a zip of "
-                     f"a results folder; up to {max_mb:g} MB. It is kept on this server, and its "
+                     f"a results folder; up to {max_mb:g} MB sent (a zip may unzip to "
+                     f"{UNZIPPED_FACTOR * max_mb:g} MB). It is kept on this server, and its "
                      f"link opens the same figure for anyone who can reach the server.",
                      className="small text-muted"),
         ]),

@@ -20,7 +20,7 @@ from evalmaps import readers
 from evalmaps.catalog.load import frame_columns, parse_spec, validate_cells, validate_columns
 from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Figure, short_slug
-from evalmaps.readers import fastcsv, nearest
+from evalmaps.readers import fastcsv, nearest, zipped
 from evalmaps.readers import items as item_records
 from evalmaps.readers.base import (
     DEFAULT_MAX_BYTES,
@@ -76,12 +76,15 @@ def import_bytes(data: bytes, name: str, mapping: ImportOptions | None = None,
 
     What the file is comes from its content, not its name (:func:`evalmaps.readers.detect`): a
     zip of results, an evaluation tool's results, a table.
-    ``max_bytes``: the browser upload's size limit; None for files on disk (no limit).
+    ``max_bytes``: the browser upload's size limit, on the bytes sent; None for files on disk
+    (no limit). What a zip may unzip to is a limit of its own
+    (:func:`evalmaps.readers.zipped.unzipped_limit`), and so is each file in it.
     ``by_tool``: a list of figures, grouped as :func:`import_paths_by_tool` groups them (a zip
     of a folder holding two tools' results, or several tables: one figure each)."""
     if max_bytes is not None and len(data) > max_bytes:
         return import_table_bytes(Probe(data), name, mapping, max_bytes, "csv")  # its message
-    return import_sources([(name, data)], name, mapping, max_bytes, by_tool=by_tool)
+    return import_sources([(name, data)], name, mapping, zipped.unzipped_limit(max_bytes),
+                          by_tool=by_tool)
 
 
 def import_paths(paths, options: ImportOptions | None = None) -> Imported:

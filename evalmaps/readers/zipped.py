@@ -15,6 +15,13 @@ from evalmaps.readers.base import DEFAULT_MAX_BYTES, SUFFIXES, ImportFailed, Pro
 # decompression bomb, one row repeated millions of times, hundreds of times)
 MAX_MEMBER_BYTES = 512 * 2**20
 MAX_RATIO = 100
+UNZIPPED_FACTOR = 10  # an upload's zip may unzip to this many times the upload limit
+
+
+def unzipped_limit(max_bytes: int | None) -> int | None:
+    """What an upload's zip may expand to, all its files together: its own stated limit,
+    :data:`UNZIPPED_FACTOR` times the upload limit (None: no limit)."""
+    return None if max_bytes is None else UNZIPPED_FACTOR * max_bytes
 RATIO_FROM = 2**20  # small members may compress better than that: not checked below 1 MB
 
 NAME = "zip"
@@ -30,7 +37,9 @@ def read(probe: Probe, file: str, options=None, max_bytes: int | None = DEFAULT_
 
 
 def members(data: bytes, name: str, max_bytes: int | None) -> list[tuple[str, bytes]]:
-    """A zip of results -> its files (name inside the zip, bytes); nothing is extracted."""
+    """A zip of results -> its files (name inside the zip, bytes); nothing is extracted.
+    ``max_bytes``: what all the files together may expand to (an upload's
+    :func:`unzipped_limit`; None: no limit)."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         if "[Content_Types].xml" in archive.namelist():
@@ -43,10 +52,11 @@ def members(data: bytes, name: str, max_bytes: int | None) -> list[tuple[str, by
                  and "__MACOSX" not in i.filename]
         for info in infos:
             _bounded(info, name)
-        limit = None if max_bytes is None else 10 * max_bytes
-        if limit is not None and sum(i.file_size for i in infos) > limit:
-            raise ImportFailed(f"the zip expands to more than {limit // 2**20} MB. Import fewer "
-                               f"files at a time.", file=name)
+        if max_bytes is not None and sum(i.file_size for i in infos) > max_bytes:
+            raise ImportFailed(f"the zip unzips to {sum(i.file_size for i in infos) / 2**20:,.1f} "
+                               f"MB, over the {max_bytes / 2**20:g} MB an upload may unzip to. "
+                               "Upload fewer files at a time, or serve the folder with evalmaps "
+                               "serve --data.", file=name)
         return [(f"{name}/{i.filename}", archive.read(i)) for i in sorted(
             infos, key=lambda i: i.filename)]
     except ImportFailed:
