@@ -37,8 +37,9 @@ from components.heatmap import (
 from components.provenance import provenance_badge
 from evalmaps.analysis import paired as paired_stats
 from evalmaps.analysis import uncertainty as stderr
-from evalmaps.analysis.compare import (
+from evalmaps.analysis.compare import (  # noqa: F401 - paired_text: the pages' paired line
     ONE_ROW,
+    PAIRED_NAMES,
     Alignment,
     ComparePanel,
     LabelGrid,
@@ -48,6 +49,9 @@ from evalmaps.analysis.compare import (
     delta_range,
     from_panel,
     label_ref,
+    paired_places,
+    paired_text,
+    paired_unit,
     sentences,
     where_of,
 )
@@ -61,43 +65,7 @@ INDISTINCT_COLOR = "#374151"
 WITHIN = "within 1.96 SE: not distinguishable"
 BEYOND = "beyond 1.96 SE: distinguishable"
 PAIRED_TESTS = paired_stats.TESTS  # the test column's codes (0, 1, 2, 3)
-PAIRED_NAMES = ("exact McNemar", "exact sign-flip", "sign-flip, normal approx.", "no test")
 PAIRED_COLUMNS = 7  # n, diff, ci_low, ci_high (shown units), p, p adjusted, test code
-
-
-def paired_places(al: Alignment) -> int:
-    """The decimals a paired difference and its interval are written with, in shown units
-    (percentage points of a fraction shown as percent): the difference's, at most 1 for
-    percent and 3 otherwise (a statistic, not a data value)."""
-    shown = fmt.shown(al.a.metric, 0.0, al.decimals)[1]
-    percent = al.a.metric.percent or al.a.metric.unit == "%"
-    return min(fmt.places(shown), 1 if percent else 3)
-
-
-def paired_unit(al: Alignment) -> str:
-    """What a paired difference is counted in, after a space, as every difference is
-    (:func:`evalmaps.core.text.difference_unit`): ' points' (percentage points) where values
-    are written as percent or are a score out of 100, the metric's unit (' ms'), or nothing for
-    a plain number such as a fraction not shown as percent (-0.021, not '-0.021 points')."""
-    metric = al.a.metric
-    unit = "points" if metric.percent else fmt.difference_unit(metric)
-    return f" {unit}" if unit else ""
-
-
-def paired_text(al: Alignment, result) -> str:
-    """'paired, 30 items: +3.3 points [-6.7, +13.3], p = 0.55': as the hover and the readout
-    write a cell's paired test (:class:`evalmaps.analysis.paired.Paired`)."""
-    places, unit = paired_places(al), paired_unit(al)
-    scale = al.a.metric.scale if al.a.metric.percent else 1
-
-    def signed(v):
-        return fmt.signed(v * scale, places)
-
-    if not result.tested:
-        return (f"paired, {result.n} items: {signed(result.diff)}{unit}, too few items for a "
-                f"test (it needs {paired_stats.MIN_ITEMS})")
-    return (f"paired, {result.n} items: {signed(result.diff)}{unit} "
-            f"[{signed(result.ci_low)}, {signed(result.ci_high)}], p = {result.p:.2g}")
 
 
 def _paired_data(al: Alignment) -> np.ndarray:

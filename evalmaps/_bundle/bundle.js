@@ -472,6 +472,9 @@
    * some of the panel's sd, n or se (components.heatmap.panel_traces), and the layout. */
   function panelFigure(fig, view, zrange, state, width) {
     const ny = view.y.length, nx = view.nx, parts = view.hover;
+    // the categories as Plotly shows them: a label is text, never markup (esc, as the live app's
+    // components.theme.texts)
+    const X = view.x.map(esc), Y = view.y.map(esc);
     const cols = view.panel.columns;
     const decimals = view.panel.decimals;  // its metric's (bundle.panel_data)
     const places = Math.max(0, Math.min(decimals, 4));
@@ -496,8 +499,8 @@
           crow.push(cols.map(function (name) { const e = view.extra[name][k]; return finite(e) ? e : null; }));
         }
         if (!finite(v)) {
-          gaps.x.push(view.x[j]);
-          gaps.y.push(view.y[i]);
+          gaps.x.push(X[j]);
+          gaps.y.push(Y[i]);
           continue;
         }
         const has = {sd: full.sd && finite(view.extra.sd[k]), n: full.n && finite(view.extra.n[k]),
@@ -555,7 +558,7 @@
                     hoverongaps: false, reversescale: named && reverse};
     const traces = [];
     const first = Object.assign({
-      type: "heatmap", x: view.x, y: view.y, z: main,
+      type: "heatmap", x: X, y: Y, z: main,
       hovertemplate: hoverTemplate(parts, full, log) + "<extra></extra>",
       meta: {role: "value"}, showscale: true, colorbar: colorbar
     }, common);
@@ -580,8 +583,8 @@
     }
     traces.push(first);
     if (!gapsBg && gaps.x.length) {
-      const blankX = view.x.concat(view.y.map(function () { return view.x[0]; }));
-      const blankY = view.x.map(function () { return view.y[0]; }).concat(view.y);
+      const blankX = X.concat(Y.map(function () { return X[0]; }));
+      const blankY = X.map(function () { return Y[0]; }).concat(Y);
       traces.push({
         type: "heatmap", x: blankX.concat(gaps.x), y: blankY.concat(gaps.y),
         z: blankX.map(function () { return null; }).concat(gaps.x.map(function () { return 0; })),
@@ -605,7 +608,7 @@
         tx[c[0]][c[1]] = c[3];
       });
       const t = Object.assign({
-        type: "heatmap", x: view.x.slice(0, nj), y: view.y.slice(0, ni), z: z, customdata: cd,
+        type: "heatmap", x: X.slice(0, nj), y: Y.slice(0, ni), z: z, customdata: cd,
         hovertemplate: hoverTemplate(parts, g.has, log) + "<extra></extra>",
         showscale: false, meta: {role: "value"}
       }, common);
@@ -641,12 +644,12 @@
     const xStep = Math.ceil(nx / Math.max(Math.floor(plotW / (xChars * 7 + 10)), 1));
     if (xStep > 1) {
       layout.xaxis.tickmode = "array";
-      layout.xaxis.tickvals = view.x.filter(function (_, j) { return j % xStep === 0; });
+      layout.xaxis.tickvals = X.filter(function (_, j) { return j % xStep === 0; });
     }
     const yStep = Math.ceil(ny / Math.max(Math.floor(plotH / 15), 1));
     if (yStep > 1) {
       layout.yaxis.tickmode = "array";
-      layout.yaxis.tickvals = view.y.filter(function (_, i) { return i % yStep === 0; });
+      layout.yaxis.tickvals = Y.filter(function (_, i) { return i % yStep === 0; });
     }
     return {data: traces, layout: layout};
   }
@@ -950,6 +953,7 @@
     main.appendChild(el("h1", {text: data.short[0] + " vs " + data.short[1]}));
     main.appendChild(el("p", {"class": "lead", text: "A: " + api.a.label + " · B: " + api.b.label}));
     const ys = api.dims.y.labels, xs = api.dims.x.labels;
+    const yShown = ys.map(esc), xShown = xs.map(esc);  // as Plotly shows them: text, never markup
     const yn = api.dims.y.name, xn = api.dims.x.name;
     const at = {};
     api.cells.forEach(function (c) { at[c[yn] + "\u0000" + c[xn]] = c; });
@@ -962,6 +966,13 @@
                     s.min === null ? null : Math.max(s.min - shift, 0)) + (s.unit || "");
     };
     const sideA = f.a, sideB = f.b;
+    // a cell's call: the paired test's (adjusted p) where it was made, else the standard errors'
+    const distinct = function (c) {
+      if (c.paired && data.paired) {
+        return c.paired.p_adjusted !== null && c.paired.p_adjusted < data.paired.alpha;
+      }
+      return c.distinguishable === true;
+    };
     const readoutOf = function (i, j) {
       const c = at[ys[i] + "\u0000" + xs[j]];
       const row = api.dims.y.title || ys[i] ? api.dims.y.title + " " + ys[i] + " · " : "";
@@ -977,7 +988,22 @@
       } else {
         line += "not comparable";
       }
-      if (finite(c.se)) {
+      const p = c.paired;
+      if (p && data.paired) {
+        // the paired test, as the live app's readout writes it (evalmaps-hover.js)
+        const scale = sideA.percent ? 100 : 1;
+        const signed = function (v) {
+          const t = number(v * scale, data.paired.places, null);
+          return (t.charAt(0) === "-" || Number(t) === 0) ? t : "+" + t;
+        };
+        const sig = function (v) { return String(Number(v.toPrecision(2))); };
+        const name = data.paired.tests[p.test];
+        line += " · paired, " + p.n + " items: " + signed(p.diff) + data.paired.unit;
+        line += p.p === null ? " (" + name + ": too few items to test)" :
+          " [" + signed(p.ci_low) + ", " + signed(p.ci_high) + "], p = " + sig(p.p) +
+          " (adjusted " + sig(p.p_adjusted) + ", " + name + ": " +
+          (distinct(c) ? "distinguishable" : "not distinguishable") + ")";
+      } else if (finite(c.se)) {
         line += " · SE " + number(sideA.percent ? c.se * 100 : c.se, f.seDecimals, null) +
           (f.unit || "") + ", " + (c.distinguishable ? "distinguishable" : "within 1.96 SE");
       }
@@ -1009,13 +1035,23 @@
     const ul = el("ul", {id: "compare-sentences"});
     api.sentences.forEach(function (s) { ul.appendChild(el("li", {text: s})); });
     sum.appendChild(ul);
+    const tested = api.cells.some(function (c) { return c.paired && data.paired; });
+    const withSe = api.cells.some(function (c) { return finite(c.se); });
+    if (tested || withSe) {
+      sum.appendChild(el("p", {"class": "note", id: "compare-outlines", text: "Outlined on B \u2212 A: " +
+        (tested ? "distinguishable by the paired test on the items both answered (Benjamini-Hochberg adjusted p < 0.05)" +
+                  (withSe ? "; elsewhere by the standard errors (|B \u2212 A| \u2265 1.96 SE)" : "")
+                : "distinguishable by the standard errors (|B \u2212 A| \u2265 1.96 SE)") + "."}));
+    }
+    (api.warnings || []).forEach(function (w) { sum.appendChild(el("p", {"class": "note", text: w})); });
+    // the numbers behind the sentences, as /api/compare gives them, folded away
     const dl = el("dl", {"class": "provenance-card summary-numbers"});
     Object.keys(api.summary).forEach(function (k) {
       dl.appendChild(el("dt", {text: k}));
       dl.appendChild(el("dd", {"data-key": k, text: JSON.stringify(api.summary[k])}));
     });
-    sum.appendChild(dl);
-    (api.warnings || []).forEach(function (w) { sum.appendChild(el("p", {"class": "note", text: w})); });
+    sum.appendChild(el("details", {"class": "summary-numbers"},
+                       [el("summary", {text: "The numbers, as /api/compare gives them"}), dl]));
     main.appendChild(sum);
     const outlines = [];
     const made = [["a", "A: " + data.short[0], grid("a"), texts("a", sideA)],
@@ -1027,26 +1063,26 @@
       const dz = m[2];
       const isDelta = m[0] === "delta";
       const range = isDelta ? data.deltaRange : data.range;
-      const trace = {type: "heatmap", x: xs, y: ys, z: dz, hoverongaps: false,
+      const trace = {type: "heatmap", x: xShown, y: yShown, z: dz, hoverongaps: false,
                      colorscale: isDelta ? RDBU : VIRIDIS.map(function (c, k) { return [k / 9, c]; }),
                      zmin: range[0], zmax: range[1], meta: {role: "value"}, xgap: 1, ygap: 1,
                      reversescale: !isDelta && !f.higher,
                      colorbar: {title: {text: isDelta ? "B \u2212 A" + (f.higher ? "" : " (blue: B better)") :
                        esc(api.a.metric.name), side: "right"}, thickness: 14}};
       if (isDelta) {
-        trace.text = ys.map(function (y) { return xs.map(function (x) { const c = at[y + "\u0000" + x]; return c ? readoutOf(ys.indexOf(y), xs.indexOf(x)).split(" — ")[1] : ""; }); });
+        trace.text = ys.map(function (y) { return xs.map(function (x) { const c = at[y + "\u0000" + x]; return c ? esc(readoutOf(ys.indexOf(y), xs.indexOf(x)).split(" — ")[1]) : ""; }); });
       } else {
-        trace.text = m[3];
+        trace.text = m[3].map(function (row) { return row.map(esc); });
       }
-      trace.hovertemplate = api.dims.y.title + " %{y} · " + api.dims.x.title + " %{x} · " +
-        (isDelta ? "%{text}" : "%{text}") + "<extra></extra>";
+      trace.hovertemplate = esc(api.dims.y.title) + " %{y} · " + esc(api.dims.x.title) +
+        " %{x} · %{text}<extra></extra>";
       if (xs.length <= MAX_TEXT_COLUMNS && ys.length <= MAX_TEXT_ROWS) {
         trace.texttemplate = isDelta ? "%{z:+." + Math.max(f.delta[0] - (sideA.percent ? 2 : 0), 0) + (sideA.percent ? "%" : "f") + "}" : "%{text}";
       }
       const shapes = [];
       if (isDelta) {
         api.cells.forEach(function (c) {
-          if (c.distinguishable) {
+          if (distinct(c)) {
             const i = ys.indexOf(c[yn]), j = xs.indexOf(c[xn]);
             shapes.push({type: "rect", xref: "x", yref: "y", x0: j - 0.5, x1: j + 0.5,
                          y0: i - 0.5, y1: i + 0.5, line: {color: "#000", width: 2}});
@@ -1065,7 +1101,7 @@
       layout.xaxis.tickangle = 0;
       if (xStep > 1) {
         layout.xaxis.tickmode = "array";
-        layout.xaxis.tickvals = xs.filter(function (_, j) { return j % xStep === 0; });
+        layout.xaxis.tickvals = xShown.filter(function (_, j) { return j % xStep === 0; });
       }
       window.Plotly.newPlot(frame.gd, [trace], layout, config("compare-" + m[0]));
       const outline = el("div", {"class": "compare-outline", hidden: true});
@@ -1098,7 +1134,7 @@
         if (!p) {
           return;
         }
-        const i = ys.indexOf(String(p.y)), j = xs.indexOf(String(p.x));
+        const i = yShown.indexOf(String(p.y)), j = xShown.indexOf(String(p.x));
         if (i < 0 || j < 0) {
           return;
         }

@@ -32,6 +32,7 @@ import numpy as np
 
 from evalmaps.analysis import compare as comparing
 from evalmaps.analysis import export as exporting
+from evalmaps.analysis import paired as paired_stats
 from evalmaps.analysis import uncertainty as stderr
 from evalmaps.analysis.slicing import fixed_range, is_fraction, slice_panel
 from evalmaps.core import text as fmt
@@ -369,7 +370,10 @@ def compare_data(catalog: Catalog, payload: dict) -> dict:
         side[key] = {"decimals": p.decimals, "min": p.min_decimals, "unit": p.metric.unit,
                      "percent": p.metric.percent}
     lo, hi = comparing.color_range(al, DEFAULT_COMPARE_COLOR)
-    return {"api": payload, "short": [al.a.short, al.b.short], "range": [lo, hi],
+    paired = ({"places": comparing.paired_places(al), "unit": comparing.paired_unit(al),
+               "tests": dict(zip(paired_stats.TESTS, comparing.PAIRED_NAMES)),
+               "alpha": paired_stats.ALPHA} if al.paired else None)
+    return {"api": payload, "short": [al.a.short, al.b.short], "range": [lo, hi], "paired": paired,
             "deltaRange": list(comparing.delta_range(al)),
             "format": {**side, "delta": [al.decimals, al.min_decimals],
                                        "higher": al.higher_is_better,

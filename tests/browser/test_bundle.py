@@ -25,12 +25,20 @@ from tests.browser.helpers import hover_cell
 PAIR = ("dynts-llama-vs-qwen:r1-llama", "dynts-llama-vs-qwen:r1-qwen")
 SE_PAIR = ("pythia-zero-shot:arc-easy-acc", "pythia-zero-shot:arc-easy-acc-norm")  # with se
 SEED = "dynts-llama-vs-qwen"
+PAIRED = ("mmlu-pro:llama-2-7b", "mmlu-pro:llama-2-13b")  # per-item records: the paired test
+
+
+def summary_numbers(driver) -> dict:
+    """The Compare page's folded summary numbers (their text, shown or not)."""
+    return {k: json.loads(v) for k, v in driver.execute_script(
+        "return Array.from(document.querySelectorAll('#compare-summary dd'))"
+        ".map(e => [e.getAttribute('data-key'), e.textContent]);")}
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, catalog):
     out = tmp_path_factory.mktemp("bundle") / "site"
-    bundle.write_site(catalog, out, pairs=[PAIR, SE_PAIR])
+    bundle.write_site(catalog, out, pairs=[PAIR, SE_PAIR, PAIRED])
     return out
 
 
@@ -147,9 +155,7 @@ def test_a_compare_pages_summary_is_the_compare_apis(dash_duo, site, client):
     driver = dash_duo.driver
     open_page(dash_duo, (site / "compare/1.html").as_uri(), panels=3)
     api = client.get(f"/api/compare?a={PAIR[0]}&b={PAIR[1]}").json
-    summary = {e.get_attribute("data-key"): json.loads(e.text)
-               for e in driver.find_elements(By.CSS_SELECTOR, "#compare-summary dd")}
-    assert summary == api["summary"]
+    assert summary_numbers(driver) == api["summary"]
     sentences = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#compare-sentences li")]
     assert sentences == api["sentences"]
     # a hover on A outlines the cell on B and B - A, and the readout says it
@@ -205,7 +211,64 @@ def test_distinguishable_differences_are_outlined(dash_duo, site, client):
         "const gd = document.querySelector('.heatmap-panel[data-map=\"delta\"] .js-plotly-plot');"
         "return gd.layout.shapes.map(s => [s.y0 + 0.5, s.x0 + 0.5]);")
     assert sorted(tuple(round(v) for v in s) for s in shapes) == expected
-    summary = {e.get_attribute("data-key"): json.loads(e.text)
-               for e in dash_duo.driver.find_elements(By.CSS_SELECTOR, "#compare-summary dd")}
-    assert summary == api["summary"]
+    assert summary_numbers(dash_duo.driver) == api["summary"]
     assert dash_duo.get_logs() == []
+
+
+def test_a_paired_compare_page_outlines_and_reads_the_paired_test(dash_duo, site, client):
+    """Issue 37, a new user 4: a bundled Compare of two figures with per-item records shows
+    what the app shows: outlines where the paired test calls a cell, the paired line in the
+    readout, the sentences, and the numbers folded away (no raw keys on the page)."""
+    driver = dash_duo.driver
+    open_page(dash_duo, (site / "compare/3.html").as_uri(), panels=3)
+    api = client.get(f"/api/compare?a={PAIRED[0]}&b={PAIRED[1]}").json
+    dims = api["dims"]
+    called = sorted((dims["y"]["labels"].index(c[dims["y"]["name"]]),
+                     dims["x"]["labels"].index(c[dims["x"]["name"]]))
+                    for c in api["cells"] if c["paired"]["p_adjusted"] < 0.05)
+    assert called and len(called) < len(api["cells"])
+    shapes = driver.execute_script(
+        "const gd = document.querySelector('.heatmap-panel[data-map=\"delta\"] .js-plotly-plot');"
+        "return gd.layout.shapes.map(s => [s.y0 + 0.5, s.x0 + 0.5]);")
+    assert sorted(tuple(round(v) for v in s) for s in shapes) == called
+    assert summary_numbers(driver) == api["summary"]
+    assert not driver.find_element(By.CSS_SELECTOR, "#compare-summary details").get_attribute("open")
+    assert "paired test" in driver.find_element(By.ID, "compare-outlines").text
+    sentences = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#compare-sentences li")]
+    assert sentences == api["sentences"]
+    biology = next(c for c in api["cells"] if "biology" in c.values())
+    hover_cell(dash_duo, '.heatmap-panel[data-map="a"]', biology[dims["x"]["name"]],
+               biology[dims["y"]["name"]])
+    until(lambda: "paired" in driver.find_element(By.ID, "compare-readout").text, timeout=5)
+    readout = driver.find_element(By.ID, "compare-readout").text
+    p = biology["paired"]
+    assert f"paired, {p['n']} items: " in readout and "exact McNemar" in readout, readout
+    assert dash_duo.get_logs() == []
+
+
+def test_labels_are_text_not_markup(dash_duo, tmp_path):
+    """Issue 37, red team 4: a category '<a href=...>clickme</a>' was a clickable link in the
+    bundle's figure and compare pages; it reads as the text it is, as the live app shows it."""
+    folder = tmp_path / "hostile"
+    folder.mkdir()
+    label = '<a href="https://evil.example/">clickme</a>'
+    quoted = '"' + label.replace('"', '""') + '"'
+    rows = ["model,split,task,value"] + [f'{m},{s},{t},{v}' for m in ("m1", "m2")
+                                          for s in ("dev", "test")
+                                          for t, v in ((quoted, 0.5), ("plain", 0.25))]
+    (folder / "hostile.csv").write_text("\n".join(rows) + "\n")
+    figures = load_folder(folder)
+    out = tmp_path / "site"
+    fid = figures[0].id
+    panels = list(figures[0].panels)
+    bundle.write_site(Catalog(figures), out, pairs=[(f"{fid}:{panels[0]}", f"{fid}:{panels[1]}")])
+    for page, count in ((f"figures/{fid}.html", 1), ("compare/1.html", 3)):
+        open_page(dash_duo, (out / page).as_uri(), panels=count)
+        links = dash_duo.driver.execute_script(
+            "return Array.from(document.querySelectorAll('.js-plotly-plot a'))"
+            ".map(a => a.getAttribute('href')).filter(h => h && h.includes('evil'));")
+        assert links == [], page
+        ticks = dash_duo.driver.execute_script(
+            "return Array.from(document.querySelectorAll('.js-plotly-plot .xtick text, "
+            ".js-plotly-plot .ytick text')).map(t => t.textContent);")
+        assert label in ticks, (page, ticks)
