@@ -160,13 +160,46 @@ def load_folder(folder, cache_dir: str | Path | None = None,
         return _load_files(folder, cache_dir, problems, options=options)
 
 
-def _data_files(folder: Path) -> list[Path]:
+def inside(folder: Path, path: Path) -> bool:
+    """Whether ``path``, its links followed, is in ``folder`` (itself resolved): a data folder
+    serves only what is in it. A link that leads out of it (``leak.csv -> ../outside/x.csv``),
+    or a loop of links, is not followed (as the bundle writer never writes outside its folder)."""
+    try:
+        root, target = Path(folder).resolve(), Path(path).resolve()
+    except (OSError, RuntimeError):  # a loop of links
+        return False
+    return root in target.parents
+
+
+def outside_error(path: Path) -> DataError:
+    """The problem of a file found in a data folder that is a link leading out of it. (A
+    catalog.json names its files itself, anywhere: its author chose them.)"""
+    return DataError("it is a link that leads outside the data folder, and links out of a data "
+                     "folder are not followed. Copy the file into the folder to serve it.",
+                     file=str(path))
+
+
+def _within(folder: Path, paths, outside: list[Path] | None) -> list[Path]:
+    """``paths`` without the links that lead out of ``folder`` (:func:`inside`), which are
+    added to ``outside`` (when given) for the problems list."""
+    kept = []
+    for path in paths:
+        if inside(folder, path):
+            kept.append(path)
+        elif outside is not None:
+            outside.append(path)
+    return kept
+
+
+def _data_files(folder: Path, outside: list[Path] | None = None) -> list[Path]:
     """The folder's tables; when it has none of its own and holds no results files, the tables
-    in its subfolders (a download that keeps its data one folder down)."""
-    files = sorted([*folder.glob("*.csv"), *folder.glob("*.parquet")])
+    in its subfolders (a download that keeps its data one folder down). Links that lead out of
+    the folder are left out (added to ``outside`` when given)."""
+    files = _within(folder, sorted([*folder.glob("*.csv"), *folder.glob("*.parquet")]), outside)
     if not files and not _harness_folder(folder):
-        files = sorted(p for p in [*folder.rglob("*.csv"), *folder.rglob("*.parquet")]
-                       if not any(part.startswith(".") for part in p.relative_to(folder).parts))
+        files = _within(folder, sorted(
+            p for p in [*folder.rglob("*.csv"), *folder.rglob("*.parquet")]
+            if not any(part.startswith(".") for part in p.relative_to(folder).parts)), outside)
     if not files and not _harness_folder(folder):
         raise ImportFailed("the data folder holds no .csv files and no catalog.json.",
                            file=str(folder))
@@ -178,11 +211,13 @@ def _harness_folder(folder: Path) -> bool:
     return any(p.suffix.lower() in (".json", ".eval", ".zip") for p in folder.rglob("*"))
 
 
-def harness_files(folder: Path) -> list[Path]:
+def harness_files(folder: Path, outside: list[Path] | None = None) -> list[Path]:
     """The files of a folder of evaluation tools' results, as an import of the folder reads
-    them: every results file below it, in order of path, hidden ones left out."""
-    return sorted(p for p in folder.rglob("*") if p.is_file()
-                  and p.suffix.lower() in SUFFIXES and not p.name.startswith("."))
+    them: every results file below it, in order of path, hidden ones and links that lead out
+    of the folder left out (those added to ``outside`` when given)."""
+    return _within(folder, sorted(p for p in folder.rglob("*") if p.is_file()
+                                  and p.suffix.lower() in SUFFIXES and not p.name.startswith(".")),
+                   outside)
 
 
 def read_harness_file(path: Path, options: TableOptions = TableOptions()) -> Found:
@@ -230,10 +265,17 @@ def _load_files(folder: Path, cache_dir, problems: list[str] | None = None,
     (:mod:`evalmaps.service.live`). It returns None for a file not to be served yet. Tables
     that ``options`` name per-item records are read together, as ``evalmaps import DIR`` reads
     them (one file per model, ``--set model={file}``, is ONE figure), not a figure each."""
-    files = _data_files(folder)
-    if not files or options.per_item:  # read together (per-item tables too): one per tool
+    outside: list[Path] = []  # links out of the folder: named in the problems, never read
+    try:
+        files = _data_files(folder, outside)
+        together = not files or options.per_item  # read together (per-item tables too): one per tool
+        if together:
+            files = files or harness_files(folder, outside)
+    finally:
+        _not_followed(outside, problems)
+    if together:
         founds = []
-        for path in files or harness_files(folder):
+        for path in files:
             try:
                 found = read(path) if read is not None else read_harness_file(path, options)
             except DataError as exc:
@@ -275,6 +317,15 @@ def _load_files(folder: Path, cache_dir, problems: list[str] | None = None,
         where[fid] = path.name
         figures.append(figure)
     return figures
+
+
+def _not_followed(outside: list[Path], problems: list[str] | None) -> None:
+    """The links that lead out of a data folder, each a problem (without ``problems``: the
+    first raises, as a bad file does)."""
+    for path in outside:
+        if problems is None:
+            raise outside_error(path)
+        problems.append(not_served(outside_error(path)))
 
 
 def folder_files(folder: Path) -> list[tuple[Path, Figure]]:

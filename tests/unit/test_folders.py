@@ -202,3 +202,45 @@ def test_load_folder_without_a_problem_list_still_raises_on_a_bad_file(tmp_path)
     with pytest.raises(Exception) as info:
         load_folder(mine)
     assert str(info.value).startswith("broken.csv, row 3: this row has 4 fields")
+
+
+# ------------------------------------------------------------------- links out of a data folder
+
+def leaky(tmp_path: Path) -> Path:
+    """A data folder with a good table and ``leak.csv -> ../outside/secret.csv``."""
+    outside = folder(tmp_path, "outside", **{"secret.csv": TIDY.replace("91.5", "66.25")})
+    mine = folder(tmp_path, "mine", **{"a.csv": TIDY})
+    (mine / "leak.csv").symlink_to(Path("..") / outside.name / "secret.csv")
+    return mine
+
+
+def outside_line(path: Path) -> str:
+    return (f"Not served: {path}: it is a link that leads outside the data folder, and links out "
+            f"of a data folder are not followed. Copy the file into the folder to serve it.")
+
+
+def test_a_link_out_of_a_data_folder_is_not_served_and_is_named(tmp_path):
+    mine = leaky(tmp_path)
+    (mine / "inner.csv").symlink_to("a.csv")  # a link that stays inside is served
+    loaded = load_data(settings(mine))
+    assert loaded.catalog.ids == [*BUILTIN, "import-a", "import-inner"]
+    assert loaded.problems == [outside_line(mine / "leak.csv")]
+    with pytest.raises(Exception, match="leads outside the data folder"):
+        load_folder(mine)  # strict: raises as a bad file does
+
+
+def test_a_link_out_of_a_folder_of_results_is_not_served(tmp_path):
+    qwen, mistral = (next((FIXTURES / "formats" / "evalchemy" / name).glob("*.json"))
+                     for name in ("Qwen__Qwen2.5-7B-Instruct", "mistralai__Mistral-7B-Instruct-v0.3"))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.copyfile(mistral, outside / mistral.name)
+    mine = tmp_path / "sweep"
+    mine.mkdir()
+    shutil.copyfile(qwen, mine / qwen.name)
+    (mine / "leak.json").symlink_to(outside / mistral.name)
+    loaded = load_data(settings(mine))
+    (figure,) = [f for f in loaded.catalog if f.id not in BUILTIN]
+    assert all("Mistral" not in label for d in figure.spec.dims.values() for label in d.labels)
+    assert any("Qwen" in label for d in figure.spec.dims.values() for label in d.labels)
+    assert loaded.problems == [outside_line(mine / "leak.json")]

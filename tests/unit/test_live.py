@@ -175,3 +175,20 @@ def test_the_watch_setting():
     with pytest.raises(SettingsError, match="EVALMAPS_WATCH=yes is not valid: give auto, poll "
                                             "or off."):
         Settings.from_env({"EVALMAPS_WATCH": "yes"})
+
+
+def test_a_watched_folder_does_not_follow_a_link_out_of_it(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.csv").write_text("model,task,value\nm9,t1,0.125\n")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "a.csv").write_text("model,task,value\nm1,t1,0.5\n")
+    watcher, _, _ = watched(mine)
+    assert watcher.snapshot.catalog.ids == ["import-a"]
+    (mine / "leak.csv").symlink_to(outside / "secret.csv")
+    aged(outside / "secret.csv")
+    watcher.refresh()
+    assert watcher.snapshot.catalog.ids == ["import-a"]
+    (line,) = watcher.snapshot.problems
+    assert line.startswith(f"Not served: {mine / 'leak.csv'}: it is a link that leads outside")
