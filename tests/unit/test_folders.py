@@ -244,3 +244,65 @@ def test_a_link_out_of_a_folder_of_results_is_not_served(tmp_path):
     assert all("Mistral" not in label for d in figure.spec.dims.values() for label in d.labels)
     assert any("Qwen" in label for d in figure.spec.dims.values() for label in d.labels)
     assert loaded.problems == [outside_line(mine / "leak.json")]
+
+
+# ------------------------------------------------------------ a catalog field of the wrong type
+
+def imported(tmp_path: Path, capsys, **changes) -> Path:
+    """``evalmaps import -o mine/a.csv`` of tidy_small.csv, its .figure.json then edited by
+    ``changes``, and a good b.csv beside it."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    assert cli(["import", str(FIXTURES / "tidy_small.csv"), "-o", str(mine / "a.csv")]) == 0
+    capsys.readouterr()
+    entry = mine / "a.figure.json"
+    entry.write_text(json.dumps({**json.loads(entry.read_text()), **changes}), encoding="utf-8")
+    (mine / "b.csv").write_text(TIDY, encoding="utf-8")
+    return mine
+
+
+@pytest.mark.parametrize("changes, problem", [
+    ({"notes": 5}, '"notes" must be a list of texts, not a number.'),
+    ({"notes": ["ok", {"a": 1}]}, '"notes" must be a list of texts, and it holds an object.'),
+    ({"source": "a paper"}, '"source" must be an object of texts, not a text.'),
+    ({"title": ["x"]}, '"title" must be a text or a number, not a list.'),
+    ({"facets": "model"}, '"facets" must be a list of dimension names, not a text.'),
+    ({"provenance": 3}, '"provenance" must be a text, not a number.'),
+])
+def test_a_mistyped_field_of_a_figure_json_is_a_problem_and_the_rest_is_served(
+        tmp_path, capsys, changes, problem):
+    mine = imported(tmp_path, capsys, **changes)
+    loaded = load_data(settings(mine))
+    assert loaded.catalog.ids == [*BUILTIN, "import-b"]
+    assert loaded.problems == [
+        f"Not served: {mine / 'a.figure.json'}, figure 'import-tidy-small': {problem} Fix it, or remove it "
+        f"to use the default (see data/README.md for the catalog format)."]
+
+
+def test_a_mistyped_field_of_a_catalog_json_is_a_problem_and_the_rest_is_served(tmp_path):
+    data = copy_data(tmp_path)
+    raw = json.loads((data / "catalog.json").read_text())
+    raw["figures"][0]["notes"] = 5
+    raw["figures"][1]["metric"]["unit"] = {"a": 1}
+    (data / "catalog.json").write_text(json.dumps(raw), encoding="utf-8")
+    loaded = load_data(settings(data_dir=data))
+    assert loaded.catalog.ids == BUILTIN[2:]
+    first, second = raw["figures"][0]["id"], raw["figures"][1]["id"]
+    assert loaded.problems == [
+        f"Not served: {data / 'catalog.json'}, figure '{first}': \"notes\" must be a list of "
+        f"texts, not a number. Fix it, or remove it to use the default (see data/README.md for "
+        f"the catalog format).",
+        f"Not served: {data / 'catalog.json'}, figure '{second}': \"unit\" must be a text or a "
+        f"number (the unit in metric), not an object. Fix it, or remove it to use the default "
+        f"(see data/README.md for the catalog format)."]
+
+
+def test_the_bundle_command_skips_a_mistyped_figure_json_with_a_warning(tmp_path, capsys):
+    mine = imported(tmp_path, capsys, notes=5)
+    out = tmp_path / "site"
+    assert cli(["bundle", "--data", str(mine), "--figure", "import-b", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert (f"evalmaps: warning: Not served: {mine / 'a.figure.json'}, figure "
+            f"'import-tidy-small': "
+            f"\"notes\" must be a list of texts, not a number.") in err
+    assert (out / "figures" / "import-b.html").is_file()
