@@ -99,7 +99,9 @@
       return fig.panels.some(function (p) { return p.has.indexOf(c) >= 0; });
     });
     const columns = names.concat(["value"], extras);
-    const lines = [columns.concat(["provenance"]).map(csvField).join(",")];
+    const lines = [columns.concat(["provenance"]).map(function (c) {
+      return csvField(neutralise(c));  // a header cell is a cell: neutralised as the values are
+    }).join(",")];
     const ys = fig.dims[fig.y].labels, xs = fig.dims[fig.x].labels, nx = xs.length;
     const text = function (v) {
       return v === null || v === undefined ? "" : neutralise(pyRepr(v));

@@ -596,7 +596,7 @@ def write_csv(frame, neutralise=None, prefixes: tuple[str, ...] = ()) -> str:
     """``frame.map(neutralise).to_csv(index=False, lineterminator="\\n")`` for a table of texts,
     vectorised: the same text, quoted as the csv module quotes (asked of it for the few fields
     that need it). ``neutralise`` is applied to the distinct texts that start with one of
-    ``prefixes`` (the only ones it may change)."""
+    ``prefixes`` (the only ones it may change), and to the header's names."""
     return write_csv_buffer(frame, neutralise, prefixes).decode("utf-8")
 
 
@@ -608,13 +608,16 @@ def write_csv_buffer(frame, neutralise=None, prefixes: tuple[str, ...] = ()) -> 
 def write_csv_parts(frame, neutralise=None, prefixes: tuple[str, ...] = ()) -> list:
     """:func:`write_csv_buffer` in parts (bytes-like) to write one after the other: the rows
     are not copied to put the header in front of them."""
+    names = [str(name) for name in frame.columns]
+    if neutralise is not None:  # a header cell is a cell: neutralised as the values are
+        names = [neutralise(name) for name in names]
     if frame.shape[1] < 2 or len(frame) == 0:  # a lone empty field is quoted: the reference
         body = io.StringIO()
-        (frame.map(neutralise) if neutralise else frame).to_csv(body, index=False,
-                                                               lineterminator="\n")
+        (frame.map(neutralise) if neutralise else frame).set_axis(names, axis=1).to_csv(
+            body, index=False, lineterminator="\n")
         return [body.getvalue().encode("utf-8")]
     header = io.StringIO()  # quoted as the csv module quotes: asked of it
-    csv.writer(header, lineterminator="\n").writerow([str(name) for name in frame.columns])
+    csv.writer(header, lineterminator="\n").writerow(names)
     parts = []
     for name in frame.columns:
         col = pc.fill_null(as_text(frame[name]), "").combine_chunks().cast(TEXT)
