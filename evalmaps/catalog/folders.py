@@ -129,7 +129,8 @@ def _load_with_entry(path: Path, entry: Path, cache_dir) -> Figure:
         raise ImportFailed(f"the catalog entry {entry.name} beside it is not a JSON object. "
                            f"Import the results again, or remove it.", file=str(path))
     spec = parse_spec({**raw, "file": path.name}, where=str(entry))
-    return load_figure(spec, path, cache_dir)
+    # the table beside its entry is evalmaps' own, written for spreadsheets: read back exactly
+    return load_figure(spec, path, cache_dir, neutralised=True)
 
 
 def load_folder(folder, cache_dir: str | Path | None = None,

@@ -30,7 +30,7 @@ from evalmaps.core.figure import (
     MetricsByLabel,
 )
 from evalmaps.core.names import RESERVED_NAMES
-from evalmaps.core.text import MAX_DECIMALS
+from evalmaps.core.text import MAX_DECIMALS, unneutralise
 from evalmaps.readers import fastcsv
 from evalmaps.readers.base import control_problem
 from evalmaps.readers.parquet import read_parquet_texts
@@ -380,18 +380,23 @@ def _decimals_entry(entry: dict, where: str, key: str = "decimals") -> int | Non
     return value
 
 
-def load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None = None) -> Figure:
+def load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None = None,
+                neutralised: bool = False) -> Figure:
     """Read and validate one figure file (tidy CSV, or Parquet when it ends in ``.parquet``).
 
     With ``cache_dir``, cells validated once are kept there, keyed by the file's content and
-    what the catalog says of it; an unchanged file is not parsed again.
+    what the catalog says of it; an unchanged file is not parsed again. ``neutralised``: a CSV
+    evalmaps wrote itself for spreadsheets (``evalmaps import -o``), whose texts are read back
+    as they were before :func:`evalmaps.core.text.neutralise` (``'-base`` is the label
+    ``-base``, as its catalog entry says).
     """
     with fastcsv.lean_memory():
-        return _load_figure(spec, Path(path), cache_dir)
+        return _load_figure(spec, Path(path), cache_dir, neutralised)
 
 
-def _load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None) -> Figure:
-    figure = _load_cells(spec, path, cache_dir)
+def _load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None,
+                 neutralised: bool = False) -> Figure:
+    figure = _load_cells(spec, path, cache_dir, neutralised)
     if spec.items:
         from evalmaps.catalog.items import attach
 
@@ -403,27 +408,42 @@ def _load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None) -> 
     return figure
 
 
-def _load_cells(spec: FigureSpec, path: Path, cache_dir: str | Path | None) -> Figure:
+def _load_cells(spec: FigureSpec, path: Path, cache_dir: str | Path | None,
+                neutralised: bool = False) -> Figure:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         raise DataError("the figure file is missing. Check the \"file\" entry in the catalog.",
                         file=str(path)) from None
+    parquet = path.suffix.lower() == ".parquet"
+    neutralised = neutralised and not parquet
     key = None
     if cache_dir is not None:
-        key = cache.key("catalog", path.suffix.lower(), _validation_key(spec), data)
+        key = cache.key("catalog-neutralised" if neutralised else "catalog", path.suffix.lower(),
+                        _validation_key(spec), data)
         hit = cache.load(cache_dir, key)
         if hit is not None:
             return Figure(spec, hit.cells, hit.decimals)
-    if path.suffix.lower() == ".parquet":
+    if parquet:
         columns, arrays = read_parquet_texts(data, str(path))
     else:
         columns, arrays = _read_csv(data, path)
+    if neutralised:
+        columns, arrays = _unneutralised(columns, arrays)
     positions: dict = {}
     cells, decimals = validate_columns(columns, arrays, spec, str(path), positions_out=positions)
     if key is not None:
         cache.store(cache_dir, key, cells, decimals)
     return Figure(spec, cells, decimals, _positions=positions)
+
+
+def _unneutralised(columns: list[str], arrays: list) -> tuple[list[str], list]:
+    """A CSV's header and columns as they were before evalmaps neutralised them (only texts
+    that start with a quote can change: looked at distinct, vectorised)."""
+    return ([unneutralise(c) for c in columns],
+            [pa.chunked_array([fastcsv.apply_to_prefixed(
+                col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col,
+                unneutralise, ("'",))]) for col in arrays])
 
 
 def _validation_key(spec: FigureSpec) -> str:

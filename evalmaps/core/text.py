@@ -255,19 +255,37 @@ def listing(items, limit: int = 20, more: str = "") -> str:
 
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+# the first characters of the texts neutralise may change: a formula's, and the quote it adds
+NEUTRALISED_PREFIXES = (*FORMULA_PREFIXES, "'")
+
+
+def _formula_like(text: str) -> bool:
+    if len(text) > 1 and text.startswith(FORMULA_PREFIXES):  # a lone "-" is a placeholder
+        try:
+            float(text)
+            return False
+        except ValueError:
+            return True
+    return False
 
 
 def neutralise(text: str) -> str:
     """Make a cell safe to open in a spreadsheet: text starting like a formula gets a leading '.
 
-    Numbers (including negative ones) are left alone: they are data, not formulas.
+    Numbers (including negative ones) are left alone: they are data, not formulas. So that
+    :func:`unneutralise` gives every text back exactly, a text that already starts with quotes
+    before a formula (``'=1+1``) gets one more (``''=1+1``), and no two texts are written alike.
     """
-    if len(text) > 1 and text.startswith(FORMULA_PREFIXES):  # a lone "-" is a placeholder
-        try:
-            float(text)
-            return text
-        except ValueError:
-            return "'" + text
+    if _formula_like(text.lstrip("'")):
+        return "'" + text
+    return text
+
+
+def unneutralise(text: str) -> str:
+    """The text :func:`neutralise` was given: ``unneutralise(neutralise(t)) == t`` for every t
+    (how evalmaps reads back the CSV it wrote itself, ``evalmaps import -o``)."""
+    if text.startswith("'") and _formula_like(text.lstrip("'")):
+        return text[1:]
     return text
 
 

@@ -622,7 +622,7 @@ def write_csv_parts(frame, neutralise=None, prefixes: tuple[str, ...] = ()) -> l
     for name in frame.columns:
         col = pc.fill_null(as_text(frame[name]), "").combine_chunks().cast(TEXT)
         if neutralise is not None:
-            col = _apply_to_prefixed(col, neutralise, prefixes)
+            col = apply_to_prefixed(col, neutralise, prefixes)
         parts += [_quoted(col), pa.scalar(",", type=TEXT)]
     parts[-1] = pa.scalar("\n", type=TEXT)
     rows = pc.binary_join_element_wise(*parts, pa.scalar("", type=TEXT))
@@ -645,7 +645,9 @@ def _views(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return offsets, raw
 
 
-def _apply_to_prefixed(col: pa.Array, fn, prefixes: tuple[str, ...]) -> pa.Array:
+def apply_to_prefixed(col: pa.Array, fn, prefixes: tuple[str, ...]) -> pa.Array:
+    """``fn`` of each distinct text of ``col`` that starts with one of ``prefixes`` (the only
+    texts it may change); the others as they are."""
     if not prefixes or len(col) == 0:
         return col
     if all(len(p) == 1 and p.isascii() for p in prefixes):  # by the first byte, vectorised
