@@ -35,8 +35,10 @@ TEMPLATE = {
 
 def text(label: object) -> str:
     """A label as Plotly shows it: its pseudo-HTML tags escaped (a label is shown as typed,
-    never as markup; quotes stay quotes). ``%{`` would start a template variable: broken up."""
-    return escape(str(label), quote=False).replace("%{", "%\u200b{")
+    never as markup; quotes stay quotes). ``%{`` would start a template variable: its
+    ``%`` is written as the entity ``&#37;``, which Plotly shows as ``%`` (an inserted
+    character would be copied with the label)."""
+    return escape(str(label), quote=False).replace("%{", "&#37;{")
 
 
 def texts(labels) -> list[str]:

@@ -656,9 +656,12 @@
     return Math.max(50, Math.ceil(Math.min(widest, 28) * 7) + 36);
   }
 
+  /* components.theme.text: tags escaped, the '%' of '%{' an entity (Plotly shows it as '%';
+   * nothing is inserted into the label). */
   function esc(text) {
-    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-      .replace(/%\{/g, "%\u200b{");
+    return String(text)
+      .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+      .replace(/%\{/g, "&#37;{");
   }
 
   function config(name) {
