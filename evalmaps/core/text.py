@@ -239,6 +239,18 @@ def se_places(decimals: int) -> int:
     return min(max(places(decimals), 1) + 1, MAX_DECIMALS)
 
 
+# bidirectional controls: embeddings, overrides, isolates and marks. Shown raw, U+202E makes a
+# label "\u202etxt.exe" read as "exe.txt"; a shown label has each written out instead
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def bidi_marked(text: str) -> str:
+    """``text`` to show, its bidirectional controls written out visibly (``[U+202E]``): they
+    can neither reorder what follows them nor hide in it. The label itself (data, downloads,
+    filters) keeps them."""
+    return BIDI_CONTROLS.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+
+
 def clip(text: str, limit: int = 60) -> str:
     """User input quoted in a message: at most ``limit`` characters, then '…'."""
     text = str(text)
