@@ -66,7 +66,7 @@ def _import_file(path, cache_dir, options: TableOptions = TableOptions()) -> Fig
     entry = sidecar(path)
     if entry.is_file():
         return _load_with_entry(path, entry, cache_dir)
-    data = path.read_bytes()
+    data = read_file(path)
     parquet = path.suffix.lower() == ".parquet"
     mapping = options.apply(ImportOptions(format="tidy") if parquet else ImportOptions())
     key = None
@@ -180,27 +180,44 @@ def outside_error(path: Path) -> DataError:
                      file=str(path))
 
 
-def _within(folder: Path, paths, outside: list[Path] | None) -> list[Path]:
-    """``paths`` without the links that lead out of ``folder`` (:func:`inside`), which are
-    added to ``outside`` (when given) for the problems list."""
+def _servable(folder: Path, paths, skipped: list[DataError] | None) -> list[Path]:
+    """``paths`` without what cannot be served as a file of ``folder``: links that lead out
+    of it (:func:`inside`), links to nothing, and what is not a regular file. Their problems
+    are added to ``skipped`` (when given) for the problems list."""
     kept = []
     for path in paths:
-        if inside(folder, path):
+        why = (outside_error(path) if not inside(folder, path)
+               else _not_regular(path))
+        if why is None:
             kept.append(path)
-        elif outside is not None:
-            outside.append(path)
+        elif skipped is not None:
+            skipped.append(why)
     return kept
 
 
-def _data_files(folder: Path, outside: list[Path] | None = None) -> list[Path]:
+def _not_regular(path: Path) -> DataError | None:
+    """The problem of a file of a data folder that cannot be read as one, or None: a link to
+    nothing, or not a regular file (a named pipe would hang the read; a socket or device is no
+    table)."""
+    if path.is_file():
+        return None
+    if path.is_symlink() and not path.exists():
+        return DataError("it is a link to a file that does not exist. Remove the link, or "
+                         "restore the file it points to.", file=str(path))
+    return DataError("it is not a regular file (a named pipe, socket or device), so it is not "
+                     "read. Write the results to a regular file.", file=str(path))
+
+
+def _data_files(folder: Path, skipped: list[DataError] | None = None) -> list[Path]:
     """The folder's tables; when it has none of its own and holds no results files, the tables
-    in its subfolders (a download that keeps its data one folder down). Links that lead out of
-    the folder are left out (added to ``outside`` when given)."""
-    files = _within(folder, sorted([*folder.glob("*.csv"), *folder.glob("*.parquet")]), outside)
+    in its subfolders (a download that keeps its data one folder down). What cannot be served
+    as a file (:func:`_servable`) is left out (its problem added to ``skipped`` when given)."""
+    files = _servable(folder, sorted([*folder.glob("*.csv"), *folder.glob("*.parquet")]),
+                      skipped)
     if not files and not _harness_folder(folder):
-        files = _within(folder, sorted(
+        files = _servable(folder, sorted(
             p for p in [*folder.rglob("*.csv"), *folder.rglob("*.parquet")]
-            if not any(part.startswith(".") for part in p.relative_to(folder).parts)), outside)
+            if not any(part.startswith(".") for part in p.relative_to(folder).parts)), skipped)
     if not files and not _harness_folder(folder):
         raise ImportFailed("the data folder holds no .csv files and no catalog.json.",
                            file=str(folder))
@@ -212,24 +229,31 @@ def _harness_folder(folder: Path) -> bool:
     return any(p.suffix.lower() in (".json", ".eval", ".zip") for p in folder.rglob("*"))
 
 
-def harness_files(folder: Path, outside: list[Path] | None = None) -> list[Path]:
+def harness_files(folder: Path, skipped: list[DataError] | None = None) -> list[Path]:
     """The files of a folder of evaluation tools' results, as an import of the folder reads
-    them: every results file below it, in order of path, hidden ones and links that lead out
-    of the folder left out (those added to ``outside`` when given)."""
-    return _within(folder, sorted(p for p in folder.rglob("*") if p.is_file()
-                                  and p.suffix.lower() in SUFFIXES and not p.name.startswith(".")),
-                   outside)
+    them: every results file below it, in order of path, hidden ones left out, and what cannot
+    be served as a file (:func:`_servable`: its problem added to ``skipped`` when given)."""
+    return _servable(folder, sorted(p for p in folder.rglob("*") if not p.is_dir()
+                                    and p.suffix.lower() in SUFFIXES
+                                    and not p.name.startswith(".")), skipped)
+
+
+def read_file(path: Path) -> bytes:
+    """A data folder's file, whole; one that cannot be read (its permissions, removed
+    meanwhile, an I/O error) is an ImportFailed naming it, so that it is skipped as a bad file
+    is, never a traceback that stops start-up or a watched folder's updates."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ImportFailed(f"cannot read the file ({exc.strerror or exc}). Check its "
+                           f"permissions, or remove it.", file=str(path)) from None
 
 
 def read_harness_file(path: Path, options: TableOptions = TableOptions()) -> Found:
     """One file of a folder of results, read (:func:`evalmaps.catalog.imports.read_source`). A
     ``.json`` that does not parse (cut short, or still being written) is a DataError naming it,
     not a file skipped as "not results"."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ImportFailed(f"cannot read the file ({exc.strerror}). Check its permissions.",
-                           file=str(path)) from None
+    data = read_file(path)
     found = read_source(path.as_posix(), data, True, options.apply(ImportOptions()), None)
     if path.suffix.lower() == ".json" and not found.readings and parse_json(data) is None:
         raise ImportFailed("the file is not valid JSON: it was cut short or is still being "
@@ -266,14 +290,14 @@ def _load_files(folder: Path, cache_dir, problems: list[str] | None = None,
     (:mod:`evalmaps.service.live`). It returns None for a file not to be served yet. Tables
     that ``options`` name per-item records are read together, as ``evalmaps import DIR`` reads
     them (one file per model, ``--set model={file}``, is ONE figure), not a figure each."""
-    outside: list[Path] = []  # links out of the folder: named in the problems, never read
+    skipped: list[DataError] = []  # links out, pipes, ...: named in the problems, never read
     try:
-        files = _data_files(folder, outside)
+        files = _data_files(folder, skipped)
         together = not files or options.per_item  # read together (per-item tables too): one per tool
         if together:
-            files = files or harness_files(folder, outside)
+            files = files or harness_files(folder, skipped)
     finally:
-        _not_followed(outside, problems)
+        _report_skipped(skipped, problems)
     if together:
         founds = []
         for path in files:
@@ -320,13 +344,13 @@ def _load_files(folder: Path, cache_dir, problems: list[str] | None = None,
     return figures
 
 
-def _not_followed(outside: list[Path], problems: list[str] | None) -> None:
-    """The links that lead out of a data folder, each a problem (without ``problems``: the
-    first raises, as a bad file does)."""
-    for path in outside:
+def _report_skipped(skipped: list[DataError], problems: list[str] | None) -> None:
+    """The files of a data folder that cannot be served as files, each a problem (without
+    ``problems``: the first raises, as a bad file does)."""
+    for exc in skipped:
         if problems is None:
-            raise outside_error(path)
-        problems.append(not_served(outside_error(path)))
+            raise exc
+        problems.append(not_served(exc))
 
 
 def folder_files(folder: Path) -> list[tuple[Path, Figure]]:

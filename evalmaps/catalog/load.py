@@ -410,11 +410,18 @@ def _load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None,
 
 def _load_cells(spec: FigureSpec, path: Path, cache_dir: str | Path | None,
                 neutralised: bool = False) -> Figure:
+    if path.exists() and not path.is_file():  # a named pipe would hang the read
+        raise DataError("the figure file is not a regular file (a named pipe, socket or "
+                        "device), so it is not read. Write the cells to a regular file.",
+                        file=str(path))
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         raise DataError("the figure file is missing. Check the \"file\" entry in the catalog.",
                         file=str(path)) from None
+    except OSError as exc:  # unreadable: skipped as a bad file is, never a traceback
+        raise DataError(f"cannot read the file ({exc.strerror or exc}). Check its permissions, "
+                        f"or remove it.", file=str(path)) from None
     parquet = path.suffix.lower() == ".parquet"
     neutralised = neutralised and not parquet
     key = None

@@ -306,3 +306,74 @@ def test_the_bundle_command_skips_a_mistyped_figure_json_with_a_warning(tmp_path
             f"'import-tidy-small': "
             f"\"notes\" must be a list of texts, not a number.") in err
     assert (out / "figures" / "import-b.html").is_file()
+
+
+# ------------------------------------------------------------ what cannot be read is skipped
+
+def unreadable(monkeypatch, *paths: Path) -> None:
+    """As if ``paths`` were chmod 000 (the tests run as root, who reads them anyway): opening
+    them raises the PermissionError an unprivileged server meets. Nothing else is touched."""
+    real = Path.open
+    locked = {str(p) for p in paths}
+
+    def open_(self, *args, **kwargs):
+        if str(self) in locked:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", open_)
+
+
+def loaded_in_time(settings_: Settings, seconds: float = 30):
+    """load_data, failing the test (not hanging it) when it does not finish."""
+    import threading
+
+    out = {}
+    worker = threading.Thread(target=lambda: out.update(loaded=load_data(settings_)), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert "loaded" in out, "start-up hung"
+    return out["loaded"]
+
+
+@pytest.mark.parametrize("watch", ["off", "auto"])
+def test_an_unreadable_file_a_pipe_and_a_dangling_link_are_named_and_the_rest_served(
+        tmp_path, monkeypatch, watch):
+    import os
+
+    mine = folder(tmp_path, "mine", **{"a.csv": TIDY, "locked.csv": TIDY})
+    os.mkfifo(mine / "pipe.csv")
+    (mine / "gone.csv").symlink_to(mine / "nowhere.csv")
+    unreadable(monkeypatch, mine / "locked.csv")
+    loaded = loaded_in_time(Settings(data_dir=DATA, extra_data=(mine,), cache_dir=None,
+                                     store_dir=None, watch=watch))
+    assert loaded.catalog.ids == [*BUILTIN, "import-a"]
+    assert loaded.problems == [
+        f"Not served: {mine / 'gone.csv'}: it is a link to a file that does not exist. Remove "
+        f"the link, or restore the file it points to.",
+        f"Not served: {mine / 'pipe.csv'}: it is not a regular file (a named pipe, socket or "
+        f"device), so it is not read. Write the results to a regular file.",
+        f"Not served: {mine / 'locked.csv'}: cannot read the file (Permission denied). Check its "
+        f"permissions, or remove it."]
+
+
+def test_a_catalog_figure_that_cannot_be_read_is_named_and_the_rest_served(tmp_path,
+                                                                           monkeypatch):
+    import os
+
+    data = copy_data(tmp_path)
+    pipe = data / "figures" / "short-to-long.csv"
+    pipe.unlink()
+    os.mkfifo(pipe)
+    locked = data / "figures" / f"{BUILTIN[0]}.csv"
+    entry = next(f for f in json.loads((data / "catalog.json").read_text())["figures"]
+                 if f["id"] == BUILTIN[0])
+    locked = data / entry["file"]
+    unreadable(monkeypatch, locked)
+    (data / "manifest.json").unlink()
+    loaded = loaded_in_time(settings(data_dir=data))
+    assert loaded.catalog.ids == [i for i in BUILTIN if i not in ("short-to-long", BUILTIN[0])]
+    assert f"Not served: {locked}: cannot read the file (Permission denied). Check its " \
+           f"permissions, or remove it." in loaded.problems
+    assert f"Not served: {pipe}: the figure file is not a regular file (a named pipe, socket " \
+           f"or device), so it is not read. Write the cells to a regular file." in loaded.problems
