@@ -77,3 +77,40 @@ def test_the_bundle_shows_labels_as_the_app_does(tmp_path):
     written = json.dumps([p["templates"] for p in shown], ensure_ascii=False)
     assert "Suite [U+202E]txt.exe" in written
     assert not BIDI.search(written) and "\u200b" not in written
+
+
+def run_formatter(tmp_path, formatter: str, values: list) -> list[str]:
+    """An AG Grid value formatter run in Node on each value, as the grid runs it."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    node = shutil.which("node")
+    if not node:
+        pytest.skip("`node` is not installed")
+    script = tmp_path / "formatter.js"
+    script.write_text(f"const f = new Function('params', 'return ' + {json.dumps(formatter)});\n"
+                      f"process.stdout.write(JSON.stringify({json.dumps(values)}.map("
+                      f"function (v) {{ return f({{value: v}}); }})));\n", encoding="utf-8")
+    done = subprocess.run([node, str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_cells_table_and_the_menus_write_bidi_controls_out(tmp_path):
+    from components.controls import label_options
+    from components.datatable import label_column
+
+    labels = [RLO, "plain", "x\u2067y"]
+    column = label_column("model", "Model", labels)
+    assert run_formatter(tmp_path, column["valueFormatter"]["function"], [*labels, None]) == [
+        "[U+202E]txt.exe", "plain", "x[U+2067]y", ""]
+    long = ["org/family-v1-" + label for label in labels]  # a shared start left off, too
+    column = label_column("model", "Model", long)
+    assert run_formatter(tmp_path, column["valueFormatter"]["function"], long) == [
+        "[U+202E]txt.exe", "plain", "x[U+2067]y"]
+    assert "valueFormatter" not in label_column("model", "Model", ["a", "b"])
+    assert label_options(labels) == [{"label": "[U+202E]txt.exe", "value": RLO},
+                                     {"label": "plain", "value": "plain"},
+                                     {"label": "x[U+2067]y", "value": "x\u2067y"}]
