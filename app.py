@@ -25,7 +25,7 @@ from evalmaps.service import live
 from evalmaps.service.settings import Settings, served_settings
 from evalmaps.service.startup import load_data
 from evalmaps.service.store import Store
-from evalmaps.service.uploads import Budget
+from evalmaps.service.uploads import Budget, mark_private
 from evalmaps.views.state import NAV_RULES, nav_href
 from layouts._first_page import grid_on_demand, inert_grid, page_container, referred_url, titled_index
 from layouts._routes import api, bundle_scripts, vendor
@@ -297,6 +297,7 @@ def secure_headers(app: Dash) -> None:
         response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")
         response.headers.setdefault("Referrer-Policy", "same-origin")
         response.headers.setdefault("Permissions-Policy", PERMISSIONS_POLICY)
+        mark_private(request, response)  # an upload's page or data: Cache-Control private, no-store
         if request.is_secure:  # behind TLS: browsers keep to HTTPS for a year
             response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
         return response

@@ -543,7 +543,7 @@ def by_options(figure: Figure | None) -> list[dict]:
 
 def label_options(figure: Figure, dim: str) -> list[dict]:
     """The labels of a dimension as a side's menu lists them (values: label references)."""
-    return [{"label": label, "value": label_ref(figure.id, dim, label)}
+    return [{"label": fmt.bidi_marked(label), "value": label_ref(figure.id, dim, label)}
             for label in figure.spec.dims[dim].labels]
 
 

@@ -9,6 +9,7 @@ from dash import dcc, html
 
 from evalmaps.core.figure import Catalog, Dim, Figure
 from evalmaps.core.labels import shortened
+from evalmaps.core.text import bidi_marked
 from evalmaps.views.state import ViewState
 
 COLOR_MODE_OPTIONS = [
@@ -76,9 +77,10 @@ def facet_dropdowns(id_type: str, figure: Figure, state: ViewState, width: int =
 def label_options(labels) -> list[dict]:
     """A menu's options for a dimension's labels: each shown without the start every label
     shares (evalmaps.core.labels: 'EleutherAI/pythia-v1.1-70m' reads '70m'), its value whole;
-    typing the whole name still finds it (the menu searches values too)."""
+    typing the whole name still finds it (the menu searches values too). Bidirectional controls
+    are written out in what is shown (evalmaps.core.text.bidi_marked)."""
     _, shown = shortened(labels)
-    return [{"label": short, "value": label} for short, label in zip(shown, labels)]
+    return [{"label": bidi_marked(short), "value": label} for short, label in zip(shown, labels)]
 
 
 def rows_dropdown(component_id: str, dim: Dim, rows: tuple[str, ...] | None) -> dcc.Dropdown:

@@ -42,14 +42,34 @@ def without_start(prefix: str) -> dict:
                         f"&& {text}.length > {len(prefix)} ? {text}.slice({len(prefix)}) : {text}"}
 
 
+def bidi_written_out(formatter: dict | None, labels) -> dict | None:
+    """``formatter`` (None: the label as it is) with the bidirectional controls the labels hold
+    written out as :func:`evalmaps.core.text.bidi_marked` writes them ('[U+202E]'), in the
+    browser: the row data, the filters and the download keep the whole label. None when no
+    label holds one (the common case: no formatter)."""
+    found = sorted({c for label in labels for c in fmt.BIDI_CONTROLS.findall(str(label))})
+    if not found:
+        return formatter
+    text = (f"({formatter['function']})" if formatter else
+            "(params.value == null ? '' : params.value + '')")
+    for c in found:  # static-eval: string methods, no regular expressions
+        text += f".split({json.dumps(c)}).join({json.dumps(fmt.bidi_marked(c))})"
+    return {"function": text}
+
+
 def label_column(field: str, title: str, labels) -> dict:
     """A dimension's column: its labels shown without the start they all share
-    (evalmaps.core.labels), which the header says once."""
-    column = {"field": field, "headerName": title, "filter": "agTextColumnFilter"}
+    (evalmaps.core.labels), which the header says once, and with their bidirectional controls
+    written out (:func:`bidi_written_out`)."""
+    column = {"field": field, "headerName": fmt.bidi_marked(title), "filter": "agTextColumnFilter"}
+    marked = bidi_written_out(None, labels)
+    if marked is not None:
+        column["valueFormatter"] = marked
     prefix = label_prefix(labels)
     if prefix:
-        header = f"{title} ({prefix}…)"
-        column.update(headerName=header, valueFormatter=without_start(prefix),
+        header = fmt.bidi_marked(f"{title} ({prefix}…)")
+        column.update(headerName=header,
+                      valueFormatter=bidi_written_out(without_start(prefix), labels),
                       headerTooltip=f"{title}: each label starts with {prefix}, left off below",
                       # room for the header where there is room (flex), less on a phone
                       flex=2, minWidth=min(8 * len(header) + 40, 240))

@@ -13,6 +13,8 @@ from html import escape
 import numpy as np
 import pybase64
 
+from evalmaps.core.text import bidi_marked
+
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
 TEXT_COLOR = "#212529"
 MISSING_COLOR = "#e9ecef"  # a cell the source does not report
@@ -35,8 +37,11 @@ TEMPLATE = {
 
 def text(label: object) -> str:
     """A label as Plotly shows it: its pseudo-HTML tags escaped (a label is shown as typed,
-    never as markup; quotes stay quotes). ``%{`` would start a template variable: broken up."""
-    return escape(str(label), quote=False).replace("%{", "%\u200b{")
+    never as markup; quotes stay quotes); its bidirectional controls written out
+    (:func:`evalmaps.core.text.bidi_marked`). ``%{`` would start a template variable: its
+    ``%`` is written as the entity ``&#37;``, which Plotly shows as ``%`` (an inserted
+    character would be copied with the label)."""
+    return escape(bidi_marked(str(label)), quote=False).replace("%{", "&#37;{")
 
 
 def texts(labels) -> list[str]:

@@ -659,9 +659,15 @@
     return Math.max(50, Math.ceil(Math.min(widest, 28) * 7) + 36);
   }
 
+  /* components.theme.text: bidirectional controls written out ([U+202E]), tags escaped, the
+   * '%' of '%{' an entity (Plotly shows it as '%'; nothing is inserted into the label). */
   function esc(text) {
-    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-      .replace(/%\{/g, "%\u200b{");
+    return String(text)
+      .replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, function (c) {
+        return "[U+" + ("000" + c.charCodeAt(0).toString(16).toUpperCase()).slice(-4) + "]";
+      })
+      .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+      .replace(/%\{/g, "&#37;{");
   }
 
   function config(name) {

@@ -80,10 +80,13 @@
 
   const FORMULA = ["=", "+", "-", "@", "\t", "\r"];
 
+  /* evalmaps.core.text.neutralise: a text that already starts with quotes before a formula
+   * gets one more, so that no two texts are written alike. */
   function neutralise(text) {
-    if (text.length > 1 && FORMULA.indexOf(text.charAt(0)) >= 0) {
+    const bare = text.replace(/^'+/, "");
+    if (bare.length > 1 && FORMULA.indexOf(bare.charAt(0)) >= 0) {
       const asNumber = /^\s*[+-]?(\d+\.?\d*(e[+-]?\d+)?|\.\d+(e[+-]?\d+)?|inf(inity)?|nan)\s*$/i;
-      return asNumber.test(text) ? text : "'" + text;
+      return asNumber.test(bare) ? text : "'" + text;
     }
     return text;
   }
@@ -99,7 +102,9 @@
       return fig.panels.some(function (p) { return p.has.indexOf(c) >= 0; });
     });
     const columns = names.concat(["value"], extras);
-    const lines = [columns.concat(["provenance"]).map(csvField).join(",")];
+    const lines = [columns.concat(["provenance"]).map(function (c) {
+      return csvField(neutralise(c));  // a header cell is a cell: neutralised as the values are
+    }).join(",")];
     const ys = fig.dims[fig.y].labels, xs = fig.dims[fig.x].labels, nx = xs.length;
     const text = function (v) {
       return v === null || v === undefined ? "" : neutralise(pyRepr(v));

@@ -66,7 +66,7 @@ def _import_file(path, cache_dir, options: TableOptions = TableOptions()) -> Fig
     entry = sidecar(path)
     if entry.is_file():
         return _load_with_entry(path, entry, cache_dir)
-    data = path.read_bytes()
+    data = read_file(path)
     parquet = path.suffix.lower() == ".parquet"
     mapping = options.apply(ImportOptions(format="tidy") if parquet else ImportOptions())
     key = None
@@ -129,7 +129,8 @@ def _load_with_entry(path: Path, entry: Path, cache_dir) -> Figure:
         raise ImportFailed(f"the catalog entry {entry.name} beside it is not a JSON object. "
                            f"Import the results again, or remove it.", file=str(path))
     spec = parse_spec({**raw, "file": path.name}, where=str(entry))
-    return load_figure(spec, path, cache_dir)
+    # the table beside its entry is evalmaps' own, written for spreadsheets: read back exactly
+    return load_figure(spec, path, cache_dir, neutralised=True)
 
 
 def load_folder(folder, cache_dir: str | Path | None = None,
@@ -160,13 +161,63 @@ def load_folder(folder, cache_dir: str | Path | None = None,
         return _load_files(folder, cache_dir, problems, options=options)
 
 
-def _data_files(folder: Path) -> list[Path]:
+def inside(folder: Path, path: Path) -> bool:
+    """Whether ``path``, its links followed, is in ``folder`` (itself resolved): a data folder
+    serves only what is in it. A link that leads out of it (``leak.csv -> ../outside/x.csv``),
+    or a loop of links, is not followed (as the bundle writer never writes outside its folder)."""
+    try:
+        root, target = Path(folder).resolve(), Path(path).resolve()
+    except (OSError, RuntimeError):  # a loop of links
+        return False
+    return root in target.parents
+
+
+def outside_error(path: Path) -> DataError:
+    """The problem of a file found in a data folder that is a link leading out of it. (A
+    catalog.json names its files itself, anywhere: its author chose them.)"""
+    return DataError("it is a link that leads outside the data folder, and links out of a data "
+                     "folder are not followed. Copy the file into the folder to serve it.",
+                     file=str(path))
+
+
+def _servable(folder: Path, paths, skipped: list[DataError] | None) -> list[Path]:
+    """``paths`` without what cannot be served as a file of ``folder``: links that lead out
+    of it (:func:`inside`), links to nothing, and what is not a regular file. Their problems
+    are added to ``skipped`` (when given) for the problems list."""
+    kept = []
+    for path in paths:
+        why = (outside_error(path) if not inside(folder, path)
+               else _not_regular(path))
+        if why is None:
+            kept.append(path)
+        elif skipped is not None:
+            skipped.append(why)
+    return kept
+
+
+def _not_regular(path: Path) -> DataError | None:
+    """The problem of a file of a data folder that cannot be read as one, or None: a link to
+    nothing, or not a regular file (a named pipe would hang the read; a socket or device is no
+    table)."""
+    if path.is_file():
+        return None
+    if path.is_symlink() and not path.exists():
+        return DataError("it is a link to a file that does not exist. Remove the link, or "
+                         "restore the file it points to.", file=str(path))
+    return DataError("it is not a regular file (a named pipe, socket or device), so it is not "
+                     "read. Write the results to a regular file.", file=str(path))
+
+
+def _data_files(folder: Path, skipped: list[DataError] | None = None) -> list[Path]:
     """The folder's tables; when it has none of its own and holds no results files, the tables
-    in its subfolders (a download that keeps its data one folder down)."""
-    files = sorted([*folder.glob("*.csv"), *folder.glob("*.parquet")])
+    in its subfolders (a download that keeps its data one folder down). What cannot be served
+    as a file (:func:`_servable`) is left out (its problem added to ``skipped`` when given)."""
+    files = _servable(folder, sorted([*folder.glob("*.csv"), *folder.glob("*.parquet")]),
+                      skipped)
     if not files and not _harness_folder(folder):
-        files = sorted(p for p in [*folder.rglob("*.csv"), *folder.rglob("*.parquet")]
-                       if not any(part.startswith(".") for part in p.relative_to(folder).parts))
+        files = _servable(folder, sorted(
+            p for p in [*folder.rglob("*.csv"), *folder.rglob("*.parquet")]
+            if not any(part.startswith(".") for part in p.relative_to(folder).parts)), skipped)
     if not files and not _harness_folder(folder):
         raise ImportFailed("the data folder holds no .csv files and no catalog.json.",
                            file=str(folder))
@@ -178,22 +229,31 @@ def _harness_folder(folder: Path) -> bool:
     return any(p.suffix.lower() in (".json", ".eval", ".zip") for p in folder.rglob("*"))
 
 
-def harness_files(folder: Path) -> list[Path]:
+def harness_files(folder: Path, skipped: list[DataError] | None = None) -> list[Path]:
     """The files of a folder of evaluation tools' results, as an import of the folder reads
-    them: every results file below it, in order of path, hidden ones left out."""
-    return sorted(p for p in folder.rglob("*") if p.is_file()
-                  and p.suffix.lower() in SUFFIXES and not p.name.startswith("."))
+    them: every results file below it, in order of path, hidden ones left out, and what cannot
+    be served as a file (:func:`_servable`: its problem added to ``skipped`` when given)."""
+    return _servable(folder, sorted(p for p in folder.rglob("*") if not p.is_dir()
+                                    and p.suffix.lower() in SUFFIXES
+                                    and not p.name.startswith(".")), skipped)
+
+
+def read_file(path: Path) -> bytes:
+    """A data folder's file, whole; one that cannot be read (its permissions, removed
+    meanwhile, an I/O error) is an ImportFailed naming it, so that it is skipped as a bad file
+    is, never a traceback that stops start-up or a watched folder's updates."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ImportFailed(f"cannot read the file ({exc.strerror or exc}). Check its "
+                           f"permissions, or remove it.", file=str(path)) from None
 
 
 def read_harness_file(path: Path, options: TableOptions = TableOptions()) -> Found:
     """One file of a folder of results, read (:func:`evalmaps.catalog.imports.read_source`). A
     ``.json`` that does not parse (cut short, or still being written) is a DataError naming it,
     not a file skipped as "not results"."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ImportFailed(f"cannot read the file ({exc.strerror}). Check its permissions.",
-                           file=str(path)) from None
+    data = read_file(path)
     found = read_source(path.as_posix(), data, True, options.apply(ImportOptions()), None)
     if path.suffix.lower() == ".json" and not found.readings and parse_json(data) is None:
         raise ImportFailed("the file is not valid JSON: it was cut short or is still being "
@@ -230,10 +290,17 @@ def _load_files(folder: Path, cache_dir, problems: list[str] | None = None,
     (:mod:`evalmaps.service.live`). It returns None for a file not to be served yet. Tables
     that ``options`` name per-item records are read together, as ``evalmaps import DIR`` reads
     them (one file per model, ``--set model={file}``, is ONE figure), not a figure each."""
-    files = _data_files(folder)
-    if not files or options.per_item:  # read together (per-item tables too): one per tool
+    skipped: list[DataError] = []  # links out, pipes, ...: named in the problems, never read
+    try:
+        files = _data_files(folder, skipped)
+        together = not files or options.per_item  # read together (per-item tables too): one per tool
+        if together:
+            files = files or harness_files(folder, skipped)
+    finally:
+        _report_skipped(skipped, problems)
+    if together:
         founds = []
-        for path in files or harness_files(folder):
+        for path in files:
             try:
                 found = read(path) if read is not None else read_harness_file(path, options)
             except DataError as exc:
@@ -275,6 +342,15 @@ def _load_files(folder: Path, cache_dir, problems: list[str] | None = None,
         where[fid] = path.name
         figures.append(figure)
     return figures
+
+
+def _report_skipped(skipped: list[DataError], problems: list[str] | None) -> None:
+    """The files of a data folder that cannot be served as files, each a problem (without
+    ``problems``: the first raises, as a bad file does)."""
+    for exc in skipped:
+        if problems is None:
+            raise exc
+        problems.append(not_served(exc))
 
 
 def folder_files(folder: Path) -> list[tuple[Path, Figure]]:

@@ -30,7 +30,7 @@ from evalmaps.core.figure import (
     MetricsByLabel,
 )
 from evalmaps.core.names import RESERVED_NAMES
-from evalmaps.core.text import MAX_DECIMALS
+from evalmaps.core.text import MAX_DECIMALS, unneutralise
 from evalmaps.readers import fastcsv
 from evalmaps.readers.base import control_problem
 from evalmaps.readers.parquet import read_parquet_texts
@@ -174,14 +174,61 @@ def _need(entry: dict, key: str, kind: type | tuple, where: str) -> Any:
     if key not in entry:
         raise DataError(f"the key \"{key}\" is missing. Add it to the figure's entry.", file=where)
     value = entry[key]
-    if not isinstance(value, kind):
-        raise DataError(f"\"{key}\" has the wrong type ({type(value).__name__}). "
-                        f"See data/README.md for the catalog format.", file=where)
+    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _kinds(kind)):
+        raise wrong_type(key, value, kind, where)
     return value
 
 
+_JSON_KINDS = {str: "a text", list: "a list", dict: "an object", bool: "true or false",
+               int: "a number", float: "a number", type(None): "null"}
+
+
+def _kinds(kind: type | tuple) -> tuple:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def wrong_type(key: str, value: Any, kind: type | tuple, where: str, of: str = "",
+               member: bool = False) -> DataError:
+    """A field of a catalog entry with the wrong JSON type: which field, what it must be
+    (``member``: ``value`` is one of its members, the field itself of the right type)."""
+    want = " or ".join(dict.fromkeys(_JSON_KINDS.get(k, k.__name__) for k in _kinds(kind)))
+    got = _JSON_KINDS.get(type(value), type(value).__name__)
+    got = f"and it holds {got}" if member else f"not {got}"
+    return DataError(f"\"{key}\" must be {want}{of}, {got}. Fix it, or remove it to use "
+                     f"the default (see data/README.md for the catalog format).", file=where)
+
+
+def _optional(entry: dict, key: str, kind: type | tuple, default: Any, where: str,
+              items: type | tuple | None = None, of: str = "") -> Any:
+    """An optional field of ``kind`` (its members, or an object's values, of ``items``)."""
+    value = entry.get(key, default)
+    if value is default:
+        return value
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise wrong_type(key, value, kind, where, of)
+    members = (value.values() if isinstance(value, dict) else value) if items else ()
+    for member in members:
+        if not isinstance(member, items):
+            raise wrong_type(key, member, kind, where, of, member=True)
+    return value
+
+
+_SCALAR = (str, int, float)
+
+
 def parse_spec(entry: Any, where: str) -> FigureSpec:
-    """Validate one catalog entry (a dict) into a :class:`FigureSpec`."""
+    """Validate one catalog entry (a dict) into a :class:`FigureSpec`. A field of the wrong
+    type is a DataError naming it (never a TypeError: a bad file never stops the app)."""
+    try:
+        return _parse_spec(entry, where)
+    except DataError:
+        raise
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:  # a case not checked below
+        raise DataError(f"the entry has a field of the wrong type ({exc}). See data/README.md "
+                        f"for the catalog format.", file=where) from None
+
+
+def _parse_spec(entry: Any, where: str) -> FigureSpec:
     if not isinstance(entry, dict):
         raise DataError("each figure entry must be a JSON object.", file=where)
     fid = _need(entry, "id", str, where)
@@ -204,10 +251,12 @@ def parse_spec(entry: Any, where: str) -> FigureSpec:
                 raise DataError(f"dimension '{name}': {control_problem(label)}", file=where)
         if len(set(labels)) != len(labels):
             raise DataError(f"dimension '{name}' lists a label twice.", file=where)
-        dims[name] = Dim(name, str(d.get("title", name)), labels)
+        title = _optional(d, "title", _SCALAR, name, where, of=f" (the title of dimension '{name}')")
+        dims[name] = Dim(name, str(title), labels)
     x = _need(entry, "x", str, where)
     y = _need(entry, "y", str, where)
-    facets = tuple(_need(entry, "facets", list, where)) if "facets" in entry else ()
+    facets = tuple(_optional(entry, "facets", list, [], where, items=str,
+                             of=" of dimension names"))
     for role, name in [("x", x), ("y", y), *[("facet", f) for f in facets]]:
         if name not in dims:
             raise DataError(f"the {role} dimension '{name}' is not among the dims "
@@ -219,7 +268,7 @@ def parse_spec(entry: Any, where: str) -> FigureSpec:
         extra = sorted(set(dims) - set(used))
         raise DataError(f"dimension(s) {', '.join(extra)} are neither x, y nor a facet.", file=where)
     metrics = _metrics_entry(entry.get("metrics"), dims, facets, where)
-    provenance = str(entry.get("provenance", ""))
+    provenance = _optional(entry, "provenance", str, "", where)
     if provenance not in PROVENANCES:
         raise DataError(f"provenance '{provenance}' is not one of {', '.join(PROVENANCES)}.", file=where)
     zrange = entry.get("zrange")
@@ -230,11 +279,15 @@ def parse_spec(entry: Any, where: str) -> FigureSpec:
         raise DataError("zrange must be [low, high], two numbers with low < high.", file=where)
     colorscale = _colorscale(entry.get("colorscale", "Viridis"), where)
     return FigureSpec(
-        id=fid, title=str(entry.get("title", fid)), metric=metric, x=x, y=y, facets=facets,
+        id=fid, title=str(_optional(entry, "title", _SCALAR, fid, where)), metric=metric,
+        x=x, y=y, facets=facets,
         dims={name: dims[name] for name in (*facets, y, x)}, colorscale=colorscale,
         zrange=tuple(zrange) if zrange is not None else None, provenance=provenance,
-        source={str(k): str(v) for k, v in dict(entry.get("source", {})).items()},
-        notes=tuple(str(n) for n in entry.get("notes", [])), file=_need(entry, "file", str, where),
+        source={str(k): str(v) for k, v in _optional(
+            entry, "source", dict, {}, where, items=_SCALAR, of=" of texts").items()},
+        notes=tuple(str(n) for n in _optional(entry, "notes", list, [], where, items=_SCALAR,
+                                              of=" of texts")),
+        file=_need(entry, "file", str, where),
         decimals=_decimals_entry(entry, where), metrics=metrics,
         items=_items_entry(entry.get("items"), where),
     )
@@ -285,7 +338,9 @@ def _metric(raw: dict, key: str, default_name: str, where: str) -> Metric:
     better = raw.get("higher_is_better", True)
     if not isinstance(better, bool):
         raise DataError(f"{key}.higher_is_better must be true or false.", file=where)
-    return Metric(str(raw.get("name", default_name)), str(raw.get("unit", "")),
+    name = _optional(raw, "name", _SCALAR, default_name, where, of=f" (the name in {key})")
+    unit = _optional(raw, "unit", _SCALAR, "", where, of=f" (the unit in {key})")
+    return Metric(str(name), str(unit),
                   tuple(metric_range) if metric_range is not None else None, better,
                   decimals=_decimals_entry(raw, where, f"{key}.decimals"))
 
@@ -325,18 +380,23 @@ def _decimals_entry(entry: dict, where: str, key: str = "decimals") -> int | Non
     return value
 
 
-def load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None = None) -> Figure:
+def load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None = None,
+                neutralised: bool = False) -> Figure:
     """Read and validate one figure file (tidy CSV, or Parquet when it ends in ``.parquet``).
 
     With ``cache_dir``, cells validated once are kept there, keyed by the file's content and
-    what the catalog says of it; an unchanged file is not parsed again.
+    what the catalog says of it; an unchanged file is not parsed again. ``neutralised``: a CSV
+    evalmaps wrote itself for spreadsheets (``evalmaps import -o``), whose texts are read back
+    as they were before :func:`evalmaps.core.text.neutralise` (``'-base`` is the label
+    ``-base``, as its catalog entry says).
     """
     with fastcsv.lean_memory():
-        return _load_figure(spec, Path(path), cache_dir)
+        return _load_figure(spec, Path(path), cache_dir, neutralised)
 
 
-def _load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None) -> Figure:
-    figure = _load_cells(spec, path, cache_dir)
+def _load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None,
+                 neutralised: bool = False) -> Figure:
+    figure = _load_cells(spec, path, cache_dir, neutralised)
     if spec.items:
         from evalmaps.catalog.items import attach
 
@@ -348,27 +408,49 @@ def _load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None) -> 
     return figure
 
 
-def _load_cells(spec: FigureSpec, path: Path, cache_dir: str | Path | None) -> Figure:
+def _load_cells(spec: FigureSpec, path: Path, cache_dir: str | Path | None,
+                neutralised: bool = False) -> Figure:
+    if path.exists() and not path.is_file():  # a named pipe would hang the read
+        raise DataError("the figure file is not a regular file (a named pipe, socket or "
+                        "device), so it is not read. Write the cells to a regular file.",
+                        file=str(path))
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         raise DataError("the figure file is missing. Check the \"file\" entry in the catalog.",
                         file=str(path)) from None
+    except OSError as exc:  # unreadable: skipped as a bad file is, never a traceback
+        raise DataError(f"cannot read the file ({exc.strerror or exc}). Check its permissions, "
+                        f"or remove it.", file=str(path)) from None
+    parquet = path.suffix.lower() == ".parquet"
+    neutralised = neutralised and not parquet
     key = None
     if cache_dir is not None:
-        key = cache.key("catalog", path.suffix.lower(), _validation_key(spec), data)
+        key = cache.key("catalog-neutralised" if neutralised else "catalog", path.suffix.lower(),
+                        _validation_key(spec), data)
         hit = cache.load(cache_dir, key)
         if hit is not None:
             return Figure(spec, hit.cells, hit.decimals)
-    if path.suffix.lower() == ".parquet":
+    if parquet:
         columns, arrays = read_parquet_texts(data, str(path))
     else:
         columns, arrays = _read_csv(data, path)
+    if neutralised:
+        columns, arrays = _unneutralised(columns, arrays)
     positions: dict = {}
     cells, decimals = validate_columns(columns, arrays, spec, str(path), positions_out=positions)
     if key is not None:
         cache.store(cache_dir, key, cells, decimals)
     return Figure(spec, cells, decimals, _positions=positions)
+
+
+def _unneutralised(columns: list[str], arrays: list) -> tuple[list[str], list]:
+    """A CSV's header and columns as they were before evalmaps neutralised them (only texts
+    that start with a quote can change: looked at distinct, vectorised)."""
+    return ([unneutralise(c) for c in columns],
+            [pa.chunked_array([fastcsv.apply_to_prefixed(
+                col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col,
+                unneutralise, ("'",))]) for col in arrays])
 
 
 def _validation_key(spec: FigureSpec) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from evalmaps.core.text import clip, listing
+from evalmaps.core.text import bidi_marked, clip, listing
 
 MAX_QUOTED = 100  # characters of a user's input quoted back in a message
 MAX_LISTED = 20  # names listed in a message before "and N more"
@@ -75,8 +75,9 @@ _BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 
 def problem_line(text: str) -> str:
     """A start-up problem as one line of text (log, /healthz, the app's banner): line breaks and
-    other control characters become spaces; at most MAX_PROBLEM characters."""
-    return clip(_BREAKS.sub(" ", str(text)).strip(), MAX_PROBLEM)
+    other control characters become spaces, bidirectional controls are written out (a file
+    named with U+202E reads as it is); at most MAX_PROBLEM characters."""
+    return clip(bidi_marked(_BREAKS.sub(" ", str(text)).strip()), MAX_PROBLEM)
 
 
 def not_served(exc: DataError) -> str:

@@ -239,6 +239,18 @@ def se_places(decimals: int) -> int:
     return min(max(places(decimals), 1) + 1, MAX_DECIMALS)
 
 
+# bidirectional controls: embeddings, overrides, isolates and marks. Shown raw, U+202E makes a
+# label "\u202etxt.exe" read as "exe.txt"; a shown label has each written out instead
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def bidi_marked(text: str) -> str:
+    """``text`` to show, its bidirectional controls written out visibly (``[U+202E]``): they
+    can neither reorder what follows them nor hide in it. The label itself (data, downloads,
+    filters) keeps them."""
+    return BIDI_CONTROLS.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+
+
 def clip(text: str, limit: int = 60) -> str:
     """User input quoted in a message: at most ``limit`` characters, then '…'."""
     text = str(text)
@@ -255,19 +267,37 @@ def listing(items, limit: int = 20, more: str = "") -> str:
 
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+# the first characters of the texts neutralise may change: a formula's, and the quote it adds
+NEUTRALISED_PREFIXES = (*FORMULA_PREFIXES, "'")
+
+
+def _formula_like(text: str) -> bool:
+    if len(text) > 1 and text.startswith(FORMULA_PREFIXES):  # a lone "-" is a placeholder
+        try:
+            float(text)
+            return False
+        except ValueError:
+            return True
+    return False
 
 
 def neutralise(text: str) -> str:
     """Make a cell safe to open in a spreadsheet: text starting like a formula gets a leading '.
 
-    Numbers (including negative ones) are left alone: they are data, not formulas.
+    Numbers (including negative ones) are left alone: they are data, not formulas. So that
+    :func:`unneutralise` gives every text back exactly, a text that already starts with quotes
+    before a formula (``'=1+1``) gets one more (``''=1+1``), and no two texts are written alike.
     """
-    if len(text) > 1 and text.startswith(FORMULA_PREFIXES):  # a lone "-" is a placeholder
-        try:
-            float(text)
-            return text
-        except ValueError:
-            return "'" + text
+    if _formula_like(text.lstrip("'")):
+        return "'" + text
+    return text
+
+
+def unneutralise(text: str) -> str:
+    """The text :func:`neutralise` was given: ``unneutralise(neutralise(t)) == t`` for every t
+    (how evalmaps reads back the CSV it wrote itself, ``evalmaps import -o``)."""
+    if text.startswith("'") and _formula_like(text.lstrip("'")):
+        return text[1:]
     return text
 
 

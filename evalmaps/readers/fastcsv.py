@@ -596,7 +596,7 @@ def write_csv(frame, neutralise=None, prefixes: tuple[str, ...] = ()) -> str:
     """``frame.map(neutralise).to_csv(index=False, lineterminator="\\n")`` for a table of texts,
     vectorised: the same text, quoted as the csv module quotes (asked of it for the few fields
     that need it). ``neutralise`` is applied to the distinct texts that start with one of
-    ``prefixes`` (the only ones it may change)."""
+    ``prefixes`` (the only ones it may change), and to the header's names."""
     return write_csv_buffer(frame, neutralise, prefixes).decode("utf-8")
 
 
@@ -608,18 +608,21 @@ def write_csv_buffer(frame, neutralise=None, prefixes: tuple[str, ...] = ()) -> 
 def write_csv_parts(frame, neutralise=None, prefixes: tuple[str, ...] = ()) -> list:
     """:func:`write_csv_buffer` in parts (bytes-like) to write one after the other: the rows
     are not copied to put the header in front of them."""
+    names = [str(name) for name in frame.columns]
+    if neutralise is not None:  # a header cell is a cell: neutralised as the values are
+        names = [neutralise(name) for name in names]
     if frame.shape[1] < 2 or len(frame) == 0:  # a lone empty field is quoted: the reference
         body = io.StringIO()
-        (frame.map(neutralise) if neutralise else frame).to_csv(body, index=False,
-                                                               lineterminator="\n")
+        (frame.map(neutralise) if neutralise else frame).set_axis(names, axis=1).to_csv(
+            body, index=False, lineterminator="\n")
         return [body.getvalue().encode("utf-8")]
     header = io.StringIO()  # quoted as the csv module quotes: asked of it
-    csv.writer(header, lineterminator="\n").writerow([str(name) for name in frame.columns])
+    csv.writer(header, lineterminator="\n").writerow(names)
     parts = []
     for name in frame.columns:
         col = pc.fill_null(as_text(frame[name]), "").combine_chunks().cast(TEXT)
         if neutralise is not None:
-            col = _apply_to_prefixed(col, neutralise, prefixes)
+            col = apply_to_prefixed(col, neutralise, prefixes)
         parts += [_quoted(col), pa.scalar(",", type=TEXT)]
     parts[-1] = pa.scalar("\n", type=TEXT)
     rows = pc.binary_join_element_wise(*parts, pa.scalar("", type=TEXT))
@@ -642,7 +645,9 @@ def _views(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return offsets, raw
 
 
-def _apply_to_prefixed(col: pa.Array, fn, prefixes: tuple[str, ...]) -> pa.Array:
+def apply_to_prefixed(col: pa.Array, fn, prefixes: tuple[str, ...]) -> pa.Array:
+    """``fn`` of each distinct text of ``col`` that starts with one of ``prefixes`` (the only
+    texts it may change); the others as they are."""
     if not prefixes or len(col) == 0:
         return col
     if all(len(p) == 1 and p.isascii() for p in prefixes):  # by the first byte, vectorised

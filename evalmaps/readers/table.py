@@ -86,12 +86,12 @@ class Imported:
                 out.write(part)
 
     def _csv_parts(self, for_spreadsheets: bool) -> list:
-        from evalmaps.core.text import FORMULA_PREFIXES, neutralise
+        from evalmaps.core.text import NEUTRALISED_PREFIXES, neutralise
 
         with fastcsv.lean_memory():
             if not for_spreadsheets:
                 return fastcsv.write_csv_parts(self.tidy)
-            return fastcsv.write_csv_parts(self.tidy, neutralise, FORMULA_PREFIXES)
+            return fastcsv.write_csv_parts(self.tidy, neutralise, NEUTRALISED_PREFIXES)
 
     def summary(self) -> dict:
         return {"format": self.format, "x": self.spec["x"], "y": self.spec["y"],

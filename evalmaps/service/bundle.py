@@ -122,8 +122,9 @@ def compare_pages(catalog: Catalog, pairs: list[tuple[str, str]]) -> list[dict]:
 # --------------------------------------------------------------------------- templates
 
 def _text(label: object) -> str:
-    """A label as Plotly shows it (components.theme.text): tags escaped, '%{' broken up."""
-    return html.escape(str(label), quote=False).replace("%{", "%\u200b{")
+    """A label as Plotly shows it (components.theme.text): tags escaped, bidirectional controls
+    written out, the '%' of '%{' an entity."""
+    return html.escape(fmt.bidi_marked(str(label)), quote=False).replace("%{", "&#37;{")
 
 
 def value_template(metric, decimals: int, field: str = "z") -> str:

@@ -31,6 +31,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISDIR
 
 import pandas as pd
 
@@ -101,8 +102,13 @@ class FolderReader:
             try:
                 stat = path.stat()
             except OSError:
-                continue  # removed while listed
-            if path.is_file():
+                try:
+                    stat = path.lstat()  # a link to nothing: seen, so that it is named
+                except OSError:
+                    continue  # removed while listed
+            # every entry but folders: a pipe or a broken link is a problem to name (the load
+            # skips it, :func:`folders._servable`), so its arrival is a change
+            if not S_ISDIR(stat.st_mode):
                 found[path] = _signature(stat)
         return found
 

@@ -15,7 +15,9 @@ and read at once: the first rename of an id wins, and every later one holds the 
 
 Bounds: the total size of the store (``max_bytes``) and the number of figures (``max_figures``).
 A figure that would pass either is refused with :class:`StoreFull`; nothing is evicted, since a
-link someone shared must keep working. Staged files are removed after a day.
+link someone shared must keep working. Staged files are removed after a day; the temporary
+folders of writes killed midway are removed when a process opens the store (an hour after their
+last change: :meth:`Store.sweep_temporary`), so they do not count against the size for ever.
 """
 
 from __future__ import annotations
@@ -40,8 +42,25 @@ STORED_ID_IN = re.compile(r"upload-[a-z0-9-]{1,40}-[0-9a-f]{16}(?![0-9a-f])")  #
 ITEMS = "items"  # a stored figure's per-item records: <id>/items/scores.parquet, texts.parquet
 STAGED_RE = re.compile(r"^[0-9a-f]{64}$")
 STAGING_MAX_AGE = 24 * 3600  # seconds a staged file is kept
+TMP_PREFIX = ".tmp-"  # a write in progress: renamed into place when whole
+# seconds a temporary folder or file is left untouched before start-up removes it as the
+# remains of a write that was killed (kill -9, a crash, a power cut): see Store.sweep_temporary
+TMP_MAX_AGE = 3600
 CACHED_FIGURES = 12  # built figures kept per process (a cache: any process can rebuild them)
 CACHED_CELLS = 2_000_000  # ... and at most this many cells in all
+
+
+def _newest_change(path: Path) -> float:
+    """The latest time ``path`` or anything below it was changed (now, when it cannot be told:
+    such a path is left alone)."""
+    try:
+        newest = path.lstat().st_mtime
+        if path.is_dir() and not path.is_symlink():
+            for below in path.rglob("*"):
+                newest = max(newest, below.lstat().st_mtime)
+    except OSError:
+        return time.time()
+    return newest
 
 
 class StoreFull(EvalmapsError):
@@ -97,6 +116,38 @@ class Store:
             raise EvalmapsError(f"the upload store {self.root} cannot be written "
                                 f"({exc.strerror}). Give a writable folder with --store DIR, or "
                                 f"run read-only with --no-store.") from None
+        self.sweep_temporary()
+
+    def sweep_temporary(self, max_age: float = TMP_MAX_AGE) -> list[Path]:
+        """Remove the temporary folders and files (``.tmp-*``) that writes killed midway left
+        behind, which :meth:`size` would count against the quota for ever; the paths removed.
+
+        Other processes (gunicorn's workers, other hosts sharing the folder) may be writing
+        into their own ``.tmp-*`` at this moment: a worker that starts while another keeps an
+        upload must not pull the folder from under it. A lock would not do (a killed writer
+        holds none, and locks are unreliable on network file systems), so a temporary path
+        is removed only when nothing in it has changed for ``max_age`` seconds: a write takes
+        seconds, and each file it writes touches the folder, so only abandoned ones are that
+        old."""
+        now = time.time()
+        removed = []
+        for folder in (self.figures_dir, self.staging_dir):
+            try:
+                paths = [p for p in folder.iterdir() if p.name.startswith(TMP_PREFIX)]
+            except OSError:
+                continue
+            for path in paths:
+                if now - _newest_change(path) <= max_age:
+                    continue  # being written, perhaps: left alone
+                try:
+                    if path.is_dir() and not path.is_symlink():
+                        shutil.rmtree(path)
+                    else:
+                        path.unlink()
+                except OSError:
+                    continue  # removed by another process meanwhile, or not ours to remove
+                removed.append(path)
+        return removed
 
     # ------------------------------------------------------------------------- figures
 
@@ -118,7 +169,7 @@ class Store:
         spec_bytes = json.dumps(entry, indent=1, ensure_ascii=False).encode()
         cells_bytes = tidy_csv.encode()
         self._check_room(len(spec_bytes) + len(cells_bytes))
-        tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=self.figures_dir))
+        tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=self.figures_dir))
         try:
             (tmp / "cells.csv").write_bytes(cells_bytes)
             if records is not None:
@@ -233,7 +284,7 @@ class Store:
             os.utime(path)
             return key
         self._check_room(len(data) + len(name) + 1)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.staging_dir)
+        fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=self.staging_dir)
         try:
             with os.fdopen(fd, "wb") as out:
                 out.write(name.encode() + b"\n" + data)

@@ -125,3 +125,41 @@ def catalog_with(base: Catalog, store: Store | None, ids) -> Catalog:
             wanted.append(fid)
     figures = [f for f in (store.figure(fid) for fid in wanted[-MAX_RECENT - 2:]) if f is not None]
     return base.with_figures(figures) if figures else base
+
+
+# ------------------------------------------------------------------------- private responses
+
+PRIVATE = "private, no-store"  # an upload is its uploader's: kept by no browser cache or proxy
+SCANNED_BODY = 64 * 1024  # a request body up to this size is searched for an upload's id
+
+
+def carries_upload(path: str, query: str, body: bytes | None, size: int | None) -> bool:
+    """Whether a request names an upload, so that its answer (a page, JSON, a CSV, a callback's
+    figure) carries the upload's data: an upload id in its path or query (``?figure=upload-...``,
+    ``/api/figures/upload-.../cells``, ``/api/compare?a=upload-...``) or in a callback's body
+    (a page's state, a browser's list of its uploads). A body larger than :data:`SCANNED_BODY` is
+    an upload's file itself (its preview carries its data) and is taken to carry one."""
+    from urllib.parse import unquote_plus
+
+    from evalmaps.service.store import STORED_ID_IN
+
+    if STORED_ID_IN.search(path) or STORED_ID_IN.search(unquote_plus(query)):
+        return True
+    if size is not None and size > SCANNED_BODY:
+        return True
+    return bool(body) and STORED_ID_IN.search(body.decode("utf-8", "replace")) is not None
+
+
+def mark_private(request, response) -> None:
+    """``Cache-Control: private, no-store`` on the answer to a request that names an upload
+    (:func:`carries_upload`): a shared link to a private upload is not kept by any cache, nor
+    shown from the browser's history cache to the next user of the machine."""
+    size = request.content_length
+    body = None
+    if size and size <= SCANNED_BODY:
+        try:
+            body = request.get_data(cache=True)  # read already by the view, mostly
+        except Exception:  # noqa: BLE001 - refused (over MAX_CONTENT_LENGTH): never a 500 here
+            body, size = None, SCANNED_BODY + 1  # unread: taken to carry one
+    if carries_upload(request.path, request.query_string.decode("latin-1"), body, size):
+        response.headers["Cache-Control"] = PRIVATE

@@ -220,7 +220,7 @@ def cells_csv(figure: Figure, cells: list[dict]) -> str:
                                               if cells and c in cells[0]]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow([*columns, "provenance"])
+    writer.writerow([fmt.neutralise(str(c)) for c in [*columns, "provenance"]])  # a header cell too
     for cell in cells:
         row = ["" if cell.get(c) is None else fmt.neutralise(str(cell[c])) for c in columns]
         writer.writerow([*row, spec.provenance])

@@ -82,7 +82,7 @@ class Imported:
         the app's own use (a session's upload)."""
         from evalmaps.core.text import neutralise
 
-        tidy = self.tidy.map(neutralise) if for_spreadsheets else self.tidy
+        tidy = self.tidy.map(neutralise).rename(columns=neutralise) if for_spreadsheets else self.tidy
         buf = io.StringIO()
         tidy.to_csv(buf, index=False, lineterminator="\n")
         return buf.getvalue()

@@ -202,3 +202,178 @@ def test_load_folder_without_a_problem_list_still_raises_on_a_bad_file(tmp_path)
     with pytest.raises(Exception) as info:
         load_folder(mine)
     assert str(info.value).startswith("broken.csv, row 3: this row has 4 fields")
+
+
+# ------------------------------------------------------------------- links out of a data folder
+
+def leaky(tmp_path: Path) -> Path:
+    """A data folder with a good table and ``leak.csv -> ../outside/secret.csv``."""
+    outside = folder(tmp_path, "outside", **{"secret.csv": TIDY.replace("91.5", "66.25")})
+    mine = folder(tmp_path, "mine", **{"a.csv": TIDY})
+    (mine / "leak.csv").symlink_to(Path("..") / outside.name / "secret.csv")
+    return mine
+
+
+def outside_line(path: Path) -> str:
+    return (f"Not served: {path}: it is a link that leads outside the data folder, and links out "
+            f"of a data folder are not followed. Copy the file into the folder to serve it.")
+
+
+def test_a_link_out_of_a_data_folder_is_not_served_and_is_named(tmp_path):
+    mine = leaky(tmp_path)
+    (mine / "inner.csv").symlink_to("a.csv")  # a link that stays inside is served
+    loaded = load_data(settings(mine))
+    assert loaded.catalog.ids == [*BUILTIN, "import-a", "import-inner"]
+    assert loaded.problems == [outside_line(mine / "leak.csv")]
+    with pytest.raises(Exception, match="leads outside the data folder"):
+        load_folder(mine)  # strict: raises as a bad file does
+
+
+def test_a_link_out_of_a_folder_of_results_is_not_served(tmp_path):
+    qwen, mistral = (next((FIXTURES / "formats" / "evalchemy" / name).glob("*.json"))
+                     for name in ("Qwen__Qwen2.5-7B-Instruct", "mistralai__Mistral-7B-Instruct-v0.3"))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.copyfile(mistral, outside / mistral.name)
+    mine = tmp_path / "sweep"
+    mine.mkdir()
+    shutil.copyfile(qwen, mine / qwen.name)
+    (mine / "leak.json").symlink_to(outside / mistral.name)
+    loaded = load_data(settings(mine))
+    (figure,) = [f for f in loaded.catalog if f.id not in BUILTIN]
+    assert all("Mistral" not in label for d in figure.spec.dims.values() for label in d.labels)
+    assert any("Qwen" in label for d in figure.spec.dims.values() for label in d.labels)
+    assert loaded.problems == [outside_line(mine / "leak.json")]
+
+
+# ------------------------------------------------------------ a catalog field of the wrong type
+
+def imported(tmp_path: Path, capsys, **changes) -> Path:
+    """``evalmaps import -o mine/a.csv`` of tidy_small.csv, its .figure.json then edited by
+    ``changes``, and a good b.csv beside it."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    assert cli(["import", str(FIXTURES / "tidy_small.csv"), "-o", str(mine / "a.csv")]) == 0
+    capsys.readouterr()
+    entry = mine / "a.figure.json"
+    entry.write_text(json.dumps({**json.loads(entry.read_text()), **changes}), encoding="utf-8")
+    (mine / "b.csv").write_text(TIDY, encoding="utf-8")
+    return mine
+
+
+@pytest.mark.parametrize("changes, problem", [
+    ({"notes": 5}, '"notes" must be a list of texts, not a number.'),
+    ({"notes": ["ok", {"a": 1}]}, '"notes" must be a list of texts, and it holds an object.'),
+    ({"source": "a paper"}, '"source" must be an object of texts, not a text.'),
+    ({"title": ["x"]}, '"title" must be a text or a number, not a list.'),
+    ({"facets": "model"}, '"facets" must be a list of dimension names, not a text.'),
+    ({"provenance": 3}, '"provenance" must be a text, not a number.'),
+])
+def test_a_mistyped_field_of_a_figure_json_is_a_problem_and_the_rest_is_served(
+        tmp_path, capsys, changes, problem):
+    mine = imported(tmp_path, capsys, **changes)
+    loaded = load_data(settings(mine))
+    assert loaded.catalog.ids == [*BUILTIN, "import-b"]
+    assert loaded.problems == [
+        f"Not served: {mine / 'a.figure.json'}, figure 'import-tidy-small': {problem} Fix it, or remove it "
+        f"to use the default (see data/README.md for the catalog format)."]
+
+
+def test_a_mistyped_field_of_a_catalog_json_is_a_problem_and_the_rest_is_served(tmp_path):
+    data = copy_data(tmp_path)
+    raw = json.loads((data / "catalog.json").read_text())
+    raw["figures"][0]["notes"] = 5
+    raw["figures"][1]["metric"]["unit"] = {"a": 1}
+    (data / "catalog.json").write_text(json.dumps(raw), encoding="utf-8")
+    loaded = load_data(settings(data_dir=data))
+    assert loaded.catalog.ids == BUILTIN[2:]
+    first, second = raw["figures"][0]["id"], raw["figures"][1]["id"]
+    assert loaded.problems == [
+        f"Not served: {data / 'catalog.json'}, figure '{first}': \"notes\" must be a list of "
+        f"texts, not a number. Fix it, or remove it to use the default (see data/README.md for "
+        f"the catalog format).",
+        f"Not served: {data / 'catalog.json'}, figure '{second}': \"unit\" must be a text or a "
+        f"number (the unit in metric), not an object. Fix it, or remove it to use the default "
+        f"(see data/README.md for the catalog format)."]
+
+
+def test_the_bundle_command_skips_a_mistyped_figure_json_with_a_warning(tmp_path, capsys):
+    mine = imported(tmp_path, capsys, notes=5)
+    out = tmp_path / "site"
+    assert cli(["bundle", "--data", str(mine), "--figure", "import-b", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert (f"evalmaps: warning: Not served: {mine / 'a.figure.json'}, figure "
+            f"'import-tidy-small': "
+            f"\"notes\" must be a list of texts, not a number.") in err
+    assert (out / "figures" / "import-b.html").is_file()
+
+
+# ------------------------------------------------------------ what cannot be read is skipped
+
+def unreadable(monkeypatch, *paths: Path) -> None:
+    """As if ``paths`` were chmod 000 (the tests run as root, who reads them anyway): opening
+    them raises the PermissionError an unprivileged server meets. Nothing else is touched."""
+    real = Path.open
+    locked = {str(p) for p in paths}
+
+    def open_(self, *args, **kwargs):
+        if str(self) in locked:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", open_)
+
+
+def loaded_in_time(settings_: Settings, seconds: float = 30):
+    """load_data, failing the test (not hanging it) when it does not finish."""
+    import threading
+
+    out = {}
+    worker = threading.Thread(target=lambda: out.update(loaded=load_data(settings_)), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert "loaded" in out, "start-up hung"
+    return out["loaded"]
+
+
+@pytest.mark.parametrize("watch", ["off", "auto"])
+def test_an_unreadable_file_a_pipe_and_a_dangling_link_are_named_and_the_rest_served(
+        tmp_path, monkeypatch, watch):
+    import os
+
+    mine = folder(tmp_path, "mine", **{"a.csv": TIDY, "locked.csv": TIDY})
+    os.mkfifo(mine / "pipe.csv")
+    (mine / "gone.csv").symlink_to(mine / "nowhere.csv")
+    unreadable(monkeypatch, mine / "locked.csv")
+    loaded = loaded_in_time(Settings(data_dir=DATA, extra_data=(mine,), cache_dir=None,
+                                     store_dir=None, watch=watch))
+    assert loaded.catalog.ids == [*BUILTIN, "import-a"]
+    assert loaded.problems == [
+        f"Not served: {mine / 'gone.csv'}: it is a link to a file that does not exist. Remove "
+        f"the link, or restore the file it points to.",
+        f"Not served: {mine / 'pipe.csv'}: it is not a regular file (a named pipe, socket or "
+        f"device), so it is not read. Write the results to a regular file.",
+        f"Not served: {mine / 'locked.csv'}: cannot read the file (Permission denied). Check its "
+        f"permissions, or remove it."]
+
+
+def test_a_catalog_figure_that_cannot_be_read_is_named_and_the_rest_served(tmp_path,
+                                                                           monkeypatch):
+    import os
+
+    data = copy_data(tmp_path)
+    pipe = data / "figures" / "short-to-long.csv"
+    pipe.unlink()
+    os.mkfifo(pipe)
+    locked = data / "figures" / f"{BUILTIN[0]}.csv"
+    entry = next(f for f in json.loads((data / "catalog.json").read_text())["figures"]
+                 if f["id"] == BUILTIN[0])
+    locked = data / entry["file"]
+    unreadable(monkeypatch, locked)
+    (data / "manifest.json").unlink()
+    loaded = loaded_in_time(settings(data_dir=data))
+    assert loaded.catalog.ids == [i for i in BUILTIN if i not in ("short-to-long", BUILTIN[0])]
+    assert f"Not served: {locked}: cannot read the file (Permission denied). Check its " \
+           f"permissions, or remove it." in loaded.problems
+    assert f"Not served: {pipe}: the figure file is not a regular file (a named pipe, socket " \
+           f"or device), so it is not read. Write the cells to a regular file." in loaded.problems

@@ -328,7 +328,7 @@ def test_labels_are_shown_as_typed_never_as_markup(evil_view):
     assert trace["y"] == [safe, 'say "hi"']  # quotes stay quotes (no &quot;)
     assert trace["x"] == ["1", safe]
     assert heatmap_cell(fig, safe, safe)["hover"] == (
-        f"Row {safe} · Col %\u200b{{x}} {safe} · Score 1.5<br>Facet {safe}")
+        f"Row {safe} · Col &#37;{{x}} {safe} · Score 1.5<br>Facet {safe}")
     for value in [*trace["x"], *trace["y"], trace["hovertemplate"], fig["layout"]["title"]["text"]]:
         assert "<script>" not in value
     assert fig["layout"]["title"]["text"] == safe

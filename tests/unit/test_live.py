@@ -175,3 +175,51 @@ def test_the_watch_setting():
     with pytest.raises(SettingsError, match="EVALMAPS_WATCH=yes is not valid: give auto, poll "
                                             "or off."):
         Settings.from_env({"EVALMAPS_WATCH": "yes"})
+
+
+def test_a_watched_folder_does_not_follow_a_link_out_of_it(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.csv").write_text("model,task,value\nm9,t1,0.125\n")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "a.csv").write_text("model,task,value\nm1,t1,0.5\n")
+    watcher, _, _ = watched(mine)
+    assert watcher.snapshot.catalog.ids == ["import-a"]
+    (mine / "leak.csv").symlink_to(outside / "secret.csv")
+    aged(outside / "secret.csv")
+    watcher.refresh()
+    assert watcher.snapshot.catalog.ids == ["import-a"]
+    (line,) = watcher.snapshot.problems
+    assert line.startswith(f"Not served: {mine / 'leak.csv'}: it is a link that leads outside")
+
+
+def test_a_file_that_cannot_be_read_is_a_problem_and_the_folder_keeps_updating(tmp_path,
+                                                                               monkeypatch):
+    (tmp_path / "a.csv").write_text("model,task,value\nm1,t1,0.5\n")
+    watcher, _, _ = watched(tmp_path)
+    locked = tmp_path / "locked.csv"
+    locked.write_text("model,task,value\nm3,t1,0.5\n")
+    aged(locked)
+    real = Path.open
+
+    def open_(self, *args, **kwargs):  # as if chmod 000 (the tests run as root)
+        if self == locked:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", open_)
+    watcher.refresh()
+    assert watcher.snapshot.problems == [
+        f"Not served: {locked}: cannot read the file (Permission denied). Check its permissions, "
+        f"or remove it."]
+    (tmp_path / "b.csv").write_text("model,task,value\nm2,t1,0.75\n")  # the folder still updates
+    aged(tmp_path / "b.csv")
+    assert watcher.refresh()
+    assert watcher.snapshot.catalog.ids == ["import-a", "import-b"]
+    os.mkfifo(tmp_path / "pipe.csv")
+    watcher.refresh()
+    assert f"Not served: {tmp_path / 'pipe.csv'}: it is not a regular file (a named pipe, " \
+           f"socket or device), so it is not read. Write the results to a regular file." \
+           in watcher.snapshot.problems
+    assert watcher.snapshot.catalog.ids == ["import-a", "import-b"]

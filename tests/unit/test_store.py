@@ -314,3 +314,50 @@ def test_an_upload_of_more_figures_than_a_browser_lists_is_refused(tmp_path):
                               f"keeps at most {uploads.MAX_FIGURES}. Upload fewer files at a "
                               f"time, or serve the folder with evalmaps serve --data.")
     assert store.count() == 0
+
+
+def _keep_then_die(root: str) -> None:
+    """A worker killed (SIGKILL) in the middle of keeping an upload: its cells are written into
+    its temporary folder, and it dies before the entry is whole."""
+    import signal
+
+    spec, tidy, _ = imported_entry()
+    real = Path.write_bytes
+
+    def write_bytes(self, data):
+        if self.name == "spec.json":
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(self, data)
+
+    Path.write_bytes = write_bytes
+    Store(root).put(spec, tidy, "tidy_small.csv")
+
+
+def test_a_keep_killed_midway_leaves_nothing_counted_after_a_start(tmp_path):
+    import multiprocessing
+
+    store = Store(tmp_path)
+    store.ensure()
+    child = multiprocessing.get_context("fork").Process(target=_keep_then_die,
+                                                        args=(str(tmp_path),))
+    child.start()
+    child.join(60)
+    assert child.exitcode == -9
+    (left,) = [p for p in store.figures_dir.iterdir()]
+    assert left.name.startswith(".tmp-") and (left / "cells.csv").is_file()
+    assert store.size() > 0
+    # another worker keeping an upload right now: its temporary folder is fresh
+    busy = store.staging_dir / ".tmp-busy"
+    busy.write_bytes(b"being written")
+    Store(tmp_path).ensure()  # a start while both are recent: nothing is pulled from a writer
+    assert left.exists() and busy.exists()
+    then = time.time() - 2 * 3600
+    for path in (left, left / "cells.csv"):
+        os.utime(path, (then, then))
+    restarted = Store(tmp_path)
+    restarted.ensure()  # the next start: the abandoned folder goes, the fresh file stays
+    assert not left.exists() and busy.exists()
+    assert restarted.size() == len(b"being written")
+    spec, tidy, _ = imported_entry()
+    fid = restarted.put(spec, tidy, "tidy_small.csv")  # and the upload can be kept again
+    assert restarted.figure(fid) is not None
