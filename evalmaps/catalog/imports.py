@@ -645,7 +645,11 @@ def _describe(imported: Imported, kind: str, readings: list[Reading], rows: list
         where = name.rstrip("/").rsplit("/", 1)[-1] if not name.endswith(" paths") else ""
         spec["title"] = f"{where} ({several})" if where else several[0].upper() + several[1:]
         spec["id"] = "import-" + short_slug(spec["title"])
-    spec["source"] = {"file": spec["title"] if files == 1 else name, "tool": tool}
+    # the file, or the folder by its own name: never the server's path to it (a provenance card
+    # is shown to anyone), and made anew as a watched folder's files change
+    where = name.rstrip("/").rsplit("/", 1)[-1] if not name.endswith(" paths") else ""
+    spec["source"] = {"file": spec["title"] if files == 1 else f"{where}/" if where else several,
+                      "tool": tool}
     dims = {d: spec["dims"][d] for d in spec["dims"]}
     for d, title in (("step", "Step"), ("model", "Model"), ("task", "Task"),
                      ("metric", "Metric"), ("scorer", "Scorer")):

@@ -223,3 +223,24 @@ def test_a_file_that_cannot_be_read_is_a_problem_and_the_folder_keeps_updating(t
            f"socket or device), so it is not read. Write the results to a regular file." \
            in watcher.snapshot.problems
     assert watcher.snapshot.catalog.ids == ["import-a", "import-b"]
+
+
+def test_the_source_names_the_folder_never_the_servers_path_and_follows_updates(tmp_path):
+    """Issue 37, a new user 10: the provenance card showed the server's absolute path, and
+    kept a file's name after more files came in."""
+    folder = tmp_path / "sweep"
+    folder.mkdir()
+    files = pythia_files(3)
+    watcher, _, _ = watched(folder)
+    copy_in(files[0], folder, atomic=True)
+    watcher.refresh()
+    (figure,) = watcher.snapshot.catalog
+    assert figure.spec.source["file"] == files[0].name
+    for src in files[1:]:
+        copy_in(src, folder, atomic=True)
+        watcher.refresh()
+    (figure,) = watcher.snapshot.catalog
+    assert figure.spec.source["file"] == "sweep/"
+    assert str(tmp_path) not in repr(figure.spec.source) and str(tmp_path) not in figure.spec.title
+    (fresh,) = load_folder(folder, None, [])
+    assert fresh.spec.source == figure.spec.source
