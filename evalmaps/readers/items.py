@@ -42,6 +42,10 @@ from evalmaps.readers.base import SUFFIXES, ImportFailed, ImportOptions, short
 
 ITEM, SAMPLE, SCORE = "item", "sample", "score"
 TEXT_COLUMNS = ("prompt", "target", "response")
+# other names a table gives an item's texts (MMLU-Pro's per-question outputs: question,
+# generated_text), tried in order where the column of TEXT_COLUMNS' own name is absent
+TEXT_ALIASES = {"prompt": ("question", "input", "instruction", "problem"),
+                "response": ("generated_text", "output", "completion", "model_output")}
 MAX_LABELS = 50  # a column with more labels is an item's attribute, not a dimension
 MAX_LABEL = 100  # a longer text is free text, not a label
 # Inspect's letter values, as inspect_ai.scorer.value_to_float maps them
@@ -191,6 +195,19 @@ def _scores(values: pd.Series, name: str) -> np.ndarray:
     return out
 
 
+
+def _texts(frame: pd.DataFrame, lower: dict[str, str], exclude: set[str]) -> dict[str, pd.Series]:
+    """An item's texts the table gives: each of TEXT_COLUMNS by its own name, else by the first
+    of its :data:`TEXT_ALIASES` the table has (never a column in ``exclude``)."""
+    out = {}
+    for name in TEXT_COLUMNS:
+        for candidate in (name, *TEXT_ALIASES.get(name, ())):
+            column = lower.get(candidate)
+            if column is not None and column not in exclude:
+                out[name] = frame[column]
+                break
+    return out
+
 def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
                  notes: list[str], files: pd.Series | None = None,
                  warnings: list[str] | None = None) -> tuple[pd.DataFrame, list[str], str]:
@@ -227,7 +244,8 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
                                f"was given too. Use one of the two.", file=name)
         p, r = frame[pred].astype(str).str.strip(), frame[ref].astype(str).str.strip()
         score = ((p == r) & (p != "")).to_numpy(dtype=np.float64)
-        texts = {"target": frame[ref], "response": frame[pred]}
+        texts = {**_texts(frame, lower, exclude={pred, ref}), "target": frame[ref]}
+        texts.setdefault("response", frame[pred])  # the model's own text where the table has it
         used |= {pred, ref}
         metric = "accuracy"
     else:
@@ -237,10 +255,10 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
                                f"wrong, or any number), or compare a prediction with a reference "
                                f"with --correct PREDICTION=REFERENCE.", file=name)
         score = _scores(frame[lower[SCORE]], name)
-        texts = {c: frame[lower[c]] for c in TEXT_COLUMNS if c in lower}
+        texts = _texts(frame, lower, exclude={lower[SCORE]})
         used.add(lower[SCORE])
         metric = "score"
-    used |= {lower[c] for c in TEXT_COLUMNS if c in lower}
+    used |= {column.name for column in texts.values()}
     sample_col = lower.get(SAMPLE)
     if sample_col is not None:
         used.add(sample_col)
