@@ -7,7 +7,7 @@ from the domain (:mod:`evalmaps.views`) and ``components``; it is the top layer,
 it for a page.
 
 Thin: each route parses the request, makes the view of :mod:`evalmaps.views` (or calls
-:mod:`evalmaps.views.payloads`), and serialises.
+:mod:`evalmaps.views.payloads`), and serialises; each page has a JSON twin (``/compare.json``).
 Errors are JSON with a one-sentence message; the server never answers 500 with a traceback.
 """
 
@@ -32,7 +32,7 @@ from evalmaps.core.text import clip
 from evalmaps.service import budget, live
 from evalmaps.service.store import STORED_ID_IN
 from evalmaps.service.uploads import catalog_with
-from evalmaps.views import BrowseView, CompareView, TrendsView, payloads
+from evalmaps.views import BrowseView, CompareView, ItemsView, TrendsView, payloads
 from evalmaps.views import items as items_view
 
 api = Blueprint("evalmaps_api", __name__)
@@ -86,7 +86,8 @@ def figure(figure_id: str):
 
 @api.get("/api/figures/<figure_id>/cells")
 def cells(figure_id: str):
-    """Every cell of a figure's slice (Browse's view); ``format=csv``, ``latex`` or ``markdown``."""
+    """Every cell of a figure's slice (``/browse.json?figure=<id>``); ``format=csv``, ``latex``
+    or ``markdown`` too."""
     query = _query()
     fig = items_view.figure_at_query(_catalog(figure_id).figure(figure_id), query)  # k: pass@k
     fmt = (query.pop("format", None) or ["json"])[0]
@@ -106,7 +107,7 @@ def cells(figure_id: str):
 
 @api.get("/api/figures/<figure_id>/trends")
 def trends(figure_id: str):
-    """Per-line statistics and observation sentences of a slice (Trends' view)."""
+    """Per-line statistics and observation sentences of a slice (``/trends.json?figure=<id>``)."""
     query = {**_query(), "figure": [figure_id]}
     return jsonify(TrendsView.from_query(_catalog(figure_id), query).to_dict())
 
@@ -119,14 +120,14 @@ def _compare_catalog(query):
 
 @api.get("/api/compare")
 def compare():
-    """Two panels' common cells, B - A and the summary (Compare's view)."""
+    """Two panels' common cells, B - A and the summary (``/compare.json``)."""
     query = _query()
     return jsonify(CompareView.from_query(_compare_catalog(query), query).to_dict())
 
 
 @api.get("/api/compare/items")
 def compare_items():
-    """One cell's items on A and B (ItemsView); ``format=csv`` as the cells API."""
+    """One cell's items on A and B (``/compare/items.json``); ``format=csv`` as the cells API."""
     query = _query()
     fmt = (query.pop("format", None) or ["json"])[0]
     if fmt not in ("json", "csv"):
@@ -139,6 +140,47 @@ def compare_items():
     return jsonify(payload)
 
 
+# --------------------------------------------------------------------------- JSON twins
+
+# Every page path has a JSON twin that takes the same query string and answers its view's JSON
+# (evalmaps.views.models), as Datasette's /<db>.json does: /compare?a=..&b=.. is shown by the
+# page and answered by /compare.json?a=..&b=..; Browse, at /, answers at /browse.json. The /api
+# routes above are their aliases (docs/api.md).
+TWINS = ("/browse.json", "/trends.json", "/compare.json", "/compare/items.json")
+
+
+def _figure_ids(query) -> list[str]:
+    return query.get("figure", [])[:1]
+
+
+@api.get("/browse.json")
+def browse_json():
+    """Browse's JSON twin (``/?figure=..`` -> ``/browse.json?figure=..``): the slice's cells."""
+    query = _query()
+    return jsonify(BrowseView.from_query(_catalog(*_figure_ids(query)), query).to_dict())
+
+
+@api.get("/trends.json")
+def trends_json():
+    """Trends' JSON twin: the slice's line statistics, points and sentences."""
+    query = _query()
+    return jsonify(TrendsView.from_query(_catalog(*_figure_ids(query)), query).to_dict())
+
+
+@api.get("/compare.json")
+def compare_json():
+    """Compare's JSON twin: A and B aligned, the summary and sentences."""
+    query = _query()
+    return jsonify(CompareView.from_query(_compare_catalog(query), query).to_dict())
+
+
+@api.get("/compare/items.json")
+def compare_items_json():
+    """The JSON twin of Compare's open items list (``/compare?..&cell=<row>|<column>``)."""
+    query = _query()
+    return jsonify(ItemsView.from_query(_compare_catalog(query), query).to_dict())
+
+
 @api.get("/api")
 @api.get("/api/")
 @api.get("/api/<path:rest>")
@@ -147,7 +189,8 @@ def unknown_api_route(rest: str = ""):
 
 
 # What the server answers besides the pages: Dash's own routes, assets, the API, the health check.
-SERVED_PREFIXES = ("/_dash-", "/assets/", "/vendor/", "/api", "/healthz", "/_favicon.ico")
+SERVED_PREFIXES = ("/_dash-", "/assets/", "/vendor/", "/api", "/healthz", "/_favicon.ico",
+                   *TWINS)
 DEV_ONLY = ("/_reload-hash",)  # Dash's hot-reload poll: only with debug on
 
 

@@ -110,8 +110,9 @@ def slice_state(figure: Figure, filters: dict[str, set[str]], query: Query) -> V
         return state
     page = parse_state({"figure": [figure.id], **given}, Catalog([figure]))
     if page.problems:
-        raise BadQuery(f"{page.problems[0]} (The page drops what names nothing; its JSON "
-                       "refuses it: fix the query.)")
+        said = page.problems[0].split(";")[0].rstrip(".").removesuffix(" ignored")
+        raise BadQuery(f"{said}. Give only what the figure has (the page drops the rest with a "
+                       "note; its JSON refuses it).")
     rows = page.rows if ("rows" in given or "hide" in given) else state.rows
     return replace(state, rows=rows, x_range=page.x_range, sort=page.sort, top=page.top)
 
