@@ -76,13 +76,12 @@ from evalmaps.analysis.compare import (
     parse_label_ref,
     resolve,
     resolve_pair,
-    summary,
-    with_paired,
 )
 from evalmaps.catalog.items import catalog_at
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import slugify
 from evalmaps.core.text import NOT_REPORTED
+from evalmaps.views import CompareView
 from evalmaps.views.state import (
     DEFAULT_COMPARE_COLOR,
     DEFAULT_SCALE,
@@ -257,9 +256,9 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
     failed = None  # why two labels of a dimension cannot be compared (shown as the error)
     most = compare_max_k(catalog, state.a, state.b)
     k = state.k if state.k <= most else 1
-    try:  # at k > 1 every side's cells are the pass@k of their items (catalog_at)
-        a_side, b_side = resolve_pair(catalog_at(catalog, k), state.a, state.b,
-                                      **state.grid_args())
+    at_k = catalog_at(catalog, k)  # at k > 1 every side's cells are the pass@k of their items
+    try:
+        a_side, b_side = resolve_pair(at_k, state.a, state.b, **state.grid_args())
         if state.pct:  # fractions written as percent (each side that holds fractions)
             a_side, b_side = a_side.as_percent(), b_side.as_percent()
     except CompareError as exc:  # parse_compare_state checked them: only if the catalog changed
@@ -291,14 +290,14 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
             raise CompareError(failed)
         if a_side is None or b_side is None:
             raise CompareError("Pick panels A and B.")
-        al = with_paired(align(a_side, b_side), getattr(state, "k", 1))
+        view = CompareView.of_sides(at_k, a_side, b_side, k)  # as /compare.json's
     except CompareError as exc:
         return {**out, "error": dbc.Alert(str(exc), color="danger", className="py-2",
                                           id="compare-error-alert"),
                 "body_style": {"display": "none"}, "heading": "", "text": "", "cells": None,
                 "figures": [no_update] * 3, "held": no_update, "graph_styles": [no_update] * 3,
                 "maps_class": no_update, "legend": "", "cards": ""}
-    numbers = summary(al)
+    al, numbers = view.alignment, view.summary
     warnings = dbc.Alert(" ".join(al.warnings), color="warning", className="py-2 small",
                          id="compare-warnings") if al.warnings else None
     legend = []

@@ -331,7 +331,15 @@ class CompareView:
                                          "give a and b as <figure>:<dimension>=<label>.")
         # a figure's own dimension k (pass@k importers make one) takes k= as its label
         k = 1 if labelled is not None and "k" in figure.spec.dims else _k(query)
-        al = comparing.compare(catalog, a_ref, b_ref, k=k, **grid)
+        return cls.of_sides(catalog, *comparing.resolve_pair(catalog, a_ref, b_ref, **grid), k)
+
+    @classmethod
+    def of_sides(cls, catalog: Catalog, a: comparing.ComparePanel, b: comparing.ComparePanel,
+                 k: int = 1) -> CompareView:
+        """The view of two resolved sides (:func:`~evalmaps.analysis.compare.resolve_pair`, of
+        ``catalog`` at pass@``k``): aligned, with the paired tests at ``k``. The Compare page
+        makes its sides from its state, and keeps them for its menus when they do not align."""
+        al = comparing.with_paired(comparing.align(a, b), k)
         state = CompareState(al.a.ref, al.b.ref, k=k)
         if al.a.grid is not None:
             state = grid_state(state, al.a.grid, catalog.figure(al.a.figure_ids[0]).spec)
