@@ -189,8 +189,7 @@ def unknown_api_route(rest: str = ""):
 
 
 # What the server answers besides the pages: Dash's own routes, assets, the API, the health check.
-SERVED_PREFIXES = ("/_dash-", "/assets/", "/vendor/", "/api", "/healthz", "/_favicon.ico",
-                   *TWINS)
+SERVED_PREFIXES = ("/_dash-", "/assets/", "/vendor/", "/api", "/healthz", "/_favicon.ico")
 DEV_ONLY = ("/_reload-hash",)  # Dash's hot-reload poll: only with debug on
 
 
@@ -203,7 +202,7 @@ def known_paths_only():
         if current_app.extensions["evalmaps"]["settings"].debug:
             return None
         return error(404, f"There is no route {path}.")
-    if request.method != "GET" or path.startswith(SERVED_PREFIXES):
+    if request.method != "GET" or path.startswith(SERVED_PREFIXES) or path in TWINS:
         return None
     pages = {page["path"] for page in dash.page_registry.values()}
     if path in pages or path.rstrip("/") in pages:

@@ -88,9 +88,10 @@ def items_query(catalog: Catalog, query: Query) -> ItemsQuery:
     if given). A problem is a 400 error (:class:`ItemsError` or
     :class:`~evalmaps.analysis.compare.CompareError`) that says what to give."""
     a_refs, b_refs = as_list(query.get("a")) or [], as_list(query.get("b")) or []
-    cell = parse_cell(first(query.get("cell"))) if "cell" in query else None
+    cells = as_list(query.get("cell")) or []
+    cell = parse_cell(cells[0]) if len(cells) == 1 else None
     if "cell" in query and cell is None:
-        raise ItemsError("Name the cell as cell=<row label>|<column label> (the column label "
+        raise ItemsError("Name one cell as cell=<row label>|<column label> (the column label "
                          "after the last '|'), as the Compare page's address holds it.")
     if cell is not None and not a_refs and not b_refs:
         figure_id = first(query.get("figure"))

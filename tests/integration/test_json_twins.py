@@ -61,6 +61,7 @@ def test_the_twin_of_a_pages_address_is_that_address_as_json(client):
     (f"/browse.json{q(figure=BENCH, top='0')}", "top=0"),
     (f"/browse.json{q(figure=BENCH, sort='col:nope')}", "Row order"),
     (f"/compare/items.json{q(**MMLU, cell='biology')}", "cell="),
+    (f"/compare/items.json{q(**MMLU, cell=['biology|accuracy', 'law|accuracy'])}", "cell="),
     (f"/compare/items.json{q(**MMLU, cell='nope|accuracy')}", "nope"),
     (f"/compare/items.json{q(**MMLU, cell='biology|accuracy', which='best')}", "which="),
 ])
@@ -71,3 +72,10 @@ def test_bad_input_is_a_json_400(client, url, words):
 def test_an_unknown_figure_is_a_json_404_as_in_the_api(client):
     assert "nope" in assert_json_error(client.get("/browse.json?figure=nope"), 404)
     assert "nope" in assert_json_error(client.get("/trends.json?figure=nope"), 404)
+
+
+@pytest.mark.parametrize("path", ["/compare.jsonx", "/browse.json/", "/trends.json.json",
+                                  "/compare/items.jsonp"])
+def test_only_the_twins_paths_answer_json(client, path):
+    response = client.get(path)
+    assert response.status_code == 404 and response.mimetype == "text/html", path
