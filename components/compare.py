@@ -58,6 +58,7 @@ from evalmaps.analysis.compare import (  # noqa: F401 - paired_text: the pages' 
 from evalmaps.analysis.slicing import COLOR_MODES
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import Catalog, Figure
+from evalmaps.views.transitions import AVERAGED, BY_PANELS
 
 DELTA_COLORSCALE = "RdBu"  # red: B lower, white: equal, blue: B higher
 DELTA_TITLE = f"B {fmt.MINUS} A"
@@ -526,10 +527,6 @@ def panel_options(catalog: Catalog, figure_id: str, against: ComparePanel | None
 
 # --------------------------------------------------------------------------- labels of a dimension
 
-BY_PANELS = ""  # the compare-by menu's value for panels (a dimension's name is never empty)
-AVERAGED = "mean"  # a rest menu's value for 'averaged over'; a label is '=<label>'
-
-
 def by_options(figure: Figure | None) -> list[dict]:
     """What A and B can be: panels, or two labels of one of the figure's dimensions (those with
     more than one label): 'Panels', 'Model (8 labels)', ..."""
@@ -581,18 +578,3 @@ def rest_menus(figure: Figure, grid: LabelGrid) -> list:
             dcc.Dropdown(id=rest_id(dim), options=options, value=rest_value(grid, dim),
                          clearable=False, searchable=True)], md=3, className="mb-2"))
     return menus
-
-
-def rest_choices(ids: Sequence[dict], values: Sequence[str]) -> tuple[dict[str, str], list[str]]:
-    """The rest menus' values as :func:`evalmaps.analysis.compare.label_grid` takes them:
-    (fixed {dim: label}, averaged [dim])."""
-    fixed, averaged = {}, []
-    for menu_id, value in zip(ids if isinstance(ids, list) else [],
-                              values if isinstance(values, list) else []):
-        if not (isinstance(menu_id, dict) and isinstance(menu_id.get("dim"), str)):
-            continue  # not one of the page's menus
-        if value == AVERAGED:
-            averaged.append(menu_id["dim"])
-        elif isinstance(value, str) and value.startswith("="):
-            fixed[menu_id["dim"]] = value[1:]
-    return fixed, averaged

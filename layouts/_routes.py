@@ -6,8 +6,9 @@ from the domain (:mod:`evalmaps.views`) and ``components``; it is the top layer,
 ``app.py``, which registers its blueprints. The leading underscore keeps Dash Pages from taking
 it for a page.
 
-Thin: each route parses the request, calls :mod:`evalmaps.views.payloads`, and serialises. Errors are JSON
-with a one-sentence message; the server never answers 500 with a traceback.
+Thin: each route parses the request, makes the view of :mod:`evalmaps.views` (or calls
+:mod:`evalmaps.views.payloads`), and serialises; each page has a JSON twin (``/compare.json``).
+Errors are JSON with a one-sentence message; the server never answers 500 with a traceback.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ from evalmaps.core.text import clip
 from evalmaps.service import budget, live
 from evalmaps.service.store import STORED_ID_IN
 from evalmaps.service.uploads import catalog_with
+from evalmaps.views import BrowseView, CompareView, ItemsView, TrendsView, payloads
 from evalmaps.views import items as items_view
-from evalmaps.views import payloads
 
 api = Blueprint("evalmaps_api", __name__)
 vendor = Blueprint("evalmaps_vendor", __name__)
@@ -85,9 +86,10 @@ def figure(figure_id: str):
 
 @api.get("/api/figures/<figure_id>/cells")
 def cells(figure_id: str):
-    fig = _catalog(figure_id).figure(figure_id)
+    """Every cell of a figure's slice (``/browse.json?figure=<id>``); ``format=csv``, ``latex``
+    or ``markdown`` too."""
     query = _query()
-    fig = items_view.figure_at_query(fig, query)  # k: pass@k where items have samples
+    fig = items_view.figure_at_query(_catalog(figure_id).figure(figure_id), query)  # k: pass@k
     fmt = (query.pop("format", None) or ["json"])[0]
     if fmt not in ("json", "csv", "latex", "markdown"):
         return error(400, f"Unknown format '{clip(fmt, MAX_QUOTED)}'. Use format=json, csv, "
@@ -96,44 +98,87 @@ def cells(figure_id: str):
         text, name, mimetype = payloads.table_payload(fig, query, fmt)
         return Response(text, mimetype=mimetype,
                         headers={"Content-Disposition": f"attachment; filename={name}"})
-    payload = payloads.cells_payload(fig, query)
+    view = BrowseView.of_figure(fig, query)
     if fmt == "csv":
-        return Response(payloads.cells_csv(fig, payload["cells"]), mimetype="text/csv",
+        return Response(payloads.cells_csv(fig, list(view.cells)), mimetype="text/csv",
                         headers={"Content-Disposition": f"attachment; filename={fig.id}.csv"})
-    return jsonify(payload)
+    return jsonify(view.to_dict())
 
 
 @api.get("/api/figures/<figure_id>/trends")
 def trends(figure_id: str):
-    """Per-line statistics and observation sentences of a slice (same filters as /cells)."""
-    query = _query()
-    fig = items_view.figure_at_query(_catalog(figure_id).figure(figure_id), query)
-    return jsonify(payloads.trends_payload(fig, query))
+    """Per-line statistics and observation sentences of a slice (``/trends.json?figure=<id>``)."""
+    query = {**_query(), "figure": [figure_id]}
+    return jsonify(TrendsView.from_query(_catalog(figure_id), query).to_dict())
+
+
+def _compare_catalog(query):
+    """The catalog with the stored uploads a compare query names (by id, in any of its values)."""
+    return _catalog(*STORED_ID_IN.findall(" ".join(v[:200] for values in query.values()
+                                                   for v in values)))
 
 
 @api.get("/api/compare")
 def compare():
-    """Two panels' common cells, B - A and the summary (see evalmaps.analysis.compare for references)."""
+    """Two panels' common cells, B - A and the summary (``/compare.json``)."""
     query = _query()
-    ids = STORED_ID_IN.findall(" ".join(v[:200] for values in query.values() for v in values))
-    catalog = items_view.compare_catalog_at(_catalog(*ids), query)  # k: pass@k of the items
-    return jsonify(payloads.compare_payload(catalog, query))
+    return jsonify(CompareView.from_query(_compare_catalog(query), query).to_dict())
 
 
 @api.get("/api/compare/items")
 def compare_items():
-    """One cell's items on A and B (evalmaps.views.items); ``format=csv`` as the cells API."""
+    """One cell's items on A and B (``/compare/items.json``); ``format=csv`` as the cells API."""
     query = _query()
     fmt = (query.pop("format", None) or ["json"])[0]
     if fmt not in ("json", "csv"):
         return error(400, f"Unknown format '{clip(fmt, MAX_QUOTED)}'. Use format=json or csv.")
-    ids = STORED_ID_IN.findall(" ".join(v[:200] for values in query.values() for v in values))
-    payload = items_view.items_payload(_catalog(*ids), query)
+    payload = items_view.items_payload(_compare_catalog(query), query)  # ItemsView's JSON
     if fmt == "csv":
         return Response(items_view.items_csv(payload), mimetype="text/csv",
                         headers={"Content-Disposition":
                                  f"attachment; filename={items_view.csv_name(payload)}"})
     return jsonify(payload)
+
+
+# --------------------------------------------------------------------------- JSON twins
+
+# Every page path has a JSON twin that takes the same query string and answers its view's JSON
+# (evalmaps.views.models), as Datasette's /<db>.json does: /compare?a=..&b=.. is shown by the
+# page and answered by /compare.json?a=..&b=..; Browse, at /, answers at /browse.json. The /api
+# routes above are their aliases (docs/api.md).
+TWINS = ("/browse.json", "/trends.json", "/compare.json", "/compare/items.json")
+
+
+def _figure_ids(query) -> list[str]:
+    return query.get("figure", [])[:1]
+
+
+@api.get("/browse.json")
+def browse_json():
+    """Browse's JSON twin (``/?figure=..`` -> ``/browse.json?figure=..``): the slice's cells."""
+    query = _query()
+    return jsonify(BrowseView.from_query(_catalog(*_figure_ids(query)), query).to_dict())
+
+
+@api.get("/trends.json")
+def trends_json():
+    """Trends' JSON twin: the slice's line statistics, points and sentences."""
+    query = _query()
+    return jsonify(TrendsView.from_query(_catalog(*_figure_ids(query)), query).to_dict())
+
+
+@api.get("/compare.json")
+def compare_json():
+    """Compare's JSON twin: A and B aligned, the summary and sentences."""
+    query = _query()
+    return jsonify(CompareView.from_query(_compare_catalog(query), query).to_dict())
+
+
+@api.get("/compare/items.json")
+def compare_items_json():
+    """The JSON twin of Compare's open items list (``/compare?..&cell=<row>|<column>``)."""
+    query = _query()
+    return jsonify(ItemsView.from_query(_compare_catalog(query), query).to_dict())
 
 
 @api.get("/api")
@@ -157,7 +202,7 @@ def known_paths_only():
         if current_app.extensions["evalmaps"]["settings"].debug:
             return None
         return error(404, f"There is no route {path}.")
-    if request.method != "GET" or path.startswith(SERVED_PREFIXES):
+    if request.method != "GET" or path.startswith(SERVED_PREFIXES) or path in TWINS:
         return None
     pages = {page["path"] for page in dash.page_registry.values()}
     if path in pages or path.rstrip("/") in pages:

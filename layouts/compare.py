@@ -18,7 +18,6 @@ with no round trip.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from urllib.parse import parse_qs
 
 import dash
@@ -39,14 +38,12 @@ from dash import (
 from dash.exceptions import PreventUpdate
 
 from components.compare import (
-    BY_PANELS,
     axis_options,
     by_options,
     compare_figures,
     label_options,
     panel_options,
     readouts,
-    rest_choices,
     rest_menus,
     rest_value,
     sentences_block,
@@ -64,33 +61,36 @@ from evalmaps.analysis import export as exporting
 from evalmaps.analysis.compare import (
     CompareError,
     align,
-    compatible,
     default_pair,
     figure_of,
-    first_panel,
     is_derived,
     is_label_ref,
     label_grid,
-    label_ref,
-    mean_ref,
     parse_label_ref,
-    resolve,
     resolve_pair,
-    summary,
-    with_paired,
 )
 from evalmaps.catalog.items import catalog_at
-from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import slugify
 from evalmaps.core.text import NOT_REPORTED
+from evalmaps.views import CompareView
 from evalmaps.views.state import (
     DEFAULT_COMPARE_COLOR,
-    DEFAULT_SCALE,
-    SCALES,
     CompareState,
     compare_max_k,
-    grid_state,
     parse_compare_state,
+)
+from evalmaps.views.transitions import (
+    BY_PANELS,
+    Move,
+    Unchanged,
+    axis_picked,
+    by_picked,
+    figure_picked,
+    mean_used,
+    menu_picked,
+    same_view,
+    shown_state,
+    swapped,
 )
 from layouts._shared import (
     LIVE,
@@ -257,9 +257,9 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
     failed = None  # why two labels of a dimension cannot be compared (shown as the error)
     most = compare_max_k(catalog, state.a, state.b)
     k = state.k if state.k <= most else 1
-    try:  # at k > 1 every side's cells are the pass@k of their items (catalog_at)
-        a_side, b_side = resolve_pair(catalog_at(catalog, k), state.a, state.b,
-                                      **state.grid_args())
+    at_k = catalog_at(catalog, k)  # at k > 1 every side's cells are the pass@k of their items
+    try:
+        a_side, b_side = resolve_pair(at_k, state.a, state.b, **state.grid_args())
         if state.pct:  # fractions written as percent (each side that holds fractions)
             a_side, b_side = a_side.as_percent(), b_side.as_percent()
     except CompareError as exc:  # parse_compare_state checked them: only if the catalog changed
@@ -291,14 +291,14 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
             raise CompareError(failed)
         if a_side is None or b_side is None:
             raise CompareError("Pick panels A and B.")
-        al = with_paired(align(a_side, b_side), getattr(state, "k", 1))
+        view = CompareView.of_sides(at_k, a_side, b_side, k)  # as /compare.json's
     except CompareError as exc:
         return {**out, "error": dbc.Alert(str(exc), color="danger", className="py-2",
                                           id="compare-error-alert"),
                 "body_style": {"display": "none"}, "heading": "", "text": "", "cells": None,
                 "figures": [no_update] * 3, "held": no_update, "graph_styles": [no_update] * 3,
                 "maps_class": no_update, "legend": "", "cards": ""}
-    numbers = summary(al)
+    al, numbers = view.alignment, view.summary
     warnings = dbc.Alert(" ".join(al.warnings), color="warning", className="py-2 small",
                          id="compare-warnings") if al.warnings else None
     legend = []
@@ -375,101 +375,6 @@ def _side_menus(catalog, state: CompareState, a_side, derived) -> dict:
         "rest_key": [[d, rest_value(grid, d)] for d in [*dict(grid.fixed), *grid.averaged]],
         "mean_style": [HIDDEN] * len(MEAN_COLS),
     }
-
-
-def labels_state(catalog, state: CompareState, figure_id: str, dim: str) -> CompareState:
-    """A and B as two labels of ``dim`` in a figure, picked when 'Compare' names it (or A's
-    figure changes): where A and B were panels of that figure, their labels of ``dim`` (else
-    the first two; B the label after A's) and A's other facets fixed as A showed them; the
-    default axes."""
-    spec = catalog.figure(figure_id).spec
-    labels = spec.dims[dim].labels
-    picked: list[str] = []
-    fixed: dict[str, str] = {}
-    for ref in (state.a, state.b):
-        if is_label_ref(ref) or is_derived(ref) or figure_of(ref) != figure_id:
-            continue
-        try:
-            facets = catalog.panel(ref).facets
-        except EvalmapsError:
-            continue
-        if dim in facets and facets[dim] not in picked:
-            picked.append(facets[dim])
-        fixed = fixed or {f: label for f, label in facets.items() if f != dim}
-    if not picked:
-        picked.append(labels[0])
-    if len(picked) == 1:
-        picked.append(labels[(labels.index(picked[0]) + 1) % len(labels)])
-    grid = label_grid(spec, dim, fixed=fixed, problems=[])
-    return grid_state(replace(state, a=label_ref(figure_id, dim, picked[0]),
-                              b=label_ref(figure_id, dim, picked[1])), grid, spec)
-
-
-def panels_state(catalog, state: CompareState) -> CompareState:
-    """A and B as panels again: where two labels of a facet are compared on the figure's own
-    axes with nothing averaged, the two panels shown; else the figure's first two."""
-    cleared = {"ydim": None, "xdim": None, "fixed": (), "averaged": ()}
-    try:
-        figure, dim, a_label = parse_label_ref(catalog, state.a)
-        _, _, b_label = parse_label_ref(catalog, state.b)
-        grid = label_grid(figure.spec, dim, **state.grid_args())
-    except CompareError:
-        return replace(state, **dict(zip("ab", default_pair(catalog))), **cleared)
-    spec = figure.spec
-    pair = default_pair(catalog, figure.id)
-    if dim in spec.facets and (grid.y, grid.x) == (spec.y, spec.x) and not grid.averaged:
-        keys = []
-        for label in (a_label, b_label):
-            facets = {**dict(grid.fixed), dim: label}
-            keys.append(next((p.key for p in figure.panels.values()
-                              if all(p.facets[f] == facets[f] for f in spec.facets)), None))
-        if all(keys):
-            pair = tuple(keys)
-    return replace(state, a=pair[0], b=pair[1], **cleared)
-
-
-def shown_state(catalog, showing: dict, default: tuple[str, str]) -> CompareState:
-    """The state the page's controls show (two labels of a dimension: with their grid's menus;
-    a menu that does not fit the grid is left out)."""
-    color, show_values, scale = showing["color"], showing["show_values"], showing["scale"]
-    state = CompareState(showing["a"] or default[0], showing["b"] or default[1],
-                         color or DEFAULT_COMPARE_COLOR,
-                         True if show_values is None else bool(show_values),
-                         scale=scale if scale in SCALES else DEFAULT_SCALE,
-                         pct=bool(showing["pct"]))
-    k = showing.get("k")
-    if isinstance(k, int) and 1 < k <= compare_max_k(catalog, state.a, state.b):
-        state = replace(state, k=k)
-    if not (state.labels and is_label_ref(state.b)):
-        return state
-    fixed, averaged = rest_choices(showing["rest_ids"] or [], showing["rest"] or [])
-    try:
-        figure, dim, _ = parse_label_ref(catalog, state.a)
-        grid = label_grid(figure.spec, dim, y=showing["ydim"], x=showing["xdim"] or None,
-                          fixed=fixed, averaged=averaged, problems=[])
-    except CompareError:
-        return state
-    return grid_state(state, grid, figure.spec)
-
-
-def moved_axis(catalog, state: CompareState, before: CompareState, showing: dict,
-               which: str) -> CompareState:
-    """The grid after its rows (``which``: "ydim") or columns ("xdim") were picked in
-    ``showing``; ``before``: the state the page showed (its URL's). Picking the other axis's
-    dimension swaps the two."""
-    figure, dim, _ = parse_label_ref(catalog, state.a)
-    spec = figure.spec
-    old = label_grid(spec, dim, **before.grid_args(), problems=[]) if before.labels and \
-        before.a.partition(":")[0] == figure.id else label_grid(spec, dim)
-    if which == "ydim":
-        y = showing["ydim"] if isinstance(showing["ydim"], str) else old.y
-        x = old.x if y != old.x else (old.y or None)
-    else:
-        x = showing["xdim"] or old.x
-        y = old.y if x != old.y else old.x
-    fixed, averaged = rest_choices(showing["rest_ids"] or [], showing["rest"] or [])
-    grid = label_grid(spec, dim, y=y, x=x, fixed=fixed, averaged=averaged, problems=[])
-    return grid_state(state, grid, spec)
 
 
 # --------------------------------------------------------------------------- the sync callback
@@ -583,7 +488,6 @@ def sync(search, showing, pressed, held, uploads, live):
     catalog = get_catalog(uploads, *stored_ids(search, a, b, showing["a_figure"],
                                                showing["b_figure"], showing["mean"]))
     triggered = ctx.triggered_id
-    problems: tuple[str, ...] = ()
     default = default_pair(catalog)
     shown = shown_state(catalog, showing, default)
     if triggered == LIVE:  # a figure shown has a new version: its maps and menus as they are now
@@ -599,7 +503,7 @@ def sync(search, showing, pressed, held, uploads, live):
         if search is None:
             raise PreventUpdate  # the location reports the URL as it mounts
         state = parse_compare_state(parse_qs(search.lstrip("?"), keep_blank_values=True), catalog)
-        if _same_view(state, shown, showing):  # only the style controls
+        if same_view(state, shown, showing):  # only the style controls
             style = {k: v for k, v in (("color", state.color), ("show_values", state.show_values),
                                        ("scale", state.scale))
                      if v != showing[k]}
@@ -609,96 +513,36 @@ def sync(search, showing, pressed, held, uploads, live):
         return _outputs(render(catalog, state), held, controls=True, shown=showing)
     if triggered == "compare-stale":
         held = None
-    state = shown
-    before = parse_compare_state(parse_qs((search or "").lstrip("?"), keep_blank_values=True),
-                                 catalog)  # what the page showed: its URL
-    controls = False
+    try:
+        move = _move(catalog, triggered, shown, showing, search, default)
+    except Unchanged:
+        raise PreventUpdate from None
+    values = render(catalog, move.state, move.problems)
+    return _outputs(values, held, controls=move.controls, shown=showing,
+                    search=move.state.to_query(default))
+
+
+def _move(catalog, triggered, shown: CompareState, showing: dict, search: str | None,
+          default: tuple[str, str]) -> Move:
+    """The transition (evalmaps.views.transitions) of the control ``triggered`` names, from
+    the state the page's controls show (``shown``); the URL (``search``) is the state the page
+    showed before."""
     if triggered in ("compare-a-figure", "compare-b-figure"):  # a side's first fitting panel
-        side, figure_id = (("a", showing["a_figure"]) if triggered == "compare-a-figure"
-                           else ("b", showing["b_figure"]))
-        if figure_id not in catalog or figure_id == figure_of(getattr(state, side)):
-            raise PreventUpdate
-        if state.labels:  # the same dimension's labels in A's figure, where it has them
-            dim = parse_label_ref(catalog, state.a)[1]
-            dims = catalog.figure(figure_id).spec.dims
-            if side == "b":
-                raise PreventUpdate  # B's figure is A's
-            if dim in dims and len(dims[dim].labels) > 1:
-                state = labels_state(catalog, replace(state, fixed=(), averaged=()), figure_id,
-                                     dim)
-            else:
-                pair = default_pair(catalog, figure_id)
-                state = replace(state, a=pair[0], b=pair[1], ydim=None, xdim=None, fixed=(),
-                                averaged=())
-            controls = True
-        else:
-            try:
-                other = resolve(catalog, state.b if side == "a" else state.a)
-            except CompareError:
-                other = None
-            state = replace(state, **{side: first_panel(catalog, figure_id, other)})
-            if side == "a" and (other is None or not compatible(resolve(catalog, state.a),
-                                                                 other)):
-                pair = default_pair(catalog, figure_id)  # B shares no cell: a pair of its own
-                state = replace(state, a=pair[0], b=pair[1])
-            controls = True
-    elif triggered == "compare-by":  # panels, or two labels of a dimension of A's figure
-        by, figure_id = showing["by"], figure_of(state.a)
-        if by == (parse_label_ref(catalog, state.a)[1] if state.labels else BY_PANELS):
-            raise PreventUpdate
-        if by == BY_PANELS:
-            state = panels_state(catalog, state)
-        elif figure_id in catalog and by in catalog.figure(figure_id).spec.dims:
-            state = labels_state(catalog, state, figure_id, by)
-        else:
-            raise PreventUpdate
-        controls = True
-    elif triggered in ("compare-ydim", "compare-xdim"):
-        if not state.labels:
-            raise PreventUpdate
-        state, controls = moved_axis(catalog, state, before, showing, triggered[8:]), True
-    elif triggered == "compare-swap":
-        state, controls = replace(state, a=state.b, b=state.a), True
-    elif triggered in ("compare-mean-as-a", "compare-mean-as-b"):
-        mean_keys = showing["mean"]
-        try:
-            if not mean_keys or len(mean_keys) < 2:
-                raise CompareError("Pick at least two panels in the mean menu, then use their "
-                                   "mean as A or B.")
-            ref = mean_ref(mean_keys)
-            resolve(catalog, ref, "A" if triggered.endswith("a") else "B")
-        except EvalmapsError as exc:
-            problems = (str(exc),)
-        else:
-            state = replace(state, **{triggered[-1]: ref})
-            controls = True
-    elif isinstance(triggered, dict):  # another dimension's menu: fixed at a label, or averaged
-        controls = True
-    else:  # a menu: a value that names nothing (an upload gone) falls back, and says so
-        for side in ("a", "b"):
-            ref = getattr(state, side)
-            try:
-                if is_label_ref(ref):
-                    parse_label_ref(catalog, ref, side.upper())
-                else:
-                    resolve(catalog, ref, side.upper())
-            except CompareError as exc:
-                problems += (str(exc),)
-                state, controls = replace(state, **{side: default["ab".index(side)]}), True
-        if state.labels != is_label_ref(state.b):  # one side fell back to a panel
-            state = replace(state, a=default[0], b=default[1], ydim=None, xdim=None, fixed=(),
-                            averaged=())
-    values = render(catalog, state, problems)
-    return _outputs(values, held, controls=controls, shown=showing,
-                    search=state.to_query(default))
-
-
-def _same_view(state: CompareState, shown: CompareState, showing: dict) -> bool:
-    """Whether the URL's state is what the page shows, but for the style controls."""
-    grid = ("ydim", "xdim", "fixed", "averaged")
-    return ((state.a, state.b) == (showing["a"], showing["b"])
-            and state.pct == bool(showing["pct"]) and state.k == shown.k
-            and all(getattr(state, k) == getattr(shown, k) for k in grid))
+        side = "a" if triggered == "compare-a-figure" else "b"
+        return figure_picked(catalog, shown, side, showing[f"{side}_figure"])
+    if triggered == "compare-by":  # panels, or two labels of a dimension of A's figure
+        return by_picked(catalog, shown, showing["by"])
+    if triggered in ("compare-ydim", "compare-xdim"):
+        before = parse_compare_state(parse_qs((search or "").lstrip("?"),
+                                              keep_blank_values=True), catalog)
+        return axis_picked(catalog, shown, before, showing, triggered[8:])
+    if triggered == "compare-swap":
+        return swapped(shown)
+    if triggered in ("compare-mean-as-a", "compare-mean-as-b"):
+        return mean_used(catalog, shown, triggered[-1], showing["mean"])
+    if isinstance(triggered, dict):  # another dimension's menu: fixed at a label, or averaged
+        return Move(shown, controls=True)
+    return menu_picked(catalog, shown, default)  # a side's menu (or the maps asked whole)
 
 
 @callback(

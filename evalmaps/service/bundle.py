@@ -11,7 +11,7 @@ refuse ``fetch()`` of ``file://`` URLs).
 Everything a page writes that the live app writes from Python is worked out here, with the same
 code: the hover templates (as ``components.heatmap`` writes them), the tidy CSV
 (:func:`evalmaps.views.payloads.cells_csv`), the LaTeX and Markdown tables of each panel
-(:mod:`evalmaps.analysis.export`) and the Compare pages (:func:`evalmaps.views.payloads.compare_payload`).
+(:mod:`evalmaps.analysis.export`) and the Compare pages (:class:`evalmaps.views.CompareView`).
 
 Pure: no Dash, Plotly or Flask (plotly.js is found as a file of the installed package).
 """
@@ -39,7 +39,7 @@ from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog, Figure, Panel, slugify
 from evalmaps.core.runfiles import runfile
-from evalmaps.views import payloads
+from evalmaps.views import CompareView
 from evalmaps.views.source import source_items
 from evalmaps.views.state import DEFAULT_COMPARE_COLOR, many_panels
 
@@ -107,13 +107,13 @@ def default_pairs(catalog: Catalog, figures: list[Figure]) -> list[tuple[str, st
     return []
 
 
-def compare_pages(catalog: Catalog, pairs: list[tuple[str, str]]) -> list[dict]:
-    """Each pair's ``/api/compare`` answer, worked out now (a pair that cannot be compared is
-    a :class:`BundleError` naming it)."""
+def compare_pages(catalog: Catalog, pairs: list[tuple[str, str]]) -> list[CompareView]:
+    """Each pair's view (its JSON is the ``/api/compare`` answer), worked out now (a pair that
+    cannot be compared is a :class:`BundleError` naming it)."""
     out = []
     for a, b in pairs:
         try:
-            out.append(payloads.compare_payload(catalog, {"a": a, "b": b}))
+            out.append(CompareView.of_catalog(catalog, {"a": a, "b": b}))
         except (EvalmapsError, ValueError) as exc:
             raise BundleError(f"--compare {fmt.clip(a)} {fmt.clip(b)}: {exc}") from None
     return out
@@ -363,9 +363,10 @@ def _short(side: dict) -> str:
     return side["label"].split(" — ")[-1]
 
 
-def compare_data(catalog: Catalog, payload: dict) -> dict:
-    """A Compare page's data: the /api/compare answer, and how its numbers are written."""
-    al = comparing.compare(catalog, payload["a"]["ref"], payload["b"]["ref"])
+def compare_data(view: CompareView, payload: dict) -> dict:
+    """A Compare page's data: the /api/compare answer (``payload``, the view's JSON), and how its
+    numbers are written."""
+    al = view.alignment
     side = {}
     for key, p in (("a", al.a), ("b", al.b)):
         side[key] = {"decimals": p.decimals, "min": p.min_decimals, "unit": p.metric.unit,
@@ -403,10 +404,11 @@ def file_names(figures: list[Figure]) -> dict[str, str]:
     return names
 
 
-def site_files(catalog: Catalog, figures: list[Figure], compares: list[dict]):
+def site_files(figures: list[Figure], compares: list[CompareView]):
     """(relative path, bytes or a source Path) of every file of the site."""
     names = file_names(figures)
-    yield "index.html", index_page(figures, compares, names).encode()
+    answers = [view.to_dict() for view in compares]
+    yield "index.html", index_page(figures, answers, names).encode()
     yield f"assets/{PLOTLY}", plotly_js()
     for script in SHARED_SCRIPTS:
         yield f"assets/{script}", runfile("assets") / script
@@ -416,9 +418,9 @@ def site_files(catalog: Catalog, figures: list[Figure], compares: list[dict]):
         name = names[figure.id]
         yield f"figures/{name}.html", figure_page(figure, name).encode()
         yield f"data/{name}.js", _js(figure.id, figure_data(figure)).encode()
-    for k, payload in enumerate(compares, 1):
+    for k, (view, payload) in enumerate(zip(compares, answers), 1):
         yield f"compare/{k}.html", compare_page(payload, k).encode()
-        yield f"data/compare-{k}.js", _js(f"compare-{k}", compare_data(catalog, payload)).encode()
+        yield f"data/compare-{k}.js", _js(f"compare-{k}", compare_data(view, payload)).encode()
 
 
 def write_site(catalog: Catalog, out: Path, figure_ids: list[str] | None = None,
@@ -436,7 +438,7 @@ def write_site(catalog: Catalog, out: Path, figure_ids: list[str] | None = None,
     written = Written(out, [f.id for f in figures], len(compares))
     try:
         out.mkdir(parents=True, exist_ok=True)
-        for rel, content in site_files(catalog, figures, compares):
+        for rel, content in site_files(figures, compares):
             target = (root / rel).resolve()
             if root not in target.parents:  # file names come from ids: never outside
                 raise BundleError(f"'{rel}' would be written outside {out}.")
@@ -459,7 +461,7 @@ def site_zip(catalog: Catalog, figure_id: str) -> bytes:
     top = file_names(figures)[figure_id] + "-site"
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
-        for rel, content in site_files(catalog, figures, []):
+        for rel, content in site_files(figures, []):
             data = content.read_bytes() if isinstance(content, Path) else content
             # a fixed date: the same figure always zips to the same bytes
             info = zipfile.ZipInfo(f"{top}/{rel}", date_time=(1980, 1, 1, 0, 0, 0))

@@ -81,12 +81,22 @@ def _one(query: Query, name: str, title: str) -> str | None:
 
 
 def items_query(catalog: Catalog, query: Query) -> ItemsQuery:
-    """Read ``a``, ``b``, the cell (``<row dim>=<label>``, ``<column dim>=<label>``; a grid of
-    two labels of a dimension is laid out by ``ydim``, ``xdim``, ``avg`` and the other
-    dimensions' labels, as in /api/compare), ``k`` and ``which``. A problem is a 400 error
-    (:class:`ItemsError` or :class:`~evalmaps.analysis.compare.CompareError`) that says what to
-    give."""
+    """Read ``a``, ``b``, the cell (``<row dim>=<label>``, ``<column dim>=<label>``, or the
+    page's ``cell=<row label>|<column label>``; a grid of two labels of a dimension is laid out by
+    ``ydim``, ``xdim``, ``avg`` and the other dimensions' labels, as in /api/compare), ``k`` and
+    ``which``. With the page's ``cell``, no a and b is the page's default pair (of ``figure``,
+    if given). A problem is a 400 error (:class:`ItemsError` or
+    :class:`~evalmaps.analysis.compare.CompareError`) that says what to give."""
     a_refs, b_refs = as_list(query.get("a")) or [], as_list(query.get("b")) or []
+    cells = as_list(query.get("cell")) or []
+    cell = parse_cell(cells[0]) if len(cells) == 1 else None
+    if "cell" in query and cell is None:
+        raise ItemsError("Name one cell as cell=<row label>|<column label> (the column label "
+                         "after the last '|'), as the Compare page's address holds it.")
+    if cell is not None and not a_refs and not b_refs:
+        figure_id = first(query.get("figure"))
+        a_refs, b_refs = map(list, zip(comparing.default_pair(
+            catalog, figure_id if figure_id in catalog else None)))
     if len(a_refs) != 1 or len(b_refs) != 1:
         raise ItemsError("Give one panel as a and one as b (as /api/compare takes them), and the "
                          "cell's row and column labels, e.g. ?a=<figure>:<panel>&b=<figure>:"
@@ -108,11 +118,11 @@ def items_query(catalog: Catalog, query: Query) -> ItemsQuery:
         a, b = comparing.resolve_pair(catalog, a_ref, b_ref)
         y_name, x_name = a.y.name, a.x.name
     labels = {}
-    for name, dim in ((y_name, a.y), (x_name, a.x)):
+    for name, dim, at in ((y_name, a.y, 0), (x_name, a.x, 1)):
         if name == comparing.ONE_ROW:
             labels[name] = dim.labels[0]
-            continue
-        labels[name] = _one(query, name, dim.title or name)
+        else:
+            labels[name] = cell[at] if cell is not None else _one(query, name, dim.title or name)
     absent = [name for name, label in labels.items() if label is None]
     if absent:
         raise ItemsError("Name the cell: give " + " and ".join(f"{n}=<label>" for n in absent) +
@@ -150,27 +160,46 @@ def listed(catalog: Catalog, q: ItemsQuery) -> CellItems:
     return cell_items(catalog, q.a, q.b, q.y_label, q.x_label, q.k)
 
 
-def items_payload(catalog: Catalog, query: Query) -> dict:
-    """``/api/compare/items``: one cell's items on A and B.
+@dataclass(frozen=True, eq=False)
+class ItemsView:
+    """One cell's items on A and B, as Compare lists them (``/compare?...&cell=<row>|<column>
+    &which=..``) and ``/api/compare/items`` answers them (:func:`items_query` reads both)."""
 
-    ``{"a", "b"`` (refs), ``"cell": {<row dim>: label, <column dim>: label}``, ``"k"``,
-    ``"which"``, ``"q"`` (the search, "" for none), ``"counts"`` (per list, before the search;
-    null for the right/wrong lists where scores are neither 0/1 nor within 0..1), ``"graded"``,
-    ``"only_in_a"``/``"only_in_b"`` (items one side lacks, not listed), ``"note"`` (why there
-    are no items, else null), ``"url"`` (the Compare page with this list open) and ``"items"``:
-    ``[{"item", "a", "b", ...texts}]``, only those holding ``q`` where one is given."""
-    q = items_query(catalog, query)
-    cell = listed(catalog, q)
-    rows = cell.rows(q.which, search=q.search)
-    return {
-        "a": q.a.ref, "b": q.b.ref,
-        "cell": ({q.x_name: q.x_label} if q.y_name == comparing.ONE_ROW
-                 else {q.y_name: q.y_label, q.x_name: q.x_label}),
-        "k": q.k, "which": q.which, "q": q.search, "counts": cell.counts, "graded": cell.graded,
-        "only_in_a": cell.only_in_a, "only_in_b": cell.only_in_b, "note": cell.why or None,
-        "url": page_url(catalog, q, comparing.default_pair(catalog)),
-        "items": rows,
-    }
+    query: ItemsQuery
+    items: CellItems
+    rows: tuple[dict, ...]  # the items listed (``which``, holding ``q``)
+    url: str  # the Compare page with this list open
+
+    @classmethod
+    def from_query(cls, catalog: Catalog, query: Query) -> ItemsView:
+        q = items_query(catalog, query)
+        cell = listed(catalog, q)
+        return cls(q, cell, tuple(cell.rows(q.which, search=q.search)),
+                   page_url(catalog, q, comparing.default_pair(catalog)))
+
+    def to_dict(self) -> dict:
+        """``{"a", "b"`` (refs), ``"cell": {<row dim>: label, <column dim>: label}``, ``"k"``,
+        ``"which"``, ``"q"`` (the search, "" for none), ``"counts"`` (per list, before the
+        search; null for the right/wrong lists where scores are neither 0/1 nor within 0..1),
+        ``"graded"``, ``"only_in_a"``/``"only_in_b"`` (items one side lacks, not listed),
+        ``"note"`` (why there are no items, else null), ``"url"`` (the Compare page with this
+        list open) and ``"items"``: ``[{"item", "a", "b", ...texts}]``, only those holding
+        ``q`` where one is given."""
+        q, cell = self.query, self.items
+        return {
+            "a": q.a.ref, "b": q.b.ref,
+            "cell": ({q.x_name: q.x_label} if q.y_name == comparing.ONE_ROW
+                     else {q.y_name: q.y_label, q.x_name: q.x_label}),
+            "k": q.k, "which": q.which, "q": q.search, "counts": cell.counts,
+            "graded": cell.graded, "only_in_a": cell.only_in_a, "only_in_b": cell.only_in_b,
+            "note": cell.why or None, "url": self.url,
+            "items": list(self.rows),
+        }
+
+
+def items_payload(catalog: Catalog, query: Query) -> dict:
+    """``/api/compare/items``: one cell's items on A and B (:class:`ItemsView`'s JSON)."""
+    return ItemsView.from_query(catalog, query).to_dict()
 
 
 def items_csv(payload: Mapping) -> str:
