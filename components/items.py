@@ -59,20 +59,32 @@ def which_options(counts: dict | None) -> list[dict]:
     return out
 
 
-def shortened(text: str):
-    """A text as text: whole when short, else its start with the rest behind "show all"."""
+SHOWN = 20_000  # the most characters of one text the page holds; the whole is a link away
+
+
+def shortened(text: str, whole: str | None = None):
+    """A text as text: whole when short, else its start with the rest behind "show all"; past
+    :data:`SHOWN` characters the page holds that many and links to the whole (``whole``: the
+    item's JSON, its texts whole), so one huge text cannot swell the page."""
     if len(text) <= SHORT:
         return html.Pre(text, className="items-text")
+    more = len(text) > SHOWN
+    label = (f" show the first {SHOWN:,} of {len(text):,} characters" if more
+             else f" show all {len(text):,} characters")
+    body = [html.Pre(text[:SHOWN] + ("…" if more else ""), className="items-text")]
+    if more and whole:
+        body.append(html.A(f"The whole text ({len(text):,} characters, JSON)", href=whole,
+                           className="small", target="_blank", rel="noopener"))
     return html.Details([
         html.Summary([html.Span(text[:SHORT] + "…", className="items-text"),
-                      html.Span(f" show all {len(text):,} characters",
-                                className="small text-primary ms-1")]),
-        html.Pre(text, className="items-text"),
+                      html.Span(label, className="small text-primary ms-1")]),
+        *body,
     ], className="items-details")
 
 
-def detail(row: dict | None, a_name: str = "A", b_name: str = "B"):
-    """One item's scores and texts (those its records keep)."""
+def detail(row: dict | None, a_name: str = "A", b_name: str = "B", whole: str | None = None):
+    """One item's scores and texts (those its records keep); ``whole``: the item's JSON (its
+    texts whole), linked from a text too long to hold in the page."""
     if not row:
         return html.Div("Pick an item in the list to read its prompt, target and responses.",
                         className="small text-muted")
@@ -88,7 +100,7 @@ def detail(row: dict | None, a_name: str = "A", b_name: str = "B"):
                               className="small text-muted"))
     for key, _ in texts:
         parts.append(html.Div([html.Div(titles[key], className="small fw-semibold"),
-                               shortened(str(row[key]))], className="mb-2"))
+                               shortened(str(row[key]), whole)], className="mb-2"))
     return html.Div(parts, className="items-detail-body")
 
 

@@ -121,7 +121,7 @@ def panel(catalog, query: dict) -> dict:
         "columns": columns(samples, q.a.short, q.b.short),
         "csv": api_href(catalog, q),
         "link": items_view.page_url(catalog, q, comparing.default_pair(catalog)),
-        "detail": detail(first_row, q.a.short, q.b.short),
+        "detail": detail(first_row, q.a.short, q.b.short, item_json(catalog, q, first_row)),
         "search": q.search, "found": found_text(len(rows), q.search),
         **grid_size(len(rows)),
     }
@@ -130,6 +130,15 @@ def panel(catalog, query: dict) -> dict:
 def found_text(n: int, search: str) -> str:
     """'147 items found' under a search ('' for none)."""
     return f"{n:,} item{'s' * (n != 1)} found" if search else ""
+
+
+def item_json(catalog, q, row: dict | None) -> str | None:
+    """The item's JSON with its texts whole (``/compare/items.json?...&item=<id>``)."""
+    if not row:
+        return None
+    page = items_view.page_url(catalog, q, comparing.default_pair(catalog))
+    return ("/compare/items.json" + page[len("/compare"):] + "&"
+            + urlencode({"item": row["item"]}))
 
 
 def grid_size(n: int) -> dict:
@@ -231,7 +240,7 @@ def pick_item(selected, search, uploads):
         row = cell.row(str(selected[0].get("item")))
     except EvalmapsError:
         return no_update
-    return detail(row, q.a.short, q.b.short)
+    return detail(row, q.a.short, q.b.short, item_json(catalog, q, row))
 
 
 # cell, which and q in the location: a click on B − A, Enter on it, a tab, Close, and the

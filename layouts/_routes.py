@@ -132,7 +132,7 @@ def compare_items():
     fmt = (query.pop("format", None) or ["json"])[0]
     if fmt not in ("json", "csv"):
         return error(400, f"Unknown format '{clip(fmt, MAX_QUOTED)}'. Use format=json or csv.")
-    payload = items_view.items_payload(_compare_catalog(query), query)  # ItemsView's JSON
+    payload = items_view.items_payload(_compare_catalog(query), query, csv=fmt == "csv")
     if fmt == "csv":
         return Response(items_view.items_csv(payload), mimetype="text/csv",
                         headers={"Content-Disposition":

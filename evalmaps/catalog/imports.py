@@ -15,6 +15,8 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from evalmaps import readers
 from evalmaps.catalog.load import frame_columns, parse_spec, validate_cells, validate_columns
@@ -263,6 +265,7 @@ def item_tables(tables: list[tuple[str, Probe, str]], name: str, options: Import
     all per-item records (they import as tables do)."""
     frames: dict[tuple[str, ...], list[tuple[str, pd.DataFrame]]] = {}
     warnings: dict[str, list[str]] = {}  # what each file's reader said, kept with its figure
+    expanded = 0  # the texts' characters, as read: a Parquet file of 2 KB may hold 100 MB
     for file, probe, kind in tables:
         try:
             with fastcsv.lean_memory():
@@ -274,6 +277,9 @@ def item_tables(tables: list[tuple[str, Probe, str]], name: str, options: Import
             return None  # not records the user named: the tables' own import says what is wrong
         if not item_records.is_item_table(frame.columns, options):
             return None
+        if max_bytes is not None:  # an upload: its texts count against what it may unzip to
+            expanded += text_chars(frame)
+            _within(expanded, max_bytes, name)
         columns = tuple(sorted(str(c).strip() for c in frame.columns))
         frames.setdefault(columns, []).append((file, frame))
     if len(frames) > 1 and not by_tool:
@@ -285,6 +291,26 @@ def item_tables(tables: list[tuple[str, Probe, str]], name: str, options: Import
                            list(dict.fromkeys(w for file, _ in group for w in warnings[file])))
                for group in frames.values()]
     return figures if by_tool else figures[0]
+
+
+def text_chars(frame) -> int:
+    """The characters of a table's text columns (what its records keep as texts and labels): a
+    pandas DataFrame or an Arrow table."""
+    total = 0
+    if isinstance(frame, pa.Table):
+        for column in frame.columns:
+            if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+                total += int(pc.sum(pc.utf8_length(column)).as_py() or 0)
+            elif pa.types.is_dictionary(column.type):
+                total += int(pc.sum(pc.utf8_length(column.cast(pa.string()))).as_py() or 0)
+        return total
+    for column in frame.columns:
+        values = frame[column]
+        if not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
+            continue
+        lengths = values.astype("string").str.len()
+        total += int(lengths.sum(skipna=True))
+    return total
 
 
 def _item_group(group: list[tuple[str, pd.DataFrame]], name: str,
@@ -320,11 +346,22 @@ def _item_group(group: list[tuple[str, pd.DataFrame]], name: str,
 def _table(file: str, probe: Probe, kind: str, options: ImportOptions | None,
            max_bytes: int | None) -> Imported:
     try:
-        return import_table_bytes(probe, file, options, max_bytes, kind)
+        imported = import_table_bytes(probe, file, options, max_bytes, kind)
     except DataError:
         if nearest.hint(probe) is None:  # a table's own problem
             raise
         raise ImportFailed(not_known(probe), file=file) from None  # not a table: say what it is
+    if max_bytes is not None and imported.items is not None:
+        _within(text_chars(imported.items), max_bytes, file)
+    return imported
+
+
+def _within(chars: int, max_bytes: int, name: str) -> None:
+    """Refuse an upload whose records' texts come to more than it may expand to."""
+    if chars > max_bytes:
+        raise ImportFailed(f"the records' texts come to {chars / 2**20:,.1f} MB, over the "
+                           f"{max_bytes / 2**20:g} MB an upload may expand to. Upload fewer "
+                           "records, or serve them with evalmaps serve --data.", file=name)
 
 
 def import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,

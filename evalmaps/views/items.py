@@ -28,6 +28,13 @@ from evalmaps.views.state import (
 
 MAX_K = 10_000
 MAX_SEARCH = 200  # characters of a search (q)
+# every answer is bounded, as Datasette bounds its (max_returned_rows, truncate_cells_html):
+PAGE_ROWS = 100  # items a page lists unless limit= says otherwise
+MAX_ROWS = 1000  # the most items one page lists (limit=)
+CSV_ROWS = 20_000  # the most items one CSV holds (limit= up to this with format=csv)
+LIST_TEXT = 1_000  # characters of each text a list gives (the rest: item=<id>)
+CSV_TEXT = 32_767  # characters of each text a CSV gives: a spreadsheet cell's most
+ITEM_TEXT = 1_000_000  # characters of each text one item (item=<id>) gives
 CELL_SEP = "|"  # the page's cell=<row label>|<column label>
 TEXT_COLUMNS = ("prompt", "target", "a_response", "b_response")
 
@@ -160,6 +167,27 @@ def listed(catalog: Catalog, q: ItemsQuery) -> CellItems:
     return cell_items(catalog, q.a, q.b, q.y_label, q.x_label, q.k)
 
 
+def _whole_number(query: Query, name: str, default: int, top: int) -> int:
+    text = first(query.get(name))
+    if text is None or text == "":
+        return default
+    if not (text.isascii() and text.isdigit() and len(text) <= 9) or not 0 <= int(text) <= top:
+        raise ItemsError(f"{name}='{fmt.clip(text)}' is not a whole number from 0 to {top:,}. "
+                         f"Give {name}=<n>, or leave it out.")
+    return int(text)
+
+
+def clipped(row: dict, limit: int) -> dict:
+    """``row`` with each text longer than ``limit`` characters cut there (an ellipsis after it)
+    and ``"clipped"`` naming the texts cut (absent when none is)."""
+    cut = [key for key in TEXT_COLUMNS if isinstance(row.get(key), str) and len(row[key]) > limit]
+    if not cut:
+        return row
+    out = {**row, **{key: row[key][:limit] + "\u2026" for key in cut}}
+    out["clipped"] = cut
+    return out
+
+
 @dataclass(frozen=True, eq=False)
 class ItemsView:
     """One cell's items on A and B, as Compare lists them (``/compare?...&cell=<row>|<column>
@@ -167,15 +195,39 @@ class ItemsView:
 
     query: ItemsQuery
     items: CellItems
-    rows: tuple[dict, ...]  # the items listed (``which``, holding ``q``)
+    rows: tuple[dict, ...]  # the page of items listed (``which``, holding ``q``), texts clipped
     url: str  # the Compare page with this list open
+    total: int = 0  # the items of the list (holding ``q``), all pages
+    offset: int = 0  # where this page starts in the list
+    limit: int = PAGE_ROWS
+    item: str | None = None  # item=<id>: that item alone, its texts whole (up to ITEM_TEXT)
 
     @classmethod
-    def from_query(cls, catalog: Catalog, query: Query) -> ItemsView:
+    def from_query(cls, catalog: Catalog, query: Query, csv: bool = False) -> ItemsView:
+        """The view of a query; ``csv``: the CSV's bounds (more rows a page, longer texts)."""
         q = items_query(catalog, query)
         cell = listed(catalog, q)
-        return cls(q, cell, tuple(cell.rows(q.which, search=q.search)),
-                   page_url(catalog, q, comparing.default_pair(catalog)))
+        url = page_url(catalog, q, comparing.default_pair(catalog))
+        item = first(query.get("item"))
+        if item is not None:
+            row = cell.row(item)
+            if row is None:
+                raise ItemsError(f"The cell has no item '{fmt.clip(item)}' that both A and B "
+                                 "answered. Give item=<id> as the list gives it.")
+            return cls(q, cell, (clipped(row, ITEM_TEXT),), url, 1, 0, 1, item)
+        top = CSV_ROWS if csv else MAX_ROWS
+        limit = _whole_number(query, "limit", top if csv else PAGE_ROWS, top)
+        offset = _whole_number(query, "next", 0, 10**9)
+        total = len(cell.rows(q.which, search=q.search, texts=False))
+        page = cell.rows(q.which, search=q.search, offset=offset, limit=limit)
+        text = CSV_TEXT if csv else LIST_TEXT
+        return cls(q, cell, tuple(clipped(r, text) for r in page), url, total, offset, limit)
+
+    @property
+    def next(self) -> str | None:
+        """The cursor of the next page (``next=``), None on the last."""
+        end = self.offset + len(self.rows)
+        return str(end) if self.item is None and end < self.total else None
 
     def to_dict(self) -> dict:
         """``{"a", "b"`` (refs), ``"cell": {<row dim>: label, <column dim>: label}``, ``"k"``,
@@ -184,7 +236,10 @@ class ItemsView:
         ``"graded"``, ``"only_in_a"``/``"only_in_b"`` (items one side lacks, not listed),
         ``"note"`` (why there are no items, else null), ``"url"`` (the Compare page with this
         list open) and ``"items"``: ``[{"item", "a", "b", ...texts}]``, only those holding
-        ``q`` where one is given."""
+        ``q`` where one is given: one page of them (``limit``, default 100, at most 1,000;
+        ``"total"`` in the list; ``"next"``, the cursor of the next page to give as
+        ``next=``, or null on the last), each text cut at 1,000 characters (``"clipped"``
+        names those cut; ``item=<id>`` gives that item alone with its texts whole)."""
         q, cell = self.query, self.items
         return {
             "a": q.a.ref, "b": q.b.ref,
@@ -193,13 +248,15 @@ class ItemsView:
             "k": q.k, "which": q.which, "q": q.search, "counts": cell.counts,
             "graded": cell.graded, "only_in_a": cell.only_in_a, "only_in_b": cell.only_in_b,
             "note": cell.why or None, "url": self.url,
+            "total": self.total, "limit": self.limit, "next": self.next,
             "items": list(self.rows),
         }
 
 
-def items_payload(catalog: Catalog, query: Query) -> dict:
-    """``/api/compare/items``: one cell's items on A and B (:class:`ItemsView`'s JSON)."""
-    return ItemsView.from_query(catalog, query).to_dict()
+def items_payload(catalog: Catalog, query: Query, csv: bool = False) -> dict:
+    """``/api/compare/items``: one cell's items on A and B (:class:`ItemsView`'s JSON; ``csv``:
+    with the CSV's bounds, up to 20,000 items a page and texts of up to 32,767 characters)."""
+    return ItemsView.from_query(catalog, query, csv=csv).to_dict()
 
 
 def items_csv(payload: Mapping) -> str:

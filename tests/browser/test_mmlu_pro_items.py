@@ -50,7 +50,8 @@ def test_mmlu_pro_compare_is_paired_and_a_cell_opens_its_questions(dash_duo, das
     dash_duo.wait_for_text_to_equal("#compare-items-title",
                                     "Items at Category biology · Metric accuracy", timeout=15)
 
-    items = get(dash_duo, f"/api/compare/items{QUERY}&category=biology&metric=accuracy&which=all")
+    items = get(dash_duo, f"/api/compare/items{QUERY}&limit=1000&category=biology&metric=accuracy"
+                           "&which=all")
     rows = items["items"]
     by_hand = {"a_only": sum(r["a"] == 1 and r["b"] == 0 for r in rows),
                "b_only": sum(r["a"] == 0 and r["b"] == 1 for r in rows),
@@ -68,7 +69,8 @@ def test_mmlu_pro_compare_is_paired_and_a_cell_opens_its_questions(dash_duo, das
     until(lambda: shown() == want, timeout=15)
 
     # the search covers the texts: "c" is in no id or score, only in targets and responses (C)
-    found = get(dash_duo, f"/api/compare/items{QUERY}&category=biology&metric=accuracy&q=c")
+    found = get(dash_duo, f"/api/compare/items{QUERY}&limit=1000&category=biology&metric=accuracy"
+                           "&q=c")
     assert 0 < len(found["items"]) < len(rows)
     driver.find_element(By.ID, "compare-items-search").send_keys("c")
     count = "return dash_ag_grid.getApi('compare-items-grid').getDisplayedRowCount();"
@@ -78,7 +80,7 @@ def test_mmlu_pro_compare_is_paired_and_a_cell_opens_its_questions(dash_duo, das
         f"{len(found['items'])} items found"
     # the search is state: the address bar holds it, and a tab keeps it
     until(lambda: parse_qs(urlsplit(driver.current_url).query).get("q") == ["c"], timeout=10)
-    b_only = get(dash_duo, f"/api/compare/items{QUERY}&category=biology&metric=accuracy"
+    b_only = get(dash_duo, f"/api/compare/items{QUERY}&limit=1000&category=biology&metric=accuracy"
                            "&which=b_only&q=c")["items"]
     assert 0 < len(b_only) < len(found["items"])
     driver.find_element(By.CSS_SELECTOR,

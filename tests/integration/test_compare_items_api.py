@@ -38,6 +38,7 @@ def test_one_cells_list_whole(items_client):
         "counts": {"a_only": 1, "b_only": 2, "both": 1, "neither": 2, "all": 6},
         "graded": True, "only_in_a": 1, "only_in_b": 0, "note": None,
         "url": f"/compare?a={A}&b={B}&cell=math|test&which=b_only",
+        "total": 2, "limit": 100, "next": None,
         "items": [
             {"item": "q2", "a": 0.0, "b": 1.0, "prompt": f"Question q2? {q}", "target": "target q2",
              "a_response": "m7 says q2", "b_response": EVIL_RESPONSE},
@@ -146,3 +147,54 @@ def test_compare_takes_k(items_client, dash_app, tmp_path):
             items_client.get("/api/compare?k=2"), 400)
     finally:
         catalog.figures[FIGURE_ID] = kept
+
+
+def test_answers_are_bounded_paged_and_texts_clipped_with_the_whole_one_request_away(
+        items_client, monkeypatch):
+    """Issue 37, red team 3: one cell answered every item with every text whole (48 MB of JSON
+    for 2 x 1,200 items of 20 KB). A page lists at most ``limit`` items (a cursor goes on),
+    texts are cut in lists (``clipped`` names them), and ``item=<id>`` gives one whole."""
+    from evalmaps.views import items as items_view
+
+    first = get_json(items_client, url(category="math", split="test", limit=4))
+    assert (first["total"], first["limit"], first["next"]) == (6, 4, "4")
+    rest = get_json(items_client, url(category="math", split="test", limit=4, next=first["next"]))
+    assert rest["next"] is None and len(rest["items"]) == 2
+    whole = get_json(items_client, url(category="math", split="test", limit=1000))
+    assert [r["item"] for r in first["items"] + rest["items"]] == [r["item"] for r in whole["items"]]
+
+    monkeypatch.setattr(items_view, "LIST_TEXT", 20)
+    cut = get_json(items_client, url(category="math", split="test"))
+    q2 = next(r for r in cut["items"] if r["item"] == "q2")
+    assert q2["prompt"] == "Question q2? " + "x" * 7 + "\u2026"
+    assert set(q2["clipped"]) == {"prompt", "b_response", "a_response"} - (
+        {"a_response"} if len("m7 says q2") <= 20 else set())
+    one = get_json(items_client, url(category="math", split="test", item="q2"))
+    (row,) = one["items"]
+    assert row["prompt"] == "Question q2? " + "x" * 400 and "clipped" not in row
+    assert row["b_response"] == EVIL_RESPONSE and one["next"] is None
+
+
+@pytest.mark.parametrize("query, says", [
+    ({"limit": "1001"}, "limit='1001' is not a whole number from 0 to 1,000"),
+    ({"next": "-1"}, "next='-1' is not a whole number"),
+    ({"item": "nope"}, "no item 'nope'"),
+])
+def test_bad_pages_are_400s(items_client, query, says):
+    response = items_client.get(url(category="math", split="test", **query))
+    assert response.status_code == 400 and says in response.get_json()["error"]
+
+
+def test_the_page_holds_at_most_20000_characters_of_a_text_and_links_the_whole(items_client):
+    """Issue 37, red team 3: a 25 MB item text made Compare's layout 50 MB. The page holds the
+    first 20,000 characters and links the item's JSON (the twin of the page's query), which
+    gives the text whole."""
+    from components.items import SHOWN, detail
+
+    link = f"/compare/items.json?a={quote(A)}&b={quote(B)}&cell=math%7Ctest&item=q2"
+    huge = "y" * 25_000_000
+    shown = str(detail({"item": "q2", "a": 0.0, "b": 1.0, "prompt": huge}, whole=link))
+    assert len(shown) < 3 * SHOWN and link in shown
+    body = get_json(items_client, link)
+    assert [r["item"] for r in body["items"]] == ["q2"]
+    assert body["items"][0]["prompt"] == "Question q2? " + "x" * 400

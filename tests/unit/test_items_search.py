@@ -43,9 +43,19 @@ def outputs():
 
 
 def search(catalog, q: str, which: str = "all") -> list[str]:
-    body = items_payload(catalog, {**QUERY, "which": [which], "q": [q]})
-    assert body["q"] == q and body["counts"]["all"] == 717  # the tabs count before the search
-    return [row["item"] for row in body["items"]]
+    """Every item the search lists, page by page (the answer is bounded: ``next`` goes on)."""
+    items, cursor, total = [], None, None
+    while True:
+        query = {**QUERY, "which": [which], "q": [q], **({"next": [cursor]} if cursor else {})}
+        body = items_payload(catalog, query)
+        assert body["q"] == q and body["counts"]["all"] == 717  # the tabs count before the search
+        assert len(body["items"]) <= body["limit"] == 100
+        total = body["total"] if total is None else total
+        items += [row["item"] for row in body["items"]]
+        cursor = body["next"]
+        if cursor is None:
+            assert len(items) == total
+            return items
 
 
 def by_hand(outputs, needle: str, which: str = "all") -> list[str]:

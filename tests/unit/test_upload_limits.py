@@ -52,3 +52,23 @@ def test_what_is_sent_is_what_the_upload_limit_counts():
     data, _ = zipped_table(60_000)
     with pytest.raises(ImportFailed, match="MB limit"):
         import_bytes(data, "results.zip", max_bytes=len(data) - 1)
+
+
+def test_an_uploads_texts_count_at_their_expanded_size():
+    """Issue 37, red team 3: a 1.8 KB Parquet upload expanded to 114 MB of texts (the store's
+    quota counts compressed bytes); the texts now count against what an upload may expand to."""
+    pd = pytest.importorskip("pandas")
+    text = "z" * 200_000
+    frame = pd.DataFrame({"item": [f"q{i}" for i in range(60)], "score": [1.0] * 60,
+                          "model": ["m"] * 60, "prompt": [text] * 60})
+    buf = io.BytesIO()
+    frame.to_parquet(buf, compression="zstd")
+    data = buf.getvalue()
+    limit = MB  # the upload limit: what it may unzip to is ten times that, 10 MB
+    assert len(data) < 64 * 1024 and 60 * len(text) > UNZIPPED_FACTOR * limit
+    with pytest.raises(ImportFailed, match=r"texts come to 11\.\d MB, over the 10 MB"):
+        import_bytes(data, "records.parquet", max_bytes=limit)
+    small = pd.DataFrame(frame.assign(prompt=["short"] * 60))
+    buf = io.BytesIO()
+    small.to_parquet(buf)
+    assert import_bytes(buf.getvalue(), "records.parquet", max_bytes=limit).items is not None
