@@ -655,7 +655,13 @@
   }
 
   function layoutLeft(view) {
-    const widest = Math.max.apply(null, view.y.map(function (l) { return String(l).length; }).concat([1]));
+    return leftFor(view.y);
+  }
+
+  /* Room for row labels (their widest, about 7 px a character, at most 28 characters) and the
+   * axis title, as components.heatmap.left_margin gives the live maps. */
+  function leftFor(labels) {
+    const widest = Math.max.apply(null, labels.map(function (l) { return String(l).length; }).concat([1]));
     return Math.max(50, Math.ceil(Math.min(widest, 28) * 7) + 36);
   }
 
@@ -1097,7 +1103,7 @@
       }
       const layout = {title: {text: esc(m[1]), x: 0.02, xanchor: "left", font: {size: 14}},
                       height: Math.min(Math.max(150 + 38 * ys.length, 260), 600),
-                      margin: {l: 90, r: 20, t: 56, b: 50}, shapes: shapes,
+                      margin: {l: leftFor(ys), r: 20, t: 56, b: 50}, shapes: shapes,
                       xaxis: {type: "category", title: {text: esc(api.dims.x.title)}, fixedrange: true},
                       yaxis: {type: "category", title: {text: esc(api.dims.y.title)}, autorange: "reversed", fixedrange: true},
                       meta: {evalmaps: {value: "%{z}"}}};

@@ -272,3 +272,16 @@ def test_labels_are_text_not_markup(dash_duo, tmp_path):
             "return Array.from(document.querySelectorAll('.js-plotly-plot .xtick text, "
             ".js-plotly-plot .ytick text')).map(t => t.textContent);")
         assert label in ticks, (page, ticks)
+
+
+def test_a_compare_pages_row_labels_are_whole(dash_duo, site):
+    """The compare pages' maps had a fixed left margin of 90 px, which cut 'computer science'
+    to 'puter science'; the margin is the row labels' width, as on the figure pages."""
+    open_page(dash_duo, (site / "compare/3.html").as_uri(), panels=3)
+    clipped = dash_duo.driver.execute_script("""
+        return Array.from(document.querySelectorAll('.js-plotly-plot .ytick text')).filter(t => {
+            const box = t.getBoundingClientRect();
+            const plot = t.closest('.js-plotly-plot').getBoundingClientRect();
+            return box.left < plot.left - 0.5;
+        }).map(t => t.textContent);""")
+    assert clipped == []
