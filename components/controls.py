@@ -15,6 +15,7 @@ COLOR_MODE_OPTIONS = [
     {"label": "Figure's own", "value": "figure"},
     {"label": "Metric's range", "value": "fixed"},
     {"label": "Shared across panels", "value": "shared"},
+    {"label": "Each panel its own", "value": "panel"},
 ]
 
 
