@@ -235,7 +235,9 @@ def test_compare_percent(catalog):
     fa, _, fd = compare_figures(al, "fixed", True)
     assert fa["data"][0]["hovertemplate"].split("<br>")[1] == "acc %{z:.0%}"
     assert (fa["data"][0]["zmin"], fa["data"][0]["zmax"]) == (0.0, 1.0)
-    assert fd["data"][0]["meta"]["texttemplate"] == "%{z:+.0%}"
-    assert fd["data"][0]["colorbar"]["tickformat"] == ".4~%"
-    assert "dtick" not in fd["data"][0]["colorbar"]
-    assert readouts(al)["a"] == [0, None, 100, "%"] and readouts(al)["unit"] == "%"
+    # B − A of percentages: percentage points (values times 100, no '%'; issue 37)
+    assert fd["data"][0]["meta"]["texttemplate"] == "%{z:+.0f}"
+    assert "tickformat" not in fd["data"][0]["colorbar"]
+    assert fd["data"][0]["colorbar"]["title"]["text"] == "B − A (points)"
+    assert " points" in fd["data"][0]["hovertemplate"].split("<br>")[1]
+    assert readouts(al)["a"] == [0, None, 100, "%"] and readouts(al)["unit"] == " points"
