@@ -71,7 +71,8 @@
           " (adjusted " + sig(cell[9]) + ", " + paired.tests[cell[10]] + ": " +
           (cell[9] < 0.05 ? "distinguishable" : "not distinguishable") + ")";
     } else if (present(se) && present(a) && present(b)) {
-      line += " · SE " + number(scaled(se, cells.delta), cells.se, null) + unit + ", " +
+      // the SE column is in shown units already (percentage points: components.compare)
+      line += " · SE " + number(se, cells.se, null) + unit + ", " +
           (within ? cells.within : cells.beyond);
     }
     return line;

@@ -30,6 +30,9 @@
   const LIST = "/api/figures";
   const KEEP_MS = 15000;  // a rebuilt page: its user's place kept if it is drawn within this
   const SETTLE_MS = 1500;  // and watched this long after (a chart's modebar drawn anew)
+  const WAITING = "waiting";  // drawn by a page waiting for a watched figure's first file
+  //                             (layouts/_shared.py waiting_page): followed as a figure gone;
+  //                             when it comes, the page is loaded again for its URL
 
   /* The API paths to ask for the figures a page drew (``drawn``: its .evalmaps-live-drawn,
    * layouts/_shared.py live_drawn): none before the page is drawn, and never a figure the URL
@@ -154,6 +157,7 @@
           was = {id: f.id, version: drew, n_cells: drewCells};
         }
         const returned = back[f.id];
+        const arrived = drew === WAITING;  // its first file: not "back"
         delete back[f.id];
         if (was && was.version === f.version) {
           if (returned) {
@@ -168,7 +172,7 @@
         if (was) {
           replaced[f.id + "\u0000" + was.version] = now;
           const text = describe(was, f) || "its cells changed.";
-          parts.push((returned ? "the figure is back: " : "") +
+          parts.push((arrived ? "the figure " + f.id + " has arrived: " : returned ? "the figure is back: " : "") +
                      (summaries(body).length > 1 ? text.replace(/\.$/, " (" + f.id + ").") : text));
         } else if (returned) {
           parts.push("the figure is back.");
@@ -182,6 +186,7 @@
       const versions = shown && shown.versions ? shown.versions : {};
       const want = {};
       let stale = false;
+      let waited = false;  // a figure the page waited for has come: the page is loaded again
       Object.keys(versions).forEach(function (id) {
         const now = latest[id];
         if (!now) {
@@ -192,11 +197,12 @@
         if (now.version !== versions[id] && (asks[key] || 0) < MAX_ASKS) {
           asks[key] = (asks[key] || 0) + 1;
           stale = true;
+          waited = waited || versions[id] === WAITING;
         }
       });
       if (stale) {
         count += 1;
-        redraw({versions: want, n: count});
+        redraw(waited ? {versions: want, n: count, reload: true} : {versions: want, n: count});
       }
       return stale;
     }
@@ -332,6 +338,10 @@
     const keep = keeper(document, lib.keys);
     let keeping = null;
     const check = poller(document, window.fetch.bind(window), function (request) {
+      if (request.reload) {  // a page that waited for the figure has none of its controls
+        window.setTimeout(function () { window.location.reload(); }, 1500);  // (note read)
+        return;
+      }
       const clientside = window.dash_clientside;
       if (keep.before(request) && !keeping) {
         keeping = window.setInterval(function () {

@@ -146,6 +146,23 @@ def _on_common(al: Alignment, side: ComparePanel, grid: np.ndarray) -> np.ndarra
     return np.take(np.take(grid, _index(side.y, al.y.labels), 0), _index(side.x, al.x.labels), 1)
 
 
+def delta_template(al: Alignment, field: str = "z") -> str:
+    """B − A's d3 template: in the metric's terms ('%{z:+.1f}', '%{z:+.1f} ms'); for fractions
+    written as percent the difference is in percentage points, its values already scaled
+    (:func:`delta_scale`): '%{z:+.1f} points', never '+3.8%' beside '+3.3 points'."""
+    metric = al.a.metric
+    trim = "~" if al.min_decimals != al.decimals else ""
+    if metric.percent:
+        return f"%{{{field}:+.{fmt.places(al.decimals - metric.shift)}{trim}f}}{paired_unit(al)}"
+    return value_template(None, al.decimals, signed=True, trim=bool(trim), field=field)
+
+
+def delta_scale(al: Alignment) -> float:
+    """What B − A, its range and its SE are multiplied by on the map: 100 for fractions
+    written as percent (percentage points), else 1."""
+    return al.a.metric.scale if al.a.metric.percent else 1
+
+
 def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
     """'Local Window Size %{y} · Ratio %{x}<br>B − A +3.8<br>A 52.5 · B 56.3<br>SE ...': the
     template of a compared cell, the groups with their own (not comparable; within 1.96 SE),
@@ -155,13 +172,12 @@ def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
     values = (f"<br>A {_side_value(al.a, 'customdata[0]')} · "
               f"B {_side_value(al.b, 'customdata[1]')}")
     pct = al.a.metric.percent
-    delta = value_template(al.a.metric if pct else None, al.decimals, signed=True,
-                           trim=al.min_decimals != al.decimals)
+    delta = delta_template(al)
     direction = "" if al.higher_is_better else " (lower is better: − means B better)"
     head = f"{where}<br>{DELTA_TITLE} {delta}{direction}{values}"
     se_places = se_decimals(al)
-    se = (f"<br>SE %{{customdata[2]:.{max(se_places - 2, 0)}%}}" if pct
-          else f"<br>SE %{{customdata[2]:.{se_places}f}}")
+    se = (f"<br>SE %{{customdata[2]:.{max(se_places - 2, 0)}f}}{paired_unit(al)}" if pct
+          else f"<br>SE %{{customdata[2]:.{se_places}f}}")  # (in points: scaled, as B − A)
     has_se = al.se is not None and np.isfinite(al.se).any()
     present = head + (se + f", {BEYOND}" if has_se else "")
     special = []
@@ -212,7 +228,7 @@ def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
                                      f"{who} not reported"))
     if not has_se and not al.paired:  # the hovers and the readout read A and B alone
         return present, special, np.stack([al.za, al.zb], axis=-1)
-    se_grid = al.se if has_se else np.full(al.delta.shape, np.nan)
+    se_grid = al.se * delta_scale(al) if has_se else np.full(al.delta.shape, np.nan)
     within = np.where(np.isfinite(se_grid) & np.isfinite(al.delta), al.indistinct, np.nan)
     columns = np.stack([al.za, al.zb, se_grid, within.astype(float)], axis=-1)
     if al.paired:  # then A, B, SE, within, and the paired test's (see PAIRED_COLUMNS)
@@ -262,11 +278,12 @@ def readouts(al: Alignment) -> dict:
             "delta": [fmt.places(al.decimals - al.a.metric.shift),
                       max(al.min_decimals - al.a.metric.shift, 0)
                       if al.min_decimals != al.decimals else None, al.a.metric.scale],
-            "se": max(se_decimals(al) - al.a.metric.shift, 0),
+            "se": max(se_decimals(al) - al.a.metric.shift, 0),  # customdata: shown units
             "minus": DELTA_TITLE, "within": WITHIN, "beyond": BEYOND,
             "paired": {"places": paired_places(al), "unit": paired_unit(al),
                        "tests": list(PAIRED_NAMES)} if al.paired else None,
-            "unit": "%" if al.a.metric.percent else "",
+            # B − A and its SE: percentage points of fractions written as percent
+            "unit": paired_unit(al) if al.a.metric.percent else "",
             "lower_better": not al.higher_is_better}
 
 
@@ -327,20 +344,23 @@ def delta_figure(al: Alignment, *, show_values: bool = True,
                  values: tuple[str, str] | None = None) -> dict:
     """B - A on a diverging scale centred at 0 (symmetric range); NaN where either is missing.
     ``values``: :func:`value_dtypes`, when the caller has them."""
-    lo, hi = delta_range(al)
+    times = delta_scale(al)  # percentage points of fractions written as percent
+    lo, hi = (v * times for v in delta_range(al))
     present, special, customdata = delta_hovers(al)
     pct = al.a.metric.percent
-    text = value_template(al.a.metric if pct else None, al.decimals, signed=True,
-                          trim=al.min_decimals != al.decimals)
+    places = al.decimals - al.a.metric.shift
+    text = delta_template(al).removesuffix(paired_unit(al)) if pct else delta_template(al)
     drawn = TraceSpec(
-        decimals=al.decimals, hovertemplate=present, colorscale=DELTA_COLORSCALE,
+        decimals=places, hovertemplate=present, colorscale=DELTA_COLORSCALE,
         zrange=(lo, hi), zmid=0, texttemplate=text, show_values=show_values,
-        colorbar_title=DELTA_TITLE + ("" if al.higher_is_better else " (blue: B better)"),
-        colorbar=scale_ticks(pct, al.decimals, [(lo, hi)]),
+        colorbar_title=DELTA_TITLE + (" (points)" if pct else "")
+        + ("" if al.higher_is_better else " (blue: B better)"),
+        colorbar=scale_ticks(False, places, [(lo, hi)]),
         reversescale=not al.higher_is_better,  # blue is always B better
         customdata_dtype=delta_data_dtype(al, customdata.shape[-1],
                                           values or value_dtypes(al)))
-    data = heatmap_traces(al.delta, al.x.labels, al.y.labels, drawn, customdata=customdata,
+    delta = np.round(al.delta * times, max(places, 0) + 6) if pct else al.delta
+    data = heatmap_traces(delta, al.x.labels, al.y.labels, drawn, customdata=customdata,
                           special=tuple(special))
     layout = _layout(al, DELTA_TITLE, right=20)
     layout["meta"] = style_meta(data, None)  # its own range, whatever A and B use

@@ -16,6 +16,7 @@ COLOR_MODE_OPTIONS = [
     {"label": "Figure's own", "value": "figure"},
     {"label": "Metric's range", "value": "fixed"},
     {"label": "Shared across panels", "value": "shared"},
+    {"label": "Each panel its own", "value": "panel"},
 ]
 
 
@@ -156,11 +157,16 @@ def slider_marks(numbers, labels) -> tuple[dict, float | None]:
 
 
 def x_range_control(component_id: str, dim: Dim, x_range: tuple[float, float] | None):
-    """A range slider snapping to the labels of a numeric x axis; a note for categorical ones."""
+    """A range slider snapping to the labels of a numeric x axis; for a categorical one a note
+    saying why there is none, the slider kept (the callbacks read it) but hidden: a disabled
+    slider would look like a control that is broken."""
     if not dim.numeric:
         return html.Div([
-            dcc.RangeSlider(id=component_id, min=0, max=1, value=[0, 1], disabled=True),
-            html.Small(f"{dim.title} is categorical: no range.", className="text-muted")],
+            html.Div(dcc.RangeSlider(id=component_id, min=0, max=1, value=[0, 1], disabled=True),
+                     hidden=True),
+            html.Small(f"{dim.title} is categorical (names, not numbers): there is no range to "
+                       f"narrow; choose panels and rows above instead.",
+                       className="text-muted")],
             id=f"{component_id}-keys", **{"data-numbers": "[]"})
     numbers = dim.numbers
     lo, hi = x_range if x_range else (min(numbers), max(numbers))

@@ -48,6 +48,7 @@ PALETTE = ("#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#0
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash")  # 12, 5 and 7: all three repeat
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "triangle-down")  # at 420
 THRESHOLD_COLOR = "#6c757d"
+NOT_APPLICABLE = "n/a"  # a slope, R² or drop along a categorical (unordered) axis
 CHART_HEIGHT = 380
 CLASS_COLORS = {"declining": "#b02a37", "rising": "#146c43", "stable": "#495057",
                 "mixed": "#8a6d00"}
@@ -62,6 +63,13 @@ def chart_height(legend_entries: int) -> int:
 
 def line_color(key: int) -> str:
     return PALETTE[key % len(PALETTE)]
+
+
+def by_panel(keys, n_panels: int, overlay: bool) -> bool:
+    """Whether overlaid lines take their colour and marker from their panel, not their line:
+    when every panel draws the same one line (MMLU-Pro's accuracy of each model along its
+    categories), which would otherwise be one colour for every model."""
+    return overlay and n_panels > 1 and len(set(keys)) == 1
 
 
 def line_dash(key: int) -> str:
@@ -257,7 +265,8 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
     """Value against the axis, one line per row (or column); several views are overlaid.
 
     Overlaid panels keep each line's colour and tell panels apart by dash and marker, with the
-    legend grouped by panel (``names``: the panels' short names). ``log``: the lines' axis on a
+    legend grouped by panel; where every panel draws the same one line, the panels take the
+    colours and markers (:func:`by_panel`) (``names``: the panels' short names). ``log``: the lines' axis on a
     log scale (None: by the rule of :func:`evalmaps.analysis.trends.log_axis_default`; never
     where it cannot be). ``items``: the item-based intervals of panels whose figure keeps
     per-item records (:func:`line_interval`).
@@ -274,15 +283,18 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
     data = []
     bands = []
     shown = []
+    # no reported cell: nothing to draw (the table still lists it)
+    drawn = [[line for line in lines_of(view, transpose) if np.isfinite(line.values).any()]
+             for view in views]
+    panel_colours = by_panel([line.key for lines in drawn for line in lines], len(views), overlay)
     for p, view in enumerate(views):
         first_in_group = True
-        for line in lines_of(view, transpose):
-            if not np.isfinite(line.values).any():
-                continue  # no reported cell: nothing to draw (the table still lists it)
+        for line in drawn[p]:
             xs, ys, labels = line_points(line, zero, axis_prefix)
             name = without_prefix(line.label, line_prefix)
             shown.extend(v for v in ys if v is not None)
-            color = line_color(line.key)
+            key = p if panel_colours else line.key
+            color = line_color(key)
             se = line_se(line)
             present = np.isfinite(line.values)
             with_se = bool(present.any() and np.isfinite(se[present]).all())
@@ -299,7 +311,7 @@ def line_figure(views: list[PanelView], *, transpose: bool = False,
                 "line": {"color": color, "width": 2,
                          "dash": DASHES[p % len(DASHES)] if overlay else line_dash(line.key)},
                 # overlaid: the dash tells the panel, the marker the line
-                "marker": {"color": color, "size": 7, "symbol": line_symbol(line.key)},
+                "marker": {"color": color, "size": 7, "symbol": line_symbol(key)},
             }
             if with_se:  # the se of each point, in the points' places (None at breaks)
                 trace["customdata"] = _at_points(xs, se)
@@ -406,7 +418,7 @@ def stats_columns(spec: FigureSpec, transpose: bool, threshold: float | Sequence
                                 else threshold))
     line_dim = spec.dims[spec.x if transpose else spec.y]
     axis = spec.dims[spec.y if transpose else spec.x]
-    per = f"per {axis.title.lower()}" if axis.numeric else "per step"
+    slope = f"Slope per {axis.title.lower()}" if axis.numeric else "Slope"
     directions = {m.higher_is_better for m in metrics}
     sign = "<" if directions == {True} else ">" if directions == {False} else "worse than"
     colours = [{"condition": f"params.data.color == '{c}'",
@@ -427,12 +439,14 @@ def stats_columns(spec: FigureSpec, transpose: bool, threshold: float | Sequence
         _text_col("mean", "Mean"),
         _text_col("min", "Min (at)", minWidth=110),
         _text_col("max", "Max (at)", minWidth=110),
-        _text_col("slope", f"Slope {per}",
-                  headerTooltip="Least squares over the reported cells"
-                  + ("" if axis.numeric else f"; {axis.title} is categorical: per label step")),
+        _text_col("slope", slope,
+                  headerTooltip="Least squares over the reported cells" if axis.numeric
+                  else f"None: {axis.title} is categorical, its labels have no order"),
         _text_col("r2", "R²"),
         _text_col("drop", "Largest drop (where)", minWidth=150,
-                  headerTooltip="Between neighbouring cells that are both reported"),
+                  headerTooltip="Between neighbouring cells that are both reported"
+                  if axis.numeric else f"None: {axis.title} is categorical, its labels have "
+                                       "no order, so no cells are neighbours"),
         _text_col("below", f"First {sign} {fmt.level(metrics[0], levels[0])}"
                   if len(levels) == 1 else f"First {WORDS.get(sign, sign)} threshold",
                   minWidth=110,
@@ -444,10 +458,13 @@ def stats_columns(spec: FigureSpec, transpose: bool, threshold: float | Sequence
     return columns if rows is None else fit_widths(columns, rows)
 
 
-def stats_rows(trends: Trends) -> list[dict]:
-    """One table row per line: numbers to sort by, and the texts shown."""
+def stats_rows(trends: Trends, overlay: bool = False) -> list[dict]:
+    """One table row per line: numbers to sort by, and the texts shown; ``overlay``: the panels
+    are drawn in one chart (each row's colour is then its line's there, :func:`by_panel`)."""
     short = {p.key: p.short for p in trends.panels}
     order = {p.key: i for i, p in enumerate(trends.panels)}
+    panel_colours = by_panel([s.key for s in trends.lines if s.n_present], len(trends.panels),
+                             overlay)
     several = len(trends.thresholds) > 1  # each row says its own: '1000 (0.2142 < 0.8)'
     rows = []
 
@@ -477,6 +494,7 @@ def stats_rows(trends: Trends) -> list[dict]:
         rows_of = [k for k, m in enumerate(metrics) if m == one]
         for k, text in zip(rows_of, fmt.slope_column([trends.lines[k].slope for k in rows_of])):
             slopes[k] = text
+    unordered = not trends.spec.dims[trends.axis_dim].numeric  # no slope, R², drop, direction
     for s, metric, d, mean_text, slope_text in zip(trends.lines, metrics, places, means, slopes):
         s: LineStats  # (at and below write with this row's metric and decimals)
         rows.append({
@@ -484,15 +502,15 @@ def stats_rows(trends: Trends) -> list[dict]:
             "panel": short.get(s.panel_key, s.panel_title),
             "line": order[s.panel_key] * 100000 + s.key,
             "line_text": trends.short(trends.line_dim, s.line), "line_name": s.line,
-            "color": line_color(s.key),
+            "color": line_color(order[s.panel_key] if panel_colours else s.key),
             "n": s.n_present, "n_text": f"{s.n_present} of {s.n_total}",
             "mean": s.mean, "mean_text": mean_text,
             "min": s.min, "min_text": at(s.min, s.min_at),
             "max": s.max, "max_text": at(s.max, s.max_at),
-            "slope": s.slope, "slope_text": slope_text,
-            "r2": s.r2, "r2_text": fmt.r2(s.r2),
+            "slope": s.slope, "slope_text": NOT_APPLICABLE if unordered else slope_text,
+            "r2": s.r2, "r2_text": NOT_APPLICABLE if unordered else fmt.r2(s.r2),
             "drop": s.drop,
-            "drop_text": (fmt.DASH if s.drop is None
+            "drop_text": (NOT_APPLICABLE if unordered else fmt.DASH if s.drop is None
                           else f"{fmt.difference(metric, s.drop, d)} ({point(s.drop_from)} → "
                                f"{point(s.drop_to)})"),
             "below": s.below_step,

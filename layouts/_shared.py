@@ -6,6 +6,7 @@ import functools
 import inspect
 import json
 import math
+from pathlib import Path
 from typing import Callable
 from urllib.parse import parse_qs
 
@@ -36,7 +37,7 @@ from components.controls import (
 )
 from components.dash_internals import PAGES_CONTENT, PAGES_LOCATION
 from components.provenance import provenance_badge
-from evalmaps.core.figure import Catalog, Figure
+from evalmaps.core.figure import Catalog, Figure, short_slug
 from evalmaps.service import live
 from evalmaps.service.store import STORED_ID_IN
 from evalmaps.service.uploads import catalog_with
@@ -98,6 +99,48 @@ def live_drawn_id(page: str) -> dict:
     """The hidden element whose text says what a page drew (:func:`live_drawn`): read by
     assets/evalmaps-live.js, which asks for a redraw while it differs from the server's."""
     return {"type": "live-drawn", "page": page}
+
+
+WAITING = "waiting"  # the version a page waiting for a watched figure drew (evalmaps-live.js)
+
+
+def waiting_for(figure_id, catalog: Catalog) -> str | None:
+    """Why a watched folder's figure that a URL names has nothing to show yet, as the page says
+    it (None: the figure is there, or is no watched folder's): a folder watched before its first
+    file ('Waiting for import-sweep: no file yet in sweep/.'), or one whose files were removed.
+    The folder by its name only: the server's paths are not the reader's business."""
+    if not isinstance(figure_id, str) or not figure_id or figure_id in catalog:
+        return None
+    state = current_app.extensions["evalmaps"]
+    settings = state.get("settings")
+    if settings is None or settings.watch == "off":
+        return None  # read once at start-up: nothing will come
+    gone = getattr(state["catalog"], "gone", {}).get(figure_id)
+    if gone:
+        return (f"Waiting for {figure_id}: its files in {Path(gone).name}/ were removed. This "
+                f"page draws it when they are written again.")
+    for folder in settings.extra_data:
+        if "import-" + (short_slug(Path(folder).resolve().name) or "results") == figure_id:
+            return (f"Waiting for {figure_id}: no file yet in {Path(folder).name}/. This page "
+                    f"draws it when its first file arrives.")
+    return None
+
+
+def waiting_page(page: str, figure_id: str, text: str):
+    """A page for a watched figure with no file yet (:func:`waiting_for`): it says so, and its
+    hidden drawn element names the figure at version :data:`WAITING` with no cells, so that
+    assets/evalmaps-live.js follows it (a 404, then the list of figures) and, when it arrives,
+    says so and loads the page again for its URL (this page has none of the controls a redraw
+    in place would write)."""
+    drawn = json.dumps({"versions": {figure_id: WAITING}, "cells": {figure_id: 0}, "shape": []},
+                       separators=(",", ":"))
+    return dbc.Container([
+        html.Div(drawn, id=live_drawn_id(page), className="evalmaps-live-drawn", hidden=True),
+        html.H4(f"Waiting for {figure_id}", id=f"{page}-waiting-title",
+                className="mt-2 figure-title"),
+        html.Div(text, id=f"{page}-waiting", className="alert alert-info small",
+                 role="status"),
+    ], fluid=True, className="py-3")
 
 
 def figure_shape(figure: Figure) -> list:

@@ -75,6 +75,8 @@ from layouts._shared import (
     slicing_shown,
     slicing_values,
     stored_ids,
+    waiting_for,
+    waiting_page,
 )
 
 dash.register_page(__name__, path="/", name="Browse", title="evalmaps · Browse", order=0)
@@ -84,6 +86,9 @@ PAGE = "browse"
 
 def layout(uploads=None, **query):
     catalog = get_catalog(uploads, *stored_ids(query.get("figure")))
+    waiting = waiting_for(first(query.get("figure")), catalog)
+    if waiting:  # a watched folder's figure with no file yet: drawn when it arrives
+        return waiting_page(PAGE, first(query.get("figure")), waiting)
     state = parse_state(query, catalog)
     figure = catalog.figure(state.figure)
     spec = figure.spec

@@ -118,7 +118,7 @@ def layout(uploads=None, **query):
                              html_for="data-metric", width=4),
                     labelled("Unit", dbc.Input(id="data-unit", value="%", maxLength=10,
                                                debounce=True), html_for="data-unit", width=2),
-                    dbc.Col(dbc.Switch(id="data-range", label="Values must lie in 0-100",
+                    dbc.Col(dbc.Switch(id="data-range", label=RANGE_LABEL,
                                        value=True, className="small"), md=6, className="pt-4"),
                 ], className="g-2"), id="data-metric-fields", md=12),
                 dbc.Col(html.Div(id="data-metric-note", className="small text-muted"), md=12),
@@ -357,10 +357,12 @@ def stage(raw):
     return STAGE(staged=key, raw=None, contents=None, kept=None)
 
 
+RANGE_LABEL = "Values must lie in 0-100"
 PREVIEW = Outputs(
     status=Output("data-upload-status", "children"),
     metric_style=Output("data-metric-fields", "style"),
     metric_note=Output("data-metric-note", "children"),
+    range_label=Output("data-range", "label"),
     pending=Output("data-pending", "data"),
     add_disabled=Output("data-add", "disabled"),
     x_options=Output("data-x", "options"),
@@ -459,7 +461,7 @@ def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range, item, pr
     dims = seen["dims"]
     return PREVIEW(
         status=preview_card(seen["summary"], seen["name"], figures),
-        **metric_fields(seen.get("tool", "")),
+        **metric_fields(seen.get("tool", ""), seen.get("metric")),
         # what the preview resolved (detected axes and replicates): the kept figure is this one
         pending={"key": staged, "options": dataclasses.asdict(dataclasses.replace(
             options, x=seen["x"], y=seen["y"], replicate=seen["replicate"]))},
@@ -471,13 +473,23 @@ def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range, item, pr
     )
 
 
-def metric_fields(tool: str) -> dict:
+def metric_fields(tool: str, metric: dict | None = None) -> dict:
     """The metric, unit and range fields: shown for a table, whose values they describe; hidden
     for an evaluation tool's results (``tool``), whose metrics come from the file, with a note
-    saying so."""
+    saying so. ``metric``: as the table was read ({name, unit, range}); where that is not what
+    the fields say (fractions under the default 0-100 %, read as 0-1 with no unit) the range is
+    labelled by it and a note says how the values were read."""
     if not tool:
-        return {"metric_style": {}, "metric_note": ""}
-    return {"metric_style": {"display": "none"},
+        lo, hi = (metric or {}).get("range") or (0.0, 100.0)
+        label = f"Values must lie in {lo:g}-{hi:g}"
+        note = ""
+        if metric and metric.get("range") and (lo, hi) == (0.0, 1.0) and not metric.get("unit"):
+            label += " (fractions)"
+            note = (f"Every value lies in 0-1: read as fractions of 1 (0-1, no unit), not as "
+                    f"percentages; {metric.get('name') or 'the metric'} is written as percent "
+                    f"only where you ask (the Percent switch on Browse).")
+        return {"metric_style": {}, "metric_note": note, "range_label": label}
+    return {"metric_style": {"display": "none"}, "range_label": RANGE_LABEL,
             "metric_note": f"Metric, unit and range come from the file ({tool}): each metric "
                            f"keeps its own name and the scale the tool writes it on."}
 

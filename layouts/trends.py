@@ -306,7 +306,7 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
                     "(a Wilson interval where that would leave the metric's range); "
                     "means (per line, per panel, marginal) get none: their cells share models "
                     "and items, so their errors are not independent")
-    rows = stats_rows(trends)
+    rows = stats_rows(trends, overlay=options.overlay and len(views) > 1)
     return {"graphs": graphs, "redraw": maps, "summary": summary,
             "observations": observation_list(trends.observations, spec.illustrative),
             "table_rows": rows,

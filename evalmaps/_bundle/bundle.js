@@ -70,7 +70,7 @@
       xmin: finiteOr(q.get("xmin"), null), xmax: finiteOr(q.get("xmax"), null),
       sort: okSort ? sort : "source",
       top: top !== null && top >= 1 ? Math.floor(top) : null,
-      color: color === "fixed" || color === "shared" ? color : "figure",
+      color: color === "fixed" || color === "shared" || color === "panel" ? color : "figure",
       labels: q.get("labels") !== "off",
       scale: q.get("scale") === "paper" ? "paper" : "uniform",
       pct: q.get("pct") === "1",
@@ -387,15 +387,15 @@
     let r = null;
     if (mode === "fixed") {
       r = metric.fixed ? metric.fixed.slice() : null;
-    } else if (mode === "shared") {
+    } else if (mode === "figure" && fig.zrange && sameMetric(metric, fig.metric)) {
+      r = fig.zrange.slice();
+    } else if (mode === "shared" || mode === "figure") {
       const present = all.filter(function (v) { return v.range && sameScale(v.metric, metric); });
       if (present.length) {
         const lo = Math.min.apply(null, present.map(function (v) { return v.range[0]; }));
         const hi = Math.max.apply(null, present.map(function (v) { return v.range[1]; }));
         r = lo < hi ? [lo, hi] : flatRange(metric, lo);
       }
-    } else if (fig.zrange && sameMetric(metric, fig.metric)) {
-      r = fig.zrange.slice();
     }
     if (view.range && view.range[0] === view.range[1] && metric.fixed && r === null) {
       r = flatRange(metric, view.range[0]);
@@ -774,7 +774,7 @@
     form.appendChild(el("label", {"class": "control"}, [el("span", {text: "Top N rows"}),
       el("input", {id: "top", type: "number", min: "1", step: "1", value: state.top === null ? "" : String(state.top)})]));
     form.appendChild(selectOne("color", "Colour range", [["figure", "Figure"], ["fixed", "Metric's range"],
-                                                         ["shared", "Shared"]], state.color));
+                                                         ["shared", "Shared"], ["panel", "Each panel its own"]], state.color));
     form.appendChild(selectOne("scale", "Colour scale", [["uniform", "Uniform (viridis)"], ["paper", "As in the paper"]],
                                state.scale));
     const check = function (id, text, on) {

@@ -930,8 +930,8 @@ def summary(al: Alignment) -> dict:
     ``n_indistinct``: cells with a standard error (of the difference) and those within 1.96 of
     it; ``b_sig_higher``/``b_sig_lower`` and ``b_sig_better``/``b_sig_worse``: cells with a
     standard error where B is higher/lower (better/worse) by more than 1.96 of it;
-    ``no_significance``: why no cell has one ("neither side gives a standard error"; None when
-    some do).
+    ``no_significance``: why no cell can be judged ("neither side gives a standard error");
+    None when some cell has a standard error or a paired test on its items.
     """
     common = al.common
     d = al.delta[common]
@@ -962,9 +962,9 @@ def summary(al: Alignment) -> dict:
         "b_sig_worse": 0,
         "no_significance": None,
     }
-    if not out["n_with_se"]:
-        out["no_significance"] = no_significance(al)
     out.update(paired_summary(al))
+    if not out["n_with_se"] and not out["paired_cells"]:  # paired cells are judged on items
+        out["no_significance"] = no_significance(al)
     out.update(item_means(al))
     if al.se is not None:
         distinct = common & np.isfinite(al.se) & ~al.indistinct

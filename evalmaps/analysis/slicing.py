@@ -27,7 +27,7 @@ class SliceState(Protocol):
 
     def facet_selection(self, figure: Figure) -> dict[str, list[str]]: ...
 
-COLOR_MODES = ("figure", "fixed", "shared")
+COLOR_MODES = ("figure", "fixed", "shared", "panel")
 FIXED_RANGE = (0.0, 100.0)  # "fixed" for a percent metric that declares no range
 ZSCALES = ("linear", "log")
 LOG_REFUSED = ("Log colours are off for {panel}: it shows a value of {value} or less, and only "
@@ -347,20 +347,23 @@ def color_range(spec: FigureSpec, views: list[PanelView], mode: str,
                 metric: Metric | None = None) -> tuple[float, float] | None:
     """(zmin, zmax) for a colour mode, for the panels of ``metric`` (default: the first view's;
     views of other metrics are left out of "shared"); None lets each panel scale itself.
-    "fixed" is the metric's range (:func:`fixed_range`), "figure" the catalog's ``zrange`` for
-    the figure's own metric."""
+    "fixed" is the metric's range (:func:`fixed_range`), "figure" (the default) the catalog's
+    ``zrange`` for the figure's own metric, else the range "shared" by the panels: the panels
+    of one figure share one scale unless "panel" (each panel its own) is asked for."""
     metric = metric or (views[0].metric if views else spec.metric)
     if mode == "fixed":
         return fixed_range(metric)
-    if mode == "shared":
+    if mode == "panel":
+        return None
+    if mode == "figure" and spec.zrange and metric == spec.metric:
+        return tuple(spec.zrange)  # type: ignore[return-value]
+    if mode in ("shared", "figure"):
         present = [v.value_range for v in views if v.n_cells and same_scale(v.metric, metric)]
         if not present:
             return None
         lo = min(r[0] for r in present)
         hi = max(r[1] for r in present)
         return (lo, hi) if lo < hi else flat_range(metric, lo)
-    if spec.zrange and metric == spec.metric:
-        return tuple(spec.zrange)  # type: ignore[return-value]
     return None
 
 
@@ -399,12 +402,13 @@ def view_ranges(spec: FigureSpec, views: list[PanelView]) -> list[dict]:
             found[view.metric] = {mode: color_range(spec, views, mode, view.metric)
                                   for mode in COLOR_MODES}
         ranges = dict(found[view.metric])
-        one = view.value_range
-        if one is not None and one[0] == one[1] and fixed_range(view.metric) is not None:
-            # a panel of one value that would scale itself (to the value +- 0.5): its metric's
-            # range, when that holds the value
-            ranges = {mode: flat_range(view.metric, one[0]) if r is None else r
-                      for mode, r in ranges.items()}
+        own = view.value_range
+        if own is not None:
+            # a mode that lets the panel scale itself gets the panel's own extent, written out
+            # (the browser switches modes without the server); a panel of one value: its
+            # metric's range, when that holds the value (else the value +- 0.5)
+            own = own if own[0] < own[1] else flat_range(view.metric, own[0])
+            ranges = {mode: own if r is None else r for mode, r in ranges.items()}
         if view.log_scale:
             ranges = {mode: log_range(view, r) for mode, r in ranges.items()}
         out.append(ranges)

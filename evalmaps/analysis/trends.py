@@ -130,11 +130,16 @@ def rule_notes(spec: FigureSpec, transpose: bool = False,
         slope = (f"Slope: least squares of {metric.name} on {name} over the reported cells, "
                  f"per unit of {name}, with R² (none for a constant line).")
     else:
-        prefix = label_prefix(axis.labels)  # written without it, as everywhere on the page
-        first = [without_prefix(label, prefix) for label in axis.labels[:4]]
-        slope = (f"Slope: {axis.title} is categorical, so the slope is per step in the label "
-                 f"order ({', '.join(first)}{', …' if len(axis.labels) > 4 else ''}), "
-                 f"not per unit; R² as for a numeric axis.")
+        return [
+            (f"{axis.title} is categorical: its labels have no order, so a line along it has no "
+             f"slope, no R², no drop between neighbours and no direction (rising, declining "
+             f"or mixed); the table leaves them empty (n/a)."),
+            first_below.replace("in axis order", "in the labels' order"),
+            (f"Class: stable if max − min ≤ {band_text(metric)}; otherwise not classified "
+             f"(along unordered labels there is no direction). A line with fewer than "
+             f"{MIN_POINTS} cells is not classified."),
+            "Missing cells are never interpolated: lines break where the source reports nothing.",
+        ]
     return [
         slope,
         (f"Largest drop: between neighbouring {name} values that both have a cell. A missing "
@@ -313,7 +318,9 @@ class LineStats:
     last_at: str | None = None
     slope: float | None = None
     r2: float | None = None
-    slope_basis: str = "numeric"  # "numeric": per unit of the axis; "index": per label step
+    # "numeric": per unit of the axis; "none": a categorical axis, whose labels have no order
+    # (no slope, R², drop or direction along it)
+    slope_basis: str = "numeric"
     drop: float | None = None  # the largest fall between neighbouring cells, > 0
     drop_from: str | None = None
     drop_to: str | None = None
@@ -411,6 +418,8 @@ def line_stats(values: Sequence[float] | np.ndarray, labels: Sequence[str],
 
     ``positions`` are the x of the slope (default: 0, 1, 2 ...); ``steps`` the points' ranks on
     the full axis (default: consecutive), so a drop is only measured between true neighbours.
+    ``numeric=False``: the axis is categorical, its labels unordered: no slope, R², drop or
+    direction (the class is "stable" or None).
     ``decimals``: the data's, to round differences of two values exactly.
     ``higher_is_better=False`` (perplexity): the threshold statistic is the first value worse
     than it, i.e. ABOVE it (kept in the ``below*`` fields, ``side`` says 'above').
@@ -423,17 +432,17 @@ def line_stats(values: Sequence[float] | np.ndarray, labels: Sequence[str],
     rank = np.arange(n) if steps is None else np.asarray(steps, dtype=int)
     present = np.isfinite(y)
     base = dict(line=line, key=key, panel_title=panel_title, panel_key=panel_key, n_total=n,
-                threshold=float(threshold), slope_basis="numeric" if numeric else "index",
+                threshold=float(threshold), slope_basis="numeric" if numeric else "none",
                 higher_is_better=higher_is_better)
     idx = np.nonzero(present)[0]
     if idx.size == 0:
         return LineStats(**base)
     yp = y[idx]
     i_min, i_max = idx[int(np.argmin(yp))], idx[int(np.argmax(yp))]  # first occurrence
-    slope, r2 = least_squares(x[idx], yp)
+    slope, r2 = least_squares(x[idx], yp) if numeric else (None, None)
 
     drop = drop_from = drop_to = drop_from_value = drop_to_value = None
-    a, b = idx[:-1], idx[1:]
+    a, b = (idx[:-1], idx[1:]) if numeric else (idx[:0], idx[:0])
     neighbours = (b == a + 1) & (rank[b] == rank[a] + 1)  # no drop across a gap (missing or
     a, b = a[neighbours], b[neighbours]  # hidden cell)
     if a.size:
@@ -454,6 +463,9 @@ def line_stats(values: Sequence[float] | np.ndarray, labels: Sequence[str],
     first, last = float(y[idx[0]]), float(y[idx[-1]])
     lo, hi = float(y[i_min]), float(y[i_max])
     spread = _difference(hi, lo, decimals)
+    cls = classify(spread, slope, first, last, int(idx.size), band)
+    if not numeric and cls != "stable":
+        cls = None  # unordered labels: a line along them has no direction
     return LineStats(
         **base, n_present=int(idx.size), mean=float(np.mean(yp)),
         min=lo, min_at=labels[i_min], max=hi, max_at=labels[i_max],
@@ -461,7 +473,7 @@ def line_stats(values: Sequence[float] | np.ndarray, labels: Sequence[str],
         slope=slope, r2=r2, drop=drop, drop_from=drop_from, drop_to=drop_to,
         drop_from_value=drop_from_value, drop_to_value=drop_to_value,
         below_at=below_at, below=below, below_step=below_step,
-        cls=classify(spread, slope, first, last, int(idx.size), band),
+        cls=cls,
     )
 
 
@@ -621,8 +633,16 @@ def _join(items: Sequence[str]) -> str:
 
 
 def plural(title: str) -> str:
+    """'lengths', 'categories' (not 'categorys'), 'local window sizes', 'boxes'; a word that
+    already ends in s gets 'values' ('status values')."""
     word = title.lower()
-    return f"{word} values" if word.endswith("s") else f"{word}s"
+    if word.endswith("s"):
+        return f"{word} values"
+    if word.endswith("y") and word[-2:-1] not in ("", "a", "e", "i", "o", "u"):
+        return f"{word[:-1]}ies"
+    if word.endswith(("x", "z", "ch", "sh")):
+        return f"{word}es"
+    return f"{word}s"
 
 
 # --------------------------------------------------------------------------- the report
@@ -709,7 +729,7 @@ class Trends:
             "label_prefixes": {k: v for k, v in self.prefixes.items() if v},
             "line_dim": self.line_dim,
             "axis_dim": self.axis_dim,
-            "slope_basis": "numeric" if axis.numeric else "index",
+            "slope_basis": "numeric" if axis.numeric else "none",
             "rules": {"stable_band": stable_band(self.metric),
                       "high_level": high_level(self.metric),
                       "notes": rule_notes(spec, self.transpose,

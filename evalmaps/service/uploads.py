@@ -74,7 +74,12 @@ def preview_in_child(path: str, name: str, options: ImportOptions, max_bytes: in
             # the metric options do not apply
             "tool": " and ".join(dict.fromkeys(
                 str(i.spec.get("source", {}).get("tool") or "") for i, _ in found)),
-            "figures": [{"title": f.spec.title, "summary": i.summary()} for i, f in found]}
+            "figures": [{"title": f.spec.title, "summary": i.summary()} for i, f in found],
+            # the metric as read (a table of fractions under the default 0-100 % is read as
+            # fractions, 0-1, no unit): the page labels its fields by it
+            "metric": {"name": figure.spec.metric.name, "unit": figure.spec.metric.unit,
+                       "range": None if figure.spec.metric.range is None
+                       else [float(v) for v in figure.spec.metric.range]}}
 
 
 def store_in_child(path: str, name: str, options: ImportOptions, max_bytes: int,

@@ -305,3 +305,33 @@ def compare_cells(driver) -> int:
         "const t = gd && gd._fullData && gd._fullData[0];"
         "return t ? Array.from(t.z).reduce((n, row) => n + Array.from(row)"
         ".filter(v => v !== null && !Number.isNaN(v)).length, 0) : 0")
+
+
+def test_a_page_waits_for_a_watched_folders_first_file(served, browser):  # noqa: F811
+    """Issue 37 (a new user, 5): served on an empty folder, `/?figure=import-sweep` fell back to
+    another figure and never picked the sweep up. The page says it waits for the figure, then,
+    when the first file is written, says so and draws it for the same URL."""
+    base, folder, log = served
+    fid = "import-" + short_slug(folder.name)
+    assert fetch(base, f"/api/figures/{fid}")[0] == 404
+    browser.get(f"{base}/?figure={fid}")
+    (waiting,) = until(lambda: browser.find_elements(By.ID, "browse-waiting"), 20, "the note")
+    assert waiting.text == (f"Waiting for {fid}: no file yet in {folder.name}/. This page draws "
+                            "it when its first file arrives.")
+    assert str(folder.parent) not in browser.page_source  # the folder by its name only
+    assert not browser.find_elements(By.CSS_SELECTOR, ".heatmap-keys")  # no other figure drawn
+    time.sleep(4)  # the page has asked (a 404) and follows the list of figures
+    copy(folder, FIRST[0])
+    arrived = time.monotonic()
+    until(lambda: note_text(browser).startswith(f"The figure {fid} has arrived: "), 20, "the note")
+    until(lambda: browser.find_elements(By.CSS_SELECTOR, ".heatmap-keys"), 30,
+          "the figure drawn when its first file arrived")
+    assert time.monotonic() - arrived < 20
+    assert browser.current_url == f"{base}/?figure={fid}"
+    until(lambda: drawn_version(browser) == api_version(base, fid), 10, "its version drawn")
+    assert not browser.find_elements(By.ID, "browse-waiting")
+    assert browser.find_element(By.ID, "browse-title").text.startswith(FIRST[0].split("/")[-1])
+    errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert len(errors) <= 2 and all(f"/api/figures/{fid} " in e and "404" in e
+                                    for e in errors), errors
+    assert not re.search(r'" 5\d\d ', log())  # no 5xx in the access log

@@ -278,3 +278,17 @@ def test_a_file_of_100000_columns_is_refused_before_parsing(client):
     assert alert_text(out) == ("columns.csv: its header has more than 5,000 columns. A results "
                                "table has one column per dimension and a value (or one per cell "
                                "of a wide table); split the file or make it tidy.")
+
+
+def test_the_range_field_is_labelled_by_the_metric_as_read(client, dash_app):
+    """Issue 37 (a new user, 10): a table of fractions was read as fractions (0-1, no unit),
+    while the page went on labelling it "Accuracy % · Values must lie in 0-100"."""
+    fractions = b"model,task,value\na,x,0.25\na,y,0.5\nb,x,0.75\nb,y,1.0\n"
+    out = preview(client, "fractions.csv", fractions)
+    assert alert_text(out) is None
+    assert out["data-range.label"] == "Values must lie in 0-1 (fractions)"
+    assert "read as fractions" in out["data-metric-note.children"]
+    percentages = b"model,task,value\na,x,25\na,y,50\nb,x,75\nb,y,100\n"
+    out = preview(client, "percent.csv", percentages)
+    assert out["data-range.label"] == "Values must lie in 0-100"
+    assert out["data-metric-note.children"] == ""

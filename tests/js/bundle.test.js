@@ -102,3 +102,14 @@ test("colour ranges: the figure's, the metric's, shared", function () {
   assert.deepEqual(plain(lib.colorRange(FIG, vs, vs[0], "shared")), [40, 60]);
   assert.deepEqual(plain(lib.logTicks(0, 1).text), ["1", "2", "5", "10"]);
 });
+
+test("panels share one colour range by default, unless each panel is asked its own", function () {
+  const lib = load().evalmapsBundle.lib;
+  const fig = Object.assign({}, FIG, {zrange: null});  // no range of its own
+  const vs = lib.views(fig, lib.parseState("", fig)).views;
+  assert.equal(lib.parseState("", fig).color, "figure");
+  assert.deepEqual(plain(lib.colorRange(fig, vs, vs[0], "figure")), [40, 60]);  // A's and B's
+  assert.deepEqual(plain(lib.colorRange(fig, vs, vs[1], "figure")), [40, 60]);
+  assert.equal(lib.parseState("#color=panel", fig).color, "panel");
+  assert.deepEqual(plain(lib.colorRange(fig, vs, vs[0], "panel")), null);  // its own extent
+});

@@ -36,22 +36,23 @@ const PERCENT = {
   x: ["2000", "4000"], y: ["0.2", "0.4"], x_text: ["2000", "4000"], y_text: ["0.2", "0.4"],
   x_title: "Local Window Size", y_title: "Ratio", a: [1, null, 100, "%"], b: [1, null, 100, "%"],
   delta: [1, null, 100], se: 2, minus: "B − A", within: "within noise", beyond: "beyond noise",
-  unit: "%", lower_better: false
+  unit: " points", lower_better: false
 };
 
+/* A, B (fractions), the SE of B − A in shown units (percentage points), within */
 const CUSTOM = [
-  [[0.5, 0.5, 0.01, 1], [NaN, 0.5, NaN, 0]],
-  [[0.525, 0.563, 0.012, 1], [0.4, 0.3, 0.02, 0]]
+  [[0.5, 0.5, 1, 1], [NaN, 0.5, NaN, 0]],
+  [[0.525, 0.563, 1.2, 1], [0.4, 0.3, 2, 0]]
 ];
 
 test("compareReadout: A, B, B − A with its sign, SE within or beyond noise", function () {
   const readout = load({document: page(CUSTOM)}).evalmapsLib.hover.compareReadout;
   assert.equal(readout(PERCENT, 1, 0), "Ratio 0.4 · Local Window Size 2000 — A 52.5% · B 56.3% · " +
-               "B − A +3.8% · SE 1.20%, within noise");
+               "B − A +3.8 points · SE 1.20 points, within noise");
   assert.equal(readout(PERCENT, 1, 1), "Ratio 0.4 · Local Window Size 4000 — A 40.0% · B 30.0% · " +
-               "B − A -10.0% · SE 2.00%, beyond noise");
+               "B − A -10.0 points · SE 2.00 points, beyond noise");
   assert.equal(readout(PERCENT, 0, 0), "Ratio 0.2 · Local Window Size 2000 — A 50.0% · B 50.0% · " +
-               "B − A 0.0% · SE 1.00%, within noise");  // no sign on zero
+               "B − A 0.0 points · SE 1.00 points, within noise");  // no sign on zero
   assert.equal(readout(PERCENT, 0, 1), "Ratio 0.2 · Local Window Size 4000 — A not reported · " +
                "B 50.0% · B − A not comparable");
 });
@@ -60,7 +61,7 @@ test("compareReadout: a grid of one row names the column alone", function () {
   const readout = load({document: page(CUSTOM)}).evalmapsLib.hover.compareReadout;
   const oneRow = Object.assign({}, PERCENT, {y: ["all"], y_text: [""], y_title: ""});
   assert.equal(readout(oneRow, 0, 0), "Local Window Size 2000 — A 50.0% · B 50.0% · " +
-               "B − A 0.0% · SE 1.00%, within noise");
+               "B − A 0.0 points · SE 1.00 points, within noise");
 });
 
 test("compareReadout: lower is better, units, trimmed decimals, A and B alone", function () {
@@ -95,7 +96,8 @@ test("compareHover: a hover on A outlines the cell on B, fills the readout", fun
     // B: its chart 10, 20 px into its frame, the plot area 80, 30 px into it, cells 100 by 50
     {display: "block", left: "90px", top: "100px", width: "100px", height: "50px"},
     {display: "none"},  // B − A's axes not drawn yet
-    "Ratio 0.4 · Local Window Size 2000 — A 52.5% · B 56.3% · B − A +3.8% · SE 1.20%, within noise",
+    "Ratio 0.4 · Local Window Size 2000 — A 52.5% · B 56.3% · B − A +3.8 points · SE 1.20 points, " +
+      "within noise",
     {i: 1, j: 0, source: "a"}
   ]);
 });
@@ -141,25 +143,25 @@ test("compareReadout: the paired test, where a cell has one, instead of the SE",
   const custom = [
     [[0.35, 0.775, NaN, NaN, 40, 42.5, 20, 62.5, 0.000911, 0.00547, 0],
      [0.5, 0.525, NaN, NaN, 30, 2.5, -6.7, 13.3, 0.5512, 0.62, 1]],
-    [[0.5, 0.5, 0.01, 1, NaN, NaN, NaN, NaN, NaN, NaN, NaN],
+    [[0.5, 0.5, 1, 1, NaN, NaN, NaN, NaN, NaN, NaN, NaN],
      [0.4, 0.4, NaN, NaN, 30, 0, -3.3, 3.3, 1, 1, 0]]
   ];
   const readout = load({document: page(custom)}).evalmapsLib.hover.compareReadout;
   assert.equal(readout(cells, 0, 0), "Ratio 0.2 · Local Window Size 2000 — A 35.0% · B 77.5% · " +
-               "B − A +42.5% · paired, 40 items: +42.5 points [+20.0, +62.5], p = 0.00091 " +
+               "B − A +42.5 points · paired, 40 items: +42.5 points [+20.0, +62.5], p = 0.00091 " +
                "(adjusted 0.0055, exact McNemar: distinguishable)");
   assert.equal(readout(cells, 0, 1), "Ratio 0.2 · Local Window Size 4000 — A 50.0% · B 52.5% · " +
-               "B − A +2.5% · paired, 30 items: +2.5 points [-6.7, +13.3], p = 0.55 " +
+               "B − A +2.5 points · paired, 30 items: +2.5 points [-6.7, +13.3], p = 0.55 " +
                "(adjusted 0.62, exact sign-flip: not distinguishable)");
   // an untested cell keeps its SE test
   assert.equal(readout(cells, 1, 0), "Ratio 0.4 · Local Window Size 2000 — A 50.0% · B 50.0% · " +
-               "B − A 0.0% · SE 1.00%, within noise");
+               "B − A 0.0 points · SE 1.00 points, within noise");
   assert.equal(readout(cells, 1, 1), "Ratio 0.4 · Local Window Size 4000 — A 40.0% · B 40.0% · " +
-               "B − A 0.0% · paired, 30 items: 0.0 points [-3.3, +3.3], p = 1 " +
+               "B − A 0.0 points · paired, 30 items: 0.0 points [-3.3, +3.3], p = 1 " +
                "(adjusted 1, exact McNemar: not distinguishable)");
   // too few items for any test: no interval, no p, and the readout says why
   custom[1][1] = [0.4, 0.6, NaN, NaN, 4, 20, NaN, NaN, NaN, NaN, 3];
   const few = load({document: page(custom)}).evalmapsLib.hover.compareReadout;
   assert.equal(few(cells, 1, 1), "Ratio 0.4 · Local Window Size 4000 — A 40.0% · B 60.0% · " +
-               "B − A +20.0% · paired, 4 items: +20.0 points (no test: too few items to test)");
+               "B − A +20.0 points · paired, 4 items: +20.0 points (no test: too few items to test)");
 });

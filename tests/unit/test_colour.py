@@ -256,7 +256,50 @@ def test_one_value_without_a_metric_range_keeps_a_range_around_it():
     figure = one_cell_figure("12.5", "perplexity", None)
     views, _ = views_for(figure, ViewState(figure.id))
     (ranges,) = view_ranges(figure.spec, views)
-    assert ranges["figure"] is None  # the panel scales itself: 12.0 to 13.0
-    assert ranges["shared"] == (12.0, 13.0)
+    assert ranges == {mode: (12.0, 13.0) for mode in COLOR_MODES}  # the value +- 0.5
     fig = heatmap_figure(views[0], None, ranges=ranges)
     assert (fig["data"][0]["zmin"], fig["data"][0]["zmax"]) == (12.0, 13.0)
+
+
+def two_model_figure():
+    """Two panels of fractions on different spans, as an import of two models gives (issue 37:
+    O1-Mini over 0.31-1, O1-Preview over 0-0.96), and no colour range of the figure's own."""
+    from evalmaps.catalog.imports import figure_of, import_bytes
+    from evalmaps.readers.base import ImportOptions
+
+    rows = [("O1-Mini", "a", "x", 0.31), ("O1-Mini", "a", "y", 1.0), ("O1-Mini", "b", "x", 0.5),
+            ("O1-Preview", "a", "x", 0.0), ("O1-Preview", "a", "y", 0.96),
+            ("O1-Preview", "b", "x", 0.4)]
+    csv = "model,task,split,value\n" + "".join(f"{m},{t},{s},{v}\n" for m, t, s, v in rows)
+    options = ImportOptions(format="tidy", x="split", y="task", metric="accuracy", unit="",
+                            metric_range=None)
+    return figure_of(import_bytes(csv.encode(), "two.csv", options))
+
+
+def test_panels_of_one_figure_share_one_colour_range_by_default(catalog):
+    """Issue 37 (a new user, 6): by default every panel of a figure is coloured on one range
+    (the catalog's own zrange where it gives one, else the range of the panels shown); each panel
+    on its own range only when asked (color=panel), and every mode a URL names still works."""
+    from evalmaps.analysis.slicing import view_ranges
+    from evalmaps.views.state import parse_state
+
+    figure = two_model_figure()
+    assert figure.spec.zrange is None and len(figure.panels) == 2
+    state = ViewState(figure.id)
+    assert state.color == "figure" and "color" not in state.to_query()
+    views, _ = views_for(figure, state)
+    ranges = view_ranges(figure.spec, views)
+    assert [r["figure"] for r in ranges] == [(0.0, 1.0), (0.0, 1.0)]
+    assert [r["shared"] for r in ranges] == [(0.0, 1.0), (0.0, 1.0)]
+    # asked otherwise: each panel its own extent, written out for the browser to switch to
+    assert [r["panel"] for r in ranges] == [(0.31, 1.0), (0.0, 0.96)]
+    drawn = heatmap_figure(views[0], ranges[0]["figure"], ranges=ranges[0], color="figure")
+    assert drawn["layout"]["meta"]["evalmaps"]["ranges"]["panel"] == [0.31, 1.0]
+    # a built-in figure with a range of its own keeps it
+    dynts = catalog.figure("dynts-llama-vs-qwen")
+    own = view_ranges(dynts.spec, views_for(dynts, ViewState(dynts.id))[0])
+    assert {r["figure"] for r in own} == {(49, 57)}
+    # URLs that name a mode keep it
+    for mode in COLOR_MODES:
+        parsed = parse_state({"figure": "dynts-llama-vs-qwen", "color": mode}, catalog)
+        assert parsed.color == mode and not parsed.problems

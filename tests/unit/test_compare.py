@@ -718,3 +718,36 @@ def test_equal_values_are_never_distinguishable_and_a_zero_se_is_not_certainty()
     assert al.se[0, 1] == pytest.approx(math.hypot(se_a, 0.1), abs=2e-4)
     assert al.cell(0, 1)["distinguishable"] is True  # 2/3 apart is still far past 1.96 SE
     assert al.cell(0, 2)["delta"] == 0 and al.cell(0, 2)["distinguishable"] is False
+
+
+def test_percent_differences_are_percentage_points_everywhere(catalog):
+    """Issue 37 (a new user, 10): with pct=1, Compare's hover read 'B − A +3.8%' and 'SE 1.2%'
+    beside 'paired ... +3.3 points'. Values of fractions written as percent stay '%'; their
+    differences and the SE of those are percentage points, in the hover, the cells, the colour
+    bar and the readout, and the map's numbers are those points."""
+    from dataclasses import replace
+
+    from components.compare import delta_figure
+    from evalmaps.analysis.compare import compare
+
+    al = compare(catalog, "pythia-zero-shot:arc-challenge-acc", "pythia-zero-shot:arc-easy-acc")
+    al = replace(al, a=al.a.as_percent(), b=al.b.as_percent())  # pct=1, as the page writes it
+    assert al.se is not None and np.isfinite(al.se).any()
+    fig = delta_figure(al)
+    hovers = [t["hovertemplate"] for t in fig["data"] if t.get("hovertemplate")]
+    assert hovers
+    for hover in hovers:
+        delta = re.search(r"B − A (%\{[^}]*\}[^<]*)", hover)
+        assert delta and delta.group(1).endswith(" points") and "%}" not in delta.group(1), hover
+        assert re.search(r"A %\{customdata\[0\]:\.\d+%\}", hover)  # values stay percent
+        se = re.search(r"SE (%\{[^}]*\}[^,<]*)", hover)
+        assert se is None or (se.group(1).endswith(" points") and "%}" not in se.group(1))
+    main = fig["data"][0]
+    assert main["meta"]["texttemplate"] == "%{z:+.2f}"  # points, no unit in a cell
+    assert "points" in main["colorbar"]["title"]["text"]
+    assert "tickformat" not in main["colorbar"]  # no '%' ticks on a difference
+    got = decode(main["z"])  # (cells drawn by a trace of their own are blank here)
+    present = np.isfinite(got)
+    assert present.sum() > 10
+    np.testing.assert_allclose(got[present], al.delta[present] * 100, atol=1e-4)
+    assert readouts(al)["unit"] == " points"

@@ -88,6 +88,17 @@ LINKED_DOCS = [README_PATH, *sorted(DOCS.glob("*.md")), ROOT / "data" / "README.
 LINK = re.compile(r"!?\[[^\]]*\]\(<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\)")
 
 
+def test_the_readme_says_to_test_in_a_virtual_environment_of_their_own():
+    """Issue 37 (a new user, 10): the README's test command, run in the venv a server runs
+    from, replaces the package under it (500 on every page). Its "Test it" says to use a
+    separate virtual environment, the command itself unchanged."""
+    text = README_PATH.read_text(encoding="utf-8")
+    section = text.split("## Test it", 1)[1].split("\n## ", 1)[0]
+    before = section.split("```", 1)[0]
+    assert "separate virtual environment" in before
+    assert 'python -m pip install -q -e ".[test]" && python -m pytest' in section
+
+
 def prose(text: str) -> str:
     """The text without fenced code blocks and inline code (their brackets are not links)."""
     text = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)

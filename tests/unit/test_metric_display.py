@@ -76,11 +76,15 @@ def test_each_view_has_its_panels_metric(catalog):
 
 def test_colour_ranges_per_metric(catalog):
     vs = views(catalog)
+    # by default (figure, no range of its own) the panels of a metric share its range; a mode
+    # that lets a panel scale itself (fixed for an unbounded metric, panel) gives its extent
     assert view_ranges(vs[0].spec, vs) == [
-        {"figure": None, "fixed": (0.0, 1.0), "shared": (0.1, 0.7)},
-        {"figure": None, "fixed": (0.0, 1.0), "shared": (0.1, 0.7)},
-        {"figure": None, "fixed": None, "shared": (8.0, 52.0)},
-        {"figure": None, "fixed": None, "shared": (8.0, 52.0)}]
+        {"figure": (0.1, 0.7), "fixed": (0.0, 1.0), "shared": (0.1, 0.7), "panel": (0.1, 0.7)},
+        {"figure": (0.1, 0.7), "fixed": (0.0, 1.0), "shared": (0.1, 0.7), "panel": (0.1, 0.7)},
+        {"figure": (8.0, 52.0), "fixed": (9.0, 50.0), "shared": (8.0, 52.0),
+         "panel": (9.0, 50.0)},
+        {"figure": (8.0, 52.0), "fixed": (8.0, 52.0), "shared": (8.0, 52.0),
+         "panel": (8.0, 52.0)}]
 
 
 def test_sort_by_mean_is_best_first_in_each_direction(catalog):
@@ -144,8 +148,8 @@ def test_log_colours(catalog):
     v = views(catalog, metric="perplexity", run="r1", zscale="log")[0]
     assert v.log_scale
     ranges = view_ranges(v.spec, [v])[0]
-    assert ranges == {"figure": None, "fixed": None,
-                      "shared": (float(np.log10(9)), float(np.log10(50)))}
+    own = (float(np.log10(9)), float(np.log10(50)))
+    assert ranges == {"figure": own, "fixed": own, "shared": own, "panel": own}
     fig = heatmap_figure(v, ranges["shared"], ranges=ranges)
     main = fig["data"][0]
     np.testing.assert_allclose(decode(main["z"]), np.log10([[30, 20, 10], [50, 45, 40],
@@ -231,7 +235,9 @@ def test_compare_percent(catalog):
     fa, _, fd = compare_figures(al, "fixed", True)
     assert fa["data"][0]["hovertemplate"].split("<br>")[1] == "acc %{z:.0%}"
     assert (fa["data"][0]["zmin"], fa["data"][0]["zmax"]) == (0.0, 1.0)
-    assert fd["data"][0]["meta"]["texttemplate"] == "%{z:+.0%}"
-    assert fd["data"][0]["colorbar"]["tickformat"] == ".4~%"
-    assert "dtick" not in fd["data"][0]["colorbar"]
-    assert readouts(al)["a"] == [0, None, 100, "%"] and readouts(al)["unit"] == "%"
+    # B − A of percentages: percentage points (values times 100, no '%'; issue 37)
+    assert fd["data"][0]["meta"]["texttemplate"] == "%{z:+.0f}"
+    assert "tickformat" not in fd["data"][0]["colorbar"]
+    assert fd["data"][0]["colorbar"]["title"]["text"] == "B − A (points)"
+    assert " points" in fd["data"][0]["hovertemplate"].split("<br>")[1]
+    assert readouts(al)["a"] == [0, None, 100, "%"] and readouts(al)["unit"] == " points"

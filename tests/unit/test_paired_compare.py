@@ -73,6 +73,8 @@ def test_each_cell_equals_the_paired_test_on_its_items(catalog, scores):
     s = payload["summary"]
     sig = [c["paired"] for c in cells if c["paired"]["p_adjusted"] < 0.05]
     assert s["paired_cells"] == 6 and s["paired_tests"] == ["mcnemar"]
+    # issue 37 (a new user, 10): no reason why significance cannot be judged beside a test
+    assert s["n_with_se"] == 0 and s["no_significance"] is None
     assert s["b_sig_better_paired"] == sum(p["diff"] > 0 for p in sig)
     assert s["b_sig_worse_paired"] == sum(p["diff"] < 0 for p in sig)
     assert any("(paired, FDR 5%)" in line and "exact McNemar" in line
@@ -110,6 +112,7 @@ def test_no_items_means_no_paired_test_and_the_se_sentence(catalog):
         payload = compare_payload(catalog, query)
         assert all(c["paired"] is None for c in payload["cells"]), query
         assert payload["summary"]["paired_cells"] == 0
+        assert payload["summary"]["no_significance"], query
         assert payload["sentences"][-1].startswith("Significance cannot be judged"), query
 
 

@@ -106,7 +106,9 @@ def test_color_range_figure_and_fixed(catalog):
     assert color_range(fig.spec, vs, "figure") == (49, 57)
     assert color_range(fig.spec, vs, "fixed") == FIXED_RANGE == (0.0, 100.0)
     no_zrange = dataclasses.replace(fig.spec, zrange=None)
-    assert color_range(no_zrange, vs, "figure") is None
+    # without a range of its own, the figure's panels share the range of the cells shown
+    assert color_range(no_zrange, vs, "figure") == color_range(no_zrange, vs, "shared")
+    assert color_range(fig.spec, vs, "panel") is None  # each panel its own, when asked
 
 
 @pytest.mark.parametrize("fid, facets, rows, x_range", [

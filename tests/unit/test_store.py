@@ -159,7 +159,8 @@ def test_preview_and_store_through_the_child_process(tmp_path):
     assert seen == {"name": "wide_small.csv", "summary": imported.summary(),
                     "columns": list(imported.columns), "dims": list(imported.spec["dims"]),
                     "x": "len", "y": "type", "replicate": "seed", "tool": "",  # a table
-                    "figures": [{"title": "wide_small.csv", "summary": imported.summary()}]}
+                    "figures": [{"title": "wide_small.csv", "summary": imported.summary()}],
+                    "metric": {"name": "Accuracy", "unit": "%", "range": [0.0, 100.0]}}
     [fid] = uploads.store_upload(store, key, ImportOptions(), LIMITS)
     assert store.figure(fid).value(model="tiny-a", ft_type="lora", type="1", len="1") == 90.0
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from components.trends import line_color, line_figure, stats_columns, stats_rows
+from components.trends import PALETTE, line_color, line_figure, stats_columns, stats_rows
 from evalmaps.analysis.slicing import slice_panel, views_for
 from evalmaps.analysis.trends import (
     DEFAULT_THRESHOLD,
@@ -203,9 +203,13 @@ def test_transposed_short_to_long(catalog):
     assert (s.n_present, s.drop, s.drop_from, s.drop_to) == (2, 33.0, "6", "7")
 
 
-def test_categorical_axis_slope_is_per_step(catalog):
+def test_categorical_axis_has_no_slope_drop_or_direction(catalog):
+    """Issue 37 (a new user, 8): a categorical axis's labels have no order, so a line along it
+    has no slope, R², drop between neighbours or direction (only "stable" is said of it)."""
     s = one(stats_by_line(catalog, CORE, transpose=True), "0")
-    assert s.slope_basis == "index"
+    assert s.slope_basis == "none"
+    assert (s.slope, s.r2, s.drop) == (None, None, None)
+    assert s.cls in ("stable", None)
     assert one(stats_by_line(catalog, CORE), "u").slope_basis == "numeric"
 
 
@@ -490,10 +494,50 @@ def test_table_rows_and_columns(catalog):
     json.dumps(stats_rows(trends), allow_nan=False)
 
 
-def test_table_says_per_step_for_a_categorical_axis(catalog):
+def test_table_gives_no_slope_along_a_categorical_axis(catalog):
     spec = catalog.figure(CORE).spec
-    headers = [c["headerName"] for c in stats_columns(spec, True, 80.0, multi=False)]
-    assert "Slope per step" in headers
+    columns = stats_columns(spec, True, 80.0, multi=False)
+    headers = [c["headerName"] for c in columns]
+    assert "Slope" in headers and "Slope per step" not in headers
+    trends = analyse(views_of(catalog, CORE), transpose=True)
+    rows = stats_rows(trends)
+    assert {(r["slope_text"], r["r2_text"], r["drop_text"]) for r in rows} == {("n/a",) * 3}
+    assert {r["cls"] for r in rows} <= {"stable", "not classified"}
+
+
+MMLU = "mmlu-pro"
+
+
+def test_no_trend_along_unordered_categories_and_overlaid_models_differ(catalog):
+    """Issue 37 (a new user, 8): MMLU-Pro, transposed (one line per model, along its 14
+    categories), said "Declining with category: ... from biology to psychology", and drew every
+    overlaid model in one colour. The categories have no order: no slope, drop or direction is
+    said; overlaid panels that each draw the same one line take a colour each."""
+    views = views_of(catalog, MMLU)
+    assert len(views) == 2 and not catalog.figure(MMLU).spec.dims["category"].numeric
+    trends = analyse(views, transpose=True)
+    assert all(s.slope is None and s.drop is None and s.cls in ("stable", None)
+               for s in trends.lines)
+    text = " ".join(trends.observations)
+    for word in ("Declining", "Rising", "declining", "rising", "mixed", "Largest drop", "slope",
+                 "categorys"):
+        assert word not in text, (word, text)
+    assert trends.to_dict()["slope_basis"] == "none"
+    assert all("no slope" in n or "Slope" not in n for n in trends.to_dict()["rules"]["notes"])
+    fig = line_figure(views, transpose=True)
+    lines = [t for t in fig["data"] if t.get("mode") == "lines+markers"]
+    colours = [t["line"]["color"] for t in lines]
+    assert len(lines) == len(views) and len(set(colours)) == min(len(views), len(PALETTE))
+    rows = stats_rows(trends, overlay=True)
+    assert [r["color"] for r in rows] == colours  # the table's colour is the chart's
+    assert len({r["color"] for r in stats_rows(trends)}) == 1  # one chart per panel: one line
+
+
+def test_plurals():
+    from evalmaps.analysis.trends import plural
+    assert [plural(w) for w in ("Category", "Length", "Local Window Size", "Ratios", "Day",
+                                "Box")] == ["categories", "lengths", "local window sizes",
+                                            "ratios values", "days", "boxes"]
 
 
 def test_labels_are_escaped_in_charts():

@@ -59,9 +59,11 @@ def test_line_stats_invariants(ys, threshold, numeric):
     assert s.min <= s.mean + 1e-9 and s.mean <= s.max + 1e-9
     assert s.min == present.min() and s.max == present.max()
     assert s.first == present[0] and s.last == present[-1]
-    assert s.cls in CLASSES or (s.cls is None and present.size < 2)
-    if present.size < 2:
+    assert s.cls in CLASSES or (s.cls is None and (present.size < 2 or not numeric))
+    if present.size < 2 or not numeric:  # unordered labels: no slope, drop or direction
         assert s.slope is None and s.r2 is None
+    if not numeric:
+        assert s.drop is None and s.cls in ("stable", None)
     if s.r2 is not None:
         assert 0.0 <= s.r2 <= 1.0
     if s.drop is not None:

@@ -100,3 +100,20 @@ def test_no_slider_has_more_than_max_marks(n):
     numbers = list(reversed(numbers))  # out of order: every k-th
     marks, step = slider_marks(numbers, [f"{x:g}" for x in numbers])
     assert len(marks) <= MAX_MARKS and step is None
+
+
+def test_a_categorical_axis_shows_no_disabled_slider_but_says_why(catalog):
+    """Issue 37 (a new user, 10): MMLU-Pro's x (its metric, a name) showed a greyed-out range
+    slider. The slider stays for the callbacks, hidden; a note says why there is no range."""
+    from dash import dcc
+
+    from components.controls import x_range_control
+
+    spec = catalog.figure("mmlu-pro").spec
+    dim = spec.dims[spec.x]
+    assert not dim.numeric
+    wrapper = x_range_control("browse-xrange", dim, None)
+    slot, note = wrapper.children
+    assert isinstance(slot.children, dcc.RangeSlider) and slot.children.id == "browse-xrange"
+    assert slot.hidden is True  # not drawn
+    assert "categorical" in note.children and "no range" in note.children
