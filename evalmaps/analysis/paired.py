@@ -70,6 +70,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from evalmaps.analysis import power
 from evalmaps.core.estimators import pass_at_k
 
 RESAMPLES = 2000  # bootstrap resamples of one side's mean interval
@@ -103,6 +104,16 @@ class Paired:
     b_only: int | None
     only_in_a: int = 0  # the cell's items A has and B has not (not in the test)
     only_in_b: int = 0
+    # error bars as Miller asks for them (evalmaps.analysis.power): each side's standard error
+    # over the common items, the difference's own, the smallest difference these items detect
+    # with 80% power (mde) and the items the observed one would need; None where n < 2
+    a_se: float | None = None
+    b_se: float | None = None
+    se_diff: float | None = None
+    se_diff_clustered: float | None = None  # with clusters of items (n_clusters of them)
+    n_clusters: int | None = None
+    mde: float | None = None  # from the clustered se_diff where there are clusters
+    items_needed: int | None = None
 
     @property
     def tested(self) -> bool:
@@ -478,9 +489,27 @@ def paired_values(a: np.ndarray, b: np.ndarray, mcnemar: bool = False,
         lo, hi = mcnemar_interval(a_wins, b_wins, n)
     else:
         p, lo, hi, test = sign_flip(b - a)
-    return Paired(n=n, a_mean=_r(a_mean), b_mean=_r(b_mean), diff=_r(b_mean - a_mean),
-                  ci_low=None if lo is None else _edge(lo), ci_high=None if hi is None else _edge(hi),
-                  p=p, p_adjusted=p, test=test, a_only=a_only, b_only=b_only)
+    return with_error_bars(
+        Paired(n=n, a_mean=_r(a_mean), b_mean=_r(b_mean), diff=_r(b_mean - a_mean),
+               ci_low=None if lo is None else _edge(lo), ci_high=None if hi is None else _edge(hi),
+               p=p, p_adjusted=p, test=test, a_only=a_only, b_only=b_only), a, b)
+
+
+def with_error_bars(result: Paired, a: np.ndarray, b: np.ndarray, clusters=None) -> Paired:
+    """``result`` with its standard errors, mde and items needed (:mod:`evalmaps.analysis.power`;
+    ``clusters``: each common item's cluster, or None)."""
+    d = b - a
+    se_diff = power.se(d)
+    clustered, groups = (None, None) if clusters is None else power.clustered_se(d, clusters)
+    mde = power.mde(clustered if clustered is not None else se_diff)
+    return replace(result, a_se=_maybe(power.se(a)), b_se=_maybe(power.se(b)),
+                   se_diff=_maybe(se_diff), se_diff_clustered=_maybe(clustered),
+                   n_clusters=groups, mde=_maybe(mde),
+                   items_needed=power.items_needed(result.n, mde, float(d.mean())))
+
+
+def _maybe(value: float | None) -> float | None:
+    return None if value is None else _r(value)
 
 
 def _edge(value: float) -> float:

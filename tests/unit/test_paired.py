@@ -331,6 +331,9 @@ def test_swapping_a_and_b_negates_the_difference_and_keeps_p(pair, mcnemar):
     assert ba.diff == -ab.diff and (ba.a_mean, ba.b_mean) == (ab.b_mean, ab.a_mean)
     assert (ba.a_only, ba.b_only) == (ab.b_only, ab.a_only)
     assert ba.p == ab.p and ba.test == ab.test
+    # swapping keeps the difference's standard error, the mde and the items it needs
+    assert (ba.se_diff, ba.mde, ba.items_needed) == (ab.se_diff, ab.mde, ab.items_needed)
+    assert (ba.a_se, ba.b_se) == (ab.b_se, ab.a_se)
     if ab.p is None:
         assert len(a) < MIN_ITEMS and ab.ci_low is None and ba.ci_high is None
         return
@@ -390,3 +393,18 @@ def test_mcnemar_interval_ends_are_where_tangos_score_is_1_96(a, b, n):
 def test_mcnemar_interval_of_a_clean_sweep_is_not_a_point():
     lo, hi = paired.mcnemar_interval(0, 6, 6)  # six of six for B
     assert 0 < lo < 0.5 and hi == 1.0
+
+
+def test_a_paired_cell_carries_its_error_bars():
+    from evalmaps.analysis import power
+
+    a = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0])
+    b = np.array([1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0])
+    r = paired_values(a, b, mcnemar=True)
+    d = b - a
+    assert r.se_diff == pytest.approx(power.se(d)) and r.a_se == pytest.approx(power.se(a))
+    assert r.mde == pytest.approx(power.POWER_FACTOR * power.se(d))
+    assert r.items_needed == math.ceil(8 * (r.mde / d.mean()) ** 2 - 1e-9)
+    assert (r.se_diff_clustered, r.n_clusters) == (None, None)
+    same = paired_values(a, a.copy(), mcnemar=True)
+    assert same.items_needed is None and same.se_diff == 0.0

@@ -28,7 +28,13 @@ def test_the_arc_logs_are_paired_on_their_three_common_items(tmp_path):
         "anthropic-claude-sonnet-4-0-choice", "ollama-qwen2-5-0-5b-choice"))
     al = with_paired(compare(Catalog([figure]), sonnet, qwen))
     [cell] = al.cells()
-    assert cell["paired"] == {"n": 3, "a_mean": 1.0, "b_mean": 0.333333333333,
+    paired = {k: v for k, v in cell["paired"].items()
+              if k not in ("a_se", "b_se", "se_diff", "se_diff_clustered", "n_clusters", "mde",
+                           "items_needed")}
+    # A right on all 3, B on 1 of them: d = (0, -1, -1) in some order, se_diff = sqrt(1/3 / 3)
+    assert cell["paired"]["se_diff"] == pytest.approx((1 / 9) ** 0.5, abs=1e-12)
+    assert cell["paired"]["a_se"] == 0.0 and cell["paired"]["n_clusters"] is None
+    assert paired == {"n": 3, "a_mean": 1.0, "b_mean": 0.333333333333,
                               "diff": -0.666666666667, "ci_low": None, "ci_high": None, "p": None,
                               "p_adjusted": None, "test": "none", "a_only": 2, "b_only": 0,
                               "only_in_a": 2, "only_in_b": 0}
