@@ -311,7 +311,12 @@ def test_a_zip_of_two_tools_results_keeps_both_figures_with_their_links(served, 
     open_data(served)
     upload(served, path)
     until(lambda: "holds 2 figures" in served.find_element("#data-preview-card").text, timeout=20)
-    served.find_element("#data-add").click()
+    # the button is below the fold: Bootstrap's smooth scrolling would still be moving it when
+    # the click lands, so it is brought into view at once first
+    add = served.find_element("#data-add")
+    served.driver.execute_script(
+        "arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", add)
+    add.click()
     served.wait_for_element("#data-kept-card", timeout=20)
     titles = [e.text for e in served.driver.find_elements(By.CSS_SELECTOR, ".kept-title")]
     assert titles == ["results.json", "evalplus.zip (2 EvalPerf results files)"]
