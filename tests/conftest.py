@@ -52,7 +52,10 @@ def pytest_setup_options():
         options.binary_location = binary
     for flag in ("--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--no-first-run", "--disable-quic", "--disable-default-apps",
-                 "--window-size=1400,1000"):
+                 "--window-size=1400,1000",
+                 # no smooth scrolling (Bootstrap scrolls smoothly unless motion is reduced):
+                 # a click on an element below the fold lands where it is, not mid-scroll
+                 "--force-prefers-reduced-motion"):
         options.add_argument(flag)
     return options
 

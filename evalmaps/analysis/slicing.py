@@ -377,6 +377,9 @@ def flat_range(metric: Metric, value: float) -> tuple[float, float]:
     return value - 0.5, value + 0.5
 
 
+LOG_MIN_SPAN = 0.1  # decades: a narrower log colour range is widened to a decade around it
+
+
 def log_range(view: PanelView, zrange: tuple[float, float] | None) -> tuple[float, float] | None:
     """A colour range in log10 units (None stays None: the panel scales itself); a range that
     reaches 0 or below starts at the panel's lowest value."""
@@ -389,7 +392,10 @@ def log_range(view: PanelView, zrange: tuple[float, float] | None) -> tuple[floa
     if hi <= 0 or lo <= 0:
         return None
     lo, hi = float(np.log10(lo)), float(np.log10(hi))
-    return (lo, hi) if lo < hi else (lo - 0.5, hi + 0.5)
+    if hi - lo < LOG_MIN_SPAN:  # one value (+- 0.5), or nearly: half a decade either side,
+        mid = (lo + hi) / 2     # so that the colour bar holds a tick
+        return (mid - 0.5, mid + 0.5)
+    return (lo, hi)
 
 
 def view_ranges(spec: FigureSpec, views: list[PanelView]) -> list[dict]:

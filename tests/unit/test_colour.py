@@ -303,3 +303,18 @@ def test_panels_of_one_figure_share_one_colour_range_by_default(catalog):
     for mode in COLOR_MODES:
         parsed = parse_state({"figure": "dynts-llama-vs-qwen", "color": mode}, catalog)
         assert parsed.color == mode and not parsed.problems
+
+
+def test_a_log_colour_range_of_one_value_spans_a_decade_and_holds_a_tick():
+    """One perplexity of 605.5 is given the range 605.05-606.05 (the value +- 0.5), which on a
+    log scale holds no tick of the colour bar (200, 500, 1000 fell outside it): a log range
+    narrower than a tenth of a decade is widened to half a decade either side."""
+    import math
+
+    from evalmaps.analysis.slicing import log_range
+
+    figure = one_cell_figure("605.5", "perplexity", None)
+    views, _ = views_for(figure, ViewState(figure.id))
+    lo, hi = log_range(views[0], (605.0, 606.0))
+    assert hi - lo == pytest.approx(1.0) and lo < math.log10(500) < hi
+    assert log_range(views[0], (100.0, 1000.0)) == (2.0, 3.0)
