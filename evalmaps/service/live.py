@@ -161,7 +161,9 @@ class FolderReader:
             kept = self.kept.get(path)
             if kept is not None and kept.signature == signature and (kept.final or initial):
                 if kept.error is not None:
-                    raise kept.error
+                    # raised afresh: a traceback kept from scan to scan would keep each scan's
+                    # frames, and in them every figure and file read then, deleted or not
+                    raise kept.error.with_traceback(None)
                 return kept.result
             if not initial and not self._due(path, now):  # still being written, perhaps: later
                 self.pending.add(path)
@@ -171,7 +173,7 @@ class FolderReader:
                 result = self._read(path)
             except DataError as exc:
                 final = initial or now - self._since[path][1] >= REPORT_AFTER
-                self.kept[path] = _Kept(signature, error=exc, final=final)
+                self.kept[path] = _Kept(signature, error=exc.with_traceback(None), final=final)
                 if not final:
                     self.pending.add(path)  # tried again; not a problem yet
                     return None
@@ -298,6 +300,8 @@ class Live:
             self.snapshot = snapshot
         for listener in self.listeners:
             listener(snapshot)
+        del snapshot
+        fastcsv.release_memory()  # what the old snapshot alone held (a file replaced, deleted)
         return True
 
     # --- the watcher thread ------------------------------------------------------------------

@@ -309,3 +309,40 @@ def test_a_table_that_ends_in_the_middle_of_a_row_waits(tmp_path):
     time.sleep(live.SETTLE + 0.2)
     assert watcher.refresh()
     assert watcher.snapshot.catalog.figure("import-runs").value(model="m1", task="t2") == 6.5
+
+
+def test_a_replaced_or_deleted_file_leaves_nothing_of_it_kept(tmp_path):
+    """Issue 37 (red team 10): a growing watched file took a worker to 2 GB, kept after the file
+    was deleted. Each version of a file read is let go once the next is read, and the last once
+    the file is deleted, while another file of the folder fails at every scan (its error, raised
+    again at each scan, kept every scan's frames and in them every figure read)."""
+    import gc
+    import weakref
+
+    (tmp_path / "a.csv").write_text("model,task,value\nm1,t1,0.5\n")
+    (tmp_path / "bad.csv").write_text("model\n")  # one column: fails at every scan
+    reader = live.FolderReader(tmp_path, None, settle=0.05)
+    watcher = live.Live([reader], lambda per, problems: (assemble(Catalog([]), per, problems),
+                                                         problems), lambda snapshot: None)
+    watcher.refresh(initial=True)
+    assert len(watcher.snapshot.problems) == 1
+    grow = tmp_path / "grow.csv"
+    versions = []
+    for rows in (1000, 2000, 3000):  # the file grows, read again each time
+        grow.write_text("model,task,value\n" + "".join(f"m{i},t1,0.5\n" for i in range(rows)))
+        settled(watcher)
+        figure = reader.kept[grow].result
+        assert figure.n_cells == rows
+        versions.append((weakref.ref(figure), weakref.ref(figure.cells)))
+        del figure
+        for i in range(3):  # other changes: scans that raise bad.csv's error again
+            (tmp_path / "a.csv").write_text("model,task,value\nm1,t1,0.5\n" + "\n" * (i + 1))
+            settled(watcher)
+    gc.collect()
+    assert [ref() is None for pair in versions for ref in pair] == [True] * 4 + [False] * 2
+    grow.unlink()
+    assert settled(watcher)
+    gc.collect()
+    assert all(ref() is None for pair in versions for ref in pair)
+    assert grow not in reader.kept and grow not in reader._since and grow not in reader.pending
+    assert "import-grow" not in watcher.snapshot.catalog
