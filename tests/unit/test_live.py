@@ -346,3 +346,29 @@ def test_a_replaced_or_deleted_file_leaves_nothing_of_it_kept(tmp_path):
     assert all(ref() is None for pair in versions for ref in pair)
     assert grow not in reader.kept and grow not in reader._since and grow not in reader.pending
     assert "import-grow" not in watcher.snapshot.catalog
+
+
+def test_a_watched_per_item_tables_temporary_records_go_with_it(tmp_path):
+    """Without a cache, a per-item table's records are kept in a temporary folder: one for each
+    version read. A version replaced, and the file deleted, leave none behind."""
+    import gc
+
+    table = tmp_path / "items.csv"
+    table.write_text("model,task,item,score\nA,t,1,1\nA,t,2,0\nB,t,1,1\nB,t,2,1\n")
+    reader = live.FolderReader(tmp_path, None, settle=0.05)
+    watcher = live.Live([reader], lambda per, problems: (assemble(Catalog([]), per, problems),
+                                                         problems), lambda snapshot: None)
+    watcher.refresh(initial=True)
+    first = watcher.snapshot.catalog.figure("import-items").items.folder
+    assert (first / "scores.parquet").is_file()
+    table.write_text("model,task,item,score\nA,t,1,0\nA,t,2,0\nB,t,1,1\nB,t,2,1\n")
+    assert settled(watcher)
+    second = watcher.snapshot.catalog.figure("import-items").items.folder
+    gc.collect()
+    assert second != first and not first.exists() and (second / "scores.parquet").is_file()
+    assert watcher.snapshot.catalog.figure("import-items").value(model="A", task="t",
+                                                                 metric="score") == 0.0
+    table.unlink()
+    assert settled(watcher)
+    gc.collect()
+    assert not second.exists()
