@@ -47,7 +47,8 @@ from evalmaps.readers.table import FORMATS
 from evalmaps.service import uploads
 from evalmaps.service.bundle import site_zip
 from evalmaps.service.uploads import Budget
-from evalmaps.views.payloads import cells_csv, view_cells
+from evalmaps.views.download import slice_csv
+from evalmaps.views.payloads import view_cells
 from evalmaps.views.state import ViewState, first, parse_state
 from layouts._shared import (
     UPLOADS,
@@ -242,28 +243,9 @@ def download(_, shown, rendered, uploads):
     if rendered not in catalog:
         raise PreventUpdate
     figure = catalog.figure(rendered)
-    spec = figure.spec
-    cells = []
-    for row in shown or []:
-        if not isinstance(row, dict):
-            continue
-        coords = {d: str(row.get(d, "")) for d in spec.dim_names}
-        value = figure.value(**coords)
-        if value is None:
-            continue  # not a cell of this figure: never write what the data does not hold
-        cell = {**coords, "value": value}
-        cells.append(cell)
-    extras = [c for c in ("sd", "n", "se") if c in figure.cells.columns]
-    if extras:
-        extra = figure.cells.set_index(list(spec.dim_names))
-        for cell in cells:
-            key = tuple(cell[d] for d in spec.dim_names)
-            for col in extras:
-                if col in extra.columns:
-                    v = extra.at[key, col] if len(spec.dim_names) > 1 else extra.at[key[0], col]
-                    cell[col] = None if v != v else float(v)
-    return {"content": cells_csv(figure, cells), "filename": f"{figure.id}-slice.csv",
-            "type": "text/csv"}
+    # a row that names no cell of the figure is left out: never write what the data does not hold
+    return {"content": slice_csv(figure, shown if isinstance(shown, list) else []),
+            "filename": f"{figure.id}-slice.csv", "type": "text/csv"}
 
 
 @callback(

@@ -112,10 +112,27 @@ def with_items(figure: Figure, imported, cache_dir, key: str | None = None) -> F
             return figure
         except OSError:
             pass  # a cache that cannot be written is no cache
+    import os
     import tempfile
+    import weakref
 
-    figure.items = items.save(tempfile.mkdtemp(prefix="evalmaps-items-"), dims, imported.items)
+    folder = tempfile.mkdtemp(prefix="evalmaps-items-")
+    figure.items = items.save(folder, dims, imported.items)
+    # the folder lasts as long as the records that read it (no request is reading them then):
+    # a watched file read again, or deleted, leaves no folder behind; nor does the process
+    weakref.finalize(figure.items, _remove_own, folder, os.getpid())
     return figure
+
+
+def _remove_own(folder: str, pid: int) -> None:
+    """Remove the temporary folder of per-item records made by the process ``pid``, when this
+    is it: a forked worker's copy of a figure read before the fork (at start-up) is not the
+    only one, and the folder is left to the process that made it."""
+    import os
+    import shutil
+
+    if os.getpid() == pid:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _load_with_entry(path: Path, entry: Path, cache_dir) -> Figure:

@@ -8,6 +8,10 @@ from evalmaps.core.text import bidi_marked, clip, listing
 
 MAX_QUOTED = 100  # characters of a user's input quoted back in a message
 MAX_LISTED = 20  # names listed in a message before "and N more"
+# characters of a data error's problem: the start (what is wrong) and the end (what to do) of a
+# longer one are kept, what it quoted in between is cut (a header of 100 KB named as a column)
+MAX_ERROR = 1000
+_LONG_WORD = re.compile(r"\S{%d,}" % (MAX_QUOTED + 1))  # a text quoted whole: no spaces
 
 
 class EvalmapsError(Exception):
@@ -22,7 +26,7 @@ class DataError(EvalmapsError, ValueError):
 
     def __init__(self, problem: str, *, file: str | None = None, row: int | None = None,
                  column: str | None = None) -> None:
-        self.problem = problem
+        self.problem = clipped_problem(problem)
         self.file = file
         self.row = row
         self.column = column
@@ -36,12 +40,26 @@ class DataError(EvalmapsError, ValueError):
         if self.row is not None:
             parts.append(f"row {self.row}")
         if self.column is not None:
-            parts.append(f"column '{self.column}'")
+            parts.append(f"column '{clip(self.column, MAX_QUOTED)}'")
         return ", ".join(parts)
 
     @property
     def message(self) -> str:
         return f"{self.where}: {self.problem}" if self.where else self.problem
+
+
+def clipped_problem(problem: str) -> str:
+    """A data error's problem of at most :data:`MAX_ERROR` characters: a longer one (it quoted
+    a file's long text, a header of 100 KB) keeps its start and its end (the fix), and says what
+    was cut between them. A run of more than :data:`MAX_QUOTED` characters without a space
+    (quoted from a file) is clipped to that first."""
+    problem = _LONG_WORD.sub(lambda m: clip(m.group(), MAX_QUOTED), str(problem))
+    if len(problem) <= MAX_ERROR:
+        return problem
+    keep = MAX_ERROR - 40  # room for the note of the cut
+    head = keep * 2 // 3
+    return (f"{problem[:head]} … [{len(problem) - keep:,} characters cut] … "
+            f"{problem[len(problem) - (keep - head):]}")
 
 
 class UnknownFigure(EvalmapsError, KeyError):

@@ -221,7 +221,8 @@ class Probe:
 
     def __init__(self, data: bytes):
         self.data = data
-        self.head = data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
+        # the first bytes after a BOM and blank space, however much of it there is
+        self.head = data[:1 << 16].lstrip(b"\xef\xbb\xbf \t\r\n")[:64]
 
     @cached_property
     def doc(self):

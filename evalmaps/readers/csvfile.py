@@ -15,6 +15,11 @@ from evalmaps.readers.base import DEFAULT_MAX_BYTES, ImportFailed, Probe, Readin
 from evalmaps.readers.table import check_header
 
 MAX_COLUMNS = 5000  # refused before parsing: a results table has far fewer
+# a field may be as long as its file (an item's prompt or response): the csv module's default
+# limit (131,072 characters) refused a longer one as a quote that never closes. Raised once, for
+# the process (the limit is the module's own), to the largest a C long holds everywhere.
+FIELD_LIMIT = 2**31 - 1
+csv.field_size_limit(max(csv.field_size_limit(), FIELD_LIMIT))
 
 NAME = "csv"
 DESCRIBES = "CSV"

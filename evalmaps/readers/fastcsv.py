@@ -96,6 +96,14 @@ def _reuse_big_blocks(on: bool) -> None:
     _LIBC.malloc_trim(0)
 
 
+def release_memory() -> None:
+    """Hand the memory freed since the last load back to the kernel (``malloc_trim``): what a
+    watched folder's figures let go of when their files were replaced or deleted. No-op
+    without glibc."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
 class Unsupported(Exception):
     """The fast reader cannot promise the reference reader's result on this input."""
 

@@ -50,9 +50,17 @@ def read(probe: Probe, file: str, options=None, max_bytes: int | None = DEFAULT_
 
 
 def _jsonl_lines(data: bytes) -> bool:
-    """JSON Lines: the first line is a JSON object of its own."""
-    first = next((line for line in data[:1 << 16].splitlines() if line.strip()), b"")
-    return isinstance(parse_json(first), dict)
+    """JSON Lines: the first line that is not blank, whole however long (an item's text), is a
+    JSON object of its own."""
+    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        line = data[start:end].strip()
+        if line:
+            return line[:1] == b"{" and isinstance(parse_json(line), dict)
+        start = end + 1
+    return False
 
 
 def read_json_table(data: bytes, name: str, nested_ok: bool = False) -> pd.DataFrame:

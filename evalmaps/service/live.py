@@ -12,11 +12,14 @@ read again (:class:`FolderReader` keeps what each file gave), so one new file in
 2,000 is one file read and validated; the folder's figures are then put together again from what
 was kept (a folder of results: its readings combined; a folder of tables: its figures).
 
-A file is read once its size and time have held for :data:`SETTLE` seconds (a file still being
-written is never served half; one replaced by an atomic rename is read once, whole). One that
-fails is tried again, and is a problem (banner, ``/healthz``) only once it has held for
-:data:`REPORT_AFTER` seconds and still fails. Until a new version of a file is read, its last
-good version stays served.
+A file is read once two scans at least :data:`SETTLE` seconds apart (by this process's clock,
+never the file's time, which a writer or a network file system may set as it likes) agree on its
+size, time and inode, so that a file still being written, a row at a time, is never served in
+part; one renamed into place is whole at every scan and read once. A table of lines (CSV, JSON
+Lines) whose last byte is not a line end is a row being written: it waits :data:`UNENDED`
+seconds. One that fails is tried again, and is a problem (banner, ``/healthz``) only once it has
+held for :data:`REPORT_AFTER` seconds and still fails. Until a new version of a file is read, its
+last good version stays served.
 
 Each figure has a version (:func:`figure_version`, a hash of its content): the same in every
 process that holds the same data, so that a page or a script can ask whether anything changed.
@@ -44,8 +47,10 @@ from evalmaps.readers.base import ImportFailed, TableOptions
 
 log = logging.getLogger("evalmaps.data")
 
-SETTLE = 0.5  # seconds a file's size and time hold before it is read
+SETTLE = 2.0  # seconds two scans that agree on a file must span before it is read
+UNENDED = 10.0  # seconds a table of lines whose last byte is not a line end holds before it is read
 REPORT_AFTER = 3.0  # seconds a failing file holds before it is a problem
+LINES = (".csv", ".tsv", ".txt", ".jsonl", ".ndjson")  # tables of lines, written a row at a time
 RESCAN = 2.0  # seconds between scans of the folders' sizes and times (events or not)
 TICK_MS = 500  # the watcher thread wakes at least this often while files are pending
 
@@ -82,14 +87,18 @@ class FolderReader:
     (by size, time and inode); :meth:`changed` says whether a :meth:`load` would read anything
     or leave anything out that the last one did not."""
 
-    def __init__(self, folder: Path, cache_dir, options: TableOptions = TableOptions()) -> None:
+    def __init__(self, folder: Path, cache_dir, options: TableOptions = TableOptions(),
+                 settle: float = SETTLE) -> None:
         self.folder = Path(folder)
         self.cache_dir = cache_dir
         self.options = options  # how its tables are read (serve --data DIR --item ...)
+        self.settle = settle  # seconds two agreeing scans span before a file is read
         self.kept: dict[Path, _Kept] = {}
         self.pending: set[Path] = set()  # files not read yet, or to be tried again
         self.reads = 0  # files read so far (the tests check that only changes are read)
         self._seen: dict[Path, tuple] = {}  # the signatures the last load saw
+        # each file's signature and when (time.monotonic(), a scan's end) it was first seen
+        self._since: dict[Path, tuple[tuple, float]] = {}
         self._tables = False  # a folder of tables (else of results)
 
     def _files(self) -> dict[Path, tuple]:
@@ -115,13 +124,32 @@ class FolderReader:
     def changed(self) -> bool:
         """Whether the folder's files differ from what the last :meth:`load` saw, or a file
         is still waiting to be read or tried again."""
-        return bool(self.pending) or self._files() != self._seen
+        if self._files() != self._seen:
+            return True
+        now = time.monotonic()
+        return any(self._due(path, now) for path in self.pending)
+
+    def _due(self, path: Path, now: float) -> bool:
+        """Whether the pending file ``path`` is to be read at ``now``: its signature has held
+        :attr:`settle` seconds between two scans (:data:`UNENDED` when it ends in the middle
+        of a row); one that failed with this signature is tried again once it has held
+        :data:`REPORT_AFTER` seconds (and then reported if it fails again)."""
+        signature, since = self._since.get(path, (None, now))
+        held = now - since
+        kept = self.kept.get(path)
+        if kept is not None and kept.error is not None and kept.signature == signature:
+            return held >= REPORT_AFTER
+        return held >= self.settle and (held >= UNENDED or not _unended(path))
 
     def load(self, problems: list[str], initial: bool = False) -> list[Figure]:
         """The folder's figures now (problems appended). ``initial``: at start-up, files are
         read at once, as they are (nothing is being written yet as far as anyone knows)."""
-        now = time.time()
+        now = time.monotonic()  # before the scan: a signature seen now held from its first scan
         self._seen = self._files()
+        scanned = time.monotonic()
+        self._since = {path: (self._since[path] if path in self._since
+                              and self._since[path][0] == signature else (signature, scanned))
+                       for path, signature in self._seen.items()}
         self.pending = set()
         for path in [p for p in self.kept if p not in self._seen]:
             del self.kept[path]  # removed: its cells go with it
@@ -133,18 +161,19 @@ class FolderReader:
             kept = self.kept.get(path)
             if kept is not None and kept.signature == signature and (kept.final or initial):
                 if kept.error is not None:
-                    raise kept.error
+                    # raised afresh: a traceback kept from scan to scan would keep each scan's
+                    # frames, and in them every figure and file read then, deleted or not
+                    raise kept.error.with_traceback(None)
                 return kept.result
-            age = now - signature[1] / 1e9
-            if not initial and age < SETTLE:  # still being written, perhaps: later
+            if not initial and not self._due(path, now):  # still being written, perhaps: later
                 self.pending.add(path)
                 return None if kept is None or kept.error is not None else kept.result
             try:
                 self.reads += 1
                 result = self._read(path)
             except DataError as exc:
-                final = initial or age >= REPORT_AFTER
-                self.kept[path] = _Kept(signature, error=exc, final=final)
+                final = initial or now - self._since[path][1] >= REPORT_AFTER
+                self.kept[path] = _Kept(signature, error=exc.with_traceback(None), final=final)
                 if not final:
                     self.pending.add(path)  # tried again; not a problem yet
                     return None
@@ -181,6 +210,25 @@ class FolderReader:
         if self._tables:
             return folders._import_file(path, self.cache_dir, self.options)
         return folders.read_harness_file(path, self.options)
+
+
+def _unended(path: Path) -> bool:
+    """Whether ``path`` is a table of lines (:data:`LINES`) that is empty or whose last byte is
+    not a line end: a row (``6`` of ``6.5``) is being written. (A file that cannot be opened is
+    not: its read says why.)"""
+    if path.suffix.lower() not in LINES:
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a named pipe: no wait
+    except OSError:
+        return False
+    try:
+        size = os.fstat(fd).st_size
+        return size == 0 or os.pread(fd, 1, size - 1) not in (b"\n", b"\r")
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _signature_now(path: Path):
@@ -252,6 +300,8 @@ class Live:
             self.snapshot = snapshot
         for listener in self.listeners:
             listener(snapshot)
+        del snapshot
+        fastcsv.release_memory()  # what the old snapshot alone held (a file replaced, deleted)
         return True
 
     # --- the watcher thread ------------------------------------------------------------------

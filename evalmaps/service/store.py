@@ -1,17 +1,24 @@
-"""The upload store: figures people upload, kept on the server, content-addressed and immutable.
+"""The upload store: figures people upload, kept on the server, immutable, each at a link.
 
 Layout of a store folder (``EVALMAPS_STORE``)::
 
-    figures/<id>/spec.json     the catalog entry (parse_spec validates it again on read)
-    figures/<id>/cells.csv     the tidy cells, as the importer normalised them
+    links/<id>                 a kept upload's link: the SHA-256 of its content (one line)
+    content/<sha256>/spec.json the catalog entry, without its id (parse_spec validates it on read)
+    content/<sha256>/cells.csv the tidy cells, as the importer normalised them
+    figures/<old id>/...       uploads kept before links were random: spec.json (with its id),
+                               cells.csv; still served at their links
     staging/<sha256>           an uploaded file's bytes while its import options are chosen
 
-A figure's id is ``upload-<name>-<hash>``: ``<name>`` is the file's name made URL-safe and
-``<hash>`` the first 16 hex digits of the SHA-256 of the normalised entry (the catalog entry
-without its id, and the tidy cells). The same upload gives the same id on any server; a different
-one never overwrites it. Writes go to a temporary folder renamed into place, which is atomic on one
-file system, so any number of processes (on one host, or on several sharing the folder) can write
-and read at once: the first rename of an id wins, and every later one holds the same bytes.
+A figure's id, its shareable link, is ``upload-<32 hex digits>``: 128 random bits
+(:func:`new_id`), a capability unrelated to the file's content or name, so that neither holding
+the same file nor guessing reveals it. Content addressing stays inside the store: the content is
+kept once under the SHA-256 of the normalised entry (the catalog entry without its id, the tidy
+cells, the per-item records' digest), however many times it is kept, each time at a new link; a
+different upload never overwrites it. Writes go to a temporary folder or file renamed into place,
+which is atomic on one file system, so any number of processes (on one host, or on several sharing
+the folder) can write and read at once: the first rename of a content folder wins, and every later
+one holds the same bytes. Ids of the older form (``upload-<name>-<16 hex>``, derived from the
+content) keep naming the uploads kept under them, and no new upload is kept under one.
 
 Bounds: the total size of the store (``max_bytes``) and the number of figures (``max_figures``).
 A figure that would pass either is refused with :class:`StoreFull`; nothing is evicted, since a
@@ -26,6 +33,7 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import shutil
 import tempfile
 import time
@@ -34,11 +42,13 @@ from pathlib import Path
 from threading import Lock
 
 from evalmaps.core.errors import DataError, EvalmapsError
-from evalmaps.core.figure import Figure, short_slug
+from evalmaps.core.figure import Figure
 
 UPLOAD_PREFIX = "upload-"
-ID_RE = re.compile(r"^upload-[a-z0-9-]{1,40}-[0-9a-f]{16}$")
-STORED_ID_IN = re.compile(r"upload-[a-z0-9-]{1,40}-[0-9a-f]{16}(?![0-9a-f])")  # in a longer text
+ID_RE = re.compile(r"^upload-[0-9a-f]{32}$")  # a link: 128 random bits
+OLD_ID_RE = re.compile(r"^upload-[a-z0-9-]{1,40}-[0-9a-f]{16}$")  # kept before links were random
+STORED_ID_IN = re.compile(r"upload-(?:[0-9a-f]{32}|[a-z0-9-]{1,40}-[0-9a-f]{16})(?![0-9a-f])")
+CONTENT_RE = re.compile(r"^[0-9a-f]{64}$")
 ITEMS = "items"  # a stored figure's per-item records: <id>/items/scores.parquet, texts.parquet
 STAGED_RE = re.compile(r"^[0-9a-f]{64}$")
 STAGING_MAX_AGE = 24 * 3600  # seconds a staged file is kept
@@ -68,12 +78,21 @@ class StoreFull(EvalmapsError):
 
 
 def is_stored_id(figure_id: object) -> bool:
-    return isinstance(figure_id, str) and bool(ID_RE.match(figure_id))
+    """Whether ``figure_id`` has the shape of a kept upload's id: a link (:data:`ID_RE`), or an
+    id of the older form (:data:`OLD_ID_RE`)."""
+    return isinstance(figure_id, str) and bool(ID_RE.match(figure_id)
+                                               or OLD_ID_RE.match(figure_id))
 
 
-def figure_id(spec: dict, tidy_csv: str, name: str, items_digest: str = "") -> str:
-    """The id of an upload: its name and the hash of the normalised entry (spec without id,
-    cells, and the per-item records' digest when it has them)."""
+def new_id() -> str:
+    """A new link: ``upload-`` and 128 random bits in lower-case hex (one case: the id is also a
+    file name, and some file systems do not tell cases apart)."""
+    return UPLOAD_PREFIX + secrets.token_hex(16)
+
+
+def content_key(spec: dict, tidy_csv: str, items_digest: str = "") -> str:
+    """Where an upload's content is kept: the SHA-256 of the normalised entry (spec without id,
+    cells, and the per-item records' digest when it has them). Never shown: not a link."""
     body = {k: v for k, v in spec.items() if k != "id"}
     h = hashlib.sha256()
     h.update(json.dumps(body, sort_keys=True, separators=(",", ":")).encode())
@@ -81,8 +100,7 @@ def figure_id(spec: dict, tidy_csv: str, name: str, items_digest: str = "") -> s
     h.update(tidy_csv.encode())
     if items_digest:
         h.update(b"\0" + items_digest.encode())
-    stem = short_slug(name.rsplit(".", 1)[0], 32) or "file"
-    return f"{UPLOAD_PREFIX}{stem}-{h.hexdigest()[:16]}"
+    return h.hexdigest()
 
 
 class Store:
@@ -105,11 +123,35 @@ class Store:
     def staging_dir(self) -> Path:
         return self.root / "staging"
 
+    @property
+    def links_dir(self) -> Path:
+        return self.root / "links"
+
+    @property
+    def content_dir(self) -> Path:
+        return self.root / "content"
+
+    def folder(self, fid: object) -> Path | None:
+        """The folder of the kept upload ``fid`` (its content's, for a link; its own, for an id
+        of the older form); None when ``fid`` is not an id or names nothing kept."""
+        if not isinstance(fid, str):
+            return None
+        if OLD_ID_RE.match(fid):
+            return self.figures_dir / fid
+        if not ID_RE.match(fid):
+            return None
+        try:
+            key = (self.links_dir / fid).read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        return self.content_dir / key if CONTENT_RE.match(key) else None
+
     def ensure(self) -> None:
         """Create the folders; a store that cannot be written stops start-up with one sentence."""
         try:
-            self.figures_dir.mkdir(parents=True, exist_ok=True)
-            self.staging_dir.mkdir(parents=True, exist_ok=True)
+            for folder in (self.figures_dir, self.content_dir, self.links_dir,
+                           self.staging_dir):
+                folder.mkdir(parents=True, exist_ok=True)
             probe = tempfile.NamedTemporaryFile(dir=self.root, prefix=".probe-", delete=True)
             probe.close()
         except OSError as exc:
@@ -131,7 +173,7 @@ class Store:
         old."""
         now = time.time()
         removed = []
-        for folder in (self.figures_dir, self.staging_dir):
+        for folder in (self.figures_dir, self.content_dir, self.links_dir, self.staging_dir):
             try:
                 paths = [p for p in folder.iterdir() if p.name.startswith(TMP_PREFIX)]
             except OSError:
@@ -152,24 +194,46 @@ class Store:
     # ------------------------------------------------------------------------- figures
 
     def __contains__(self, fid: object) -> bool:
-        return is_stored_id(fid) and (self.figures_dir / fid / "spec.json").is_file()
+        folder = self.folder(fid)
+        return folder is not None and (folder / "spec.json").is_file()
 
     def put(self, spec: dict, tidy_csv: str, name: str, records=None) -> str:
-        """Store an upload (its catalog entry and tidy cells, validated by the caller, and its
-        per-item records when it has them: ``items/`` in its folder, as Parquet); its id.
-        Storing what is there already is a no-op. Raises :class:`StoreFull`."""
+        """Keep an upload (its catalog entry and tidy cells, validated by the caller, and its
+        per-item records when it has them: ``items/`` in its folder, as Parquet) at a new link;
+        the link (:func:`new_id`). Content kept already is not written again: the new link
+        leads to it. ``name``, the file's, is not part of the link. Raises
+        :class:`StoreFull`."""
         from evalmaps.catalog import items
 
-        fid = figure_id(spec, tidy_csv, name, items.digest(records) if records is not None else "")
-        if fid in self:
-            return fid
-        entry = dict(spec, id=fid)
+        del name  # the link says nothing of the file (its title, in the entry, may)
+        key = content_key(spec, tidy_csv, items.digest(records) if records is not None else "")
+        self._check_room(len(key))
+        content = self.content_dir / key
+        if not (content / "spec.json").is_file():
+            self._put_content(content, spec, tidy_csv, records)
+        fid = new_id()
+        fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=self.links_dir)
+        try:
+            with os.fdopen(fd, "w", encoding="ascii") as out:
+                out.write(key + "\n")
+            os.replace(tmp, self.links_dir / fid)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        return fid
+
+    def _put_content(self, content: Path, spec: dict, tidy_csv: str, records) -> None:
+        """Write an upload's content (its entry without an id, cells, records) at ``content``,
+        whole or not at all."""
+        from evalmaps.catalog import items
+
+        entry = {k: v for k, v in spec.items() if k != "id"}
         if records is not None:
             entry["items"] = ITEMS
         spec_bytes = json.dumps(entry, indent=1, ensure_ascii=False).encode()
         cells_bytes = tidy_csv.encode()
         self._check_room(len(spec_bytes) + len(cells_bytes))
-        tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=self.figures_dir))
+        tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=self.content_dir))
         try:
             (tmp / "cells.csv").write_bytes(cells_bytes)
             if records is not None:
@@ -178,13 +242,12 @@ class Store:
                 self._check_room(len(spec_bytes))  # the records count, being in the store
             (tmp / "spec.json").write_bytes(spec_bytes)  # last: its presence marks a whole entry
             try:
-                os.rename(tmp, self.figures_dir / fid)
+                os.rename(tmp, content)
             except OSError:
-                if fid not in self:  # not a concurrent writer of the same id: a real failure
-                    raise
+                if not (content / "spec.json").is_file():  # not a concurrent writer of the
+                    raise  # same content: a real failure
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        return fid
 
     def _check_room(self, size: int) -> None:
         if self.max_figures is not None and self.count() >= self.max_figures:
@@ -195,14 +258,18 @@ class Store:
                             f"server's admin to raise EVALMAPS_STORE_MAX_MB or to make room.")
 
     def count(self) -> int:
-        try:
-            return sum(1 for p in self.figures_dir.iterdir() if is_stored_id(p.name))
-        except OSError:
-            return 0
+        """How many uploads are kept: links, and folders of ids of the older form."""
+        total = 0
+        for folder, shape in ((self.links_dir, ID_RE), (self.figures_dir, OLD_ID_RE)):
+            try:
+                total += sum(1 for p in folder.iterdir() if shape.match(p.name))
+            except OSError:
+                continue
+        return total
 
     def size(self) -> int:
         total = 0
-        for folder in (self.figures_dir, self.staging_dir):
+        for folder in (self.figures_dir, self.content_dir, self.links_dir, self.staging_dir):
             for path in folder.rglob("*") if folder.is_dir() else ():
                 try:
                     total += path.stat().st_size if path.is_file() else 0
@@ -236,14 +303,17 @@ class Store:
 
         from evalmaps.catalog.load import parse_spec, validate_cells
 
-        folder = self.figures_dir / fid
+        folder = self.folder(fid)
+        if folder is None:
+            return None
         try:
             entry = json.loads((folder / "spec.json").read_text(encoding="utf-8"))
             text = (folder / "cells.csv").read_text(encoding="utf-8")
         except (OSError, ValueError):
             return None
-        if not isinstance(entry, dict) or entry.get("id") != fid:
-            return None
+        if not isinstance(entry, dict) or entry.get("id", fid if ID_RE.match(fid) else None) != fid:
+            return None  # an entry of the older form names its own id; content names none
+        entry = dict(entry, id=fid)
         try:
             spec = parse_spec(entry, where=f"stored upload '{fid}'")
             frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
@@ -263,8 +333,11 @@ class Store:
             return None
         if fid in self._titles:
             return self._titles[fid]
+        folder = self.folder(fid)
+        if folder is None:
+            return None
         try:
-            entry = json.loads((self.figures_dir / fid / "spec.json").read_text(encoding="utf-8"))
+            entry = json.loads((folder / "spec.json").read_text(encoding="utf-8"))
             title = str(entry["title"])
         except (OSError, ValueError, KeyError, TypeError):
             return None

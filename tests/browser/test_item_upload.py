@@ -44,5 +44,5 @@ def test_a_zip_of_per_item_files_uploads_as_one_figure(served, tmp_path):  # noq
     upload(served, archive)
     card = previewed(served, timeout=30)
     assert "category (14 labels)" in card and "model (2)" in card and "Cells 28" in card, card
-    keep_and_open(served, "upload-mmlu-pro-", timeout=30)
+    keep_and_open(served, "upload-", timeout=30)
     assert served.get_logs() == []

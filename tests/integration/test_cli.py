@@ -574,7 +574,7 @@ def test_two_servers_share_one_store_and_no_store_is_read_only(tmp_path, start_g
     kept = post_callback(one, client, "uploads.data", {"data-add.n_clicks": 1},
                          {"data-pending.data": pending, "uploads.data": []})
     fid = kept["uploads.data"][-1]
-    assert sorted(p.name for p in (store / "figures").iterdir()) == [fid]
+    assert sorted(p.name for p in (store / "links").iterdir()) == [fid]
     status, body = fetch(two.base, f"/api/figures/{fid}/cells?model=tiny-a&ft_type=lora&type=1"
                                    f"&len=1")
     assert status == 200 and [c["value"] for c in json.loads(body)["cells"]] == [90.0]

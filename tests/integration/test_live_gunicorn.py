@@ -117,7 +117,7 @@ def test_a_sweep_written_while_served(served):
     assert status == 404
     names = [p.relative_to(PYTHIA).as_posix() for p in sorted(PYTHIA.rglob("*.json"))]
     names = names[:: len(names) // N_FILES][:N_FILES]
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(PYTHIA), str(folder), "0.15",
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(PYTHIA), str(folder), "0.3",
                                *names])
     seen_cells, statuses, etag = set(), [], None
     try:

@@ -99,7 +99,7 @@ def test_an_upload_of_the_zipped_folder_is_the_builtin_figure_paired(client, das
     kept = keep(client, pending)
     (fid,) = kept["uploads.data"]
     store = dash_app.server.extensions["evalmaps"]["store"]
-    stored = pd.read_csv(store.figures_dir / fid / "cells.csv", dtype=str, keep_default_na=False)
+    stored = pd.read_csv(store.folder(fid) / "cells.csv", dtype=str, keep_default_na=False)
     pd_testing.assert_frame_equal(sorted_table(stored.assign(model=stored["model"].map(MODELS))),
                                   sorted_table(builtin_table()))
 

@@ -67,7 +67,7 @@ def test_a_zip_of_the_evalplus_folder_keeps_both_tools_figures(client, dash_app,
 
     store = dash_app.server.extensions["evalmaps"]["store"]
     for fid, title, (_, table) in zip(fids, titles, expected):
-        stored = pd.read_csv(store.figures_dir / fid / "cells.csv", dtype=str,
+        stored = pd.read_csv(store.folder(fid) / "cells.csv", dtype=str,
                              keep_default_na=False)
         pd_testing.assert_frame_equal(stored, table)  # the whole table, as the CLI wrote it
         spec = client.get(f"/api/figures/{fid}").get_json()

@@ -455,7 +455,7 @@ def test_an_upload_keeps_its_records_in_the_store(tmp_path):
     limits = uploads.Budget(max_bytes=2**20, seconds=30, memory_mb=1024)
     [fid] = uploads.store_upload(store, key, ImportOptions(), limits)
     figure = Store(tmp_path).figure(fid)  # as another process reads it
-    assert figure.items is not None and figure.items.folder == tmp_path / "figures" / fid / "items"
+    assert figure.items is not None and figure.items.folder == store.folder(fid) / "items"
     assert figure.items.cell_values()["value"].tolist() == [0.5, 1.0]
     assert figure.value(model="B", task="t", metric="score") == 1.0
     # the same cells with other records are another upload

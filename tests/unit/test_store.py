@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -16,7 +18,7 @@ from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog
 from evalmaps.readers.base import ImportOptions
 from evalmaps.service import budget, uploads
-from evalmaps.service.store import STORED_ID_IN, Store, StoreFull, figure_id, is_stored_id
+from evalmaps.service.store import STORED_ID_IN, Store, StoreFull, is_stored_id
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,8 +35,7 @@ def test_put_then_read_gives_the_imported_figure(tmp_path):
     store.ensure()
     spec, tidy, imported = imported_entry()
     fid = store.put(spec, tidy, "tidy_small.csv")
-    assert is_stored_id(fid) and fid.startswith("upload-tidy-small-")
-    assert fid == figure_id(spec, tidy, "tidy_small.csv")
+    assert is_stored_id(fid)
     stored = Store(tmp_path).figure(fid)  # another process: nothing cached
     expected = figure_of(imported)
     assert stored.spec.title == expected.spec.title and stored.spec.dims == expected.spec.dims
@@ -42,21 +43,60 @@ def test_put_then_read_gives_the_imported_figure(tmp_path):
     assert stored.cells.to_dict("records") == expected.cells.to_dict("records")
     assert stored.decimals == expected.decimals
     assert Store(tmp_path).title(fid) == expected.spec.title
-    assert sorted(p.name for p in (tmp_path / "figures" / fid).iterdir()) == ["cells.csv",
-                                                                              "spec.json"]
+    assert sorted(p.name for p in store.folder(fid).iterdir()) == ["cells.csv", "spec.json"]
 
 
-def test_the_same_upload_has_the_same_id_and_nothing_is_overwritten(tmp_path):
+def test_a_link_is_a_random_capability_unrelated_to_the_file(tmp_path):
+    """Issue 37 (red team 5): the link was upload-<file name>-<16 hex of the content's SHA-256>,
+    so anyone holding the same file could compute it, and it told the file's name. A link is
+    128 random bits; the same file kept twice gets two links, and is stored once."""
     store = Store(tmp_path)
     store.ensure()
     spec, tidy, _ = imported_entry()
     fid = store.put(spec, tidy, "tidy_small.csv")
-    before = (tmp_path / "figures" / fid / "cells.csv").stat().st_mtime_ns
+    assert re.fullmatch(r"upload-[0-9a-f]{32}", fid)  # 32 hex digits: 128 bits
+    assert "tidy" not in fid and "small" not in fid
+    content = hashlib.sha256(tidy.encode()).hexdigest()
+    assert not any(content[i:i + 8] in fid for i in range(0, 57))
+    before = store.folder(fid) / "cells.csv"
+    mtime = before.stat().st_mtime_ns
     time.sleep(0.01)
-    assert store.put(spec, tidy, "tidy_small.csv") == fid
-    assert (tmp_path / "figures" / fid / "cells.csv").stat().st_mtime_ns == before
+    again = store.put(spec, tidy, "tidy_small.csv")
+    elsewhere = Store(tmp_path / "other")
+    elsewhere.ensure()
+    assert len({fid, again, elsewhere.put(spec, tidy, "tidy_small.csv")}) == 3
+    assert store.folder(again) == store.folder(fid)  # one copy of the content...
+    assert before.stat().st_mtime_ns == mtime  # ...never written again
+    assert sorted(p.name for p in (tmp_path / "content").iterdir()) == [store.folder(fid).name]
+    assert store.count() == 2
+    assert Store(tmp_path).figure(again).cells.equals(Store(tmp_path).figure(fid).cells)
+    assert Store(tmp_path).figure(again).id == again
     other = store.put(dict(spec, title="Another title"), tidy, "tidy_small.csv")
-    assert other != fid and store.count() == 2
+    assert store.folder(other) != store.folder(fid) and store.count() == 3
+    # a link that was never given names nothing, whatever its shape
+    assert store.figure("upload-" + "0" * 32) is None and "upload-" + "0" * 32 not in store
+
+
+def test_an_upload_kept_under_an_id_of_the_older_form_is_still_served(tmp_path):
+    """Links shared before links were random (upload-<name>-<16 hex>) keep working; a new
+    upload is never kept under one."""
+    store = Store(tmp_path)
+    store.ensure()
+    spec, tidy, imported = imported_entry()
+    old = "upload-tidy-small-0123456789abcdef"  # as the store wrote it then
+    (tmp_path / "figures" / old).mkdir()
+    (tmp_path / "figures" / old / "cells.csv").write_text(tidy)
+    (tmp_path / "figures" / old / "spec.json").write_text(json.dumps(dict(spec, id=old)))
+    assert is_stored_id(old) and old in store and store.count() == 1
+    figure = Store(tmp_path).figure(old)
+    assert figure.id == old
+    assert figure.cells.to_dict("records") == figure_of(imported).cells.to_dict("records")
+    assert Store(tmp_path).title(old) == figure.spec.title
+    assert STORED_ID_IN.findall(f"?figure={old}") == [old]
+    # its entry must name it: another id's folder is not served under this one
+    (tmp_path / "figures" / old / "spec.json").write_text(
+        json.dumps(dict(spec, id="upload-x-0123456789abcdef")))
+    assert Store(tmp_path).figure(old) is None
 
 
 def test_concurrent_writers_of_one_upload_agree(tmp_path):
@@ -75,8 +115,11 @@ def test_concurrent_writers_of_one_upload_agree(tmp_path):
         t.start()
     for t in threads:
         t.join()
-    assert errors == [] and len(set(ids)) == 1 and Store(tmp_path).count() == 1
-    assert not [p for p in (tmp_path / "figures").iterdir() if p.name.startswith(".tmp-")]
+    assert errors == [] and len(set(ids)) == 8 and Store(tmp_path).count() == 8
+    assert len(list((tmp_path / "content").iterdir())) == 1  # one copy of the content
+    assert not [p for folder in ("content", "links") for p in (tmp_path / folder).iterdir()
+                if p.name.startswith(".tmp-")]
+    assert all(Store(tmp_path).figure(fid) is not None for fid in ids)
 
 
 def test_bounds_refuse_with_a_message(tmp_path):
@@ -95,7 +138,9 @@ def test_bounds_refuse_with_a_message(tmp_path):
 
 
 @pytest.mark.parametrize("fid", ["../etc", "upload-x-0123", "upload-../../x-0123456789abcdef",
-                                 "UPLOAD-X-0123456789ABCDEF", 5, None, ["upload-a-0123456789abcdef"]])
+                                 "UPLOAD-X-0123456789ABCDEF", 5, None, ["upload-a-0123456789abcdef"],
+                                 "upload-" + "0" * 31, "upload-" + "0" * 33, "upload-" + "A" * 32,
+                                 "upload-" + "0" * 32, "upload-../" + "0" * 29])
 def test_malformed_or_unknown_ids_name_nothing(tmp_path, fid):
     store = Store(tmp_path)
     store.ensure()
@@ -107,9 +152,9 @@ def test_a_damaged_entry_is_not_served(tmp_path):
     store.ensure()
     spec, tidy, _ = imported_entry()
     fid = store.put(spec, tidy, "t.csv")
-    (tmp_path / "figures" / fid / "cells.csv").write_text("type,length\nx,1\n")
+    (store.folder(fid) / "cells.csv").write_text("type,length\nx,1\n")
     assert Store(tmp_path).figure(fid) is None
-    (tmp_path / "figures" / fid / "spec.json").write_text("{not json")
+    (store.folder(fid) / "spec.json").write_text("{not json")
     assert Store(tmp_path).figure(fid) is None
 
 
@@ -126,10 +171,10 @@ def test_staging_round_trip_and_expiry(tmp_path):
 
 
 def test_ids_are_found_in_query_values_and_panel_references():
-    fid = "upload-runs-0123456789abcdef"
-    text = f"?a={fid}:all&b=core:x&figure={fid}"
-    assert STORED_ID_IN.findall(text) == [fid, fid]
-    assert STORED_ID_IN.findall("upload-runs-0123456789abcdef0") == []
+    for fid in ("upload-runs-0123456789abcdef", "upload-0123456789abcdef0123456789abcdef"):
+        text = f"?a={fid}:all&b=core:x&figure={fid}"
+        assert STORED_ID_IN.findall(text) == [fid, fid]
+        assert STORED_ID_IN.findall(fid + "0") == []
 
 
 def test_catalog_with_adds_only_named_stored_figures(tmp_path):
@@ -216,9 +261,9 @@ def test_the_store_files_are_plain_json_and_csv(tmp_path):
     store.ensure()
     spec, tidy, _ = imported_entry()
     fid = store.put(spec, tidy, "t.csv")
-    entry = json.loads((tmp_path / "figures" / fid / "spec.json").read_text())
-    assert entry == dict(spec, id=fid)
-    assert (tmp_path / "figures" / fid / "cells.csv").read_text() == tidy
+    entry = json.loads((store.folder(fid) / "spec.json").read_text())
+    assert entry == {k: v for k, v in spec.items() if k != "id"}  # the link is not content
+    assert (store.folder(fid) / "cells.csv").read_text() == tidy
 
 
 @pytest.mark.parametrize("change", [{"colorscale": 5}, {"zrange": ["a", "b"]}, {"dims": []},
@@ -229,7 +274,7 @@ def test_a_tampered_catalog_entry_is_not_served(tmp_path, change):
     store.ensure()
     spec, tidy, _ = imported_entry()
     fid = store.put(spec, tidy, "t.csv")
-    path = tmp_path / "figures" / fid / "spec.json"
+    path = store.folder(fid) / "spec.json"
     path.write_text(json.dumps({**json.loads(path.read_text()), **change}))
     assert Store(tmp_path).figure(fid) is None
 
@@ -344,7 +389,7 @@ def test_a_keep_killed_midway_leaves_nothing_counted_after_a_start(tmp_path):
     child.start()
     child.join(60)
     assert child.exitcode == -9
-    (left,) = [p for p in store.figures_dir.iterdir()]
+    (left,) = [p for p in store.content_dir.iterdir()]
     assert left.name.startswith(".tmp-") and (left / "cells.csv").is_file()
     assert store.size() > 0
     # another worker keeping an upload right now: its temporary folder is fresh
