@@ -21,6 +21,23 @@
     return Math.max(1, Math.ceil((chars * 7.5 + 8) / (length / cats.length)));
   }
 
+  /* x labels that are all shown where they can be: level while they fit; else upright (a label
+   * then takes a line's height across the axis, UPRIGHT_LINE px, not its length), so every one
+   * is shown while the cells are that wide; thinned only past that. {step, angle, room}: room
+   * is the px upright labels take below the axis (their length, at most UPRIGHT_ROOM; a
+   * longer one is cut there, whole in the hover), which the chart grows by. */
+  const UPRIGHT_LINE = 15, UPRIGHT_ROOM = 150, LEVEL_ROW = 18;
+  function xTicks(cats, length) {
+    const level = tickStep(cats, length);
+    if (level === 1 || !cats || !cats.length || !length) {
+      return {step: level, angle: 0, room: 0};
+    }
+    const chars = Math.max.apply(null, cats.map(function (c) { return String(c).length; }));
+    return {step: Math.min(level, Math.max(1, Math.ceil(cats.length * UPRIGHT_LINE / length))),
+            angle: -90, room: Math.min(Math.ceil(chars * 7) + 8, UPRIGHT_ROOM)};
+  }
+  const UPRIGHT_CHARS = Math.floor((UPRIGHT_ROOM - 8) / 7);
+
   /* The ticks of a numeric axis labelled at its values whose labels do not overlap, as indices
    * into ``vals`` (in axis order; ``text`` their labels): the first and the last, then, again
    * and again between two kept ones, the label nearest the middle that clears both, so that the
@@ -121,7 +138,8 @@
     const drawn = gd.layout || {}, dx = drawn.xaxis || {}, wx = want.layout.xaxis || {};
     if (wx.categoryarray) {
       const have = dx.dtick || 1, need = wx.dtick || 1;
-      if (have < need || have > Math.ceil(need * 1.25)) {
+      if (have < need || have > Math.ceil(need * 1.25) ||
+          (dx.tickangle || 0) !== (wx.tickangle || 0)) {
         return false;
       }
     }
@@ -158,6 +176,35 @@
     return k < 0 ? null : layout.annotations[k].xshift || 0;
   }
 
+  /* The x axis's title (an annotation named "x-title", components/heatmap.py) and its shift. */
+  function xTitleIndex(layout) {
+    return (layout.annotations || []).findIndex(function (a) {
+      return a && a.name === "x-title";
+    });
+  }
+  function xTitleShift(layout) {
+    const k = xTitleIndex(layout || {});
+    return k < 0 ? null : layout.annotations[k].yshift || 0;
+  }
+
+  /* Upright labels longer than their room cut with an ellipsis (plotly.js's labelalias; a
+   * label's own alias, its shared start left off, is cut the same way); level ones as given. */
+  function cutAliases(cats, own, angle) {
+    if (!angle) {
+      return own || null;
+    }
+    const alias = Object.assign({}, own || {});
+    let cut = false;
+    cats.forEach(function (c) {
+      const text = String(alias[c] !== undefined ? alias[c] : c);
+      if (text.length > UPRIGHT_CHARS) {
+        alias[c] = text.slice(0, UPRIGHT_CHARS - 1) + "\u2026";
+        cut = true;
+      }
+    });
+    return cut || own ? alias : null;
+  }
+
   /* A line chart's legend: at the right of its plot (plotly.js's place), or below it, in rows,
    * where the chart is narrower than its layout.meta.legendBelow px (a phone: a legend at the
    * right would take half the plot's width). */
@@ -186,13 +233,44 @@
       }
     }
     const xaxis = fig.layout.xaxis || {};
-    const step = tickStep(xaxis.categoryarray, lengths.x);
-    if (xaxis.categoryarray && (xaxis.dtick || 1) !== step) {
-      const ticks = step > 1 ? {tickmode: "linear", tick0: 0, dtick: step, tickangle: 0}
-        : {dtick: 1, tickangle: 0};
-      out = Object.assign({}, out, {layout: Object.assign({}, out.layout, {
-        xaxis: Object.assign({}, xaxis, ticks)})});
-      changed = true;
+    if (xaxis.categoryarray) {
+      // the height, bottom margin and x title as the figure gave them (kept aside once moved):
+      // upright labels take their room below the plot, and the chart grows by it
+      const base = (fig.layout.meta && fig.layout.meta.xRoom) ||
+        {b: (fig.layout.margin || {}).b, shift: xTitleShift(fig.layout),
+         alias: xaxis.labelalias || null, h: fig.layout.height};
+      const extraNow = typeof base.b === "number" && fig.layout.margin &&
+        typeof fig.layout.margin.b === "number" ? fig.layout.margin.b - base.b : 0;
+      const want = xTicks(xaxis.categoryarray, lengths.x);
+      const extra = want.angle ? want.room - LEVEL_ROW : 0;
+      if ((xaxis.dtick || 1) !== want.step || (xaxis.tickangle || 0) !== want.angle ||
+          extra !== extraNow) {
+        const ticks = want.step > 1 ? {tickmode: "linear", tick0: 0, dtick: want.step,
+                                       tickangle: want.angle}
+          : {dtick: 1, tickangle: want.angle};
+        const axis = Object.assign({}, xaxis, ticks);
+        const alias = cutAliases(xaxis.categoryarray, base.alias, want.angle);
+        if (alias) {
+          axis.labelalias = alias;
+        } else {
+          delete axis.labelalias;
+        }
+        const layout = Object.assign({}, out.layout, {xaxis: axis});
+        if (typeof base.b === "number" && typeof base.h === "number" &&
+            (want.angle || fig.layout.meta && fig.layout.meta.xRoom)) {
+          layout.margin = Object.assign({}, layout.margin, {b: base.b + extra});
+          layout.height = base.h + extra;
+          layout.meta = Object.assign({}, layout.meta, {xRoom: base});
+          const k = xTitleIndex(layout);
+          if (k >= 0) {
+            layout.annotations = layout.annotations.slice();
+            layout.annotations[k] = Object.assign({}, layout.annotations[k],
+                                                  {yshift: (base.shift || 0) - extra});
+          }
+        }
+        out = Object.assign({}, out, {layout: layout});
+        changed = true;
+      }
     }
     if (xaxis.tickmode === "array" && xaxis.ticktext && xaxis.ticktext.length > 1) {
       /* a numeric axis labelled at its values (Trends), linear or log: the labels that fit */
@@ -236,6 +314,7 @@
 
   lib.fit = {
     prefit: prefit, settle: settle, fitted: fitted, fits: fits, tickStep: tickStep,
+    xTicks: xTicks,
     spacedTicks: spacedTicks,
     expectedLengths: expectedLengths, yTitleShift: yTitleShift
   };

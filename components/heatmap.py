@@ -493,7 +493,10 @@ def heatmap_layout(x_labels, y_labels, *, x_title: str, y_title: str, heading: s
         # table and the keyboard readout give it whole
         shown_y = [theme.text(tick_label(without_prefix(str(label), y_cut)))
                    for label in y_labels]
-        yaxis.update(tickmode="array", tickvals=y, ticktext=shown_y)
+        # every row labelled where the rows are a line high; past that every k-th, never
+        # printed over one another (the hover, the table and the readout name every row)
+        step = row_step(ny, height)
+        yaxis.update(tickmode="array", tickvals=y[::step], ticktext=shown_y[::step])
     layout = {
         "template": theme.TEMPLATE,
         "title": theme.title(heading),
@@ -550,8 +553,22 @@ def left_margin(y_labels: list[str]) -> int:
     return max(50, int(np.ceil(theme.label_px(y_labels))) + 36)
 
 
+ROW_PX = 15  # the height of a row label (12 px text and a gap)
+PLOT_MARGINS = 119  # a map's top and bottom margins (64 + 55)
+MAX_HEIGHT = 1650  # the tallest map: past it rows are thinner than a label
+
+
 def panel_height(n_rows: int) -> int:
-    return int(min(max(150 + 38 * n_rows, 260), 720))
+    """A map's height: 38 px a row up to 720 px, then a label's height a row (the page scrolls
+    to read them all) up to :data:`MAX_HEIGHT`."""
+    return int(min(max(150 + 38 * n_rows, 260), max(720, min(PLOT_MARGINS + 10 + ROW_PX * n_rows,
+                                                             MAX_HEIGHT))))
+
+
+def row_step(n_rows: int, height: int) -> int:
+    """Every k-th row label, so that the labels shown are at least a label's height apart."""
+    plot = max(height - PLOT_MARGINS, 1)
+    return max(1, int(np.ceil(n_rows * ROW_PX / plot)))
 
 
 # --------------------------------------------------------------------------- Browse panels

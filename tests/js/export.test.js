@@ -61,18 +61,18 @@ test("newPlot and react: the figure fitted before drawing, and after it when off
   win.Plotly = fakePlotly(calls);
   const layout = {height: 400, margin: {l: 100, r: 20, t: 50, b: 60},
                   xaxis: {categoryarray: LABELS}};
-  // fitted before the first drawing from the chart's width (590 px: every 5th label), after it
-  // at the plot area as drawn (300 px: every 10th)
+  // fitted before the first drawing from the chart's width (590 px: upright, every 2nd label),
+  // after it at the plot area as drawn (150 px: every 4th)
   const gd = {clientWidth: 800, clientHeight: 600,
-              drawAs: {_size: {l: 100}, xaxis: {_length: 300, _offset: 100},
+              drawAs: {_size: {l: 100}, xaxis: {_length: 150, _offset: 100},
                        yaxis: {_length: 290, _offset: 50}}};
   win.Plotly.react(gd, {data: [{type: "heatmap"}], layout: layout, config: {}});
   assert.equal(calls[0][0], "react");
-  assert.equal(calls[0][1].layout.xaxis.dtick, 5);
+  assert.equal(calls[0][1].layout.xaxis.dtick, 2);
   await settled();
   assert.equal(calls.length, 2);
   assert.equal(calls[1][0], "react");
-  assert.equal(calls[1][2].xaxis.dtick, 10);
+  assert.equal(calls[1][2].xaxis.dtick, 4);
   assert.equal(gd._evalmapsSettles, 1);
   await settled();
   assert.equal(calls.length, 2);  // fits now: not drawn again

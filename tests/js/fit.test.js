@@ -20,9 +20,10 @@ test("tickStep: every label while they fit, else every k-th", function () {
 
 test("fitted: category ticks thinned, and back to every one when they fit", function () {
   const narrow = {data: [], layout: {xaxis: {categoryarray: ["a", "bb", "ccc"], dtick: 1}}};
+  // 10 px a cell: level labels every 4th; upright (15 px a label) every 2nd
   const thin = here(fit.fitted({x: 30, y: 100}, narrow));
   assert.deepEqual(thin, {data: [], layout: {xaxis: {
-    categoryarray: ["a", "bb", "ccc"], dtick: 4, tickmode: "linear", tick0: 0, tickangle: 0}}});
+    categoryarray: ["a", "bb", "ccc"], dtick: 2, tickmode: "linear", tick0: 0, tickangle: -90}}});
   assert.equal(fit.fitted({x: 300, y: 100}, narrow), null);  // fits as it is
   assert.deepEqual(here(fit.fitted({x: 300, y: 100}, thin)), {data: [], layout: {xaxis: {
     categoryarray: ["a", "bb", "ccc"], dtick: 1, tickmode: "linear", tick0: 0, tickangle: 0}}});
@@ -132,17 +133,51 @@ function categoryFigure(extra) {
 
 test("prefit: the size it will be drawn at, from the chart's width and the figure", function () {
   const gd = {clientWidth: 800, clientHeight: 600};  // not drawn yet
-  // 800 - 100 - 20 - 90 (colour bar) = 590 px for 40 labels of 8 characters: every 5th
-  assert.equal(fit.prefit(gd, categoryFigure()).layout.xaxis.dtick, 5);
-  assert.equal(fit.prefit(gd, categoryFigure({width: 1200})).layout.xaxis.dtick, 3);  // 990 px
+  // 800 - 100 - 20 - 90 (colour bar) = 590 px for 40 labels of 8 characters: level, every 5th
+  // would fit; upright (15 px a label), every 2nd
+  const fitted = fit.prefit(gd, categoryFigure()).layout;
+  assert.deepEqual([fitted.xaxis.dtick, fitted.xaxis.tickangle], [2, -90]);
+  assert.equal(fitted.margin.b, 60 + (8 * 7 + 8) - 18);  // room below the axis for the labels
+  const wide = fit.prefit(gd, categoryFigure({width: 1200})).layout;  // 990 px: every one
+  assert.deepEqual([wide.xaxis.dtick, wide.xaxis.tickangle], [1, -90]);
   const noBar = categoryFigure();
   noBar.data[0].showscale = false;  // 680 px
-  assert.equal(fit.prefit(gd, noBar).layout.xaxis.dtick, 4);
+  assert.equal(fit.prefit(gd, noBar).layout.xaxis.dtick, 1);
   const small = {data: [], layout: {height: 100, xaxis: {categoryarray: ["a"]}}};
   assert.equal(fit.prefit(gd, small), small);  // nothing to change: the figure itself
   assert.equal(fit.prefit({}, categoryFigure({height: undefined})).layout.xaxis.categoryarray,
                LABELS);  // no size known: as it is
   assert.equal(fit.prefit(gd, null), null);
+});
+
+test("xTicks: level while they fit, upright before thinning", function () {
+  assert.deepEqual(here(fit.xTicks(["a", "bb", "ccc"], 300)), {step: 1, angle: 0, room: 0});
+  // 3 labels of 12 characters in 150 px: level needs 98 px each; upright 15
+  const three = ["GPQA-Diamond", "AIME24-long-", "AMC23-longer"];
+  assert.deepEqual(here(fit.xTicks(three, 150)), {step: 1, angle: -90, room: 12 * 7 + 8});
+  // 40 labels in 300 px: upright every 2nd (level, every 10th)
+  assert.equal(fit.xTicks(LABELS, 300).step, 2);
+  // a very long label: its room is at most 150 px (the label is cut there)
+  assert.equal(fit.xTicks(["x".repeat(60), "y".repeat(60)], 40).room, 150);
+});
+
+test("fitted: upright labels move the x title down with the margin, and back when level", function () {
+  const fig = {data: [], layout: {height: 400, margin: {l: 50, r: 20, t: 64, b: 55},
+    annotations: [{name: "x-title", yshift: -33}],
+    xaxis: {categoryarray: ["GPQA-Diamond", "AIME24-long-", "AMC23-longer"], dtick: 1}}};
+  const up = here(fit.fitted({x: 150, y: 281}, fig));
+  const extra = 12 * 7 + 8 - 18;
+  assert.deepEqual([up.layout.xaxis.tickangle, up.layout.margin.b, up.layout.annotations[0].yshift,
+                    up.layout.height], [-90, 55 + extra, -33 - extra, 400 + extra]);
+  assert.deepEqual(up.layout.meta.xRoom, {b: 55, shift: -33, alias: null, h: 400});
+  const level = here(fit.fitted({x: 600, y: 281}, up));
+  assert.deepEqual([level.layout.xaxis.tickangle, level.layout.margin.b,
+                    level.layout.annotations[0].yshift, level.layout.height], [0, 55, -33, 400]);
+  // a label longer than its room is cut with an ellipsis (its alias); level again: as given
+  const long = {data: [], layout: Object.assign({}, fig.layout, {xaxis: {
+    categoryarray: ["a".repeat(40), "b".repeat(40), "c".repeat(40)], dtick: 1}})};
+  const cut = here(fit.fitted({x: 150, y: 281}, long)).layout.xaxis.labelalias;
+  assert.equal(cut["a".repeat(40)], "a".repeat(19) + "\u2026");
 });
 
 /* A chart drawn by plotly.js: its plot area 300 by 290 px from the left margin of 100 px. */
@@ -153,20 +188,25 @@ function drawn(layout) {
 }
 
 test("prefit: a chart drawn at the figure's height and margins: its plot area as drawn", function () {
-  // 300 px as drawn (not 590): 7.5 px a label of 8 characters, every 10th
-  assert.equal(fit.prefit(drawn({}), categoryFigure()).layout.xaxis.dtick, 10);
-  // other margins: worked out from the width again
+  // 300 px as drawn (not 590): level every 10th; upright, every 2nd
+  assert.equal(fit.prefit(drawn({}), categoryFigure()).layout.xaxis.dtick, 2);
+  // other margins: worked out from the width again (800 - 90 - 20 - 90 = 600 px: every one)
   assert.equal(fit.prefit(drawn({}), categoryFigure({margin: {l: 90, r: 20, t: 50, b: 60}}))
-    .layout.xaxis.dtick, 5);
+    .layout.xaxis.dtick, 1);
 });
 
 test("settle: redrawn only when the drawn ticks are off by more than a little", function () {
-  const xaxis = function (dtick) { return {categoryarray: LABELS, dtick: dtick}; };
-  assert.equal(fit.settle(drawn(categoryFigure({xaxis: xaxis(10)}).layout)), null);
-  assert.equal(fit.settle(drawn(categoryFigure({xaxis: xaxis(12)}).layout)), null);  // within 25%
-  assert.equal(fit.settle(drawn(categoryFigure({xaxis: xaxis(5)}).layout)).layout.xaxis.dtick, 10);
-  assert.equal(fit.settle(drawn(categoryFigure({xaxis: xaxis(14)}).layout)).layout.xaxis.dtick, 10);
-  const notDrawn = drawn(categoryFigure({xaxis: xaxis(5)}).layout);
+  const xaxis = function (dtick, angle) {
+    return {categoryarray: LABELS, dtick: dtick, tickangle: angle === undefined ? -90 : angle};
+  };
+  const room = {height: 400 + 46, margin: {l: 100, r: 20, t: 50, b: 60 + 46},
+                meta: {xRoom: {b: 60, shift: null, alias: null, h: 400}}};
+  assert.equal(fit.settle(drawn(categoryFigure(Object.assign({xaxis: xaxis(2)}, room)).layout)), null);
+  assert.equal(fit.settle(drawn(categoryFigure(Object.assign({xaxis: xaxis(1)}, room)).layout))
+    .layout.xaxis.dtick, 2);
+  // level labels every 10th, as before upright ones: redrawn upright
+  assert.equal(fit.settle(drawn(categoryFigure({xaxis: xaxis(10, 0)}).layout)).layout.xaxis.tickangle, -90);
+  const notDrawn = drawn(categoryFigure({xaxis: xaxis(5, 0)}).layout);
   delete notDrawn._fullLayout;
   assert.equal(fit.settle(notDrawn), null);
 });
