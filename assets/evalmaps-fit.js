@@ -26,7 +26,7 @@
    * is shown while the cells are that wide; thinned only past that. {step, angle, room}: room
    * is the px upright labels take below the axis (their length, at most UPRIGHT_ROOM; a
    * longer one is cut there, whole in the hover), which the chart grows by. */
-  const UPRIGHT_LINE = 15, UPRIGHT_ROOM = 150, LEVEL_ROW = 18;
+  const UPRIGHT_LINE = 13, UPRIGHT_ROOM = 150, LEVEL_ROW = 18;
   function xTicks(cats, length) {
     const level = tickStep(cats, length);
     if (level === 1 || !cats || !cats.length || !length) {

@@ -143,7 +143,9 @@ class FolderReader:
 
     def load(self, problems: list[str], initial: bool = False) -> list[Figure]:
         """The folder's figures now (problems appended). ``initial``: at start-up, files are
-        read at once, as they are (nothing is being written yet as far as anyone knows)."""
+        read at once, but for a table of lines that ends in the middle of a row (a value being
+        written as the server starts): it waits for two scans that agree, as every file does
+        later, so not even the first page serves half a value."""
         now = time.monotonic()  # before the scan: a signature seen now held from its first scan
         self._seen = self._files()
         scanned = time.monotonic()
@@ -165,6 +167,9 @@ class FolderReader:
                     # frames, and in them every figure and file read then, deleted or not
                     raise kept.error.with_traceback(None)
                 return kept.result
+            if initial and _unended(path):  # a row being written as we start: read once it holds
+                self.pending.add(path)
+                return None
             if not initial and not self._due(path, now):  # still being written, perhaps: later
                 self.pending.add(path)
                 return None if kept is None or kept.error is not None else kept.result

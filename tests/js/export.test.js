@@ -61,14 +61,14 @@ test("newPlot and react: the figure fitted before drawing, and after it when off
   win.Plotly = fakePlotly(calls);
   const layout = {height: 400, margin: {l: 100, r: 20, t: 50, b: 60},
                   xaxis: {categoryarray: LABELS}};
-  // fitted before the first drawing from the chart's width (590 px: upright, every 2nd label),
+  // fitted before the first drawing from the chart's width (590 px: upright, every label),
   // after it at the plot area as drawn (150 px: every 4th)
   const gd = {clientWidth: 800, clientHeight: 600,
               drawAs: {_size: {l: 100}, xaxis: {_length: 150, _offset: 100},
                        yaxis: {_length: 290, _offset: 50}}};
   win.Plotly.react(gd, {data: [{type: "heatmap"}], layout: layout, config: {}});
   assert.equal(calls[0][0], "react");
-  assert.equal(calls[0][1].layout.xaxis.dtick, 2);
+  assert.equal(calls[0][1].layout.xaxis.dtick, 1);
   await settled();
   assert.equal(calls.length, 2);
   assert.equal(calls[1][0], "react");

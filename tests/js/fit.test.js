@@ -20,7 +20,7 @@ test("tickStep: every label while they fit, else every k-th", function () {
 
 test("fitted: category ticks thinned, and back to every one when they fit", function () {
   const narrow = {data: [], layout: {xaxis: {categoryarray: ["a", "bb", "ccc"], dtick: 1}}};
-  // 10 px a cell: level labels every 4th; upright (15 px a label) every 2nd
+  // 10 px a cell: level labels every 4th; upright (13 px a label) every 2nd
   const thin = here(fit.fitted({x: 30, y: 100}, narrow));
   assert.deepEqual(thin, {data: [], layout: {xaxis: {
     categoryarray: ["a", "bb", "ccc"], dtick: 2, tickmode: "linear", tick0: 0, tickangle: -90}}});
@@ -134,9 +134,9 @@ function categoryFigure(extra) {
 test("prefit: the size it will be drawn at, from the chart's width and the figure", function () {
   const gd = {clientWidth: 800, clientHeight: 600};  // not drawn yet
   // 800 - 100 - 20 - 90 (colour bar) = 590 px for 40 labels of 8 characters: level, every 5th
-  // would fit; upright (15 px a label), every 2nd
+  // would fit; upright (13 px a label), every one
   const fitted = fit.prefit(gd, categoryFigure()).layout;
-  assert.deepEqual([fitted.xaxis.dtick, fitted.xaxis.tickangle], [2, -90]);
+  assert.deepEqual([fitted.xaxis.dtick, fitted.xaxis.tickangle], [1, -90]);
   assert.equal(fitted.margin.b, 60 + (8 * 7 + 8) - 18);  // room below the axis for the labels
   const wide = fit.prefit(gd, categoryFigure({width: 1200})).layout;  // 990 px: every one
   assert.deepEqual([wide.xaxis.dtick, wide.xaxis.tickangle], [1, -90]);
@@ -152,7 +152,7 @@ test("prefit: the size it will be drawn at, from the chart's width and the figur
 
 test("xTicks: level while they fit, upright before thinning", function () {
   assert.deepEqual(here(fit.xTicks(["a", "bb", "ccc"], 300)), {step: 1, angle: 0, room: 0});
-  // 3 labels of 12 characters in 150 px: level needs 98 px each; upright 15
+  // 3 labels of 12 characters in 150 px: level needs 98 px each; upright 13
   const three = ["GPQA-Diamond", "AIME24-long-", "AMC23-longer"];
   assert.deepEqual(here(fit.xTicks(three, 150)), {step: 1, angle: -90, room: 12 * 7 + 8});
   // 40 labels in 300 px: upright every 2nd (level, every 10th)

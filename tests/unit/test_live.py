@@ -372,3 +372,21 @@ def test_a_watched_per_item_tables_temporary_records_go_with_it(tmp_path):
     assert settled(watcher)
     gc.collect()
     assert not second.exists()
+
+
+def test_a_row_being_written_at_start_up_waits_too(tmp_path):
+    """A CSV that ends in the middle of a row ("6" of "6.5") as the server starts is not read
+    at start-up (its first page would serve 6); the watcher reads it once it ends and holds."""
+    out = tmp_path / "runs.csv"
+    out.write_text("model,task,value\nm1,t1,0.5\nm1,t2,6")
+    aged(out)
+    watcher, reader, _ = watched(tmp_path)
+    assert "import-runs" not in watcher.snapshot.catalog and reader.pending == {out}
+    with open(out, "a") as f:
+        f.write(".5\n")
+    aged(out)
+    deadline = time.monotonic() + live.SETTLE + 5
+    while "import-runs" not in watcher.snapshot.catalog and time.monotonic() < deadline:
+        watcher.refresh()
+        time.sleep(0.1)
+    assert watcher.snapshot.catalog.figure("import-runs").value(model="m1", task="t2") == 6.5
