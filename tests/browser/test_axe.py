@@ -120,8 +120,14 @@ def test_grids_are_one_tab_stop_and_do_not_trap_tab(dash_duo, dash_app):
     dash_duo.start_server(dash_app)
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/data?figure=dynts-r1-llama-benchmarks")
     dash_duo.wait_for_element(".ag-cell", timeout=20)
-    # the last control before the grid: the static site's download (after the CSV's)
-    dash_duo.driver.execute_script("document.getElementById('data-bundle-button').focus()")
+    # the last control before the grid: the static site's download (after the CSV's); focused
+    # again until it holds (under load a late callback can redraw the page and drop the focus,
+    # and Tab would then start from the top of the page)
+    def focused():
+        dash_duo.driver.execute_script("document.getElementById('data-bundle-button').focus()")
+        return active(dash_duo.driver) == "data-bundle-button"
+
+    until(focused, timeout=10)
     tab()
     until(lambda: active(dash_duo.driver) == "grid-header", timeout=5)
     tab()  # out of the grid, not to its next header or cell
