@@ -77,7 +77,7 @@ def shortened(text: str, whole: str | None = None):
                            className="small", target="_blank", rel="noopener"))
     return html.Details([
         html.Summary([html.Span(text[:SHORT] + "…", className="items-text"),
-                      html.Span(label, className="small text-primary ms-1")]),
+                      html.Span(label, className="small text-primary-emphasis ms-1")]),
         *body,
     ], className="items-details")
 

@@ -22,8 +22,9 @@ def provenance_badge(provenance: str, with_id: bool = False) -> dbc.Badge:
     """The badge of a provenance ('ILLUSTRATIVE values, not results' in amber, ...)."""
     text, color = BADGE.get(provenance, (provenance, "secondary"))
     extra = {"id": f"badge-{provenance}"} if with_id else {}
+    # dark text on the light colours (white on Bootstrap's info is 1.9:1, under WCAG's 4.5:1)
     return dbc.Badge(text, color=color, className="provenance-badge ms-2",
-                     text_color="dark" if color == "warning" else None, **extra)
+                     text_color="dark" if color in ("warning", "info") else None, **extra)
 
 
 def arxiv_link(arxiv: str):
