@@ -555,7 +555,7 @@ def left_margin(y_labels: list[str]) -> int:
 
 ROW_PX = 15  # the height of a row label (12 px text and a gap)
 PLOT_MARGINS = 119  # a map's top and bottom margins (64 + 55)
-MAX_HEIGHT = 1650  # the tallest map: past it rows are thinner than a label
+MAX_HEIGHT = 3600  # the tallest map (229 rows a label high): past it rows are thinner
 
 
 def panel_height(n_rows: int) -> int:
