@@ -307,7 +307,7 @@ def _layout(al: Alignment, heading: str, right: int, illustrative: bool = False)
     # fixed ranges (y reversed: first label on top), so that cell j spans the domain fractions
     # j/nx to (j+1)/nx: the outlines are placed that way
     return heatmap_layout(al.x.labels, al.y.labels, x_title=al.x.title, y_title=al.y.title,
-                          heading=heading, height=panel_height(len(al.y.labels)),
+                          heading=heading, height=panel_height(len(al.y.labels), len(al.x.labels)),
                           illustrative=illustrative, fixed_range=True, right=right)
 
 

@@ -558,11 +558,19 @@ PLOT_MARGINS = 119  # a map's top and bottom margins (64 + 55)
 MAX_HEIGHT = 3600  # the tallest map (229 rows a label high): past it rows are thinner
 
 
-def panel_height(n_rows: int) -> int:
-    """A map's height: 38 px a row up to 720 px, then a label's height a row (the page scrolls
-    to read them all) up to :data:`MAX_HEIGHT`."""
-    return int(min(max(150 + 38 * n_rows, 260), max(720, min(PLOT_MARGINS + 10 + ROW_PX * n_rows,
-                                                             MAX_HEIGHT))))
+TALL_COLUMNS = 40  # maps of at most this many columns grow to label every row
+
+
+def panel_height(n_rows: int, n_cols: int = 1) -> int:
+    """A map's height: 38 px a row up to 720 px; then, for a map of at most
+    :data:`TALL_COLUMNS` columns (a leaderboard's shape: many systems, few benchmarks), a
+    label's height a row (the page scrolls to read them all) up to :data:`MAX_HEIGHT`. A map of
+    many rows and many columns keeps 720 px, an overview at a glance, its rows labelled every
+    k-th (:func:`row_step`)."""
+    short = int(min(max(150 + 38 * n_rows, 260), 720))
+    if n_cols > TALL_COLUMNS:
+        return short
+    return max(short, int(min(PLOT_MARGINS + 10 + ROW_PX * n_rows, MAX_HEIGHT)))
 
 
 def row_step(n_rows: int, height: int) -> int:
@@ -785,7 +793,7 @@ def heatmap_figure(view: PanelView, zrange: tuple[float, float] | None, *,
                             y_title=spec.dims[spec.y].title,
                             heading=view.title + ("" if view.higher_is_better
                                                   else " · lower is better"),
-                            height=panel_height(len(view.y_labels)),
+                            height=panel_height(len(view.y_labels), len(view.x_labels)),
                             illustrative=spec.illustrative, prefixes=prefixes)
     layout["meta"] = style_meta(data, ranges, color)
     if any(prefixes):  # the table of the map (evalmapsLib.keys) leaves them off too, once said

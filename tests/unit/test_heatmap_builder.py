@@ -463,6 +463,9 @@ def test_every_row_label_is_readable_or_the_rows_are_thinned_apart():
     assert [panel_height(n) for n in (1, 4, 14, 18)] == [260, 302, 682, 720]
     assert panel_height(100) == PLOT_MARGINS + 10 + ROW_PX * 100 == 1629
     assert panel_height(223) == PLOT_MARGINS + 10 + ROW_PX * 223 < MAX_HEIGHT == panel_height(300)
+    # many rows and many columns: an overview at a glance, its rows labelled every k-th
+    assert panel_height(1000, 1000) == panel_height(200, 100) == 720
+    assert panel_height(223, 8) == panel_height(223) and panel_height(65, 27) == 1104
     for n in (14, 100, 223, 1000):
         labels = [f"model-with-a-rather-long-name-{k:04d}" for k in range(n)]
         layout = heatmap_layout(["acc"], labels, x_title="", y_title="Model", heading="h",
