@@ -1355,7 +1355,8 @@ def paired_row(ctx: "Context") -> Row:
               "≤ 2x", within=ratio_at_most(2))
     row = attempt(row, lambda: (median(measured), median(floor)), ctx.log)
     ctx.notes.append("items: paired statistics = one DuckDB query per side on the Parquet "
-                     "records plus paired_grid (paired bootstrap, 2,000 resamples a cell, BH); "
+                     "records plus paired_grid (exact McNemar or the sign-flip test with the "
+                     "intervals that invert them, BH); "
                      "floor = the same paired_grid on the items already in memory; median of "
                      f"{repeat} runs")
     return row
