@@ -67,7 +67,7 @@ _local = threading.local()
 
 def _thread_connection():
     """This thread's in-memory DuckDB connection (one thread each), opened on first use, and
-    anew in a forked process (gunicorn's workers, an upload's child): a connection is never
+    anew in a forked process (a server's workers, an upload's child): a connection is never
     used across a fork."""
     con, pid = getattr(_local, "con", None), getattr(_local, "pid", None)
     if con is None or pid != os.getpid():
