@@ -166,26 +166,21 @@
    * labels, as plotly.js does with an axis's own title. About the width of the title on its
    * side (a 14 px line): */
   const Y_TITLE_WIDTH = 20;
-  function yTitleIndex(layout) {
-    return (layout.annotations || []).findIndex(function (a) {
-      return a && a.name === "y-title";
+  /* An axis title's annotation ("x-title" or "y-title", components/heatmap.py axis_titles):
+   * its index, and how far it is shifted (the y title sideways, the x title down). */
+  function titleIndex(layout, name) {
+    return ((layout || {}).annotations || []).findIndex(function (a) {
+      return a && a.name === name;
     });
   }
-  function yTitleShift(layout) {
-    const k = yTitleIndex(layout || {});
-    return k < 0 ? null : layout.annotations[k].xshift || 0;
+  function titleShift(layout, name, key) {
+    const k = titleIndex(layout, name);
+    return k < 0 ? null : layout.annotations[k][key] || 0;
   }
-
-  /* The x axis's title (an annotation named "x-title", components/heatmap.py) and its shift. */
-  function xTitleIndex(layout) {
-    return (layout.annotations || []).findIndex(function (a) {
-      return a && a.name === "x-title";
-    });
-  }
-  function xTitleShift(layout) {
-    const k = xTitleIndex(layout || {});
-    return k < 0 ? null : layout.annotations[k].yshift || 0;
-  }
+  function yTitleIndex(layout) { return titleIndex(layout, "y-title"); }
+  function yTitleShift(layout) { return titleShift(layout, "y-title", "xshift"); }
+  function xTitleIndex(layout) { return titleIndex(layout, "x-title"); }
+  function xTitleShift(layout) { return titleShift(layout, "x-title", "yshift"); }
 
   /* Upright labels longer than their room cut with an ellipsis (plotly.js's labelalias; a
    * label's own alias, its shared start left off, is cut the same way); level ones as given. */
