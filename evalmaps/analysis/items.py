@@ -198,6 +198,13 @@ class CellItems:
         self._join_texts([row])
         return row
 
+    def with_texts(self, rows: list[dict]) -> list[dict]:
+        """``rows`` (of :meth:`rows` without texts) with their texts, read for them only."""
+        rows = [dict(r) for r in rows]
+        if rows:
+            self._join_texts(rows)
+        return rows
+
     def _join_texts(self, rows: list[dict]) -> None:
         ids = [r["item"] for r in rows]
         a_texts = _texts_by_item(self.a_records, self.a_coords, ids)

@@ -218,10 +218,11 @@ class ItemsView:
         top = CSV_ROWS if csv else MAX_ROWS
         limit = _whole_number(query, "limit", top if csv else PAGE_ROWS, top)
         offset = _whole_number(query, "next", 0, 10**9)
-        total = len(cell.rows(q.which, search=q.search, texts=False))
-        page = cell.rows(q.which, search=q.search, offset=offset, limit=limit)
+        every = cell.rows(q.which, search=q.search, texts=False)  # searched once
+        page = cell.with_texts(every[offset:offset + limit])
         text = CSV_TEXT if csv else LIST_TEXT
-        return cls(q, cell, tuple(clipped(r, text) for r in page), url, total, offset, limit)
+        return cls(q, cell, tuple(clipped(r, text) for r in page), url, len(every), offset,
+                   limit)
 
     @property
     def next(self) -> str | None:
