@@ -143,11 +143,15 @@ class FolderReader:
 
     def load(self, problems: list[str], initial: bool = False) -> list[Figure]:
         """The folder's figures now (problems appended). ``initial``: at start-up, files are
-        read at once, but for a table of lines that ends in the middle of a row (a value being
-        written as the server starts): it waits for two scans that agree, as every file does
-        later, so not even the first page serves half a value."""
+        read at once, but for one still being written as the server starts (a table of lines
+        that ends in the middle of a row, or a file that changes within :attr:`settle` seconds
+        of its last change, :meth:`_still_moving`): it waits for two scans that agree, as every
+        file does later, so not even the first page serves part of a file."""
         now = time.monotonic()  # before the scan: a signature seen now held from its first scan
         self._seen = self._files()
+        moving: set[Path] = set()
+        if initial:
+            moving = self._still_moving()
         scanned = time.monotonic()
         self._since = {path: (self._since[path] if path in self._since
                               and self._since[path][0] == signature else (signature, scanned))
@@ -167,7 +171,7 @@ class FolderReader:
                     # frames, and in them every figure and file read then, deleted or not
                     raise kept.error.with_traceback(None)
                 return kept.result
-            if initial and _unended(path):  # a row being written as we start: read once it holds
+            if initial and (path in moving or _unended(path)):  # being written as we start:
                 self.pending.add(path)
                 return None
             if not initial and not self._due(path, now):  # still being written, perhaps: later
@@ -210,6 +214,21 @@ class FolderReader:
             except ImportFailed as exc:
                 problems.append(not_served(exc))
                 return []
+
+    def _still_moving(self) -> set[Path]:
+        """At start-up, the files that changed in the last :attr:`settle` seconds (by their
+        time, the only clock a first scan has) are scanned again once that time has passed
+        (one wait, at most :attr:`settle`, and only when such a file exists): those whose
+        size, time or inode changed in between are being written, and wait for two scans that
+        agree, as every file does later; the rest are read at once. A file still growing a
+        whole row at a time is so never served in part, not even by the first page."""
+        wall = time.time()
+        ages = {path: wall - signature[1] / 1e9 for path, signature in self._seen.items()}
+        recent = {path: age for path, age in ages.items() if age < self.settle}
+        if not recent:
+            return set()
+        time.sleep(min(self.settle, max(self.settle - min(recent.values()), 0.0)))
+        return {path for path in recent if _signature_now(path) != self._seen[path]}
 
     def _read(self, path: Path):
         if self._tables:

@@ -390,3 +390,50 @@ def test_a_row_being_written_at_start_up_waits_too(tmp_path):
         watcher.refresh()
         time.sleep(0.1)
     assert watcher.snapshot.catalog.figure("import-runs").value(model="m1", task="t2") == 6.5
+
+
+def test_a_file_growing_whole_rows_at_start_up_is_served_only_whole(tmp_path):
+    """The server starts while a writer appends a whole row every 0.8 s (each write ends in a
+    line end, so the file never looks unended): start-up does not read it at once, but waits
+    for it like every changing file; what is served is the whole file, never its first rows."""
+    out = tmp_path / "runs.csv"
+    out.write_text("model,task,value\nm0,t1,0.05\n")
+    rows = [f"m{i},t1,0.{i}5\n" for i in range(1, 4)]
+
+    def write():
+        for row in rows:
+            time.sleep(0.8)
+            with open(out, "a") as f:
+                f.write(row)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        watcher, reader, _ = watched(tmp_path, settle=1.5)
+        assert "import-runs" not in watcher.snapshot.catalog and reader.pending == {out}
+        served = []
+        while writer.is_alive():
+            watcher.refresh()
+            if "import-runs" in watcher.snapshot.catalog:
+                served.append(len(watcher.snapshot.catalog.figure("import-runs").cells))
+            time.sleep(0.1)
+    finally:
+        writer.join()
+    deadline = time.monotonic() + 5
+    while "import-runs" not in watcher.snapshot.catalog and time.monotonic() < deadline:
+        watcher.refresh()
+        time.sleep(0.1)
+    assert served == []  # never a prefix
+    assert len(watcher.snapshot.catalog.figure("import-runs").cells) == 4
+
+
+def test_a_file_written_long_before_start_up_is_read_at_once(tmp_path):
+    """Start-up waits only for files that changed in the last ``settle`` seconds: a folder
+    written earlier is served by the first page, with no wait."""
+    out = tmp_path / "runs.csv"
+    out.write_text("model,task,value\nm0,t1,0.05\n")
+    aged(out)
+    started = time.monotonic()
+    watcher, reader, _ = watched(tmp_path, settle=5.0)
+    assert time.monotonic() - started < 2.5
+    assert reader.pending == set() and "import-runs" in watcher.snapshot.catalog
