@@ -15,11 +15,20 @@ EXTERNAL = SHARED / "external" / "meta-learning-logic"
 
 def pytest_configure(config):
     """The suite's cache of validated cells and its upload store live in temporary folders (the
-    app's defaults are the user's cache and data folders), so test files never pile up there."""
+    app's defaults are the user's cache and data folders), so test files never pile up there.
+    The suite runs on every core (pytest-xdist, ``-n auto`` in pyproject.toml's ``addopts``; a
+    file's tests stay on one worker); ``-n 0`` runs it in this process."""
     import tempfile
 
     os.environ.setdefault("EVALMAPS_CACHE", tempfile.mkdtemp(prefix="evalmaps-test-cache-"))
     os.environ.setdefault("EVALMAPS_STORE", tempfile.mkdtemp(prefix="evalmaps-test-store-"))
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")  # gw0, gw1, ... under pytest-xdist
+    if worker.startswith("gw") and worker[2:].isdigit():
+        # dash[testing] numbers its servers' ports from 8050 in each process: each worker
+        # takes a range of its own, so that no test's browser ever asks another worker's app
+        from dash.testing.application_runners import BaseDashRunner
+
+        BaseDashRunner._next_port = 20000 + 500 * int(worker[2:])
 
 
 def _browser_available() -> bool:
