@@ -93,6 +93,29 @@ def prefix_note(spec) -> str | None:
     return "; ".join(parts) + " (the hover gives each name whole)."
 
 
+NARROW_COLUMNS = 24  # past this many columns a phone's map has columns narrower than a line
+
+
+def labels_note(n_rows: int, n_cols: int) -> str | None:
+    """Which axis labels a panel this size leaves off, on purpose, and where each is read
+    (None: every label is shown): rows past the map's height are labelled every k-th
+    (:func:`row_step`); columns narrower than a line of text (a phone, or a wide map) are
+    labelled every k-th by the browser (``evalmapsLib.fit``)."""
+    parts = []
+    step = row_step(n_rows, panel_height(n_rows, n_cols))
+    if step > 1:
+        parts.append(f"one row in {step} is labelled ({n_rows:,} rows: the map would be "
+                     f"taller than {MAX_HEIGHT:,} px with each)")
+    if n_cols > NARROW_COLUMNS:
+        parts.append("columns narrower than a line of text (on a phone, or many columns) are "
+                     "labelled every few")
+    if not parts:
+        return None
+    text = " and ".join(parts)
+    return (text[0].upper() + text[1:] + ": hover a cell, read the map by keyboard or open its "
+            "table for every name, or narrow the rows or the range to label each one.")
+
+
 def values_note(n_rows: int, n_cols: int) -> str | None:
     """Why values are not printed in the cells of a panel this size (None: they are)."""
     if readable(n_rows, n_cols):
@@ -487,15 +510,16 @@ def heatmap_layout(x_labels, y_labels, *, x_title: str, y_title: str, heading: s
         xaxis["labelalias"] = {full: theme.text(without_prefix(label, x_cut))
                                for full, label in zip(x, map(str, x_labels))}
     shown_y = y
-    if y_cut or any(len(str(label)) > MAX_TICK_CHARS for label in y_labels):
+    step = row_step(ny, height)
+    if y_cut or step > 1 or any(len(str(label)) > MAX_TICK_CHARS for label in y_labels):
         # a long row label (a checkpoint's path) is shortened on the axis, so that it leaves
         # room for the cells, and the start every row shares is left off; the hover, the
         # table and the keyboard readout give it whole
         shown_y = [theme.text(tick_label(without_prefix(str(label), y_cut)))
                    for label in y_labels]
         # every row labelled where the rows are a line high; past that every k-th, never
-        # printed over one another (the hover, the table and the readout name every row)
-        step = row_step(ny, height)
+        # printed over one another (the hover, the table and the readout name every row;
+        # labels_note says so under the map)
         yaxis.update(tickmode="array", tickvals=y[::step], ticktext=shown_y[::step])
     layout = {
         "template": theme.TEMPLATE,

@@ -39,7 +39,7 @@ from components.controls import (
     values_switch,
 )
 from components.filters import filters, register_filters, scale_control
-from components.heatmap import gaps_note, heatmap_figure, prefix_note, values_note
+from components.heatmap import gaps_note, heatmap_figure, labels_note, prefix_note, values_note
 from components.items import k_menu
 from components.keyboard import keyboard_map, map_coords
 from components.provenance import provenance_badge, source_card
@@ -239,6 +239,7 @@ def graphs(figure, state: ViewState) -> dict:
                + (f" · each cell: the unbiased pass@{state.k} of its items' samples, averaged "
                   "over its items" if state.k != 1 else ""))
     note = values_note(len(views[0].y_labels), len(views[0].x_labels))
+    thinned = labels_note(len(views[0].y_labels), len(views[0].x_labels))
     gaps = gaps_note(len(views[0].y_labels), len(views[0].x_labels)) if shown < total else None
     notes = scale_notes(views)
     cut = prefix_note(figure.spec)
@@ -247,6 +248,7 @@ def graphs(figure, state: ViewState) -> dict:
             "summary": [summary,
                         *([html.Div(cut, id="browse-prefix-note")] if cut else []),
                         *([html.Div(note, id="browse-values-note")] if note else []),
+                        *([html.Div(thinned, id="browse-labels-note")] if thinned else []),
                         *([html.Div(gaps, id="browse-gaps-note")] if gaps else []),
                         *([html.Div(" ".join(notes), id="browse-scale-note")] if notes else [])],
             "drawn": slice_key(state), "export_options": panels,

@@ -52,7 +52,7 @@ from components.compare import (
 )
 from components.controls import export_control, figure_options, labelled, values_switch
 from components.filters import filters, register_filters, scale_control
-from components.heatmap import apply_scale, gaps_note
+from components.heatmap import apply_scale, gaps_note, labels_note
 from components.items import k_menu, k_options
 from components.keyboard import keyboard_map
 from components.reuse import annotate, elide
@@ -323,6 +323,9 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
     gaps = gaps_note(len(al.y.labels), len(al.x.labels))
     if gaps:
         legend.append(" " + gaps)
+    thinned = labels_note(len(al.y.labels), len(al.x.labels))
+    if thinned:
+        legend.append(" " + thinned)
     wide = len(al.x.labels) > 8
     figures, held = annotate([apply_scale(fig, state.scale)
                               for fig in compare_figures(al, state.color, state.show_values)])

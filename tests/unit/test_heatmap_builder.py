@@ -474,3 +474,22 @@ def test_every_row_label_is_readable_or_the_rows_are_thinned_apart():
         gap = (layout["height"] - PLOT_MARGINS) / n * (len(labels) / len(shown))
         assert gap >= ROW_PX - 1e-9, n  # labels at least a label's height apart
         assert (len(shown) == n) == (n <= 223), n
+
+
+def test_the_labels_left_off_are_said_and_match_the_ticks_drawn():
+    """A map of many rows and many columns labels one row in k (the y ticks drawn are exactly
+    every k-th row, by row_step), and the note under it says which k and where each name is
+    read; a leaderboard's shape (few columns) labels every row and says nothing of rows."""
+    from components.heatmap import heatmap_layout, labels_note, panel_height, row_step
+
+    rows, cols = [f"model-{i}" for i in range(300)], [f"c{j}" for j in range(60)]
+    height = panel_height(len(rows), len(cols))
+    step = row_step(len(rows), height)
+    assert step > 1
+    layout = heatmap_layout(cols, rows, x_title="x", y_title="y", heading="h", height=height)
+    assert layout["yaxis"]["tickvals"] == rows[::step] == layout["yaxis"]["ticktext"]
+    note = labels_note(len(rows), len(cols))
+    assert note.startswith(f"One row in {step} is labelled (300 rows")
+    assert "columns narrower than a line" in note and "table" in note
+    assert labels_note(200, 10) is None  # 200 rows, 10 columns: every row labelled, tall map
+    assert labels_note(20, 30).startswith("Columns narrower")
