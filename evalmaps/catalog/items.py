@@ -19,9 +19,11 @@ rest) and hand back numpy arrays. Labels are compared as text, never spliced int
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -63,6 +65,75 @@ class ItemScores:
 
 
 _local = threading.local()
+
+KEPT_ITEMS = 600_000  # items of cells' answers kept per process (about 60 MB), newest first
+
+
+class _KeptCells:
+    """What :meth:`ItemRecords.cells` answered lately, keyed by the records' file as it is
+    (its path, size, time and inode: records are written once, by rename, so a new version is
+    a new key) and the question, least recently used dropped past :data:`KEPT_ITEMS` items.
+    A page that asks for the same cells again (a colour mode, ``k``, the items list, the next
+    request of the same map) then reads no Parquet. Shared by threads, under a lock; the
+    arrays handed out are read-only."""
+
+    def __init__(self, limit: int = KEPT_ITEMS) -> None:
+        self.limit = limit
+        self.size = 0
+        self._kept: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            found = self._kept.get(key)
+            if found is not None:
+                self._kept.move_to_end(key)
+            return None if found is None else found[0]
+
+    def put(self, key, answer: dict) -> None:
+        count = sum(len(scores) for scores in answer.values())
+        if count > self.limit:
+            return
+        for scores in answer.values():
+            for array in (scores.items, scores.n, scores.total):
+                array.setflags(write=False)
+        with self._lock:
+            if key in self._kept:
+                return
+            self._kept[key] = (answer, count)
+            self.size += count
+            while self.size > self.limit:
+                _, (_, dropped) = self._kept.popitem(last=False)
+                self.size -= dropped
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+            self.size = 0
+
+
+KEPT = _KeptCells()
+
+
+def _kept_cells(query):
+    """:meth:`ItemRecords.cells`, answered from :data:`KEPT` when the same records were asked
+    the same question (see :class:`_KeptCells`)."""
+
+    @functools.wraps(query)
+    def cells(self, *args, **kwargs):
+        try:
+            stat = self.scores_path.stat()
+        except OSError:
+            return query(self, *args, **kwargs)  # no file: the query says so
+        key = (str(self.scores_path), stat.st_size, stat.st_mtime_ns, stat.st_ino, self.dims,
+               repr(args), repr(sorted(kwargs.items())))
+        found = KEPT.get(key)
+        if found is None:
+            found = query(self, *args, **kwargs)
+            KEPT.put(key, found)
+        return dict(found)
+
+    return cells
 
 
 def _thread_connection():
@@ -166,6 +237,7 @@ class ItemRecords:
         grid = self.cells(coords, ())
         return grid.get((), _empty())
 
+    @_kept_cells
     def cells(self, fixed: Mapping[str, str], by: Sequence[str]) -> dict[tuple[str, ...], ItemScores]:
         """Every cell's items where ``fixed`` holds, keyed by its labels of the dimensions ``by``
         (for a panel: the facets fixed, ``by=(y, x)``)."""

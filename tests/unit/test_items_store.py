@@ -109,3 +109,32 @@ def test_dimensions_named_like_the_query_columns_keep_their_labels(tmp_path):
     cell = records.cells({}, dims)[("4",) * 5]
     assert (list(cell.items), list(cell.n), list(cell.total), cell.binary) == (["1", "2"], [1, 1], [1.0, 0.0], True)
     assert records.cell_values(k=1).columns.tolist() == [*dims, "value", "n_items", "n_samples"]
+
+
+def test_cells_asked_again_are_the_kept_answer_until_the_records_change(tmp_path, monkeypatch):
+    """The same question on the same records reads no Parquet again (the kept answer, whose
+    arrays cannot be written to); records written anew (a new version of the file) are read
+    again; answers past the limit push out the least recently used."""
+    from evalmaps.catalog import items as item_store
+
+    kept = item_store._KeptCells(limit=10)
+    monkeypatch.setattr(item_store, "KEPT", kept)
+    records = ItemRecords.write(tmp_path, ["model", "task"], frame())
+    first = records.cells({"model": "A"}, ("task",))
+    queries = []
+    monkeypatch.setattr(item_store, "_thread_connection",
+                        lambda real=item_store._thread_connection: queries.append(1) or real())
+    again = records.cells({"model": "A"}, ("task",))
+    assert queries == [] and again.keys() == first.keys()
+    assert all(again[k] is first[k] for k in first)
+    with pytest.raises(ValueError):
+        next(iter(again.values())).total[0] = 99.0
+    changed = frame()
+    changed["score"] = 1.0 - changed["score"]
+    records = ItemRecords.write(tmp_path, ["model", "task"], changed)
+    fresh = records.cells({"model": "A"}, ("task",))
+    assert queries == [1]
+    assert [fresh[k].total.tolist() for k in fresh] != [first[k].total.tolist() for k in first]
+    assert kept.size <= kept.limit
+    records.cells({"model": "B"}, ("task",))
+    assert kept.size <= kept.limit and len(kept._kept) >= 1
