@@ -43,6 +43,8 @@ from evalmaps.core.figure import Catalog, Figure
 TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off", "")
 DEFAULT_COMPARE_COLOR = "shared"  # A and B on the min..max of the cells they show
+# Compare draws A and B on one range: Browse's "panel" (each map its own) is not one of its modes
+COMPARE_COLOR_MODES = tuple(mode for mode in COLOR_MODES if mode != "panel")
 SORT_SOURCE = "source"
 SCALES = ("uniform", "paper")  # the heatmaps' colour scale: viridis, or the source's own
 DEFAULT_SCALE = "uniform"
@@ -84,10 +86,12 @@ def _show_values(query: Query) -> bool:
     return (first(query.get("labels")) or "on") != "off"
 
 
-def _color(query: Query, default: str, fallback: str, problems: list[str]) -> str:
+def _color(query: Query, default: str, fallback: str, problems: list[str],
+           modes: tuple[str, ...] = COLOR_MODES) -> str:
     color = first(query.get("color")) or default
-    if color not in COLOR_MODES:
-        problems.append(f"Colour mode '{fmt.clip(color)}' is unknown; using {fallback}.")
+    if color not in modes:
+        problems.append(f"Colour mode '{fmt.clip(color)}' is not one of this page's "
+                        f"({', '.join(modes)}); using {fallback}.")
         color = default
     return color
 
@@ -561,7 +565,8 @@ def parse_compare_state(query: Query, catalog: Catalog) -> CompareState:
         refs[0] = _fill(catalog, refs[0], refs[1], mismatched, "A", given[0])
     problems += [f"{message} Showing {refs['AB'.index(side)]} as {side} instead."
                  for side, message in wrong.items()] + mismatched
-    color = _color(query, DEFAULT_COMPARE_COLOR, "a range shared by A and B", problems)
+    color = _color(query, DEFAULT_COMPARE_COLOR, "a range shared by A and B", problems,
+                   COMPARE_COLOR_MODES)
     scale = _scale(query, problems)
     pct = _flag(query, "pct", problems)
     state = CompareState(refs[0], refs[1], color, _show_values(query), (), scale=scale, pct=pct)

@@ -180,8 +180,8 @@ LAYOUT_CASES = [  # query -> A, B, the problems shown, the error shown
     ({"b": "<script>x</script>"}, LLAMA, QWEN,
      f"'<script>x</script>' {NOT_A_KEY} Showing {QWEN} as B instead.", None),
     ({"a": ["x", "y"], "color": "nope", "labels": "off"}, LLAMA, QWEN,
-     f"'x' {NOT_A_KEY} Showing {LLAMA} as A instead. Colour mode 'nope' is unknown; using a "
-     "range shared by A and B.", None),
+     f"'x' {NOT_A_KEY} Showing {LLAMA} as A instead. Colour mode 'nope' is not one of this "
+     "page's (figure, fixed, shared); using a range shared by A and B.", None),
 ]
 
 

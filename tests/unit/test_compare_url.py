@@ -143,3 +143,14 @@ def test_any_grid_round_trips_through_its_url(query):
     assert (grid.y, grid.x) == (y, x)
     assert set(grid.averaged) == set(query.get("avg", []))
     assert dict(grid.fixed) == {d: query[d][0] for d in dict(grid.fixed)}
+
+
+def test_browses_panel_colour_mode_is_not_comparess():
+    """Compare draws A and B on one range: ``color=panel`` (Browse's "each map its own") is
+    not one of its modes, so it falls back to the shared range and says so, rather than
+    reading as a mode it silently is not."""
+    state = parse(PAIR + "&color=panel")
+    assert state.color == "shared"
+    assert state.problems == ("Colour mode 'panel' is not one of this page's (figure, fixed, "
+                              "shared); using a range shared by A and B.",)
+    assert parse(PAIR + "&color=fixed").color == "fixed"
