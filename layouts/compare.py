@@ -105,6 +105,8 @@ from layouts._shared import (
     problems_alert,
     register_nav_sync,
     stored_ids,
+    waiting_for,
+    waiting_page,
 )
 
 dash.register_page(__name__, path="/compare", name="Compare", title="evalmaps · Compare", order=2,
@@ -163,8 +165,25 @@ MEAN_COLS = ("compare-mean-figure-col", "compare-mean-col", "compare-mean-use-co
 FIGURE_MENUS = ("compare-a-figure", "compare-b-figure", "compare-mean-figure")
 
 
+def _waiting(query, catalog) -> tuple[str, str] | None:
+    """The watched figure with no file yet that A or B names, and what its page says."""
+    for key in ("a", "b"):
+        ref = query.get(key)
+        ref = ref[0] if isinstance(ref, list) and ref else ref
+        if not isinstance(ref, str):
+            continue
+        figure_id = figure_of(ref)  # "" for a reference that names no panel: not waited for
+        text = waiting_for(figure_id, catalog)
+        if text:
+            return figure_id, text
+    return None
+
+
 def layout(uploads=None, **query):
     catalog = get_catalog(uploads, *stored_ids(*query.values()))
+    waiting = _waiting(query, catalog)
+    if waiting:  # a watched folder's figure with no file yet: drawn when it arrives
+        return waiting_page(PAGE, *waiting)
     state = parse_compare_state(query, catalog)
     values = render(catalog, state)
     figures = figure_options(catalog)  # the three figure menus' (render's callers need none)

@@ -47,7 +47,14 @@ from evalmaps.analysis.trends import (
     short_titles,
 )
 from evalmaps.catalog.items import figure_at, max_k
-from evalmaps.views.state import TrendsOptions, ViewState, finite_number, parse_options, parse_state
+from evalmaps.views.state import (
+    TrendsOptions,
+    ViewState,
+    finite_number,
+    first,
+    parse_options,
+    parse_state,
+)
 from layouts._shared import (
     Outputs,
     boundary,
@@ -71,6 +78,8 @@ from layouts._shared import (
     slicing_shown,
     slicing_values,
     stored_ids,
+    waiting_for,
+    waiting_page,
 )
 
 dash.register_page(__name__, path="/trends", name="Trends", title="evalmaps · Trends", order=1,
@@ -81,6 +90,9 @@ PAGE = "trends"
 
 def layout(uploads=None, **query):
     catalog = get_catalog(uploads, *stored_ids(query.get("figure")))
+    waiting = waiting_for(first(query.get("figure")), catalog)
+    if waiting:  # a watched folder's figure with no file yet: drawn when it arrives
+        return waiting_page(PAGE, first(query.get("figure")), waiting)
     state = parse_state(query, catalog)
     options = parse_options(query)
     figure = catalog.figure(state.figure)

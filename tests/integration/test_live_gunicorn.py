@@ -177,3 +177,34 @@ def test_a_sweep_written_while_served(served):
     until(reported, 10, "the cut file reported")
     status, _, body = fetch(base, f"/api/figures/{fid}")
     assert status == 200
+
+
+def test_trends_and_compare_wait_for_a_watched_folders_first_file(served):
+    """Issue 37 (a new user, 5), beyond Browse: Trends and Compare opened on a watched figure
+    with no file yet say that they wait for it (and draw no other figure); once its first file
+    is read, the same URLs draw it."""
+    base, folder, _ = served
+    fid = "import-" + short_slug(folder.name)
+    pages = {"trends": f"/trends?figure={fid}",
+             "compare": f"/compare?a={fid}:arc-easy-acc&b={fid}:arc-challenge-acc"}
+
+    def first_layout(path: str) -> str:
+        status, _, body = fetch(base, "/_dash-layout", {"Referer": base + path})
+        assert status == 200
+        return body.decode()
+
+    for page, path in pages.items():
+        body = first_layout(path)
+        assert f'"{page}-waiting"' in body, page
+        assert f"Waiting for {fid}: no file yet in {folder.name}/." in body
+        assert str(folder.parent) not in body
+    name = "pythia-70m/zero-shot/70m_step0.json"
+    (folder / name).parent.mkdir(parents=True)
+    tmp = folder / (name + ".part")
+    tmp.write_bytes((PYTHIA / name).read_bytes())
+    os.replace(tmp, folder / name)
+    until(lambda: all(fetch(base, f"/api/figures/{fid}")[0] == 200 for _ in range(8)), 20,
+          "the first file read by both workers")
+    for page, path in pages.items():
+        body = first_layout(path)
+        assert f'"{page}-waiting"' not in body and fid in body, page
