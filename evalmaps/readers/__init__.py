@@ -38,6 +38,7 @@ KNOWN_READERS: dict[str, str] = {
     "helm": "evalmaps.readers.helm",  # before jsonl: a stats.json is a JSON list
     "evalplus": "evalmaps.readers.evalplus",
     "evalperf": "evalmaps.readers.evalperf",
+    "swe-bench": "evalmaps.readers.swe_bench",  # before simple-evals: an object of lists
     "simple-evals": "evalmaps.readers.simple_evals",  # before jsonl: a flat JSON object
     "json-records": "evalmaps.readers.json_records",  # before jsonl: a list of scores
     "jsonl": "evalmaps.readers.jsonl",
@@ -52,7 +53,7 @@ FIRST_BYTES: dict[str, tuple[bytes, ...]] = {
     "alpaca-eval": (b"[",),
     "lighteval": (b"{",), "lm-eval": (b"{",), "lm-eval-samples": (b"{",), "bigcode": (b"{",),
     "inspect": (b"PK", b"{"), "zip": (b"PK",), "helm": (b"[",), "evalplus": (b"{",),
-    "evalperf": (b"{",), "simple-evals": (b"{",), "json-records": (b"[", b"{"),
+    "evalperf": (b"{",), "swe-bench": (b"{",), "simple-evals": (b"{",), "json-records": (b"[", b"{"),
     "jsonl": (b"[", b"{"),
 }
 FALLBACK = "csv"  # tried last, after any reader from an entry point

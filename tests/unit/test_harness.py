@@ -332,7 +332,8 @@ def test_a_json_file_of_no_known_format_is_a_clear_error():
         "records (samples_*.jsonl), bigcode-evaluation-harness results JSON, an Inspect "
         "log (.eval or .json), LiveCodeBench graded generations (*_eval_all.json), "
         "AlpacaEval judgements (annotations.json), a HELM run's stats.json, the EvalPlus leaderboard's results.json, EvalPerf results "
-        "JSON, simple-evals results JSON, JSON records of scores (a list, or one object "
+        "JSON, SWE-bench results (results/results.json), simple-evals results JSON, JSON "
+        "records of scores (a list, or one object "
         "per file), or an OpenCompass summary CSV. Export one of those and try again.")
 
 

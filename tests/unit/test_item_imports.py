@@ -611,3 +611,44 @@ def test_mmlu_pro_items_keep_the_question_and_the_models_answer_text():
         assert got["prompt"].strip() == want["question"].strip()
         assert got["response"].strip() == want["generated_text"].strip()
         assert got["target"] == want["answer"]
+
+
+SWE = FIXTURES / "swe-bench"
+
+
+def test_swe_bench_results_score_every_system_on_every_instance_named():
+    """SWE-bench's results.json (the experiments repository's layout, fixture README): each
+    instance a 0/1 item, resolved or not; a system whose file does not name an instance another
+    names is scored 0 on it (unresolved is the complement of ``resolved``), so that every
+    system has the same items and a pair is tested on all of them. Cells checked by hand."""
+    files = sorted(SWE.rglob("results.json"))
+    docs = {path.parents[1].name: json.loads(path.read_text()) for path in files}
+    named = sorted({i for doc in docs.values() for ids in doc.values() for i in ids})
+    imp = import_paths([SWE])
+    assert (imp.format, imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == (
+        "swe-bench", ["model"], "split", "repo")
+    assert imp.spec["metric"]["name"] == "resolved" and imp.spec["metric"]["range"] == [0, 1]
+    assert imp.spec["dims"]["model"]["labels"] == sorted(docs)  # the folders, whole
+    expected = {}
+    for system, doc in docs.items():
+        for instance in named:
+            owner, _, rest = instance.partition("__")
+            repo = f"{owner}/{rest.rsplit('-', 1)[0]}"
+            expected.setdefault((system, repo), []).append(instance in doc["resolved"])
+    got = {(r["model"], r["repo"]): (float(r["value"]), int(r["n"]))
+           for r in imp.tidy.to_dict("records")}
+    assert got == {k: (sum(v) / len(v), len(v)) for k, v in expected.items()}
+    assert set(imp.tidy["split"]) == {"verified"}
+    per_system = imp.items.groupby("model")["item"].apply(lambda s: sorted(s)).to_dict()
+    assert all(items == named for items in per_system.values())
+    assert any("SWE-bench verified has 500 instances and these files name 9" in w
+               for w in imp.warnings)
+
+
+def test_swe_bench_results_out_of_layout_or_with_bad_ids_are_refused_clearly():
+    good = json.dumps({"resolved": ["django__django-11099"], "no_logs": []}).encode()
+    assert refused(good, "results.json").startswith("results.json: a SWE-bench results.json is "
+                                                    "named by the folder of its submission")
+    bad = json.dumps({"resolved": ["django__django-11099", 7]}).encode()
+    assert "entry 2 of 'resolved' is not an instance id" in refused(
+        bad, "verified/20240101_x/results/results.json")

@@ -43,7 +43,8 @@ def test_the_formats_read_are_named_in_one_sentence():
         " JSON, an Inspect log (.eval or .json), LiveCodeBench graded generations "
         "(*_eval_all.json), AlpacaEval judgements (annotations.json), a HELM run's "
         "stats.json, the EvalPlus leaderboard's "
-        "results.json, EvalPerf results JSON, simple-evals results JSON, JSON records of "
+        "results.json, EvalPerf results JSON, SWE-bench results (results/results.json), "
+        "simple-evals results JSON, JSON records of "
         "scores (a list, or one object per file), or an OpenCompass summary CSV")
 
 
