@@ -149,3 +149,28 @@ def test_item_options_are_named_only_for_records_that_look_per_item(columns, row
 def test_a_table_of_cells_with_an_id_column_still_imports():
     imp = import_bytes(b"id,score\n1,0.5\n2,0.7\n", "cells.csv")  # a matrix: id x score
     assert imp.format != "items" and imp.n_cells == 2
+
+
+def test_fifty_files_of_one_model_each_sharing_their_items_are_one_figure():
+    """Issue 38: a lab's folder of 50 models' per-item files (the same 40 questions each, in
+    two categories) joins as one figure of 50 models, each cell the mean of its items, computed
+    here from the rows written."""
+    import random
+
+    rng = random.Random(38)
+    sources, by_hand = [], {}
+    for m in range(50):
+        rows = []
+        for q in range(40):
+            category = "law" if q % 2 else "math"
+            right = rng.random() < 0.3 + m / 100
+            rows.append((q, category, "A", "A" if right else "B"))
+            by_hand.setdefault((f"model-{m}", category), []).append(float(right))
+        sources.append((f"out/model-{m}.json", records(*rows)))
+    imp = import_sources(sources, "out", OPTIONS, searched=True)
+    assert imp.spec["facets"] == ["model"]
+    assert imp.spec["dims"]["model"]["labels"] == [f"model-{m}" for m in range(50)]  # natural
+    got = {(r["model"], r["category"]): (float(r["value"]), int(r["n"]))
+           for r in imp.tidy.to_dict("records")}
+    assert got == {k: (sum(v) / len(v), len(v)) for k, v in by_hand.items()}
+    assert len(imp.items) == 50 * 40 and imp.items.groupby("model")["item"].nunique().eq(40).all()
