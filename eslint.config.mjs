@@ -1,5 +1,5 @@
 // ESLint for the app's browser scripts (assets/*.js) and their unit tests (tests/js/).
-// Run: npx eslint . (pytest does: tests/unit/test_js.py). Versions pinned in package.json.
+// Run: npx eslint . (pytest does: tests/tools/test_js.py). Versions pinned in package.json.
 import js from "@eslint/js";
 import globals from "globals";
 

@@ -7,7 +7,7 @@ Pure Python + pandas/numpy. No Dash import: usable from a notebook or a script::
     fig = catalog.figure("dynts-llama-vs-qwen")
     fig.value(model="R1-Qwen", window="2000", ratio="0.4")   # 56.3
 
-Layers, each importing only those below it (``tests/unit/test_layers.py`` and the import-linter
+Layers, each importing only those below it (``tests/tools/test_layers.py`` and the import-linter
 contract in ``pyproject.toml`` check this; docs/architecture.md describes them):
 
 1. :mod:`evalmaps.core`: the data model, errors, number text, reserved names, run-time files;

@@ -38,7 +38,14 @@ def _browser_available() -> bool:
 
 
 def pytest_collection_modifyitems(config, items):
-    """Without Chromium + chromedriver, browser tests skip locally, and fail the run in CI."""
+    """Every test under tests/browser/ or using dash_duo is marked ``browser`` (so that the fast
+    tier, ``-m "not browser and not server"``, leaves it out whatever its file says). Without
+    Chromium + chromedriver, browser tests skip locally, and fail the run in CI."""
+    for item in items:
+        if ("dash_duo" in getattr(item, "fixturenames", ())
+                or item.nodeid.startswith("tests/browser/")) \
+                and item.get_closest_marker("browser") is None:
+            item.add_marker(pytest.mark.browser)
     if _browser_available():
         return
     reason = ("browser tests need Chromium and chromedriver "

@@ -1,4 +1,4 @@
-"""Names the dead-code check (vulture, run by tests/unit/test_lint.py) cannot see used: each is
+"""Names the dead-code check (vulture, run by tests/tools/test_lint.py) cannot see used: each is
 read by a framework or by name from outside Python. Keep this list short; a name here is live."""
 
 # ruff: noqa

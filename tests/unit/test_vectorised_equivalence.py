@@ -424,7 +424,7 @@ def new_since_the_reference(data, mapping, got) -> bool:
     """Cases the row-by-row reference predates (issue 11), tested on their own in
     test_importers.py: a matrix with a replicate column (seed: its rows averaged), cell columns
     in different patterns named as such, a lone wide cell column named; and the leaderboard
-    shape (tested in test_formats_c.py), which the format-not-recognised message names."""
+    shape (tested in test_formats_tables_and_records.py), which the format-not-recognised message names."""
     first = got[0]
     if first[0] == "error" and ("follow different patterns" in first[2]
                                 or "only one cell column" in first[2]

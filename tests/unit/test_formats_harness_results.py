@@ -1,4 +1,4 @@
-"""Every harness's results, part a: lighteval, evalchemy (lm-eval's reader), the
+"""Harness results files: lighteval, evalchemy (lm-eval's reader), the
 bigcode-evaluation-harness and OpenCompass summaries.
 
 Real lighteval files come from ../shared/external/lighteval (read in place, never copied; the
