@@ -37,6 +37,15 @@ def figure_url(figure_id: str, page: str = "/") -> str:
     return page + ViewState(figure_id).to_query()
 
 
+def public_source(source: dict | None) -> dict | None:
+    """A figure's source as the API gives it: without ``seed`` (the file name of the
+    description a built-in figure was transcribed from: the project's own bookkeeping, as the
+    provenance card leaves it out)."""
+    if source is None:
+        return None
+    return {key: value for key, value in source.items() if key != "seed"}
+
+
 def figure_summary(figure: Figure) -> dict:
     spec = figure.spec
     roles = {spec.x: "x", spec.y: "y", **{f: "facet" for f in spec.facets}}
@@ -52,7 +61,7 @@ def figure_summary(figure: Figure) -> dict:
         "panels": [{"key": p.key, "title": p.title, "facets": p.facets, "n_cells": p.n_cells}
                    for p in figure.panels.values()],
         "n_cells": figure.n_cells,
-        "source": spec.source,
+        "source": public_source(spec.source),
         "notes": list(spec.notes),
     }
 

@@ -150,6 +150,20 @@ def test_figure_summaries_shape(client, catalog):
         assert summary["n_cells"] == fig.n_cells
         assert sum(p["n_cells"] for p in summary["panels"]) == summary["n_cells"]
         assert len(summary["panels"]) == len(fig.panels)
+        # the source as the catalog gives it, but for the seed description's file name (the
+        # project's own bookkeeping, which the provenance card leaves out too)
+        given = dict(spec.source or {})
+        assert summary["source"] == ({k: v for k, v in given.items() if k != "seed"}
+                                     if spec.source is not None else None)
+        assert "seed" not in (summary["source"] or {})
+
+
+def test_the_seed_file_names_of_the_built_in_figures_are_nowhere_in_the_api(client):
+    catalog_text = (ROOT / "data" / "catalog.json").read_text()
+    seeds = re.findall(r'"seed": "([^"]+)"', catalog_text)
+    assert seeds  # the catalog keeps them (data/README.md names them)
+    body = client.get("/api/figures").get_data(as_text=True)
+    assert not [s for s in seeds if s in body]
 
 
 @pytest.mark.parametrize("figure_id", CATALOG_IDS)
