@@ -10,7 +10,7 @@
  *   outlines: the figure is not redrawn) and gets Plotly's own hover label (Fx.hover, which also
  *   drives Compare's linked outlines and readout through hoverData);
  * - the frame's polite live region says the cell as its hover does, lines joined by ' · ';
- * - the "Table" toggle shows the map as an HTML table, values as the hover writes them.
+ * - the "Table" toggle shows the map as an HTML table (evalmaps-table.js).
  * Numbers go through the figure's own d3 formatter, the one its hover labels use. Plotly's
  * drawn figure is read through evalmapsLib.plotly.
  *
@@ -19,7 +19,6 @@
   "use strict";
   const lib = window.evalmapsLib = window.evalmapsLib || {};
   const PAGE_ROWS = 10;
-  const MAX_TABLE_CELLS = 10000;  // a bigger DOM table would stall the page
   const SEP = " · ";
 
   function graphOf(frame) {
@@ -33,18 +32,8 @@
               full[0].type === "heatmap" && full[0].x && full[0].y);
   }
 
-  /* Plotly's pseudo-HTML as plain text (evalmapsLib.format.plain). */
-  function plain(html) {
-    return lib.format.plain(html);
-  }
-
   function present(v) {
     return v !== null && v !== undefined && typeof v === "number" && isFinite(v);
-  }
-
-  /* A hovertemplate filled for one cell (evalmapsLib.format.fill). */
-  function fill(template, cell, format) {
-    return lib.format.fill(template, cell, format);
   }
 
   function rows(a) {
@@ -148,17 +137,17 @@
       })[0];
       const axis = fl[letter + "axis"];
       const text = named ? named.text : axis && axis.title && axis.title.text;
-      return text ? plain(text) : "";
+      return text ? lib.format.plain(text) : "";
     };
     const prefix = meta.prefix || {};
-    const xText = x.map(plain), yText = y.map(plain);
+    const xText = x.map(lib.format.plain), yText = y.map(lib.format.plain);
     const m = {
       full: traces, x: x, y: y, at: at, lo: lo, hi: hi, gaps: gaps,
       xText: xText, yText: yText,
       xPrefix: prefix.x || "", yPrefix: prefix.y || "",
       xHead: xText.map(function (t) { return cut(t, prefix.x); }),
       yHead: yText.map(function (t) { return cut(t, prefix.y); }),
-      title: plain((fl.title && fl.title.text) || ""),
+      title: lib.format.plain((fl.title && fl.title.text) || ""),
       xTitle: title("x"), yTitle: title("y"),
       valueTemplate: meta.value || (main.meta && main.meta.texttemplate) || "%{z}",
       format: lib.plotly.numberFormat(gd)
@@ -187,7 +176,7 @@
   }
 
   function valueText(m, z) {
-    return plain(fill(m.valueTemplate, {z: z}, m.format));
+    return lib.format.plain(lib.format.fill(m.valueTemplate, {z: z}, m.format));
   }
 
   /* The cell as its hover says it, on one line; `missing` when no trace draws it. */
@@ -197,7 +186,8 @@
       return m.yTitle + " " + m.yText[i] + SEP + m.xTitle + " " + m.xText[j] + SEP + missing;
     }
     const cell = {x: m.x[j], y: m.y[i], z: o.z, customdata: o.customdata};
-    return plain(fill(o.trace.hovertemplate || "", cell, m.format)).split("\n")
+    return lib.format.plain(lib.format.fill(o.trace.hovertemplate || "", cell, m.format))
+      .split("\n")
       .filter(function (line) { return line.trim(); }).join(SEP);
   }
 
@@ -304,76 +294,6 @@
     return target && target.classList && target.classList.contains("heatmap-keys") ? target : null;
   }
 
-  /* The map as an HTML table: a caption, the x title over the column headers (th scope=col),
-   * a row header per row (th scope=row), values as the hover writes them. */
-  function buildTable(holder, frame) {
-    const gd = graphOf(frame);
-    holder.textContent = "";
-    if (!ready(gd)) {
-      return;
-    }
-    const m = model(gd);
-    const missing = frame.getAttribute("data-missing") || "not reported";
-    const n = m.x.length * m.y.length;
-    if (n > MAX_TABLE_CELLS) {
-      const note = document.createElement("p");
-      note.className = "small text-muted mb-0 p-2";
-      note.textContent = "This map has " + n.toLocaleString("en") + " cells, more than a table " +
-        "here shows (" + MAX_TABLE_CELLS.toLocaleString("en") + "). Narrow the rows or the " +
-        "range, or get every cell from the API (/api/figures/<id>/cells?format=csv).";
-      holder.appendChild(note);
-      holder._evalmapsFull = lib.plotly.fullData(gd);
-      return;
-    }
-    const el = function (tag, text, attrs) {
-      const node = document.createElement(tag);
-      if (text !== undefined && text !== null) {
-        node.textContent = text;
-      }
-      Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
-      return node;
-    };
-    const table = el("table", null, {"class": "table table-sm table-bordered heatmap-data-table"});
-    table.appendChild(el("caption", caption(m)));
-    const head = el("thead");
-    const top = el("tr");
-    top.appendChild(el("td"));
-    top.appendChild(el("th", m.xTitle, {scope: "colgroup", colspan: String(m.x.length)}));
-    head.appendChild(top);
-    const second = el("tr");
-    second.appendChild(el("th", m.yTitle, {scope: "col"}));
-    m.xHead.forEach(function (text) { second.appendChild(el("th", text, {scope: "col"})); });
-    head.appendChild(second);
-    table.appendChild(head);
-    const body = el("tbody");
-    m.yHead.forEach(function (text, i) {
-      const tr = el("tr");
-      tr.appendChild(el("th", text, {scope: "row"}));
-      m.x.forEach(function (_, j) {
-        const o = m.at(i, j);
-        const has = o && o.value;
-        tr.appendChild(el("td", has ? valueText(m, o.z) : missing,
-                          has ? {} : {"class": "heatmap-missing"}));
-      });
-      body.appendChild(tr);
-    });
-    table.appendChild(body);
-    holder.appendChild(table);
-    // a region that may scroll sideways: reachable (and scrollable) by keyboard
-    holder.setAttribute("tabindex", "0");
-    holder.setAttribute("role", "region");
-    holder.setAttribute("aria-label", "Table: " + m.title);
-    holder._evalmapsFull = lib.plotly.fullData(gd);
-  }
-
-  function tableOf(button) {
-    return button.parentElement && button.parentElement.querySelector(":scope > .heatmap-table");
-  }
-
-  function frameNear(node) {
-    return node.parentElement && node.parentElement.querySelector(":scope > .heatmap-keys");
-  }
-
   /* Whenever Plotly draws (a new figure, a restyle, a resize): names, open tables and the
    * active outline follow. One pass per animation frame, whatever the number of mutations;
    * in idle time (``deadline``), maps are named one by one until the idle period is spent. */
@@ -401,8 +321,8 @@
       name(frame, gd, m);
       const holder = frame.parentElement && frame.parentElement.querySelector(
         ":scope > .heatmap-table");
-      if (holder && !holder.hidden && holder._evalmapsFull !== full) {
-        buildTable(holder, frame);
+      if (holder && !holder.hidden && holder._evalmapsFull !== full && lib.table) {
+        lib.table.build(holder, frame);  // an open table follows (evalmaps-table.js)
       }
       const cell = frame._evalmapsCell;
       if (cell && frame._evalmapsCellOf !== m.full) {  // another figure (a live redraw): the
@@ -589,23 +509,6 @@
       const to = cell ? moves[e.key] : [0, 0];  // the first key after a click: the top-left
       activate(frame, to[0], to[1]);
     });
-    document.addEventListener("click", function (e) {
-      const button = e.target.closest && e.target.closest(".heatmap-table-toggle");
-      if (!button) {
-        return;
-      }
-      const holder = tableOf(button), frame = frameNear(button);
-      if (!holder || !frame) {
-        return;
-      }
-      const open = holder.hidden;
-      if (open) {
-        buildTable(holder, frame);
-      }
-      holder.hidden = !open;
-      button.setAttribute("aria-expanded", open ? "true" : "false");
-      button.classList.toggle("active", open);
-    });
     schedule();
   }
 
@@ -615,5 +518,6 @@
     document.addEventListener("DOMContentLoaded", start);
   }
   lib.keys = {ready: ready, model: model, cellText: cellText, label: label, caption: caption,
-              refresh: refresh, follow: follow, where: where, goTo: goTo};
+              valueText: valueText, graphOf: graphOf, refresh: refresh, follow: follow,
+              where: where, goTo: goTo};
 })();

@@ -1,5 +1,6 @@
 """A heatmap read without a mouse: the focusable frame around a map, its live region and its
-"Table" toggle. What they do is client side (``evalmapsLib.keys`` in assets/evalmaps-keys.js): the frame
+"Table" toggle. What they do is client side (``evalmapsLib.keys`` in assets/evalmaps-keys.js,
+the table in assets/evalmaps-table.js): the frame
 gets its full accessible name (title, axes, value range, cells missing) from the figure the
 browser holds, arrow keys move an outlined active cell and announce it as the hover writes it,
 and the toggle shows the map as an HTML table built from the same figure (nothing is sent).

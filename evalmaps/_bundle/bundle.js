@@ -7,7 +7,8 @@
  * the bundle is made (hover templates, tables, CSV, Compare's numbers); slicing, row order and
  * colour ranges are evalmaps.analysis.slicing's, ported here (lib.*, tested in
  * tests/js/bundle.test.js). The keyboard readout and the Table toggle are the live app's
- * (assets/evalmaps-keys.js), numbers are written by assets/evalmaps-format.js.
+ * (assets/evalmaps-keys.js, assets/evalmaps-table.js), numbers are written by
+ * assets/evalmaps-format.js.
  *
  * Global: window.evalmapsBundle (add, lib). */
 (function () {
