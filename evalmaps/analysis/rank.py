@@ -299,6 +299,20 @@ def _paired_test(a: str, b: str, a_mean: float, b_mean: float, result) -> PairTe
                     result.b_only, result.only_in_a, result.only_in_b)
 
 
+def cell_ranking(labels: Mapping[str, str], models: Sequence[str], means, extras: Sequence[dict],
+                 pairs: Sequence[PairTest], n_common: int | None, higher_is_better: bool = True,
+                 missing: Sequence[str] = ()) -> CellRanking:
+    """A cell's ranking from its models' means (competition ranks) and what
+    :func:`rank_items_cell` or :func:`rank_se_cell` found (``extras``: n, ci, rank_ci,
+    rank_set per model); best or tied comes with :func:`with_adjusted`."""
+    means = np.asarray(means, dtype=np.float64)
+    ranks = competition_ranks(means, higher_is_better)
+    rows = tuple(ModelRank(m, e["n"], float(means[j]), e["ci"], int(ranks[j]), e["rank_ci"],
+                           e["rank_set"]) for j, (m, e) in enumerate(zip(models, extras)))
+    return CellRanking(dict(labels), rows, tuple(pairs), n_common, higher_is_better,
+                       tuple(missing))
+
+
 def rank_items_cell(models: Sequence[str], means: np.ndarray, items: Mapping[str, object],
                     k: int, higher_is_better: bool, seed: int, resamples: int = RESAMPLES
                     ) -> tuple[list[dict], list[PairTest], int, list[str]]:
@@ -555,11 +569,9 @@ def rank_figure(figure: Figure, by: str | None = None,
                               _r(means[j] - means[i]), None, None, None, None, "none", None,
                               None)
                      for i, a in enumerate(present) for j, b in enumerate(present) if j > i]
-        ranks = competition_ranks(means, higher)
-        models = [ModelRank(m, e["n"], float(means[j]), e["ci"], int(ranks[j]), e["rank_ci"],
-                            e["rank_set"]) for j, (m, e) in enumerate(zip(present, extras))]
-        cells.append(CellRanking(labels, tuple(models), tuple(pairs), n_common, higher, missing))
-    cells = _adjusted(cells)
+        cells.append(cell_ranking(labels, present, means, extras, pairs, n_common, higher,
+                                  missing))
+    cells = with_adjusted(cells)
     if basis == "items":
         if uneven:
             warnings.append(f"In {uneven} {plural('cell', uneven)} the models answered "
@@ -597,9 +609,9 @@ def _where(labels: Mapping[str, str]) -> str:
     return ", ".join(f"{d}={label}" for d, label in labels.items()) or "the cell"
 
 
-def _adjusted(cells: list[CellRanking]) -> list[CellRanking]:
-    """Every pair's p adjusted by Benjamini-Hochberg over every tested pair of every cell, and
-    each cell's best or tied models."""
+def with_adjusted(cells: Sequence[CellRanking]) -> list[CellRanking]:
+    """The cells with every pair's p adjusted by Benjamini-Hochberg over every tested pair of
+    every cell given (untested pairs stay None), and each cell's best or tied models."""
     flat = [p.p for c in cells for p in c.pairs]
     adjusted = paired_stats.bh_adjust(flat) if flat else np.array([])
     out, at = [], 0
