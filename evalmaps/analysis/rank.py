@@ -76,7 +76,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -313,6 +313,44 @@ def cell_ranking(labels: Mapping[str, str], models: Sequence[str], means, extras
                        tuple(missing))
 
 
+def item_matrix(cells: Sequence[object], k: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Several models' items of one cell (ItemScores each) on the union of their item ids in
+    id order: (each item's score at pass@``k``, models x items, NaN where a model lacks the
+    item; its samples, 0 where it lacks it). One sort of the ids for the cell instead of one
+    per pair."""
+    first = np.asarray(cells[0].items, dtype=object)
+    if all(len(c.items) == len(first) and np.array_equal(c.items, first) for c in cells[1:]):
+        union = first  # the same items (the usual case): ids already sorted and unique
+    else:
+        union = np.unique(np.concatenate([np.asarray(c.items, dtype=object) for c in cells]))
+    values = np.full((len(cells), len(union)), np.nan)
+    samples = np.zeros((len(cells), len(union)), dtype=np.int64)
+    for row, cell in enumerate(cells):
+        at = np.searchsorted(union, cell.items)
+        values[row, at] = paired_stats.item_values(cell, k)
+        samples[row, at] = cell.n
+    return values, samples
+
+
+def paired_on_matrix(values: np.ndarray, samples: np.ndarray, i: int, j: int, k: int,
+                     binary: tuple[bool, bool], higher_is_better: bool = True):
+    """Model j against model i on the items both have, exactly as
+    :func:`evalmaps.analysis.paired.paired_cell` compares two cells' items (the same common
+    items in the same id order, the same test: exact McNemar for 0/1 scores with one sample
+    per item at k = 1, else the sign-flip test), from :func:`item_matrix`'s rows; None when
+    they share no item."""
+    both = (samples[i] > 0) & (samples[j] > 0)
+    n = int(both.sum())
+    if not n:
+        return None
+    mcnemar = (k == 1 and binary[0] and binary[1] and bool((samples[i, both] == 1).all())
+               and bool((samples[j, both] == 1).all()))
+    result = paired_stats.paired_values(values[i, both], values[j, both], mcnemar,
+                                        higher_is_better)
+    return replace(result, only_in_a=int((samples[i] > 0).sum()) - n,
+                   only_in_b=int((samples[j] > 0).sum()) - n)
+
+
 def rank_items_cell(models: Sequence[str], means: np.ndarray, items: Mapping[str, object],
                     k: int, higher_is_better: bool, seed: int, resamples: int = RESAMPLES
                     ) -> tuple[list[dict], list[PairTest], int, list[str]]:
@@ -330,25 +368,26 @@ def rank_items_cell(models: Sequence[str], means: np.ndarray, items: Mapping[str
             ci = paired_stats.bootstrap_mean_interval(paired_stats.item_values(cell, k),
                                                       paired_stats.seed_of_items(cell.items))
         extras.append({"n": len(cell), "ci": ci})
+    values, samples = item_matrix([items[m] for m in models], k)
+    present = samples > 0
     pairs = []
     for i, a in enumerate(models):
-        for b in models[i + 1:]:
-            result = paired_stats.paired_cell(items[a], items[b], k, higher_is_better)
-            pairs.append(_paired_test(a, b, float(means[models.index(a)]),
-                                      float(means[models.index(b)]), result))
-    shared = items[models[0]].items
-    for model in models[1:]:
-        shared = np.intersect1d(shared, items[model].items, assume_unique=True)
-    n_common = len(shared)
+        for j in range(i + 1, len(models)):
+            result = paired_on_matrix(values, samples, i, j, k,
+                                      (items[a].binary, items[models[j]].binary),
+                                      higher_is_better)
+            pairs.append(_paired_test(a, models[j], float(means[i]), float(means[j]), result))
+    every = present.all(axis=0)
+    n_common = int(every.sum())
     if n_common < paired_stats.MIN_ITEMS:
         notes.append(f"only {n_common} items are common to every model: no rank intervals")
         for e in extras:
             e["rank_ci"] = e["rank_set"] = None
         return extras, pairs, n_common, notes
-    if any(len(items[m]) != n_common for m in models):
+    if not present.all():
         notes.append(f"the models answered different items: rank intervals and rank sets are "
                      f"on the {n_common} items all of them answered")
-    scores = np.stack([paired_stats.item_values(items[m].on(shared), k) for m in models])
+    scores = values[:, every]
     counts = resample_counts(n_common, seed, resamples)
     draws = bootstrap_means(scores, counts)
     marginal = rank_intervals(draws, higher_is_better)
