@@ -100,6 +100,15 @@ RANK_SET = ("simultaneous 95% confidence set of all ranks at once (Mogstad, Roma
 CI = ("95% interval of the mean: Wilson for 0/1 scores with one sample per item, else the "
       "percentile bootstrap over items; without items, from the source's standard error")
 ADJUSTED = "Benjamini-Hochberg over every tested pair of every cell of the answer"
+MAX_PAIRS = 20_000  # pairs one answer holds at most (50 models x 14 cells: 17,150)
+
+
+class TooManyPairs(ValueError):
+    """An answer that would hold more than its bound of pairs: ``pairs`` of ``cells``."""
+
+    def __init__(self, pairs: int, cells: int, limit: int) -> None:
+        super().__init__(f"{pairs} pairs in {cells} cells, over {limit}")
+        self.pairs, self.cells, self.limit = pairs, cells, limit
 
 
 # --------------------------------------------------------------------------- ranks
@@ -527,9 +536,10 @@ def _cells_table(figure: Figure, filters: Mapping[str, set[str]]) -> pd.DataFram
 
 def rank_figure(figure: Figure, by: str | None = None,
                 filters: Mapping[str, set[str]] | None = None, k: int = 1,
-                resamples: int = RESAMPLES) -> Ranking:
+                resamples: int = RESAMPLES, max_pairs: int | None = MAX_PAIRS) -> Ranking:
     """Rank ``by`` (default :func:`default_by`) in every cell of ``figure`` (already at pass@k
-    where ``k`` > 1) that ``filters`` (dimension -> labels kept) leave; see the module."""
+    where ``k`` > 1) that ``filters`` (dimension -> labels kept) leave; see the module. An
+    answer of more than ``max_pairs`` pairs is a :class:`TooManyPairs` (None: no bound)."""
     spec = figure.spec
     by = by or default_by(figure)
     if by is None or by not in spec.dims:
@@ -553,6 +563,9 @@ def rank_figure(figure: Figure, by: str | None = None,
         groups.setdefault(key, {})[labels_of[by][row]] = row
     positions = {d: spec.dims[d].index() for d in others}
     keys = sorted(groups, key=lambda key: tuple(positions[d][lab] for d, lab in zip(others, key)))
+    n_pairs = sum(len(groups[key]) * (len(groups[key]) - 1) // 2 for key in keys)
+    if max_pairs is not None and n_pairs > max_pairs:
+        raise TooManyPairs(n_pairs, len(keys), max_pairs)
     se_all = None
     if basis == "standard errors":
         metric_all = spec.metric

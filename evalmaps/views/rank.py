@@ -119,7 +119,15 @@ class RankView:
         if by in filters and len(filters[by]) < 2:
             raise BadQuery(f"Give two or more labels of {by} to rank (by={by}), or none for all "
                            "of them.")
-        result = ranking.rank_figure(at, by, filters, k)
+        try:
+            result = ranking.rank_figure(at, by, filters, k)
+        except ranking.TooManyPairs as exc:
+            narrow = [d for d in figure.spec.dim_names
+                      if d != by and len(figure.spec.dims[d].labels) > 1]
+            raise BadQuery(f"This answer would test {exc.pairs:,} pairs in {exc.cells:,} cells, "
+                           f"over the {exc.limit:,} one answer holds. Narrow it with "
+                           f"<dimension>=<label> ({fmt.listing(narrow, 4)}) or fewer labels of "
+                           f"{by}.") from None
         keep = {key: as_list(value) for key, value in query.items()
                 if key not in ("format",) and key not in IGNORED_KEYS}
         keep["figure"] = [figure.id]

@@ -420,3 +420,10 @@ def test_the_view_answers_the_issues_shape_and_its_csvs_the_same_numbers(figure)
     row = dict(zip(pairs[0].split(","), pairs[1].split(",")))
     assert float(row["p"]) == p0["p"] and float(row["p_adjusted"]) == p0["p_adjusted"]
     assert view.url.startswith("/rank?") and "level=hard" in view.url
+
+
+def test_an_answer_over_its_bound_of_pairs_says_how_to_narrow_it(figure):
+    with pytest.raises(rank.TooManyPairs) as info:
+        rank.rank_figure(figure, max_pairs=35)
+    assert (info.value.pairs, info.value.cells) == (36, 6)
+    assert len(rank.rank_figure(figure, max_pairs=36).cells) == 6
