@@ -22,6 +22,7 @@ import io
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from evalmaps.analysis import compare as comparing
 from evalmaps.analysis import rank as ranking
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import MAX_LISTED, MAX_QUOTED
@@ -135,7 +136,24 @@ class RankView:
         return cls(figure, result, url)
 
     def to_dict(self) -> dict:
-        return {**self.ranking.to_dict(), "url": self.url}
+        out = {**self.ranking.to_dict(), "url": self.url}
+        for cell in out["cells"]:
+            cell["compare"] = self.compare_query(cell["labels"])
+        return out
+
+    def compare_query(self, labels: dict) -> str:
+        """The query that opens a pair of this cell in Compare, after its ``a`` and ``b``
+        (``<figure>:<by>=<label>``): the cell as Compare's grid names it (``cell=<row>|<column>``,
+        its default rows and columns for two labels of ``by``), the other dimensions fixed at
+        the cell's labels, and ``k``. The same query after ``/compare/items.json?a=..&b=..&``
+        gives the cell's items."""
+        spec, r = self.figure.spec, self.ranking
+        y, x = comparing.default_axes(spec, r.by)
+        query = [("cell", f"{labels[y] if y else comparing.ONE_ROW}|{labels[x]}")]
+        query += [(d, label) for d, label in labels.items() if d not in (y, x)]
+        if r.k != 1:
+            query.append(("k", str(r.k)))
+        return urlencode(query, safe="|:")
 
     def models_csv(self) -> str:
         """One row per cell and model: the other dimensions' labels, the model, n, mean, its

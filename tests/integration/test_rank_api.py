@@ -134,3 +134,16 @@ def test_bad_input_is_a_400_that_names_the_fix(served, query, words):
 
 def test_an_unknown_figure_is_a_404(served):
     assert "nope" in assert_json_error(served.get("/api/rank?figure=nope"), 404)
+
+
+def test_a_cells_compare_query_opens_each_pair_on_that_cell_with_its_items(served, answer):
+    first = answer["models"][0]
+    for cell in answer["cells"]:
+        for pair in (p for p in cell["pairs"] if p["a"] == first):
+            query = (urlencode({"a": f"{FIGURE}:model={pair['a']}",
+                                "b": f"{FIGURE}:model={pair['b']}"}) + "&" + cell["compare"])
+            items = get_json(served, f"/compare/items.json?{query}")
+            assert items["cell"] == cell["labels"]
+            assert (items["counts"]["a_only"], items["counts"]["b_only"],
+                    items["counts"]["all"]) == (pair["a_only"], pair["b_only"], pair["n"])
+            assert served.get(f"/compare?{query}").status_code == 200
