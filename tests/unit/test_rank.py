@@ -462,3 +462,24 @@ def test_pass_at_k_ranks_each_items_unbiased_pass_at_k_and_tests_pairs_as_compar
                                cells[p["b"], labels["level"], labels["task"]], 2)
             assert (p["p"], p["diff"], p["test"]) == (want.p, want.diff, want.test)
             assert p["test"].startswith("sign-flip")
+
+
+def test_every_builtin_figure_and_dimension_answers_or_says_why_not(catalog):
+    import json
+
+    from evalmaps.core.errors import EvalmapsError
+
+    answered = 0
+    for fig in catalog:
+        for by in [None, *fig.spec.dim_names]:
+            query = {"figure": [fig.id], **({"by": [by]} if by else {})}
+            try:
+                body = RankView.from_query(catalog, query).to_dict()
+            except EvalmapsError as exc:  # a 400 with a sentence, never anything else
+                assert str(exc).endswith(".") and len(str(exc)) < 400
+                continue
+            json.dumps(body, allow_nan=False)  # no NaN or infinity in the JSON
+            answered += 1
+            for cell in body["cells"]:
+                assert all(m["best_or_tied"] for m in cell["models"] if m["rank"] == 1)
+    assert answered > 10
