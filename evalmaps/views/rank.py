@@ -193,10 +193,19 @@ def _cell_dims(r: ranking.Ranking) -> list[str]:
     return list(r.cells[0].labels) if r.cells else []
 
 
+def _cell(value) -> object:
+    """A CSV field: empty for null, true/false as the JSON writes them, text neutralised
+    (no spreadsheet formula), numbers as they are."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return fmt.neutralise(value) if isinstance(value, str) else value
+
+
 def _csv(rows) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     for row in rows:
-        writer.writerow(["" if v is None else fmt.neutralise(v) if isinstance(v, str) else v
-                         for v in row])
+        writer.writerow([_cell(v) for v in row])
     return buf.getvalue()
