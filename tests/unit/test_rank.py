@@ -483,3 +483,37 @@ def test_every_builtin_figure_and_dimension_answers_or_says_why_not(catalog):
             for cell in body["cells"]:
                 assert all(m["best_or_tied"] for m in cell["models"] if m["rank"] == 1)
     assert answered > 10
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(6, 4000).flatmap(lambda n: st.tuples(
+    st.integers(0, n).flatmap(lambda a: st.tuples(st.just(a), st.integers(0, n - a))),
+    st.just(n))))
+def test_the_vectorised_mcnemar_intervals_are_the_scalar_ones(case):
+    from evalmaps.analysis.paired import mcnemar_interval, mcnemar_intervals
+
+    (a, b), n = case
+    lo, hi = mcnemar_intervals(np.array([a, b, 0]), np.array([b, a, 0]), np.array([n, n, n]))
+    assert (lo[0], hi[0]) == mcnemar_interval(a, b, n)
+    assert (lo[1], hi[1]) == mcnemar_interval(b, a, n)
+    assert (lo[2], hi[2]) == mcnemar_interval(0, 0, n)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 6), st.integers(6, 60), st.booleans(), st.integers(0, 2**32 - 1))
+def test_all_pairs_at_once_are_each_pair_as_paired_values_tests_it(m, n, higher, seed):
+    from dataclasses import asdict
+
+    rng = np.random.default_rng(seed)
+    matrix = (rng.random((m, n)) < rng.uniform(0.1, 0.9, (m, 1))).astype(float)
+    names = [f"m{j}" for j in range(m)]
+    items = {name: scores_of(row) for name, row in zip(names, matrix)}
+    values, samples = rank.item_matrix([items[name] for name in names])
+    fast = rank.mcnemar_pairs(names, matrix, higher)
+    at = 0
+    for i in range(m):
+        for j in range(i + 1, m):
+            one = rank.paired_on_matrix(values, samples, i, j, 1, (True, True), higher)
+            slow = rank._paired_test(names[i], names[j], 0.0, 0.0, one)
+            assert asdict(fast[at]) == asdict(slow)
+            at += 1
