@@ -257,10 +257,13 @@ def mcnemar_intervals(a_only, b_only, n, p=None) -> tuple[np.ndarray, np.ndarray
                             np.full(diff.shape, 1.0))
     low_end = np.where(diff > -1, low_end, -1.0)
     high_end = np.where(diff < 1, high_end, 1.0)
-    lo, hi = np.empty(diff.shape), np.empty(diff.shape)
-    for i in np.ndindex(diff.shape):
-        p_i = mcnemar_p(int(a[i]), int(b[i])) if p is None else float(np.asarray(p)[i])
-        lo[i], hi[i] = _agree(p_i, float(low_end[i]), float(high_end[i]), float(diff[i]))
+    if p is None:
+        p = [mcnemar_p(x, y) for x, y in zip(a.ravel().tolist(), b.ravel().tolist())]
+    ends = [_agree(float(p_i), lo_i, hi_i, d_i) for p_i, lo_i, hi_i, d_i in
+            zip(np.ravel(p), low_end.ravel().tolist(), high_end.ravel().tolist(),
+                diff.ravel().tolist())]
+    lo = np.array([e[0] for e in ends], dtype=np.float64).reshape(diff.shape)
+    hi = np.array([e[1] for e in ends], dtype=np.float64).reshape(diff.shape)
     return lo, hi
 
 
