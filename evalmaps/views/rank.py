@@ -27,6 +27,7 @@ from evalmaps.analysis import rank as ranking
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import MAX_LISTED, MAX_QUOTED
 from evalmaps.core.figure import Catalog, Figure
+from evalmaps.core.labels import label_prefix
 from evalmaps.views.items import figure_at_query
 from evalmaps.views.models import BadQuery, parse_filters
 from evalmaps.views.state import Query, as_list, first
@@ -136,7 +137,10 @@ class RankView:
         return cls(figure, result, url)
 
     def to_dict(self) -> dict:
-        out = {**self.ranking.to_dict(), "url": self.url}
+        spec = self.figure.spec
+        out = {**self.ranking.to_dict(), "url": self.url,
+               "titles": {d: spec.dims[d].title for d in spec.dim_names},
+               "label_prefix": label_prefix(self.ranking.models)}
         for cell in out["cells"]:
             cell["compare"] = self.compare_query(cell["labels"])
         return out

@@ -56,6 +56,7 @@ def test_the_answer_ranks_seven_models_in_fourteen_categories(answer):
     assert (answer["figure"], answer["by"], answer["alpha"], answer["basis"]) == (
         FIGURE, "model", 0.05, "items")
     assert len(answer["models"]) == N_MODELS and len(answer["cells"]) == N_CELLS
+    assert answer["label_prefix"] == "model_outputs_" and answer["titles"]["category"] == "Category"
     assert sum(len(c["pairs"]) for c in answer["cells"]) == N_CELLS * 21
     for cell in answer["cells"]:
         assert sum(m["n"] for m in cell["models"]) == N_MODELS * cell["n_common"]
