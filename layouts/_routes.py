@@ -32,7 +32,15 @@ from evalmaps.core.text import clip
 from evalmaps.service import budget, live
 from evalmaps.service.store import STORED_ID_IN
 from evalmaps.service.uploads import catalog_with
-from evalmaps.views import BrowseView, CompareView, ItemsView, RankView, TrendsView, payloads
+from evalmaps.views import (
+    BrowseView,
+    CompareView,
+    ItemsView,
+    RankOverview,
+    RankView,
+    TrendsView,
+    payloads,
+)
 from evalmaps.views import items as items_view
 
 api = Blueprint("evalmaps_api", __name__)
@@ -166,7 +174,8 @@ def rank():
 # (evalmaps.views.models), as Datasette's /<db>.json does: /compare?a=..&b=.. is shown by the
 # page and answered by /compare.json?a=..&b=..; Browse, at /, answers at /browse.json. The /api
 # routes above are their aliases (docs/api.md).
-TWINS = ("/browse.json", "/trends.json", "/compare.json", "/compare/items.json", "/rank.json")
+TWINS = ("/browse.json", "/trends.json", "/compare.json", "/compare/items.json", "/rank.json",
+         "/rank/overview.json")
 
 
 def _figure_ids(query) -> list[str]:
@@ -198,6 +207,14 @@ def compare_json():
 def rank_json():
     """Rank's JSON twin (``/rank?figure=..`` -> ``/rank.json?figure=..``)."""
     return _rank()
+
+
+@api.get("/rank/overview.json")
+@api.get("/api/rank/overview")
+def rank_overview_json():
+    """Where each model is best across every figure that ranks: the section of ``/rank`` that
+    names no figure (:class:`evalmaps.views.rank.RankOverview`)."""
+    return jsonify(RankOverview.from_query(_catalog(), _query()).to_dict())
 
 
 @api.get("/compare/items.json")

@@ -213,3 +213,77 @@ def _csv(rows) -> str:
     for row in rows:
         writer.writerow([_cell(v) for v in row])
     return buf.getvalue()
+
+
+OVERVIEW_MAX_PAIRS = 5_000  # pairs one figure may test in the overview (else: open it alone)
+OVERVIEW_KEYS = ("format",)
+
+
+def model_dimension(figure: Figure) -> str | None:
+    """The figure's dimension of models (named or titled Model) when it has two or more labels:
+    what the overview ranks (a figure without one ranks no models)."""
+    by = ranking.default_by(figure)
+    if by is None:
+        return None
+    spec = figure.spec
+    return by if "model" in (by.casefold(), spec.dims[by].title.casefold()) else None
+
+
+@dataclass(frozen=True, eq=False)
+class RankOverview:
+    """Where each model is best, across every figure that ranks models (``/rank/overview.json``;
+    the section of ``/rank`` that names no figure): per figure with a dimension of models
+    (:func:`model_dimension`), its models ranked in each of its cells
+    (:func:`evalmaps.analysis.rank.rank_figure`: paired tests on items where it has them, else
+    unpaired on standard errors, else none), and per cell the models of the highest mean and
+    those best or tied (``tested`` false: no pair could be tested, so every model is tied and
+    only the highest mean says anything). Benjamini-Hochberg runs within each figure's pairs,
+    as its own Rank answer does. A figure whose cells would test more than
+    :data:`OVERVIEW_MAX_PAIRS` pairs is listed with the reason and its own Rank link, not
+    ranked here."""
+
+    entries: tuple[dict, ...]
+
+    @classmethod
+    def from_query(cls, catalog: Catalog, query: Query) -> RankOverview:
+        for key in query:
+            if key not in OVERVIEW_KEYS:
+                raise BadQuery(f"The overview of every figure reads no '{fmt.clip(key, MAX_QUOTED)}'"
+                               f"; open one figure's ranking with /rank.json?figure=<id>.")
+        given = as_list(query.get("format")) or ["json"]
+        if given != ["json"]:
+            raise BadQuery("The overview answers JSON only. Leave format out.")
+        entries = []
+        for figure in catalog:
+            by = model_dimension(figure)
+            if by is None:
+                continue
+            link = "/rank?" + urlencode({"figure": figure.id})
+            base = {"figure": figure.id, "title": figure.spec.title, "by": by,
+                    "by_title": figure.spec.dims[by].title, "url": link,
+                    "illustrative": figure.spec.provenance == "illustrative"}
+            try:
+                result = ranking.rank_figure(figure, by, {}, 1, max_pairs=OVERVIEW_MAX_PAIRS)
+            except ranking.TooManyPairs as exc:
+                entries.append({**base, "ranked": False, "basis": None, "cells": [],
+                                "summary": [],
+                                "reason": f"{exc.pairs:,} pairs in {exc.cells:,} cells: open "
+                                          f"it on its own and narrow it."})
+                continue
+            tests = sorted({p.test for c in result.cells for p in c.pairs})
+            entries.append({
+                **base, "ranked": True, "basis": result.basis, "tests": tests,
+                "reason": None,
+                "tested": any(p.p is not None for c in result.cells for p in c.pairs),
+                "cells": [{"labels": dict(c.labels),
+                           "highest": [m.model for m in c.models if m.rank == 1],
+                           "best_or_tied": [m.model for m in c.models if m.best_or_tied],
+                           "best": next((m.model for m in c.models if m.best), None)}
+                          for c in result.cells],
+                "summary": result.summary()})
+        return cls(tuple(entries))
+
+    def to_dict(self) -> dict:
+        return {"alpha": ranking.ALPHA,
+                "p_adjusted": f"{ranking.ADJUSTED}, within each figure",
+                "figures": list(self.entries)}
