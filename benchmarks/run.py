@@ -41,9 +41,9 @@ from benchmarks import live as live_bench  # noqa: E402
 from benchmarks.server import Gunicorn, request, rss_mb  # noqa: E402
 from benchmarks.sweeps import Sweep, sweeps  # noqa: E402
 
-SECTIONS = ("load", "items", "callback", "payload", "paint", "transfer", "throughput", "soak",
-            "uploads", "lighthouse", "live")
-OWN_DATA = {"soak", "uploads", "live"}  # sections that need none of the sweeps written
+SECTIONS = ("load", "items", "rank", "callback", "payload", "paint", "transfer", "throughput",
+            "soak", "uploads", "lighthouse", "live")
+OWN_DATA = {"soak", "uploads", "live", "rank"}  # sections that need none of the sweeps written
 SERVER_SECTIONS = {"callback", "payload", "paint", "transfer", "throughput", "lighthouse"}
 JSON = {"Content-Type": "application/json"}
 # the upload budget of the soak and uploads server, low on purpose: below what importing the
@@ -1368,6 +1368,47 @@ def section_items(ctx: "Context") -> list[Row]:
     return [*ingest_rows(ctx), paired_row(ctx), *items_paint_rows(ctx)]
 
 
+# ----------------------------------------------------------------------------- rank
+
+def section_rank(ctx: "Context") -> list[Row]:
+    """The Rank answer at a lab's scale (issue 38, :mod:`benchmarks.rank_bench`): 50 models x 14
+    cells x 12,032 items (a smaller figure with --quick), the whole /api/rank answer in a fresh
+    process against the same statistics on the scores in memory, and that process's peak RSS."""
+    from benchmarks import rank_bench
+
+    shape = (rank_bench.MODELS, rank_bench.CELLS, rank_bench.ITEMS) if not ctx.quick \
+        else (8, 3, 500)
+    folder = ctx.tmp / "rank"
+    n = rank_bench.write(folder, *shape)
+    label = f"{shape[0]} models x {shape[1]} cells x {shape[2]:,} items ({n:,} records)"
+    ctx.log(f"rank: /api/rank of {label}")
+    repeat = max(ctx.repeat, 3) if not ctx.quick else 1
+    answer = Row(f"/api/rank, {label}: the whole answer", "ms",
+                 "≤ 2x" if not ctx.quick else "—", within=ratio_at_most(2) if not ctx.quick else None)
+    memory = Row(f"/api/rank, {label}: peak RSS of the process", "MB",
+                 "≤ 2,048 MB" if not ctx.quick else "—",
+                 within=value_at_most(2048) if not ctx.quick else None)
+    found: dict = {}
+
+    def measure():
+        found.update(rank_bench.run(folder, repeat))
+        return found["measured_ms"], found["floor_ms"]
+
+    attempt(answer, measure, ctx.log)
+    if found:
+        memory.evalmaps = found["rss_mb"]
+    else:
+        memory.failed = answer.failed
+    ctx.notes.append(f"rank: {label}, seeded 0/1 scores; the whole /api/rank answer (Flask's "
+                     f"test client in a fresh process: DuckDB reads the Parquet records, "
+                     f"{found.get('pairs', 0):,} pairs tested, rank intervals and sets from "
+                     f"1,000 resamples, the JSON: {human_bytes(found.get('bytes', 0))}); floor = "
+                     f"the same statistics (evalmaps.analysis.rank's vectorised functions) on "
+                     f"the scores already in memory as one array; medians of {repeat} runs; RSS: "
+                     f"the process's peak (ru_maxrss) after the answers, before the floor.")
+    return [answer, memory]
+
+
 # ----------------------------------------------------------------------------- live
 
 def section_live(ctx: "Context") -> list[Row]:
@@ -1494,7 +1535,8 @@ def idle_cpu_row(ctx: "Context", server: Gunicorn, browser, fid: str) -> Row:
     return row
 
 
-SECTION_FUNCS = {"load": section_load, "items": section_items, "callback": section_callback,
+SECTION_FUNCS = {"load": section_load, "items": section_items, "rank": section_rank,
+                 "callback": section_callback,
                  "payload": section_payload, "paint": section_paint, "transfer": section_transfer,
                  "throughput": section_throughput, "soak": section_soak,
                  "uploads": section_uploads, "lighthouse": section_lighthouse,
