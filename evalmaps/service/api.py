@@ -174,6 +174,20 @@ class Comparison:
     query: dict[str, list[str]]
     problems: tuple[str, ...] = ()
     files: bool = False  # A and B are files made one figure (else references into a catalog)
+    # two labels of a dimension: the dimensions of several labels fixed at one, and that label
+    fixed: tuple[tuple[str, str], ...] = ()
+
+
+def _made(catalog: Catalog, query: dict, problems=(), files: bool = False) -> Comparison:
+    """The view of ``query`` on ``catalog``, with the dimensions its grid fixes that have
+    other labels to pick (``--fix``)."""
+    view = CompareView.from_query(catalog, query)
+    grid = view.alignment.a.grid
+    fixed = ()
+    if grid is not None:
+        spec = catalog.figure(view.alignment.a.figure_ids[0]).spec
+        fixed = tuple((d, label) for d, label in grid.fixed if len(spec.dims[d].labels) > 1)
+    return Comparison(view, query, tuple(problems), files, fixed)
 
 
 def compare_view(a: Side, b: Side, *, data: Sequence[PathLike] = (), k: int = 1,
@@ -196,7 +210,7 @@ def compare_view(a: Side, b: Side, *, data: Sequence[PathLike] = (), k: int = 1,
     if refs[0]:
         catalog, problems = catalog_of(data, options)
         query = compare_query(str(a), str(b), k, fix, ydim, xdim, avg)
-        return Comparison(CompareView.from_query(catalog, query), query, tuple(problems))
+        return _made(catalog, query, problems)
     if data:
         raise SideError("--data folders are read for FIGURE:PANEL keys; A and B are files. "
                         "Leave out --data, or name panels of its figures.")
@@ -206,8 +220,7 @@ def compare_view(a: Side, b: Side, *, data: Sequence[PathLike] = (), k: int = 1,
                          for side in (a, b)))
     paired = pair_imports(sides[0], sides[1], names)
     query = compare_query(paired.a_ref, paired.b_ref, k, fix, ydim, xdim, avg)
-    return Comparison(CompareView.from_query(Catalog([paired.figure]), query), query,
-                      files=True)
+    return _made(Catalog([paired.figure]), query, files=True)
 
 
 def compare(a: Side, b: Side, *, data: Sequence[PathLike] = (), k: int = 1,

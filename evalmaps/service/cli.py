@@ -158,8 +158,8 @@ def add_compare_parser(sub) -> None:
     add_table_options(cmp)
 
     def error(message: str):
-        print(f"evalmaps compare: {message[:1].upper()}{message[1:].rstrip('.')}. See "
-              f"evalmaps compare --help.", file=sys.stderr)
+        print(f"evalmaps: compare: {message.rstrip('.')}. See evalmaps compare --help.",
+              file=sys.stderr)
         sys.exit(2)
 
     cmp.error = error

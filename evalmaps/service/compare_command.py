@@ -66,7 +66,7 @@ def compare_command(args: argparse.Namespace) -> int:
         out.write(compare_rows.latex(view, payload, rows, alpha, args.min_diff,
                                            made.files))
     else:
-        _table(view, payload, rows, alpha, args.min_diff, out, made.files)
+        _table(view, payload, rows, alpha, args.min_diff, out, made)
     if not args.fail_if_worse:
         return 0
     dims = compare_rows.dims_of(view)
@@ -100,16 +100,16 @@ def _missing(value) -> bool:
 
 
 def _table(view, payload: dict, rows: list[dict], alpha: float, min_diff: float, out,
-           files: bool) -> None:
+           made) -> None:
     """The terminal's table: rich's where stdout is a terminal and rich is installed (it fits
     the terminal's width, folding what does not), else plain aligned columns."""
     header, body = compare_rows.texts(view, rows, alpha, min_diff)
     summary = " ".join(payload["sentences"])
     legend = compare_rows.legend(view, alpha, min_diff)
-    grid = payload.get("grid")
+    files = made.files
     fixed = ""
-    if grid and grid["fixed"]:
-        fixed = "Fixed: " + ", ".join(f"{d}={label}" for d, label in grid["fixed"].items()) + \
+    if made.fixed:
+        fixed = "Fixed: " + ", ".join(f"{d}={label}" for d, label in made.fixed) + \
                 " (--fix DIM=LABEL for another)"
     if out.isatty():
         try:
