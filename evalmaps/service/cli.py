@@ -390,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "compare":
             from evalmaps.service.compare_command import compare_command
 
-            return compare_command(args)
+            return compare_command(args, table_options(args))
     except EvalmapsError as exc:
         print(f"evalmaps: {exc}", file=sys.stderr)
         return 2

@@ -17,6 +17,7 @@ import sys
 from evalmaps.analysis import paired as paired_stats
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
+from evalmaps.readers.base import TableOptions
 from evalmaps.service import compare_rows
 from evalmaps.service.api import compare_view
 
@@ -36,13 +37,12 @@ def _pairs(values: list[str], option: str) -> dict[str, str]:
     return out
 
 
-def compare_command(args: argparse.Namespace) -> int:
-    from evalmaps.service.cli import table_options
-
+def compare_command(args: argparse.Namespace, options: TableOptions) -> int:
+    """Run ``evalmaps compare`` with its parsed ``args`` and table ``options``; the exit code."""
     alpha = paired_stats.ALPHA if args.alpha is None else args.alpha
     made = compare_view(args.a, args.b, data=args.data, k=args.k,
                         fix=_pairs(args.fix, "--fix"), ydim=args.ydim, xdim=args.xdim,
-                        avg=args.avg, options=table_options(args))
+                        avg=args.avg, options=options)
     view = made.view
     payload = view.to_dict()
     rows = compare_rows.rows(view, payload)
