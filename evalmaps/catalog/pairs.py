@@ -1,4 +1,4 @@
-"""Two separate imports as ONE figure whose two labels Compare sets side by side.
+"""Separate imports as ONE figure whose labels Compare (and Rank) set side by side.
 
 ``evalmaps compare A B`` and :func:`evalmaps.compare` take two files (folders, zips) that were
 never one figure: the results of the last checkpoint and of the new one, two models' per-question
@@ -16,7 +16,8 @@ figure here, and the comparison is of two labels of its *compared* dimension:
 The cells are the imports' own (their values exactly as imported, with ``se``, ``sd`` and ``n``),
 and so are the per-item records: both sides' records in one store
 (:mod:`evalmaps.catalog.items`), so the paired test joins them by item id as it joins two labels
-of any figure. Pure: no Dash.
+of any figure. ``evalmaps rank A B C ...`` makes many imports one figure the same way
+(:func:`merge_imports`), each a label of the dimension ranked. Pure: no Dash.
 """
 
 from __future__ import annotations
@@ -43,35 +44,45 @@ class PairError(DataError):
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
-class Paired:
-    """The two imports as one figure, and A's and B's references into it
-    (``compare:<dimension>=<label>``)."""
+class Merged:
+    """Several imports as one figure, and the labels of its compared dimension ``dim`` that
+    name them, in their order."""
 
     figure: Figure
     dim: str
-    a_label: str
-    b_label: str
+    labels: tuple[str, ...]
+
+    def ref(self, i: int) -> str:
+        """The reference of the ``i``-th import: ``compare:<dimension>=<label>``."""
+        return f"{self.figure.id}:{self.dim}={self.labels[i]}"
 
     @property
     def a_ref(self) -> str:
-        return f"{self.figure.id}:{self.dim}={self.a_label}"
+        return self.ref(0)
 
     @property
     def b_ref(self) -> str:
-        return f"{self.figure.id}:{self.dim}={self.b_label}"
+        return self.ref(1)
 
 
-def side_names(a: str, b: str) -> tuple[str, str]:
-    """What two paths are called as the labels of an added dimension: their names
-    (``ckpt-1000.json``), or, where those are one, their paths from where the two part
-    (``1000/results.json``); ``A`` and ``B`` for the same path."""
-    pa, pb = PurePosixPath(a.rstrip("/")).parts, PurePosixPath(b.rstrip("/")).parts
-    if not pa or not pb or pa == pb:
-        return "A", "B"
-    if pa[-1] != pb[-1]:
-        return pa[-1], pb[-1]
-    same = next((i for i, (x, y) in enumerate(zip(pa, pb)) if x != y), min(len(pa), len(pb)))
-    return "/".join(pa[same:]) or "A", "/".join(pb[same:]) or "B"
+def side_names(*paths: str) -> tuple[str, ...]:
+    """What paths are called as the labels of an added dimension: their names
+    (``ckpt-1000.json``), or, where those are alike, their paths from where they part
+    (``1000/results.json``); ``A``, ``B``, ... where even those are alike."""
+    parts = [PurePosixPath(str(p).rstrip("/")).parts for p in paths]
+    names = [p[-1] if p else "" for p in parts]
+    if all(names) and len(set(names)) == len(names):
+        return tuple(names)
+    same = 0
+    while all(len(p) > same + 1 for p in parts) and len({p[same] for p in parts}) == 1:
+        same += 1
+    names = ["/".join(p[same:]) for p in parts]
+    if all(names) and len(set(names)) == len(names):
+        return tuple(names)
+    return tuple(LETTERS[i] if i < len(LETTERS) else f"run {i + 1}" for i in range(len(paths)))
+
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def _labels(imported: Imported, dim: str) -> list[str]:
@@ -99,30 +110,43 @@ def _items(imported: Imported) -> pd.DataFrame | None:
     return records if isinstance(records, pd.DataFrame) else records.to_pandas()
 
 
-def pair_imports(a: Imported, b: Imported, names: tuple[str, str] = ("A", "B")) -> Paired:
-    """A's and B's imports as one figure (the module's docstring); ``names``: the labels of an
-    added dimension (:func:`side_names`). Imports of different dimensions or metrics are a
-    :class:`PairError` that says so."""
-    dims_a, dims_b = figure_dims(a.spec), figure_dims(b.spec)
-    if set(dims_a) != set(dims_b):
-        raise PairError(f"A's results have the dimensions {fmt.listing(dims_a)} and B's "
-                        f"{fmt.listing(dims_b)}: compare results of the same evaluation (the "
-                        f"same tasks and metrics, run on two models or checkpoints).")
-    spec = copy.deepcopy(a.spec)
+def pair_imports(a: Imported, b: Imported, names: tuple[str, str] = ("A", "B")) -> Merged:
+    """A's and B's imports as one figure (:func:`merge_imports`)."""
+    return merge_imports([a, b], names, ("A", "B"))
+
+
+def merge_imports(imports: list[Imported], names: tuple[str, ...],
+                  sides: tuple[str, ...] | None = None) -> Merged:
+    """Imports as one figure (the module's docstring); ``names``: the labels of an added
+    dimension (:func:`side_names`), ``sides``: how messages call the imports (default: their
+    names). Imports of different dimensions or metrics are a :class:`PairError` that says so."""
+    first = imports[0]
+    sides = sides or tuple(names)
+    dims_first = figure_dims(first.spec)
+    for side_name, imported in zip(sides[1:], imports[1:]):
+        dims = figure_dims(imported.spec)
+        if set(dims) != set(dims_first):
+            raise PairError(f"{sides[0]}'s results have the dimensions "
+                            f"{fmt.listing(dims_first)} and {side_name}'s {fmt.listing(dims)}: "
+                            f"compare results of the same evaluation (the same tasks and "
+                            f"metrics, run on other models or checkpoints).")
+    spec = copy.deepcopy(first.spec)
     axes = (spec["y"], spec["x"])
-    differ = [d for d in dims_a if len(_labels(a, d)) == 1 and len(_labels(b, d)) == 1
-              and _labels(a, d) != _labels(b, d)]
+    differ = [d for d in dims_first
+              if all(len(_labels(imported, d)) == 1 for imported in imports)
+              and len({_labels(imported, d)[0] for imported in imports}) == len(imports)]
     differ.sort(key=lambda d: d not in axes)  # an axis first: a facet can be left out, not it
     if len(differ) > 1 and differ[1] in axes:
-        raise PairError(f"A and B share no label of {differ[0]} nor of {differ[1]}: there is no "
-                        f"cell to compare. Compare results of the same tasks.")
+        raise PairError(f"{' and '.join(sides)} share no label of {differ[0]} nor of "
+                        f"{differ[1]}: there is no cell to compare. Compare results of the same "
+                        f"tasks.")
     dropped = differ[1:]
     if differ:
         dim = differ[0]
-        a_label, b_label = _labels(a, dim)[0], _labels(b, dim)[0]
+        labels = tuple(_labels(imported, dim)[0] for imported in imports)
     else:
-        dim = next(name for name in ADDED_DIMS if name not in dims_a)
-        a_label, b_label = names if names[0] != names[1] else ("A", "B")
+        dim = next(name for name in ADDED_DIMS if name not in dims_first)
+        labels = tuple(names)
 
     def side(label: str, frame: pd.DataFrame | None) -> pd.DataFrame | None:
         if frame is None:
@@ -132,46 +156,52 @@ def pair_imports(a: Imported, b: Imported, names: tuple[str, str] = ("A", "B")) 
             frame = frame.assign(**{dim: label})
         return frame
 
-    cells = pd.concat([side(a_label, a.tidy), side(b_label, b.tidy)], ignore_index=True)
+    cells = pd.concat([side(label, imported.tidy) for label, imported in zip(labels, imports)],
+                      ignore_index=True)
     cells = cells.fillna("").astype(str)  # a column only one side gives (se): '' on the other
-    order = [*([dim] if not differ else []), *[d for d in dims_a if d not in dropped]]
+    order = [*([dim] if not differ else []), *[d for d in dims_first if d not in dropped]]
     cells = cells[[*order, *[c for c in cells.columns if c not in order]]]
     dims = {}
     if not differ:
-        dims[dim] = {"title": dim.replace("_", " ").capitalize(), "labels": [a_label, b_label]}
-    for d in dims_a:
+        dims[dim] = {"title": dim.replace("_", " ").capitalize(), "labels": list(labels)}
+    for d in dims_first:
         if d in dropped:
             continue
-        labels = _labels(a, d) + [label for label in _labels(b, d) if label not in _labels(a, d)]
-        dims[d] = {**spec["dims"][d], "labels": labels}
+        merged_labels = list(dict.fromkeys(label for imported in imports
+                                           for label in _labels(imported, d)))
+        dims[d] = {**spec["dims"][d], "labels": merged_labels}
     spec["dims"] = dims
     spec["facets"] = [*([dim] if not differ else []),
                       *[f for f in spec["facets"] if f not in dropped]]
-    spec["metric"] = _metric(a.spec["metric"], b.spec["metric"])
-    if "metrics" in a.spec or "metrics" in b.spec:
-        by_label = {**(b.spec.get("metrics") or {}).get("labels", {}),
-                    **(a.spec.get("metrics") or {}).get("labels", {})}
-        spec["metrics"] = {**(a.spec.get("metrics") or b.spec["metrics"]), "labels": by_label}
-    if a.spec.get("zrange") != b.spec.get("zrange"):
+    for imported in imports[1:]:
+        spec["metric"] = _metric(spec["metric"], imported.spec["metric"])
+    given = [imported.spec["metrics"] for imported in imports if imported.spec.get("metrics")]
+    if given:
+        by_label = {}
+        for metrics in reversed(given):  # the first import's entry wins
+            by_label.update(metrics.get("labels", {}))
+        spec["metrics"] = {**given[0], "labels": by_label}
+    if len({str(imported.spec.get("zrange")) for imported in imports}) > 1:
         spec.pop("zrange", None)
-    if "decimals" in a.spec or "decimals" in b.spec:
-        spec["decimals"] = max(a.spec.get("decimals", 0), b.spec.get("decimals", 0))
+    if any("decimals" in imported.spec for imported in imports):
+        spec["decimals"] = max(imported.spec.get("decimals", 0) for imported in imports)
     spec["id"] = FIGURE_ID
-    spec["title"] = f"{a_label} vs {b_label}"
-    spec["source"] = {**spec.get("source", {}), "file": f"{a_label} and {b_label}"}
-    spec["notes"] = [f"A: {note}" for note in a.spec.get("notes", [])] + \
-                    [f"B: {note}" for note in b.spec.get("notes", [])]
-    spec["file"] = f"{a_label} and {b_label}"
-    items_a, items_b = _items(a), _items(b)
+    spec["title"] = " vs ".join(labels)
+    spec["source"] = {**spec.get("source", {}), "file": ", ".join(labels)}
+    spec["notes"] = [f"{name}: {note}" for name, imported in zip(sides, imports)
+                     for note in imported.spec.get("notes", [])]
+    spec["file"] = ", ".join(labels)
     records = None
-    if items_a is not None and items_b is not None:
-        records = pd.concat([side(a_label, items_a), side(b_label, items_b)],
+    frames = [_items(imported) for imported in imports]
+    if all(frame is not None for frame in frames):
+        records = pd.concat([side(label, frame) for label, frame in zip(labels, frames)],
                             ignore_index=True)
         if "sample" in records:
             records["sample"] = records["sample"].fillna(0).astype("int64")
     merged = dataclasses.replace(
-        a, spec=spec, tidy=cells, facets=list(spec["facets"]),
+        first, spec=spec, tidy=cells, facets=list(spec["facets"]),
         dims={d: list(entry["labels"]) for d, entry in dims.items()},
-        warnings=[*a.warnings, *b.warnings], _encodings=None, _numbers=None, items=records)
+        warnings=[w for imported in imports for w in imported.warnings], _encodings=None,
+        _numbers=None, items=records)
     figure = with_items(figure_of(merged), merged, cache_dir=None)
-    return Paired(figure, dim, a_label, b_label)
+    return Merged(figure, dim, labels)
