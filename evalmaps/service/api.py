@@ -23,15 +23,16 @@ import pandas as pd
 from evalmaps.analysis import compare as comparing
 from evalmaps.catalog.folders import with_items
 from evalmaps.catalog.imports import figure_of, import_paths
-from evalmaps.catalog.pairs import pair_imports, side_names
+from evalmaps.catalog.pairs import merge_imports, pair_imports, side_names
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog, Figure
 from evalmaps.readers.base import ImportOptions, TableOptions
 from evalmaps.readers.table import Imported
 from evalmaps.service import compare_rows
 from evalmaps.views.models import CompareView
+from evalmaps.views.rank import RankView
 
-__all__ = ["Results", "compare", "read"]
+__all__ = ["Results", "compare", "rank", "read"]
 
 PathLike = str | os.PathLike
 
@@ -108,7 +109,11 @@ def read(path: PathLike, *, item: str | None = None,
     ``--item``, ``--correct``, ``--set``, ``--drop``, ``--rename`` for per-item tables
     (:func:`table_options`). Bad files raise :class:`evalmaps.EvalmapsError` with a message
     that says what to fix."""
-    options = table_options(item, correct, set, drop, rename)
+    return read_with(path, table_options(item, correct, set, drop, rename))
+
+
+def read_with(path: PathLike, options: TableOptions) -> Results:
+    """:func:`read` with the table options parsed."""
     imported = _import(path, options)
     figure = with_items(figure_of(imported), imported, cache_dir=None)
     return Results(figure, str(path), imported)
@@ -246,5 +251,111 @@ def compare(a: Side, b: Side, *, data: Sequence[PathLike] = (), k: int = 1,
     payload = made.view.to_dict()
     out = compare_rows.frame(made.view, payload)
     out.attrs.update(summary=payload["summary"], sentences=payload["sentences"],
+                     warnings=[*made.problems, *payload["warnings"]], query=made.query)
+    return out
+
+
+# --------------------------------------------------------------------------- rank
+
+@dataclass(frozen=True, eq=False)
+class Ranked:
+    """The Rank view of many files made one figure, or of a figure of the catalog, the
+    ``/api/rank`` query it answers, and the problems met reading ``data`` folders."""
+
+    view: RankView
+    query: dict[str, list[str]]
+    problems: tuple[str, ...] = ()
+    files: bool = False
+
+
+def rank_view(*sides: Side, data: Sequence[PathLike] = (), by: str | None = None, k: int = 1,
+              keep: Mapping[str, str | Iterable[str]] | None = None,
+              options: TableOptions = TableOptions()) -> Ranked:
+    """The Rank view (``/api/rank``) of two or more paths (or :func:`read` figures), made one
+    figure whose compared dimension is ranked (``by`` defaults to it), of one path (a folder of
+    several models' results) or of one figure id of the built-in figures and ``data`` folders
+    (``by`` defaults to Rank's). ``keep``: the labels
+    kept of a dimension (``/api/rank``'s ``<dimension>=<label>``, repeatable)."""
+    query: dict[str, list[str]] = {}
+    if k != 1:
+        query["k"] = [str(k)]
+    for dim, labels in (keep or {}).items():
+        query[dim] = [labels] if isinstance(labels, str) else list(labels)
+    if not sides:
+        raise SideError("Rank results files (folders, zips), or one figure of --data folders "
+                        "or the built-in figures by its id.")
+    if len(sides) == 1 and not isinstance(sides[0], Results) and not Path(sides[0]).exists():
+        catalog, problems = catalog_of(data, options)
+        query = {"figure": [str(sides[0])], **({"by": [by]} if by else {}), **query}
+        return Ranked(RankView.from_query(catalog, query), query, tuple(problems))
+    if data:
+        raise SideError("--data folders are read for a figure's id; these are files. Leave "
+                        "out --data, or rank a figure of its folders by its id.")
+    if len(sides) == 1:  # one import of many models (a folder with --set model={file})
+        figure = sides[0] if isinstance(sides[0], Results) else read_with(sides[0], options)
+        query = {"figure": [figure.figure.id], **({"by": [by]} if by else {}), **query}
+        return Ranked(RankView.from_query(Catalog([figure.figure]), query), query, files=True)
+    for side in sides:
+        if not isinstance(side, Results) and not Path(side).exists():
+            raise SideError(f"{side}: no such file, folder or zip. Check the path (a figure "
+                            f"is ranked alone: give its id as the only argument).")
+    imports = [side.imported if isinstance(side, Results) else _import(side, options)
+               for side in sides]
+    names = side_names(*(side.source if isinstance(side, Results) else str(side)
+                         for side in sides))
+    merged = merge_imports(imports, names)
+    query = {"figure": [merged.figure.id], "by": [by or merged.dim], **query}
+    return Ranked(RankView.from_query(Catalog([merged.figure]), query), query, files=True)
+
+
+RANK_COLUMNS = ("n", "mean", "ci_low", "ci_high", "rank", "rank_ci_low", "rank_ci_high",
+                "rank_set_low", "rank_set_high", "best_or_tied", "best")
+
+
+def rank_frame(view: RankView, payload: dict | None = None) -> pd.DataFrame:
+    """One row per cell and model of the Rank answer: the cell's labels, the model (a column
+    named as the dimension ranked), then :data:`RANK_COLUMNS`, the answer's numbers."""
+    payload = payload or view.to_dict()
+    by = payload["by"]
+    rows = []
+    dims: list[str] = []
+    for cell in payload["cells"]:
+        dims = list(cell["labels"])
+        for m in cell["models"]:
+            ci, rank_ci, rank_set = (m["ci"] or [None, None], m["rank_ci"] or [None, None],
+                                     m["rank_set"] or [None, None])
+            rows.append({**cell["labels"], by: m["model"], "n": m["n"], "mean": m["mean"],
+                         "ci_low": ci[0], "ci_high": ci[1], "rank": m["rank"],
+                         "rank_ci_low": rank_ci[0], "rank_ci_high": rank_ci[1],
+                         "rank_set_low": rank_set[0], "rank_set_high": rank_set[1],
+                         "best_or_tied": m["best_or_tied"], "best": m["best"]})
+    out = pd.DataFrame(rows, columns=[*dims, by, *RANK_COLUMNS])
+    for name in ("n", "rank", "rank_ci_low", "rank_ci_high", "rank_set_low", "rank_set_high"):
+        out[name] = out[name].astype("Int64")
+    for name in ("mean", "ci_low", "ci_high"):
+        out[name] = out[name].astype("float64")
+    return out
+
+
+def rank(*sides: Side, data: Sequence[PathLike] = (), by: str | None = None, k: int = 1,
+         keep: Mapping[str, str | Iterable[str]] | None = None, item: str | None = None,
+         correct: str | tuple[str, str] | None = None,
+         set: Mapping[str, str] | Iterable[str] | None = None, drop: Iterable[str] = (),
+         rename: Iterable[str] = ()) -> pd.DataFrame:
+    """Many models ranked in every cell, as ``/api/rank`` ranks them: one row per cell and
+    model with the cell's labels, the model, then ``n, mean, ci_low, ci_high, rank,
+    rank_ci_low, rank_ci_high, rank_set_low, rank_set_high, best_or_tied, best``.
+
+    ``sides``: two or more paths (read with the table options and made one figure, each a label
+    of the dimension ranked) or :func:`read` figures, or one figure id of the built-in figures
+    and the ``data`` folders. ``by``: the dimension ranked; ``k``: pass@k; ``keep``: labels
+    kept (``{"model": ["a", "b"]}``). ``frame.attrs`` holds the answer's ``summary`` (a sentence
+    per model), ``pairs`` (every pair tested, a DataFrame), ``warnings`` and the ``query``."""
+    options = table_options(item, correct, set, drop, rename)
+    made = rank_view(*sides, data=data, by=by, k=k, keep=keep, options=options)
+    payload = made.view.to_dict()
+    out = rank_frame(made.view, payload)
+    pairs = [{**cell["labels"], **pair} for cell in payload["cells"] for pair in cell["pairs"]]
+    out.attrs.update(summary=payload["summary"], pairs=pd.DataFrame(pairs),
                      warnings=[*made.problems, *payload["warnings"]], query=made.query)
     return out

@@ -13,6 +13,8 @@
                          [--fix DIM=LABEL ...] [--ydim DIM] [--xdim DIM] [--avg DIM ...]
                          [--item COL] [--correct PRED=REF] [--set DIM=LABEL ...] ...
                     B against A as the Compare page and /api/compare give it (docs/cli.md)
+    evalmaps rank RESULTS [RESULTS ...] [--by DIM] [--keep DIM=LABEL ...] [-k K] [--format ...]
+                    many models ranked in every cell, as /api/rank gives it (docs/cli.md)
     evalmaps manifest [DIR]     (re)write DIR/manifest.json (default: the built-in data/)
     evalmaps bundle [--data DIR ... [--item COL] [--correct PRED=REF] [--set DIM=LABEL ...]]
                     [--figure ID ...] [--compare A B ...] -o SITE/ [--force]
@@ -90,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "(OUT.figure.json), so that serve --data <its folder> serves it as "
                           "imported (default: print a summary)")
     add_compare_parser(sub)
+    add_rank_parser(sub)
     man = sub.add_parser("manifest", help="write DIR/manifest.json: the sha256 and cell count of "
                                           "every figure file, checked at start-up")
     man.add_argument("dir", nargs="?", default=None,
@@ -156,13 +159,46 @@ def add_compare_parser(sub) -> None:
     cmp.add_argument("--avg", action="append", default=[], metavar="DIM",
                      help="two labels of a dimension: a dimension averaged over (repeatable)")
     add_table_options(cmp)
+    cmp.error = _one_line_error("compare")
 
+
+def add_rank_parser(sub) -> None:
+    """``evalmaps rank A B C ...``: its options; a usage error is one line on stderr, exit 2."""
+    rank = sub.add_parser(
+        "rank", help="many models ranked in every cell, with the best-or-tied set, as "
+                     "/api/rank gives it (docs/cli.md)",
+        description="Rank two or more results files, folders or zips (what evalmaps import "
+                    "takes; each one model or checkpoint), or the models of one figure of "
+                    "--data folders or the built-in figures, named by its id. Exit 0, or 2 (a "
+                    "usage or input error).")
+    rank.add_argument("sides", nargs="+", metavar="RESULTS",
+                      help="two or more files, folders or zips, or one figure's id")
+    rank.add_argument("--format", choices=("table", "json", "csv", "markdown", "latex"),
+                      default="table",
+                      help="table (default), json (/api/rank's answer), csv (one row per cell "
+                           "and model, as /api/rank?format=csv), markdown or latex")
+    rank.add_argument("--by", default=None, metavar="DIM",
+                      help="the dimension ranked (default: the one the files differ in, or "
+                           "the figure's model)")
+    rank.add_argument("--keep", action="append", default=[], metavar="DIM=LABEL",
+                      help="keep only these labels of a dimension (repeatable; on --by, the "
+                           "models ranked)")
+    rank.add_argument("-k", type=positive_k, default=1, metavar="K",
+                      help="pass@k where the items have several samples (default 1)")
+    rank.add_argument("--data", action="append", default=[], metavar="DIR",
+                      help="a folder of results whose figure is ranked by its id (repeatable)")
+    add_table_options(rank)
+    rank.error = _one_line_error("rank")
+
+
+def _one_line_error(command: str):
+    """An argparse error handler that says the problem in one line and exits 2."""
     def error(message: str):
-        print(f"evalmaps: compare: {message.rstrip('.')}. See evalmaps compare --help.",
+        print(f"evalmaps: {command}: {message.rstrip('.')}. See evalmaps {command} --help.",
               file=sys.stderr)
         sys.exit(2)
 
-    cmp.error = error
+    return error
 
 
 def probability(text: str) -> float:
@@ -391,6 +427,10 @@ def main(argv: list[str] | None = None) -> int:
             from evalmaps.service.compare_command import compare_command
 
             return compare_command(args, table_options(args))
+        if args.command == "rank":
+            from evalmaps.service.rank_command import rank_command
+
+            return rank_command(args, table_options(args))
     except EvalmapsError as exc:
         print(f"evalmaps: {exc}", file=sys.stderr)
         return 2
