@@ -115,23 +115,24 @@ def _table(view, payload: dict, rows: list[dict], alpha: float, min_diff: float,
         try:
             from rich.console import Console
             from rich.table import Table
+            from rich.text import Text
         except ImportError:
             pass
         else:
-            console = Console(file=out)
-            table = Table(title=compare_rows.heading(view, files).replace("\n", "   "),
-                          caption=legend, show_lines=False)
+            console = Console(file=out, highlight=False)  # texts as given: no markup
+            table = Table(title=Text(compare_rows.heading(view, files).replace("\n", "   ")),
+                          caption=Text(legend), show_lines=False)
             dims = len(compare_rows.dims_of(view))
             for j, name in enumerate(header):
-                table.add_column(name, justify="left" if j < dims else "right",
+                table.add_column(Text(name), justify="left" if j < dims else "right",
                                  overflow="fold")
             for row in body:
                 style = "green" if row[-1] == "▲" else "red" if row[-1] == "▼" else None
-                table.add_row(*row, style=style)
+                table.add_row(*map(Text, row), style=style)
             console.print(table)
             if fixed:
-                console.print(fixed)
-            console.print(summary, soft_wrap=False)
+                console.print(Text(fixed))
+            console.print(Text(summary))
             return
     # not a terminal (a pipe, a CI log): columns as wide as their texts
     widths = [max(len(h), *(len(r[j]) for r in body)) for j, h in enumerate(header)]

@@ -126,7 +126,7 @@ def texts(view: CompareView, rows_: list[dict], alpha: float = paired_stats.ALPH
         interval = ("" if row["ci_low"] is None
                     else f"[{signed(row['ci_low'])}, {signed(row['ci_high'])}]")
         if row["test"] == SE_TEST and row["se"] is not None:  # no interval: its standard error
-            interval = f"SE {fmt.number(row['se'] * scale, places)}"
+            interval = f"SE {fmt.number(row['se'] * scale, fmt.se_places(al.decimals))}"
         mark = ("▲" if is_better(row, up, alpha, min_diff) else
                 "▼" if is_worse(row, up, alpha, min_diff) else "")
         out.append([*(str(row[d]) for d in dims), al.a.format(row["a_mean"]),

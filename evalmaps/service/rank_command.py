@@ -105,19 +105,20 @@ def rank_command(args: argparse.Namespace, options: TableOptions) -> int:
         try:
             from rich.console import Console
             from rich.table import Table
+            from rich.text import Text
         except ImportError:
             pass
         else:
-            console = Console(file=out)
-            table = Table(title=caption)
+            console = Console(file=out, highlight=False)  # texts as given: no markup
+            table = Table(title=Text(caption))
             for j, name in enumerate(header):
-                table.add_column(name, justify="left" if j <= dims else "right",
+                table.add_column(Text(name), justify="left" if j <= dims else "right",
                                  overflow="fold")
             for row in rows:
-                table.add_row(*row, style="green" if row[-1] else None)
+                table.add_row(*map(Text, row), style="green" if row[-1] else None)
             console.print(table)
             for line in notes(payload):
-                console.print(line)
+                console.print(Text(line))
             return 0
     widths = [max(len(h), *(len(r[j]) for r in rows)) if rows else len(h)
               for j, h in enumerate(header)]
