@@ -40,7 +40,7 @@ _EXPORTS = {
     "load_catalog": "evalmaps.catalog.load", "Settings": "evalmaps.service.settings",
     # the Python API (docs/cli.md): results files as a figure, and B against A as a DataFrame
     "read": "evalmaps.service.api", "compare": "evalmaps.service.api",
-    "rank": "evalmaps.service.api",
+    "rank": "evalmaps.service.api", "show": "evalmaps.service.api",
 }
 __all__ = sorted(_EXPORTS)
 

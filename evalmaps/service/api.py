@@ -14,6 +14,7 @@ page's.
 from __future__ import annotations
 
 import os
+import pkgutil
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,9 +33,10 @@ from evalmaps.service import compare_rows
 from evalmaps.views.models import CompareView
 from evalmaps.views.rank import RankView
 
-__all__ = ["Results", "compare", "rank", "read"]
+__all__ = ["Results", "compare", "rank", "read", "show"]
 
 PathLike = str | os.PathLike
+NOTEBOOK = "components.notebook:display_figure"  # a figure's display in a notebook
 
 
 class SideError(EvalmapsError, ValueError):
@@ -70,6 +72,11 @@ class Results:
         """Each dimension's labels, facets first, then the rows' and the columns'."""
         spec = self.figure.spec
         return {d: list(spec.dims[d].labels) for d in spec.dim_names}
+
+    def _ipython_display_(self) -> None:
+        """In a notebook: its panels' heatmaps as Browse draws them (:data:`NOTEBOOK`, named by
+        string as ``evalmaps serve`` names the web app: the domain never imports it)."""
+        pkgutil.resolve_name(NOTEBOOK)(self)
 
     def __repr__(self) -> str:
         spec = self.figure.spec
@@ -359,3 +366,61 @@ def rank(*sides: Side, data: Sequence[PathLike] = (), by: str | None = None, k: 
     out.attrs.update(summary=payload["summary"], pairs=pd.DataFrame(pairs),
                      warnings=[*made.problems, *payload["warnings"]], query=made.query)
     return out
+
+
+# --------------------------------------------------------------------------- the app, inline
+
+_SHOWN: list[tuple[str, object]] = []  # what this process's app serves, and the app
+
+
+def show(figure_or_path: Results | PathLike | None = None, *, port: int | None = None,
+         height: int = 650, item: str | None = None,
+         correct: str | tuple[str, str] | None = None,
+         set: Mapping[str, str] | Iterable[str] | None = None, drop: Iterable[str] = (),
+         rename: Iterable[str] = ()) -> str:
+    """Run the whole app on a free local port (``port``: that one) with ``figure_or_path`` (a
+    :func:`read` figure, or a path read with the table options) beside the built-in figures:
+    inline in a notebook (Dash's Jupyter mode, ``height`` pixels high), else Flask's server in
+    the foreground. Returns the app's URL, and says it. The app of a process is built once: a
+    second call with other results is an :class:`EvalmapsError` that says to restart the
+    kernel."""
+    import tempfile
+
+    from evalmaps.catalog.folders import write_import
+    from evalmaps.service.server import DASH_APP, web_app
+    from evalmaps.service.settings import Settings, serve_with
+
+    if isinstance(figure_or_path, Results):
+        results = figure_or_path
+    elif figure_or_path is not None:
+        results = read_with(figure_or_path, table_options(item, correct, set, drop, rename))
+    else:
+        results = None
+    key = "" if results is None else results.source
+    if _SHOWN and _SHOWN[0][0] != key:
+        raise SideError("evalmaps.show runs one app a process, and it serves other results. "
+                        "Restart the kernel to show these.")
+    if not _SHOWN:
+        extra = None
+        if results is not None:
+            folder = Path(tempfile.mkdtemp(prefix="evalmaps-show-"))
+            write_import(results.imported, folder / f"{results.figure.id}.csv")
+            extra = (folder,)
+        serve_with(Settings.from_env(extra_data=extra, store_dir=None, watch="off"))
+        _SHOWN.append((key, web_app(DASH_APP)))
+    app = _SHOWN[0][1]
+    port = port or _free_port()
+    path = "" if results is None else f"?figure={results.figure.id}"
+    url = f"http://127.0.0.1:{port}/{path}"
+    print(f"evalmaps: the app is at {url}", flush=True)
+    app.run(host="127.0.0.1", port=port, jupyter_mode="inline", jupyter_height=height,
+            dev_tools_disable_version_check=True)
+    return url
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
