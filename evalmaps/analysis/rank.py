@@ -360,6 +360,33 @@ def paired_on_matrix(values: np.ndarray, samples: np.ndarray, i: int, j: int, k:
                    only_in_b=int((samples[j] > 0).sum()) - n)
 
 
+def mcnemar_pairs(models: Sequence[str], scores: np.ndarray, higher_is_better: bool = True
+                  ) -> list[PairTest]:
+    """Every pair of models that answered the same items with one 0/1 score each (``scores``:
+    models x items, at least :data:`~evalmaps.analysis.paired.MIN_ITEMS`), tested at once: the
+    discordant counts of all pairs from one matrix product, exact McNemar p per pair, and the
+    intervals of :func:`~evalmaps.analysis.paired.mcnemar_intervals`; every field as
+    :func:`~evalmaps.analysis.paired.paired_values` gives it for the pair (the tests check it
+    field for field)."""
+    r = np.asarray(scores, dtype=np.float64)
+    n = r.shape[1]
+    right_wrong = r @ (1.0 - r).T  # [i, j]: items i has right and j has wrong (whole numbers)
+    means = r.sum(axis=1) / n
+    first, second = np.triu_indices(len(models), 1)
+    a_wins = np.rint(right_wrong[first, second]).astype(np.int64)
+    b_wins = np.rint(right_wrong[second, first]).astype(np.int64)
+    p = [paired_stats.mcnemar_p(int(x), int(y)) for x, y in zip(a_wins, b_wins)]
+    lo, hi = paired_stats.mcnemar_intervals(a_wins, b_wins, np.full(len(p), n), p)
+    out = []
+    for at, (i, j) in enumerate(zip(first.tolist(), second.tolist())):
+        counted = (int(a_wins[at]), int(b_wins[at])) if higher_is_better else (None, None)
+        out.append(PairTest(models[i], models[j], n, _r(means[i]), _r(means[j]),
+                            _r(means[j] - means[i]), paired_stats.interval_end(float(lo[at])),
+                            paired_stats.interval_end(float(hi[at])), p[at], p[at], "mcnemar",
+                            *counted, 0, 0))
+    return out
+
+
 def rank_items_cell(models: Sequence[str], means: np.ndarray, items: Mapping[str, object],
                     k: int, higher_is_better: bool, seed: int, resamples: int = RESAMPLES
                     ) -> tuple[list[dict], list[PairTest], int, list[str]]:
@@ -379,13 +406,18 @@ def rank_items_cell(models: Sequence[str], means: np.ndarray, items: Mapping[str
         extras.append({"n": len(cell), "ci": ci})
     values, samples = item_matrix([items[m] for m in models], k)
     present = samples > 0
-    pairs = []
-    for i, a in enumerate(models):
-        for j in range(i + 1, len(models)):
-            result = paired_on_matrix(values, samples, i, j, k,
-                                      (items[a].binary, items[models[j]].binary),
-                                      higher_is_better)
-            pairs.append(_paired_test(a, models[j], float(means[i]), float(means[j]), result))
+    if (k == 1 and present.all() and values.shape[1] >= paired_stats.MIN_ITEMS
+            and all(items[m].binary for m in models) and (samples == 1).all()):
+        pairs = mcnemar_pairs(models, values, higher_is_better)  # every pair at once
+    else:
+        pairs = []
+        for i, a in enumerate(models):
+            for j in range(i + 1, len(models)):
+                result = paired_on_matrix(values, samples, i, j, k,
+                                          (items[a].binary, items[models[j]].binary),
+                                          higher_is_better)
+                pairs.append(_paired_test(a, models[j], float(means[i]), float(means[j]),
+                                          result))
     every = present.all(axis=0)
     n_common = int(every.sum())
     if n_common < paired_stats.MIN_ITEMS:

@@ -56,6 +56,7 @@ def test_the_answer_ranks_seven_models_in_fourteen_categories(answer):
     assert (answer["figure"], answer["by"], answer["alpha"], answer["basis"]) == (
         FIGURE, "model", 0.05, "items")
     assert len(answer["models"]) == N_MODELS and len(answer["cells"]) == N_CELLS
+    assert answer["label_prefix"] == "model_outputs_" and answer["titles"]["category"] == "Category"
     assert sum(len(c["pairs"]) for c in answer["cells"]) == N_CELLS * 21
     for cell in answer["cells"]:
         assert sum(m["n"] for m in cell["models"]) == N_MODELS * cell["n_common"]
@@ -101,7 +102,7 @@ def test_the_twin_and_the_csv_say_the_same_numbers(served, answer):
         assert (row["category"], row["model"]) == (labels["category"], m["model"])
         assert float(row["mean"]) == m["mean"] and int(row["rank"]) == m["rank"]
         assert [int(row["rank_set_low"]), int(row["rank_set_high"])] == m["rank_set"]
-        assert row["best_or_tied"] == str(m["best_or_tied"])
+        assert row["best_or_tied"] == ("true" if m["best_or_tied"] else "false")
     pairs = served.get(f"/api/rank?figure={FIGURE}&format=csv-pairs").get_data(as_text=True)
     rows = list(csv.DictReader(io.StringIO(pairs)))
     flat = [p for c in answer["cells"] for p in c["pairs"]]
@@ -134,3 +135,16 @@ def test_bad_input_is_a_400_that_names_the_fix(served, query, words):
 
 def test_an_unknown_figure_is_a_404(served):
     assert "nope" in assert_json_error(served.get("/api/rank?figure=nope"), 404)
+
+
+def test_a_cells_compare_query_opens_each_pair_on_that_cell_with_its_items(served, answer):
+    first = answer["models"][0]
+    for cell in answer["cells"]:
+        for pair in (p for p in cell["pairs"] if p["a"] == first):
+            query = (urlencode({"a": f"{FIGURE}:model={pair['a']}",
+                                "b": f"{FIGURE}:model={pair['b']}"}) + "&" + cell["compare"])
+            items = get_json(served, f"/compare/items.json?{query}")
+            assert items["cell"] == cell["labels"]
+            assert (items["counts"]["a_only"], items["counts"]["b_only"],
+                    items["counts"]["all"]) == (pair["a_only"], pair["b_only"], pair["n"])
+            assert served.get(f"/compare?{query}").status_code == 200

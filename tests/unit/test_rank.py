@@ -95,8 +95,9 @@ def test_rank_intervals_by_direct_enumeration_of_every_resample():
             assert abs(np.mean(boot[:, j] == r) - exact) < 0.015
 
 
-def csranks_loop(theta, z, sds, level=0.95):
-    """The csranks procedure (simul, stepdown, two-sided) written as loops over pairs."""
+def csranks_loop(theta, z, sds, level=0.95, stepdown=True):
+    """The csranks procedure (simul, two-sided; stepdown or one step) written as loops over
+    pairs."""
     m = len(theta)
     pairs = [(j, k) for j in range(m) for k in range(m) if j != k]
     active = set(pairs)
@@ -110,7 +111,7 @@ def csranks_loop(theta, z, sds, level=0.95):
         for j, k in active:
             lower[j, k] = theta[j] - theta[k] - sds[j, k] * c
         decided = {p for p in active if lower[p] > 0}
-        if not decided:
+        if not decided or not stepdown:
             break
         active -= decided
     surely = {p for p, v in lower.items() if v > 0}
@@ -132,6 +133,17 @@ def test_rank_sets_follow_the_csranks_procedure(m, seed):
     ranks = rank.competition_ranks(theta)
     assert ((got[:, 0] <= ranks) & (ranks <= got[:, 1])).all()
     assert rank.rank_sets(-theta, -z, sds, higher_is_better=False).tolist() == got.tolist()
+
+
+def test_the_stepdown_decides_pairs_the_first_step_leaves_open():
+    # 0 and 3.4 apart by 2.40 standard errors: under the first step's critical value (about
+    # 2.53, over all 12 ordered pairs) but over the one left when the far pairs are decided
+    theta = np.array([0.0, 3.4, 30.0, 60.0])
+    z = np.random.default_rng(1).standard_normal((2000, 4))
+    sds = rank.difference_sds(np.eye(4))
+    assert csranks_loop(theta, z, sds, stepdown=False) == [[3, 4], [3, 4], [2, 2], [1, 1]]
+    assert rank.rank_sets(theta, z, sds).tolist() == csranks_loop(theta, z, sds) == [
+        [4, 4], [3, 3], [2, 2], [1, 1]]
 
 
 def test_rank_sets_are_single_ranks_when_the_gaps_are_huge_and_everything_when_none():
@@ -427,3 +439,81 @@ def test_an_answer_over_its_bound_of_pairs_says_how_to_narrow_it(figure):
         rank.rank_figure(figure, max_pairs=35)
     assert (info.value.pairs, info.value.cells) == (36, 6)
     assert len(rank.rank_figure(figure, max_pairs=36).cells) == 6
+
+
+def test_pass_at_k_ranks_each_items_unbiased_pass_at_k_and_tests_pairs_as_compare(tmp_path):
+    from evalmaps.analysis.paired import paired_cell
+    from evalmaps.catalog.items import figure_at
+
+    scores = item_scores(models=("a-1b", "b-7b", "c-13b"), n_items=12, samples=4,
+                         chance={"a-1b": 0.3, "b-7b": 0.5, "c-13b": 0.7}, seed=9)
+    fig = items_figure(tmp_path, "passk", scores, models=("a-1b", "b-7b", "c-13b"))
+    view = RankView.from_query(Catalog([fig]), {"figure": ["passk"], "k": ["2"]})
+    at = figure_at(fig, 2)
+    cells = fig.items.cells({}, ("model", "level", "task"))
+    d = view.to_dict()
+    assert d["k"] == 2
+    for cell in d["cells"]:
+        labels = cell["labels"]
+        for m in cell["models"]:
+            assert m["mean"] == at.value(model=m["model"], **labels)
+        for p in cell["pairs"]:
+            want = paired_cell(cells[p["a"], labels["level"], labels["task"]],
+                               cells[p["b"], labels["level"], labels["task"]], 2)
+            assert (p["p"], p["diff"], p["test"]) == (want.p, want.diff, want.test)
+            assert p["test"].startswith("sign-flip")
+
+
+def test_every_builtin_figure_and_dimension_answers_or_says_why_not(catalog):
+    import json
+
+    from evalmaps.core.errors import EvalmapsError
+
+    answered = 0
+    for fig in catalog:
+        for by in [None, *fig.spec.dim_names]:
+            query = {"figure": [fig.id], **({"by": [by]} if by else {})}
+            try:
+                body = RankView.from_query(catalog, query).to_dict()
+            except EvalmapsError as exc:  # a 400 with a sentence, never anything else
+                assert str(exc).endswith(".") and len(str(exc)) < 400
+                continue
+            json.dumps(body, allow_nan=False)  # no NaN or infinity in the JSON
+            answered += 1
+            for cell in body["cells"]:
+                assert all(m["best_or_tied"] for m in cell["models"] if m["rank"] == 1)
+    assert answered > 10
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(6, 4000).flatmap(lambda n: st.tuples(
+    st.integers(0, n).flatmap(lambda a: st.tuples(st.just(a), st.integers(0, n - a))),
+    st.just(n))))
+def test_the_vectorised_mcnemar_intervals_are_the_scalar_ones(case):
+    from evalmaps.analysis.paired import mcnemar_interval, mcnemar_intervals
+
+    (a, b), n = case
+    lo, hi = mcnemar_intervals(np.array([a, b, 0]), np.array([b, a, 0]), np.array([n, n, n]))
+    assert (lo[0], hi[0]) == mcnemar_interval(a, b, n)
+    assert (lo[1], hi[1]) == mcnemar_interval(b, a, n)
+    assert (lo[2], hi[2]) == mcnemar_interval(0, 0, n)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 6), st.integers(6, 60), st.booleans(), st.integers(0, 2**32 - 1))
+def test_all_pairs_at_once_are_each_pair_as_paired_values_tests_it(m, n, higher, seed):
+    from dataclasses import asdict
+
+    rng = np.random.default_rng(seed)
+    matrix = (rng.random((m, n)) < rng.uniform(0.1, 0.9, (m, 1))).astype(float)
+    names = [f"m{j}" for j in range(m)]
+    items = {name: scores_of(row) for name, row in zip(names, matrix)}
+    values, samples = rank.item_matrix([items[name] for name in names])
+    fast = rank.mcnemar_pairs(names, matrix, higher)
+    at = 0
+    for i in range(m):
+        for j in range(i + 1, m):
+            one = rank.paired_on_matrix(values, samples, i, j, 1, (True, True), higher)
+            slow = rank._paired_test(names[i], names[j], 0.0, 0.0, one)
+            assert asdict(fast[at]) == asdict(slow)
+            at += 1
