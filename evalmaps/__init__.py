@@ -7,6 +7,13 @@ Pure Python + pandas/numpy. No Dash import: usable from a notebook or a script::
     fig = catalog.figure("dynts-llama-vs-qwen")
     fig.value(model="R1-Qwen", window="2000", ratio="0.4")   # 56.3
 
+and, from results files, the figure and a comparison as DataFrames (docs/cli.md)::
+
+    import evalmaps
+    old = evalmaps.read("runs/ckpt-1000/results.json")
+    old.cells                                                  # one row per cell
+    evalmaps.compare("runs/ckpt-1000", "runs/ckpt-2000")       # one row per cell: diff, p, ...
+
 Layers, each importing only those below it (``tests/tools/test_layers.py`` and the import-linter
 contract in ``pyproject.toml`` check this; docs/architecture.md describes them):
 
@@ -31,6 +38,9 @@ _EXPORTS = {
     "DataError": "evalmaps.core.errors", "EvalmapsError": "evalmaps.core.errors",
     "UnknownFigure": "evalmaps.core.errors", "UnknownPanel": "evalmaps.core.errors",
     "load_catalog": "evalmaps.catalog.load", "Settings": "evalmaps.service.settings",
+    # the Python API (docs/cli.md): results files as a figure, and B against A as a DataFrame
+    "read": "evalmaps.service.api", "compare": "evalmaps.service.api",
+    "rank": "evalmaps.service.api", "show": "evalmaps.service.api",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -41,3 +41,7 @@ a_se  # evalmaps/analysis/paired.py: Paired's fields reach the API through asdic
 b_se
 se_diff_clustered
 n_clusters
+
+# the notebook (issue 40): IPython calls _ipython_display_, which names display_figure by string
+_ipython_display_  # evalmaps/service/api.py: Results in a notebook
+display_figure  # components/notebook.py: evalmaps.service.api.NOTEBOOK

@@ -287,3 +287,49 @@ def render(table: Table, format: str) -> str:
 
 def filename(table: Table, format: str) -> str:
     return f"{table.name}.{FORMATS[format][0]}"
+
+
+# --------------------------------------------------------------------------- lists of rows
+
+def list_to_markdown(caption: str, header: list[str], rows: list[list[str]], notes: list[str],
+                     numeric_from: int = 1) -> str:
+    """A pipe table of rows already written as text (a comparison's cells, one a row): the
+    caption in bold, the header, the rows (columns from ``numeric_from`` on right-aligned),
+    then the notes; every text escaped as :func:`to_markdown` escapes it."""
+    align = [":--" if j < numeric_from else "--:" for j in range(len(header))]
+    lines = [f"**{markdown_escape(caption)}**", "",
+             "| " + " | ".join(markdown_escape(h) for h in header) + " |",
+             "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(markdown_escape(c) for c in row) + " |" for row in rows]
+    lines += ["", markdown_escape(" ".join(notes))]
+    return "\n".join(lines) + "\n"
+
+
+def list_to_latex(caption: str, header: list[str], rows: list[list[str]], notes: list[str],
+                  numeric_from: int = 1) -> str:
+    """A booktabs ``table`` of rows already written as text, as :func:`to_latex` sets a panel:
+    landscape, and scaled, when it is too wide for a portrait page (the comment at the top names
+    the packages it needs); every text escaped."""
+    widths = [max(len(str(h)), *(len(str(r[j])) for r in rows)) if rows else len(str(h))
+              for j, h in enumerate(header)]
+    chars = sum(w + COLUMN_GAP_CHARS for w in widths)
+    fit = ("portrait" if chars <= PORTRAIT_CHARS else
+           "landscape" if chars <= LANDSCAPE_CHARS else "scaled")
+    env = "table" if fit == "portrait" else "sidewaystable"
+    columns = "".join("l" if j < numeric_from else "r" for j in range(len(header)))
+
+    def tex(text: str) -> str:
+        return (latex_escape(text).replace("±", r"$\pm$").replace("≥", r"$\geq$")
+                .replace("−", "$-$").replace("·", r"$\cdot$").replace("▲", r"$\uparrow$")
+                .replace("▼", r"$\downarrow$").replace("√", r"$\surd$"))
+
+    lines = [f"% {latex_escape(caption)}", *_packages(fit, len(header)),
+             rf"\begin{{{env}}}" + ("[t]" if env == "table" else ""), r"\centering",
+             rf"\caption{{{latex_escape(caption)}}}",
+             *([r"\resizebox{\linewidth}{!}{%"] if fit == "scaled" else []),
+             rf"\begin{{tabular}}{{{columns}}}", r"\toprule",
+             " & ".join(tex(h) for h in header) + r" \\", r"\midrule"]
+    lines += [" & ".join(tex(c) for c in row) + r" \\" for row in rows]
+    lines += [r"\bottomrule", r"\end{tabular}" + ("}" if fit == "scaled" else ""),
+              rf"\par\smallskip{{\footnotesize {tex(' '.join(notes))}}}", rf"\end{{{env}}}"]
+    return "\n".join(lines) + "\n"

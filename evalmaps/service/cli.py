@@ -8,6 +8,13 @@
                          [--replicate COL] [-x DIM] [-y DIM] [-o OUT.csv]
                          [--item COL] [--correct PRED=REF] [--set DIM=LABEL|DIM={file}]
                          [--drop COL ...] [--rename DIM:OLD=NEW ...]
+    evalmaps compare A B [--format table|json|csv|markdown|latex] [--fail-if-worse]
+                         [--alpha P] [--min-diff X] [-k K] [--data DIR ...]
+                         [--fix DIM=LABEL ...] [--ydim DIM] [--xdim DIM] [--avg DIM ...]
+                         [--item COL] [--correct PRED=REF] [--set DIM=LABEL ...] ...
+                    B against A as the Compare page and /api/compare give it (docs/cli.md)
+    evalmaps rank RESULTS [RESULTS ...] [--by DIM] [--keep DIM=LABEL ...] [-k K] [--format ...]
+                    many models ranked in every cell, as /api/rank gives it (docs/cli.md)
     evalmaps manifest [DIR]     (re)write DIR/manifest.json (default: the built-in data/)
     evalmaps bundle [--data DIR ... [--item COL] [--correct PRED=REF] [--set DIM=LABEL ...]]
                     [--figure ID ...] [--compare A B ...] -o SITE/ [--force]
@@ -84,6 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write the tidy cells here, and the figure's catalog entry beside them "
                           "(OUT.figure.json), so that serve --data <its folder> serves it as "
                           "imported (default: print a summary)")
+    add_compare_parser(sub)
+    add_rank_parser(sub)
     man = sub.add_parser("manifest", help="write DIR/manifest.json: the sha256 and cell count of "
                                           "every figure file, checked at start-up")
     man.add_argument("dir", nargs="?", default=None,
@@ -105,6 +114,120 @@ def build_parser() -> argparse.ArgumentParser:
     bundle.add_argument("--force", action="store_true",
                         help="write into a folder that is not empty")
     return parser
+
+
+COMPARE_FORMATS = ("table", "json", "csv", "markdown", "latex")
+
+
+def add_compare_parser(sub) -> None:
+    """``evalmaps compare A B``: its options; a usage error is one line on stderr, exit 2."""
+    cmp = sub.add_parser(
+        "compare", help="B against A, one row per cell, as the Compare page and /api/compare "
+                        "give it; --fail-if-worse makes it a CI gate (docs/cli.md)",
+        description="Compare B against A: two results files, folders or zips (what evalmaps "
+                    "import takes), or two FIGURE:PANEL keys of --data folders or built-in "
+                    "figures. Exit 0, 1 (--fail-if-worse: B is distinguishably worse "
+                    "somewhere) or 2 (a usage or input error).")
+    cmp.add_argument("a", metavar="A", help="the baseline: a file, folder or zip, or a key "
+                     "FIGURE:PANEL, mean(KEY,KEY,...) or FIGURE:DIM=LABEL")
+    cmp.add_argument("b", metavar="B", help="the one compared against A, named as A is")
+    cmp.add_argument("--format", choices=COMPARE_FORMATS, default="table",
+                     help="table (default: for the terminal), json (/api/compare's answer), csv "
+                          "(one row per cell), markdown or latex (a table for a pull request "
+                          "or a paper)")
+    cmp.add_argument("--fail-if-worse", action="store_true",
+                     help="exit 1 when B is distinguishably worse than A in some cell "
+                          "(adjusted p < --alpha, in the metric's direction)")
+    cmp.add_argument("--alpha", type=probability, default=None, metavar="P",
+                     help="the adjusted p below which a cell is distinguishable (default 0.05, "
+                          "the page's)")
+    cmp.add_argument("--min-diff", type=non_negative, default=0.0, metavar="X",
+                     help="differences smaller than X (in the metric's units, as the diff "
+                          "column) are not called worse or better (default 0)")
+    cmp.add_argument("-k", type=positive_k, default=1, metavar="K",
+                     help="pass@k where the items have several samples (default 1)")
+    cmp.add_argument("--data", action="append", default=[], metavar="DIR",
+                     help="a folder of results whose figures' panels A and B may name "
+                          "(repeatable; the built-in figures are always there)")
+    cmp.add_argument("--fix", action="append", default=[], metavar="DIM=LABEL",
+                     help="two labels of a dimension: the label another dimension is fixed at "
+                          "(default: its first; repeatable)")
+    cmp.add_argument("--ydim", default=None, metavar="DIM",
+                     help="two labels of a dimension: the rows ('' for one row)")
+    cmp.add_argument("--xdim", default=None, metavar="DIM",
+                     help="two labels of a dimension: the columns")
+    cmp.add_argument("--avg", action="append", default=[], metavar="DIM",
+                     help="two labels of a dimension: a dimension averaged over (repeatable)")
+    add_table_options(cmp)
+    cmp.error = _one_line_error("compare")
+
+
+def add_rank_parser(sub) -> None:
+    """``evalmaps rank A B C ...``: its options; a usage error is one line on stderr, exit 2."""
+    rank = sub.add_parser(
+        "rank", help="many models ranked in every cell, with the best-or-tied set, as "
+                     "/api/rank gives it (docs/cli.md)",
+        description="Rank two or more results files, folders or zips (what evalmaps import "
+                    "takes; each one model or checkpoint), or the models of one figure of "
+                    "--data folders or the built-in figures, named by its id. Exit 0, or 2 (a "
+                    "usage or input error).")
+    rank.add_argument("sides", nargs="+", metavar="RESULTS",
+                      help="two or more files, folders or zips, or one figure's id")
+    rank.add_argument("--format", choices=("table", "json", "csv", "markdown", "latex"),
+                      default="table",
+                      help="table (default), json (/api/rank's answer), csv (one row per cell "
+                           "and model, as /api/rank?format=csv), markdown or latex")
+    rank.add_argument("--by", default=None, metavar="DIM",
+                      help="the dimension ranked (default: the one the files differ in, or "
+                           "the figure's model)")
+    rank.add_argument("--keep", action="append", default=[], metavar="DIM=LABEL",
+                      help="keep only these labels of a dimension (repeatable; on --by, the "
+                           "models ranked)")
+    rank.add_argument("-k", type=positive_k, default=1, metavar="K",
+                      help="pass@k where the items have several samples (default 1)")
+    rank.add_argument("--data", action="append", default=[], metavar="DIR",
+                      help="a folder of results whose figure is ranked by its id (repeatable)")
+    add_table_options(rank)
+    rank.error = _one_line_error("rank")
+
+
+def _one_line_error(command: str):
+    """An argparse error handler that says the problem in one line and exits 2."""
+    def error(message: str):
+        print(f"evalmaps: {command}: {message.rstrip('.')}. See evalmaps {command} --help.",
+              file=sys.stderr)
+        sys.exit(2)
+
+    return error
+
+
+def probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"'{text[:20]}' is not a level: give a number between "
+                                         f"0 and 1, such as 0.05")
+    return value
+
+
+def non_negative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"'{text[:20]}' is not a difference: give a number of "
+                                         f"0 or more, in the metric's units")
+    return value
+
+
+def positive_k(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"'{text[:20]}' is not a k: give a whole number of at "
+                                         f"least 1")
+    return int(text)
 
 
 def add_table_options(parser: argparse.ArgumentParser, serving: bool = False) -> None:
@@ -300,6 +423,14 @@ def main(argv: list[str] | None = None) -> int:
             return manifest_command(args)
         if args.command == "bundle":
             return bundle_command(args)
+        if args.command == "compare":
+            from evalmaps.service.compare_command import compare_command
+
+            return compare_command(args, table_options(args))
+        if args.command == "rank":
+            from evalmaps.service.rank_command import rank_command
+
+            return rank_command(args, table_options(args))
     except EvalmapsError as exc:
         print(f"evalmaps: {exc}", file=sys.stderr)
         return 2

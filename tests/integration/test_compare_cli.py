@@ -1,0 +1,317 @@
+"""``evalmaps compare A B`` and ``evalmaps.compare`` (issue 40): the same numbers as
+``/api/compare``, for panels of the built-in figures and for two files made one figure, checked
+against an independent count of the items; every output format; the CI gate's exit codes.
+
+The command runs as a user runs it, in a subprocess (:func:`tests.integration.test_cli.run_cli`);
+``/api/compare`` is the session's app (Flask's test client) for the built-in figures, and an app
+serving a ``--data`` folder of the same files in a fresh interpreter for the shared MMLU-Pro
+outputs (a second Dash app in the test process would register its scripts again)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pandas as pd
+import pytest
+from scipy.stats import binomtest
+from statsmodels.stats.multitest import multipletests
+
+import evalmaps
+from tests.integration.test_cli import ROOT, assert_clean_failure, run_cli
+from tests.items_fixture import item_scores
+
+MMLU = ROOT.parent / "shared" / "external" / "mmlu-pro" / "eval_results"
+LLAMA_7B = MMLU / "model_outputs_Llama-2-7b-hf_5shots.zip"
+LLAMA_13B = MMLU / "model_outputs_Llama-2-13b-hf_5shots.zip"
+MMLU_OPTIONS = ("--item", "question_id", "--correct", "pred=answer", "--set", "model={file}")
+PAIRED = ("n", "a_mean", "b_mean", "diff", "ci_low", "ci_high", "p", "p_adjusted", "test",
+          "a_only", "b_only")
+
+
+# --------------------------------------------------------------------------- helpers
+
+def cli_json(*args, cwd: Path) -> dict:
+    proc = run_cli("compare", *map(str, args), "--format", "json", cwd=cwd)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    return json.loads(proc.stdout)
+
+
+def api_compare(client, query: dict) -> dict:
+    response = client.get("/api/compare?" + urlencode(query, doseq=True))
+    assert response.status_code == 200, response.data[:300]
+    return response.get_json()
+
+
+def checkpoint(path: Path, chance: float, seed: int) -> Path:
+    """A per-item CSV of one checkpoint: model, level, task, item, score (0/1), 40 items a
+    cell, right with ``chance``."""
+    scores = item_scores(models=("ckpt",), chance={"ckpt": chance}, seed=seed)
+    scores.drop(columns="sample").to_csv(path, index=False)
+    return path
+
+
+def same(x, y) -> bool:
+    """Equal, or both missing (None, NaN, pandas' NA)."""
+    missing = [v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) for v in (x, y)]
+    if all(missing):
+        return True
+    return not any(missing) and x == y
+
+
+def assert_frame_is_the_api(frame: pd.DataFrame, payload: dict, dims: list[str]) -> None:
+    """Every row of the Python API's frame is the cell of ``/api/compare``'s answer: the paired
+    block's numbers where it has one, else the cell's values."""
+    assert len(frame) == len(payload["cells"]) > 0
+    assert list(frame.columns[:len(dims)]) == dims
+    for row, cell in zip(frame.to_dict("records"), payload["cells"]):
+        assert {d: row[d] for d in dims} == {d: cell[d] for d in dims}
+        paired = cell.get("paired")
+        if paired is None:
+            expected = {"a_mean": cell["a"], "b_mean": cell["b"], "diff": cell["delta"],
+                        "n": None, "p": None, "p_adjusted": None}
+        else:
+            expected = {name: paired[name] for name in PAIRED}
+        for name, value in expected.items():
+            assert same(row[name], value), (name, row[name], value, cell)
+
+
+def independent_count(a: pd.DataFrame, b: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per cell (``keys``), from the raw 0/1 scores of A and B joined by item id: the common
+    items, each side's mean, the discordant counts, the exact McNemar p (scipy's binomial test)
+    and Benjamini-Hochberg's adjusted p (statsmodels)."""
+    joined = a.merge(b, on=[*keys, "item"], suffixes=("_a", "_b"))
+    rows = []
+    for key, group in joined.groupby(keys, sort=True):
+        a_only = int(((group["score_a"] == 1) & (group["score_b"] == 0)).sum())
+        b_only = int(((group["score_a"] == 0) & (group["score_b"] == 1)).sum())
+        m = a_only + b_only
+        p = binomtest(min(a_only, b_only), m, 0.5).pvalue if m else 1.0
+        rows.append({**dict(zip(keys, key if isinstance(key, tuple) else (key,))),
+                     "n": len(group), "a_mean": group["score_a"].mean(),
+                     "b_mean": group["score_b"].mean(), "a_only": a_only, "b_only": b_only,
+                     "p": min(1.0, p)})
+    out = pd.DataFrame(rows)
+    out["p_adjusted"] = multipletests(out["p"], method="fdr_bh")[1]
+    return out
+
+
+def assert_matches_count(frame: pd.DataFrame, count: pd.DataFrame, keys: list[str]) -> None:
+    merged = frame.merge(count, on=keys, suffixes=("", "_count"))
+    assert len(merged) == len(frame) == len(count)
+    for name in ("n", "a_only", "b_only"):
+        assert (merged[name].astype(int) == merged[f"{name}_count"]).all(), name
+    for name in ("a_mean", "b_mean", "p", "p_adjusted"):
+        assert merged[name].to_numpy() == pytest.approx(merged[f"{name}_count"].to_numpy(),
+                                                        rel=1e-9, abs=1e-12), name
+    assert (merged["test"] == "mcnemar").all()
+
+
+# --------------------------------------------------------------------------- built-in panels
+
+@pytest.mark.parametrize("a, b, options, query", [
+    ("dynts-llama-vs-qwen:r1-llama", "dynts-llama-vs-qwen:r1-qwen", (), {}),
+    ("mmlu-pro:llama-2-7b", "mmlu-pro:llama-2-13b", (), {}),
+    ("pythia-zero-shot:model=1.4b", "pythia-zero-shot:model=2.8b",
+     ("--fix", "metric=acc_norm", "--ydim", "task"), {"metric": "acc_norm", "ydim": "task"}),
+])
+def test_the_cli_json_and_the_python_api_are_api_compare(client, tmp_path, a, b, options,
+                                                         query):
+    expected = api_compare(client, {"a": a, "b": b, **query})
+    assert cli_json(a, b, *options, cwd=tmp_path) == expected
+    fix = {"metric": query["metric"]} if "metric" in query else None
+    frame = evalmaps.compare(a, b, fix=fix, ydim=query.get("ydim"))
+    y, x = expected["dims"]["y"]["name"], expected["dims"]["x"]["name"]
+    assert_frame_is_the_api(frame, expected, [y, x])
+    assert frame.attrs["sentences"] == expected["sentences"]
+
+
+# --------------------------------------------------------------------------- two files
+
+@pytest.fixture
+def checkpoints(tmp_path) -> dict[str, Path]:
+    """Per-item CSVs of checkpoints: ``old``, ``worse`` (right far less often), ``same`` (old's
+    scores under another name) and ``better``."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    return {"old": checkpoint(folder / "old.csv", 0.7, 1),
+            "worse": checkpoint(folder / "worse.csv", 0.3, 2),
+            "same": checkpoint(folder / "same.csv", 0.7, 1),
+            "better": checkpoint(folder / "better.csv", 0.95, 3)}
+
+
+def test_two_files_are_paired_on_their_items_as_an_independent_count(tmp_path, checkpoints):
+    a, b = checkpoints["old"], checkpoints["worse"]
+    payload = cli_json(a, b, "--item", "item", cwd=tmp_path)
+    assert [c["paired"]["test"] for c in payload["cells"]] == ["mcnemar"] * 6
+    frame = evalmaps.compare(a, b, item="item")
+    assert_frame_is_the_api(frame, payload, ["level", "task"])
+    count = independent_count(pd.read_csv(a), pd.read_csv(b), ["level", "task"])
+    assert_matches_count(frame, count, ["level", "task"])
+    # read() figures compare as their paths do
+    old, worse = evalmaps.read(a, item="item"), evalmaps.read(b, item="item")
+    pd.testing.assert_frame_equal(evalmaps.compare(old, worse), frame)
+    assert old.items is not None and len(old.items) == 6 * 40
+    assert sorted(old.cells["value"].astype(float)) == pytest.approx(
+        sorted(pd.read_csv(a).groupby(["level", "task"])["score"].mean()))
+
+
+def test_every_format_gives_the_same_cells(tmp_path, checkpoints):
+    a, b = checkpoints["old"], checkpoints["worse"]
+    frame = evalmaps.compare(a, b, item="item")
+
+    def run(fmt: str) -> str:
+        proc = run_cli("compare", a, b, "--item", "item", "--format", fmt, cwd=tmp_path)
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+        return proc.stdout
+
+    table = pd.read_csv(io.StringIO(run("csv")), dtype={"level": str, "task": str})
+    pd.testing.assert_frame_equal(table, frame.astype({"n": "int64", "a_only": "int64",
+                                                       "b_only": "int64",
+                                                       "distinguishable": "bool"}),
+                                  check_dtype=False)
+    assert list(csv.reader(io.StringIO(run("csv"))))[0] == list(frame.columns)
+    sentences = frame.attrs["sentences"]
+    markdown = run("markdown")
+    assert markdown.count("\n| ") == 2 + len(frame)  # the header, its rule, a line a cell
+    assert all(f"| {level} | {task} |" in markdown
+               for level, task in zip(frame["level"], frame["task"]))
+    latex = run("latex")
+    assert latex.count(r" \\") == 1 + len(frame) and r"\begin{tabular}{ll" in latex
+    plain = run("table").splitlines()  # not a terminal: plain columns, then the summary
+    assert plain[0] == "A: old.csv" and plain[1] == "B: worse.csv"
+    assert plain[-1] == " ".join(sentences)
+    body = [line for line in plain if line.endswith("▼") or line.endswith("▲")]
+    assert len(body) == int(frame["distinguishable"].sum())
+
+
+# --------------------------------------------------------------------------- the CI gate
+
+@pytest.mark.parametrize("b, code", [("worse", 1), ("same", 0), ("better", 0)])
+def test_the_gate_fails_only_a_worse_checkpoint(tmp_path, checkpoints, b, code):
+    proc = run_cli("compare", checkpoints["old"], checkpoints[b], "--item", "item",
+                   "--fail-if-worse", cwd=tmp_path)
+    assert proc.returncode == code, proc.stderr
+    assert "Traceback" not in proc.stderr
+    frame = evalmaps.compare(checkpoints["old"], checkpoints[b], item="item")
+    worse = frame[(frame["diff"] < 0) & (frame["p_adjusted"] < 0.05)]
+    assert (len(worse) > 0) == (code == 1)
+    if code == 1:
+        assert proc.stderr.strip().endswith(f"B is distinguishably worse than A in {len(worse)} "
+                                            f"of {len(frame)} cells ("
+                                            + ", ".join(f"{r.level} · {r.task}"
+                                                        for r in worse.itertuples()) + ").")
+
+
+def test_min_diff_and_alpha_move_the_gate(tmp_path, checkpoints):
+    frame = evalmaps.compare(checkpoints["old"], checkpoints["worse"], item="item")
+    largest = float(frame["diff"].abs().max())
+    smallest_p = float(frame["p_adjusted"].min())
+
+    def gate(*options) -> int:
+        return run_cli("compare", checkpoints["old"], checkpoints["worse"], "--item", "item",
+                       "--fail-if-worse", *map(str, options), cwd=tmp_path).returncode
+
+    assert gate("--min-diff", largest + 1e-6) == 0  # every difference is smaller
+    assert gate("--min-diff", largest - 1e-6) == 1
+    assert gate("--alpha", smallest_p * 0.99) == 0  # no adjusted p is below it
+    assert gate("--alpha", smallest_p * 1.01) == 1
+
+
+def test_the_gate_without_any_test_is_an_input_error(tmp_path):
+    proc = run_cli("compare", "dynts-llama-vs-qwen:r1-llama", "dynts-llama-vs-qwen:r1-qwen",
+                   "--fail-if-worse", cwd=tmp_path)
+    line = assert_clean_failure(proc, "--fail-if-worse")
+    assert "neither side gives a standard error" in line
+
+
+@pytest.mark.parametrize("args, named", [
+    (["missing.csv", "{old}"], "missing.csv"),
+    (["{old}", "mmlu-pro:llama-2-7b"], "FIGURE:PANEL"),
+    (["mmlu-pro:llama-2-7b", "mmlu-pro:nope"], "mmlu-pro:nope"),
+    (["{old}", "{old}", "--item", "item", "--alpha", "2"], "--alpha"),
+    (["{old}", "{old}", "--correct", "pred"], "--correct"),
+    (["{old}"], "B"),
+    (["{notes}", "{old}"], "notes.txt"),
+])
+def test_bad_input_is_one_sentence_and_exit_2(tmp_path, checkpoints, args, named):
+    (tmp_path / "notes.txt").write_text("not results\n")
+    names = {"old": checkpoints["old"], "notes": tmp_path / "notes.txt"}
+    proc = run_cli("compare", *[a.format(**names) for a in args], cwd=tmp_path)
+    assert_clean_failure(proc, named)
+
+
+# --------------------------------------------------------------------------- MMLU-Pro
+
+APP_SCRIPT = """
+import json, sys
+from pathlib import Path
+
+from app import create_app
+from evalmaps.readers.base import TableOptions
+from evalmaps.service.settings import Settings
+
+folder, query = Path(sys.argv[1]), sys.argv[2]
+options = TableOptions.parse("question_id", "pred=answer", ["model={file}"])
+app = create_app(Settings(extra_data=(folder,), data_options=options, cache_dir=None,
+                          store_dir=None, watch="off"))
+response = app.server.test_client().get("/api/compare?" + query)
+assert response.status_code == 200, response.data[:300]
+print(json.dumps(response.get_json()))
+"""
+
+
+def raw_scores(path: Path) -> pd.DataFrame:
+    """A zip of MMLU-Pro outputs read here, not by evalmaps: one row per question, score 1
+    where the prediction is the answer (an empty prediction is wrong)."""
+    with zipfile.ZipFile(path) as archive:
+        (name,) = [n for n in archive.namelist() if n.endswith(".json")]
+        records = json.loads(archive.read(name))
+    return pd.DataFrame({"category": [r["category"] for r in records],
+                         "item": [str(r["question_id"]) for r in records],
+                         "score": [float(bool(r.get("pred")) and str(r["pred"]) == str(r["answer"]))
+                                   for r in records]})
+
+
+@pytest.mark.external
+@pytest.mark.skipif(not LLAMA_7B.is_file(), reason=f"{MMLU} is absent: tests of real outputs "
+                                                   f"skipped")
+def test_mmlu_pro_outputs_agree_everywhere(tmp_path):
+    """The two Llama-2 zips: the CLI's JSON, the Python API and /api/compare of an app serving
+    a --data folder of the same zips give the same cells, and they are an independent count."""
+    payload = cli_json(LLAMA_7B, LLAMA_13B, *MMLU_OPTIONS, cwd=tmp_path)
+    frame = evalmaps.compare(LLAMA_7B, LLAMA_13B, item="question_id", correct="pred=answer",
+                             set={"model": "{file}"})
+    assert_frame_is_the_api(frame, payload, ["category", "metric"])
+
+    folder = tmp_path / "mmlu-pro"
+    folder.mkdir()
+    for source in (LLAMA_7B, LLAMA_13B):
+        (folder / source.name).write_bytes(source.read_bytes())
+    query = urlencode({"a": "import-mmlu-pro:model-outputs-llama-2-7b-hf-5shots",
+                       "b": "import-mmlu-pro:model-outputs-llama-2-13b-hf-5shots"})
+    proc = subprocess.run([sys.executable, "-c", APP_SCRIPT, str(folder), query], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    served = json.loads(proc.stdout)
+    assert payload["cells"] == served["cells"]
+    for key in ("paired_cells", "b_sig_better_paired", "b_sig_worse_paired", "items_n",
+                "items_mean_delta", "mean_delta"):
+        assert payload["summary"][key] == served["summary"][key]
+    # by the keys of that served folder, the CLI's JSON is /api/compare's whole answer
+    keyed = cli_json("import-mmlu-pro:model-outputs-llama-2-7b-hf-5shots",
+                     "import-mmlu-pro:model-outputs-llama-2-13b-hf-5shots", "--data", folder,
+                     *MMLU_OPTIONS, cwd=tmp_path)
+    assert keyed == served
+
+    count = independent_count(raw_scores(LLAMA_7B), raw_scores(LLAMA_13B), ["category"])
+    assert_matches_count(frame, count, ["category"])
+    assert int(frame["n"].sum()) == 12_032
