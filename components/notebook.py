@@ -4,14 +4,17 @@ and nbconvert render), with the cells' table as the plain-text fallback.
 
 ``evalmaps.read(...)`` returns :class:`evalmaps.service.api.Results`, whose
 ``_ipython_display_`` names this module by string (as ``evalmaps serve`` names the web app):
-the domain package never imports ``components``.
+the domain package never imports ``components``. ``evalmaps.compare(...)`` returns a
+:class:`evalmaps.service.api.ComparisonFrame`, shown as Compare's three maps (A, B and B − A,
+on one colour range, outlined where distinguishable) above its table.
 """
 
 from __future__ import annotations
 
+from components.compare import compare_figures
 from components.heatmap import heatmap_figure
 from evalmaps.analysis.slicing import view_ranges, views_for
-from evalmaps.views.state import ViewState
+from evalmaps.views.state import DEFAULT_COMPARE_COLOR, ViewState
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 MAX_PANELS = 12  # a notebook cell of heatmaps; Browse (evalmaps.show) has the rest
@@ -43,3 +46,17 @@ def display_figure(results) -> None:
     if more > 0:
         display({"text/plain": f"… and {more} more panels: evalmaps.show(...) opens them all."},
                 raw=True)
+
+
+def display_comparison(made, frame) -> None:
+    """Show a comparison (:class:`evalmaps.service.api.Comparison` and its rows) in the
+    notebook: its sentences, the A, B and B − A maps as Compare draws them (a range shared by A
+    and B, values printed), then the table."""
+    from IPython.display import display
+
+    view = made.view
+    display({"text/plain": "\n".join(view.to_dict()["sentences"])}, raw=True)
+    for fig in compare_figures(view.alignment, DEFAULT_COMPARE_COLOR, True):
+        display({PLOTLY_MIME: fig,
+                 "text/plain": fig["layout"].get("title", {}).get("text", "")}, raw=True)
+    display(frame)

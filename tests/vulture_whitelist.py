@@ -45,3 +45,5 @@ n_clusters
 # the notebook (issue 40): IPython calls _ipython_display_, which names display_figure by string
 _ipython_display_  # evalmaps/service/api.py: Results in a notebook
 display_figure  # components/notebook.py: evalmaps.service.api.NOTEBOOK
+display_comparison  # components/notebook.py: evalmaps.service.api.NOTEBOOK_COMPARISON
+_constructor  # evalmaps/service/api.py: pandas' hook (ComparisonFrame's selections are DataFrames)

@@ -37,6 +37,7 @@ __all__ = ["Results", "compare", "rank", "read", "show"]
 
 PathLike = str | os.PathLike
 NOTEBOOK = "components.notebook:display_figure"  # a figure's display in a notebook
+NOTEBOOK_COMPARISON = "components.notebook:display_comparison"  # a comparison's
 
 
 class SideError(EvalmapsError, ValueError):
@@ -235,6 +236,22 @@ def compare_view(a: Side, b: Side, *, data: Sequence[PathLike] = (), k: int = 1,
     return _made(Catalog([paired.figure]), query, files=True)
 
 
+class ComparisonFrame(pd.DataFrame):
+    """What :func:`compare` returns: a pandas DataFrame (one row per cell) that, shown in a
+    notebook, draws the comparison as Compare does, its A, B and B − A maps above the table
+    (:data:`NOTEBOOK_COMPARISON`, named by string: the domain never imports ``components``).
+    Anything made from it (a selection, a sort) is a plain DataFrame."""
+
+    _metadata = ["_comparison"]
+
+    @property
+    def _constructor(self):
+        return pd.DataFrame
+
+    def _ipython_display_(self) -> None:
+        pkgutil.resolve_name(NOTEBOOK_COMPARISON)(self._comparison, pd.DataFrame(self))
+
+
 def compare(a: Side, b: Side, *, data: Sequence[PathLike] = (), k: int = 1,
             fix: Mapping[str, str] | None = None, ydim: str | None = None,
             xdim: str | None = None, avg: Iterable[str] = (), item: str | None = None,
@@ -251,12 +268,14 @@ def compare(a: Side, b: Side, *, data: Sequence[PathLike] = (), k: int = 1,
     ``FIGURE:DIM=LABEL``). ``k``: pass@k; ``fix``, ``ydim``, ``xdim``, ``avg``: the grid of two
     labels of a dimension, as ``/api/compare``'s ``<dim>=<label>``, ``ydim``, ``xdim``, ``avg``.
     ``frame.attrs`` holds the view's ``summary``, ``sentences``, ``warnings`` and the ``query``
-    ``/api/compare`` answers with the same numbers."""
+    ``/api/compare`` answers with the same numbers. In a notebook the frame shows as the three
+    maps of Compare above its table (:class:`ComparisonFrame`)."""
     options = table_options(item, correct, set, drop, rename)
     made = compare_view(a, b, data=data, k=k, fix=fix, ydim=ydim, xdim=xdim, avg=avg,
                         options=options)
     payload = made.view.to_dict()
-    out = compare_rows.frame(made.view, payload)
+    out = ComparisonFrame(compare_rows.frame(made.view, payload))
+    out._comparison = made
     out.attrs.update(summary=payload["summary"], sentences=payload["sentences"],
                      warnings=[*made.problems, *payload["warnings"]], query=made.query)
     return out

@@ -1,5 +1,6 @@
 """docs/notebook.ipynb runs from top to bottom on a real kernel (nbclient, ipykernel) and fails
-on any error; a figure shows as its heatmaps (Plotly's mime type), a comparison as its table.
+on any error; a figure shows as its heatmaps (Plotly's mime type), a comparison as Compare's
+three maps above its table.
 It reads the shared MMLU-Pro outputs as ``external/mmlu-pro`` beside it (skipped when absent)."""
 
 from __future__ import annotations
@@ -34,9 +35,11 @@ def test_the_notebook_runs_and_shows_heatmaps_and_tables(tmp_path, monkeypatch):
     shown = [o for cell in outputs for o in cell if o.output_type in ("display_data",
                                                                      "execute_result")]
     plots = [o for o in shown if PLOTLY in o.data]
-    assert len(plots) == 1  # the one model's figure: one panel, its heatmap
-    figure = plots[0].data[PLOTLY]
-    assert figure["data"][0]["type"] == "heatmap"
+    # the one model's figure (one panel, its heatmap), then the comparison: A, B and B - A
+    assert len(plots) == 4
+    assert all(o.data[PLOTLY]["data"][0]["type"] == "heatmap" for o in plots)
+    titles = [o.data[PLOTLY]["layout"]["title"]["text"] for o in plots[1:]]
+    assert titles[0].startswith("A · ") and titles[1].startswith("B · ") and "B − A" in titles[2]
     tables = [o for o in shown if "text/html" in o.data and "<table" in o.data["text/html"]]
     assert len(tables) >= 4  # cells, items, the comparison, the ranks
     printed = "".join(o.get("text", "") for cell in outputs for o in cell
