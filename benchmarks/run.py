@@ -41,9 +41,9 @@ from benchmarks import live as live_bench  # noqa: E402
 from benchmarks.server import Gunicorn, request, rss_mb  # noqa: E402
 from benchmarks.sweeps import Sweep, sweeps  # noqa: E402
 
-SECTIONS = ("load", "items", "rank", "callback", "payload", "paint", "transfer", "throughput",
+SECTIONS = ("load", "items", "rank", "cli", "callback", "payload", "paint", "transfer", "throughput",
             "soak", "uploads", "lighthouse", "live")
-OWN_DATA = {"soak", "uploads", "live", "rank"}  # sections that need none of the sweeps written
+OWN_DATA = {"soak", "uploads", "live", "rank", "cli"}  # sections that need none of the sweeps written
 SERVER_SECTIONS = {"callback", "payload", "paint", "transfer", "throughput", "lighthouse"}
 JSON = {"Content-Type": "application/json"}
 # the upload budget of the soak and uploads server, low on purpose: below what importing the
@@ -1409,6 +1409,59 @@ def section_rank(ctx: "Context") -> list[Row]:
     return [answer, memory]
 
 
+# ----------------------------------------------------------------------------- cli
+
+def section_cli(ctx: "Context") -> list[Row]:
+    """``evalmaps compare A B`` of two per-question files of 12,032 items each (MMLU-Pro's
+    shape: question_id, category, answer, pred; seeded), the whole command in a fresh process
+    (import both, pair them, test every cell, print the JSON), against ``evalmaps import`` of the
+    same two files as one figure in a fresh process (issue 40: at most 1.5x)."""
+    import json as json_module
+    import subprocess
+
+    items = 12_032 if not ctx.quick else 1_200
+    rng = np.random.default_rng(40)
+    files = []
+    for name, skill in (("base", 0.45), ("next", 0.5)):
+        right = rng.random(items) < skill
+        records = [{"question_id": q, "category": f"category-{q % 14:02d}", "answer": "A",
+                    "pred": "A" if ok else "B"} for q, ok in zip(range(items), right)]
+        path = ctx.tmp / f"cli-{name}.json"
+        path.write_text(json_module.dumps(records))
+        files.append(str(path))
+    options = ["--item", "question_id", "--correct", "pred=answer"]
+    commands = {
+        "compare": [sys.executable, "-m", "evalmaps.service.cli", "compare", *files, *options,
+                    "--format", "json"],
+        "import": [sys.executable, "-m", "evalmaps.service.cli", "import", *files, *options,
+                   "--set", "model={file}"]}
+    repeat = max(ctx.repeat, 3) if not ctx.quick else 1
+    row = Row(f"evalmaps compare of two files of {items:,} items (the whole command)", "s",
+              "≤ 1.5x" if not ctx.quick else "—",
+              within=ratio_at_most(1.5) if not ctx.quick else None)
+
+    def measure():
+        times: dict[str, list[float]] = {"compare": [], "import": []}
+        for _ in range(repeat):  # taken in turn, so that the machine's load weighs on both
+            for name, command in commands.items():
+                started = time.perf_counter()
+                done = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                                      cwd=ROOT)
+                times[name].append(time.perf_counter() - started)
+                if done.returncode != 0:
+                    raise RuntimeError(f"{name}: {done.stderr.strip()[-200:]}")
+        return median_of(times["compare"]), median_of(times["import"])
+
+    attempt(row, measure, ctx.log)
+    ctx.notes.append(f"cli: two seeded per-question JSON files of {items:,} items in 14 "
+                     f"categories; evalmaps compare A B --item question_id --correct pred=answer "
+                     f"--format json (import both, pair them, test 14 cells, print the JSON) "
+                     f"against evalmaps import A B --item question_id --correct pred=answer --set "
+                     f"model={{file}} (one figure of both), each a fresh process; medians of "
+                     f"{repeat} runs taken in turn.")
+    return [row]
+
+
 # ----------------------------------------------------------------------------- live
 
 def section_live(ctx: "Context") -> list[Row]:
@@ -1536,6 +1589,7 @@ def idle_cpu_row(ctx: "Context", server: Gunicorn, browser, fid: str) -> Row:
 
 
 SECTION_FUNCS = {"load": section_load, "items": section_items, "rank": section_rank,
+                 "cli": section_cli,
                  "callback": section_callback,
                  "payload": section_payload, "paint": section_paint, "transfer": section_transfer,
                  "throughput": section_throughput, "soak": section_soak,
