@@ -47,3 +47,8 @@ _ipython_display_  # evalmaps/service/api.py: Results in a notebook
 display_figure  # components/notebook.py: evalmaps.service.api.NOTEBOOK
 display_comparison  # components/notebook.py: evalmaps.service.api.NOTEBOOK_COMPARISON
 _constructor  # evalmaps/service/api.py: pandas' hook (ComparisonFrame's selections are DataFrames)
+
+# the reader protocol (issue 36): optional hooks read by name (evalmaps.readers.base.hook), and
+# the conformance suite a lab's tests subclass
+TABLE  # evalmaps/readers/csvfile.py, jsonl.py, parquet.py: the table readers' hook
+ReaderConformance  # evalmaps/readers/testing.py: subclassed by tests/unit/test_reader_conformance.py

@@ -33,6 +33,7 @@ from evalmaps.readers.base import (
     NotResults,
     Probe,
     Reading,
+    hook,
     short,
 )
 from evalmaps.readers.table import Imported, import_table
@@ -182,7 +183,7 @@ def read_source(file: str, data: bytes, from_search: bool, options: ImportOption
                 continue
             raise ImportFailed(not_known(probe), file=file)
         module = readers.reader(kind)
-        if getattr(module, "TABLE", False):  # read when it is known to be the one table
+        if hook(module, "TABLE"):  # read when it is known to be the one table
             found.tables.append((file, probe, kind))
             if not from_search:
                 found.given.append(file)
@@ -504,8 +505,9 @@ def combine(readings: list[Reading], name: str, options: ImportOptions | None = 
     for reading in readings:
         warnings.extend(reading.warnings)
     module = readers.reader(kind)
-    if hasattr(module, "join_items"):  # per-sample files named by the results beside them
-        module.join_items(readings, warnings)
+    join_items = hook(module, "join_items")
+    if join_items is not None:  # per-sample files named by the results beside them
+        join_items(readings, warnings)
     records = [(r.file, rec) for r in readings for rec in r.records]
     items = _items_of(readings)
     if items is not None:
@@ -543,7 +545,7 @@ def combine(readings: list[Reading], name: str, options: ImportOptions | None = 
     mapping = ImportOptions(format="tidy", x=options.x, y=options.y, replicate="",
                             metric="score", unit="", metric_range=None, order="natural")
     imported = import_table(frame, name, mapping, [])
-    order = getattr(readers.reader(kind), "order", None)
+    order = hook(readers.reader(kind), "order")
     if order is not None:  # the reader's natural order of a dimension's labels
         for d in dims:
             labels = imported.dims[d]
@@ -649,7 +651,7 @@ def _describe(imported: Imported, kind: str, readings: list[Reading], rows: list
         said.update(reading.metrics)
         notes += [n for n in reading.notes if n not in notes]
     # a reader may say the range its metric's values take (None: none); kept when every value fits
-    span_of = getattr(readers.reader(kind), "metric_range", lambda label: None)
+    span_of = hook(readers.reader(kind), "metric_range")
     # records without a metric dimension are of one metric: the one they name, else "score"
     labels = imported.dims.get("metric") or [rows[0].get("metric", "score")]
     metrics = {}

@@ -1,24 +1,10 @@
-"""What every reader shares: the protocol, the reading it returns, the options of an import and
-its one error.
+"""What every reader shares: the protocol (:class:`Reader`), the reading it returns, the options
+of an import and its one error.
 
-A reader is a module (listed in :data:`evalmaps.readers.KNOWN_READERS`) with:
-
-- ``NAME``: a short name (``"lm-eval"``), what :func:`evalmaps.readers.detect` answers;
-- ``DESCRIBES``: what it reads, in a few words, for the sentence that lists the formats read
-  (a table format's reader gives its format's name, ``"CSV"``, and sets ``TABLE = True``);
-- ``sniff(probe) -> bool``: whether these bytes are its format (cheap: a look at the first bytes,
-  the parsed JSON document or the zip's names, which :class:`Probe` computes once for all readers);
-- ``read(probe, file, options, max_bytes) -> Reading``: what the file holds.
-
-A :class:`Reading` holds one of three things: ``records`` (an evaluation tool's results: values
-with their coordinates, combined with other files' by :mod:`evalmaps.catalog.imports`), a
-``table`` of texts (one table: one figure, shaped by :mod:`evalmaps.readers.table`) or
-``members`` (an archive's files, each read in turn). A results reader also has ``TOOL`` and
-``TOOL_FILES`` (its files' name, one and many) and ``layout(records, warnings) -> dims``: the
-figure's dimensions, facets first and then y and x. It may also say the range a metric's values
-take, ``metric_range(label) -> (lo, hi) | None`` (kept when every value of the import fits), and
-the order of a dimension's labels, ``order(dim, labels, records) -> labels`` (else: natural
-order, :func:`evalmaps.core.text.natural_key`).
+A reader is a module (or any object) with the members :class:`Reader` names; the registry,
+:mod:`evalmaps.readers`, lists the built-in ones and adds a lab's (an entry point, or
+:func:`evalmaps.readers.register_reader`). :mod:`evalmaps.readers.testing` is the suite a reader
+runs to show that it conforms.
 """
 
 from __future__ import annotations
@@ -31,6 +17,7 @@ import zipfile
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import PurePosixPath
+from typing import Any, Protocol, runtime_checkable
 
 import pandas as pd
 
@@ -283,3 +270,117 @@ def runs_differ(records: list[tuple[str, dict]], dims: list[str]) -> bool:
         if seen.setdefault(key, given) != given:
             return True
     return False
+
+
+# ------------------------------------------------------------------------------ the protocol
+
+@runtime_checkable
+class Reader(Protocol):
+    """A reader of one file format: a module (or any object) with these four members.
+
+    - ``NAME``: a short name (``"lm-eval"``), what :func:`evalmaps.readers.detect` answers and
+      the name it is registered under;
+    - ``DESCRIBES``: what it reads, in a few words, for the sentence that lists the formats read
+      (:func:`evalmaps.readers.described`; a table format's reader gives its format's name,
+      ``"CSV"``, and sets ``TABLE = True``);
+    - ``sniff(probe) -> bool``: whether these bytes are its format. Cheap (a look at
+      ``probe.head``, the parsed ``probe.doc`` or ``probe.zip_names``, which :class:`Probe`
+      works out once for all readers), and it never raises, whatever the bytes;
+    - ``read(probe, file, options=None, max_bytes=DEFAULT_MAX_BYTES) -> Reading``: what the file
+      holds (``options``: the import's :class:`ImportOptions`, ``max_bytes``: the most text an
+      import may hold, None for no limit). A file of its format that it cannot read raises
+      :class:`ImportFailed`, whose message says why and what to do; never another error.
+
+    A :class:`Reading` holds one of four things: ``records`` (an evaluation tool's results:
+    values with their coordinates, combined with other files' by
+    :mod:`evalmaps.catalog.imports`), ``items`` (per-item records, :mod:`evalmaps.readers.items`),
+    a ``table`` of texts (one table: one figure, shaped by :mod:`evalmaps.readers.table`) or
+    ``members`` (an archive's files, each read in turn).
+
+    Optional hooks (:data:`HOOKS` gives the default the catalog uses when one is absent, and
+    :func:`hook` looks one up):
+
+    - ``TABLE: bool``: its file is one table (CSV, Parquet, JSON Lines), shaped as a whole;
+    - ``TOOL: str`` and ``TOOL_FILES: str``: its files' name, one and many (``"lm-evaluation-
+      harness results"``, ``"... results files"``), as messages name them; a reader of results
+      (one whose readings hold records) has both, and ``layout``;
+    - ``layout(records, name, warnings) -> list[str]``: the figure's dimensions, facets first
+      and then y and x (``records``: ``(file, record)`` pairs; ``name``: the import's name;
+      ``warnings``: a list to append to);
+    - ``FIRST_BYTES: tuple[bytes, ...]``: what its files can start with (after a BOM and blank
+      space); bytes that start otherwise are not offered to its ``sniff``. Absent: it is always
+      asked. The built-in readers' are in :data:`evalmaps.readers.FIRST_BYTES`, so that a
+      built-in reader is not imported to learn them;
+    - ``READS_AS: str``: the name of the reader whose records its readings combine with (its
+      ``Reading.reader``: lm-eval-samples' are read as lm-eval's);
+    - ``order(dim, labels, records) -> list[str]``: the order of a dimension's labels (default:
+      natural order, :func:`evalmaps.core.text.natural_key`);
+    - ``metric_range(label) -> tuple[float, float] | None``: the range a metric's values take,
+      kept when every value of the import fits (default: none known);
+    - ``join_items(readings, warnings) -> None``: joins the per-item readings of a folder to the
+      results files beside them (lm-eval's samples to its results), in place (default: nothing
+      joined).
+    """
+
+    NAME: str
+    DESCRIBES: str
+
+    def sniff(self, probe: Probe) -> bool: ...
+
+    def read(self, probe: Probe, file: str, options: ImportOptions | None = None,
+             max_bytes: int | None = DEFAULT_MAX_BYTES) -> Reading: ...
+
+
+def _no_range(label: str) -> tuple[float, float] | None:
+    return None
+
+
+# the optional hooks, each with what the catalog does when a reader has none
+HOOKS: dict[str, Any] = {
+    "TABLE": False,  # records, items or an archive, not one table
+    "TOOL": None,  # required of a reader of results
+    "TOOL_FILES": None,  # required of a reader of results
+    "layout": None,  # required of a reader of results
+    "FIRST_BYTES": None,  # always asked
+    "READS_AS": None,  # its readings are its own (Reading.reader is its NAME)
+    "order": None,  # natural order
+    "metric_range": _no_range,  # no range known
+    "join_items": None,  # nothing joined
+}
+RESULTS_HOOKS = ("TOOL", "TOOL_FILES", "layout")
+REQUIRED = ("NAME", "DESCRIBES", "sniff", "read")
+
+
+def hook(reader, name: str) -> Any:
+    """``reader``'s hook ``name`` (one of :data:`HOOKS`), or its default when it has none."""
+    if name not in HOOKS:
+        raise KeyError(f"{name!r} is no reader hook; the hooks are {', '.join(HOOKS)}")
+    return getattr(reader, name, HOOKS[name])
+
+
+def nonconformance(reader) -> str | None:
+    """What keeps ``reader`` from being a :class:`Reader`, in a sentence (None: nothing)."""
+    problems = [f"no {m}" for m in REQUIRED if not hasattr(reader, m)]
+    problems += [f"a {m} that is not a non-empty text" for m in ("NAME", "DESCRIBES")
+                 if hasattr(reader, m) and not (isinstance(getattr(reader, m), str)
+                                               and getattr(reader, m).strip())]
+    problems += [f"a {m} that is not callable" for m in ("sniff", "read")
+                 if hasattr(reader, m) and not callable(getattr(reader, m))]
+    given = [h for h in RESULTS_HOOKS if getattr(reader, h, None) is not None]
+    if given and len(given) < len(RESULTS_HOOKS):
+        problems.append(f"{' and '.join(given)} without "
+                        f"{' and '.join(h for h in RESULTS_HOOKS if h not in given)} "
+                        f"(a reader of results has all three)")
+    for h in ("layout", "order", "metric_range", "join_items"):
+        if getattr(reader, h, None) is not None and not callable(getattr(reader, h)):
+            problems.append(f"a {h} that is not callable")
+    starts = getattr(reader, "FIRST_BYTES", None)
+    if starts is not None and not (isinstance(starts, tuple) and starts
+                                   and all(isinstance(s, bytes) and s for s in starts)):
+        problems.append("a FIRST_BYTES that is not a tuple of byte strings")
+    if not problems:
+        return None
+    listed = ", ".join(problems[:-1]) + " and " + problems[-1] if len(problems) > 1 else problems[0]
+    return (f"it has {listed}. "
+            f"A reader needs NAME and DESCRIBES (texts), sniff(probe) and read(probe, file, "
+            f"options, max_bytes): see evalmaps.readers.base.Reader.")
