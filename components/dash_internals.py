@@ -235,3 +235,18 @@ def title_callback_on_change(app: dash.Dash) -> None:
         return register(function, *args, **kwargs)
 
     app.clientside_callback = clientside_callback
+
+
+# ------------------------------------------------------------------------ the test suite
+
+
+def number_test_servers_from(port: int) -> None:
+    """Number the ports of dash[testing]'s servers (``dash_duo``'s app, one per test) from
+    ``port`` in this process: dash[testing] counts them from 8050 in every process, so under
+    pytest-xdist two workers' tests would ask for the same port, and a test's browser could be
+    served by the other worker's app. The suite's conftest gives each worker a range of its own.
+    Reaches ``BaseDashRunner._next_port`` (dash.testing.application_runners): it buys a suite
+    on every core (pytest-xdist), measured in docs/testing.md."""
+    from dash.testing.application_runners import BaseDashRunner
+
+    BaseDashRunner._next_port = port

@@ -26,9 +26,9 @@ def pytest_configure(config):
     if worker.startswith("gw") and worker[2:].isdigit():
         # dash[testing] numbers its servers' ports from 8050 in each process: each worker
         # takes a range of its own, so that no test's browser ever asks another worker's app
-        from dash.testing.application_runners import BaseDashRunner
+        from components.dash_internals import number_test_servers_from
 
-        BaseDashRunner._next_port = 20000 + 500 * int(worker[2:])
+        number_test_servers_from(20000 + 500 * int(worker[2:]))
 
 
 def _browser_available() -> bool:

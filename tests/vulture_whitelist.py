@@ -52,3 +52,6 @@ _constructor  # evalmaps/service/api.py: pandas' hook (ComparisonFrame's selecti
 # the conformance suite a lab's tests subclass
 TABLE  # evalmaps/readers/csvfile.py, jsonl.py, parquet.py: the table readers' hook
 ReaderConformance  # evalmaps/readers/testing.py: subclassed by tests/unit/test_reader_conformance.py
+# the suite on every core: tests/conftest.py numbers each xdist worker's dash[testing] servers
+number_test_servers_from  # components/dash_internals.py, called from tests/conftest.py
+_next_port  # components/dash_internals.py: dash[testing]'s BaseDashRunner reads it

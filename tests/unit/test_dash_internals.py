@@ -431,6 +431,19 @@ def uses() -> dict[str, list[tuple[int, str]]]:
     return out
 
 
+def test_number_test_servers_from_sets_the_next_dash_testing_port():
+    from dash.testing.application_runners import BaseDashRunner, ThreadedRunner
+
+    before = BaseDashRunner._next_port
+    try:
+        di.number_test_servers_from(23456)
+        assert BaseDashRunner._next_port == 23456
+        # the threaded runner (dash_duo's) takes its port from there when given none
+        assert "_next_port" in inspect.getsource(ThreadedRunner.start)
+    finally:
+        BaseDashRunner._next_port = before
+
+
 def test_no_private_dash_or_plotly_name_in_tests_benchmarks_or_scripts():
     members = _private_members()
     unexpected = [f"{path.relative_to(ROOT).as_posix()}:{line}: {what}"
