@@ -463,6 +463,8 @@ INPUTS.update(selected="records", k="number", typed="text", searched="text")
 INPUTS.update(live="any", drawn_live="text", pathname="text", map_ids="any")
 # the Data page's list of the figures one upload kept (their ids); its columns to leave out
 INPUTS.update(kept="texts", drop="text")
+# the items' column standard errors are clustered by (Compare's menu, the Data page's field)
+INPUTS.update(cluster="text")
 
 
 def _fits(name: str, value) -> bool:

@@ -76,6 +76,7 @@ from evalmaps.views import CompareView
 from evalmaps.views.state import (
     DEFAULT_COMPARE_COLOR,
     CompareState,
+    compare_clusters,
     compare_max_k,
     parse_compare_state,
 )
@@ -143,6 +144,27 @@ def _graph(side: str, figure):
         html.Div(id=mark_id(side), className="compare-mark", style=HIDDEN),
         name="B − A" if side == "delta" else f"Map {side.upper()}", live=False,
         missing="not comparable" if side == "delta" else NOT_REPORTED, className="compare-map")
+
+
+def cluster_options(kept) -> list[dict]:
+    """The standard errors' menu: not clustered, or clustered by a column both sides' items
+    keep (an import's --cluster COL)."""
+    return [{"label": "Not clustered", "value": ""},
+            *({"label": f"Clustered by {c}", "value": c} for c in kept)]
+
+
+def cluster_menu(options: list[dict], value: str) -> dbc.Col:
+    """Which standard error B − A's hover, readout and tests use (URL ``cluster``), shown only
+    where both sides' items keep a cluster column."""
+    return dbc.Col(html.Div([
+        dbc.Label("Standard errors", html_for="compare-cluster",
+                  className="small fw-semibold mb-1"),
+        dcc.Dropdown(id="compare-cluster", options=options, value=value, clearable=False,
+                     searchable=False),
+    ], title="Items of one cluster (a passage, a source data set) are not independent: "
+             "clustered standard errors count each cluster once (Miller, 2024)"),
+        md=2, className="mb-2", id="compare-cluster-col",
+        style=None if len(options) > 1 else HIDDEN)
 
 
 def menu(component_id: str, options: list[dict], value: str, **props) -> dcc.Dropdown:
@@ -231,6 +253,7 @@ def layout(uploads=None, **query):
             labelled("Colour scale (A and B)", scale_control("compare-scale", state.scale),
                      width=3),
             k_menu(PAGE, values["k_most"], state.k),
+            cluster_menu(values["cluster_options"], values["cluster"]),
         ], className="g-3 align-items-start controls-row")]),
         html.Div(values["error"], id="compare-error"),
         html.Div([
@@ -258,6 +281,8 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
     most = compare_max_k(catalog, state.a, state.b)
     k = state.k if state.k <= most else 1
     at_k = catalog_at(catalog, k)  # at k > 1 every side's cells are the pass@k of their items
+    kept = () if state.averaged else compare_clusters(catalog, state.a, state.b)
+    cluster = state.cluster if state.cluster in kept else None
     try:
         a_side, b_side = resolve_pair(at_k, state.a, state.b, **state.grid_args())
         if state.pct:  # fractions written as percent (each side that holds fractions)
@@ -283,6 +308,8 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         "readout": READOUT_HINT,
         "k": k, "k_most": most, "k_options": k_options(most),
         "k_style": None if most > 1 else HIDDEN,
+        "cluster": cluster or "", "cluster_options": cluster_options(kept),
+        "cluster_style": None if kept else HIDDEN,
         "by_options": by_options(catalog.figure(a_figure) if a_figure in catalog else None),
         **_side_menus(catalog, state, a_side, derived),
     }
@@ -291,7 +318,7 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
             raise CompareError(failed)
         if a_side is None or b_side is None:
             raise CompareError("Pick panels A and B.")
-        view = CompareView.of_sides(at_k, a_side, b_side, k)  # as /compare.json's
+        view = CompareView.of_sides(at_k, a_side, b_side, k, cluster)  # as /compare.json's
     except CompareError as exc:
         return {**out, "error": dbc.Alert(str(exc), color="danger", className="py-2",
                                           id="compare-error-alert"),
@@ -396,6 +423,9 @@ OUT = Outputs(
     k=Output("compare-k", "value"),
     k_options=Output("compare-k", "options"),
     k_style=Output("compare-k-col", "style"),
+    cluster=Output("compare-cluster", "value"),
+    cluster_options=Output("compare-cluster", "options"),
+    cluster_style=Output("compare-cluster-col", "style"),
     mean=Output("compare-mean", "value"),
     problems=Output("compare-problems", "children"),
     error=Output("compare-error", "children"),
@@ -429,11 +459,12 @@ OUT = Outputs(
     figure_options=[Output(menu_id, "options") for menu_id in FIGURE_MENUS],
 )
 CONTROLS = ("a", "b", "a_figure", "b_figure", "color", "show_values", "scale", "pct", "mean",
-            "mean_figure", "mean_options", "by", "ydim", "xdim", "k")  # written only if they change
+            "mean_figure", "mean_options", "by", "ydim", "xdim", "k",
+            "cluster")  # written only if they change
 SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading", "text", "cells",
          "readout", "held", "graph_styles", "maps_class", "legend", "cards", "by_options",
          "a_label", "b_label", "b_figure_disabled", "grid_style", "ydim_options", "xdim_options",
-         "mean_style", "k_options", "k_style")
+         "mean_style", "k_options", "k_style", "cluster_options", "cluster_style")
 REST = {"type": "compare-rest", "dim": ALL}
 
 
@@ -454,6 +485,7 @@ REST = {"type": "compare-rest", "dim": ALL}
             scale=State("compare-scale", "value"),
             pct=Input("compare-pct", "value"),
             k=Input("compare-k", "value"),
+            cluster=Input("compare-cluster", "value"),
             mean=State("compare-mean", "value"),
             mean_figure=State("compare-mean-figure", "value"),
             by=Input("compare-by", "value"),

@@ -37,7 +37,7 @@ cell_values  # evalmaps/catalog/items.py: ItemRecords.cell_values (tests/unit/te
 paired_text  # components/compare.py: a cell's paired line as hover and readout write it (browser test)
 figure_at  # evalmaps/catalog/items.py: a figure at pass@k, for the k menu (the itemsui helper wires it)
 reads  # evalmaps/service/live.py FolderReader: files read so far (test_live: only changes are read)
-a_se  # evalmaps/analysis/paired.py: Paired's fields reach the API through asdict
+a_se, a_se_clustered, b_se_clustered  # evalmaps/analysis/paired.py: Paired's fields reach the API through asdict
 b_se
 se_diff_clustered
 n_clusters

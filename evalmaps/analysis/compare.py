@@ -691,6 +691,7 @@ class Alignment:
     # the paired test on common items (:func:`with_paired`): {(i, j): Paired}; None: not asked
     paired: dict | None = None
     k: int = 1  # the pass@k the paired test follows
+    cluster: str | None = None  # the items' cluster column the standard errors are clustered by
 
     @property
     def paired_indistinct(self) -> np.ndarray:
@@ -861,29 +862,58 @@ def compatible(a: ComparePanel, b: ComparePanel) -> bool:
     return True
 
 
-def compare(catalog: Catalog, a_ref: str, b_ref: str, k: int = 1, **grid) -> Alignment:
+def compare(catalog: Catalog, a_ref: str, b_ref: str, k: int = 1, cluster: str | None = None,
+            **grid) -> Alignment:
     """A and B aligned: panels, means, or two labels of a dimension (``grid``: the keywords of
-    :func:`resolve_pair`), with the paired test where both have items (:func:`with_paired`)."""
-    return with_paired(align(*resolve_pair(catalog, a_ref, b_ref, **grid)), k)
+    :func:`resolve_pair`), with the paired test where both have items (:func:`with_paired`),
+    its standard errors clustered by the items' column ``cluster`` when given."""
+    return with_paired(align(*resolve_pair(catalog, a_ref, b_ref, **grid)), k, cluster)
 
 
-def _item_cells(side: ComparePanel) -> dict:
+def _item_cells(side: ComparePanel, cluster: str | None = None) -> dict:
     """A side's items per cell of its grid, keyed by its (row, column) labels (one query)."""
-    return side.items.cells(dict(side.item_fixed), side.item_by)
+    return side.items.cells(dict(side.item_fixed), side.item_by, cluster)
 
 
-def with_paired(al: Alignment, k: int = 1) -> Alignment:
+def cluster_problem(al: Alignment, cluster: str) -> str | None:
+    """Why A and B's items cannot be clustered by ``cluster`` (one or two sentences naming the
+    fix), None when both sides keep that column."""
+    for name, side in (("A", al.a), ("B", al.b)):
+        if side.items is None:
+            what = ("a mean of panels" if side.is_mean else "averaged over "
+                    + side.averaged_over if side.n_averaged is not None else
+                    "a figure without per-item records")
+            return (f"cluster={fmt.clip(cluster)} clusters the standard errors of per-item "
+                    f"records, and {name} ({what}) has none. Leave cluster out, or compare "
+                    "sides with per-item records.")
+        kept = side.items.clusters
+        if cluster not in kept:
+            have = (f"its items keep the cluster column{'s' * (len(kept) > 1)} "
+                    f"{', '.join(kept)}" if kept else "its items keep no cluster column")
+            return (f"{name}'s items have no cluster column '{fmt.clip(cluster)}' ({have}). "
+                    f"Import them with --cluster {fmt.clip(cluster)}, or leave cluster out.")
+    return None
+
+
+def with_paired(al: Alignment, k: int = 1, cluster: str | None = None) -> Alignment:
     """``al`` with the paired test of every common cell both sides have items for, on the items
     both have (:func:`evalmaps.analysis.paired.paired_grid`: exact McNemar or the sign-flip
     test, none below its smallest n; Benjamini-Hochberg over the cells tested), at
     pass@``k``. A side without items (a mean, an averaged label, a figure without per-item
     records) leaves every cell untested:
-    ``paired`` is then {} (and stays None on the alignment only before this is called)."""
+    ``paired`` is then {} (and stays None on the alignment only before this is called).
+    ``cluster``: the items' column their standard errors are clustered by (both sides must keep
+    it: :func:`cluster_problem`, else a :class:`CompareError`)."""
     if not isinstance(k, int) or k < 1:
         raise CompareError(f"k must be a whole number of at least 1, not {fmt.clip(str(k))}.")
+    if cluster is not None:
+        problem = cluster_problem(al, cluster)
+        if problem is not None:
+            raise CompareError(problem)
     if al.a.items is None or al.b.items is None:
         return replace(al, paired={}, k=k)
-    a_cells, b_cells = _item_cells(al.a), _item_cells(al.b)
+    al = replace(al, cluster=cluster)
+    a_cells, b_cells = _item_cells(al.a, cluster), _item_cells(al.b, cluster)
     one_row = al.y.name == ONE_ROW
     at = {}
     for i, j in zip(*np.nonzero(al.common)):
@@ -983,7 +1013,8 @@ def summary(al: Alignment) -> dict:
 TEST_NAMES = {"mcnemar": "exact McNemar test",
               "sign-flip": "exact sign-flip permutation test",
               "sign-flip-normal": "sign-flip permutation test (normal approximation)",
-              "none": "no test"}
+              "none": "no test",
+              "clustered": "Wald test on the clustered standard error"}
 
 
 def paired_summary(al: Alignment) -> dict:
@@ -1048,7 +1079,8 @@ def paired_sentence(al: Alignment, s: dict) -> str:
             f"{'is' if unclear == 1 else 'are'} not distinguishable{untested}.")
 
 
-PAIRED_NAMES = ("exact McNemar", "exact sign-flip", "sign-flip, normal approx.", "no test")
+PAIRED_NAMES = ("exact McNemar", "exact sign-flip", "sign-flip, normal approx.", "no test",
+                "Wald on the clustered SE")
 """The paired tests' short names, in the order of :data:`evalmaps.analysis.paired.TESTS`."""
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from evalmaps.analysis import power
 from evalmaps.analysis.paired import bootstrap_mean_interval, item_values, seed_of_items, wilson
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import Figure, Metric
@@ -152,6 +153,33 @@ def item_intervals(items, fixed: dict, by: tuple[str, str], y_labels, x_labels, 
                 lo[i, j], hi[i, j] = bootstrap_mean_interval(item_values(cell, k),
                                                              seed_of_items(cell.items))
     return lo, hi
+
+
+def item_errors(items, fixed: dict, by: tuple[str, str], y_labels, x_labels, k: int = 1,
+                cluster: str | None = None) -> dict[str, np.ndarray]:
+    """Each cell's standard errors from its per-item records (one query for the grid), of
+    each item's score at ``k`` (:func:`evalmaps.analysis.paired.item_values`): ``se``
+    (``sqrt(s² / n)``) and, with ``cluster`` (a column the records keep), ``se_clustered`` and
+    ``n_clusters`` (:mod:`evalmaps.analysis.power`). NaN where a cell has no items, or too few
+    (fewer than 2 items; fewer than 2 clusters)."""
+    shape = (len(y_labels), len(x_labels))
+    out = {"se": np.full(shape, np.nan)}
+    if cluster is not None:
+        out["se_clustered"], out["n_clusters"] = np.full(shape, np.nan), np.full(shape, np.nan)
+    cells = items.cells(fixed, by, cluster)
+    for i, y in enumerate(y_labels):
+        for j, x in enumerate(x_labels):
+            cell = cells.get((y, x))
+            if cell is None or not len(cell):
+                continue
+            values = item_values(cell, k)
+            se = power.se(values)
+            out["se"][i, j] = np.nan if se is None else se
+            if cluster is not None:
+                clustered, groups = power.clustered_se(values, cell.clusters)
+                out["se_clustered"][i, j] = np.nan if clustered is None else clustered
+                out["n_clusters"][i, j] = groups
+    return out
 
 
 def view_intervals(view, items=None, k: int = 1) -> tuple[np.ndarray, np.ndarray]:

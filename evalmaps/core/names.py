@@ -44,6 +44,9 @@ QUERY_KEYS: dict[str, tuple[str, str]] = {
                                          "scores, texts)"),
     "k": ("/, /trends, /compare, cells, trends, compare and compare items API",
           "pass@k where items have several samples (1 to n; default 1)"),
+    "cluster": ("/compare, cells and compare API",
+                "standard errors clustered by this column of the per-item records (an import's "
+                "--cluster COL)"),
     "format": ("cells API", "json (default), csv, or latex or markdown (one panel as a table)"),
 }
 CELL_COLUMNS = ("value", "sd", "n", "se")  # columns of a tidy file that are not dimensions

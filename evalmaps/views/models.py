@@ -117,25 +117,43 @@ def slice_state(figure: Figure, filters: dict[str, set[str]], query: Query) -> V
     return replace(state, rows=rows, x_range=page.x_range, sort=page.sort, top=page.top)
 
 
-def view_cells(views: list[PanelView], present_only: bool = False) -> list[dict]:
+def view_cells(views: list[PanelView], present_only: bool = False,
+               errors: Mapping[str, dict] | None = None) -> list[dict]:
     """The cells of panel views in display order (panels, rows top to bottom, columns left to
     right): ``{<dim>: label, ..., "value": number or None}``, plus ``sd``, ``n`` and ``se`` when
-    the figure has them. ``present_only``: only the cells the source reports."""
+    the figure has them. ``present_only``: only the cells the source reports. ``errors``: each
+    panel's standard errors from its items (keyed by panel key:
+    :func:`evalmaps.analysis.uncertainty.item_errors`): ``se`` where the source gives none, and
+    ``se_clustered`` and ``n_clusters`` when clustered."""
     out = []
     if not views:
         return out
     spec = views[0].spec
+    errors = errors or {}
     has_sd = any(v.panel.sd is not None for v in views)
     has_n = any(v.panel.n is not None for v in views)
-    has_se = any(v.panel.se is not None for v in views)
+    has_se = any(v.panel.se is not None for v in views) or bool(errors)
+    clustered = any("se_clustered" in e for e in errors.values())
     for view in views:
         keep = np.isfinite(view.z) if present_only else np.ones(view.z.shape, dtype=bool)
         rows, cols = np.nonzero(keep)
         values = view.z[rows, cols].tolist()
         sds = view.sd[rows, cols].tolist() if view.sd is not None else [None] * len(values)
         ns = view.n[rows, cols].tolist() if view.n is not None else [None] * len(values)
-        ses = view.se[rows, cols].tolist() if view.se is not None else [None] * len(values)
-        for i, j, value, sd, n, se in zip(rows.tolist(), cols.tolist(), values, sds, ns, ses):
+        se_grid = view.se
+        mine = errors.get(view.panel.key, {})
+        if "se" in mine:  # the source's where it gives one, else the items'
+            se_grid = mine["se"] if se_grid is None else np.where(np.isfinite(se_grid), se_grid,
+                                                                   mine["se"])
+        ses = se_grid[rows, cols].tolist() if se_grid is not None else [None] * len(values)
+        extra = [{"se_clustered": _number(mine["se_clustered"][i, j]),
+                  "n_clusters": None if not np.isfinite(mine["n_clusters"][i, j])
+                  else int(mine["n_clusters"][i, j])} if "se_clustered" in mine else
+                 {"se_clustered": None, "n_clusters": None}
+                 for i, j in zip(rows.tolist(), cols.tolist())] if clustered else \
+            [{}] * len(values)
+        for i, j, value, sd, n, se, more in zip(rows.tolist(), cols.tolist(), values, sds, ns,
+                                                ses, extra):
             cell = {**view.panel.facets, spec.y: view.y_labels[i], spec.x: view.x_labels[j],
                     "value": _number(value)}
             if has_sd:
@@ -144,8 +162,36 @@ def view_cells(views: list[PanelView], present_only: bool = False) -> list[dict]
                 cell["n"] = _number(n)
             if has_se:
                 cell["se"] = _number(se)
+            cell.update(more)
             out.append(cell)
     return out
+
+
+def item_errors_of(figure: Figure, views: list[PanelView], query: Query) -> dict[str, dict]:
+    """Each view's standard errors from the figure's items (keyed by panel key), at the
+    query's ``k`` and clustered by its ``cluster``; {} for a figure without items. A
+    ``cluster`` the items do not keep is a :class:`BadQuery` naming the ones they do."""
+    cluster = query_cluster(query)
+    records = getattr(figure, "items", None)
+    if records is None:
+        if cluster is not None:
+            raise BadQuery(f"cluster={fmt.clip(cluster, MAX_QUOTED)} clusters the standard "
+                           f"errors of per-item records, and figure '{figure.id}' keeps none. "
+                           "Leave cluster out.")
+        return {}
+    if cluster is not None and cluster not in records.clusters:
+        kept = records.clusters
+        raise BadQuery(f"The items of figure '{figure.id}' have no cluster column "
+                       f"'{fmt.clip(cluster, MAX_QUOTED)}' ("
+                       + (f"they keep {', '.join(kept)}" if kept else "they keep none")
+                       + f"). Import them with --cluster {fmt.clip(cluster, MAX_QUOTED)}, or "
+                       "leave cluster out.")
+    k = 1 if "k" in figure.spec.dims else _k(query)
+    spec = figure.spec
+    return {view.panel.key: stderr.item_errors(records, dict(view.panel.facets),
+                                               (spec.y, spec.x), view.y_labels, view.x_labels,
+                                               k, cluster)
+            for view in views}
 
 
 def _figure_of(catalog: Catalog, query: Query) -> Figure:
@@ -176,7 +222,7 @@ class BrowseView:
         read."""
         filters = parse_filters(figure, query)
         views, _ = views_for(figure, slice_state(figure, filters, query), filters.get(figure.spec.x))
-        return cls(figure, tuple(view_cells(views)))
+        return cls(figure, tuple(view_cells(views, errors=item_errors_of(figure, views, query))))
 
     def to_dict(self) -> dict:
         spec = self.figure.spec
@@ -272,6 +318,19 @@ def _k(query: Query) -> int:
     return int(text)
 
 
+def query_cluster(query: Query) -> str | None:
+    """The ``cluster`` a query names (the items' column their standard errors are clustered
+    by; None: not clustered); two, or an empty one, is a :class:`BadQuery`."""
+    given = as_list(query.get("cluster")) or []
+    if not given:
+        return None
+    if len(given) > 1 or not given[0].strip():
+        raise BadQuery(f"cluster takes one column of the per-item records (an import's "
+                       f"--cluster COL, such as cluster=src), not "
+                       f"'{fmt.clip(', '.join(given), MAX_QUOTED)}'.")
+    return given[0].strip()
+
+
 def compare_refs(catalog: Catalog, query: Query) -> tuple[str, str]:
     """A and B of a compare query: ``a`` and ``b``, or neither for the default pair (of the
     ``figure`` the query names, else the catalog's). Anything else is a ``CompareError``."""
@@ -331,16 +390,19 @@ class CompareView:
                                          "give a and b as <figure>:<dimension>=<label>.")
         # a figure's own dimension k (pass@k importers make one) takes k= as its label
         k = 1 if labelled is not None and "k" in figure.spec.dims else _k(query)
-        return cls.of_sides(catalog, *comparing.resolve_pair(catalog, a_ref, b_ref, **grid), k)
+        return cls.of_sides(catalog, *comparing.resolve_pair(catalog, a_ref, b_ref, **grid), k,
+                            query_cluster(query))
 
     @classmethod
     def of_sides(cls, catalog: Catalog, a: comparing.ComparePanel, b: comparing.ComparePanel,
-                 k: int = 1) -> CompareView:
+                 k: int = 1, cluster: str | None = None) -> CompareView:
         """The view of two resolved sides (:func:`~evalmaps.analysis.compare.resolve_pair`, of
-        ``catalog`` at pass@``k``): aligned, with the paired tests at ``k``. The Compare page
-        makes its sides from its state, and keeps them for its menus when they do not align."""
-        al = comparing.with_paired(comparing.align(a, b), k)
-        state = CompareState(al.a.ref, al.b.ref, k=k)
+        ``catalog`` at pass@``k``): aligned, with the paired tests at ``k`` and their standard
+        errors clustered by the items' column ``cluster`` (a side without it: a 400). The
+        Compare page makes its sides from its state, and keeps them for its menus when they do
+        not align."""
+        al = comparing.with_paired(comparing.align(a, b), k, cluster)
+        state = CompareState(al.a.ref, al.b.ref, k=k, cluster=cluster)
         if al.a.grid is not None:
             state = grid_state(state, al.a.grid, catalog.figure(al.a.figure_ids[0]).spec)
         url = "/compare" + replace(state, k=1).to_query(comparing.default_pair(catalog))

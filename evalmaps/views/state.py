@@ -28,6 +28,7 @@ from evalmaps.analysis.compare import (
     LabelGrid,
     default_pair,
     figure_of,
+    is_derived,
     is_label_ref,
     label_grid,
     label_ref,
@@ -451,6 +452,7 @@ class CompareState:
     fixed: tuple[tuple[str, str], ...] = ()
     averaged: tuple[str, ...] = ()
     k: int = 1  # pass@k where both sides' items have several samples
+    cluster: str | None = None  # the items' column the standard errors are clustered by
 
     @property
     def labels(self) -> bool:
@@ -474,6 +476,8 @@ class CompareState:
             pairs.append(("pct", "1"))
         if self.k != 1:
             pairs.append(("k", str(self.k)))
+        if self.cluster:
+            pairs.append(("cluster", self.cluster))
         return "?" + urlencode(pairs, safe=":(),=/") if pairs else ""
 
 
@@ -589,7 +593,35 @@ def parse_compare_state(query: Query, catalog: Catalog) -> CompareState:
                                " (these sides have no such items)") + "; using k=1.")
         else:
             state = replace(state, k=asked)
+    cluster = first(query.get("cluster"))
+    if cluster:
+        kept = () if state.averaged else compare_clusters(catalog, state.a, state.b)
+        if cluster in kept:
+            state = replace(state, cluster=cluster)
+        else:
+            problems.append(f"cluster={fmt.clip(cluster)}: the standard errors can be clustered "
+                            "only by a column both sides' per-item records keep (an import's "
+                            "--cluster COL)" + (f": here {', '.join(kept)}" if kept else
+                                                 ", and these sides keep none")
+                            + "; not clustered.")
     return replace(state, problems=tuple(problems))
+
+
+def compare_clusters(catalog: Catalog, a: str, b: str) -> tuple[str, ...]:
+    """The cluster columns both sides' per-item records keep (a mean of panels keeps none)."""
+    kept = None
+    for ref in (a, b):
+        if is_derived(ref):
+            return ()
+        figure_id = figure_of(ref)
+        if figure_id not in catalog:
+            return ()
+        records = getattr(catalog.figure(figure_id), "items", None)
+        if records is None:
+            return ()
+        mine = records.clusters
+        kept = mine if kept is None else tuple(c for c in kept if c in mine)
+    return kept or ()
 
 
 def _has_dim_k(catalog: Catalog, ref: str) -> bool:

@@ -36,6 +36,7 @@ from evalmaps.views.state import (
     DEFAULT_SCALE,
     SCALES,
     CompareState,
+    compare_clusters,
     compare_max_k,
     grid_state,
 )
@@ -87,6 +88,9 @@ def shown_state(catalog: Catalog, showing: Mapping, default: tuple[str, str]) ->
     k = showing.get("k")
     if isinstance(k, int) and 1 < k <= compare_max_k(catalog, state.a, state.b):
         state = replace(state, k=k)
+    cluster = showing.get("cluster")
+    if cluster and cluster in compare_clusters(catalog, state.a, state.b):
+        state = replace(state, cluster=cluster)
     if not (state.labels and is_label_ref(state.b)):
         return state
     fixed, averaged = rest_choices(showing["rest_ids"] or [], showing["rest"] or [])
@@ -105,6 +109,7 @@ def same_view(state: CompareState, shown: CompareState, showing: Mapping) -> boo
     browser restyles."""
     return ((state.a, state.b) == (showing["a"], showing["b"])
             and state.pct == bool(showing["pct"]) and state.k == shown.k
+            and state.cluster == shown.cluster
             and all(getattr(state, key) == getattr(shown, key) for key in GRID))
 
 
