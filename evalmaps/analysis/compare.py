@@ -1061,7 +1061,8 @@ def paired_sentence(al: Alignment, s: dict) -> str:
     sizes = sorted({r.n for r in al.paired.values()})
     items = (f"{sizes[0]} items a cell" if len(sizes) == 1
              else f"{sizes[0]} to {sizes[-1]} items a cell")
-    tests = " and ".join(TEST_NAMES[t] for t in s["paired_tests"]) or "no test"
+    tests = " and ".join(TEST_NAMES[t] + (f" (clustered by {al.cluster})" if t == "clustered"
+                                          else "") for t in s["paired_tests"]) or "no test"
     at_k = f", pass@{al.k}" if al.k > 1 else ""
     untested = (f"; {n - m} of the {n} cells have no items in common and are not tested"
                 if m < n else "")
@@ -1117,6 +1118,72 @@ def paired_text(al: Alignment, result) -> str:
                 f"test (it needs {paired_stats.MIN_ITEMS})")
     return (f"paired, {result.n} items: {signed(result.diff)}{unit} "
             f"[{signed(result.ci_low)}, {signed(result.ci_high)}], p = {result.p:.2g}")
+
+
+def detect_floor(al: Alignment) -> tuple[float, str] | None:
+    """The difference a benchmark should be able to detect, in the values' own units, with its
+    words: 1 point of a percent or a score out of 100 (0.01 of a fraction written as percent),
+    0.01 of a fraction on 0-1; None for other metrics (no scale to say it on)."""
+    metric = al.a.metric
+    if metric.percent:
+        return 1 / metric.scale, "a difference of 1 point"
+    if metric.unit == "%" or metric.range == (0.0, 100.0):
+        return 1.0, "a difference of 1 point"
+    if metric.range == (0.0, 1.0):
+        return 0.01, "a difference of 0.01"
+    return None
+
+
+def power_kind(al: Alignment, result) -> tuple[bool, bool, bool] | None:
+    """How a cell's power is said (:func:`power_lines`): (its SE clustered, its items too few
+    to detect :func:`detect_floor`'s difference, its difference 0); None where it has no mde
+    (fewer than 2 items)."""
+    if result.mde is None:
+        return None
+    floor = detect_floor(al)
+    blind = floor is not None and result.mde > floor[0] + 1e-12
+    return result.se_diff_clustered is not None, blind, result.items_needed is None
+
+
+def power_lines(al: Alignment, kind: tuple[bool, bool, bool]) -> list[str]:
+    """The lines of a cell's error bar and power, with fields ``{diff}``, ``{se}``, ``{g}``,
+    ``{n}``, ``{mde}``, ``{needed}`` (Compare's hover puts each on a line of its own; joined by
+    spaces they are :func:`power_text`'s sentence): 'B − A = +4.1 ± 1.9 points', '(SE,
+    clustered by src, 48 clusters);', 'the smallest difference these 717 items', 'detect is 5.3
+    points;', 'this one needs 1,210 items'."""
+    clustered, blind, zero = kind
+    unit = paired_unit(al)
+    cluster = (al.cluster or "").replace("{", "{{").replace("}", "}}")
+    which = (f"(SE, clustered by {cluster}, {{g}} clusters);" if clustered else
+             "(SE, not clustered: one cluster);" if al.cluster else "(SE, not clustered);")
+    lines = [f"B {fmt.MINUS} A = {{diff}} ± {{se}}{unit}", which,
+             "the smallest difference these {n} items", f"detect is {{mde}}{unit}"
+             + ("," if blind else ";")]
+    if blind:
+        lines.append(f"too few to detect {detect_floor(al)[1]};")
+    lines.append("B and A do not differ on these items" if zero
+                 else "this one needs {needed} items")
+    return lines
+
+
+def power_text(al: Alignment, result) -> str | None:
+    """'B − A = +4.1 ± 1.9 points (SE, clustered by src, 48 clusters); the smallest difference
+    these 717 items detect is 5.3 points; this one needs 1,210 items': a cell's paired
+    difference with its standard error (the clustered one where the map is clustered), the
+    smallest difference its items detect with 80% power at the 5% level (mde) and the items the
+    observed difference would need; where that mde is over 1 point (0.01 of a fraction) it says
+    the items are too few to detect that. None below 2 items."""
+    kind = power_kind(al, result)
+    if kind is None:
+        return None
+    places = paired_places(al)
+    scale = al.a.metric.scale if al.a.metric.percent else 1
+    se = result.se_diff_clustered if kind[0] else result.se_diff
+    values = {"diff": fmt.signed(result.diff * scale, places),
+              "se": fmt.number(se * scale, places), "mde": fmt.number(result.mde * scale, places),
+              "g": f"{result.n_clusters:,}" if kind[0] else "", "n": f"{result.n:,}",
+              "needed": "" if result.items_needed is None else f"{result.items_needed:,}"}
+    return " ".join(power_lines(al, kind)).format(**values)
 
 
 def _best(al: Alignment, grid: np.ndarray) -> dict:

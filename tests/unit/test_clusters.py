@@ -243,3 +243,66 @@ def test_the_compare_page_reads_cluster_leniently(tmp_path):
     assert wrong.problems == ("cluster=passage: the standard errors can be clustered only by a "
                               "column both sides' per-item records keep (an import's --cluster "
                               "COL): here src; not clustered.",)
+
+
+# --------------------------------------------------------------------------- Compare's words
+
+@pytest.fixture()
+def toy(tmp_path):
+    from evalmaps.core.figure import Catalog
+    from tests.items_fixture import item_scores, items_figure
+
+    frame = item_scores(n_items=40, seed=3)
+    frame["cluster:src"] = "s" + (frame["item"].str[1:].astype(int) // 5).astype(str)
+    return Catalog([items_figure(tmp_path, "toy", frame)])
+
+
+def test_the_power_sentence_is_the_issues(toy):
+    from dataclasses import replace
+
+    from evalmaps.analysis.compare import align, power_text, resolve_pair, with_paired
+
+    a, b = resolve_pair(toy, "toy:small", "toy:large")
+    al = with_paired(align(a.as_percent(), b.as_percent()), cluster="src")
+    result = replace(next(iter(al.paired.values())), n=717, diff=0.041, se_diff=0.02,
+                     se_diff_clustered=0.019, n_clusters=48, mde=0.053, items_needed=1210)
+    assert power_text(al, result) == (
+        "B − A = +4.1 ± 1.9 points (SE, clustered by src, 48 clusters); the smallest difference "
+        "these 717 items detect is 5.3 points, too few to detect a difference of 1 point; this "
+        "one needs 1,210 items")
+    sharp = replace(result, n=120_000, se_diff_clustered=0.003, mde=0.0084, items_needed=5020)
+    assert power_text(al, sharp) == (
+        "B − A = +4.1 ± 0.3 points (SE, clustered by src, 48 clusters); the smallest difference "
+        "these 120,000 items detect is 0.8 points; this one needs 5,020 items")
+    plain = with_paired(align(a, b))  # a fraction, not clustered
+    r = replace(next(iter(plain.paired.values())), diff=0.0, items_needed=None, mde=0.2, se_diff=0.07)
+    assert power_text(plain, r) == (
+        "B − A = 0.000 ± 0.070 (SE, not clustered); the smallest difference these 40 items "
+        "detect is 0.200, too few to detect a difference of 0.01; B and A do not differ on "
+        "these items")
+
+
+def test_the_hover_writes_the_power_sentence_from_the_cells_numbers(toy):
+    from components.compare import delta_hovers
+    from evalmaps.analysis.compare import compare
+
+    al = compare(toy, "toy:small", "toy:large", cluster="src")
+    _, special, data = delta_hovers(al)
+    for (i, j), r in al.paired.items():
+        (group,) = [g for g in special if g.mask[i, j]]
+        assert "(SE, clustered by src, %{customdata[14]:,.0f} clusters);" in group.hovertemplate
+        assert data[i, j, 11] == pytest.approx(r.se_diff_clustered)
+        assert data[i, j, 12] == pytest.approx(r.mde)
+        assert (data[i, j, 13], data[i, j, 14]) == (r.items_needed, r.n_clusters)
+        assert data[i, j, 12] == pytest.approx(power.POWER_FACTOR * data[i, j, 11])
+        # what the cell's hover says is the sentence, a line at a time
+        lines = group.hovertemplate.split("<br>")
+        start = lines.index(next(line for line in lines if line.startswith("B − A = ")))
+        words = " ".join(lines[start:])
+        for k, v in ((5, f"{r.diff:+.3f}"), (11, f"{r.se_diff_clustered:.3f}"),
+                     (12, f"{r.mde:.3f}")):
+            words = words.replace(f"%{{customdata[{k}]:{'+' if k == 5 else ''}.3f}}", v)
+        for k, v in ((13, r.items_needed), (14, r.n_clusters), (4, r.n)):
+            words = words.replace(f"%{{customdata[{k}]:,.0f}}", f"{v:,}")
+        from evalmaps.analysis.compare import power_text
+        assert words == power_text(al, r)

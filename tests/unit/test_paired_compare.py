@@ -161,12 +161,14 @@ def test_the_difference_map_outlines_hovers_and_summary_follow_the_paired_test(c
     paired = [t for t in templates if "paired, %{customdata[4]:.0f} items:" in t]
     assert paired and all("exact McNemar" in t and "adjusted p = %{customdata[9]:.2~g}" in t
                           for t in paired)
-    assert all("SE" not in t for t in paired)
+    assert all("SE %{customdata[2]" not in t for t in paired)  # not the sources' unpaired SE
+    assert all("(SE, not clustered);" in t for t in paired)  # the paired differences' own
     custom = np.asarray(delta["data"][0]["customdata"]["shape"].split(","), dtype=int) \
         if isinstance(delta["data"][0]["customdata"], dict) else None
     assert custom is None or custom[-1] == 4 + PAIRED_COLUMNS
     assert readouts(al)["paired"]["tests"] == ["exact McNemar", "exact sign-flip",
-                                               "sign-flip, normal approx.", "no test"]
+                                               "sign-flip, normal approx.", "no test",
+                                               "Wald on the clustered SE"]
     card = str(summary_card(al, summary(al)))
     s = summary(al)
     assert (f"B better in {s['b_sig_better_paired']} of 6 cells (paired, FDR 5%), worse in "
