@@ -186,7 +186,7 @@ def delta_scale(al: Alignment) -> float:
     return al.a.metric.scale if al.a.metric.percent else 1
 
 
-def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
+def delta_hovers(al: Alignment, field: str = "z") -> tuple[str, list[Special], np.ndarray]:
     """'Local Window Size %{y} · Ratio %{x}<br>B − A +3.8<br>A 52.5 · B 56.3<br>SE ...': the
     template of a compared cell, the groups with their own (not comparable; within 1.96 SE),
     and the customdata (A, B, SE, within 1.96 SE; A and B alone when no cell has a standard
@@ -195,7 +195,7 @@ def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
     values = (f"<br>A {_side_value(al.a, 'customdata[0]')} · "
               f"B {_side_value(al.b, 'customdata[1]')}")
     pct = al.a.metric.percent
-    delta = delta_template(al)
+    delta = delta_template(al, field)  # the value of B − A: z, or a column of the power map's
     direction = "" if al.higher_is_better else " (lower is better: − means B better)"
     head = f"{where}<br>{DELTA_TITLE} {delta}{direction}{values}"
     se_places = se_decimals(al)
@@ -375,6 +375,65 @@ def side_figure(al: Alignment, which: str, zrange: tuple[float, float], *,
     return {"data": data, "layout": layout}
 
 
+POWER_COLORSCALE = "YlOrRd"  # light: small differences detected; red: the items are too few
+POWER_TITLE = "mde"  # its colour bar: the smallest B − A its items detect
+
+
+def mde_grid(al: Alignment) -> np.ndarray:
+    """Each paired cell's mde in shown units (percentage points of fractions written as
+    percent); NaN where a cell has none (no items in common, fewer than 2)."""
+    out = np.full(al.delta.shape, np.nan)
+    for (i, j), r in (al.paired or {}).items():
+        if r.mde is not None:
+            out[i, j] = r.mde * delta_scale(al)
+    return out
+
+
+def power_figure(al: Alignment, *, show_values: bool = True) -> dict:
+    """The power map: B − A's cells coloured by the smallest difference their items detect
+    (the mde: 2.8 SE, 80% power at the 5% level; the clustered SE where the map is clustered),
+    from 0 (light) to the largest (red), so a benchmark too small to tell A and B apart shows
+    red. Hovers as B − A's (the difference read from a column of its own); a common cell
+    without items in common is drawn as not reported, and says why."""
+    mde = mde_grid(al)
+    has = np.isfinite(mde)
+    times = delta_scale(al)
+    field = f"customdata[{4 + PAIRED_COLUMNS}]"  # B − A itself, after the hovers' columns
+    present, special, customdata = delta_hovers(al, field)
+    customdata = np.concatenate([customdata, (al.delta * times)[..., None]], axis=-1)
+    special = [Special(g.mask & has, g.hovertemplate, value=True) if g.value else g
+               for g in special]
+    common = np.isfinite(al.delta)
+    special.append(Special(common & ~has, f"{_where(al)}<br>{DELTA_TITLE} "
+                                          f"{delta_template(al, field)}<br>no items in common on "
+                                          "both sides: no power to show"))
+    places = paired_places(al)
+    top = float(np.nanmax(mde)) if has.any() and np.nanmax(mde) > 0 else 1.0
+    unit = paired_unit(al)
+    drawn = TraceSpec(
+        decimals=places, hovertemplate=present, colorscale=POWER_COLORSCALE,
+        zrange=(0.0, top), texttemplate=f"%{{z:.{places}f}}", show_values=show_values,
+        colorbar_title=POWER_TITLE + (f" ({unit.strip()})" if unit else ""),
+        colorbar=scale_ticks(False, places, [(0.0, top)]), customdata_dtype="f8",
+        scale=None)  # its own scale, whatever A and B are drawn with
+    data = heatmap_traces(np.round(mde, places + 6), al.x.labels, al.y.labels, drawn,
+                          customdata=customdata, special=tuple(special))
+    # every paired cell has a hover group of its own, so the main trace may hold no value, and
+    # plotly.js draws no colour bar for it: the first group's trace carries the bar then
+    grouped = np.zeros(has.shape, dtype=bool)
+    for group in special:
+        grouped |= group.mask
+    groups = [t for t in data[1:] if (t.get("meta") or {}).get("role") == "value"]
+    if groups and not (has & ~grouped).any():
+        groups[0].update(showscale=True, colorbar=data[0]["colorbar"])
+        data[0]["showscale"] = False
+    layout = _layout(al, f"{DELTA_TITLE}: power (mde)", right=20)
+    layout["meta"] = style_meta(data, None)
+    ny, nx = al.delta.shape
+    layout["shapes"] = [_outline(int(i), int(j), ny, nx) for i, j in zip(*np.nonzero(al.outlined))]
+    return {"data": data, "layout": layout}
+
+
 def delta_figure(al: Alignment, *, show_values: bool = True,
                  values: tuple[str, str] | None = None) -> dict:
     """B - A on a diverging scale centred at 0 (symmetric range); NaN where either is missing.
@@ -404,13 +463,18 @@ def delta_figure(al: Alignment, *, show_values: bool = True,
     return {"data": data, "layout": layout}
 
 
-def compare_figures(al: Alignment, color: str, show_values: bool) -> tuple[dict, ...]:
+def compare_figures(al: Alignment, color: str, show_values: bool,
+                    power: bool = False) -> tuple[dict, ...]:
+    """A, B and B − A (``power``: the power map, :func:`power_figure`, where cells were
+    paired)."""
     zrange = color_range(al, color)
     values = value_dtypes(al)
+    third = (power_figure(al, show_values=show_values) if power and al.paired else
+             delta_figure(al, show_values=show_values, values=values))
     return (side_figure(al, "a", zrange, show_values=show_values, dtype=values[0]),
             side_figure(al, "b", zrange, show_values=show_values, showscale=True,
                         dtype=values[1]),
-            delta_figure(al, show_values=show_values, values=values))
+            third)
 
 
 # --------------------------------------------------------------------------- summary

@@ -464,7 +464,7 @@ INPUTS.update(live="any", drawn_live="text", pathname="text", map_ids="any")
 # the Data page's list of the figures one upload kept (their ids); its columns to leave out
 INPUTS.update(kept="texts", drop="text")
 # the items' column standard errors are clustered by (Compare's menu, the Data page's field)
-INPUTS.update(cluster="text")
+INPUTS.update(cluster="text", power="flag")
 
 
 def _fits(name: str, value) -> bool:

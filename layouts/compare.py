@@ -77,6 +77,7 @@ from evalmaps.views.state import (
     DEFAULT_COMPARE_COLOR,
     CompareState,
     compare_clusters,
+    compare_items_kept,
     compare_max_k,
     parse_compare_state,
 )
@@ -248,7 +249,14 @@ def layout(uploads=None, **query):
                                     inline=True, className="small"), width=3),
             dbc.Col([values_switch("compare-labels", state.show_values),
                      dbc.Switch(id="compare-pct", value=state.pct, label="Percent",
-                                className="small mb-0")], md=2,
+                                className="small mb-0"),
+                     html.Div(dbc.Switch(
+                         id="compare-power", value=values["power"], className="small mb-0",
+                         label="Power map (B − A)"), id="compare-power-col",
+                         style=values["power_style"],
+                         title="B − A coloured by the smallest difference each cell's items "
+                               "detect (mde: 80% power at the 5% level): red where the "
+                               "benchmark is too small to tell A and B apart")], md=2,
                     className="mb-2 pt-md-3"),
             labelled("Colour scale (A and B)", scale_control("compare-scale", state.scale),
                      width=3),
@@ -308,6 +316,8 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         "readout": READOUT_HINT,
         "k": k, "k_most": most, "k_options": k_options(most),
         "k_style": None if most > 1 else HIDDEN,
+        "power": state.power, "power_style": None if compare_items_kept(catalog, state)
+        else HIDDEN,
         "cluster": cluster or "", "cluster_options": cluster_options(kept),
         "cluster_style": None if kept else HIDDEN,
         "by_options": by_options(catalog.figure(a_figure) if a_figure in catalog else None),
@@ -329,6 +339,14 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
     warnings = dbc.Alert(" ".join(al.warnings), color="warning", className="py-2 small",
                          id="compare-warnings") if al.warnings else None
     legend = []
+    power = state.power and bool(al.paired)
+    if power:
+        legend.append("Power map: each cell of B − A is coloured by the smallest difference its "
+                      "items detect (mde = 2.8 SE of the paired differences"
+                      + (f", clustered by {al.cluster}" if al.cluster else "")
+                      + ": 80% power at the 5% level), light where small differences are "
+                      "detected, red where the items are too few to tell A and B apart; the "
+                      "hover gives B − A itself. ")
     if al.paired:
         legend.append("Dotted outline on B − A: not distinguishable by the paired test on the "
                       "items both answered (Benjamini-Hochberg adjusted p ≥ 0.05 over the map's "
@@ -339,7 +357,12 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         legend.append("Dotted outline on B − A: |B − A| < 1.96 standard errors of the "
                       "difference (sqrt(seA² + seB²), each side's se as the source gives it, else "
                       "sd/√n), so the two are not distinguishable there. ")
-    if al.higher_is_better:
+    if power:
+        legend.append("Grey cells: not reported (on B − A: missing in A or B, or no items in "
+                      "common)." + ("" if al.higher_is_better else
+                                    f" Lower is better for {al.a.metric.name}: the colours of A "
+                                    "and B are reversed."))
+    elif al.higher_is_better:
         legend.append("Grey cells: not reported (on B − A: missing in A or B). "
                       "B − A is blue where B is higher, red where it is lower.")
     else:
@@ -352,7 +375,8 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         legend.append(" " + gaps)
     wide = len(al.x.labels) > 8
     figures, held = annotate([apply_scale(fig, state.scale)
-                              for fig in compare_figures(al, state.color, state.show_values)])
+                              for fig in compare_figures(al, state.color, state.show_values,
+                                                         power)])
     return {
         **out,
         "error": None,
@@ -426,6 +450,8 @@ OUT = Outputs(
     cluster=Output("compare-cluster", "value"),
     cluster_options=Output("compare-cluster", "options"),
     cluster_style=Output("compare-cluster-col", "style"),
+    power=Output("compare-power", "value"),
+    power_style=Output("compare-power-col", "style"),
     mean=Output("compare-mean", "value"),
     problems=Output("compare-problems", "children"),
     error=Output("compare-error", "children"),
@@ -460,11 +486,12 @@ OUT = Outputs(
 )
 CONTROLS = ("a", "b", "a_figure", "b_figure", "color", "show_values", "scale", "pct", "mean",
             "mean_figure", "mean_options", "by", "ydim", "xdim", "k",
-            "cluster")  # written only if they change
+            "cluster", "power")  # written only if they change
 SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading", "text", "cells",
          "readout", "held", "graph_styles", "maps_class", "legend", "cards", "by_options",
          "a_label", "b_label", "b_figure_disabled", "grid_style", "ydim_options", "xdim_options",
-         "mean_style", "k_options", "k_style", "cluster_options", "cluster_style")
+         "mean_style", "k_options", "k_style", "cluster_options", "cluster_style",
+         "power_style")
 REST = {"type": "compare-rest", "dim": ALL}
 
 
@@ -486,6 +513,7 @@ REST = {"type": "compare-rest", "dim": ALL}
             pct=Input("compare-pct", "value"),
             k=Input("compare-k", "value"),
             cluster=Input("compare-cluster", "value"),
+            power=Input("compare-power", "value"),
             mean=State("compare-mean", "value"),
             mean_figure=State("compare-mean-figure", "value"),
             by=Input("compare-by", "value"),

@@ -47,6 +47,9 @@ QUERY_KEYS: dict[str, tuple[str, str]] = {
     "cluster": ("/compare, cells and compare API",
                 "standard errors clustered by this column of the per-item records (an import's "
                 "--cluster COL)"),
+    "power": ("/compare", "1: B − A coloured by the smallest difference each cell's items detect "
+                          "(mde, 80% power at the 5% level), where both sides keep per-item "
+                          "records"),
     "format": ("cells API", "json (default), csv, or latex or markdown (one panel as a table)"),
 }
 CELL_COLUMNS = ("value", "sd", "n", "se")  # columns of a tidy file that are not dimensions

@@ -453,6 +453,7 @@ class CompareState:
     averaged: tuple[str, ...] = ()
     k: int = 1  # pass@k where both sides' items have several samples
     cluster: str | None = None  # the items' column the standard errors are clustered by
+    power: bool = False  # B − A coloured by each cell's mde (the power map)
 
     @property
     def labels(self) -> bool:
@@ -478,6 +479,8 @@ class CompareState:
             pairs.append(("k", str(self.k)))
         if self.cluster:
             pairs.append(("cluster", self.cluster))
+        if self.power:
+            pairs.append(("power", "1"))
         return "?" + urlencode(pairs, safe=":(),=/") if pairs else ""
 
 
@@ -593,6 +596,13 @@ def parse_compare_state(query: Query, catalog: Catalog) -> CompareState:
                                " (these sides have no such items)") + "; using k=1.")
         else:
             state = replace(state, k=asked)
+    if _flag(query, "power", problems):
+        if compare_items_kept(catalog, state):
+            state = replace(state, power=True)
+        else:
+            problems.append("power=1 colours B − A by the smallest difference each cell's items "
+                            "detect, and needs per-item records on both sides (not a mean or an "
+                            "average); showing B − A.")
     cluster = first(query.get("cluster"))
     if cluster:
         kept = () if state.averaged else compare_clusters(catalog, state.a, state.b)
@@ -605,6 +615,18 @@ def parse_compare_state(query: Query, catalog: Catalog) -> CompareState:
                                                  ", and these sides keep none")
                             + "; not clustered.")
     return replace(state, problems=tuple(problems))
+
+
+def compare_items_kept(catalog: Catalog, state: CompareState) -> bool:
+    """Whether both sides of ``state`` keep per-item records (no mean, no average)."""
+    if state.averaged:
+        return False
+    for ref in (state.a, state.b):
+        figure_id = figure_of(ref)
+        if is_derived(ref) or figure_id not in catalog \
+                or getattr(catalog.figure(figure_id), "items", None) is None:
+            return False
+    return True
 
 
 def compare_clusters(catalog: Catalog, a: str, b: str) -> tuple[str, ...]:

@@ -39,6 +39,13 @@ def served(dash_duo, dash_app, tmp_path):
         state["catalog"] = before
 
 
+VALUES = """
+const gd = document.querySelector(arguments[0]).querySelector('.js-plotly-plot');
+const k = 0;
+return {title: gd.data[k].colorbar.title.text};
+"""  # B − A's value trace's colour bar title
+
+
 def hover_lines(served) -> str:
     return " ".join(served.driver.execute_script(
         "return Array.from(document.querySelector(arguments[0])"
@@ -70,4 +77,44 @@ def test_clustered_error_bars_and_power_in_the_hover_and_readout(served, tmp_pat
         served.wait_for_element(f"{DELTA} .main-svg", timeout=15)
         hover_cell(served, DELTA, "t2", "hard")
         screenshot(served.driver, f"compare-clusters-{width}", tmp_path)
+    assert served.get_logs() == []
+
+
+def test_the_power_map_colours_b_minus_a_by_each_cells_mde(served, tmp_path):
+    query = QUERY + "&power=1"
+    payload = json.loads(fetch_text(served.server_url, f"/api/compare{query}"))
+    served.wait_for_page(url=f"{served.server_url}/compare{query}")
+    served.wait_for_element(f"{DELTA} .main-svg", timeout=15)
+    assert served.find_element("#compare-power").is_selected()
+    drawn = served.driver.execute_script(VALUES, DELTA)
+    assert drawn["title"] == "mde (points)"
+    # each cell's colour is its mde in points (pct=1): the colour range runs to the largest
+    top = served.driver.execute_script(
+        "const gd = document.querySelector(arguments[0]).querySelector('.js-plotly-plot');"
+        "const k = 0;"
+        "return [gd.data[k].zmin, gd.data[k].zmax];", DELTA)
+    assert top == pytest.approx([0, 100 * max(c["paired"]["mde"] for c in payload["cells"])])
+    al = compare(served.items_catalog, "toy-items:small", "toy-items:large", cluster="src")
+    al = replace(al, a=al.a.as_percent(), b=al.b.as_percent())
+    hover_cell(served, DELTA, "t2", "hard")
+    hovered = hover_lines(served)
+    assert power_text(al, al.paired[(1, 1)]) in hovered
+    assert "B − A +42.5 points" in hovered  # the difference itself, not its mde
+    assert "Power map" in served.find_element("#compare-legend").text
+    for width in (1440, 390):
+        served.driver.set_window_size(width, 1000)
+        served.wait_for_page(url=f"{served.server_url}/compare{query}")
+        served.wait_for_element(f"{DELTA} .main-svg", timeout=15)
+        served.driver.execute_script("document.querySelector(arguments[0]).scrollIntoView("
+                                     "{block: 'center', behavior: 'instant'});", DELTA)
+        screenshot(served.driver, f"compare-power-{width}", tmp_path)
+    served.driver.set_window_size(1440, 1000)
+    served.wait_for_page(url=f"{served.server_url}/compare{query}")
+    served.wait_for_element(f"{DELTA} .main-svg", timeout=15)
+    switch = served.find_element("#compare-power")
+    served.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", switch)
+    switch.click()  # off again: B − A, and the URL says so
+    until(lambda: "power=1" not in served.driver.current_url, timeout=10)
+    until(lambda: served.driver.execute_script(VALUES, DELTA)["title"].startswith("B − A"),
+          timeout=10)
     assert served.get_logs() == []

@@ -306,3 +306,39 @@ def test_the_hover_writes_the_power_sentence_from_the_cells_numbers(toy):
             words = words.replace(f"%{{customdata[{k}]:,.0f}}", f"{v:,}")
         from evalmaps.analysis.compare import power_text
         assert words == power_text(al, r)
+
+
+# --------------------------------------------------------------------------- the power map
+
+def test_the_power_map_colours_each_cell_by_its_mde_and_hovers_b_minus_a(toy):
+    from components.compare import POWER_COLORSCALE, compare_figures, mde_grid
+    from evalmaps.analysis.compare import compare
+
+    al = compare(toy, "toy:small", "toy:large", cluster="src")
+    grid = mde_grid(al)
+    for (i, j), r in al.paired.items():
+        assert grid[i, j] == r.mde == pytest.approx(power.POWER_FACTOR * r.se_diff_clustered)
+    _, _, plain = compare_figures(al, "shared", True)
+    _, _, mapped = compare_figures(al, "shared", True, power=True)
+    assert mapped["data"][0]["colorbar"]["title"]["text"] == "mde"
+    assert mapped["data"][0]["colorscale"] != plain["data"][0]["colorscale"]
+    assert mapped["data"][0]["zmin"] == 0 and mapped["data"][0]["zmax"] == pytest.approx(
+        float(np.nanmax(grid)))
+    assert POWER_COLORSCALE and "zmid" not in mapped["data"][0]
+    hovers = [t["hovertemplate"] for t in mapped["data"] if "hovertemplate" in t]
+    # the hover reads B − A from its own column, never the mde the cell is coloured by
+    assert all("B − A %{z" not in h for h in hovers)
+    assert any("B − A %{customdata[15]:+.3f}" in h for h in hovers)
+    assert len(mapped["layout"]["shapes"]) == len(plain["layout"]["shapes"])
+
+
+def test_power_is_in_the_url_and_refused_where_no_items_are_kept(toy):
+    from evalmaps.views.state import parse_compare_state
+
+    query = {"a": ["toy:small"], "b": ["toy:large"]}
+    state = parse_compare_state({**query, "power": ["1"]}, toy)
+    assert state.power and state.to_query().endswith("&power=1") and not state.problems
+    mean = parse_compare_state({"a": ["mean(toy:small,toy:large)"], "b": ["toy:large"],
+                                "power": ["1"]}, toy)
+    assert not mean.power
+    assert mean.problems[-1].startswith("power=1 colours B − A by the smallest difference")
