@@ -38,7 +38,8 @@ paired_text  # components/compare.py: a cell's paired line as hover and readout 
 power_text  # components/compare.py: a cell's error bar and power as hover and readout write them (browser test)
 figure_at  # evalmaps/catalog/items.py: a figure at pass@k, for the k menu (the itemsui helper wires it)
 reads  # evalmaps/service/live.py FolderReader: files read so far (test_live: only changes are read)
-a_se, a_se_clustered, b_se_clustered  # evalmaps/analysis/paired.py: Paired's fields reach the API through asdict
+a_se, a_se_clustered, b_se_clustered, a_var_within, a_var_between, a_within_share
+b_var_within, b_var_between, b_within_share  # evalmaps/analysis/paired.py: Paired's fields reach the API through asdict
 b_se
 se_diff_clustered
 n_clusters

@@ -122,6 +122,15 @@ class Paired:
     n_clusters: int | None = None
     a_se_clustered: float | None = None  # each side's, clustered the same way
     b_se_clustered: float | None = None
+    # with k > 1 samples on every item (at k = 1): each side's variance within items (of an
+    # item's samples), between items, and the share of its mean's variance that more samples
+    # per item would remove (evalmaps.analysis.power.variance_parts)
+    a_var_within: float | None = None
+    a_var_between: float | None = None
+    a_within_share: float | None = None
+    b_var_within: float | None = None
+    b_var_between: float | None = None
+    b_within_share: float | None = None
     mde: float | None = None  # from the clustered se_diff where there are clusters
     items_needed: int | None = None
 
@@ -539,6 +548,19 @@ def clustered_test(result: Paired) -> Paired:
                    ci_high=_edge(result.diff + Z_95 * se_c), test="clustered")
 
 
+def side_variances(side: str, scores, at: np.ndarray) -> dict:
+    """A side's ``var_within``, ``var_between`` and ``within_share`` on its items ``at``, as
+    :class:`Paired`'s fields (``a_var_within``, ...); {} where they are not defined (an item of
+    one sample)."""
+    if scores.squares is None:
+        return {}
+    parts = power.variance_parts(scores.n[at], scores.total[at], scores.squares[at])
+    if parts is None:
+        return {}
+    return {f"{side}_{name}": _r(v) for name, v in
+            zip(("var_within", "var_between", "within_share"), parts)}
+
+
 def common_clusters(a, b) -> np.ndarray:
     """One cluster per common item from A's labels ``a`` and B's ``b`` (the same items, in one
     order): A's where the two sides agree (the usual case: one column of one benchmark); where
@@ -589,6 +611,8 @@ def paired_cell(a, b, k: int = 1, higher_is_better: bool = True) -> Paired | Non
     if a.clusters is not None and b.clusters is not None:
         result = clustered_test(
             with_error_bars(result, va, vb, common_clusters(a.clusters[ia], b.clusters[ib])))
+    if k == 1:
+        result = replace(result, **side_variances("a", a, ia), **side_variances("b", b, ib))
     return replace(result, only_in_a=len(a.items) - len(shared),
                    only_in_b=len(b.items) - len(shared))
 

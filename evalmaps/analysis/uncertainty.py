@@ -155,13 +155,18 @@ def item_intervals(items, fixed: dict, by: tuple[str, str], y_labels, x_labels, 
     return lo, hi
 
 
+VARIANCE_PARTS = ("var_within", "var_between", "within_share")
+
+
 def item_errors(items, fixed: dict, by: tuple[str, str], y_labels, x_labels, k: int = 1,
                 cluster: str | None = None) -> dict[str, np.ndarray]:
     """Each cell's standard errors from its per-item records (one query for the grid), of
     each item's score at ``k`` (:func:`evalmaps.analysis.paired.item_values`): ``se``
     (``sqrt(s² / n)``) and, with ``cluster`` (a column the records keep), ``se_clustered`` and
-    ``n_clusters`` (:mod:`evalmaps.analysis.power`). NaN where a cell has no items, or too few
-    (fewer than 2 items; fewer than 2 clusters)."""
+    ``n_clusters`` (:mod:`evalmaps.analysis.power`); at k = 1 where items have several samples,
+    ``var_within``, ``var_between`` and ``within_share`` (:func:`~evalmaps.analysis.power.
+    variance_parts`). NaN where a cell has no items, or too few (fewer than 2 items; fewer than
+    2 clusters; an item of one sample)."""
     shape = (len(y_labels), len(x_labels))
     out = {"se": np.full(shape, np.nan)}
     if cluster is not None:
@@ -175,6 +180,11 @@ def item_errors(items, fixed: dict, by: tuple[str, str], y_labels, x_labels, k: 
             values = item_values(cell, k)
             se = power.se(values)
             out["se"][i, j] = np.nan if se is None else se
+            parts = None if k != 1 or cell.squares is None else \
+                power.variance_parts(cell.n, cell.total, cell.squares)
+            if parts is not None:
+                for name, value in zip(VARIANCE_PARTS, parts):
+                    out.setdefault(name, np.full(shape, np.nan))[i, j] = value
             if cluster is not None:
                 clustered, groups = power.clustered_se(values, cell.clusters)
                 out["se_clustered"][i, j] = np.nan if clustered is None else clustered

@@ -123,8 +123,9 @@ def view_cells(views: list[PanelView], present_only: bool = False,
     right): ``{<dim>: label, ..., "value": number or None}``, plus ``sd``, ``n`` and ``se`` when
     the figure has them. ``present_only``: only the cells the source reports. ``errors``: each
     panel's standard errors from its items (keyed by panel key:
-    :func:`evalmaps.analysis.uncertainty.item_errors`): ``se`` where the source gives none, and
-    ``se_clustered`` and ``n_clusters`` when clustered."""
+    :func:`evalmaps.analysis.uncertainty.item_errors`): ``se`` where the source gives none,
+    ``se_clustered`` and ``n_clusters`` when clustered, and ``var_within``, ``var_between`` and
+    ``within_share`` where items have several samples."""
     out = []
     if not views:
         return out
@@ -134,6 +135,7 @@ def view_cells(views: list[PanelView], present_only: bool = False,
     has_n = any(v.panel.n is not None for v in views)
     has_se = any(v.panel.se is not None for v in views) or bool(errors)
     clustered = any("se_clustered" in e for e in errors.values())
+    sampled = any("var_within" in e for e in errors.values())  # items of several samples
     for view in views:
         keep = np.isfinite(view.z) if present_only else np.ones(view.z.shape, dtype=bool)
         rows, cols = np.nonzero(keep)
@@ -146,14 +148,17 @@ def view_cells(views: list[PanelView], present_only: bool = False,
             se_grid = mine["se"] if se_grid is None else np.where(np.isfinite(se_grid), se_grid,
                                                                    mine["se"])
         ses = se_grid[rows, cols].tolist() if se_grid is not None else [None] * len(values)
+        parts = [{name: _number(mine[name][i, j]) if name in mine else None
+                  for name in stderr.VARIANCE_PARTS}
+                 for i, j in zip(rows.tolist(), cols.tolist())] if sampled else [{}] * len(values)
         extra = [{"se_clustered": _number(mine["se_clustered"][i, j]),
                   "n_clusters": None if not np.isfinite(mine["n_clusters"][i, j])
                   else int(mine["n_clusters"][i, j])} if "se_clustered" in mine else
                  {"se_clustered": None, "n_clusters": None}
                  for i, j in zip(rows.tolist(), cols.tolist())] if clustered else \
             [{}] * len(values)
-        for i, j, value, sd, n, se, more in zip(rows.tolist(), cols.tolist(), values, sds, ns,
-                                                ses, extra):
+        for i, j, value, sd, n, se, more, variances in zip(rows.tolist(), cols.tolist(), values,
+                                                           sds, ns, ses, extra, parts):
             cell = {**view.panel.facets, spec.y: view.y_labels[i], spec.x: view.x_labels[j],
                     "value": _number(value)}
             if has_sd:
@@ -163,6 +168,7 @@ def view_cells(views: list[PanelView], present_only: bool = False,
             if has_se:
                 cell["se"] = _number(se)
             cell.update(more)
+            cell.update(variances)
             out.append(cell)
     return out
 
