@@ -45,7 +45,13 @@ from components.keyboard import keyboard_map, map_coords
 from components.provenance import provenance_badge, source_card
 from components.theme import graph_config, reserved_height
 from evalmaps.analysis import uncertainty as stderr
-from evalmaps.analysis.export import ExportError, filename, render, table_of_view
+from evalmaps.analysis.export import (
+    ExportError,
+    filename,
+    render,
+    table_of_view,
+    with_item_errors,
+)
 from evalmaps.analysis.items import count_grid
 from evalmaps.analysis.slicing import scale_notes, view_ranges, views_for
 from evalmaps.catalog.items import figure_at, max_k
@@ -279,6 +285,12 @@ def download_table(_clicks, table_format, slug, search, figure_id, uploads):
         return no_update, empty
     view = next((v for v in views if v.panel.slug == slug), views[0])
     table = table_of_view(view)
+    figure = catalog.figure(state.figure)
+    if getattr(figure, "items", None) is not None:  # its cells' SE from their items
+        spec = figure.spec
+        table = with_item_errors(table, stderr.item_errors(figure.items, dict(view.panel.facets),
+                                                    (spec.y, spec.x), view.y_labels,
+                                                    view.x_labels, state.k))
     try:
         text = render(table, table_format or "latex")
     except ExportError as exc:

@@ -69,6 +69,7 @@ from evalmaps.analysis.compare import (
     parse_label_ref,
     resolve_pair,
 )
+from evalmaps.analysis.uncertainty import item_errors
 from evalmaps.catalog.items import catalog_at
 from evalmaps.core.figure import slugify
 from evalmaps.core.text import NOT_REPORTED
@@ -702,7 +703,14 @@ def download_table(_clicks, table_format, which, search, uploads):
     try:
         al = align(*resolve_pair(catalog_at(catalog, state.k), state.a, state.b,
                                  **state.grid_args()))
+        side = al.b if which == "b" else al.a
         table = exporting.table_of_side(al, "b" if which == "b" else "a")
+        cluster = state.cluster if state.cluster in compare_clusters(catalog, state.a,
+                                                                     state.b) else None
+        if side.items is not None and not side.derived and side.n_averaged is None:
+            table = exporting.with_item_errors(table, item_errors(
+                side.items, dict(side.item_fixed), side.item_by, al.y.labels, al.x.labels,
+                state.k, cluster), cluster)
         text = exporting.render(table, table_format or "latex")
     except (CompareError, exporting.ExportError) as exc:
         return no_update, str(exc)

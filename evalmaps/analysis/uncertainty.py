@@ -158,26 +158,27 @@ def item_intervals(items, fixed: dict, by: tuple[str, str], y_labels, x_labels, 
 VARIANCE_PARTS = ("var_within", "var_between", "within_share")
 
 
-def item_errors(items, fixed: dict, by: tuple[str, str], y_labels, x_labels, k: int = 1,
+def item_errors(items, fixed: dict, by: tuple[str, ...], y_labels, x_labels, k: int = 1,
                 cluster: str | None = None) -> dict[str, np.ndarray]:
     """Each cell's standard errors from its per-item records (one query for the grid), of
     each item's score at ``k`` (:func:`evalmaps.analysis.paired.item_values`): ``se``
     (``sqrt(s² / n)``) and, with ``cluster`` (a column the records keep), ``se_clustered`` and
-    ``n_clusters`` (:mod:`evalmaps.analysis.power`); at k = 1 where items have several samples,
-    ``var_within``, ``var_between`` and ``within_share`` (:func:`~evalmaps.analysis.power.
+    ``n_clusters`` (:mod:`evalmaps.analysis.power`), ``n`` its items; at k = 1 where items have
+    several samples, ``var_within``, ``var_between`` and ``within_share`` (:func:`~evalmaps.analysis.power.
     variance_parts`). NaN where a cell has no items, or too few (fewer than 2 items; fewer than
     2 clusters; an item of one sample)."""
     shape = (len(y_labels), len(x_labels))
-    out = {"se": np.full(shape, np.nan)}
+    out = {"se": np.full(shape, np.nan), "n": np.full(shape, np.nan)}
     if cluster is not None:
         out["se_clustered"], out["n_clusters"] = np.full(shape, np.nan), np.full(shape, np.nan)
     cells = items.cells(fixed, by, cluster)
     for i, y in enumerate(y_labels):
         for j, x in enumerate(x_labels):
-            cell = cells.get((y, x))
+            cell = cells.get((y, x) if len(by) == 2 else (x,))  # a grid of one row: by x
             if cell is None or not len(cell):
                 continue
             values = item_values(cell, k)
+            out["n"][i, j] = len(values)
             se = power.se(values)
             out["se"][i, j] = np.nan if se is None else se
             parts = None if k != 1 or cell.squares is None else \

@@ -13,7 +13,16 @@ import pytest
 from dash.testing.wait import until
 
 from evalmaps.analysis.compare import compare, power_text
-from tests.browser.helpers import fetch_text, graph_selector, hover_cell, screenshot
+from selenium.webdriver.support.select import Select
+
+from tests.browser.helpers import (
+    download_to,
+    downloaded,
+    fetch_text,
+    graph_selector,
+    hover_cell,
+    screenshot,
+)
 from tests.items_fixture import item_scores, items_figure
 
 pytestmark = pytest.mark.browser
@@ -117,4 +126,21 @@ def test_the_power_map_colours_b_minus_a_by_each_cells_mde(served, tmp_path):
     until(lambda: "power=1" not in served.driver.current_url, timeout=10)
     until(lambda: served.driver.execute_script(VALUES, DELTA)["title"].startswith("B − A"),
           timeout=10)
+    assert served.get_logs() == []
+
+
+def test_the_table_of_b_gives_its_clustered_se_with_n_and_clusters(served, tmp_path):
+    folder = tmp_path / "downloads"
+    download_to(served.driver, folder)
+    served.wait_for_page(url=f"{served.server_url}/compare{QUERY}")
+    served.wait_for_element(f"{DELTA} .main-svg", timeout=15)
+    Select(served.find_element("#compare-export-panel")).select_by_value("b")
+    Select(served.find_element("#compare-export-format")).select_by_value("markdown")
+    served.find_element("#compare-export").click()
+    text = downloaded(folder, "toy-items__large.md")
+    cells = {(c["level"], c["task"]): c for c in json.loads(fetch_text(
+        served.server_url, "/api/figures/toy-items/cells?model=large&cluster=src"))["cells"]}
+    assert f"± {cells[('hard', 't2')]['se_clustered']:.4f}" in text  # 77.5% ± 0.0xxx
+    assert "clustered by src (without a small-sample correction)" in text
+    assert "n = 40 items a cell, in 8 clusters of src." in text
     assert served.get_logs() == []

@@ -342,3 +342,36 @@ def test_power_is_in_the_url_and_refused_where_no_items_are_kept(toy):
                                 "power": ["1"]}, toy)
     assert not mean.power
     assert mean.problems[-1].startswith("power=1 colours B − A by the smallest difference")
+
+
+# --------------------------------------------------------------------------- tables for papers
+
+def test_a_table_gives_value_pm_the_items_se_with_n_and_clusters(tmp_path):
+    import re
+
+    from evalmaps.views import BrowseView, payloads
+    from tests.items_fixture import item_scores, items_figure
+
+    frame = item_scores(n_items=40, seed=8)
+    frame = frame[~((frame["model"] == "small") & (frame["task"] == "t1")
+                    & (frame["item"] == "q000"))]  # one cell of 39 items: n differs
+    frame["cluster:src"] = "c" + (frame["item"].str[1:].astype(int) // 5).astype(str)
+    figure = items_figure(tmp_path, "toy", frame)
+    query = {"model": ["small"], "cluster": ["src"]}
+    text = payloads.table_payload(figure, query, "markdown")[0]
+    cells = BrowseView.of_figure(figure, query).to_dict()["cells"]
+    rows = [line for line in text.splitlines() if line.startswith("| easy") or
+            line.startswith("| hard")]
+    shown = [c for row in rows for c in row.strip("| ").split(" | ")[1:]]
+    assert len(shown) == len(cells) == 6
+    for said, cell in zip(shown, cells):
+        value, se, n, g = re.fullmatch(r"\**([\d.]+)\** ± ([\d.]+) \((\d+); (\d+)\)", said).groups()
+        assert float(se) == pytest.approx(cell["se_clustered"], abs=5e-5)  # 4 decimals
+        assert (int(g), float(value)) == (cell["n_clusters"], pytest.approx(cell["value"],
+                                                                             abs=5e-5))
+        assert int(n) == (39 if cell["task"] == "t1" else 40)
+    assert "clustered by src (without a small-sample correction)" in text
+    assert "In parentheses: each cell's items (n) and clusters of src." in text
+    plain = payloads.table_payload(figure, {"model": ["large"]}, "latex")[0]
+    assert r"$\pm$ one standard error of the mean over the cell's items" in plain
+    assert "n = 40 items a cell." in plain
