@@ -216,6 +216,8 @@ def graphs(figure, state: ViewState) -> dict:
     items (``figure_at``)."""
     figure = figure_at(figure, state.k)
     views, empty = views_for(figure, state)
+    if not empty:  # the hover's ± se of a figure's items (clustered when asked)
+        views = stderr.with_item_se(figure, views, state.k, state.cluster)
     if empty:
         return {"graphs": empty_note(empty), "summary": "", "drawn": slice_key(state),
                 "export_options": [], "export_value": None, "export_style": {"display": "none"}}
@@ -243,7 +245,10 @@ def graphs(figure, state: ViewState) -> dict:
     summary = (f"{len(views)} panel{'s' * (len(views) != 1)} · {shown} of {total} cells reported"
                f" · grey cells are not reported by the source"
                + (f" · each cell: the unbiased pass@{state.k} of its items' samples, averaged "
-                  "over its items" if state.k != 1 else ""))
+                  "over its items" if state.k != 1 else "")
+               + (" · ± se in the hover: the standard error of each cell's mean over its items"
+                  + (f", clustered by {state.cluster}" if state.cluster else "")
+                  if getattr(figure, "items", None) is not None else ""))
     note = values_note(len(views[0].y_labels), len(views[0].x_labels))
     gaps = gaps_note(len(views[0].y_labels), len(views[0].x_labels)) if shown < total else None
     notes = scale_notes(views)

@@ -268,7 +268,7 @@ def layout(uploads=None, **query):
         html.Div([
             html.H4(values["heading"], id="compare-heading", className="mt-2 figure-title"),
             html.Div(values["text"], id="compare-text"),
-            html.Div(values["readout"], id="compare-readout", className="compare-readout",
+            html.Div(values["readout"], id="compare-readout", className=values["readout_class"],
                      role="status", **{"aria-live": "polite"}),
             html.Div([_graph(side, fig) for side, fig in zip(SIDES, values["figures"])],
                      id="compare-maps", className=values["maps_class"]
@@ -315,6 +315,7 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         "mean": mean,
         "problems": problems_alert(problems),
         "readout": READOUT_HINT,
+        "readout_class": "compare-readout",
         "k": k, "k_most": most, "k_options": k_options(most),
         "k_style": None if most > 1 else HIDDEN,
         "power": state.power, "power_style": None if compare_items_kept(catalog, state)
@@ -385,6 +386,8 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         "heading": ["A · ", al.a.short, " vs B · ", al.b.short],
         "text": [warnings, sentences_block(al, numbers)],
         "cells": readouts(al),
+        # paired cells: the readout holds their error bar and power too (its height reserved)
+        "readout_class": "compare-readout" + (" compare-readout-power" if al.paired else ""),
         "figures": figures,
         "held": held,
         "graph_styles": [reserved_height(fig) for fig in figures],
@@ -461,6 +464,7 @@ OUT = Outputs(
     text=Output("compare-text", "children"),
     cells=Output("compare-cells", "data"),
     readout=Output("compare-readout", "children"),
+    readout_class=Output("compare-readout", "className"),
     incoming=Output("compare-incoming", "data"),  # the maps, drawn by evalmapsLib.compare.assemble
     held=Output("compare-held", "data"),
     graph_styles=[Output(graph_id(side), "style") for side in SIDES],
@@ -489,7 +493,7 @@ CONTROLS = ("a", "b", "a_figure", "b_figure", "color", "show_values", "scale", "
             "mean_figure", "mean_options", "by", "ydim", "xdim", "k",
             "cluster", "power")  # written only if they change
 SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading", "text", "cells",
-         "readout", "held", "graph_styles", "maps_class", "legend", "cards", "by_options",
+         "readout", "readout_class", "held", "graph_styles", "maps_class", "legend", "cards", "by_options",
          "a_label", "b_label", "b_figure_disabled", "grid_style", "ydim_options", "xdim_options",
          "mean_style", "k_options", "k_style", "cluster_options", "cluster_style",
          "power_style")

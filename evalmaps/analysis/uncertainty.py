@@ -193,13 +193,49 @@ def item_errors(items, fixed: dict, by: tuple[str, ...], y_labels, x_labels, k: 
     return out
 
 
-def view_intervals(view, items=None, k: int = 1) -> tuple[np.ndarray, np.ndarray]:
+def with_item_se(figure: Figure, views: list, k: int = 1, cluster: str | None = None) -> list:
+    """``views`` with each cell's standard error from the figure's per-item records where the
+    source gives none (:func:`item_errors` at ``k``: of the mean over items, clustered by the
+    items' column ``cluster`` when given): what Browse's hover writes as ``± se``. The views
+    as they are for a figure without items."""
+    from dataclasses import replace
+
+    records = getattr(figure, "items", None)
+    if records is None:
+        return views
+    spec = figure.spec
+    out = []
+    for view in views:
+        errors = item_errors(records, dict(view.panel.facets), (spec.y, spec.x), view.y_labels,
+                             view.x_labels, k, cluster)
+        se = errors["se_clustered"] if cluster is not None else errors["se"]
+        if view.se is not None:
+            se = np.where(np.isfinite(view.se), view.se, se)
+        out.append(replace(view, se=se))
+    return out
+
+
+def cluster_intervals(view, items, k: int, cluster: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell's 95% interval from the clustered standard error of its mean over items:
+    ``z ± 1.96 se_clustered`` within the metric's range (:func:`se_interval`); NaN where a cell
+    has fewer than 2 clusters."""
+    spec = view.spec
+    errors = item_errors(items, dict(view.panel.facets), (spec.y, spec.x), view.y_labels,
+                         view.x_labels, k, cluster)
+    return se_interval(view.z, errors["se_clustered"], view.metric)
+
+
+def view_intervals(view, items=None, k: int = 1,
+                   cluster: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each cell's 95% interval of a panel view (:class:`evalmaps.analysis.slicing.PanelView`):
     from its items where the figure keeps them (``items``, at ``k``: :func:`item_intervals`),
-    else from its usable standard error (:func:`se_interval`); NaN where there is neither. The
+    else from its usable standard error (:func:`se_interval`); NaN where there is neither; with
+    ``cluster``, from the items' clustered standard error (:func:`cluster_intervals`). The
     interval of the value drawn, which Trends' bands and its JSON both give."""
     se = usable_se(view.z, view.se, view.sd, view.n, view.metric)
     lo, hi = se_interval(view.z, se, view.metric)
+    if items is not None and cluster is not None:
+        return cluster_intervals(view, items, k, cluster)
     if items is not None:
         spec = view.spec
         ilo, ihi = item_intervals(items, dict(view.panel.facets), (spec.y, spec.x),

@@ -44,7 +44,7 @@ QUERY_KEYS: dict[str, tuple[str, str]] = {
                                          "scores, texts)"),
     "k": ("/, /trends, /compare, cells, trends, compare and compare items API",
           "pass@k where items have several samples (1 to n; default 1)"),
-    "cluster": ("/compare, cells and compare API",
+    "cluster": ("/, /trends, /compare, cells, trends and compare API",
                 "standard errors clustered by this column of the per-item records (an import's "
                 "--cluster COL)"),
     "power": ("/compare", "1: B − A coloured by the smallest difference each cell's items detect "

@@ -250,6 +250,7 @@ class TrendsView:
     options: TrendsOptions
     report: trending.Trends | None
     points: Mapping  # (panel key, line label) -> [{"at", "value", "lo", "hi"}]
+    cluster: str | None = None  # the intervals from the items' SE clustered by this column
 
     @classmethod
     def from_query(cls, catalog: Catalog, query: Query) -> TrendsView:
@@ -264,6 +265,9 @@ class TrendsView:
             raise BadQuery(f"{options.problems[0].split(';')[0]}. "
                            f"Use transpose=1 or 0 and a number for threshold.")
         k = 1 if "k" in figure.spec.dims else _k(query)  # a dimension k takes k= as its label
+        cluster = query_cluster(query)
+        if cluster is not None:
+            item_errors_of(figure, [], query)  # a column the items do not keep: a 400
         if k != 1:
             top = max_k(figure)
             if not 1 <= k <= top:
@@ -277,12 +281,15 @@ class TrendsView:
                                                      threshold=options.threshold)
         if report is None:
             return cls(figure, k, options, None, {})
-        return cls(figure, k, options, report, _line_points(figure, views, options.transpose, k))
+        return cls(figure, k, options, report,
+                   _line_points(figure, views, options.transpose, k, cluster), cluster)
 
     def to_dict(self) -> dict:
         spec = self.figure.spec
         payload = {"figure": self.figure.id, "provenance": spec.provenance,
                    "metric": {"name": spec.metric.name, "unit": spec.metric.unit}, "k": self.k}
+        if self.cluster is not None:
+            payload["cluster"] = self.cluster
         if self.report is None:
             return {**payload, "transpose": self.options.transpose,
                     "threshold": self.options.threshold, "lines": [], "panels": [],
@@ -293,14 +300,16 @@ class TrendsView:
         return out
 
 
-def _line_points(figure: Figure, views, transpose: bool, k: int) -> dict:
+def _line_points(figure: Figure, views, transpose: bool, k: int,
+                 cluster: str | None = None) -> dict:
     """Each line's points with the 95% interval of the value drawn (``lo``, ``hi``: from the
-    items at pass@``k`` where the figure keeps them, else from the standard error; None where
-    there is neither), keyed by (panel key, line label), as Trends' bands draw them."""
+    items at pass@``k`` where the figure keeps them (with ``cluster``: ± 1.96 of their
+    clustered standard error), else from the standard error; None where there is neither),
+    keyed by (panel key, line label), as Trends' bands draw them."""
     out = {}
     items = getattr(figure, "items", None)
     for view in views:
-        lo, hi = stderr.view_intervals(view, items, k)
+        lo, hi = stderr.view_intervals(view, items, k, cluster)
         for line in trending.lines_of(view, transpose):
             out[(view.panel.key, line.label)] = [
                 {"at": at, "value": _finite(value), "lo": _finite(lo[i, j]), "hi": _finite(hi[i, j])}

@@ -124,6 +124,7 @@ class ViewState:
     pct: bool = False  # fractions written as percent
     zscale: str = "linear"  # colours by value, or by log10 of it ("log")
     k: int = 1  # pass@k where the figure's items have several samples (1: the mean over them)
+    cluster: str | None = None  # the items' column the standard errors are clustered by
 
     def facet_selection(self, figure: Figure) -> dict[str, list[str]]:
         spec = figure.spec
@@ -156,6 +157,8 @@ class ViewState:
             pairs.append(("zscale", self.zscale))
         if self.k != 1:
             pairs.append(("k", str(self.k)))
+        if self.cluster:
+            pairs.append(("cluster", self.cluster))
         for key, value in (extra or {}).items():
             pairs += [(key, v) for v in as_list(value) or []]
         return "?" + urlencode(pairs)
@@ -254,9 +257,27 @@ def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
         problems.append(f"zscale={fmt.clip(zscale)} is not linear or log; using linear.")
         zscale = "linear"
     k = read_k(query, figure, problems)
+    cluster = read_cluster(query, figure, problems)
     return ViewState(fid, facets, rows, x_range, color, _show_values(query), sort, top,
                      tuple(problems), scale=scale, pct=pct,
-                     zscale=zscale, k=k)
+                     zscale=zscale, k=k, cluster=cluster)
+
+
+def read_cluster(query: Query, figure: Figure, problems: list[str]) -> str | None:
+    """``cluster``: a column the figure's per-item records keep (an import's ``--cluster``);
+    else None, with a note in ``problems``."""
+    text = first(query.get("cluster"))
+    if not text:
+        return None
+    records = getattr(figure, "items", None)
+    kept = records.clusters if records is not None else ()
+    if text in kept:
+        return text
+    problems.append(f"cluster={fmt.clip(text)}: the standard errors can be clustered only by a "
+                    "column the figure's per-item records keep (an import's --cluster COL)"
+                    + (f": here {', '.join(kept)}" if kept else ", and this figure keeps none")
+                    + "; not clustered.")
+    return None
 
 
 def read_k(query: Query, figure: Figure, problems: list[str]) -> int:
@@ -676,12 +697,13 @@ def compare_max_k(catalog: Catalog, a: str, b: str) -> int:
 # first page's links with :func:`nav_href`; later, ``evalmaps_nav.navLinks`` (assets/nav.js)
 # writes them in the browser from the same rules, which the nav element carries (:data:`NAV_RULES`).
 NAV_RULES: dict = {
-    "own": {"/": ["color", "labels", "k"],
-            "/trends": ["transpose", "overlay", "threshold", "logx", "k"],
-            "/compare": ["a", "b", "ydim", "xdim", "avg", "color", "labels"], "/data": []},
+    "own": {"/": ["color", "labels", "k", "cluster"],
+            "/trends": ["transpose", "overlay", "threshold", "logx", "k", "cluster"],
+            "/compare": ["a", "b", "ydim", "xdim", "avg", "color", "labels", "cluster", "power"],
+            "/data": []},
     "sliced": ["/", "/trends", "/data"],
     "named": ["color", "labels", "transpose", "overlay", "threshold", "logx", "a", "b", "ydim",
-              "xdim", "avg", "format", "cell", "which", "q"],
+              "xdim", "avg", "format", "cell", "which", "q", "cluster", "power"],
 }
 
 

@@ -11,10 +11,9 @@ from dataclasses import replace
 
 import pytest
 from dash.testing.wait import until
-
-from evalmaps.analysis.compare import compare, power_text
 from selenium.webdriver.support.select import Select
 
+from evalmaps.analysis.compare import compare, power_text
 from tests.browser.helpers import (
     download_to,
     downloaded,
@@ -143,4 +142,22 @@ def test_the_table_of_b_gives_its_clustered_se_with_n_and_clusters(served, tmp_p
     assert f"± {cells[('hard', 't2')]['se_clustered']:.4f}" in text  # 77.5% ± 0.0xxx
     assert "clustered by src (without a small-sample correction)" in text
     assert "n = 40 items a cell, in 8 clusters of src." in text
+    assert served.get_logs() == []
+
+
+def test_browse_and_trends_name_their_clustered_standard_errors(served, tmp_path):
+    query = "?figure=toy-items&model=large&cluster=src"
+    cells = {(c["level"], c["task"]): c for c in json.loads(fetch_text(
+        served.server_url, "/api/figures/toy-items/cells?model=large&cluster=src"))["cells"]}
+    served.wait_for_page(url=f"{served.server_url}/{query}")
+    css = graph_selector("browse", "large")
+    served.wait_for_element(f"{css} .main-svg", timeout=15)
+    until(lambda: "clustered by src" in served.find_element("#browse-summary").text, timeout=10)
+    text = hover_cell(served, css, "t2", "hard")
+    se = cells[("hard", "t2")]["se_clustered"]
+    assert f"± {100 * se:.1f}% se" in text or f"± {se:.3f} se" in text or f"{se:.4f}" in text, text
+    screenshot(served.driver, "browse-clusters-1440", tmp_path)
+    served.wait_for_page(url=f"{served.server_url}/trends{query}")
+    until(lambda: "clustered by src" in served.find_element("#trends-summary").text, timeout=15)
+    screenshot(served.driver, "trends-clusters-1440", tmp_path)
     assert served.get_logs() == []

@@ -375,3 +375,45 @@ def test_a_table_gives_value_pm_the_items_se_with_n_and_clusters(tmp_path):
     plain = payloads.table_payload(figure, {"model": ["large"]}, "latex")[0]
     assert r"$\pm$ one standard error of the mean over the cell's items" in plain
     assert "n = 40 items a cell." in plain
+
+
+# --------------------------------------------------------------------------- Browse and Trends
+
+def test_trends_intervals_are_the_clustered_se_when_asked(toy):
+    from evalmaps.analysis.uncertainty import Z_95
+    from evalmaps.views import BrowseView, TrendsView
+    from evalmaps.views.models import BadQuery
+
+    query = {"figure": ["toy"], "model": ["small"], "cluster": ["src"]}
+    trends = TrendsView.from_query(toy, query).to_dict()
+    cells = {(c["level"], c["task"]): c for c in BrowseView.from_query(toy, query).to_dict()["cells"]}
+    assert trends["cluster"] == "src"
+    for line in trends["lines"]:
+        for point in line["points"]:
+            cell = cells[(line["line"], point["at"])]
+            half = Z_95 * cell["se_clustered"]
+            if 0 <= cell["value"] - half and cell["value"] + half <= 1:  # else a Wilson interval
+                assert (point["lo"], point["hi"]) == pytest.approx(
+                    (cell["value"] - half, cell["value"] + half), abs=1e-12)
+    plain = TrendsView.from_query(toy, {"figure": ["toy"], "model": ["small"]}).to_dict()
+    assert "cluster" not in plain and plain["lines"][0]["points"] != trends["lines"][0]["points"]
+    with pytest.raises(BadQuery, match="no cluster column 'passage'"):
+        TrendsView.from_query(toy, {**query, "cluster": ["passage"]})
+
+
+def test_browse_hovers_the_items_se_clustered_when_asked(toy):
+    from evalmaps.analysis.slicing import views_for
+    from evalmaps.analysis.uncertainty import item_errors, with_item_se
+    from evalmaps.views.state import parse_state
+
+    figure = toy.figure("toy")
+    state = parse_state({"figure": ["toy"], "cluster": ["src"]}, toy)
+    assert state.cluster == "src" and state.to_query().endswith("cluster=src")
+    views, _ = views_for(figure, state)
+    shown = with_item_se(figure, views, 1, "src")
+    for view, with_se in zip(views, shown):
+        want = item_errors(figure.items, dict(view.panel.facets), ("level", "task"),
+                           view.y_labels, view.x_labels, 1, "src")["se_clustered"]
+        np.testing.assert_allclose(with_se.se, want)
+    wrong = parse_state({"figure": ["toy"], "cluster": ["passage"]}, toy)
+    assert wrong.cluster is None and "not clustered" in wrong.problems[-1]
