@@ -1148,16 +1148,16 @@ def power_kind(al: Alignment, result) -> tuple[bool, bool, bool] | None:
 def power_lines(al: Alignment, kind: tuple[bool, bool, bool]) -> list[str]:
     """The lines of a cell's error bar and power, with fields ``{diff}``, ``{se}``, ``{g}``,
     ``{n}``, ``{mde}``, ``{needed}`` (Compare's hover puts each on a line of its own; joined by
-    spaces they are :func:`power_text`'s sentence): 'B − A = +4.1 ± 1.9 points (SE, clustered
-    by src, 48 clusters);', 'the smallest difference these 717 items detect is 5.3 points;',
-    'this one needs 1,210 items'."""
+    spaces they are :func:`power_text`'s sentence; short, for a phone's map): 'B − A = +4.1 ±
+    1.9 points', '(SE, clustered by src, 48 clusters);', 'the smallest difference these 717
+    items', 'detect is 5.3 points;', 'this one needs 1,210 items'."""
     clustered, blind, zero = kind
     unit = paired_unit(al)
     cluster = (al.cluster or "").replace("{", "{{").replace("}", "}}")
     which = (f"(SE, clustered by {cluster}, {{g}} clusters);" if clustered else
              "(SE, not clustered: one cluster);" if al.cluster else "(SE, not clustered);")
-    lines = [f"B {fmt.MINUS} A = {{diff}} ± {{se}}{unit} {which}",
-             f"the smallest difference these {{n}} items detect is {{mde}}{unit}"
+    lines = [f"B {fmt.MINUS} A = {{diff}} ± {{se}}{unit}", which,
+             "the smallest difference these {n} items", f"detect is {{mde}}{unit}"
              + ("," if blind else ";")]
     if blind:
         lines.append(f"too few to detect {detect_floor(al)[1]};")
