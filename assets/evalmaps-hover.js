@@ -70,6 +70,22 @@
           " [" + signed(cell[6]) + ", " + signed(cell[7]) + "], p = " + sig(cell[8]) +
           " (adjusted " + sig(cell[9]) + ", " + paired.tests[cell[10]] + ": " +
           (cell[9] < 0.05 ? "distinguishable" : "not distinguishable") + ")";
+      if (cell.length > 14 && present(cell[12])) {
+        // its error bar and power, as evalmaps.analysis.compare.power_text writes them: the SE
+        // used (clustered where the map is), the mde, the items needed, the clusters
+        const fixed = function (v) { return number(v, paired.places, null); };
+        const count = function (v) { return Math.round(v).toLocaleString("en-US"); };
+        const clustered = present(cell[14]);
+        const blind = paired.floor !== null && cell[12] > paired.floor[0] + 1e-9;
+        line += " · " + cells.minus + " = " + signed(cell[5]) + " ± " + fixed(cell[11]) +
+            paired.unit + " (SE, " + (clustered ? "clustered by " + paired.cluster + ", " +
+            count(cell[14]) + " clusters" : paired.cluster ? "not clustered: one cluster" :
+            "not clustered") + "); the smallest difference these " + count(cell[4]) +
+            " items detect is " + fixed(cell[12]) + paired.unit +
+            (blind ? ", too few to detect " + paired.floor[1] + ";" : ";") +
+            (present(cell[13]) ? " this one needs " + count(cell[13]) + " items" :
+              " B and A do not differ on these items");
+      }
     } else if (present(se) && present(a) && present(b)) {
       // the SE column is in shown units already (percentage points: components.compare)
       line += " · SE " + number(se, cells.se, null) + unit + ", " +

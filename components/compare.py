@@ -37,7 +37,7 @@ from components.heatmap import (
 from components.provenance import provenance_badge
 from evalmaps.analysis import paired as paired_stats
 from evalmaps.analysis import uncertainty as stderr
-from evalmaps.analysis.compare import (  # noqa: F401 - paired_text: the pages' paired line
+from evalmaps.analysis.compare import (  # noqa: F401 - paired_text, power_text: the pages' lines
     ONE_ROW,
     PAIRED_NAMES,
     Alignment,
@@ -47,11 +47,15 @@ from evalmaps.analysis.compare import (  # noqa: F401 - paired_text: the pages' 
     color_range,
     compatible,
     delta_range,
+    detect_floor,
     from_panel,
     label_ref,
     paired_places,
     paired_text,
     paired_unit,
+    power_kind,
+    power_lines,
+    power_text,
     sentences,
     where_of,
 )
@@ -66,7 +70,9 @@ INDISTINCT_COLOR = "#374151"
 WITHIN = "within 1.96 SE: not distinguishable"
 BEYOND = "beyond 1.96 SE: distinguishable"
 PAIRED_TESTS = paired_stats.TESTS  # the test column's codes (0, 1, 2, 3)
-PAIRED_COLUMNS = 7  # n, diff, ci_low, ci_high (shown units), p, p adjusted, test code
+# n, diff, ci_low, ci_high (shown units), p, p adjusted, test code; the SE used (clustered where
+# the map is), the mde (shown units), the items the difference needs, the clusters
+PAIRED_COLUMNS = 11
 
 
 def _paired_data(al: Alignment) -> np.ndarray:
@@ -77,9 +83,26 @@ def _paired_data(al: Alignment) -> np.ndarray:
         return np.nan if v is None else v * times
 
     for (i, j), r in al.paired.items():
+        se = r.se_diff_clustered if r.se_diff_clustered is not None else r.se_diff
         out[i, j] = (r.n, r.diff * scale, of(r.ci_low, scale), of(r.ci_high, scale), of(r.p),
-                     of(r.p_adjusted), PAIRED_TESTS.index(r.test))
+                     of(r.p_adjusted), PAIRED_TESTS.index(r.test), of(se, scale),
+                     of(r.mde, scale), of(r.items_needed),
+                     r.n_clusters if r.se_diff_clustered is not None else np.nan)
     return out
+
+
+def power_template(al: Alignment, kind) -> str:
+    """A cell's error bar and power as B − A's hover writes them, a line each
+    (:func:`evalmaps.analysis.compare.power_lines`, from the customdata's paired columns); ""
+    for a cell without an mde (``kind`` None)."""
+    if kind is None:
+        return ""
+    places = paired_places(al)
+    fields = {"diff": f"%{{customdata[5]:+.{places}f}}", "se": f"%{{customdata[11]:.{places}f}}",
+              "mde": f"%{{customdata[12]:.{places}f}}", "needed": "%{customdata[13]:,.0f}",
+              "g": "%{customdata[14]:,.0f}", "n": "%{customdata[4]:,.0f}"}
+    return "".join("<br>" + theme.text(line).format(**fields)
+                   for line in power_lines(al, kind))
 
 
 # --------------------------------------------------------------------------- hover templates
@@ -163,7 +186,7 @@ def delta_scale(al: Alignment) -> float:
     return al.a.metric.scale if al.a.metric.percent else 1
 
 
-def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
+def delta_hovers(al: Alignment, field: str = "z") -> tuple[str, list[Special], np.ndarray]:
     """'Local Window Size %{y} · Ratio %{x}<br>B − A +3.8<br>A 52.5 · B 56.3<br>SE ...': the
     template of a compared cell, the groups with their own (not comparable; within 1.96 SE),
     and the customdata (A, B, SE, within 1.96 SE; A and B alone when no cell has a standard
@@ -172,7 +195,7 @@ def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
     values = (f"<br>A {_side_value(al.a, 'customdata[0]')} · "
               f"B {_side_value(al.b, 'customdata[1]')}")
     pct = al.a.metric.percent
-    delta = delta_template(al)
+    delta = delta_template(al, field)  # the value of B − A: z, or a column of the power map's
     direction = "" if al.higher_is_better else " (lower is better: − means B better)"
     head = f"{where}<br>{DELTA_TITLE} {delta}{direction}{values}"
     se_places = se_decimals(al)
@@ -194,23 +217,30 @@ def delta_hovers(al: Alignment) -> tuple[str, list[Special], np.ndarray]:
                 f"[{shown(6)}, {shown(7)}], p = %{{customdata[8]:.2~g}}"
                 f"<br>adjusted p = %{{customdata[9]:.2~g}} (FDR)")
         codes = np.full(al.delta.shape, -1)
+        kinds = {}  # how each cell's power is said: its cells
         for (i, j), r in al.paired.items():
             codes[i, j] = PAIRED_TESTS.index(r.test)
+            kinds.setdefault(power_kind(al, r), np.zeros(al.delta.shape, dtype=bool))[i, j] = True
         none = PAIRED_TESTS.index("none")
+
+        def add(mask, template):  # a group per way its power is said
+            for kind, cells in kinds.items():
+                if (mask & cells).any():
+                    special.append(Special(mask & cells, template + power_template(al, kind),
+                                           value=True))
+
         few = tested & (codes == none)
         if few.any():
-            special.append(Special(few, f"{head}<br>paired, %{{customdata[4]:.0f}} items: "
-                                        f"{shown(5)}{unit}<br>too few items for any test to "
-                                        f"reach p < 0.05 (it needs {paired_stats.MIN_ITEMS}): "
-                                        "not tested", value=True))
+            add(few, f"{head}<br>paired, %{{customdata[4]:.0f}} items: "
+                     f"{shown(5)}{unit}<br>too few items for any test to "
+                     f"reach p < 0.05 (it needs {paired_stats.MIN_ITEMS}): not tested")
         for code, name in enumerate(PAIRED_NAMES):
             if code == none:
                 continue
             for same, verdict in ((True, "not distinguishable"), (False, "distinguishable")):
                 mask = tested & (codes == code) & (al.paired_indistinct == same)
                 if mask.any():
-                    special.append(Special(mask, f"{head}{line}, {verdict}<br>{name}",
-                                           value=True))
+                    add(mask, f"{head}{line}, {verdict}<br>{name}")
     if has_se:
         no_se = np.isfinite(al.delta) & ~np.isfinite(al.se) & ~tested
         special.append(Special(no_se, head, value=True))
@@ -271,6 +301,7 @@ def readouts(al: Alignment) -> dict:
                 "%" if side.metric.percent else fmt.with_unit("", side.metric.unit)]
 
     one_row = al.y.name == ONE_ROW  # the readout names the column alone
+    floor = detect_floor(al)
     return {"x": theme.texts(al.x.labels), "y": theme.texts(al.y.labels),
             "x_text": list(al.x.labels), "y_text": [""] if one_row else list(al.y.labels),
             "x_title": al.x.title, "y_title": al.y.title,
@@ -281,7 +312,11 @@ def readouts(al: Alignment) -> dict:
             "se": max(se_decimals(al) - al.a.metric.shift, 0),  # customdata: shown units
             "minus": DELTA_TITLE, "within": WITHIN, "beyond": BEYOND,
             "paired": {"places": paired_places(al), "unit": paired_unit(al),
-                       "tests": list(PAIRED_NAMES)} if al.paired else None,
+                       "tests": list(PAIRED_NAMES), "cluster": al.cluster,
+                       # the difference the items should detect (shown units), in words
+                       "floor": None if floor is None else [floor[0] * delta_scale(al),
+                                                            floor[1]]}
+            if al.paired else None,
             # B − A and its SE: percentage points of fractions written as percent
             "unit": paired_unit(al) if al.a.metric.percent else "",
             "lower_better": not al.higher_is_better}
@@ -340,6 +375,65 @@ def side_figure(al: Alignment, which: str, zrange: tuple[float, float], *,
     return {"data": data, "layout": layout}
 
 
+POWER_COLORSCALE = "YlOrRd"  # light: small differences detected; red: the items are too few
+POWER_TITLE = "mde"  # its colour bar: the smallest B − A its items detect
+
+
+def mde_grid(al: Alignment) -> np.ndarray:
+    """Each paired cell's mde in shown units (percentage points of fractions written as
+    percent); NaN where a cell has none (no items in common, fewer than 2)."""
+    out = np.full(al.delta.shape, np.nan)
+    for (i, j), r in (al.paired or {}).items():
+        if r.mde is not None:
+            out[i, j] = r.mde * delta_scale(al)
+    return out
+
+
+def power_figure(al: Alignment, *, show_values: bool = True) -> dict:
+    """The power map: B − A's cells coloured by the smallest difference their items detect
+    (the mde: 2.8 SE, 80% power at the 5% level; the clustered SE where the map is clustered),
+    from 0 (light) to the largest (red), so a benchmark too small to tell A and B apart shows
+    red. Hovers as B − A's (the difference read from a column of its own); a common cell
+    without items in common is drawn as not reported, and says why."""
+    mde = mde_grid(al)
+    has = np.isfinite(mde)
+    times = delta_scale(al)
+    field = f"customdata[{4 + PAIRED_COLUMNS}]"  # B − A itself, after the hovers' columns
+    present, special, customdata = delta_hovers(al, field)
+    customdata = np.concatenate([customdata, (al.delta * times)[..., None]], axis=-1)
+    special = [Special(g.mask & has, g.hovertemplate, value=True) if g.value else g
+               for g in special]
+    common = np.isfinite(al.delta)
+    special.append(Special(common & ~has, f"{_where(al)}<br>{DELTA_TITLE} "
+                                          f"{delta_template(al, field)}<br>no items in common on "
+                                          "both sides: no power to show"))
+    places = paired_places(al)
+    top = float(np.nanmax(mde)) if has.any() and np.nanmax(mde) > 0 else 1.0
+    unit = paired_unit(al)
+    drawn = TraceSpec(
+        decimals=places, hovertemplate=present, colorscale=POWER_COLORSCALE,
+        zrange=(0.0, top), texttemplate=f"%{{z:.{places}f}}", show_values=show_values,
+        colorbar_title=POWER_TITLE + (f" ({unit.strip()})" if unit else ""),
+        colorbar=scale_ticks(False, places, [(0.0, top)]), customdata_dtype="f8",
+        scale=None)  # its own scale, whatever A and B are drawn with
+    data = heatmap_traces(np.round(mde, places + 6), al.x.labels, al.y.labels, drawn,
+                          customdata=customdata, special=tuple(special))
+    # every paired cell has a hover group of its own, so the main trace may hold no value, and
+    # plotly.js draws no colour bar for it: the first group's trace carries the bar then
+    grouped = np.zeros(has.shape, dtype=bool)
+    for group in special:
+        grouped |= group.mask
+    groups = [t for t in data[1:] if (t.get("meta") or {}).get("role") == "value"]
+    if groups and not (has & ~grouped).any():
+        groups[0].update(showscale=True, colorbar=data[0]["colorbar"])
+        data[0]["showscale"] = False
+    layout = _layout(al, f"{DELTA_TITLE}: power (mde)", right=20)
+    layout["meta"] = style_meta(data, None)
+    ny, nx = al.delta.shape
+    layout["shapes"] = [_outline(int(i), int(j), ny, nx) for i, j in zip(*np.nonzero(al.outlined))]
+    return {"data": data, "layout": layout}
+
+
 def delta_figure(al: Alignment, *, show_values: bool = True,
                  values: tuple[str, str] | None = None) -> dict:
     """B - A on a diverging scale centred at 0 (symmetric range); NaN where either is missing.
@@ -369,13 +463,18 @@ def delta_figure(al: Alignment, *, show_values: bool = True,
     return {"data": data, "layout": layout}
 
 
-def compare_figures(al: Alignment, color: str, show_values: bool) -> tuple[dict, ...]:
+def compare_figures(al: Alignment, color: str, show_values: bool,
+                    power: bool = False) -> tuple[dict, ...]:
+    """A, B and B − A (``power``: the power map, :func:`power_figure`, where cells were
+    paired)."""
     zrange = color_range(al, color)
     values = value_dtypes(al)
+    third = (power_figure(al, show_values=show_values) if power and al.paired else
+             delta_figure(al, show_values=show_values, values=values))
     return (side_figure(al, "a", zrange, show_values=show_values, dtype=values[0]),
             side_figure(al, "b", zrange, show_values=show_values, showscale=True,
                         dtype=values[1]),
-            delta_figure(al, show_values=show_values, values=values))
+            third)
 
 
 # --------------------------------------------------------------------------- summary
@@ -432,7 +531,9 @@ def summary_card(al: Alignment, numbers: dict) -> dbc.Card:
     if numbers.get("paired_cells"):
         few = numbers.get("paired_untested", 0)
         m = numbers["paired_cells"] - few
-        tests = " and ".join(PAIRED_NAMES[PAIRED_TESTS.index(t)] for t in numbers["paired_tests"])
+        tests = " and ".join(PAIRED_NAMES[PAIRED_TESTS.index(t)]
+                             + (f" (clustered by {al.cluster})" if t == "clustered" else "")
+                             for t in numbers["paired_tests"])
         at_k = f", pass@{numbers['k']}" if numbers.get("k", 1) > 1 else ""
         facts.insert(1, html.Tr([html.Th("Paired"), html.Td(
             f"B better in {numbers['b_sig_better_paired']} of {m} cells (paired, FDR 5%), "

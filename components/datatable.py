@@ -143,8 +143,9 @@ def item_record_fields(prefix: str, hidden: bool = False):
     """The upload's per-item options, in a disclosure ("Per-item records", closed until opened):
     the item column, "right when PRED equals REF" (both empty: a 'score' column), and the model
     from the file name, and columns to leave out of the dimensions (``--item``, ``--correct``,
-    ``--set model={file}``, ``--drop`` of ``evalmaps import``). Ids: ``{prefix}-items`` (the
-    disclosure), ``-item``, ``-pred``, ``-ref``, ``-model-file`` and ``-drop``. ``hidden``:
+    ``--set model={file}``, ``--drop``, ``--cluster`` of ``evalmaps import``). Ids:
+    ``{prefix}-items`` (the disclosure), ``-item``, ``-pred``, ``-ref``, ``-model-file``,
+    ``-drop`` and ``-cluster``. ``hidden``:
     there for the callbacks, not shown (uploads are off)."""
     def field(suffix: str, label: str, placeholder: str, width: int = 4):
         return dbc.Col([dbc.Label(label, html_for=f"{prefix}-{suffix}",
@@ -164,8 +165,11 @@ def item_record_fields(prefix: str, hidden: bool = False):
                  className="small text-muted mb-1"),
         dbc.Switch(id=f"{prefix}-model-file", value=False, className="small",
                    label="Model from the file name (one file per model, in a zip)"),
-        dbc.Row([field("drop", "Leave out columns", "e.g. answer_index (commas between)", 8)],
-                className="g-2 mt-1"),
+        dbc.Row([field("drop", "Leave out columns", "e.g. answer_index (commas between)", 8),
+                 field("cluster", "Cluster column", "e.g. src")], className="g-2 mt-1"),
+        html.Div("Cluster column: what groups the items (a passage, a source data set); kept "
+                 "with the items so that standard errors can be clustered by it.",
+                 className="small text-muted mb-1"),
     ], id=f"{prefix}-items", className="item-records mt-1",
         style={"display": "none"} if hidden else None)
 

@@ -748,9 +748,11 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
         colorbar = scale_ticks(shown.percent, view.decimals,
                                [zrange or view.value_range, *(ranges or [])])
     title = shown.label + (" (log)" if view.log_scale else "")
+    # the panel's own grids (a standard error from its items is the view's alone: float64)
     data_dtype = theme.panel_columns_dtype(
         view.panel, uncertain, uncertainty_decimals(view.decimals, uncertain, shown)) \
-        if uncertain else "f8"
+        if uncertain and all(getattr(view.panel, name) is not None for name in uncertain) \
+        else "f8"
     drawn = TraceSpec(
         decimals=view.decimals, hovertemplate=full, colorscale=spec.colorscale, zrange=zrange,
         texttemplate=cell, show_values=show_values, showscale=showscale, colorbar_title=title,

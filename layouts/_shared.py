@@ -6,6 +6,7 @@ import functools
 import inspect
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 from urllib.parse import parse_qs
@@ -41,7 +42,7 @@ from evalmaps.core.figure import Catalog, Figure, short_slug
 from evalmaps.service import live
 from evalmaps.service.store import STORED_ID_IN
 from evalmaps.service.uploads import catalog_with
-from evalmaps.views.state import ViewState, parse_state, state_from_controls
+from evalmaps.views.state import ViewState, parse_state, read_cluster, state_from_controls
 
 NAV_PAGES = [("Browse", "/"), ("Trends", "/trends"), ("Compare", "/compare"), ("Data", "/data")]
 LIVE = "live-version"  # the store evalmaps-live.js sets when a shown figure has a new version
@@ -347,10 +348,14 @@ def read_view(page: str, slicing: dict, display: dict | None = None):
     display = display or {}
     facets = {fid["dim"]: value for fid, value in zip(slicing["facet_ids"],
                                                        slicing["facet_values"])}
-    return figure, state_from_controls(
+    state = state_from_controls(
         figure, facets, slicing["rows"], slicing["x_range"], display.get("color"),
         display.get("show_values"), slicing["sort"], slicing["top"], display.get("pct"),
-        display.get("zlog")), None
+        display.get("zlog"))
+    # no control sets the items' cluster column: the URL's stays while the controls change
+    cluster = read_cluster(parse_qs((search or "").lstrip("?"), keep_blank_values=True),
+                           figure, [])
+    return figure, replace(state, cluster=cluster), None
 
 
 def slicing_values(state: ViewState, figure: Figure, facet_ids: list[dict]) -> dict:
@@ -463,6 +468,8 @@ INPUTS.update(selected="records", k="number", typed="text", searched="text")
 INPUTS.update(live="any", drawn_live="text", pathname="text", map_ids="any")
 # the Data page's list of the figures one upload kept (their ids); its columns to leave out
 INPUTS.update(kept="texts", drop="text")
+# the items' column standard errors are clustered by (Compare's menu, the Data page's field)
+INPUTS.update(cluster="text", power="flag")
 
 
 def _fits(name: str, value) -> bool:

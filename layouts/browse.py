@@ -45,7 +45,13 @@ from components.keyboard import keyboard_map, map_coords
 from components.provenance import provenance_badge, source_card
 from components.theme import graph_config, reserved_height
 from evalmaps.analysis import uncertainty as stderr
-from evalmaps.analysis.export import ExportError, filename, render, table_of_view
+from evalmaps.analysis.export import (
+    ExportError,
+    filename,
+    render,
+    table_of_view,
+    with_item_errors,
+)
 from evalmaps.analysis.items import count_grid
 from evalmaps.analysis.slicing import scale_notes, view_ranges, views_for
 from evalmaps.catalog.items import figure_at, max_k
@@ -210,6 +216,8 @@ def graphs(figure, state: ViewState) -> dict:
     items (``figure_at``)."""
     figure = figure_at(figure, state.k)
     views, empty = views_for(figure, state)
+    if not empty:  # the hover's ± se of a figure's items (clustered when asked)
+        views = stderr.with_item_se(figure, views, state.k, state.cluster)
     if empty:
         return {"graphs": empty_note(empty), "summary": "", "drawn": slice_key(state),
                 "export_options": [], "export_value": None, "export_style": {"display": "none"}}
@@ -237,7 +245,10 @@ def graphs(figure, state: ViewState) -> dict:
     summary = (f"{len(views)} panel{'s' * (len(views) != 1)} · {shown} of {total} cells reported"
                f" · grey cells are not reported by the source"
                + (f" · each cell: the unbiased pass@{state.k} of its items' samples, averaged "
-                  "over its items" if state.k != 1 else ""))
+                  "over its items" if state.k != 1 else "")
+               + (" · ± se in the hover: the standard error of each cell's mean over its items"
+                  + (f", clustered by {state.cluster}" if state.cluster else "")
+                  if getattr(figure, "items", None) is not None else ""))
     note = values_note(len(views[0].y_labels), len(views[0].x_labels))
     thinned = labels_note(len(views[0].y_labels), len(views[0].x_labels))
     gaps = gaps_note(len(views[0].y_labels), len(views[0].x_labels)) if shown < total else None
@@ -281,6 +292,12 @@ def download_table(_clicks, table_format, slug, search, figure_id, uploads):
         return no_update, empty
     view = next((v for v in views if v.panel.slug == slug), views[0])
     table = table_of_view(view)
+    figure = catalog.figure(state.figure)
+    if getattr(figure, "items", None) is not None:  # its cells' SE from their items
+        spec = figure.spec
+        table = with_item_errors(table, stderr.item_errors(figure.items, dict(view.panel.facets),
+                                                    (spec.y, spec.x), view.y_labels,
+                                                    view.x_labels, state.k))
     try:
         text = render(table, table_format or "latex")
     except ExportError as exc:

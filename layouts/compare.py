@@ -69,6 +69,7 @@ from evalmaps.analysis.compare import (
     parse_label_ref,
     resolve_pair,
 )
+from evalmaps.analysis.uncertainty import item_errors
 from evalmaps.catalog.items import catalog_at
 from evalmaps.core.figure import slugify
 from evalmaps.core.text import NOT_REPORTED
@@ -76,6 +77,8 @@ from evalmaps.views import CompareView
 from evalmaps.views.state import (
     DEFAULT_COMPARE_COLOR,
     CompareState,
+    compare_clusters,
+    compare_items_kept,
     compare_max_k,
     parse_compare_state,
 )
@@ -145,6 +148,27 @@ def _graph(side: str, figure):
         html.Div(id=mark_id(side), className="compare-mark", style=HIDDEN),
         name="B − A" if side == "delta" else f"Map {side.upper()}", live=False,
         missing="not comparable" if side == "delta" else NOT_REPORTED, className="compare-map")
+
+
+def cluster_options(kept) -> list[dict]:
+    """The standard errors' menu: not clustered, or clustered by a column both sides' items
+    keep (an import's --cluster COL)."""
+    return [{"label": "Not clustered", "value": ""},
+            *({"label": f"Clustered by {c}", "value": c} for c in kept)]
+
+
+def cluster_menu(options: list[dict], value: str) -> dbc.Col:
+    """Which standard error B − A's hover, readout and tests use (URL ``cluster``), shown only
+    where both sides' items keep a cluster column."""
+    return dbc.Col(html.Div([
+        dbc.Label("Standard errors", html_for="compare-cluster",
+                  className="small fw-semibold mb-1"),
+        dcc.Dropdown(id="compare-cluster", options=options, value=value, clearable=False,
+                     searchable=False),
+    ], title="Items of one cluster (a passage, a source data set) are not independent: "
+             "clustered standard errors count each cluster once (Miller, 2024)"),
+        md=2, className="mb-2", id="compare-cluster-col",
+        style=None if len(options) > 1 else HIDDEN)
 
 
 def menu(component_id: str, options: list[dict], value: str, **props) -> dcc.Dropdown:
@@ -245,17 +269,25 @@ def layout(uploads=None, **query):
                                     inline=True, className="small"), width=3),
             dbc.Col([values_switch("compare-labels", state.show_values),
                      dbc.Switch(id="compare-pct", value=state.pct, label="Percent",
-                                className="small mb-0")], md=2,
+                                className="small mb-0"),
+                     html.Div(dbc.Switch(
+                         id="compare-power", value=values["power"], className="small mb-0",
+                         label="Power map (B − A)"), id="compare-power-col",
+                         style=values["power_style"],
+                         title="B − A coloured by the smallest difference each cell's items "
+                               "detect (mde: 80% power at the 5% level): red where the "
+                               "benchmark is too small to tell A and B apart")], md=2,
                     className="mb-2 pt-md-3"),
             labelled("Colour scale (A and B)", scale_control("compare-scale", state.scale),
                      width=3),
             k_menu(PAGE, values["k_most"], state.k),
+            cluster_menu(values["cluster_options"], values["cluster"]),
         ], className="g-3 align-items-start controls-row")]),
         html.Div(values["error"], id="compare-error"),
         html.Div([
             html.H4(values["heading"], id="compare-heading", className="mt-2 figure-title"),
             html.Div(values["text"], id="compare-text"),
-            html.Div(values["readout"], id="compare-readout", className="compare-readout",
+            html.Div(values["readout"], id="compare-readout", className=values["readout_class"],
                      role="status", **{"aria-live": "polite"}),
             html.Div([_graph(side, fig) for side, fig in zip(SIDES, values["figures"])],
                      id="compare-maps", className=values["maps_class"]
@@ -277,6 +309,8 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
     most = compare_max_k(catalog, state.a, state.b)
     k = state.k if state.k <= most else 1
     at_k = catalog_at(catalog, k)  # at k > 1 every side's cells are the pass@k of their items
+    kept = () if state.averaged else compare_clusters(catalog, state.a, state.b)
+    cluster = state.cluster if state.cluster in kept else None
     try:
         a_side, b_side = resolve_pair(at_k, state.a, state.b, **state.grid_args())
         if state.pct:  # fractions written as percent (each side that holds fractions)
@@ -300,8 +334,13 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         "mean": mean,
         "problems": problems_alert(problems),
         "readout": READOUT_HINT,
+        "readout_class": "compare-readout",
         "k": k, "k_most": most, "k_options": k_options(most),
         "k_style": None if most > 1 else HIDDEN,
+        "power": state.power, "power_style": None if compare_items_kept(catalog, state)
+        else HIDDEN,
+        "cluster": cluster or "", "cluster_options": cluster_options(kept),
+        "cluster_style": None if kept else HIDDEN,
         "by_options": by_options(catalog.figure(a_figure) if a_figure in catalog else None),
         **_side_menus(catalog, state, a_side, derived),
     }
@@ -310,7 +349,7 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
             raise CompareError(failed)
         if a_side is None or b_side is None:
             raise CompareError("Pick panels A and B.")
-        view = CompareView.of_sides(at_k, a_side, b_side, k)  # as /compare.json's
+        view = CompareView.of_sides(at_k, a_side, b_side, k, cluster)  # as /compare.json's
     except CompareError as exc:
         return {**out, "error": dbc.Alert(str(exc), color="danger", className="py-2",
                                           id="compare-error-alert"),
@@ -321,6 +360,14 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
     warnings = dbc.Alert(" ".join(al.warnings), color="warning", className="py-2 small",
                          id="compare-warnings") if al.warnings else None
     legend = []
+    power = state.power and bool(al.paired)
+    if power:
+        legend.append("Power map: each cell of B − A is coloured by the smallest difference its "
+                      "items detect (mde = 2.8 SE of the paired differences"
+                      + (f", clustered by {al.cluster}" if al.cluster else "")
+                      + ": 80% power at the 5% level), light where small differences are "
+                      "detected, red where the items are too few to tell A and B apart; the "
+                      "hover gives B − A itself. ")
     if al.paired:
         legend.append("Dotted outline on B − A: not distinguishable by the paired test on the "
                       "items both answered (Benjamini-Hochberg adjusted p ≥ 0.05 over the map's "
@@ -331,7 +378,12 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         legend.append("Dotted outline on B − A: |B − A| < 1.96 standard errors of the "
                       "difference (sqrt(seA² + seB²), each side's se as the source gives it, else "
                       "sd/√n), so the two are not distinguishable there. ")
-    if al.higher_is_better:
+    if power:
+        legend.append("Grey cells: not reported (on B − A: missing in A or B, or no items in "
+                      "common)." + ("" if al.higher_is_better else
+                                    f" Lower is better for {al.a.metric.name}: the colours of A "
+                                    "and B are reversed."))
+    elif al.higher_is_better:
         legend.append("Grey cells: not reported (on B − A: missing in A or B). "
                       "B − A is blue where B is higher, red where it is lower.")
     else:
@@ -347,7 +399,8 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         legend.append(" " + thinned)
     wide = len(al.x.labels) > 8
     figures, held = annotate([apply_scale(fig, state.scale)
-                              for fig in compare_figures(al, state.color, state.show_values)])
+                              for fig in compare_figures(al, state.color, state.show_values,
+                                                         power)])
     return {
         **out,
         "error": None,
@@ -355,6 +408,8 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         "heading": ["A · ", al.a.short, " vs B · ", al.b.short],
         "text": [warnings, sentences_block(al, numbers)],
         "cells": readouts(al),
+        # paired cells: the readout holds their error bar and power too (its height reserved)
+        "readout_class": "compare-readout" + (" compare-readout-power" if al.paired else ""),
         "figures": figures,
         "held": held,
         "graph_styles": [reserved_height(fig) for fig in figures],
@@ -418,6 +473,11 @@ OUT = Outputs(
     k=Output("compare-k", "value"),
     k_options=Output("compare-k", "options"),
     k_style=Output("compare-k-col", "style"),
+    cluster=Output("compare-cluster", "value"),
+    cluster_options=Output("compare-cluster", "options"),
+    cluster_style=Output("compare-cluster-col", "style"),
+    power=Output("compare-power", "value"),
+    power_style=Output("compare-power-col", "style"),
     mean=Output("compare-mean", "value"),
     problems=Output("compare-problems", "children"),
     error=Output("compare-error", "children"),
@@ -426,6 +486,7 @@ OUT = Outputs(
     text=Output("compare-text", "children"),
     cells=Output("compare-cells", "data"),
     readout=Output("compare-readout", "children"),
+    readout_class=Output("compare-readout", "className"),
     incoming=Output("compare-incoming", "data"),  # the maps, drawn by evalmapsLib.compare.assemble
     held=Output("compare-held", "data"),
     graph_styles=[Output(graph_id(side), "style") for side in SIDES],
@@ -451,11 +512,13 @@ OUT = Outputs(
     figure_options=[Output(menu_id, "options") for menu_id in FIGURE_MENUS],
 )
 CONTROLS = ("a", "b", "a_figure", "b_figure", "color", "show_values", "scale", "pct", "mean",
-            "mean_figure", "mean_options", "by", "ydim", "xdim", "k")  # written only if they change
+            "mean_figure", "mean_options", "by", "ydim", "xdim", "k",
+            "cluster", "power")  # written only if they change
 SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading", "text", "cells",
-         "readout", "held", "graph_styles", "maps_class", "legend", "cards", "by_options",
+         "readout", "readout_class", "held", "graph_styles", "maps_class", "legend", "cards", "by_options",
          "a_label", "b_label", "b_figure_disabled", "grid_style", "ydim_options", "xdim_options",
-         "mean_style", "k_options", "k_style")
+         "mean_style", "k_options", "k_style", "cluster_options", "cluster_style",
+         "power_style")
 REST = {"type": "compare-rest", "dim": ALL}
 
 
@@ -476,6 +539,8 @@ REST = {"type": "compare-rest", "dim": ALL}
             scale=State("compare-scale", "value"),
             pct=Input("compare-pct", "value"),
             k=Input("compare-k", "value"),
+            cluster=Input("compare-cluster", "value"),
+            power=Input("compare-power", "value"),
             mean=State("compare-mean", "value"),
             mean_figure=State("compare-mean-figure", "value"),
             by=Input("compare-by", "value"),
@@ -664,7 +729,14 @@ def download_table(_clicks, table_format, which, search, uploads):
     try:
         al = align(*resolve_pair(catalog_at(catalog, state.k), state.a, state.b,
                                  **state.grid_args()))
+        side = al.b if which == "b" else al.a
         table = exporting.table_of_side(al, "b" if which == "b" else "a")
+        cluster = state.cluster if state.cluster in compare_clusters(catalog, state.a,
+                                                                     state.b) else None
+        if side.items is not None and not side.derived and side.n_averaged is None:
+            table = exporting.with_item_errors(table, item_errors(
+                side.items, dict(side.item_fixed), side.item_by, al.y.labels, al.x.labels,
+                state.k, cluster), cluster)
         text = exporting.render(table, table_format or "latex")
     except (CompareError, exporting.ExportError) as exc:
         return no_update, str(exc)

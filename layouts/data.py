@@ -375,10 +375,11 @@ def _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh: bool,
         metric_range=(0.0, 100.0) if in_range is True else None))
 
 
-def _records(item, pred, ref, model_file, drop=None) -> TableOptions:
+def _records(item, pred, ref, model_file, drop=None, cluster=None) -> TableOptions:
     """The per-item options of "Per-item records" (``--item``, ``--correct PRED=REF``, ``--set
     model={file}``, ``--drop COL`` for each of the columns ``drop`` names, between commas: a
-    text, or a list as the pending options keep them), whatever the request holds; an error
+    text, or a list as the pending options keep them; ``--cluster COL``), whatever the request
+    holds; an error
     when only one of PRED and REF is given."""
     item, pred, ref = (_text(v, 200) or None for v in (item, pred, ref))
     if (pred is None) != (ref is None):
@@ -389,7 +390,7 @@ def _records(item, pred, ref, model_file, drop=None) -> TableOptions:
     columns = [c.strip() for c in _text(drop, 200).split(",") if c.strip()]
     return TableOptions(item, (pred, ref) if pred else None,
                         (("model", FILE),) if model_file is True else (),
-                        tuple(dict.fromkeys(columns)))
+                        tuple(dict.fromkeys(columns)), cluster=_text(cluster, 200) or None)
 
 
 @callback(
@@ -408,18 +409,19 @@ def _records(item, pred, ref, model_file, drop=None) -> TableOptions:
         ref=Input("data-ref", "value"),
         model_file=Input("data-model-file", "value"),
         drop=Input("data-drop", "value"),
+        cluster=Input("data-cluster", "value"),
     ),
     prevent_initial_call=True,
 )
 @boundary
 def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range, item, pred, ref,
-            model_file, drop):
+            model_file, drop, cluster):
     """Import the staged file with the chosen options (in a child process, within the upload
     budget) and show what was detected."""
     if not isinstance(staged, str) or not staged:
         raise PreventUpdate
     fresh = ctx.triggered_id in ("data-staged", "data-format", "data-item", "data-pred",
-                                 "data-ref", "data-model-file", "data-drop")
+                                 "data-ref", "data-model-file", "data-drop", "data-cluster")
 
     def refused(message: str) -> dict:
         # records read without their options: the options open, to be filled in
@@ -429,7 +431,7 @@ def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range, item, pr
 
     try:
         options = _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh,
-                           _records(item, pred, ref, model_file, drop))
+                           _records(item, pred, ref, model_file, drop, cluster))
         seen = uploads.preview(_store(), staged, options, _budget())
     except EvalmapsError as exc:
         return refused(str(exc))
@@ -502,7 +504,7 @@ def add_upload(_, pending, recent):
                            given.get("metric_range") is not None, fresh=False,
                            records=_records(given.get("item"), *(correct + [None, None])[:2],
                                             given.get("fixed") == {"model": FILE},
-                                            given.get("drop")))
+                                            given.get("drop"), given.get("cluster")))
         fids = uploads.store_upload(_store(), pending["key"], options, _budget())
     except EvalmapsError as exc:
         return no_update, no_update, _alert(str(exc)), no_update

@@ -271,7 +271,7 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
                 "threshold_placeholder": threshold_placeholder(views), **switch}
     trends = analyse(views, transpose=options.transpose, threshold=options.threshold)
     names = short_titles(views)
-    intervals = _item_intervals(figure, views, state.k)
+    intervals = _item_intervals(figure, views, state.k, state.cluster)
     levels = [p.threshold for p in trends.panels]  # each panel's (the URL's, or its default)
     if options.overlay and len(views) > 1:
         charts = [(line_figure(views, transpose=options.transpose,
@@ -307,7 +307,12 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
                        else ""))
     elif options.logx and scale.unavailable:
         summary += f" · no log scale: {scale.unavailable[0].lower()}{scale.unavailable[1:-1]}"
-    if intervals:
+    if intervals and state.cluster:
+        summary += (" · shaded bands: 95% intervals, ± 1.96 standard errors of each cell's "
+                    f"mean over its items clustered by {state.cluster} (the cluster-robust SE; a "
+                    "Wilson interval where that would leave the metric's range); means (per "
+                    "line, per panel, marginal) get none")
+    elif intervals:
         summary += (" · shaded bands: 95% intervals from each cell's items ("
                     + (f"a bootstrap over items of each item's pass@{state.k}" if state.k > 1
                        else "Wilson for a share right, else a bootstrap over items")
@@ -338,13 +343,17 @@ def threshold_placeholder(views) -> str:
 register_nav_sync(PAGE)
 
 
-def _item_intervals(figure, views, k: int = 1) -> dict | None:
+def _item_intervals(figure, views, k: int = 1, cluster: str | None = None) -> dict | None:
     """Each view's per-cell 95% intervals of the statistic drawn (pass@``k``) from the figure's
     per-item records ({panel slug: (low, high)},
-    :func:`evalmaps.analysis.uncertainty.item_intervals`); None without records."""
+    :func:`evalmaps.analysis.uncertainty.item_intervals`; with ``cluster``, ± 1.96 clustered
+    SE: :func:`~evalmaps.analysis.uncertainty.cluster_intervals`); None without records."""
     if getattr(figure, "items", None) is None:
         return None
     spec = figure.spec
+    if cluster is not None:
+        return {v.panel.slug: stderr.cluster_intervals(v, figure.items, k, cluster)
+                for v in views}
     return {v.panel.slug: stderr.item_intervals(figure.items, dict(v.panel.facets),
                                                 (spec.y, spec.x), v.y_labels, v.x_labels, k)
             for v in views}

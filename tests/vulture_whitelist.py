@@ -35,9 +35,11 @@ CATALOG_FIELDS, CATALOG_KEYS  # evalmaps/catalog/load.py: what test_docs checks 
 # per-item records (issue 27): read by the catalog that serves item figures
 cell_values  # evalmaps/catalog/items.py: ItemRecords.cell_values (tests/unit/test_items_store.py)
 paired_text  # components/compare.py: a cell's paired line as hover and readout write it (browser test)
+power_text  # components/compare.py: a cell's error bar and power as hover and readout write them (browser test)
 figure_at  # evalmaps/catalog/items.py: a figure at pass@k, for the k menu (the itemsui helper wires it)
 reads  # evalmaps/service/live.py FolderReader: files read so far (test_live: only changes are read)
-a_se  # evalmaps/analysis/paired.py: Paired's fields reach the API through asdict
+a_se, a_se_clustered, b_se_clustered, a_var_within, a_var_between, a_within_share
+b_var_within, b_var_between, b_within_share  # evalmaps/analysis/paired.py: Paired's fields reach the API through asdict
 b_se
 se_diff_clustered
 n_clusters

@@ -691,6 +691,7 @@ class Alignment:
     # the paired test on common items (:func:`with_paired`): {(i, j): Paired}; None: not asked
     paired: dict | None = None
     k: int = 1  # the pass@k the paired test follows
+    cluster: str | None = None  # the items' cluster column the standard errors are clustered by
 
     @property
     def paired_indistinct(self) -> np.ndarray:
@@ -861,29 +862,58 @@ def compatible(a: ComparePanel, b: ComparePanel) -> bool:
     return True
 
 
-def compare(catalog: Catalog, a_ref: str, b_ref: str, k: int = 1, **grid) -> Alignment:
+def compare(catalog: Catalog, a_ref: str, b_ref: str, k: int = 1, cluster: str | None = None,
+            **grid) -> Alignment:
     """A and B aligned: panels, means, or two labels of a dimension (``grid``: the keywords of
-    :func:`resolve_pair`), with the paired test where both have items (:func:`with_paired`)."""
-    return with_paired(align(*resolve_pair(catalog, a_ref, b_ref, **grid)), k)
+    :func:`resolve_pair`), with the paired test where both have items (:func:`with_paired`),
+    its standard errors clustered by the items' column ``cluster`` when given."""
+    return with_paired(align(*resolve_pair(catalog, a_ref, b_ref, **grid)), k, cluster)
 
 
-def _item_cells(side: ComparePanel) -> dict:
+def _item_cells(side: ComparePanel, cluster: str | None = None) -> dict:
     """A side's items per cell of its grid, keyed by its (row, column) labels (one query)."""
-    return side.items.cells(dict(side.item_fixed), side.item_by)
+    return side.items.cells(dict(side.item_fixed), side.item_by, cluster)
 
 
-def with_paired(al: Alignment, k: int = 1) -> Alignment:
+def cluster_problem(al: Alignment, cluster: str) -> str | None:
+    """Why A and B's items cannot be clustered by ``cluster`` (one or two sentences naming the
+    fix), None when both sides keep that column."""
+    for name, side in (("A", al.a), ("B", al.b)):
+        if side.items is None:
+            what = ("a mean of panels" if side.is_mean else "averaged over "
+                    + side.averaged_over if side.n_averaged is not None else
+                    "a figure without per-item records")
+            return (f"cluster={fmt.clip(cluster)} clusters the standard errors of per-item "
+                    f"records, and {name} ({what}) has none. Leave cluster out, or compare "
+                    "sides with per-item records.")
+        kept = side.items.clusters
+        if cluster not in kept:
+            have = (f"its items keep the cluster column{'s' * (len(kept) > 1)} "
+                    f"{', '.join(kept)}" if kept else "its items keep no cluster column")
+            return (f"{name}'s items have no cluster column '{fmt.clip(cluster)}' ({have}). "
+                    f"Import them with --cluster {fmt.clip(cluster)}, or leave cluster out.")
+    return None
+
+
+def with_paired(al: Alignment, k: int = 1, cluster: str | None = None) -> Alignment:
     """``al`` with the paired test of every common cell both sides have items for, on the items
     both have (:func:`evalmaps.analysis.paired.paired_grid`: exact McNemar or the sign-flip
     test, none below its smallest n; Benjamini-Hochberg over the cells tested), at
     pass@``k``. A side without items (a mean, an averaged label, a figure without per-item
     records) leaves every cell untested:
-    ``paired`` is then {} (and stays None on the alignment only before this is called)."""
+    ``paired`` is then {} (and stays None on the alignment only before this is called).
+    ``cluster``: the items' column their standard errors are clustered by (both sides must keep
+    it: :func:`cluster_problem`, else a :class:`CompareError`)."""
     if not isinstance(k, int) or k < 1:
         raise CompareError(f"k must be a whole number of at least 1, not {fmt.clip(str(k))}.")
+    if cluster is not None:
+        problem = cluster_problem(al, cluster)
+        if problem is not None:
+            raise CompareError(problem)
     if al.a.items is None or al.b.items is None:
         return replace(al, paired={}, k=k)
-    a_cells, b_cells = _item_cells(al.a), _item_cells(al.b)
+    al = replace(al, cluster=cluster)
+    a_cells, b_cells = _item_cells(al.a, cluster), _item_cells(al.b, cluster)
     one_row = al.y.name == ONE_ROW
     at = {}
     for i, j in zip(*np.nonzero(al.common)):
@@ -983,7 +1013,8 @@ def summary(al: Alignment) -> dict:
 TEST_NAMES = {"mcnemar": "exact McNemar test",
               "sign-flip": "exact sign-flip permutation test",
               "sign-flip-normal": "sign-flip permutation test (normal approximation)",
-              "none": "no test"}
+              "none": "no test",
+              "clustered": "Wald test on the clustered standard error"}
 
 
 def paired_summary(al: Alignment) -> dict:
@@ -1030,7 +1061,8 @@ def paired_sentence(al: Alignment, s: dict) -> str:
     sizes = sorted({r.n for r in al.paired.values()})
     items = (f"{sizes[0]} items a cell" if len(sizes) == 1
              else f"{sizes[0]} to {sizes[-1]} items a cell")
-    tests = " and ".join(TEST_NAMES[t] for t in s["paired_tests"]) or "no test"
+    tests = " and ".join(TEST_NAMES[t] + (f" (clustered by {al.cluster})" if t == "clustered"
+                                          else "") for t in s["paired_tests"]) or "no test"
     at_k = f", pass@{al.k}" if al.k > 1 else ""
     untested = (f"; {n - m} of the {n} cells have no items in common and are not tested"
                 if m < n else "")
@@ -1048,7 +1080,8 @@ def paired_sentence(al: Alignment, s: dict) -> str:
             f"{'is' if unclear == 1 else 'are'} not distinguishable{untested}.")
 
 
-PAIRED_NAMES = ("exact McNemar", "exact sign-flip", "sign-flip, normal approx.", "no test")
+PAIRED_NAMES = ("exact McNemar", "exact sign-flip", "sign-flip, normal approx.", "no test",
+                "Wald on the clustered SE")
 """The paired tests' short names, in the order of :data:`evalmaps.analysis.paired.TESTS`."""
 
 
@@ -1085,6 +1118,72 @@ def paired_text(al: Alignment, result) -> str:
                 f"test (it needs {paired_stats.MIN_ITEMS})")
     return (f"paired, {result.n} items: {signed(result.diff)}{unit} "
             f"[{signed(result.ci_low)}, {signed(result.ci_high)}], p = {result.p:.2g}")
+
+
+def detect_floor(al: Alignment) -> tuple[float, str] | None:
+    """The difference a benchmark should be able to detect, in the values' own units, with its
+    words: 1 point of a percent or a score out of 100 (0.01 of a fraction written as percent),
+    0.01 of a fraction on 0-1; None for other metrics (no scale to say it on)."""
+    metric = al.a.metric
+    if metric.percent:
+        return 1 / metric.scale, "a difference of 1 point"
+    if metric.unit == "%" or metric.range == (0.0, 100.0):
+        return 1.0, "a difference of 1 point"
+    if metric.range == (0.0, 1.0):
+        return 0.01, "a difference of 0.01"
+    return None
+
+
+def power_kind(al: Alignment, result) -> tuple[bool, bool, bool] | None:
+    """How a cell's power is said (:func:`power_lines`): (its SE clustered, its items too few
+    to detect :func:`detect_floor`'s difference, its difference 0); None where it has no mde
+    (fewer than 2 items)."""
+    if result.mde is None:
+        return None
+    floor = detect_floor(al)
+    blind = floor is not None and result.mde > floor[0] + 1e-12
+    return result.se_diff_clustered is not None, blind, result.items_needed is None
+
+
+def power_lines(al: Alignment, kind: tuple[bool, bool, bool]) -> list[str]:
+    """The lines of a cell's error bar and power, with fields ``{diff}``, ``{se}``, ``{g}``,
+    ``{n}``, ``{mde}``, ``{needed}`` (Compare's hover puts each on a line of its own; joined by
+    spaces they are :func:`power_text`'s sentence; short, for a phone's map): 'B − A = +4.1 ±
+    1.9 points', '(SE, clustered by src, 48 clusters);', 'the smallest difference these 717
+    items', 'detect is 5.3 points;', 'this one needs 1,210 items'."""
+    clustered, blind, zero = kind
+    unit = paired_unit(al)
+    cluster = (al.cluster or "").replace("{", "{{").replace("}", "}}")
+    which = (f"(SE, clustered by {cluster}, {{g}} clusters);" if clustered else
+             "(SE, not clustered: one cluster);" if al.cluster else "(SE, not clustered);")
+    lines = [f"B {fmt.MINUS} A = {{diff}} ± {{se}}{unit}", which,
+             "the smallest difference these {n} items", f"detect is {{mde}}{unit}"
+             + ("," if blind else ";")]
+    if blind:
+        lines.append(f"too few to detect {detect_floor(al)[1]};")
+    lines.append("B and A do not differ on these items" if zero
+                 else "this one needs {needed} items")
+    return lines
+
+
+def power_text(al: Alignment, result) -> str | None:
+    """'B − A = +4.1 ± 1.9 points (SE, clustered by src, 48 clusters); the smallest difference
+    these 717 items detect is 5.3 points; this one needs 1,210 items': a cell's paired
+    difference with its standard error (the clustered one where the map is clustered), the
+    smallest difference its items detect with 80% power at the 5% level (mde) and the items the
+    observed difference would need; where that mde is over 1 point (0.01 of a fraction) it says
+    the items are too few to detect that. None below 2 items."""
+    kind = power_kind(al, result)
+    if kind is None:
+        return None
+    places = paired_places(al)
+    scale = al.a.metric.scale if al.a.metric.percent else 1
+    se = result.se_diff_clustered if kind[0] else result.se_diff
+    values = {"diff": fmt.signed(result.diff * scale, places),
+              "se": fmt.number(se * scale, places), "mde": fmt.number(result.mde * scale, places),
+              "g": f"{result.n_clusters:,}" if kind[0] else "", "n": f"{result.n:,}",
+              "needed": "" if result.items_needed is None else f"{result.items_needed:,}"}
+    return " ".join(power_lines(al, kind)).format(**values)
 
 
 def _best(al: Alignment, grid: np.ndarray) -> dict:

@@ -3,19 +3,23 @@
 Rows are the panel's y labels and columns its x labels, in the order the view shows them. Each
 value is written with the figure's decimals (exactly what the data file holds), followed by
 ``± se`` where the cell has a standard error (the ``se`` the source gives, else ``sd / sqrt(n)``;
-see :mod:`evalmaps.analysis.uncertainty`). The best value of each column is bold (ties: all of
-them): the highest, or the lowest when the metric says ``higher_is_better`` is false. A cell the
-source does not report is ``--`` in LaTeX and empty in Markdown: nothing is filled in. Labels are
-escaped (LaTeX's special characters, Markdown's table and emphasis characters), so a label is always text. A
-standard error of 0 that cannot be right is written as given and marked with a dagger, and the
-note under the table says why. Illustrative values say so in the caption.
+see :mod:`evalmaps.analysis.uncertainty`); a figure with per-item records gives its cells the
+standard error of their mean over items, ``sqrt(s² / n)``, or the cluster-robust one over the
+items' clusters (``cluster=COL``: :func:`with_item_errors`), with each cell's items ``n`` (and
+clusters) said in the notes, or in each cell where they differ. The best value of each column
+is bold (ties: all of them): the highest, or the lowest when the metric says
+``higher_is_better`` is false. A cell the source does not report is ``--`` in LaTeX and empty
+in Markdown: nothing is filled in. Labels are escaped (LaTeX's special characters, Markdown's
+table and emphasis characters), so a label is always text. A standard error of 0 that cannot
+be right is written as given and marked with a dagger, and the note under the table says why.
+Illustrative values say so in the caption.
 
 Pure: no Dash, no Flask. ``to_latex(table_of_view(view))`` from a notebook.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -52,6 +56,11 @@ class Table:
     provenance: str
     name: str = "table"  # a file name without extension: '<figure>__<panel>'
     min_decimals: int | None = None  # a derived mean's: trailing zeros trimmed down to it
+    # from per-item records (with_item_errors): what ± is, each cell's items and clusters
+    se_note: str | None = None
+    n: np.ndarray | None = None
+    clusters: np.ndarray | None = None
+    cluster: str | None = None
 
     @property
     def higher_is_better(self) -> bool:
@@ -90,6 +99,44 @@ def table_of_side(al: Alignment, which: str) -> Table:
         name=name, min_decimals=side.min_decimals)
 
 
+def with_item_errors(table: Table, errors: dict, cluster: str | None = None) -> Table:
+    """``table`` with the standard errors of its cells' means over their per-item records
+    (``errors``: :func:`evalmaps.analysis.uncertainty.item_errors` on the table's grid): the
+    clustered one with ``cluster``, where the source gives none, and each cell's items."""
+    se = errors["se_clustered"] if cluster is not None else errors["se"]
+    given = table.se if table.se is not None else np.full(table.values.shape, np.nan)
+    se = np.where(np.isfinite(given), given, np.where(np.isfinite(table.values), se, np.nan))
+    note = ("± one cluster-robust standard error of the mean over the cell's items, clustered "
+            f"by {cluster} (without a small-sample correction)"
+            if cluster is not None else
+            "± one standard error of the mean over the cell's items (√(s²/n))")
+    return replace(table, se=se if np.isfinite(se).any() else None, se_note=note + ".",
+                   n=errors["n"], clusters=errors.get("n_clusters") if cluster is not None
+                   else None,
+                   cluster=cluster)
+
+
+def _counts(table: Table) -> tuple[str | None, bool]:
+    """What the notes say of the cells' items (and clusters), and whether each cell says its
+    own (they differ from cell to cell)."""
+    if table.n is None:
+        return None, False
+    shown = np.isfinite(table.values) & np.isfinite(table.n)
+    if not shown.any():
+        return None, False
+    counts = {int(v) for v in table.n[shown]}
+    groups = ({int(v) for v in table.clusters[shown] if np.isfinite(v)}
+              if table.clusters is not None else set())
+    if len(counts) == 1 and len(groups) <= 1:
+        text = f"n = {next(iter(counts)):,} items a cell"
+        if groups:
+            text += f", in {next(iter(groups)):,} clusters of {table.cluster}"
+        return text + ".", False
+    what = "items (n)" + (f" and clusters of {table.cluster}" if table.clusters is not None
+                          else "")
+    return f"In parentheses: each cell's {what}.", True
+
+
 def best_cells(table: Table) -> np.ndarray:
     """Where each column's best value is (every cell that holds it)."""
     z = table.values
@@ -114,7 +161,11 @@ def _notes(table: Table, missing: str) -> list[str]:
     direction = "highest" if table.higher_is_better else "lowest"
     notes = [f"Bold: the best value of each column ({direction})."]
     if table.se is not None:
-        notes.append("± one standard error (as the source gives it, else sd/√n).")
+        notes.append(table.se_note or "± one standard error (as the source gives it, else "
+                                      "sd/√n).")
+    counts = _counts(table)[0]
+    if counts:
+        notes.append(counts)
     if table.suspect.any():
         notes.append(f"†: {stderr.suspect_note(table.metric, int(table.suspect.sum()))}")
     if not np.isfinite(table.values).all():
@@ -138,6 +189,7 @@ def _caption(table: Table) -> str:
 def _cells(table: Table, value, bold, pm, dagger, missing) -> list[list[str]]:
     best = best_cells(table)
     se_places = fmt.se_places(table.decimals)
+    each = _counts(table)[1]
     out = []
     for i in range(len(table.rows)):
         row = []
@@ -153,6 +205,11 @@ def _cells(table: Table, value, bold, pm, dagger, missing) -> list[list[str]]:
                 text += pm(fmt.number(table.se[i, j], se_places))
                 if table.suspect[i, j]:
                     text += dagger
+            if each and np.isfinite(table.n[i, j]):
+                said = [f"{int(table.n[i, j]):,}"]
+                if table.clusters is not None and np.isfinite(table.clusters[i, j]):
+                    said.append(f"{int(table.clusters[i, j]):,}")
+                text += f" ({'; '.join(said)})"
             row.append(text)
         out.append(row)
     return out
@@ -244,7 +301,8 @@ def to_latex(table: Table) -> str:
         lines.append(" & ".join([latex_escape(label), *row]) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}" + ("}" if fit == "scaled" else "")]
     notes = " ".join(latex_escape(note).replace("±", r"$\pm$").replace("†", r"$^\dagger$")
-                     .replace("√", r"$\surd$") for note in _notes(table, "--"))
+                     .replace("√", r"$\surd$").replace("²", r"$^2$")
+                     for note in _notes(table, "--"))
     lines += [rf"\par\smallskip{{\footnotesize {notes}}}", rf"\end{{{env}}}"]
     return "\n".join(lines) + "\n"
 

@@ -38,6 +38,13 @@ the cell is compared on its *common* items (the ids both have), item by item. Wh
   smallest, ``2 / 2^n``, or the normal tail). Nothing is random, so a page, the API and a rerun
   give the same numbers, and swapping A and B negates the difference and its interval and keeps
   p.
+- **Clustered** (``test="clustered"``): where the items come in clusters (an import's
+  ``--cluster COL``, asked for with ``cluster=COL``), items of a cluster are not independent,
+  which the tests above assume. A cell of at least :data:`MIN_ITEMS` items is then tested on the
+  differences' clustered standard error (:func:`evalmaps.analysis.power.clustered_se`): the
+  Wald test ``p = 2 (1 - Phi(|d_bar| / se_diff_clustered))`` and the interval it inverts,
+  ``d_bar ± 1.96 se_diff_clustered`` (:func:`clustered_test`). A cell of one cluster keeps the
+  test above.
 - **Right and wrong** (``a_only``, ``b_only``; :func:`graded`, :func:`right`: the one definition
   the API, the items list and the pages use): an item is *right* for a side when its score is 1,
   full credit at the top of a 0-1 scale (every sample right at k = 1, pass@k = 1 at k > 1).
@@ -83,7 +90,8 @@ LATTICE_DENOMINATOR = 720  # the largest common denominator of differences given
 FEW_VALUES = 64  # distinct values up to which the bootstrap draws counts of values
 DECIMALS = 12  # exact results are rounded to this many decimals (floating-point noise only)
 Z_95 = 1.959963984540054  # the standard normal's 97.5th percentile
-TESTS = ("mcnemar", "sign-flip", "sign-flip-normal", "none")  # the tests, in the codes' order
+# the tests, in the codes' order ("clustered": the Wald test on the clustered standard error)
+TESTS = ("mcnemar", "sign-flip", "sign-flip-normal", "none", "clustered")
 
 
 @dataclass(frozen=True)
@@ -112,6 +120,17 @@ class Paired:
     se_diff: float | None = None
     se_diff_clustered: float | None = None  # with clusters of items (n_clusters of them)
     n_clusters: int | None = None
+    a_se_clustered: float | None = None  # each side's, clustered the same way
+    b_se_clustered: float | None = None
+    # with k > 1 samples on every item (at k = 1): each side's variance within items (of an
+    # item's samples), between items, and the share of its mean's variance that more samples
+    # per item would remove (evalmaps.analysis.power.variance_parts)
+    a_var_within: float | None = None
+    a_var_between: float | None = None
+    a_within_share: float | None = None
+    b_var_within: float | None = None
+    b_var_between: float | None = None
+    b_within_share: float | None = None
     mde: float | None = None  # from the clustered se_diff where there are clusters
     items_needed: int | None = None
 
@@ -556,11 +575,69 @@ def with_error_bars(result: Paired, a: np.ndarray, b: np.ndarray, clusters=None)
     d = b - a
     se_diff = power.se(d)
     clustered, groups = (None, None) if clusters is None else power.clustered_se(d, clusters)
+    a_clustered = b_clustered = None
+    if clusters is not None:
+        a_clustered, b_clustered = (power.clustered_se(a, clusters)[0],
+                                    power.clustered_se(b, clusters)[0])
     mde = power.mde(clustered if clustered is not None else se_diff)
     return replace(result, a_se=_maybe(power.se(a)), b_se=_maybe(power.se(b)),
                    se_diff=_maybe(se_diff), se_diff_clustered=_maybe(clustered),
                    n_clusters=groups, mde=_maybe(mde),
-                   items_needed=power.items_needed(result.n, mde, float(d.mean())))
+                   items_needed=power.items_needed(result.n, mde, float(d.mean())),
+                   a_se_clustered=_maybe(a_clustered), b_se_clustered=_maybe(b_clustered))
+
+
+def clustered_test(result: Paired) -> Paired:
+    """``result`` tested on its clustered standard error (items of a cluster are not
+    independent, which McNemar's and the sign-flip test assume): the two-sided Wald test
+    ``p = 2 (1 - Phi(|diff| / se_diff_clustered))`` with the interval it inverts, ``diff ±
+    1.96 se_diff_clustered`` (so it leaves out 0 exactly when p < 0.05); ``test="clustered"``.
+    Unchanged where no test is made (below :data:`MIN_ITEMS` items) or the clustered standard
+    error is not there or 0 (one cluster; every cluster's mean difference the same)."""
+    se_c = result.se_diff_clustered
+    if not result.tested or se_c is None or se_c <= 0:
+        return result
+    p = min(1.0, math.erfc(abs(result.diff) / se_c / math.sqrt(2.0)))
+    return replace(result, p=p, p_adjusted=p,
+                   ci_low=_edge(result.diff - Z_95 * se_c),
+                   ci_high=_edge(result.diff + Z_95 * se_c), test="clustered")
+
+
+def side_variances(side: str, scores, at: np.ndarray) -> dict:
+    """A side's ``var_within``, ``var_between`` and ``within_share`` on its items ``at``, as
+    :class:`Paired`'s fields (``a_var_within``, ...); {} where they are not defined (an item of
+    one sample)."""
+    if scores.squares is None:
+        return {}
+    parts = power.variance_parts(scores.n[at], scores.total[at], scores.squares[at])
+    if parts is None:
+        return {}
+    return {f"{side}_{name}": _r(v) for name, v in
+            zip(("var_within", "var_between", "within_share"), parts)}
+
+
+def common_clusters(a, b) -> np.ndarray:
+    """One cluster per common item from A's labels ``a`` and B's ``b`` (the same items, in one
+    order): A's where the two sides agree (the usual case: one column of one benchmark); where
+    they do not, items are in one cluster when either side puts them together (the connected
+    groups of both labellings: never finer than either, so never a smaller standard error)."""
+    a = np.asarray(a, dtype=object).astype(str)
+    b = np.asarray(b, dtype=object).astype(str)
+    if np.array_equal(a, b):
+        return a
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for left, right in set(zip(a.tolist(), b.tolist())):
+        ra, rb = root("a" + left), root("b" + right)
+        if ra != rb:
+            parent[rb] = ra
+    return np.array([root("a" + x) for x in a.tolist()], dtype=object)
 
 
 def _maybe(value: float | None) -> float | None:
@@ -585,8 +662,14 @@ def paired_cell(a, b, k: int = 1, higher_is_better: bool = True) -> Paired | Non
     va, vb = item_values(a, k)[ia], item_values(b, k)[ib]
     mcnemar = (k == 1 and a.binary and b.binary and bool((a.n[ia] == 1).all())
                and bool((b.n[ib] == 1).all()))
-    return replace(paired_values(va, vb, mcnemar, higher_is_better),
-                   only_in_a=len(a.items) - len(shared), only_in_b=len(b.items) - len(shared))
+    result = paired_values(va, vb, mcnemar, higher_is_better)
+    if a.clusters is not None and b.clusters is not None:
+        result = clustered_test(
+            with_error_bars(result, va, vb, common_clusters(a.clusters[ia], b.clusters[ib])))
+    if k == 1:
+        result = replace(result, **side_variances("a", a, ia), **side_variances("b", b, ib))
+    return replace(result, only_in_a=len(a.items) - len(shared),
+                   only_in_b=len(b.items) - len(shared))
 
 
 def paired_grid(a_cells: Mapping[tuple, object], b_cells: Mapping[tuple, object],

@@ -14,6 +14,12 @@ For a cell's item scores ``x_i`` (each item's mean over its samples), ``n`` item
   power, ``(z_0.975 + z_0.8) se_diff``;
 - :func:`items_needed`: the items at which the observed difference would be detectable with 80%
   power, ``n (mde / |diff|)²`` rounded up; None where the difference is 0;
+- :func:`variance_parts`: with k > 1 samples on item i (scores ``y_ij``), ``var_within``, the
+  mean over items of the sample variance of ``y_ij`` over j, ``var_between``, the sample
+  variance of the item means minus ``var_within / k`` (floored at 0), and ``within_share``, the
+  share of the mean's variance that more samples per item would remove, ``(var_within / k) /
+  s²`` (at most 1). Items of unequal k: ``var_within / k`` is the mean over items of each one's
+  sample variance over its own k.
 
 Pure numpy and the standard library.
 """
@@ -47,6 +53,24 @@ def clustered_se(x, clusters) -> tuple[float | None, int]:
         return None, g
     sums = np.bincount(codes.ravel(), weights=x - x.mean(), minlength=g)
     return float(math.sqrt(float(np.dot(sums, sums))) / len(x)), g
+
+
+def variance_parts(n, total, squares) -> tuple[float, float, float] | None:
+    """(``var_within``, ``var_between``, ``within_share``) of items with ``n`` samples each,
+    the sum ``total`` and the sum of squares ``squares`` of their scores (see the module); None
+    below 2 items or where an item has fewer than 2 samples."""
+    n = np.asarray(n, dtype=np.float64)
+    total = np.asarray(total, dtype=np.float64)
+    squares = np.asarray(squares, dtype=np.float64)
+    if len(n) < 2 or (n < 2).any():
+        return None
+    means = total / n
+    within = np.maximum((squares - n * means * means) / (n - 1), 0.0)  # each item's s²
+    var_within = float(within.mean())
+    spread = float(np.var(means, ddof=1))
+    sampling = float((within / n).mean())  # var_within / k at equal k
+    share = 1.0 if spread <= 0 else min(1.0, sampling / spread)
+    return var_within, max(spread - sampling, 0.0), share
 
 
 def mde(se_diff: float | None) -> float | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from evalmaps.analysis import power
 from evalmaps.analysis.paired import bootstrap_mean_interval, item_values, seed_of_items, wilson
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import Figure, Metric
@@ -154,13 +155,87 @@ def item_intervals(items, fixed: dict, by: tuple[str, str], y_labels, x_labels, 
     return lo, hi
 
 
-def view_intervals(view, items=None, k: int = 1) -> tuple[np.ndarray, np.ndarray]:
+VARIANCE_PARTS = ("var_within", "var_between", "within_share")
+
+
+def item_errors(items, fixed: dict, by: tuple[str, ...], y_labels, x_labels, k: int = 1,
+                cluster: str | None = None) -> dict[str, np.ndarray]:
+    """Each cell's standard errors from its per-item records (one query for the grid), of
+    each item's score at ``k`` (:func:`evalmaps.analysis.paired.item_values`): ``se``
+    (``sqrt(s² / n)``) and, with ``cluster`` (a column the records keep), ``se_clustered`` and
+    ``n_clusters`` (:mod:`evalmaps.analysis.power`), ``n`` its items; at k = 1 where items have
+    several samples, ``var_within``, ``var_between`` and ``within_share`` (:func:`~evalmaps.analysis.power.
+    variance_parts`). NaN where a cell has no items, or too few (fewer than 2 items; fewer than
+    2 clusters; an item of one sample)."""
+    shape = (len(y_labels), len(x_labels))
+    out = {"se": np.full(shape, np.nan), "n": np.full(shape, np.nan)}
+    if cluster is not None:
+        out["se_clustered"], out["n_clusters"] = np.full(shape, np.nan), np.full(shape, np.nan)
+    cells = items.cells(fixed, by, cluster)
+    for i, y in enumerate(y_labels):
+        for j, x in enumerate(x_labels):
+            cell = cells.get((y, x) if len(by) == 2 else (x,))  # a grid of one row: by x
+            if cell is None or not len(cell):
+                continue
+            values = item_values(cell, k)
+            out["n"][i, j] = len(values)
+            se = power.se(values)
+            out["se"][i, j] = np.nan if se is None else se
+            parts = None if k != 1 or cell.squares is None else \
+                power.variance_parts(cell.n, cell.total, cell.squares)
+            if parts is not None:
+                for name, value in zip(VARIANCE_PARTS, parts):
+                    out.setdefault(name, np.full(shape, np.nan))[i, j] = value
+            if cluster is not None:
+                clustered, groups = power.clustered_se(values, cell.clusters)
+                out["se_clustered"][i, j] = np.nan if clustered is None else clustered
+                out["n_clusters"][i, j] = groups
+    return out
+
+
+def with_item_se(figure: Figure, views: list, k: int = 1, cluster: str | None = None) -> list:
+    """``views`` with each cell's standard error from the figure's per-item records where the
+    source gives none (:func:`item_errors` at ``k``: of the mean over items, clustered by the
+    items' column ``cluster`` when given): what Browse's hover writes as ``± se``. The views
+    as they are for a figure without items."""
+    from dataclasses import replace
+
+    records = getattr(figure, "items", None)
+    if records is None:
+        return views
+    spec = figure.spec
+    out = []
+    for view in views:
+        errors = item_errors(records, dict(view.panel.facets), (spec.y, spec.x), view.y_labels,
+                             view.x_labels, k, cluster)
+        se = errors["se_clustered"] if cluster is not None else errors["se"]
+        if view.se is not None:
+            se = np.where(np.isfinite(view.se), view.se, se)
+        out.append(replace(view, se=se))
+    return out
+
+
+def cluster_intervals(view, items, k: int, cluster: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell's 95% interval from the clustered standard error of its mean over items:
+    ``z ± 1.96 se_clustered`` within the metric's range (:func:`se_interval`); NaN where a cell
+    has fewer than 2 clusters."""
+    spec = view.spec
+    errors = item_errors(items, dict(view.panel.facets), (spec.y, spec.x), view.y_labels,
+                         view.x_labels, k, cluster)
+    return se_interval(view.z, errors["se_clustered"], view.metric)
+
+
+def view_intervals(view, items=None, k: int = 1,
+                   cluster: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each cell's 95% interval of a panel view (:class:`evalmaps.analysis.slicing.PanelView`):
     from its items where the figure keeps them (``items``, at ``k``: :func:`item_intervals`),
-    else from its usable standard error (:func:`se_interval`); NaN where there is neither. The
+    else from its usable standard error (:func:`se_interval`); NaN where there is neither; with
+    ``cluster``, from the items' clustered standard error (:func:`cluster_intervals`). The
     interval of the value drawn, which Trends' bands and its JSON both give."""
     se = usable_se(view.z, view.se, view.sd, view.n, view.metric)
     lo, hi = se_interval(view.z, se, view.metric)
+    if items is not None and cluster is not None:
+        return cluster_intervals(view, items, k, cluster)
     if items is not None:
         spec = view.spec
         ilo, ihi = item_intervals(items, dict(view.panel.facets), (spec.y, spec.x),

@@ -5,7 +5,9 @@ A figure made from per-item records (lm-eval's ``samples_*.jsonl``, Inspect's sa
 own per-question outputs) keeps them in a folder of its own:
 
 - ``scores.parquet``: one row per item and sample, with the figure's dimension columns (text),
-  ``item`` (text), ``sample`` (int) and ``score`` (float). This is all a comparison reads.
+  ``item`` (text), ``sample`` (int) and ``score`` (float), and for an import's ``--cluster COL``
+  the column ``cluster:COL`` (text: each item's cluster, the same in all its samples). This is
+  all a comparison reads.
 - ``texts.parquet`` (optional): ``item`` and the dimension columns with ``prompt``, ``target`` and
   ``response`` (text, may be null); read only when a person asks to see an item.
 
@@ -34,6 +36,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from evalmaps.core.estimators import pass_at_k
+from evalmaps.readers.items import CLUSTER_PREFIX
 
 SCORES = "scores.parquet"
 TEXTS = "texts.parquet"
@@ -49,6 +52,9 @@ class ItemScores:
     n: np.ndarray  # int64: samples per item
     total: np.ndarray  # float64: the sum of the item's scores over its samples
     binary: bool  # every score is 0 or 1
+    clusters: np.ndarray | None = None  # text: each item's cluster, when asked for
+    # each item's sum of squared scores over its samples (the variance within an item)
+    squares: np.ndarray | None = None
 
     @property
     def mean(self) -> np.ndarray:
@@ -61,7 +67,9 @@ class ItemScores:
     def on(self, items: np.ndarray) -> ItemScores:
         """These scores on ``items`` (sorted, each one of this cell's)."""
         at = np.searchsorted(self.items, items)
-        return ItemScores(items, self.n[at], self.total[at], self.binary)
+        return ItemScores(items, self.n[at], self.total[at], self.binary,
+                          None if self.clusters is None else self.clusters[at],
+                          None if self.squares is None else self.squares[at])
 
 
 _local = threading.local()
@@ -95,8 +103,10 @@ class _KeptCells:
         if count > self.limit:
             return
         for scores in answer.values():
-            for array in (scores.items, scores.n, scores.total):
-                array.setflags(write=False)
+            for array in (scores.items, scores.n, scores.total, scores.clusters,
+                          getattr(scores, "squares", None)):
+                if array is not None:
+                    array.setflags(write=False)
         with self._lock:
             if key in self._kept:
                 return
@@ -203,6 +213,8 @@ class ItemRecords:
         frame["sample"] = (scores["sample"].astype("int64") if "sample" in scores
                            else np.zeros(len(scores), dtype="int64"))
         frame["score"] = scores["score"].astype("float64")
+        for column in cluster_columns(scores.columns):
+            frame[column] = scores[column].astype(str)
         frame = frame.sort_values([*dims, "item", "sample"], kind="stable", ignore_index=True)
         _write(pa.Table.from_pandas(frame, preserve_index=False), Path(folder) / SCORES)
         if texts is not None and len(texts):
@@ -217,6 +229,14 @@ class ItemRecords:
             tframe = tframe.sort_values([*dims, "item"], kind="stable", ignore_index=True)
             _write(pa.Table.from_pandas(tframe, preserve_index=False), Path(folder) / TEXTS)
         return cls(folder, dims)
+
+    @property
+    def clusters(self) -> tuple[str, ...]:
+        """The columns the items can be clustered by (``--cluster COL``'s ``COL``), as kept."""
+        if getattr(self, "_clusters", None) is None:
+            names = pq.read_schema(self.scores_path).names
+            self._clusters = tuple(c[len(CLUSTER_PREFIX):] for c in cluster_columns(names))
+        return self._clusters
 
     def _connect(self):
         """A cursor on this thread's DuckDB connection (closed by the ``with`` that uses it):
@@ -238,15 +258,22 @@ class ItemRecords:
         return grid.get((), _empty())
 
     @_kept_cells
-    def cells(self, fixed: Mapping[str, str], by: Sequence[str]) -> dict[tuple[str, ...], ItemScores]:
+    def cells(self, fixed: Mapping[str, str], by: Sequence[str],
+              cluster: str | None = None) -> dict[tuple[str, ...], ItemScores]:
         """Every cell's items where ``fixed`` holds, keyed by its labels of the dimensions ``by``
-        (for a panel: the facets fixed, ``by=(y, x)``)."""
+        (for a panel: the facets fixed, ``by=(y, x)``); with ``cluster`` (one of
+        :attr:`clusters`), each item's cluster too."""
         clause, params = self._where(fixed)
         by = tuple(by)
         keys = ", ".join(_quoted(d) for d in by)
         head = keys + ", " if keys else ""
+        if cluster is not None and cluster not in self.clusters:
+            raise KeyError(f"the items have no cluster column {cluster!r}")
+        grouped = ("" if cluster is None else
+                   f', min({_quoted(CLUSTER_PREFIX + cluster)}) AS "__cluster"')
         sql = (f'SELECT {head}item AS "__item", count(*) AS "__n", sum(score) AS "__total", '
-               f'bool_and(score = 0 OR score = 1) AS "__binary" '
+               f'bool_and(score = 0 OR score = 1) AS "__binary", '
+               f'sum(score * score) AS "__squares"{grouped} '
                f"FROM read_parquet(?) WHERE {clause} "
                f"GROUP BY ALL ORDER BY ALL")
         with self._connect() as con:
@@ -257,6 +284,8 @@ class ItemRecords:
         items = column["__item"].astype(object)
         n, total = column["__n"].astype(np.int64), column["__total"].astype(np.float64)
         binary = column["__binary"].astype(bool)
+        squares = column["__squares"].astype(np.float64)
+        clusters = column["__cluster"].astype(object) if cluster is not None else None
         # the rows come ordered by the keys: a cell starts where any key changes
         change = np.zeros(table.num_rows, dtype=bool)
         change[0] = True
@@ -265,8 +294,9 @@ class ItemRecords:
             change[1:] |= labels[1:] != labels[:-1]
         starts = np.flatnonzero(change)
         stops = np.append(starts[1:], table.num_rows)
-        return {tuple(str(column[d][s]) for d in by): ItemScores(items[s:e], n[s:e], total[s:e],
-                                                                  bool(binary[s:e].all()))
+        return {tuple(str(column[d][s]) for d in by): ItemScores(
+                    items[s:e], n[s:e], total[s:e], bool(binary[s:e].all()),
+                    None if clusters is None else clusters[s:e], squares[s:e])
                 for s, e in zip(starts, stops)}
 
     def cell_values(self, k: int = 1) -> pd.DataFrame:
@@ -326,6 +356,11 @@ class ItemRecords:
             rows = con.execute(sql, [str(self.texts_path), *params, *[needle] * len(kept)]
                                ).fetchall()
         return {str(row[0]) for row in rows}
+
+
+def cluster_columns(columns) -> list[str]:
+    """The columns of records that keep clusters (``cluster:COL``), in their order."""
+    return [str(c) for c in columns if str(c).startswith(CLUSTER_PREFIX)]
 
 
 def _empty() -> ItemScores:

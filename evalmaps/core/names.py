@@ -47,6 +47,12 @@ QUERY_KEYS: dict[str, tuple[str, str]] = {
     "format": ("cells API, rank API", "json (default), csv, or latex or markdown (one panel as "
                                       "a table); rank: csv or csv-pairs"),
     "by": ("/rank, rank API", "the dimension ranked (default: model)"),
+    "cluster": ("/, /trends, /compare, cells, trends and compare API",
+                "standard errors clustered by this column of the per-item records (an import's "
+                "--cluster COL)"),
+    "power": ("/compare", "1: B − A coloured by the smallest difference each cell's items detect "
+                          "(mde, 80% power at the 5% level), where both sides keep per-item "
+                          "records"),
 }
 CELL_COLUMNS = ("value", "sd", "n", "se")  # columns of a tidy file that are not dimensions
 # ``k`` is not reserved: results of pass@k (bigcode, lighteval) have a dimension k of their own.

@@ -75,6 +75,9 @@ class ImportOptions:
     # labels shown under another name (--rename DIM:OLD=NEW: (dim, old, new))
     drop: tuple[str, ...] = ()
     rename: tuple[tuple[str, str, str], ...] = ()
+    # per-item records: the column of each item's cluster (--cluster COL: a passage, a source
+    # data set), kept with the records for clustered standard errors, never a dimension
+    cluster: str | None = None
 
 
 class OptionError(EvalmapsError, ValueError):
@@ -85,8 +88,8 @@ class OptionError(EvalmapsError, ValueError):
 @dataclass(frozen=True)
 class TableOptions:
     """How per-item tables are read (docs/formats.md, "Per-item records"): ``evalmaps import``'s
-    ``--item COL``, ``--correct PRED=REF`` and the repeatable ``--set DIM=LABEL``, ``--drop
-    COL`` and ``--rename DIM:OLD=NEW``, which ``evalmaps serve --data``
+    ``--item COL``, ``--correct PRED=REF``, ``--cluster COL`` and the repeatable ``--set
+    DIM=LABEL``, ``--drop COL`` and ``--rename DIM:OLD=NEW``, which ``evalmaps serve --data``
     (``EVALMAPS_DATA_OPTIONS``) applies to its folders' tables too. One parser for both, so a
     bad option is the same sentence wherever it is given."""
 
@@ -95,12 +98,18 @@ class TableOptions:
     fixed: tuple[tuple[str, str], ...] = ()
     drop: tuple[str, ...] = ()
     rename: tuple[tuple[str, str, str], ...] = ()
+    cluster: str | None = None
 
     @classmethod
     def parse(cls, item: str | None = None, correct: str | None = None,
-              fixed=(), drop=(), rename=()) -> "TableOptions":
+              fixed=(), drop=(), rename=(), cluster: str | None = None) -> "TableOptions":
         """The options as the command line gives them (``fixed``: the ``--set`` values,
-        ``drop``: the ``--drop`` ones, ``rename``: the ``--rename`` ones)."""
+        ``drop``: the ``--drop`` ones, ``rename``: the ``--rename`` ones, ``cluster``: the
+        ``--cluster`` column)."""
+        if cluster is not None and not cluster.strip():
+            raise OptionError("--cluster takes the name of the column that groups the items "
+                              "(a passage, a source data set), such as --cluster src; it was "
+                              "empty.")
         columns = []
         for column in drop:
             if not column.strip():
@@ -109,21 +118,22 @@ class TableOptions:
             columns.append(column.strip())
         return cls(item, _pair(correct, "--correct", "PRED=REF"),
                    tuple(_pair(f, "--set", "DIM=LABEL") for f in fixed),
-                   tuple(dict.fromkeys(columns)), tuple(_renamed(r) for r in rename))
+                   tuple(dict.fromkeys(columns)), tuple(_renamed(r) for r in rename),
+                   None if cluster is None else cluster.strip())
 
     @classmethod
     def from_words(cls, words: list[str]) -> "TableOptions":
         """``["--item", "question_id", "--set", "model={file}", ...]`` (``--item=COL`` too)."""
         given: dict[str, list[str]] = {"--item": [], "--correct": [], "--set": [], "--drop": [],
-                                       "--rename": []}
+                                       "--rename": [], "--cluster": []}
         words = list(words)
         while words:
             word = words.pop(0)
             name, sep, value = word.partition("=") if word.startswith("--") else (word, "", "")
             if name not in given:
                 raise OptionError(f"'{word[:40]}' is not a table option: give --item COL, "
-                                  f"--correct PRED=REF, --set DIM=LABEL, --drop COL or "
-                                  f"--rename DIM:OLD=NEW.")
+                                  f"--correct PRED=REF, --set DIM=LABEL, --drop COL, "
+                                  f"--rename DIM:OLD=NEW or --cluster COL.")
             if not sep:
                 if not words:
                     raise OptionError(f"{name} needs a value after it, such as {name} "
@@ -132,7 +142,9 @@ class TableOptions:
             given[name].append(value)
         item = given["--item"][-1] if given["--item"] else None
         correct = given["--correct"][-1] if given["--correct"] else None
-        return cls.parse(item, correct, given["--set"], given["--drop"], given["--rename"])
+        cluster = given["--cluster"][-1] if given["--cluster"] else None
+        return cls.parse(item, correct, given["--set"], given["--drop"], given["--rename"],
+                         cluster)
 
     def __bool__(self) -> bool:  # any option given
         return self != TableOptions()
@@ -148,11 +160,13 @@ class TableOptions:
                                    options.item, correct=self.correct or options.correct,
                                    fixed={**options.fixed, **dict(self.fixed)},
                                    drop=tuple(dict.fromkeys([*options.drop, *self.drop])),
-                                   rename=(*options.rename, *self.rename))
+                                   rename=(*options.rename, *self.rename),
+                                   cluster=self.cluster if self.cluster is not None else
+                                   options.cluster)
 
 
 _SHAPES = {"--item": "COL", "--correct": "PRED=REF", "--set": "DIM=LABEL", "--drop": "COL",
-           "--rename": "DIM:OLD=NEW"}
+           "--rename": "DIM:OLD=NEW", "--cluster": "COL"}
 
 
 def _renamed(text: str) -> tuple[str, str, str]:

@@ -259,6 +259,17 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
         used.add(lower[SCORE])
         metric = "score"
     used |= {column.name for column in texts.values()}
+    if options.cluster is not None:
+        if options.cluster not in frame:
+            raise ImportFailed(f"--cluster names the column {options.cluster!r}, which the table "
+                               f"does not have (its columns are {', '.join(columns[:12])}). Give "
+                               f"--cluster the column that groups the items, or leave it out.",
+                               file=name)
+        if options.cluster in used:
+            raise ImportFailed(f"--cluster names the column {options.cluster!r}, which holds the "
+                               f"items' ids, scores or texts. Give --cluster the column that "
+                               f"groups the items.", file=name)
+        used.add(options.cluster)
     sample_col = lower.get(SAMPLE)
     if sample_col is not None:
         used.add(sample_col)
@@ -343,6 +354,9 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
     out[SCORE] = score
     for column, values in texts.items():
         out[column] = values.astype(object).where(values.astype(str) != "", None).to_numpy()
+    if options.cluster is not None:
+        out[cluster_column(options.cluster)] = _clusters(frame[options.cluster], out, dims,
+                                                         options.cluster, name)
     repeated = out.duplicated([*dims, ITEM, SAMPLE])
     if repeated.any():
         i = int(repeated.to_numpy().argmax())
@@ -366,6 +380,36 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
     if options.drop:
         notes.append(f"Left out of the dimensions with --drop: {', '.join(options.drop)}.")
     return out, dims, metric
+
+
+CLUSTER_PREFIX = "cluster:"  # the records' column of --cluster COL is 'cluster:COL'
+
+
+def cluster_column(column: str) -> str:
+    """The records' column that keeps ``--cluster COL``'s labels: ``cluster:COL``."""
+    return CLUSTER_PREFIX + column
+
+
+def _clusters(values: pd.Series, out: pd.DataFrame, dims: list[str], column: str,
+              name: str) -> np.ndarray:
+    """Each row's cluster (``--cluster COL``), as text: refused where a row has none, or where
+    one item of a cell is in two clusters (its samples disagree)."""
+    texts = values.astype(str).str.strip()
+    empty = values.isna().to_numpy() | (texts == "").to_numpy()
+    if empty.any():
+        i = int(empty.argmax())
+        raise ImportFailed(f"the cluster column {column!r} is empty in this row. Give every item "
+                           f"its cluster, or leave --cluster out.", file=name, row=i + 2,
+                           column=column)
+    keyed = pd.DataFrame({**{d: out[d].to_numpy() for d in dims}, ITEM: out[ITEM].to_numpy(),
+                          "__cluster": texts.to_numpy()})
+    counts = keyed.groupby([*dims, ITEM], sort=False, observed=True)["__cluster"].nunique()
+    if (counts > 1).any():
+        item = counts.index[int((counts > 1).to_numpy().argmax())][-1]
+        raise ImportFailed(f"item {item!r} is in more than one cluster of {column!r} within one "
+                           f"cell. Give each item one cluster (all its samples the same).",
+                           file=name, column=column)
+    return texts.to_numpy(dtype=object)
 
 
 def _rename(out: pd.DataFrame, options: ImportOptions, name: str) -> None:
@@ -466,7 +510,7 @@ def import_items_arrow(table, name: str, options: ImportOptions, notes: list[str
     sample, score), the dims and the metric's name."""
     import pyarrow as pa
 
-    if options.correct or options.fixed or options.drop or options.rename:
+    if options.correct or options.fixed or options.drop or options.rename or options.cluster:
         return None
     lower = {c.strip().lower(): c for c in table.column_names}
     item_col = options.item or lower.get(ITEM)

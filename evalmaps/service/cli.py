@@ -7,7 +7,7 @@
     evalmaps import PATH [PATH ...] [--format auto|tidy|wide|matrix|leaderboard]
                          [--replicate COL] [-x DIM] [-y DIM] [-o OUT.csv]
                          [--item COL] [--correct PRED=REF] [--set DIM=LABEL|DIM={file}]
-                         [--drop COL ...] [--rename DIM:OLD=NEW ...]
+                         [--drop COL ...] [--rename DIM:OLD=NEW ...] [--cluster COL]
     evalmaps compare A B [--format table|json|csv|markdown|latex] [--fail-if-worse]
                          [--alpha P] [--min-diff X] [-k K] [--data DIR ...]
                          [--fix DIM=LABEL ...] [--ydim DIM] [--xdim DIM] [--avg DIM ...]
@@ -256,10 +256,16 @@ def add_table_options(parser: argparse.ArgumentParser, serving: bool = False) ->
                              "(repeatable), such as --rename "
                              "model:model_outputs_Llama-2-7b-hf_5shots=Llama-2-7B for a model "
                              "named by --set model={file}")
+    parser.add_argument("--cluster", default=None, metavar="COL",
+                        help="per-item records: the column that groups the items (a passage, "
+                             "a source data set, such as MMLU-Pro's src), kept with the records "
+                             "so that standard errors can be clustered by it (cluster=COL in "
+                             "the URL and the API)")
 
 
 def table_options(args: argparse.Namespace) -> TableOptions:
-    return TableOptions.parse(args.item, args.correct, args.fixed, args.drop, args.rename)
+    return TableOptions.parse(args.item, args.correct, args.fixed, args.drop, args.rename,
+                              args.cluster)
 
 
 def check_data_options(settings: Settings) -> None:

@@ -117,25 +117,48 @@ def slice_state(figure: Figure, filters: dict[str, set[str]], query: Query) -> V
     return replace(state, rows=rows, x_range=page.x_range, sort=page.sort, top=page.top)
 
 
-def view_cells(views: list[PanelView], present_only: bool = False) -> list[dict]:
+def view_cells(views: list[PanelView], present_only: bool = False,
+               errors: Mapping[str, dict] | None = None) -> list[dict]:
     """The cells of panel views in display order (panels, rows top to bottom, columns left to
     right): ``{<dim>: label, ..., "value": number or None}``, plus ``sd``, ``n`` and ``se`` when
-    the figure has them. ``present_only``: only the cells the source reports."""
+    the figure has them. ``present_only``: only the cells the source reports. ``errors``: each
+    panel's standard errors from its items (keyed by panel key:
+    :func:`evalmaps.analysis.uncertainty.item_errors`): ``se`` where the source gives none,
+    ``se_clustered`` and ``n_clusters`` when clustered, and ``var_within``, ``var_between`` and
+    ``within_share`` where items have several samples."""
     out = []
     if not views:
         return out
     spec = views[0].spec
+    errors = errors or {}
     has_sd = any(v.panel.sd is not None for v in views)
     has_n = any(v.panel.n is not None for v in views)
-    has_se = any(v.panel.se is not None for v in views)
+    has_se = any(v.panel.se is not None for v in views) or bool(errors)
+    clustered = any("se_clustered" in e for e in errors.values())
+    sampled = any("var_within" in e for e in errors.values())  # items of several samples
     for view in views:
         keep = np.isfinite(view.z) if present_only else np.ones(view.z.shape, dtype=bool)
         rows, cols = np.nonzero(keep)
         values = view.z[rows, cols].tolist()
         sds = view.sd[rows, cols].tolist() if view.sd is not None else [None] * len(values)
         ns = view.n[rows, cols].tolist() if view.n is not None else [None] * len(values)
-        ses = view.se[rows, cols].tolist() if view.se is not None else [None] * len(values)
-        for i, j, value, sd, n, se in zip(rows.tolist(), cols.tolist(), values, sds, ns, ses):
+        se_grid = view.se
+        mine = errors.get(view.panel.key, {})
+        if "se" in mine:  # the source's where it gives one, else the items'
+            se_grid = mine["se"] if se_grid is None else np.where(np.isfinite(se_grid), se_grid,
+                                                                   mine["se"])
+        ses = se_grid[rows, cols].tolist() if se_grid is not None else [None] * len(values)
+        parts = [{name: _number(mine[name][i, j]) if name in mine else None
+                  for name in stderr.VARIANCE_PARTS}
+                 for i, j in zip(rows.tolist(), cols.tolist())] if sampled else [{}] * len(values)
+        extra = [{"se_clustered": _number(mine["se_clustered"][i, j]),
+                  "n_clusters": None if not np.isfinite(mine["n_clusters"][i, j])
+                  else int(mine["n_clusters"][i, j])} if "se_clustered" in mine else
+                 {"se_clustered": None, "n_clusters": None}
+                 for i, j in zip(rows.tolist(), cols.tolist())] if clustered else \
+            [{}] * len(values)
+        for i, j, value, sd, n, se, more, variances in zip(rows.tolist(), cols.tolist(), values,
+                                                           sds, ns, ses, extra, parts):
             cell = {**view.panel.facets, spec.y: view.y_labels[i], spec.x: view.x_labels[j],
                     "value": _number(value)}
             if has_sd:
@@ -144,8 +167,37 @@ def view_cells(views: list[PanelView], present_only: bool = False) -> list[dict]
                 cell["n"] = _number(n)
             if has_se:
                 cell["se"] = _number(se)
+            cell.update(more)
+            cell.update(variances)
             out.append(cell)
     return out
+
+
+def item_errors_of(figure: Figure, views: list[PanelView], query: Query) -> dict[str, dict]:
+    """Each view's standard errors from the figure's items (keyed by panel key), at the
+    query's ``k`` and clustered by its ``cluster``; {} for a figure without items. A
+    ``cluster`` the items do not keep is a :class:`BadQuery` naming the ones they do."""
+    cluster = query_cluster(query)
+    records = getattr(figure, "items", None)
+    if records is None:
+        if cluster is not None:
+            raise BadQuery(f"cluster={fmt.clip(cluster, MAX_QUOTED)} clusters the standard "
+                           f"errors of per-item records, and figure '{figure.id}' keeps none. "
+                           "Leave cluster out.")
+        return {}
+    if cluster is not None and cluster not in records.clusters:
+        kept = records.clusters
+        raise BadQuery(f"The items of figure '{figure.id}' have no cluster column "
+                       f"'{fmt.clip(cluster, MAX_QUOTED)}' ("
+                       + (f"they keep {', '.join(kept)}" if kept else "they keep none")
+                       + f"). Import them with --cluster {fmt.clip(cluster, MAX_QUOTED)}, or "
+                       "leave cluster out.")
+    k = 1 if "k" in figure.spec.dims else _k(query)
+    spec = figure.spec
+    return {view.panel.key: stderr.item_errors(records, dict(view.panel.facets),
+                                               (spec.y, spec.x), view.y_labels, view.x_labels,
+                                               k, cluster)
+            for view in views}
 
 
 def _figure_of(catalog: Catalog, query: Query) -> Figure:
@@ -176,7 +228,7 @@ class BrowseView:
         read."""
         filters = parse_filters(figure, query)
         views, _ = views_for(figure, slice_state(figure, filters, query), filters.get(figure.spec.x))
-        return cls(figure, tuple(view_cells(views)))
+        return cls(figure, tuple(view_cells(views, errors=item_errors_of(figure, views, query))))
 
     def to_dict(self) -> dict:
         spec = self.figure.spec
@@ -198,6 +250,7 @@ class TrendsView:
     options: TrendsOptions
     report: trending.Trends | None
     points: Mapping  # (panel key, line label) -> [{"at", "value", "lo", "hi"}]
+    cluster: str | None = None  # the intervals from the items' SE clustered by this column
 
     @classmethod
     def from_query(cls, catalog: Catalog, query: Query) -> TrendsView:
@@ -212,6 +265,9 @@ class TrendsView:
             raise BadQuery(f"{options.problems[0].split(';')[0]}. "
                            f"Use transpose=1 or 0 and a number for threshold.")
         k = 1 if "k" in figure.spec.dims else _k(query)  # a dimension k takes k= as its label
+        cluster = query_cluster(query)
+        if cluster is not None:
+            item_errors_of(figure, [], query)  # a column the items do not keep: a 400
         if k != 1:
             top = max_k(figure)
             if not 1 <= k <= top:
@@ -225,12 +281,15 @@ class TrendsView:
                                                      threshold=options.threshold)
         if report is None:
             return cls(figure, k, options, None, {})
-        return cls(figure, k, options, report, _line_points(figure, views, options.transpose, k))
+        return cls(figure, k, options, report,
+                   _line_points(figure, views, options.transpose, k, cluster), cluster)
 
     def to_dict(self) -> dict:
         spec = self.figure.spec
         payload = {"figure": self.figure.id, "provenance": spec.provenance,
                    "metric": {"name": spec.metric.name, "unit": spec.metric.unit}, "k": self.k}
+        if self.cluster is not None:
+            payload["cluster"] = self.cluster
         if self.report is None:
             return {**payload, "transpose": self.options.transpose,
                     "threshold": self.options.threshold, "lines": [], "panels": [],
@@ -241,14 +300,16 @@ class TrendsView:
         return out
 
 
-def _line_points(figure: Figure, views, transpose: bool, k: int) -> dict:
+def _line_points(figure: Figure, views, transpose: bool, k: int,
+                 cluster: str | None = None) -> dict:
     """Each line's points with the 95% interval of the value drawn (``lo``, ``hi``: from the
-    items at pass@``k`` where the figure keeps them, else from the standard error; None where
-    there is neither), keyed by (panel key, line label), as Trends' bands draw them."""
+    items at pass@``k`` where the figure keeps them (with ``cluster``: ± 1.96 of their
+    clustered standard error), else from the standard error; None where there is neither),
+    keyed by (panel key, line label), as Trends' bands draw them."""
     out = {}
     items = getattr(figure, "items", None)
     for view in views:
-        lo, hi = stderr.view_intervals(view, items, k)
+        lo, hi = stderr.view_intervals(view, items, k, cluster)
         for line in trending.lines_of(view, transpose):
             out[(view.panel.key, line.label)] = [
                 {"at": at, "value": _finite(value), "lo": _finite(lo[i, j]), "hi": _finite(hi[i, j])}
@@ -270,6 +331,19 @@ def _k(query: Query) -> int:
         raise comparing.CompareError(f"k must be one whole number of at least 1 (pass@k), not "
                                      f"'{fmt.clip(', '.join(given))}'.")
     return int(text)
+
+
+def query_cluster(query: Query) -> str | None:
+    """The ``cluster`` a query names (the items' column their standard errors are clustered
+    by; None: not clustered); two, or an empty one, is a :class:`BadQuery`."""
+    given = as_list(query.get("cluster")) or []
+    if not given:
+        return None
+    if len(given) > 1 or not given[0].strip():
+        raise BadQuery(f"cluster takes one column of the per-item records (an import's "
+                       f"--cluster COL, such as cluster=src), not "
+                       f"'{fmt.clip(', '.join(given), MAX_QUOTED)}'.")
+    return given[0].strip()
 
 
 def compare_refs(catalog: Catalog, query: Query) -> tuple[str, str]:
@@ -331,16 +405,19 @@ class CompareView:
                                          "give a and b as <figure>:<dimension>=<label>.")
         # a figure's own dimension k (pass@k importers make one) takes k= as its label
         k = 1 if labelled is not None and "k" in figure.spec.dims else _k(query)
-        return cls.of_sides(catalog, *comparing.resolve_pair(catalog, a_ref, b_ref, **grid), k)
+        return cls.of_sides(catalog, *comparing.resolve_pair(catalog, a_ref, b_ref, **grid), k,
+                            query_cluster(query))
 
     @classmethod
     def of_sides(cls, catalog: Catalog, a: comparing.ComparePanel, b: comparing.ComparePanel,
-                 k: int = 1) -> CompareView:
+                 k: int = 1, cluster: str | None = None) -> CompareView:
         """The view of two resolved sides (:func:`~evalmaps.analysis.compare.resolve_pair`, of
-        ``catalog`` at pass@``k``): aligned, with the paired tests at ``k``. The Compare page
-        makes its sides from its state, and keeps them for its menus when they do not align."""
-        al = comparing.with_paired(comparing.align(a, b), k)
-        state = CompareState(al.a.ref, al.b.ref, k=k)
+        ``catalog`` at pass@``k``): aligned, with the paired tests at ``k`` and their standard
+        errors clustered by the items' column ``cluster`` (a side without it: a 400). The
+        Compare page makes its sides from its state, and keeps them for its menus when they do
+        not align."""
+        al = comparing.with_paired(comparing.align(a, b), k, cluster)
+        state = CompareState(al.a.ref, al.b.ref, k=k, cluster=cluster)
         if al.a.grid is not None:
             state = grid_state(state, al.a.grid, catalog.figure(al.a.figure_ids[0]).spec)
         url = "/compare" + replace(state, k=1).to_query(comparing.default_pair(catalog))

@@ -12,6 +12,7 @@ import io
 from collections.abc import Mapping
 
 from evalmaps.analysis import export as exporting
+from evalmaps.analysis import uncertainty as stderr
 from evalmaps.analysis.slicing import views_for
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import MAX_LISTED
@@ -22,7 +23,9 @@ from evalmaps.views.models import (
     CompareView,
     TrendsView,
     filter_state,
+    item_errors_of,
     parse_filters,
+    query_cluster,
     view_cells,
 )
 from evalmaps.views.state import ViewState
@@ -100,6 +103,10 @@ def table_payload(figure: Figure, query: Mapping[str, str | list[str]],
     if empty:
         raise BadQuery(f"{empty} (In the API: the filters ?<dim>=<label> pick what is shown.)")
     table = exporting.table_of_view(views[0])
+    errors = item_errors_of(figure, views, query)  # a figure's items: their standard errors
+    if errors:
+        table = exporting.with_item_errors(table, errors[views[0].panel.key],
+                                           query_cluster(query))
     return (exporting.render(table, format), exporting.filename(table, format),
             exporting.FORMATS[format][1])
 
@@ -107,7 +114,8 @@ def table_payload(figure: Figure, query: Mapping[str, str | list[str]],
 def cells_csv(figure: Figure, cells: list[dict]) -> str:
     """Cells as CSV (header from the first cell's keys), with a provenance column."""
     spec = figure.spec
-    columns = [*spec.dim_names, "value"] + [c for c in ("sd", "n", "se")
+    columns = [*spec.dim_names, "value"] + [c for c in ("sd", "n", "se", "se_clustered",
+                                                        "n_clusters", *stderr.VARIANCE_PARTS)
                                               if cells and c in cells[0]]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")

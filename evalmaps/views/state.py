@@ -28,6 +28,7 @@ from evalmaps.analysis.compare import (
     LabelGrid,
     default_pair,
     figure_of,
+    is_derived,
     is_label_ref,
     label_grid,
     label_ref,
@@ -127,6 +128,7 @@ class ViewState:
     pct: bool = False  # fractions written as percent
     zscale: str = "linear"  # colours by value, or by log10 of it ("log")
     k: int = 1  # pass@k where the figure's items have several samples (1: the mean over them)
+    cluster: str | None = None  # the items' column the standard errors are clustered by
 
     def facet_selection(self, figure: Figure) -> dict[str, list[str]]:
         spec = figure.spec
@@ -159,6 +161,8 @@ class ViewState:
             pairs.append(("zscale", self.zscale))
         if self.k != 1:
             pairs.append(("k", str(self.k)))
+        if self.cluster:
+            pairs.append(("cluster", self.cluster))
         for key, value in (extra or {}).items():
             pairs += [(key, v) for v in as_list(value) or []]
         return "?" + urlencode(pairs)
@@ -257,9 +261,27 @@ def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
         problems.append(f"zscale={fmt.clip(zscale)} is not linear or log; using linear.")
         zscale = "linear"
     k = read_k(query, figure, problems)
+    cluster = read_cluster(query, figure, problems)
     return ViewState(fid, facets, rows, x_range, color, _show_values(query), sort, top,
                      tuple(problems), scale=scale, pct=pct,
-                     zscale=zscale, k=k)
+                     zscale=zscale, k=k, cluster=cluster)
+
+
+def read_cluster(query: Query, figure: Figure, problems: list[str]) -> str | None:
+    """``cluster``: a column the figure's per-item records keep (an import's ``--cluster``);
+    else None, with a note in ``problems``."""
+    text = first(query.get("cluster"))
+    if not text:
+        return None
+    records = getattr(figure, "items", None)
+    kept = records.clusters if records is not None else ()
+    if text in kept:
+        return text
+    problems.append(f"cluster={fmt.clip(text)}: the standard errors can be clustered only by a "
+                    "column the figure's per-item records keep (an import's --cluster COL)"
+                    + (f": here {', '.join(kept)}" if kept else ", and this figure keeps none")
+                    + "; not clustered.")
+    return None
 
 
 def read_k(query: Query, figure: Figure, problems: list[str]) -> int:
@@ -455,6 +477,8 @@ class CompareState:
     fixed: tuple[tuple[str, str], ...] = ()
     averaged: tuple[str, ...] = ()
     k: int = 1  # pass@k where both sides' items have several samples
+    cluster: str | None = None  # the items' column the standard errors are clustered by
+    power: bool = False  # B − A coloured by each cell's mde (the power map)
 
     @property
     def labels(self) -> bool:
@@ -478,6 +502,10 @@ class CompareState:
             pairs.append(("pct", "1"))
         if self.k != 1:
             pairs.append(("k", str(self.k)))
+        if self.cluster:
+            pairs.append(("cluster", self.cluster))
+        if self.power:
+            pairs.append(("power", "1"))
         return "?" + urlencode(pairs, safe=":(),=/") if pairs else ""
 
 
@@ -594,7 +622,54 @@ def parse_compare_state(query: Query, catalog: Catalog) -> CompareState:
                                " (these sides have no such items)") + "; using k=1.")
         else:
             state = replace(state, k=asked)
+    if _flag(query, "power", problems):
+        if compare_items_kept(catalog, state):
+            state = replace(state, power=True)
+        else:
+            problems.append("power=1 colours B − A by the smallest difference each cell's items "
+                            "detect, and needs per-item records on both sides (not a mean or an "
+                            "average); showing B − A.")
+    cluster = first(query.get("cluster"))
+    if cluster:
+        kept = () if state.averaged else compare_clusters(catalog, state.a, state.b)
+        if cluster in kept:
+            state = replace(state, cluster=cluster)
+        else:
+            problems.append(f"cluster={fmt.clip(cluster)}: the standard errors can be clustered "
+                            "only by a column both sides' per-item records keep (an import's "
+                            "--cluster COL)" + (f": here {', '.join(kept)}" if kept else
+                                                 ", and these sides keep none")
+                            + "; not clustered.")
     return replace(state, problems=tuple(problems))
+
+
+def compare_items_kept(catalog: Catalog, state: CompareState) -> bool:
+    """Whether both sides of ``state`` keep per-item records (no mean, no average)."""
+    if state.averaged:
+        return False
+    for ref in (state.a, state.b):
+        figure_id = figure_of(ref)
+        if is_derived(ref) or figure_id not in catalog \
+                or getattr(catalog.figure(figure_id), "items", None) is None:
+            return False
+    return True
+
+
+def compare_clusters(catalog: Catalog, a: str, b: str) -> tuple[str, ...]:
+    """The cluster columns both sides' per-item records keep (a mean of panels keeps none)."""
+    kept = None
+    for ref in (a, b):
+        if is_derived(ref):
+            return ()
+        figure_id = figure_of(ref)
+        if figure_id not in catalog:
+            return ()
+        records = getattr(catalog.figure(figure_id), "items", None)
+        if records is None:
+            return ()
+        mine = records.clusters
+        kept = mine if kept is None else tuple(c for c in kept if c in mine)
+    return kept or ()
 
 
 def _has_dim_k(catalog: Catalog, ref: str) -> bool:
@@ -627,12 +702,13 @@ def compare_max_k(catalog: Catalog, a: str, b: str) -> int:
 # first page's links with :func:`nav_href`; later, ``evalmaps_nav.navLinks`` (assets/nav.js)
 # writes them in the browser from the same rules, which the nav element carries (:data:`NAV_RULES`).
 NAV_RULES: dict = {
-    "own": {"/": ["color", "labels", "k"],
-            "/trends": ["transpose", "overlay", "threshold", "logx", "k"],
-            "/compare": ["a", "b", "ydim", "xdim", "avg", "color", "labels"], "/data": []},
+    "own": {"/": ["color", "labels", "k", "cluster"],
+            "/trends": ["transpose", "overlay", "threshold", "logx", "k", "cluster"],
+            "/compare": ["a", "b", "ydim", "xdim", "avg", "color", "labels", "cluster", "power"],
+            "/data": []},
     "sliced": ["/", "/trends", "/data"],
     "named": ["color", "labels", "transpose", "overlay", "threshold", "logx", "a", "b", "ydim",
-              "xdim", "avg", "format", "cell", "which", "q"],
+              "xdim", "avg", "format", "cell", "which", "q", "cluster", "power"],
 }
 
 

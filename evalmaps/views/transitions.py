@@ -36,6 +36,8 @@ from evalmaps.views.state import (
     DEFAULT_SCALE,
     SCALES,
     CompareState,
+    compare_clusters,
+    compare_items_kept,
     compare_max_k,
     grid_state,
 )
@@ -87,6 +89,11 @@ def shown_state(catalog: Catalog, showing: Mapping, default: tuple[str, str]) ->
     k = showing.get("k")
     if isinstance(k, int) and 1 < k <= compare_max_k(catalog, state.a, state.b):
         state = replace(state, k=k)
+    cluster = showing.get("cluster")
+    if cluster and cluster in compare_clusters(catalog, state.a, state.b):
+        state = replace(state, cluster=cluster)
+    if showing.get("power") and compare_items_kept(catalog, state):
+        state = replace(state, power=True)
     if not (state.labels and is_label_ref(state.b)):
         return state
     fixed, averaged = rest_choices(showing["rest_ids"] or [], showing["rest"] or [])
@@ -96,7 +103,8 @@ def shown_state(catalog: Catalog, showing: Mapping, default: tuple[str, str]) ->
                           fixed=fixed, averaged=averaged, problems=[])
     except CompareError:
         return state
-    return grid_state(state, grid, figure.spec)
+    state = grid_state(state, grid, figure.spec)
+    return replace(state, power=False) if state.averaged else state
 
 
 def same_view(state: CompareState, shown: CompareState, showing: Mapping) -> bool:
@@ -105,6 +113,7 @@ def same_view(state: CompareState, shown: CompareState, showing: Mapping) -> boo
     browser restyles."""
     return ((state.a, state.b) == (showing["a"], showing["b"])
             and state.pct == bool(showing["pct"]) and state.k == shown.k
+            and state.cluster == shown.cluster and state.power == shown.power
             and all(getattr(state, key) == getattr(shown, key) for key in GRID))
 
 

@@ -140,6 +140,7 @@ def test_serve_data_with_the_options_serves_the_folder_as_the_builtin_figure(tmp
     assert [f["id"] for f in imported] == ["import-mmlu-pro"]
     assert imported[0]["n_cells"] == 28
     cells = pd.DataFrame(get("/api/figures/import-mmlu-pro/cells")["cells"])
+    assert (cells.pop("se") > 0).all()  # each cell's standard error from its items
     builtin = builtin_table()
     pd_testing.assert_frame_equal(
         sorted_table(cells.assign(model=cells["model"].map(MODELS))),

@@ -128,6 +128,33 @@ def test_the_per_item_options_leave_out_the_columns_named(client):
     assert "--drop names the column 'nope'" in alert_text(refused)
 
 
+def test_the_cluster_column_is_kept_with_the_items_and_clusters_the_api(client):
+    """"Cluster column" (``--cluster``): the kept figure's items carry it, so /api/cells and
+    /api/compare cluster by it; a column the table lacks is one sentence naming it."""
+    rows = ["model,question_id,category,src,answer,pred"]
+    for model in ("m1", "m2"):
+        for q in range(24):
+            right = (q * (3 if model == "m1" else 5)) % 7 < 4
+            rows.append(f"{model},{q},{'law' if q < 12 else 'math'},s{q % 4},A,{'A' if right else 'B'}")
+    data = ("\n".join(rows) + "\n").encode()
+    key = stage(client, "items.csv", data)["data-staged.data"]
+    mapping = dict(item="question_id", pred="pred", ref="answer")
+    refused = preview_staged(client, key, changed=["data-cluster.value"], **mapping,
+                             cluster="nope")
+    assert "--cluster names the column 'nope'" in alert_text(refused)
+    out = preview_staged(client, key, changed=["data-cluster.value"], **mapping, cluster="src")
+    assert alert_text(out) is None, out[PREVIEW]
+    assert out["data-pending.data"]["options"]["cluster"] == "src"
+    fid = keep(client, out["data-pending.data"])["uploads.data"][-1]
+    dims = [d["name"] for d in client.get(f"/api/figures/{fid}").get_json()["dims"]]
+    assert "src" not in dims  # the cluster is no dimension
+    cells = client.get(f"/api/figures/{fid}/cells?cluster=src").get_json()["cells"]
+    assert {c["n_clusters"] for c in cells} == {4}
+    body = client.get(f"/api/compare?a={fid}:m1&b={fid}:m2&cluster=src").get_json()
+    assert {c["paired"]["n_clusters"] for c in body["cells"]} == {4}
+    assert body["url"].endswith("cluster=src")
+
+
 BAD_FILES = {
     "empty": (b"", "empty"),
     "header-only": (b"model,type,length,value\n", "no data rows"),

@@ -74,8 +74,8 @@ def test_apply_keeps_what_is_not_given():
     ("--item", "EVALMAPS_DATA_OPTIONS=--item is not valid: --item needs a value after it, such "
                "as --item COL."),
     ("-x model", "EVALMAPS_DATA_OPTIONS=-x model is not valid: '-x' is not a table option: give "
-                 "--item COL, --correct PRED=REF, --set DIM=LABEL, --drop COL or --rename "
-                 "DIM:OLD=NEW."),
+                 "--item COL, --correct PRED=REF, --set DIM=LABEL, --drop COL, --rename "
+                 "DIM:OLD=NEW or --cluster COL."),
     ("--item 'a b", "EVALMAPS_DATA_OPTIONS=--item 'a b is not valid: a quote is not closed. "
                     "Close it, or give table options as evalmaps import takes them, such as "
                     "--item question_id --correct pred=answer --set model={file}."),

@@ -124,8 +124,11 @@ def test_k_follows_each_items_pass_at_k(tmp_path):
         assert payload["summary"]["k"] == k and set(payload["summary"]["paired_tests"]) <= {"sign-flip", "sign-flip-normal"}
         for cell in payload["cells"]:
             want = direct(scores, cell["level"], cell["task"], k)
-            got = {key: v for key, v in cell["paired"].items() if key != "p_adjusted"}
-            assert got == {key: v for key, v in want.as_dict().items() if key != "p_adjusted"}
+            # the variance within and between items: tests/unit/test_variance_parts.py
+            mine = [key for key in cell["paired"] if key != "p_adjusted"
+                    and "var_" not in key and "within_share" not in key]
+            assert {key: cell["paired"][key] for key in mine} == {
+                key: want.as_dict()[key] for key in mine}
     with pytest.raises(CompareError, match="at least 5 samples"):
         compare_payload(catalog, {"a": "toy:small", "b": "toy:large", "k": "5"})
     for bad in ("0", "two", "1.5", "-1"):
@@ -161,12 +164,14 @@ def test_the_difference_map_outlines_hovers_and_summary_follow_the_paired_test(c
     paired = [t for t in templates if "paired, %{customdata[4]:.0f} items:" in t]
     assert paired and all("exact McNemar" in t and "adjusted p = %{customdata[9]:.2~g}" in t
                           for t in paired)
-    assert all("SE" not in t for t in paired)
+    assert all("SE %{customdata[2]" not in t for t in paired)  # not the sources' unpaired SE
+    assert all("(SE, not clustered);" in t for t in paired)  # the paired differences' own
     custom = np.asarray(delta["data"][0]["customdata"]["shape"].split(","), dtype=int) \
         if isinstance(delta["data"][0]["customdata"], dict) else None
     assert custom is None or custom[-1] == 4 + PAIRED_COLUMNS
     assert readouts(al)["paired"]["tests"] == ["exact McNemar", "exact sign-flip",
-                                               "sign-flip, normal approx.", "no test"]
+                                               "sign-flip, normal approx.", "no test",
+                                               "Wald on the clustered SE"]
     card = str(summary_card(al, summary(al)))
     s = summary(al)
     assert (f"B better in {s['b_sig_better_paired']} of 6 cells (paired, FDR 5%), worse in "

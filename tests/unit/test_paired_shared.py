@@ -30,7 +30,9 @@ def test_the_arc_logs_are_paired_on_their_three_common_items(tmp_path):
     [cell] = al.cells()
     paired = {k: v for k, v in cell["paired"].items()
               if k not in ("a_se", "b_se", "se_diff", "se_diff_clustered", "n_clusters", "mde",
-                           "items_needed")}
+                           "items_needed", "a_se_clustered", "b_se_clustered", "a_var_within",
+                           "a_var_between", "a_within_share", "b_var_within", "b_var_between",
+                           "b_within_share")}
     # A right on all 3, B on 1 of them: d = (0, -1, -1) in some order, se_diff = sqrt(1/3 / 3)
     assert cell["paired"]["se_diff"] == pytest.approx((1 / 9) ** 0.5, abs=1e-12)
     assert cell["paired"]["a_se"] == 0.0 and cell["paired"]["n_clusters"] is None

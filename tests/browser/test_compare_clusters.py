@@ -1,0 +1,163 @@
+"""Clustered standard errors and power on Compare in a real headless Chromium: a figure whose
+items carry a cluster column, opened with ``cluster=src``; the Standard errors menu, B − A's
+hover and the readout say the error bar, which SE it is, the smallest difference the items
+detect and the items the difference needs, as :func:`power_text` writes them from the API's
+numbers; screenshots at 1440 and 390 px (EVALMAPS_SCREENSHOTS keeps them)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+from dash.testing.wait import until
+from selenium.webdriver.support.select import Select
+
+from evalmaps.analysis.compare import compare, power_text
+from tests.browser.helpers import (
+    download_to,
+    downloaded,
+    fetch_text,
+    graph_selector,
+    hover_cell,
+    screenshot,
+)
+from tests.items_fixture import item_scores, items_figure
+
+pytestmark = pytest.mark.browser
+
+DELTA = graph_selector("compare", "delta")
+QUERY = "?a=toy-items:small&b=toy-items:large&pct=1&cluster=src"
+
+
+@pytest.fixture()
+def served(dash_duo, dash_app, tmp_path):
+    """The real app with one more figure: per-item records in 8 clusters of 5 items a cell."""
+    state = dash_app.server.extensions["evalmaps"]
+    before = state["catalog"]
+    scores = item_scores(n_items=40, seed=11, chance={"small": 0.45, "large": 0.75})
+    scores["cluster:src"] = "source-" + (scores["item"].str[1:].astype(int) // 5).astype(str)
+    figure = items_figure(tmp_path / "items", "toy-items", scores)
+    state["catalog"] = before.with_figures([figure])
+    try:
+        dash_duo.start_server(dash_app)
+        dash_duo.items_catalog = state["catalog"]
+        yield dash_duo
+    finally:
+        state["catalog"] = before
+
+
+VALUES = """
+const gd = document.querySelector(arguments[0]).querySelector('.js-plotly-plot');
+const k = 0;
+return {title: gd.data[k].colorbar.title.text};
+"""  # B − A's value trace's colour bar title
+
+
+def hover_lines(served) -> str:
+    return " ".join(served.driver.execute_script(
+        "return Array.from(document.querySelector(arguments[0])"
+        ".querySelectorAll('.hoverlayer .hovertext tspan.line')).map(t => t.textContent);", DELTA))
+
+
+def test_clustered_error_bars_and_power_in_the_hover_and_readout(served, tmp_path):
+    payload = json.loads(fetch_text(served.server_url, f"/api/compare{QUERY}"))
+    served.wait_for_page(url=f"{served.server_url}/compare{QUERY}")
+    served.wait_for_element(f"{DELTA} .main-svg", timeout=15)
+    assert "Clustered by src" in served.find_element("#compare-cluster").text
+    al = compare(served.items_catalog, "toy-items:small", "toy-items:large", cluster="src")
+    al = replace(al, a=al.a.as_percent(), b=al.b.as_percent())  # pct=1: as the page writes it
+    cell = next(c for c in payload["cells"] if (c["level"], c["task"]) == ("hard", "t2"))
+    result = al.paired[(1, 1)]
+    assert result.as_dict() == cell["paired"]  # the page's numbers are the API's
+    assert result.test == "clustered" and result.n_clusters == 8
+    want = power_text(al, result)
+    assert "(SE, clustered by src, 8 clusters)" in want and "too few to detect a difference " \
+        "of 1 point" in want
+    hover_cell(served, DELTA, "t2", "hard")
+    assert want in hover_lines(served)
+    until(lambda: want in served.find_element("#compare-readout").text, timeout=5)
+    readout = served.find_element("#compare-readout").text
+    assert "Wald on the clustered SE" in readout
+    for width in (1440, 390):
+        served.driver.set_window_size(width, 1000)
+        served.wait_for_page(url=f"{served.server_url}/compare{QUERY}")
+        served.wait_for_element(f"{DELTA} .main-svg", timeout=15)
+        hover_cell(served, DELTA, "t2", "hard")
+        screenshot(served.driver, f"compare-clusters-{width}", tmp_path)
+    assert served.get_logs() == []
+
+
+def test_the_power_map_colours_b_minus_a_by_each_cells_mde(served, tmp_path):
+    query = QUERY + "&power=1"
+    payload = json.loads(fetch_text(served.server_url, f"/api/compare{query}"))
+    served.wait_for_page(url=f"{served.server_url}/compare{query}")
+    served.wait_for_element(f"{DELTA} .main-svg", timeout=15)
+    assert served.find_element("#compare-power").is_selected()
+    drawn = served.driver.execute_script(VALUES, DELTA)
+    assert drawn["title"] == "mde (points)"
+    # each cell's colour is its mde in points (pct=1): the colour range runs to the largest
+    top = served.driver.execute_script(
+        "const gd = document.querySelector(arguments[0]).querySelector('.js-plotly-plot');"
+        "const k = 0;"
+        "return [gd.data[k].zmin, gd.data[k].zmax];", DELTA)
+    assert top == pytest.approx([0, 100 * max(c["paired"]["mde"] for c in payload["cells"])])
+    al = compare(served.items_catalog, "toy-items:small", "toy-items:large", cluster="src")
+    al = replace(al, a=al.a.as_percent(), b=al.b.as_percent())
+    hover_cell(served, DELTA, "t2", "hard")
+    hovered = hover_lines(served)
+    assert power_text(al, al.paired[(1, 1)]) in hovered
+    assert "B − A +42.5 points" in hovered  # the difference itself, not its mde
+    assert "Power map" in served.find_element("#compare-legend").text
+    for width in (1440, 390):
+        served.driver.set_window_size(width, 1000)
+        served.wait_for_page(url=f"{served.server_url}/compare{query}")
+        served.wait_for_element(f"{DELTA} .main-svg", timeout=15)
+        served.driver.execute_script("document.querySelector(arguments[0]).scrollIntoView("
+                                     "{block: 'center', behavior: 'instant'});", DELTA)
+        screenshot(served.driver, f"compare-power-{width}", tmp_path)
+    served.driver.set_window_size(1440, 1000)
+    served.wait_for_page(url=f"{served.server_url}/compare{query}")
+    served.wait_for_element(f"{DELTA} .main-svg", timeout=15)
+    switch = served.find_element("#compare-power")
+    served.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", switch)
+    switch.click()  # off again: B − A, and the URL says so
+    until(lambda: "power=1" not in served.driver.current_url, timeout=10)
+    until(lambda: served.driver.execute_script(VALUES, DELTA)["title"].startswith("B − A"),
+          timeout=10)
+    assert served.get_logs() == []
+
+
+def test_the_table_of_b_gives_its_clustered_se_with_n_and_clusters(served, tmp_path):
+    folder = tmp_path / "downloads"
+    download_to(served.driver, folder)
+    served.wait_for_page(url=f"{served.server_url}/compare{QUERY}")
+    served.wait_for_element(f"{DELTA} .main-svg", timeout=15)
+    Select(served.find_element("#compare-export-panel")).select_by_value("b")
+    Select(served.find_element("#compare-export-format")).select_by_value("markdown")
+    served.find_element("#compare-export").click()
+    text = downloaded(folder, "toy-items__large.md")
+    cells = {(c["level"], c["task"]): c for c in json.loads(fetch_text(
+        served.server_url, "/api/figures/toy-items/cells?model=large&cluster=src"))["cells"]}
+    assert f"± {cells[('hard', 't2')]['se_clustered']:.4f}" in text  # 77.5% ± 0.0xxx
+    assert "clustered by src (without a small-sample correction)" in text
+    assert "n = 40 items a cell, in 8 clusters of src." in text
+    assert served.get_logs() == []
+
+
+def test_browse_and_trends_name_their_clustered_standard_errors(served, tmp_path):
+    query = "?figure=toy-items&model=large&cluster=src"
+    cells = {(c["level"], c["task"]): c for c in json.loads(fetch_text(
+        served.server_url, "/api/figures/toy-items/cells?model=large&cluster=src"))["cells"]}
+    served.wait_for_page(url=f"{served.server_url}/{query}")
+    css = graph_selector("browse", "large")
+    served.wait_for_element(f"{css} .main-svg", timeout=15)
+    until(lambda: "clustered by src" in served.find_element("#browse-summary").text, timeout=10)
+    text = hover_cell(served, css, "t2", "hard")
+    se = cells[("hard", "t2")]["se_clustered"]
+    assert f"± {100 * se:.1f}% se" in text or f"± {se:.3f} se" in text or f"{se:.4f}" in text, text
+    screenshot(served.driver, "browse-clusters-1440", tmp_path)
+    served.wait_for_page(url=f"{served.server_url}/trends{query}")
+    until(lambda: "clustered by src" in served.find_element("#trends-summary").text, timeout=15)
+    screenshot(served.driver, "trends-clusters-1440", tmp_path)
+    assert served.get_logs() == []
