@@ -599,8 +599,8 @@ def clustered_test(result: Paired) -> Paired:
         return result
     p = min(1.0, math.erfc(abs(result.diff) / se_c / math.sqrt(2.0)))
     return replace(result, p=p, p_adjusted=p,
-                   ci_low=_edge(result.diff - Z_95 * se_c),
-                   ci_high=_edge(result.diff + Z_95 * se_c), test="clustered")
+                   ci_low=interval_end(result.diff - Z_95 * se_c),
+                   ci_high=interval_end(result.diff + Z_95 * se_c), test="clustered")
 
 
 def side_variances(side: str, scores, at: np.ndarray) -> dict:

@@ -89,15 +89,17 @@ class Results:
 
 def table_options(item: str | None = None, correct: str | tuple[str, str] | None = None,
                   set: Mapping[str, str] | Iterable[str] | None = None,
-                  drop: Iterable[str] = (), rename: Iterable[str] = ()) -> TableOptions:
+                  drop: Iterable[str] = (), rename: Iterable[str] = (),
+                  cluster: str | None = None) -> TableOptions:
     """The table options as ``evalmaps import`` parses them: ``correct`` as ``"pred=answer"``
     or ``("pred", "answer")``, ``set`` as ``{"model": "{file}"}`` or ``["model={file}"]``,
-    ``rename`` as ``["model:old=new"]``. A bad one is an error that says what to give."""
+    ``rename`` as ``["model:old=new"]``, ``cluster`` the column that groups the items. A bad
+    one is an error that says what to give."""
     if isinstance(correct, tuple):
         correct = "=".join(correct)
     fixed = ([f"{k}={v}" for k, v in set.items()] if isinstance(set, Mapping)
              else list(set or []))
-    return TableOptions.parse(item, correct, fixed, list(drop), list(rename))
+    return TableOptions.parse(item, correct, fixed, list(drop), list(rename), cluster)
 
 
 def _import(path: PathLike, options: TableOptions) -> Imported:
@@ -162,11 +164,13 @@ def catalog_of(data: Sequence[PathLike], options: TableOptions) -> tuple[Catalog
 
 def compare_query(a_ref: str, b_ref: str, k: int = 1, fix: Mapping[str, str] | None = None,
                   ydim: str | None = None, xdim: str | None = None,
-                  avg: Iterable[str] = ()) -> dict[str, list[str]]:
+                  avg: Iterable[str] = (), cluster: str | None = None) -> dict[str, list[str]]:
     """The ``/api/compare`` query of these choices (what the page's address would hold)."""
     query = {"a": [a_ref], "b": [b_ref]}
     if k != 1:
         query["k"] = [str(k)]
+    if cluster:
+        query["cluster"] = [cluster]
     for dim, label in (fix or {}).items():
         query[dim] = [label]
     if ydim is not None:
@@ -222,7 +226,7 @@ def compare_view(a: Side, b: Side, *, data: Sequence[PathLike] = (), k: int = 1,
                         "--data folders or built-in figures.")
     if refs[0]:
         catalog, problems = catalog_of(data, options)
-        query = compare_query(str(a), str(b), k, fix, ydim, xdim, avg)
+        query = compare_query(str(a), str(b), k, fix, ydim, xdim, avg, options.cluster)
         return _made(catalog, query, problems)
     if data:
         raise SideError("--data folders are read for FIGURE:PANEL keys; A and B are files. "
@@ -232,7 +236,7 @@ def compare_view(a: Side, b: Side, *, data: Sequence[PathLike] = (), k: int = 1,
     names = side_names(*(side.source if isinstance(side, Results) else str(side)
                          for side in (a, b)))
     paired = pair_imports(sides[0], sides[1], names)
-    query = compare_query(paired.a_ref, paired.b_ref, k, fix, ydim, xdim, avg)
+    query = compare_query(paired.a_ref, paired.b_ref, k, fix, ydim, xdim, avg, options.cluster)
     return _made(Catalog([paired.figure]), query, files=True)
 
 
@@ -257,20 +261,22 @@ def compare(a: Side, b: Side, *, data: Sequence[PathLike] = (), k: int = 1,
             xdim: str | None = None, avg: Iterable[str] = (), item: str | None = None,
             correct: str | tuple[str, str] | None = None,
             set: Mapping[str, str] | Iterable[str] | None = None, drop: Iterable[str] = (),
-            rename: Iterable[str] = ()) -> pd.DataFrame:
+            rename: Iterable[str] = (), cluster: str | None = None) -> pd.DataFrame:
     """B against A, one row per common cell: the dimension columns, then ``n, a_mean, b_mean,
     diff, ci_low, ci_high, p, p_adjusted, test, a_only, b_only`` (``/api/compare``'s paired
     block), ``se`` and ``distinguishable`` (:mod:`evalmaps.service.compare_rows`).
 
     ``a`` and ``b``: paths (a file, folder or zip, read with the table options ``item``,
-    ``correct``, ``set``, ``drop``, ``rename``), :func:`read` figures, or references into the
-    built-in figures and the ``data`` folders (``FIGURE:PANEL``, ``mean(...)``,
-    ``FIGURE:DIM=LABEL``). ``k``: pass@k; ``fix``, ``ydim``, ``xdim``, ``avg``: the grid of two
-    labels of a dimension, as ``/api/compare``'s ``<dim>=<label>``, ``ydim``, ``xdim``, ``avg``.
+    ``correct``, ``set``, ``drop``, ``rename``, ``cluster``: then every paired cell's errors and
+    tests are clustered by that column, as ``/api/compare?cluster=COL``), :func:`read` figures,
+    or references into the built-in figures and the ``data`` folders (``FIGURE:PANEL``,
+    ``mean(...)``, ``FIGURE:DIM=LABEL``). ``k``: pass@k; ``fix``, ``ydim``, ``xdim``, ``avg``:
+    the grid of two labels of a dimension, as ``/api/compare``'s ``<dim>=<label>``, ``ydim``,
+    ``xdim``, ``avg``.
     ``frame.attrs`` holds the view's ``summary``, ``sentences``, ``warnings`` and the ``query``
     ``/api/compare`` answers with the same numbers. In a notebook the frame shows as the three
     maps of Compare above its table (:class:`ComparisonFrame`)."""
-    options = table_options(item, correct, set, drop, rename)
+    options = table_options(item, correct, set, drop, rename, cluster)
     made = compare_view(a, b, data=data, k=k, fix=fix, ydim=ydim, xdim=xdim, avg=avg,
                         options=options)
     payload = made.view.to_dict()

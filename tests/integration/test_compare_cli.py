@@ -315,3 +315,36 @@ def test_mmlu_pro_outputs_agree_everywhere(tmp_path):
     count = independent_count(raw_scores(LLAMA_7B), raw_scores(LLAMA_13B), ["category"])
     assert_matches_count(frame, count, ["category"])
     assert int(frame["n"].sum()) == 12_032
+
+
+def test_cluster_clusters_every_paired_cell_as_the_api_does(tmp_path, checkpoints):
+    """--cluster COL (the import's option) keeps each item's cluster and asks the view for
+    ``cluster=COL``: every paired cell is tested on its clustered standard error, the CLI's
+    JSON, the Python API and a hand count of the clusters agreeing; evalmaps rank refuses it."""
+    folder = tmp_path / "clustered"
+    folder.mkdir()
+    paths = []
+    for name in ("old", "worse"):
+        frame = pd.read_csv(checkpoints[name])
+        frame["passage"] = "p" + (frame["item"].astype(str).str.extract(r"(\d+)")[0]
+                                  .astype(int) // 5).astype(str)
+        paths.append(folder / f"{name}.csv")
+        frame.to_csv(paths[-1], index=False)
+    payload = cli_json(*paths, "--item", "item", "--cluster", "passage", cwd=tmp_path)
+    frame = evalmaps.compare(*paths, item="item", cluster="passage")
+    assert_frame_is_the_api(frame, payload, ["level", "task"])
+    old = pd.read_csv(paths[0])
+    for cell in payload["cells"]:
+        paired = cell["paired"]
+        mine = old[(old["level"].astype(str) == cell["level"]) & (old["task"] == cell["task"])]
+        assert paired["n_clusters"] == mine["passage"].nunique()
+        assert paired["se_diff_clustered"] is not None
+        if paired["n_clusters"] > 1:
+            assert paired["test"] == "clustered"
+    unclustered = cli_json(*paths, "--item", "item", "--drop", "passage", cwd=tmp_path)
+    assert all(c["paired"]["test"] == "mcnemar" for c in unclustered["cells"])
+    proc = run_cli("rank", *map(str, paths), "--item", "item", "--cluster", "passage",
+                   cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.strip() == (
+        "evalmaps: The ranking's tests are not clustered yet (evalmaps compare's are). Leave "
+        "--cluster out of evalmaps rank.")
