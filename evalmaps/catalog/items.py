@@ -104,7 +104,7 @@ class _KeptCells:
             return
         for scores in answer.values():
             for array in (scores.items, scores.n, scores.total, scores.clusters,
-                          getattr(scores, "squares", None)):
+                          scores.squares):
                 if array is not None:
                     array.setflags(write=False)
         with self._lock:
