@@ -403,7 +403,7 @@ def mcnemar_pairs(models: Sequence[str], scores: np.ndarray, higher_is_better: b
     first, second = np.triu_indices(len(models), 1)
     a_wins = np.rint(right_wrong[first, second]).astype(np.int64)
     b_wins = np.rint(right_wrong[second, first]).astype(np.int64)
-    p = [paired_stats.mcnemar_p(int(x), int(y)) for x, y in zip(a_wins, b_wins)]
+    p = paired_stats.mcnemar_ps(a_wins, b_wins)  # each pair's mcnemar_p, the same floats
     lo, hi = paired_stats.mcnemar_intervals(a_wins, b_wins, np.full(len(p), n), p)
     out = []
     for at, (i, j) in enumerate(zip(first.tolist(), second.tolist())):
