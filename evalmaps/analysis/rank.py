@@ -323,18 +323,12 @@ def cell_ranking(labels: Mapping[str, str], models: Sequence[str], means, extras
                        tuple(missing))
 
 
-def item_matrix(cells: Sequence[object], k: int = 1) -> tuple[np.ndarray, np.ndarray]:
+def item_matrix(cells: Sequence[object], k: int = 1
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Several models' items of one cell (ItemScores each) on the union of their item ids in
-    id order: (each item's score at pass@``k``, models x items, NaN where a model lacks the
-    item; its samples, 0 where it lacks it). One sort of the ids for the cell instead of one
-    per pair."""
-    _, values, samples = _union_matrix(cells, k)
-    return values, samples
-
-
-def _union_matrix(cells: Sequence[object], k: int = 1
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`item_matrix` with the union of the item ids first."""
+    id order: (the ids; each item's score at pass@``k``, models x items, NaN where a model
+    lacks the item; its samples, 0 where it lacks it). One sort of the ids for the cell
+    instead of one per pair."""
     first = np.asarray(cells[0].items, dtype=object)
     if all(len(c.items) == len(first) and np.array_equal(c.items, first) for c in cells[1:]):
         union = first  # the same items (the usual case): ids already sorted and unique
@@ -351,7 +345,7 @@ def _union_matrix(cells: Sequence[object], k: int = 1
 
 def matrix_rows(matrix: CellMatrix, models: Sequence[str]
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[bool]]:
-    """What :func:`_union_matrix` gives at k = 1 for ``models`` (each a row of ``matrix``,
+    """What :func:`item_matrix` gives at k = 1 for ``models`` (each a row of ``matrix``,
     :meth:`evalmaps.catalog.items.ItemRecords.matrices`), and each one's ``binary``: the same
     numbers on the union of these models' items, with no id compared."""
     rows = np.array([matrix.rows[m] for m in models], dtype=np.int64)
@@ -431,7 +425,7 @@ def rank_items_cell(models: Sequence[str], means: np.ndarray,
         union, values, samples, binary = matrix_rows(items, models)
     else:
         cells = [items[m] for m in models]
-        union, values, samples = _union_matrix(cells, k)
+        union, values, samples = item_matrix(cells, k)
         binary = [c.binary for c in cells]
     present = samples > 0
     for j in range(len(models)):
