@@ -1413,7 +1413,8 @@ def section_rank(ctx: "Context") -> list[Row]:
     else:
         memory.failed = answer.failed
     ctx.notes.append(f"rank: {label}, seeded 0/1 scores; the whole /api/rank answer (Flask's "
-                     f"test client in a fresh process: DuckDB reads the Parquet records, "
+                     f"test client in a fresh process: the Parquet records read as code matrices "
+                     f"(ItemRecords.matrices: one sample per item), "
                      f"{found.get('pairs', 0):,} pairs tested, rank intervals and sets from "
                      f"1,000 resamples, the JSON: {human_bytes(found.get('bytes', 0))}); floor = "
                      f"the same statistics (evalmaps.analysis.rank's vectorised functions) on "

@@ -83,6 +83,7 @@ import pandas as pd
 
 from evalmaps.analysis import paired as paired_stats
 from evalmaps.analysis import uncertainty as stderr
+from evalmaps.catalog.items import CellMatrix
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import Figure, Metric
 
@@ -322,11 +323,12 @@ def cell_ranking(labels: Mapping[str, str], models: Sequence[str], means, extras
                        tuple(missing))
 
 
-def item_matrix(cells: Sequence[object], k: int = 1) -> tuple[np.ndarray, np.ndarray]:
+def item_matrix(cells: Sequence[object], k: int = 1
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Several models' items of one cell (ItemScores each) on the union of their item ids in
-    id order: (each item's score at pass@``k``, models x items, NaN where a model lacks the
-    item; its samples, 0 where it lacks it). One sort of the ids for the cell instead of one
-    per pair."""
+    id order: (the ids; each item's score at pass@``k``, models x items, NaN where a model
+    lacks the item; its samples, 0 where it lacks it). One sort of the ids for the cell
+    instead of one per pair."""
     first = np.asarray(cells[0].items, dtype=object)
     if all(len(c.items) == len(first) and np.array_equal(c.items, first) for c in cells[1:]):
         union = first  # the same items (the usual case): ids already sorted and unique
@@ -338,7 +340,27 @@ def item_matrix(cells: Sequence[object], k: int = 1) -> tuple[np.ndarray, np.nda
         at = np.searchsorted(union, cell.items)
         values[row, at] = paired_stats.item_values(cell, k)
         samples[row, at] = cell.n
-    return values, samples
+    return union, values, samples
+
+
+def matrix_rows(matrix: CellMatrix, models: Sequence[str]
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[bool]]:
+    """What :func:`item_matrix` gives at k = 1 for ``models`` (each a row of ``matrix``,
+    :meth:`evalmaps.catalog.items.ItemRecords.matrices`), and each one's ``binary``: the same
+    numbers on the union of these models' items, with no id compared."""
+    rows = np.array([matrix.rows[m] for m in models], dtype=np.int64)
+    samples = matrix.n[rows]
+    has = samples > 0
+    kept = has.any(axis=0)
+    if not kept.all():  # items only models left out of the ranking have
+        samples, has = samples[:, kept], has[:, kept]
+        total = matrix.total[np.ix_(rows, np.flatnonzero(kept))]
+        union = matrix.items[kept]
+    else:
+        total, union = matrix.total[rows], matrix.items
+    values = np.full(total.shape, np.nan)
+    np.divide(total, samples, out=values, where=has)  # each item's mean, as ItemScores.mean
+    return union, values, samples, [bool(matrix.binary[r]) for r in rows]
 
 
 def paired_on_matrix(values: np.ndarray, samples: np.ndarray, i: int, j: int, k: int,
@@ -375,7 +397,7 @@ def mcnemar_pairs(models: Sequence[str], scores: np.ndarray, higher_is_better: b
     first, second = np.triu_indices(len(models), 1)
     a_wins = np.rint(right_wrong[first, second]).astype(np.int64)
     b_wins = np.rint(right_wrong[second, first]).astype(np.int64)
-    p = [paired_stats.mcnemar_p(int(x), int(y)) for x, y in zip(a_wins, b_wins)]
+    p = paired_stats.mcnemar_ps(a_wins, b_wins)  # each pair's mcnemar_p, the same floats
     lo, hi = paired_stats.mcnemar_intervals(a_wins, b_wins, np.full(len(p), n), p)
     out = []
     for at, (i, j) in enumerate(zip(first.tolist(), second.tolist())):
@@ -387,34 +409,47 @@ def mcnemar_pairs(models: Sequence[str], scores: np.ndarray, higher_is_better: b
     return out
 
 
-def rank_items_cell(models: Sequence[str], means: np.ndarray, items: Mapping[str, object],
-                    k: int, higher_is_better: bool, seed: int, resamples: int = RESAMPLES
+def rank_items_cell(models: Sequence[str], means: np.ndarray,
+                    items: Mapping[str, object] | CellMatrix, k: int, higher_is_better: bool,
+                    seed: int, resamples: int = RESAMPLES
                     ) -> tuple[list[dict], list[PairTest], int, list[str]]:
-    """One cell with per-item records (``items``: model -> ItemScores): each model's n and
+    """One cell with per-item records (``items``: model -> ItemScores, or at k = 1 a
+    :class:`~evalmaps.catalog.items.CellMatrix` with a row of each model): each model's n and
     interval, rank interval and rank set (on the items all of them answered), and every pair
     tested as Compare tests a cell. Returns (per-model extras, pairs, n_common, notes)."""
     notes = []
     extras = []
-    for model in models:
-        cell = items[model]
-        if k == 1 and cell.binary and bool((cell.n == 1).all()):
-            lo, hi = paired_stats.wilson(cell.total.sum(), len(cell))
+    if isinstance(items, CellMatrix):
+        if k != 1:
+            raise ValueError("a cell's matrix of items holds one sample of each: k is 1")
+        union, values, samples, binary = matrix_rows(items, models)
+    else:
+        cells = [items[m] for m in models]
+        union, values, samples = item_matrix(cells, k)
+        binary = [c.binary for c in cells]
+    present = samples > 0
+    for j in range(len(models)):
+        has = present[j]
+        if has.all():
+            row, n_row, ids = values[j], samples[j], union
+        else:
+            row, n_row, ids = values[j, has], samples[j, has], union[has]
+        # as ItemScores: the sum of its totals (its scores where there is one sample each), or
+        # its items' values and ids (the same arrays, in the same order)
+        if k == 1 and binary[j] and bool((n_row == 1).all()):
+            lo, hi = paired_stats.wilson(row.sum(), len(row))
             ci = (float(lo), float(hi))
         else:
-            ci = paired_stats.bootstrap_mean_interval(paired_stats.item_values(cell, k),
-                                                      paired_stats.seed_of_items(cell.items))
-        extras.append({"n": len(cell), "ci": ci})
-    values, samples = item_matrix([items[m] for m in models], k)
-    present = samples > 0
+            ci = paired_stats.bootstrap_mean_interval(row, paired_stats.seed_of_items(ids))
+        extras.append({"n": len(row), "ci": ci})
     if (k == 1 and present.all() and values.shape[1] >= paired_stats.MIN_ITEMS
-            and all(items[m].binary for m in models) and (samples == 1).all()):
+            and all(binary) and (samples == 1).all()):
         pairs = mcnemar_pairs(models, values, higher_is_better)  # every pair at once
     else:
         pairs = []
         for i, a in enumerate(models):
             for j in range(i + 1, len(models)):
-                result = paired_on_matrix(values, samples, i, j, k,
-                                          (items[a].binary, items[models[j]].binary),
+                result = paired_on_matrix(values, samples, i, j, k, (binary[i], binary[j]),
                                           higher_is_better)
                 pairs.append(_paired_test(a, models[j], float(means[i]), float(means[j]),
                                           result))
@@ -583,7 +618,11 @@ def rank_figure(figure: Figure, by: str | None = None,
         order = [m for m in order if m in filters[by]]
     table = _cells_table(figure, filters)
     records = getattr(figure, "items", None)
-    item_cells = records.cells({}, (by, *others)) if records is not None else {}
+    # one sample of each item at k = 1 (the usual case): each cell's models x items matrix
+    # read from the records' codes; else (several samples, pass@k) each cell's items
+    matrices = records.matrices(by, others) if records is not None and k == 1 else None
+    item_cells = records.cells({}, (by, *others)) \
+        if records is not None and matrices is None else {}
     has_se = any(c in table.columns for c in ("se", "sd"))
     basis = "items" if records is not None else "standard errors" if has_se else "means"
     values = table["value"].to_numpy(dtype=np.float64)
@@ -623,9 +662,13 @@ def rank_figure(figure: Figure, by: str | None = None,
         seed = cell_seed(figure.id, by, labels, k)
         n_common = None
         if basis == "items":
-            full = {m: item_cells.get((m, *key)) for m in present}
-            if any(v is None or not len(v) for v in full.values()):
+            if matrices is not None:
+                full = matrices.get(key)
+                lacking = [m for m in present if full is None or m not in full.rows]
+            else:
+                full = {m: item_cells.get((m, *key)) for m in present}
                 lacking = [m for m, v in full.items() if v is None or not len(v)]
+            if lacking:
                 warnings.append(f"{_where(labels)}: {fmt.listing(lacking, 5)} "
                                 f"{'has' if len(lacking) == 1 else 'have'} no items; that cell "
                                 f"is ranked by its means without tests")

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from evalmaps.core.estimators import pass_at_k
@@ -70,6 +71,27 @@ class ItemScores:
         return ItemScores(items, self.n[at], self.total[at], self.binary,
                           None if self.clusters is None else self.clusters[at],
                           None if self.squares is None else self.squares[at])
+
+
+@dataclass(frozen=True, eq=False)
+class CellMatrix:
+    """One cell's items for several labels of one dimension (the rows: ``rows`` maps a label to
+    its row) on the union of their item ids (``items``, sorted as :class:`ItemScores`' are):
+    each item's ``total`` (its score; 0 where a row lacks it) and ``n`` (1, or 0 where the row
+    lacks it). Made by :meth:`ItemRecords.matrices` from records of one sample per item."""
+
+    items: np.ndarray  # text ids, sorted, unique: the union of the rows' items
+    rows: dict  # label -> row
+    total: np.ndarray  # float64, rows x items
+    n: np.ndarray  # int64, rows x items: 1 where the row has the item, else 0
+    binary: np.ndarray  # bool per row: every score of the row is 0 or 1
+
+    def scores(self, label: str) -> ItemScores:
+        """The row of ``label`` as :meth:`ItemRecords.cells` gives its cell."""
+        row = self.rows[label]
+        has = self.n[row] > 0
+        return ItemScores(self.items[has], self.n[row, has], self.total[row, has],
+                          bool(self.binary[row]))
 
 
 _local = threading.local()
@@ -299,6 +321,96 @@ class ItemRecords:
                     None if clusters is None else clusters[s:e], squares[s:e])
                 for s, e in zip(starts, stops)}
 
+    def matrices(self, by: str, others: Sequence[str]) -> dict[tuple[str, ...], CellMatrix] | None:
+        """Every cell's items as one matrix of the labels of ``by`` (:class:`CellMatrix`), keyed
+        by its labels of ``others``, where the records hold one sample of each item; None where
+        they may not (several samples, a null, labels that are not text), and
+        :meth:`cells` is then the way. The same numbers :meth:`cells` gives, read without
+        grouping: the columns as Parquet's dictionaries (integer codes, no text per record), a
+        cell's rows and items placed by their codes. What the Rank answer reads (issue 38)."""
+        by, others = str(by), tuple(others)
+        dims = (by, *others)
+        try:
+            parquet = pq.ParquetFile(self.scores_path, read_dictionary=[*dims, "item"])
+        except (OSError, pa.ArrowException):
+            return None
+        schema = parquet.schema_arrow
+        text = (pa.string(), pa.large_string())
+
+        def is_text(column: str) -> bool:
+            kind = schema.field(column).type
+            return (kind.value_type if pa.types.is_dictionary(kind) else kind) in text
+
+        if (len(set(dims)) != len(dims) or not set(dims) <= set(self.dims)
+                or any(c not in schema.names for c in (*dims, "item", "sample", "score"))
+                or not all(is_text(c) for c in (*dims, "item"))
+                or schema.field("score").type != pa.float64()):
+            return None
+        at = schema.names.index("sample")
+        meta = parquet.metadata
+        seen = set()  # the samples' numbers, from the row groups' statistics (no reading)
+        for g in range(meta.num_row_groups):
+            stats = meta.row_group(g).column(at).statistics
+            if stats is not None and stats.has_min_max:
+                seen |= {stats.min, stats.max}
+            if len(seen) > 1:
+                return None  # two numbers of samples: several samples of some item
+        table = parquet.read(columns=[*dims, "item", "score"], use_threads=False)
+        if any(table.column(c).null_count for c in table.column_names):
+            return None
+        if table.num_rows == 0:
+            return {}
+        codes, words = {}, {}
+        for c in (*dims, "item"):  # each column's codes into one dictionary of its texts
+            column = table.column(c)
+            if not pa.types.is_dictionary(column.type):
+                column = pc.dictionary_encode(column)
+            column = column.unify_dictionaries()
+            codes[c] = np.concatenate([chunk.indices.to_numpy() for chunk in column.chunks])
+            words[c] = np.asarray(column.chunk(0).dictionary.to_pylist(), dtype=object)
+            if len(words[c]) != len(set(words[c].tolist())):
+                return None  # a dictionary that repeats a text (never pyarrow's)
+        score = table.column("score").to_numpy()
+        del table
+        # items in the order of their ids (as the query's ORDER BY gives them: by code point)
+        order = np.argsort(words["item"], kind="stable")
+        ids = words["item"][order]
+        place = np.empty(len(order), dtype=np.int64)
+        place[order] = np.arange(len(order))
+        item = place[codes.pop("item")]
+        # each record's cell: its labels of the other dimensions as one code
+        cell = np.zeros(len(score), dtype=np.int64)
+        for d in others:
+            cell = cell * len(words[d]) + codes[d].astype(np.int64)
+        keys, cell = _dense(cell, int(np.prod([len(words[d]) for d in others])))
+        cell = cell.astype(np.uint16 if len(keys) < 2 ** 16 else np.int64)  # uint16: radix sort
+        sort = np.argsort(cell, kind="stable")
+        bounds = np.searchsorted(cell[sort], np.arange(len(keys) + 1))
+        row_of = codes[by]
+        out = {}
+        for c, key in enumerate(keys.tolist()):
+            at = sort[bounds[c]:bounds[c + 1]]
+            labels = []
+            for d in reversed(others):
+                key, code = divmod(key, len(words[d]))
+                labels.append(str(words[d][code]))
+            labels.reverse()
+            rows, row = _dense(row_of[at], len(words[by]))
+            columns, column = _dense(item[at], len(ids))
+            flat = row * len(columns) + column
+            n = np.bincount(flat, minlength=len(rows) * len(columns))
+            if n.max() > 1:
+                return None  # an item twice in a cell: several samples
+            total = np.zeros(len(rows) * len(columns))
+            total[flat] = score[at]
+            s = score[at]
+            other = np.bincount(row, weights=~((s == 0) | (s == 1)), minlength=len(rows))
+            out[tuple(labels)] = CellMatrix(
+                ids[columns], {str(words[by][r]): j for j, r in enumerate(rows.tolist())},
+                total.reshape(len(rows), len(columns)), n.reshape(len(rows), len(columns)),
+                other == 0)
+        return out
+
     def cell_values(self, k: int = 1) -> pd.DataFrame:
         """Each cell's value, its item count ``n_items`` and its largest sample count
         ``n_samples``: dims, value, n_items, n_samples (a dimension may be named 'samples': a
@@ -361,6 +473,17 @@ class ItemRecords:
 def cluster_columns(columns) -> list[str]:
     """The columns of records that keep clusters (``cluster:COL``), in their order."""
     return [str(c) for c in columns if str(c).startswith(CLUSTER_PREFIX)]
+
+
+def _dense(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(codes, return_inverse=True)`` of codes from 0 to ``size`` - 1, by counting
+    where the codes are few (no sort)."""
+    if size > max(4 * len(codes), 1 << 16):
+        return np.unique(codes, return_inverse=True)
+    seen = np.bincount(codes, minlength=size) > 0
+    values = np.flatnonzero(seen)
+    position = np.cumsum(seen) - 1
+    return values, position[codes]
 
 
 def _empty() -> ItemScores:

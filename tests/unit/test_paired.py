@@ -78,6 +78,25 @@ def test_mcnemar_in_log_space_equals_the_exact_sum(monkeypatch):
 def test_mcnemar_refuses_negative_counts():
     with pytest.raises(ValueError):
         mcnemar_p(-1, 3)
+    with pytest.raises(ValueError):
+        paired.mcnemar_ps([2, -1], [3, 3])
+
+
+def test_many_mcnemar_ps_are_each_pairs_mcnemar_p():
+    """mcnemar_ps walks from one pair's exact sum to the next: every p is mcnemar_p's, the same
+    float, for every pair of counts up to 40 in a shuffled order, for pairs spread to the exact
+    sum's limit and past it (log space), one pair, none."""
+    rng = np.random.default_rng(37)
+    small = [(a, b) for a in range(41) for b in range(41)]
+    rng.shuffle(small)
+    a = rng.integers(0, paired.EXACT_LIMIT // 2 + 1, 3000)
+    b = rng.integers(0, paired.EXACT_LIMIT // 2 + 1, 3000)
+    spread = [*zip(a.tolist(), b.tolist()), (paired.EXACT_LIMIT, 0), (2001, 2000),
+              (3000, 1500), (5, 5), (0, 0)]
+    for cases in (small, spread, spread[::-1], [(30, 70)]):
+        x, y = [c[0] for c in cases], [c[1] for c in cases]
+        assert paired.mcnemar_ps(np.array(x), y) == [mcnemar_p(i, j) for i, j in cases]
+    assert paired.mcnemar_ps([], []) == []
 
 
 # --------------------------------------------------------------------------- bootstrap (one side)

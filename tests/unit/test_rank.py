@@ -10,6 +10,7 @@ p = 1."""
 from __future__ import annotations
 
 import itertools
+import json
 import math
 
 import numpy as np
@@ -20,7 +21,7 @@ from hypothesis import strategies as st
 
 from evalmaps.analysis import rank
 from evalmaps.analysis.paired import MIN_ITEMS, bh_adjust
-from evalmaps.catalog.items import ItemScores
+from evalmaps.catalog.items import ItemRecords, ItemScores
 from evalmaps.catalog.load import parse_spec, validate_cells
 from evalmaps.core.figure import Catalog, Figure
 from evalmaps.core.text import natural_key
@@ -508,7 +509,7 @@ def test_all_pairs_at_once_are_each_pair_as_paired_values_tests_it(m, n, higher,
     matrix = (rng.random((m, n)) < rng.uniform(0.1, 0.9, (m, 1))).astype(float)
     names = [f"m{j}" for j in range(m)]
     items = {name: scores_of(row) for name, row in zip(names, matrix)}
-    values, samples = rank.item_matrix([items[name] for name in names])
+    _, values, samples = rank.item_matrix([items[name] for name in names])
     fast = rank.mcnemar_pairs(names, matrix, higher)
     at = 0
     for i in range(m):
@@ -517,3 +518,104 @@ def test_all_pairs_at_once_are_each_pair_as_paired_values_tests_it(m, n, higher,
             slow = rank._paired_test(names[i], names[j], 0.0, 0.0, one)
             assert asdict(fast[at]) == asdict(slow)
             at += 1
+
+
+# --------------------------------------------------------------------------- the matrix read
+
+def _ranked_json(fig, general: bool, monkeypatch, **kwargs) -> str:
+    """The figure's whole ranking as JSON, read by ItemRecords.matrices (one sample of each
+    item) or, ``general``, by ItemRecords.cells (the path for several samples)."""
+    import json
+
+    from evalmaps.catalog.items import KEPT, ItemRecords
+
+    KEPT.clear()
+    with monkeypatch.context() as patch:
+        if general:
+            patch.setattr(ItemRecords, "matrices", lambda self, by, others: None)
+        return json.dumps(rank.rank_figure(fig, **kwargs).to_dict())
+
+
+def _lower_is_better(fig):
+    from dataclasses import replace
+
+    spec = replace(fig.spec, metric=replace(fig.spec.metric, name="Error",
+                                            higher_is_better=False))
+    out = Figure(spec, fig.cells, fig.decimals)
+    out.items = fig.items
+    return out
+
+
+FIVE = ("m-7b", "m-13b", "m-1b", "m-70b", "m-3b")
+
+
+def _fast_cases(tmp_path) -> dict:
+    """Figures of one sample per item: the plain case, models that lack items (some of a cell,
+    all of one model's cell), scores that are not 0/1, a lower-is-better metric."""
+    chance = {m: 0.3 + 0.1 * j for j, m in enumerate(FIVE)}
+    plain = item_scores(models=FIVE, n_items=30, chance=chance, seed=11)
+    rng = np.random.default_rng(3)
+    lacking = plain[~((plain["model"] == "m-13b") & (plain["item"] < "q008"))
+                    & ~((plain["model"] == "m-1b") & (rng.random(len(plain)) < 0.15))
+                    & ~((plain["model"] == "m-3b") & (plain["level"] == "hard")
+                        & (plain["task"] == "t2"))]
+    graded = plain.copy()
+    graded["score"] = np.round(rng.random(len(plain)) * graded["score"].to_numpy() * 4) / 4
+    few = item_scores(models=FIVE, n_items=5, chance=chance, seed=4)  # below MIN_ITEMS
+    out = {name: items_figure(tmp_path / name, name, frame, models=FIVE)
+           for name, frame in (("plain", plain), ("lacking", lacking), ("graded", graded),
+                               ("few", few))}
+    # m-3b keeps its value at hard/t2 but has no items there
+    out["lacking"] = items_figure(tmp_path / "lacking", "lacking", plain, models=FIVE,
+                                  with_items=False)
+    out["lacking"].items = ItemRecords.write(tmp_path / "lacking",
+                                             out["lacking"].spec.dim_names, lacking)
+    return out
+
+
+def test_the_matrix_read_ranks_exactly_as_the_items_read(tmp_path, monkeypatch):
+    """Every field of the answer, as JSON, is the same whether the cells' items are read as
+    code matrices (one sample of each item) or grouped by DuckDB; with items some models lack,
+    a model without items in a cell, scores that are not 0/1, fewer items than a test needs,
+    a lower-is-better metric, by another dimension and with models filtered out."""
+    figures = _fast_cases(tmp_path)
+    for name, fig in figures.items():
+        others = [d for d in fig.spec.dim_names if d != "model"]
+        assert fig.items.matrices("model", others) is not None, name  # the fast path is taken
+        for one in (fig, _lower_is_better(fig)):
+            for kwargs in ({}, {"by": "task"}, {"filters": {"model": {"m-1b", "m-13b", "m-7b"}}},
+                           {"filters": {"model": {"m-1b", "m-13b"}}}):  # items only others have
+                fast = _ranked_json(one, False, monkeypatch, **kwargs)
+                assert fast == _ranked_json(one, True, monkeypatch, **kwargs), (name, kwargs)
+    lacking = json.loads(_ranked_json(figures["lacking"], False, monkeypatch))
+    pairs = [p for c in lacking["cells"] for p in c["pairs"]]
+    assert any(p["only_in_a"] for p in pairs) and any(p["only_in_b"] for p in pairs)
+    assert any("no items" in w for w in lacking["warnings"])
+    assert any("different items" in w for w in lacking["warnings"])
+    graded = json.loads(_ranked_json(figures["graded"], False, monkeypatch))
+    assert {p["test"] for c in graded["cells"] for p in c["pairs"]} <= {"sign-flip",
+                                                                         "sign-flip-normal"}
+
+
+def test_the_matrix_is_each_cells_items(tmp_path):
+    """ItemRecords.matrices holds what ItemRecords.cells gives, row by row; it declines
+    records of several samples, and the items read is then the way."""
+    fig = _fast_cases(tmp_path)["lacking"]
+    dims = fig.spec.dim_names
+    grid = fig.items.cells({}, dims)
+    matrices = fig.items.matrices("model", dims[1:])
+    assert sum(len(m.rows) for m in matrices.values()) == len(grid)
+    for key, matrix in matrices.items():
+        for model in matrix.rows:
+            want, got = grid[(model, *key)], matrix.scores(model)
+            assert list(got.items) == list(want.items) and got.binary == want.binary
+            assert np.array_equal(got.n, want.n) and np.array_equal(got.total, want.total)
+    several = item_scores(models=FIVE, n_items=8, samples=3, seed=2)
+    fig3 = items_figure(tmp_path / "several", "several", several, models=FIVE)
+    assert fig3.items.matrices("model", dims[1:]) is None
+    one = several[several["sample"] == 0].assign(sample=1)  # one sample, numbered 1
+    dup = pd.concat([one, one.iloc[:1]])  # an item twice in one cell
+    assert items_figure(tmp_path / "one", "one", one, models=FIVE).items.matrices(
+        "model", dims[1:]) is not None
+    assert items_figure(tmp_path / "dup", "dup", dup, models=FIVE).items.matrices(
+        "model", dims[1:]) is None
