@@ -32,7 +32,7 @@ from evalmaps.core.text import clip
 from evalmaps.service import budget, live
 from evalmaps.service.store import STORED_ID_IN
 from evalmaps.service.uploads import catalog_with
-from evalmaps.views import BrowseView, CompareView, ItemsView, TrendsView, payloads
+from evalmaps.views import BrowseView, CompareView, ItemsView, RankView, TrendsView, payloads
 from evalmaps.views import items as items_view
 
 api = Blueprint("evalmaps_api", __name__)
@@ -140,13 +140,33 @@ def compare_items():
     return jsonify(payload)
 
 
+def _rank():
+    """The Rank answer of the request's query: JSON, or with ``format=csv`` (one row per cell
+    and model) or ``format=csv-pairs`` (one row per cell and pair) a CSV download."""
+    query = _query()
+    view = RankView.from_query(_catalog(*_figure_ids(query)), query)
+    fmt = (query.get("format") or ["json"])[0]
+    if fmt in ("csv", "csv-pairs"):
+        pairs = fmt == "csv-pairs"
+        return Response(view.pairs_csv() if pairs else view.models_csv(), mimetype="text/csv",
+                        headers={"Content-Disposition":
+                                 f"attachment; filename={view.csv_name(pairs)}"})
+    return jsonify(view.to_dict())
+
+
+@api.get("/api/rank")
+def rank():
+    """Many models ranked per cell, every pair tested (``/rank.json``)."""
+    return _rank()
+
+
 # --------------------------------------------------------------------------- JSON twins
 
 # Every page path has a JSON twin that takes the same query string and answers its view's JSON
 # (evalmaps.views.models), as Datasette's /<db>.json does: /compare?a=..&b=.. is shown by the
 # page and answered by /compare.json?a=..&b=..; Browse, at /, answers at /browse.json. The /api
 # routes above are their aliases (docs/api.md).
-TWINS = ("/browse.json", "/trends.json", "/compare.json", "/compare/items.json")
+TWINS = ("/browse.json", "/trends.json", "/compare.json", "/compare/items.json", "/rank.json")
 
 
 def _figure_ids(query) -> list[str]:
@@ -172,6 +192,12 @@ def compare_json():
     """Compare's JSON twin: A and B aligned, the summary and sentences."""
     query = _query()
     return jsonify(CompareView.from_query(_compare_catalog(query), query).to_dict())
+
+
+@api.get("/rank.json")
+def rank_json():
+    """Rank's JSON twin (``/rank?figure=..`` -> ``/rank.json?figure=..``)."""
+    return _rank()
 
 
 @api.get("/compare/items.json")

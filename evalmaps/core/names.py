@@ -44,10 +44,14 @@ QUERY_KEYS: dict[str, tuple[str, str]] = {
                                          "scores, texts)"),
     "k": ("/, /trends, /compare, cells, trends, compare and compare items API",
           "pass@k where items have several samples (1 to n; default 1)"),
-    "format": ("cells API", "json (default), csv, or latex or markdown (one panel as a table)"),
+    "format": ("cells API, rank API", "json (default), csv, or latex or markdown (one panel as "
+                                      "a table); rank: csv or csv-pairs"),
+    "by": ("/rank, rank API", "the dimension ranked (default: model)"),
 }
 CELL_COLUMNS = ("value", "sd", "n", "se")  # columns of a tidy file that are not dimensions
 # ``k`` is not reserved: results of pass@k (bigcode, lighteval) have a dimension k of their own.
 # Where a figure has one, ?k= is its label, and pass@k of items is not offered there.
-SHARED_KEYS = frozenset({"k"})
+# ``by`` (the dimension /rank ranks) is not reserved either: a figure may have a dimension named
+# "by"; in the rank API ?by= always names the dimension ranked.
+SHARED_KEYS = frozenset({"k", "by"})
 RESERVED_NAMES = (frozenset(QUERY_KEYS) - SHARED_KEYS) | frozenset(CELL_COLUMNS)

@@ -3,5 +3,6 @@ answer to it (``models``: one frozen view per page URL, with its JSON) and the A
 (``payloads``). No Dash: the pages and the routes read these."""
 
 from evalmaps.views.models import BrowseView, CompareView, ItemsView, TrendsView
+from evalmaps.views.rank import RankView
 
-__all__ = ["BrowseView", "CompareView", "ItemsView", "TrendsView"]
+__all__ = ["BrowseView", "CompareView", "ItemsView", "RankView", "TrendsView"]

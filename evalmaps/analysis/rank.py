@@ -1,0 +1,630 @@
+"""Rank many models at once: per cell, each model's mean and rank with their intervals, every
+pair tested as Compare tests a cell, and which models are best or tied (issue 38).
+
+Pure numpy and pandas, no Dash or Flask::
+
+    from evalmaps import load_catalog
+    from evalmaps.analysis.rank import rank_figure
+    ranking = rank_figure(load_catalog().figure("mmlu-pro"))
+    ranking.to_dict()["summary"]
+
+**What is ranked.** A figure's dimension ``by`` (:func:`default_by`: the dimension named
+``model``, else the first facet with three or more labels, else the first dimension with three
+or more, else with two) is ranked within each *cell*: each combination of the labels of the
+other dimensions. A cell is ranked where at least two of its labels of ``by`` (the "models")
+have a value; the others are left out and named in a note. Models are in natural order
+(:func:`evalmaps.core.text.natural_key`: numbers and sizes by value, ``7b < 13b < 70b``).
+
+**Means.** A model's ``mean`` is the figure's own value of the cell (at pass@k its items'
+mean pass@k), as ``/api/compare`` gives it: the figure's own units. ``n`` is its items in the
+cell (else the cell's own ``n`` where the source gives one). ``ci``, its 95% interval, is the
+one Trends draws (:func:`evalmaps.analysis.uncertainty.item_intervals`): the Wilson interval
+for 0/1 scores with one sample per item at k = 1, else the percentile bootstrap of the mean of
+the item scores; without items, the interval of the source's standard error.
+
+**Rank.** 1 is the best: the highest mean, the lowest where the metric is lower-is-better.
+Ties share the smallest rank ("competition" ranking, 1, 2, 2, 4): a model's rank is one plus
+the number of models strictly better than it. The same rule ranks every bootstrap resample.
+
+**Two rank intervals, named apart.**
+
+- ``rank_ci``, the *marginal* 95% rank interval: a paired bootstrap over the cell's items
+  (:data:`RESAMPLES` resamples, each one draw of the items with replacement used for every
+  model, seeded from the figure, ``by``, the cell's labels and k: :func:`cell_seed`). Each
+  resample ranks the models by their means over the drawn items; ``rank_ci`` is the 2.5th and
+  97.5th percentiles of a model's resampled ranks (``inverted_cdf``: the smallest rank whose
+  share of resamples at or below it reaches 2.5%, resp. 97.5%). It covers one model's rank;
+  read together, the intervals of many models do not cover all their ranks at once.
+- ``rank_set``, the *simultaneous* 95% confidence set of all ranks at once (Mogstad, Romano,
+  Shaikh and Wilhelm, "Inference for Ranks", Review of Economic Studies 2024; as their
+  ``csranks`` package computes it with ``simul=TRUE``, ``stepdown=TRUE``, two-sided):
+  :func:`rank_sets`. From the same resamples, every ordered pair's difference of means is
+  studentised by its standard error; the critical value is the 95th percentile of the largest
+  studentised deviation over the pairs still in play, every difference whose lower bound
+  ``theta_j - theta_k - se_jk c`` is above 0 is decided (j surely better than k), and the
+  critical value is found again over the pairs left until no more are decided (the stepdown).
+  Then model j's rank set is ``[1 + #{k surely better than j}, N - #{k j is surely better
+  than}]``, and all N sets hold the true ranks together with probability about 95%, so "the top
+  three" read from them holds for the whole table. ``csranks`` draws the differences from a
+  normal with the estimated covariance; with per-item records the paired bootstrap gives them
+  (the paper's nonparametric bootstrap); without items, from the standard errors, the normal
+  draw is made as ``csranks`` makes it.
+
+Both need the items every ranked model of the cell answered (the cell's *common* items, at
+least :data:`evalmaps.analysis.paired.MIN_ITEMS`): they are None otherwise, with a note. Where
+the models answered different items, both are computed on the common items and a warning says
+so.
+
+**Pairs.** Every unordered pair (A before B in the models' order) is tested on the items both
+answered exactly as Compare tests a cell (:func:`evalmaps.analysis.paired.paired_cell`: exact
+McNemar for 0/1 scores with one sample per item at k = 1, else the sign-flip test, untested
+below ``MIN_ITEMS`` common items), so its ``p`` is ``/api/compare``'s for the same two labels
+and cell. ``diff`` is B - A; ``a_only`` and ``b_only`` are Compare's: the common items A has
+right and B has not, and the other way round; ``only_in_a``, ``only_in_b``: the items only one
+side answered. ``p_adjusted`` is Benjamini-Hochberg over every tested pair of every cell of the
+answer (not per cell). Without items but with standard errors on both sides, the pair has the
+unpaired z-test, ``|B - A| / sqrt(seA^2 + seB^2)`` (``test`` ``"unpaired-z"``); with neither,
+``test`` is ``"none"``: no test is made on data that cannot support it.
+
+**Best or tied.** The best model is the one with the best mean (the first in order among equal
+means); a model is *best or tied* when it is the best, or its pair with the best is not
+distinguishable: ``p_adjusted`` at least :data:`ALPHA`, or untested (an untested pair is not
+distinguishable). ``best`` marks the best model of a cell where it alone is best or tied.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from evalmaps.analysis import paired as paired_stats
+from evalmaps.analysis import uncertainty as stderr
+from evalmaps.core import text as fmt
+from evalmaps.core.figure import Figure, Metric
+
+RESAMPLES = 1000  # paired bootstrap resamples of a cell's items (rank intervals, rank sets)
+ALPHA = paired_stats.ALPHA  # best or tied: adjusted p at least this
+LEVEL = paired_stats.LEVEL  # intervals' and rank sets' coverage
+RANK_INTERVAL = ("marginal 95% rank interval: the 2.5th and 97.5th percentiles of the model's "
+                 "rank over 1,000 paired bootstrap resamples of the cell's common items (the "
+                 "same items for every model in a resample)")
+RANK_INTERVAL_SE = ("marginal 95% rank interval: the 2.5th and 97.5th percentiles of the "
+                    "model's rank over 1,000 normal draws from the means' standard errors")
+RANK_SET = ("simultaneous 95% confidence set of all ranks at once (Mogstad, Romano, Shaikh and "
+            "Wilhelm, Inference for Ranks, 2024; stepdown, two-sided, as csranks): from the "
+            "max-t bootstrap of every pair's difference")
+CI = ("95% interval of the mean: Wilson for 0/1 scores with one sample per item, else the "
+      "percentile bootstrap over items; without items, from the source's standard error")
+ADJUSTED = "Benjamini-Hochberg over every tested pair of every cell of the answer"
+
+
+# --------------------------------------------------------------------------- ranks
+
+def competition_ranks(values, higher_is_better: bool = True) -> np.ndarray:
+    """Ranks along the last axis, 1 the best (the highest, or the lowest where lower is
+    better); ties share the smallest rank: one plus the number of strictly better values."""
+    v = np.asarray(values, dtype=np.float64)
+    v = v if higher_is_better else -v
+    better = v[..., None, :] > v[..., :, None]  # [..., j, k]: k better than j
+    return 1 + better.sum(axis=-1)
+
+
+def cell_seed(figure_id: str, by: str, labels: Mapping[str, str], k: int) -> int:
+    """A cell's resampling seed: from the figure, the ranked dimension, the cell's labels and
+    k (the same query gives the same numbers)."""
+    return paired_stats.seed_of("rank", figure_id, by,
+                                *(f"{d}={label}" for d, label in labels.items()), f"k={k}")
+
+
+def resample_counts(n: int, seed: int, resamples: int = RESAMPLES,
+                    indices: np.ndarray | None = None) -> np.ndarray:
+    """How many times each of ``n`` items is drawn in each bootstrap resample (resamples x n):
+    ``n`` uniform draws with replacement per resample (seeded), or the counts of explicit
+    resamples ``indices`` (resamples x n item positions; an exact enumeration passes every
+    one)."""
+    if indices is not None:
+        indices = np.asarray(indices, dtype=np.int64)
+        rows = indices.shape[0]
+    else:
+        rows = resamples
+        indices = np.random.default_rng(seed).integers(0, n, size=(rows, n))
+    flat = (indices + (np.arange(rows)[:, None] * n)).ravel()
+    return np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(np.float64)
+
+
+def bootstrap_means(scores: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Each model's mean in each resample (resamples x models) of ``scores`` (models x items,
+    one row per model on the same items) under ``counts`` (resamples x items)."""
+    return counts @ np.asarray(scores, dtype=np.float64).T / counts.shape[1]
+
+
+def rank_intervals(draws: np.ndarray, higher_is_better: bool = True,
+                   level: float = LEVEL) -> np.ndarray:
+    """The marginal rank interval of each model (models x 2, ints) from resampled means
+    ``draws`` (resamples x models): the (1 - level)/2 and (1 + level)/2 percentiles of its
+    resampled competition ranks, ``inverted_cdf`` (ranks are whole numbers)."""
+    ranks = competition_ranks(draws, higher_is_better)
+    tail = (1 - level) / 2
+    lo = np.quantile(ranks, tail, axis=0, method="inverted_cdf")
+    hi = np.quantile(ranks, 1 - tail, axis=0, method="inverted_cdf")
+    return np.stack([lo, hi], axis=1).astype(np.int64)
+
+
+def difference_sds(cov: np.ndarray) -> np.ndarray:
+    """The standard error of each difference ``theta_j - theta_k`` from the estimates'
+    covariance: ``sqrt(S_jj + S_kk - 2 S_jk)`` (0 on the diagonal and where it is noise)."""
+    cov = np.asarray(cov, dtype=np.float64)
+    d = np.diag(cov)
+    var = d[:, None] + d[None, :] - 2 * cov
+    scale = max(float(np.abs(d).max()) if d.size else 0.0, 1e-300)
+    return np.sqrt(np.where(var > 1e-12 * scale, var, 0.0))
+
+
+def rank_sets(theta, deviations, sds, higher_is_better: bool = True, level: float = LEVEL
+              ) -> np.ndarray:
+    """Simultaneous confidence sets for the ranks of all models (models x 2, ints), as
+    ``csranks(x, Sigma, simul=TRUE, stepdown=TRUE, cstype="two-sided")`` builds them.
+
+    ``theta``: the estimates (models); ``deviations``: draws of the estimates' error
+    (resamples x models; bootstrap means minus ``theta``, or normal draws); ``sds``: each
+    difference's standard error (models x models, :func:`difference_sds`). The difference
+    ``theta_j - theta_k`` (j better than k for a higher-is-better metric) has the lower bound
+    ``L_jk = theta_j - theta_k - sds_jk c`` with ``c`` the ``level`` quantile (numpy's
+    linear, R's default) of ``max over the pairs in play of (Z_j - Z_k) / sds_jk``; pairs whose
+    bound is above 0 are decided and leave play, and ``c`` is found again until none is
+    decided. Rank set of j: ``[1 + #{k: L_kj > 0}, N - #{k: L_jk > 0}]``. A pair whose
+    difference never varies (``sds`` 0) counts as 0 in the maximum."""
+    x = np.asarray(theta, dtype=np.float64)
+    z = np.asarray(deviations, dtype=np.float64)
+    if not higher_is_better:
+        x, z = -x, -z
+    m = len(x)
+    diff = x[:, None] - x[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(sds > 0, (z[:, :, None] - z[:, None, :]) / np.where(sds > 0, sds, 1), 0.0)
+    in_play = ~np.eye(m, dtype=bool)
+    lower = np.zeros((m, m))
+    while in_play.any():
+        c = float(np.quantile(t[:, in_play].max(axis=1), level))
+        lower[in_play] = (diff - sds * c)[in_play]
+        decided = in_play & (lower > 0)
+        if not decided.any():
+            break
+        in_play &= ~decided
+    surely = lower > 0  # [j, k]: j surely better than k
+    return np.stack([1 + surely.sum(axis=0), m - surely.sum(axis=1)], axis=1).astype(np.int64)
+
+
+# --------------------------------------------------------------------------- unpaired
+
+def unpaired_z(a: float, se_a: float, b: float, se_b: float) -> tuple[float, float, float]:
+    """The unpaired z-test of B - A from two standard errors: (ci_low, ci_high, p) with
+    ``z = |b - a| / sqrt(se_a^2 + se_b^2)`` and ``p = 2 (1 - Phi(z))``."""
+    se = math.hypot(se_a, se_b)
+    d = b - a
+    if se == 0:
+        return d, d, 1.0 if d == 0 else 0.0
+    p = math.erfc(abs(d) / se / math.sqrt(2.0))
+    return d - paired_stats.Z_95 * se, d + paired_stats.Z_95 * se, p
+
+
+# --------------------------------------------------------------------------- one cell
+
+@dataclass(frozen=True)
+class ModelRank:
+    """One model in one cell."""
+
+    model: str
+    n: int | None
+    mean: float
+    ci: tuple[float, float] | None
+    rank: int
+    rank_ci: tuple[int, int] | None  # marginal
+    rank_set: tuple[int, int] | None  # simultaneous
+    best_or_tied: bool = False
+    best: bool = False  # alone best: the best, and no other model tied with it
+
+    def as_dict(self) -> dict:
+        return {"model": self.model, "n": self.n, "mean": self.mean,
+                "ci": None if self.ci is None else list(self.ci), "rank": self.rank,
+                "rank_ci": None if self.rank_ci is None else list(self.rank_ci),
+                "rank_set": None if self.rank_set is None else list(self.rank_set),
+                "best_or_tied": self.best_or_tied, "best": self.best}
+
+
+@dataclass(frozen=True)
+class PairTest:
+    """One unordered pair in one cell: B against A (A first in the models' order)."""
+
+    a: str
+    b: str
+    n: int | None  # common items (None: no items)
+    a_mean: float
+    b_mean: float
+    diff: float  # b_mean - a_mean (on the common items where there are items)
+    ci_low: float | None
+    ci_high: float | None
+    p: float | None
+    p_adjusted: float | None
+    test: str  # mcnemar, sign-flip, sign-flip-normal, unpaired-z or none
+    a_only: int | None  # common items A has right and B has not (Compare's a_only)
+    b_only: int | None
+    only_in_a: int | None = None  # items only A answered (not in the test)
+    only_in_b: int | None = None
+
+    @property
+    def distinguishable(self) -> bool:
+        return self.p_adjusted is not None and self.p_adjusted < ALPHA
+
+    def as_dict(self) -> dict:
+        return {"a": self.a, "b": self.b, "n": self.n, "a_mean": self.a_mean,
+                "b_mean": self.b_mean, "diff": self.diff, "ci_low": self.ci_low,
+                "ci_high": self.ci_high, "p": self.p, "p_adjusted": self.p_adjusted,
+                "test": self.test, "a_only": self.a_only, "b_only": self.b_only,
+                "only_in_a": self.only_in_a, "only_in_b": self.only_in_b,
+                "distinguishable": self.distinguishable}
+
+
+@dataclass(frozen=True)
+class CellRanking:
+    labels: dict  # the other dimensions' labels
+    models: tuple[ModelRank, ...]
+    pairs: tuple[PairTest, ...]
+    n_common: int | None  # items every ranked model answered (None: no items)
+    higher_is_better: bool = True
+    missing: tuple[str, ...] = ()  # models without a value here
+
+    def as_dict(self) -> dict:
+        return {"labels": dict(self.labels), "models": [m.as_dict() for m in self.models],
+                "pairs": [p.as_dict() for p in self.pairs], "n_common": self.n_common,
+                "higher_is_better": self.higher_is_better, "missing": list(self.missing)}
+
+
+def _r(value) -> float | None:
+    if value is None or not np.isfinite(value):
+        return None
+    return float(round(float(value), paired_stats.DECIMALS)) + 0.0
+
+
+def _paired_test(a: str, b: str, a_mean: float, b_mean: float, result) -> PairTest:
+    if result is None:  # no items in common
+        return PairTest(a, b, 0, a_mean, b_mean, _r(b_mean - a_mean), None, None, None, None,
+                        "none", None, None)
+    return PairTest(a, b, result.n, result.a_mean, result.b_mean, result.diff, result.ci_low,
+                    result.ci_high, result.p, result.p, result.test, result.a_only,
+                    result.b_only, result.only_in_a, result.only_in_b)
+
+
+def rank_items_cell(models: Sequence[str], means: np.ndarray, items: Mapping[str, object],
+                    k: int, higher_is_better: bool, seed: int, resamples: int = RESAMPLES
+                    ) -> tuple[list[dict], list[PairTest], int, list[str]]:
+    """One cell with per-item records (``items``: model -> ItemScores): each model's n and
+    interval, rank interval and rank set (on the items all of them answered), and every pair
+    tested as Compare tests a cell. Returns (per-model extras, pairs, n_common, notes)."""
+    notes = []
+    extras = []
+    for model in models:
+        cell = items[model]
+        if k == 1 and cell.binary and bool((cell.n == 1).all()):
+            lo, hi = paired_stats.wilson(cell.total.sum(), len(cell))
+            ci = (float(lo), float(hi))
+        else:
+            ci = paired_stats.bootstrap_mean_interval(paired_stats.item_values(cell, k),
+                                                      paired_stats.seed_of_items(cell.items))
+        extras.append({"n": len(cell), "ci": ci})
+    pairs = []
+    for i, a in enumerate(models):
+        for b in models[i + 1:]:
+            result = paired_stats.paired_cell(items[a], items[b], k, higher_is_better)
+            pairs.append(_paired_test(a, b, float(means[models.index(a)]),
+                                      float(means[models.index(b)]), result))
+    shared = items[models[0]].items
+    for model in models[1:]:
+        shared = np.intersect1d(shared, items[model].items, assume_unique=True)
+    n_common = len(shared)
+    if n_common < paired_stats.MIN_ITEMS:
+        notes.append(f"only {n_common} items are common to every model: no rank intervals")
+        for e in extras:
+            e["rank_ci"] = e["rank_set"] = None
+        return extras, pairs, n_common, notes
+    if any(len(items[m]) != n_common for m in models):
+        notes.append(f"the models answered different items: rank intervals and rank sets are "
+                     f"on the {n_common} items all of them answered")
+    scores = np.stack([paired_stats.item_values(items[m].on(shared), k) for m in models])
+    counts = resample_counts(n_common, seed, resamples)
+    draws = bootstrap_means(scores, counts)
+    marginal = rank_intervals(draws, higher_is_better)
+    theta = scores.mean(axis=1)
+    sds = difference_sds(np.atleast_2d(np.cov(scores, ddof=0)) / n_common)
+    sets = rank_sets(theta, draws - theta, sds, higher_is_better)
+    for e, ci, cs in zip(extras, marginal, sets):
+        e["rank_ci"], e["rank_set"] = (int(ci[0]), int(ci[1])), (int(cs[0]), int(cs[1]))
+    return extras, pairs, n_common, notes
+
+
+def rank_se_cell(models: Sequence[str], means: np.ndarray, se: np.ndarray, ns, metric: Metric,
+                 seed: int, resamples: int = RESAMPLES
+                 ) -> tuple[list[dict], list[PairTest]]:
+    """One cell without items: the unpaired z-test where both sides give a standard error
+    (else no test); rank intervals and rank sets from normal draws of the standard errors when
+    every model has one (as csranks draws them, with a diagonal covariance)."""
+    lo, hi = stderr.se_interval(means, se, metric)
+    extras = []
+    for j in range(len(models)):
+        ci = (float(lo[j]), float(hi[j])) if np.isfinite(lo[j]) and np.isfinite(hi[j]) else None
+        extras.append({"n": ns[j], "ci": ci, "rank_ci": None, "rank_set": None})
+    pairs = []
+    for i, a in enumerate(models):
+        for j in range(i + 1, len(models)):
+            b = models[j]
+            ma, mb = float(means[i]), float(means[j])
+            if np.isfinite(se[i]) and np.isfinite(se[j]):
+                c_lo, c_hi, p = unpaired_z(ma, float(se[i]), mb, float(se[j]))
+                pairs.append(PairTest(a, b, None, ma, mb, _r(mb - ma), _r(c_lo), _r(c_hi), p, p,
+                                      "unpaired-z", None, None))
+            else:
+                pairs.append(PairTest(a, b, None, ma, mb, _r(mb - ma), None, None, None, None,
+                                      "none", None, None))
+    if np.isfinite(se).all():
+        rng = np.random.default_rng(seed)
+        z = rng.standard_normal((resamples, len(models))) * se
+        higher = metric.higher_is_better
+        marginal = rank_intervals(means + z, higher)
+        sets = rank_sets(means, z, difference_sds(np.diag(se ** 2)), higher)
+        for e, ci, cs in zip(extras, marginal, sets):
+            e["rank_ci"], e["rank_set"] = (int(ci[0]), int(ci[1])), (int(cs[0]), int(cs[1]))
+    return extras, pairs
+
+
+# --------------------------------------------------------------------------- a figure
+
+def default_by(figure: Figure) -> str | None:
+    """The dimension ranked when none is named: the one named ``model`` (or titled Model),
+    else the first facet with three or more labels, else the first dimension (facets, y, x)
+    with three or more, else with two; None when no dimension has two labels."""
+    spec = figure.spec
+    for d in spec.dim_names:
+        if d.casefold() == "model" or spec.dims[d].title.casefold() == "model":
+            if len(spec.dims[d].labels) >= 2:
+                return d
+    for d in spec.facets:
+        if len(spec.dims[d].labels) >= 3:
+            return d
+    for least in (3, 2):
+        for d in spec.dim_names:
+            if len(spec.dims[d].labels) >= least:
+                return d
+    return None
+
+
+def plural(word: str, count: int) -> str:
+    """'category' -> 'categories' (count != 1); plain English endings only."""
+    if count == 1:
+        return word
+    if word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    if word.endswith(("s", "x", "ch", "sh")):
+        return word + "es"
+    return word + "s"
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """A figure's ranking of ``by`` over its cells (see the module)."""
+
+    figure_id: str
+    by: str
+    k: int
+    basis: str  # "items", "standard errors" or "means"
+    models: tuple[str, ...]
+    cells: tuple[CellRanking, ...]
+    cell_word: str  # how a sentence names a cell: 'category', 'cell'
+    notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    metric: Metric | None = None
+    left_out: tuple[dict, ...] = field(default=())  # cells with fewer than two models
+
+    def summary(self) -> list[dict]:
+        """Per model: the cells it is ranked in, best or tied in, alone best in, and the
+        sentence that says so."""
+        out = []
+        for model in self.models:
+            ranked = [m for c in self.cells for m in c.models if m.model == model]
+            tied = sum(m.best_or_tied for m in ranked)
+            alone = sum(m.best for m in ranked)
+            n = len(ranked)
+            out.append({"model": model, "cells": n, "best_or_tied": tied, "best": alone,
+                        "sentence": f"{model} is best or tied in {tied} of {n} "
+                                    f"{plural(self.cell_word, n)}, alone best in {alone}."})
+        return out
+
+    def to_dict(self) -> dict:
+        n_pairs = sum(p.p is not None for c in self.cells for p in c.pairs)
+        return {
+            "figure": self.figure_id, "by": self.by, "alpha": ALPHA, "k": self.k,
+            "basis": self.basis,
+            "metric": None if self.metric is None else {
+                "name": self.metric.name, "unit": self.metric.unit,
+                "higher_is_better": self.metric.higher_is_better},
+            "models": list(self.models),
+            "cells": [c.as_dict() for c in self.cells],
+            "summary": self.summary(),
+            "ci": CI if self.basis != "means" else None,
+            "rank_interval": (RANK_INTERVAL if self.basis == "items" else
+                              RANK_INTERVAL_SE if self.basis == "standard errors" else None),
+            "rank_set": RANK_SET if self.basis != "means" else None,
+            "p_adjusted": f"{ADJUSTED} ({n_pairs} pairs)",
+            "notes": list(self.notes), "warnings": list(self.warnings),
+            "left_out": list(self.left_out),
+        }
+
+
+def _cells_table(figure: Figure, filters: Mapping[str, set[str]]) -> pd.DataFrame:
+    """The figure's cells that ``filters`` keep and that have a value."""
+    cells = figure.cells
+    keep = np.ones(len(cells), dtype=bool)
+    for d, wanted in filters.items():
+        keep &= cells[d].isin(wanted).to_numpy()
+    return cells[keep & np.isfinite(cells["value"].to_numpy(dtype=np.float64))]
+
+
+def rank_figure(figure: Figure, by: str | None = None,
+                filters: Mapping[str, set[str]] | None = None, k: int = 1,
+                resamples: int = RESAMPLES) -> Ranking:
+    """Rank ``by`` (default :func:`default_by`) in every cell of ``figure`` (already at pass@k
+    where ``k`` > 1) that ``filters`` (dimension -> labels kept) leave; see the module."""
+    spec = figure.spec
+    by = by or default_by(figure)
+    if by is None or by not in spec.dims:
+        raise ValueError(f"figure {figure.id!r} has no dimension {by!r} to rank")
+    filters = dict(filters or {})
+    others = [d for d in spec.dim_names if d != by]
+    order = sorted(spec.dims[by].labels, key=fmt.natural_key)
+    if by in filters:
+        order = [m for m in order if m in filters[by]]
+    table = _cells_table(figure, filters)
+    records = getattr(figure, "items", None)
+    item_cells = records.cells({}, (by, *others)) if records is not None else {}
+    has_se = any(c in table.columns for c in ("se", "sd"))
+    basis = "items" if records is not None else "standard errors" if has_se else "means"
+    values = table["value"].to_numpy(dtype=np.float64)
+    labels_of = {d: table[d].to_numpy(dtype=object) for d in (by, *others)}
+    # each cell's rows, in the figure's order of the other dimensions' labels
+    groups: dict[tuple, dict[str, int]] = {}
+    for row in range(len(table)):
+        key = tuple(labels_of[d][row] for d in others)
+        groups.setdefault(key, {})[labels_of[by][row]] = row
+    positions = {d: spec.dims[d].index() for d in others}
+    keys = sorted(groups, key=lambda key: tuple(positions[d][lab] for d, lab in zip(others, key)))
+    se_all = None
+    if basis == "standard errors":
+        metric_all = spec.metric
+        se_all = stderr.usable_se(values, table["se"].to_numpy(dtype=np.float64)
+                                  if "se" in table else None,
+                                  table["sd"].to_numpy(dtype=np.float64) if "sd" in table else None,
+                                  table["n"].to_numpy(dtype=np.float64) if "n" in table else None,
+                                  metric_all)
+    ns_all = table["n"].to_numpy(dtype=np.float64) if "n" in table else None
+    cells, left_out, notes, warnings = [], [], [], []
+    uneven = untested_small = 0
+    for key in keys:
+        rows = groups[key]
+        labels = dict(zip(others, key))
+        present = [m for m in order if m in rows]
+        missing = tuple(m for m in order if m not in rows)
+        if len(present) < 2:
+            left_out.append({"labels": labels, "models": present})
+            continue
+        metric = spec.metric_for({**labels, by: present[0]})
+        higher = metric.higher_is_better
+        means = np.array([values[rows[m]] for m in present])
+        seed = cell_seed(figure.id, by, labels, k)
+        n_common = None
+        if basis == "items":
+            full = {m: item_cells.get((m, *key)) for m in present}
+            if any(v is None or not len(v) for v in full.values()):
+                lacking = [m for m, v in full.items() if v is None or not len(v)]
+                warnings.append(f"{_where(labels)}: {fmt.listing(lacking, 5)} "
+                                f"{'has' if len(lacking) == 1 else 'have'} no items; that cell "
+                                f"is ranked by its means without tests")
+                extras = [{"n": None, "ci": None, "rank_ci": None, "rank_set": None}
+                          for _ in present]
+                pairs = [PairTest(a, b, None, float(means[i]), float(means[j]),
+                                  _r(means[j] - means[i]), None, None, None, None, "none",
+                                  None, None)
+                         for i, a in enumerate(present) for j, b in enumerate(present) if j > i]
+            else:
+                extras, pairs, n_common, cell_notes = rank_items_cell(
+                    present, means, full, k, higher, seed, resamples)
+                uneven += any("different items" in n for n in cell_notes)
+                untested_small += any("no rank intervals" in n for n in cell_notes)
+        elif basis == "standard errors":
+            se = np.array([se_all[rows[m]] for m in present])
+            ns = [None if ns_all is None or not np.isfinite(ns_all[rows[m]])
+                  else int(ns_all[rows[m]]) for m in present]
+            extras, pairs = rank_se_cell(present, means, se, ns, metric, seed, resamples)
+        else:
+            extras = [{"n": None if ns_all is None or not np.isfinite(ns_all[rows[m]])
+                       else int(ns_all[rows[m]]), "ci": None, "rank_ci": None,
+                       "rank_set": None} for m in present]
+            pairs = [PairTest(a, b, None, float(means[i]), float(means[j]),
+                              _r(means[j] - means[i]), None, None, None, None, "none", None,
+                              None)
+                     for i, a in enumerate(present) for j, b in enumerate(present) if j > i]
+        ranks = competition_ranks(means, higher)
+        models = [ModelRank(m, e["n"], float(means[j]), e["ci"], int(ranks[j]), e["rank_ci"],
+                            e["rank_set"]) for j, (m, e) in enumerate(zip(present, extras))]
+        cells.append(CellRanking(labels, tuple(models), tuple(pairs), n_common, higher, missing))
+    cells = _adjusted(cells)
+    if basis == "items":
+        if uneven:
+            warnings.append(f"In {uneven} {plural('cell', uneven)} the models answered "
+                            "different items: each pair is tested on the items both answered, "
+                            "and the rank intervals and rank sets are on the items all of them "
+                            "answered.")
+        if untested_small:
+            notes.append(f"{untested_small} {plural('cell', untested_small)} have fewer than "
+                         f"{paired_stats.MIN_ITEMS} items common to every model: no rank "
+                         "intervals or rank sets there.")
+        notes.append("Pairs are tested on the items both models answered, as Compare tests a "
+                     "cell; p_adjusted is Benjamini-Hochberg over every tested pair of every "
+                     "cell of this answer.")
+    elif basis == "standard errors":
+        notes.append("The figure has no per-item records: pairs are compared by the unpaired "
+                     "z-test of the source's standard errors (test 'unpaired-z'), which "
+                     "ignores that the models answered the same items; pairs without a "
+                     "standard error on both sides are not tested.")
+    else:
+        notes.append("The figure has neither per-item records nor standard errors: the models "
+                     "are ranked by their means and no test can be made (test 'none'); every "
+                     "model counts as tied with the best, since none can be told apart.")
+    notes.append("Best or tied: the best mean, and every model whose pair with it has "
+                 f"p_adjusted >= {ALPHA} or is untested (not distinguishable).")
+    if left_out:
+        notes.append(f"{len(left_out)} {plural('cell', len(left_out))} with fewer than two "
+                     "models are not ranked (left_out).")
+    varying = [d for d in others if len({c.labels[d] for c in cells}) > 1]
+    word = spec.dims[varying[0]].title.casefold() if len(varying) == 1 else "cell"
+    return Ranking(figure.id, by, k, basis, tuple(order), tuple(cells), word, tuple(notes),
+                   tuple(dict.fromkeys(warnings)), spec.metric, tuple(left_out))
+
+
+def _where(labels: Mapping[str, str]) -> str:
+    return ", ".join(f"{d}={label}" for d, label in labels.items()) or "the cell"
+
+
+def _adjusted(cells: list[CellRanking]) -> list[CellRanking]:
+    """Every pair's p adjusted by Benjamini-Hochberg over every tested pair of every cell, and
+    each cell's best or tied models."""
+    flat = [p.p for c in cells for p in c.pairs]
+    adjusted = paired_stats.bh_adjust(flat) if flat else np.array([])
+    out, at = [], 0
+    for c in cells:
+        pairs = []
+        for p in c.pairs:
+            q = adjusted[at]
+            at += 1
+            pairs.append(PairTest(**{**p.__dict__,
+                                     "p_adjusted": None if not np.isfinite(q) else float(q)}))
+        out.append(_with_best(CellRanking(c.labels, c.models, tuple(pairs), c.n_common,
+                                          c.higher_is_better, c.missing)))
+    return out
+
+
+def _with_best(cell: CellRanking) -> CellRanking:
+    means = np.array([m.mean for m in cell.models])
+    top = int(np.argmax(means) if cell.higher_is_better else np.argmin(means))
+    best = cell.models[top].model
+    tied = {best}
+    for p in cell.pairs:
+        if best in (p.a, p.b) and not p.distinguishable:
+            tied.add(p.b if p.a == best else p.a)
+    alone = len(tied) == 1
+    models = tuple(ModelRank(**{**m.__dict__, "best_or_tied": m.model in tied,
+                                "best": alone and m.model == best}) for m in cell.models)
+    return CellRanking(cell.labels, models, cell.pairs, cell.n_common, cell.higher_is_better,
+                       cell.missing)

@@ -1,0 +1,176 @@
+"""The Rank view (``/rank``, ``/rank.json``, ``/api/rank``): which of many models is best in
+each cell of a figure, which are tied with it, and the pairs tested
+(:mod:`evalmaps.analysis.rank`).
+
+Its query: ``figure`` (default: the first figure with per-item records and a dimension to rank,
+else the first with a dimension to rank), ``by`` (the dimension ranked; default
+:func:`evalmaps.analysis.rank.default_by`), ``k`` (pass@k where the items have several samples),
+``<dimension>=<label>`` (repeatable: the labels kept; on ``by``, the models ranked), and
+``format`` (``json``, ``csv``: one row per cell and model, ``csv-pairs``: one row per cell and
+pair). Presentation keys the pages share (``pct``, ``labels``, ``scale``, ``color``) change
+nothing. ``alpha`` is fixed at 0.05 (it is in the answer). The view is strict: anything else,
+an unknown dimension or label, a ``by`` that cannot be ranked, is a :class:`BadQuery` (400) that
+says what to give. ``by`` always names the ranked dimension (in a figure with a dimension named
+``by``, that dimension is ranked or left whole); ``k`` is the label of a figure's own dimension
+``k`` where it has one, as elsewhere.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from evalmaps.analysis import rank as ranking
+from evalmaps.core import text as fmt
+from evalmaps.core.errors import MAX_LISTED, MAX_QUOTED
+from evalmaps.core.figure import Catalog, Figure
+from evalmaps.views.items import figure_at_query
+from evalmaps.views.models import BadQuery, parse_filters
+from evalmaps.views.state import Query, as_list, first
+
+RANK_KEYS = ("figure", "by", "k", "format")
+IGNORED_KEYS = ("pct", "labels", "scale", "color")  # presentation only: no number changes
+FORMATS = ("json", "csv", "csv-pairs")
+
+
+def _rankable(figure: Figure) -> bool:
+    return ranking.default_by(figure) is not None
+
+
+def default_figure(catalog: Catalog) -> Figure:
+    """The first figure with per-item records and a dimension to rank, else the first with a
+    dimension to rank."""
+    figures = list(catalog)
+    for figure in figures:
+        if getattr(figure, "items", None) is not None and _rankable(figure):
+            return figure
+    for figure in figures:
+        if _rankable(figure):
+            return figure
+    raise BadQuery("No figure has a dimension with two or more labels to rank. Add one with "
+                   "several models.")
+
+
+def _by(figure: Figure, query: Query) -> str:
+    spec = figure.spec
+    given = as_list(query.get("by")) or []
+    if len(given) > 1:
+        raise BadQuery("Give one dimension as by (the one ranked), e.g. by=model.")
+    if not given or given[0] == "":
+        by = ranking.default_by(figure)
+        if by is None:
+            raise BadQuery(f"Figure '{figure.id}' has no dimension with two or more labels to "
+                           "rank. Pick another figure.")
+        return by
+    by = given[0]
+    if by not in spec.dims:
+        raise BadQuery(f"'{fmt.clip(by, MAX_QUOTED)}' is not a dimension of figure "
+                       f"'{figure.id}'. Use by= one of: {fmt.listing(spec.dim_names, MAX_LISTED)}.")
+    if len(spec.dims[by].labels) < 2:
+        raise BadQuery(f"{spec.dims[by].title} has one label in figure '{figure.id}': nothing to "
+                       f"rank. Use by= a dimension with several labels.")
+    if spec.metrics is not None and spec.metrics.dim == by:
+        metrics = {spec.metric_for({by: label}) for label in spec.dims[by].labels}
+        if len(metrics) > 1:
+            raise BadQuery(f"The labels of {spec.dims[by].title.lower()} are different metrics, "
+                           "which cannot be ranked against each other. Rank another "
+                           "dimension and fix this one at a label.")
+    return by
+
+
+def _check_keys(figure: Figure, query: Query) -> None:
+    dims = set(figure.spec.dims)
+    for key in query:
+        if key in dims or key in RANK_KEYS or key in IGNORED_KEYS:
+            continue
+        if key == "alpha":
+            raise BadQuery("alpha is fixed at 0.05 in the Rank answer. Leave alpha out.")
+        raise BadQuery(f"Rank reads figure, by, k, format and <dimension>=<label>; "
+                       f"'{fmt.clip(key, MAX_QUOTED)}' is none of these for figure "
+                       f"'{figure.id}'. Leave it out.")
+
+
+@dataclass(frozen=True, eq=False)
+class RankView:
+    """What Rank shows (``/rank?figure=<id>&by=<dim>&...``): per cell, the models' means,
+    intervals, ranks, marginal rank intervals and simultaneous rank sets, every pair tested,
+    best or tied, and per model where it is best (see :mod:`evalmaps.analysis.rank`)."""
+
+    figure: Figure
+    ranking: ranking.Ranking
+    url: str  # the page that shows it
+
+    @classmethod
+    def from_query(cls, catalog: Catalog, query: Query) -> RankView:
+        figure_id = first(query.get("figure"))
+        figure = catalog.figure(figure_id) if figure_id else default_figure(catalog)
+        _check_keys(figure, query)
+        fmt_given = as_list(query.get("format")) or []
+        if fmt_given and (len(fmt_given) > 1 or fmt_given[0] not in FORMATS):
+            raise BadQuery(f"Unknown format '{fmt.clip(', '.join(fmt_given), MAX_QUOTED)}'. Use "
+                           "format=json, csv (one row per cell and model) or csv-pairs.")
+        own_k = "k" in figure.spec.dims  # a dimension k takes k= as its label
+        at = figure if own_k else figure_at_query(figure, query)
+        k = 1 if own_k else int(first(query.get("k")) or 1)
+        by = _by(figure, query)
+        filters = parse_filters(figure, {key: v for key, v in query.items() if key != "by"})
+        if by in filters and len(filters[by]) < 2:
+            raise BadQuery(f"Give two or more labels of {by} to rank (by={by}), or none for all "
+                           "of them.")
+        result = ranking.rank_figure(at, by, filters, k)
+        keep = {key: as_list(value) for key, value in query.items()
+                if key not in ("format",) and key not in IGNORED_KEYS}
+        keep["figure"] = [figure.id]
+        url = "/rank?" + urlencode(sorted(keep.items()), doseq=True)
+        return cls(figure, result, url)
+
+    def to_dict(self) -> dict:
+        return {**self.ranking.to_dict(), "url": self.url}
+
+    def models_csv(self) -> str:
+        """One row per cell and model: the other dimensions' labels, the model, n, mean, its
+        interval, rank, the marginal rank interval, the simultaneous rank set, best or tied
+        and alone best."""
+        r = self.ranking
+        dims = _cell_dims(r)
+        rows = [[*dims, r.by, "n", "mean", "ci_low", "ci_high", "rank", "rank_ci_low",
+                 "rank_ci_high", "rank_set_low", "rank_set_high", "best_or_tied", "best"]]
+        for cell in r.cells:
+            for m in cell.models:
+                ci, rci, rset = m.ci or (None, None), m.rank_ci or (None, None), \
+                    m.rank_set or (None, None)
+                rows.append([*(cell.labels[d] for d in dims), m.model, m.n, m.mean, *ci, m.rank,
+                             *rci, *rset, m.best_or_tied, m.best])
+        return _csv(rows)
+
+    def pairs_csv(self) -> str:
+        """One row per cell and pair, the JSON's pairs."""
+        r = self.ranking
+        dims = _cell_dims(r)
+        names = ["a", "b", "n", "a_mean", "b_mean", "diff", "ci_low", "ci_high", "p",
+                 "p_adjusted", "test", "a_only", "b_only", "only_in_a", "only_in_b",
+                 "distinguishable"]
+        rows = [[*dims, *names]]
+        for cell in r.cells:
+            for p in cell.pairs:
+                row = p.as_dict()
+                rows.append([*(cell.labels[d] for d in dims), *(row[n] for n in names)])
+        return _csv(rows)
+
+    def csv_name(self, pairs: bool = False) -> str:
+        return f"{self.figure.id}__rank{'_pairs' if pairs else ''}.csv"
+
+
+def _cell_dims(r: ranking.Ranking) -> list[str]:
+    return list(r.cells[0].labels) if r.cells else []
+
+
+def _csv(rows) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    for row in rows:
+        writer.writerow(["" if v is None else fmt.neutralise(v) if isinstance(v, str) else v
+                         for v in row])
+    return buf.getvalue()
