@@ -163,10 +163,9 @@ def pair_hover(figure: Figure, cell: dict, pair: dict, means: dict, alpha: float
     diff = f"B {fmt.MINUS} A {signed(pair.get('diff'))}{unit}"
     if fmt.finite(pair.get("ci_low")) and fmt.finite(pair.get("ci_high")):
         diff += f" [{signed(pair['ci_low'])}, {signed(pair['ci_high'])}]"
-    lines.append(f"{diff} · n {pair.get('n', 0):,}")
-    if pair.get("a_only") is not None or pair.get("b_only") is not None:
-        lines.append(f"only A right {pair.get('a_only', 0):,} · only B right "
-                     f"{pair.get('b_only', 0):,}")
+    lines.append(diff + (f" · n {pair['n']:,} items" if pair.get("n") is not None else ""))
+    if pair.get("a_only") is not None and pair.get("b_only") is not None:
+        lines.append(f"only A right {pair['a_only']:,} · only B right {pair['b_only']:,}")
     one_side = [f"only in {side} {pair[f'only_in_{side.lower()}']:,}" for side in ("A", "B")
                 if pair.get(f"only_in_{side.lower()}")]
     if one_side:
@@ -213,7 +212,7 @@ def pair_figure(figure: Figure, answer: dict, cell: dict, models: list[str], k: 
         for row in (pair["a"], pair["b"]):
             seen = oriented(pair, row)
             i, j = at[seen["a"]], at[seen["b"]]
-            if fmt.finite(seen.get("diff")) and seen.get("n", 0):
+            if fmt.finite(seen.get("diff")) and seen.get("n") != 0:
                 z[i, j] = fmt.shown(metric, seen["diff"], decimals)[0]
             hover[i][j] = pair_hover(figure, cell, seen, means, alpha)
             href[i][j] = compare_href(figure, by, seen["a"], seen["b"], facets, k)

@@ -283,8 +283,9 @@ def notes(answer: dict, figure, state: RankState) -> html.Div:
     lines += [html.Li(str(w), className="text-warning-emphasis")
               for w in answer.get("warnings") or []]
     spec = figure.spec
-    opened = [d for d, _ in default_rank_slice(figure, state.by)]
-    if opened and all(dict(state.slice).get(d) == spec.dims[d].labels[:1] for d in opened):
+    opened = [d for d, _ in default_rank_slice(figure, state.by)]  # what the page fixes itself
+    if opened and all(dict(state.slice).get(d) == default for d, default in
+                      default_rank_slice(figure, state.by)):
         lines.append(html.Li(
             "The page opened on one " + " and one ".join(spec.dims[d].title.lower()
                                                           for d in opened)

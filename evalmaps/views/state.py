@@ -35,6 +35,7 @@ from evalmaps.analysis.compare import (
     parse_ref,
     resolve,
 )
+from evalmaps.analysis.rank import default_by
 from evalmaps.analysis.slicing import COLOR_MODES, ZSCALES
 from evalmaps.catalog.items import max_k
 from evalmaps.core import text as fmt
@@ -624,10 +625,11 @@ def compare_max_k(catalog: Catalog, a: str, b: str) -> int:
 NAV_RULES: dict = {
     "own": {"/": ["color", "labels", "k"],
             "/trends": ["transpose", "overlay", "threshold", "logx", "k"],
-            "/compare": ["a", "b", "ydim", "xdim", "avg", "color", "labels"], "/data": []},
+            "/compare": ["a", "b", "ydim", "xdim", "avg", "color", "labels"], "/data": [],
+            "/rank": ["by"]},
     "sliced": ["/", "/trends", "/data"],
     "named": ["color", "labels", "transpose", "overlay", "threshold", "logx", "a", "b", "ydim",
-              "xdim", "avg", "format", "cell", "which", "q"],
+              "xdim", "avg", "format", "cell", "which", "q", "by"],
 }
 
 
@@ -710,16 +712,19 @@ class RankState:
 
 
 def default_rank_by(figure: Figure) -> str | None:
-    """``model`` where the figure has one with enough labels, else its first rankable dimension."""
+    """The dimension ``/api/rank`` ranks when none is named
+    (:func:`evalmaps.analysis.rank.default_by`), where the page can rank it; else the first
+    it can."""
     dims = rank_dims(figure)
-    return "model" if "model" in dims else (dims[0] if dims else None)
+    by = default_by(figure)
+    return by if by in dims else (dims[0] if dims else None)
 
 
 def default_rank_slice(figure: Figure, by: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """What a Rank page opened without a slice shows: every cell, unless that is more than
-    :data:`MAX_RANK_CELLS`; then the dimensions with the most labels are fixed at their first
-    label, one at a time, until it is not (Pythia's 65 tasks x 2 metrics x 27 steps: one task,
-    one step, both metrics)."""
+    :data:`MAX_RANK_CELLS`; then the dimensions with the most labels are fixed, one at a time,
+    until it is not: at their first label, or the last of numbers (a sweep's final step).
+    Pythia's 65 tasks x 2 metrics x 27 steps: the first task at step 143000, both metrics."""
     spec = figure.spec
     others = [d for d in spec.dim_names if d != by]
     count = math.prod(len(spec.dims[d].labels) for d in others)
@@ -728,7 +733,8 @@ def default_rank_slice(figure: Figure, by: str) -> tuple[tuple[str, tuple[str, .
         if count <= MAX_RANK_CELLS:
             break
         count //= len(spec.dims[dim].labels)
-        fixed[dim] = (spec.dims[dim].labels[0],)
+        labels = spec.dims[dim].labels
+        fixed[dim] = (labels[-1] if spec.dims[dim].numeric else labels[0],)
     return tuple((d, fixed[d]) for d in others if d in fixed)
 
 
