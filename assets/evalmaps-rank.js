@@ -4,7 +4,10 @@
  * server (components/rank.py, pair_figure). Dash Pages' location takes it, so the page changes
  * as a link would change it.
  *
- * Internal: window.evalmapsLib.rank. Clientside callbacks: none (it listens to the page). */
+ * A click on a square does the same through Dash (evalmaps.rankPairClick: dcc.Graph's clickData
+ * names the square by its labels; a heatmap's customdata is not in it).
+ *
+ * Internal: window.evalmapsLib.rank. Clientside callbacks: evalmaps.rankPairClick. */
 (function () {
   "use strict";
   const lib = window.evalmapsLib = window.evalmapsLib || {};
@@ -15,20 +18,44 @@
     return !!(frame && frame.querySelector("[id*='rank-pairs']"));
   }
 
-  /* The Compare address of the frame's active square, or null (none active, the diagonal). */
-  function hrefOf(frame) {
-    const cell = frame._evalmapsCell;
-    const gd = frame.querySelector(".js-plotly-plot");
-    if (!cell || !gd || !lib.keys || !lib.keys.ready(gd)) {
+  /* The Compare address of square (i, j) of the drawn map ``gd``, or null (the diagonal, no
+   * pair, outside the map). */
+  function hrefAt(gd, i, j) {
+    if (!gd || !lib.keys || !lib.keys.ready(gd)) {
       return null;
     }
     const m = lib.keys.model(gd);
-    if (cell.i >= m.y.length || cell.j >= m.x.length) {
+    if (i < 0 || j < 0 || i >= m.y.length || j >= m.x.length) {
       return null;
     }
-    const at = m.at(cell.i, cell.j);
+    const at = m.at(i, j);
     const data = at && at.customdata;
     return data && data[1] ? String(data[1]) : null;
+  }
+
+  /* The Compare address of the frame's active square, or null (none active, the diagonal). */
+  function hrefOf(frame) {
+    const cell = frame._evalmapsCell;
+    return cell ? hrefAt(frame.querySelector(".js-plotly-plot"), cell.i, cell.j) : null;
+  }
+
+  /* Clientside callback: the Compare address of the square clicked on a pair map (its place
+   * among the maps is its id's panel), for Dash Pages' location; else no update. */
+  function rankPairClick(clicks) {
+    const dc = window.dash_clientside;
+    const which = dc.callback_context && dc.callback_context.triggered_id;
+    const click = which && clicks ? clicks[Number(which.panel)] : null;
+    const point = click && click.points && click.points[0];
+    const host = which && document.getElementById(JSON.stringify({panel: which.panel,
+                                                                   type: which.type}));
+    if (!point || !host) {
+      return dc.no_update;
+    }
+    const gd = host.querySelector(".js-plotly-plot") || host;
+    const m = lib.keys && lib.keys.ready(gd) ? lib.keys.model(gd) : null;
+    const href = m ? hrefAt(gd, m.y.indexOf(String(point.y)), m.x.indexOf(String(point.x)))
+      : null;
+    return href || dc.no_update;
   }
 
   function onKey(e) {
@@ -50,5 +77,7 @@
   }
 
   document.addEventListener("keydown", onKey);
-  lib.rank = {isPairs: isPairs, hrefOf: hrefOf};
+  lib.rank = {isPairs: isPairs, hrefOf: hrefOf, hrefAt: hrefAt};
+  const clientside = window.dash_clientside = window.dash_clientside || {};
+  clientside.evalmaps = Object.assign(clientside.evalmaps || {}, {rankPairClick: rankPairClick});
 })();

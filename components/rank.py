@@ -25,13 +25,15 @@ from components.heatmap import (
     TraceSpec,
     heatmap_layout,
     heatmap_traces,
+    left_margin,
     panel_height,
     style_meta,
+    tick_label,
 )
 from evalmaps.analysis.compare import ONE_ROW, label_grid, label_ref
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import Figure
-from evalmaps.core.labels import label_prefix
+from evalmaps.core.labels import label_prefix, without_prefix
 
 DELTA_SCALE = "RdBu"  # as Compare's B − A: red, B lower; blue, B higher
 RANK_SCALE = "Viridis"
@@ -46,6 +48,7 @@ TEST_NAMES = {
 }
 SQUARE_PX = 34  # a pair square's width when the map is wider than the page (it scrolls)
 MIN_MAP_PX = 300
+COLORBAR_PX = 110  # the colour bar and its title, right of the squares
 
 
 def test_name(code) -> str:
@@ -251,10 +254,18 @@ def pair_height(n: int) -> int:
     return max(panel_height(n, n), 150 + 30 * min(n, 12))
 
 
+def row_room(labels: list[str]) -> int:
+    """The px a map's row labels take, as the axis writes them (without the start they share,
+    shortened past 28 characters: components.heatmap)."""
+    prefix = label_prefix(labels)
+    return left_margin([theme.text(tick_label(without_prefix(str(label), prefix)))
+                        for label in labels])
+
+
 def pair_width(n: int, labels: list[str]) -> int:
-    """The least width of a pair map (px): :data:`SQUARE_PX` a column beside its row labels,
-    so that 50 models scroll sideways instead of squeezing 50 columns."""
-    return max(MIN_MAP_PX, int(n * SQUARE_PX + theme.label_px(theme.texts(labels)) + 140))
+    """The least width of a pair map (px): :data:`SQUARE_PX` a column beside its row labels and
+    colour bar, so that a phone, or 50 models, scroll sideways instead of squeezing columns."""
+    return max(MIN_MAP_PX, row_room(labels) + n * SQUARE_PX + COLORBAR_PX)
 
 
 def outlines(cells, ny: int, nx: int, color: str, name: str) -> list[dict]:
@@ -346,8 +357,7 @@ def where_figure(figure: Figure, answer: dict, models: list[str]) -> dict:
     prefix = label_prefix(models)
     title = " · ".join(figure.spec.dims[d].title for d in dims if d in figure.spec.dims)
     layout = heatmap_layout(names, models, x_title=title or "Cell", y_title=by_title,
-                            heading=f"Where each {by_title.lower()} ranks "
-                                    f"(outlined: best or tied)",
+                            heading="Rank (outlined: best or tied)",
                             height=panel_height(len(models), len(names)), fixed_range=True,
                             prefixes=("", prefix))
     layout["meta"] = style_meta(data, None)
@@ -359,7 +369,7 @@ def where_figure(figure: Figure, answer: dict, models: list[str]) -> dict:
 
 def where_width(n_cells: int, models: list[str]) -> int:
     """The least width of the where map (px): its columns keep :data:`SQUARE_PX`."""
-    return max(MIN_MAP_PX, int(n_cells * SQUARE_PX + theme.label_px(theme.texts(models)) + 160))
+    return max(MIN_MAP_PX, row_room(models) + n_cells * SQUARE_PX + COLORBAR_PX)
 
 
 def sentences(answer: dict, figure: Figure) -> list[str]:

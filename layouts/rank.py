@@ -22,7 +22,17 @@ from urllib.parse import quote
 import dash
 import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
-from dash import ALL, Input, Output, State, callback, clientside_callback, dcc, html
+from dash import (
+    ALL,
+    ClientsideFunction,
+    Input,
+    Output,
+    State,
+    callback,
+    clientside_callback,
+    dcc,
+    html,
+)
 from dash.exceptions import PreventUpdate
 
 from components.controls import dom_id, label_options, labelled
@@ -74,7 +84,7 @@ dash.register_page(__name__, path="/rank", name="Rank", title="evalmaps · Rank"
 
 PAGE = "rank"
 MAX_PAIR_MAPS = 30  # cells whose pair map is drawn (the where map and the table hold them all)
-SQUEEZE_MODELS = 12  # above this many models a map keeps its squares and scrolls sideways
+SQUEEZE_MODELS = 12  # above this many models the pair maps are one a row (each scrolls sideways)
 
 
 def pairs_id(index: int) -> dict:
@@ -206,14 +216,11 @@ def body(figure, state: RankState, answer: dict) -> html.Div:
         graph = dcc.Graph(id=pairs_id(j), figure=fig,
                           config=graph_config(f"rank-{figure.id}", f"pairs-{j}"),
                           className="heatmap-graph rank-pairs-graph",
-                          style={**reserved_height(fig),
-                                 **({"minWidth": f"{width}px"} if many else {})})
+                          style={**reserved_height(fig), "minWidth": f"{width}px"})
         maps.append(html.Div(keyboard_map(graph, name=f"B − A, {cell_name(cell, dims)}",
                                           missing="no pair"), className="rank-map-scroll"))
     where = where_figure(figure, answer, models)
-    where_style = reserved_height(where)
-    if len(cells) > SQUEEZE_MODELS:
-        where_style = {**where_style, "minWidth": f"{where_width(len(cells), models)}px"}
+    where_style = {**reserved_height(where), "minWidth": f"{where_width(len(cells), models)}px"}
     return html.Div([
         notes(answer, figure, state),
         html.H5(f"Where each {by_title.lower()} is best", className="mt-3"),
@@ -258,9 +265,10 @@ BASIS = {
 
 
 def notes(answer: dict, figure, state: RankState) -> html.Div:
-    """What the page used, as the answer says it: the data's basis and the test (or that none
-    can be made), what p_adjusted adjusts over, which intervals the table draws, the answer's
-    notes and warnings, and the slice the page opened on."""
+    """What the page used, as the answer says it: the test (or that none can be made) and the
+    data it rests on, what p_adjusted adjusts over, which intervals the table draws, warnings,
+    and the slice the page opened on; the intervals' definitions and the answer's notes under
+    "How these numbers are made"."""
     pairs = [p for c in answer["cells"] for p in c["pairs"]]
     tests = sorted({p.get("test") for p in pairs if p.get("test") not in (None, "none")}, key=str)
     basis = answer.get("basis")
@@ -270,16 +278,15 @@ def notes(answer: dict, figure, state: RankState) -> html.Div:
     if answer.get("p_adjusted"):
         lines.append(html.Li([html.Strong("p_adjusted: "), f"{answer['p_adjusted']}."],
                              id="rank-bh"))
-    intervals = [("Mean's interval", answer.get("ci")),
-                 ("Rank interval (table)", answer.get("rank_interval")),
-                 ("Rank set (table)", answer.get("rank_set"))]
-    for name, text in intervals:
-        if text:
-            lines.append(html.Li([html.Strong(f"{name}: "), f"{text}."]))
-    if not answer.get("rank_interval"):
+    if answer.get("rank_interval"):
+        lines.append(html.Li(["The table draws two rank intervals: the ",
+                              html.Strong("marginal 95% rank interval"), " of each model alone "
+                              "and the ", html.Strong("simultaneous 95% rank set"),
+                              " of all models at once (a 'top 3' read from it holds for the "
+                              "whole table)."], id="rank-intervals"))
+    else:
         lines.append(html.Li("No rank intervals: the data gives no way to say how sure a rank "
-                             "is."))
-    lines += [html.Li(str(note)) for note in answer.get("notes") or []]
+                             "is.", id="rank-intervals"))
     lines += [html.Li(str(w), className="text-warning-emphasis")
               for w in answer.get("warnings") or []]
     spec = figure.spec
@@ -291,8 +298,15 @@ def notes(answer: dict, figure, state: RankState) -> html.Div:
                                                           for d in opened)
             + f" (every cell would be more than {MAX_RANK_CELLS}): pick others in the menus.",
             id="rank-opened"))
-    return html.Div(html.Ul(lines, className="small mb-0"), id="rank-notes",
-                    className="alert alert-light border py-2")
+    more = [html.Li([html.Strong(f"{name}: "), f"{text}."]) for name, text in (
+        ("Mean's interval", answer.get("ci")), ("Rank interval", answer.get("rank_interval")),
+        ("Rank set", answer.get("rank_set"))) if text]
+    more += [html.Li(str(note)) for note in answer.get("notes") or []]
+    return html.Div([
+        html.Ul(lines, className="small mb-1"),
+        html.Details([html.Summary("How these numbers are made", className="small"),
+                      html.Ul(more, className="small mb-0 mt-1")], id="rank-how"),
+    ], id="rank-notes", className="alert alert-light border py-2")
 
 
 def rank_table(answer: dict, dims: list[str], figure) -> dag.AgGrid:
@@ -350,17 +364,7 @@ def rank_table(answer: dict, dims: list[str], figure) -> dag.AgGrid:
 # square's customdata[1], written by components.rank.pair_figure); Enter on a square does the
 # same (assets/evalmaps-rank.js).
 clientside_callback(
-    """
-    function (clicks) {
-        const trig = (dash_clientside.callback_context.triggered || [])[0];
-        if (!trig || !trig.value || !trig.value.points || !trig.value.points.length) {
-            return dash_clientside.no_update;
-        }
-        const data = trig.value.points[0].customdata;
-        const href = data && data[1];
-        return href ? href : dash_clientside.no_update;
-    }
-    """,
+    ClientsideFunction(namespace="evalmaps", function_name="rankPairClick"),
     Output(PAGES_LOCATION, "href", allow_duplicate=True),
     Input({"type": "rank-pairs", "panel": ALL}, "clickData"),
     prevent_initial_call=True,
