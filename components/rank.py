@@ -391,10 +391,6 @@ def sentences(answer: dict, figure: Figure) -> list[str]:
 
 # --------------------------------------------------------------------------- the ranking table
 
-TABLE_FIELDS = ("n", "mean", "ci_low", "ci_high", "rank", "rank_ci_low", "rank_ci_high",
-                "rank_set_low", "rank_set_high", "best_or_tied")
-
-
 def table_rows(answer: dict, dims: list[str] | None = None) -> list[dict]:
     """The ranking table: one row a model a cell, the cell's labels first, every number as
     the answer gives it (intervals split into their ends)."""

@@ -223,13 +223,15 @@ def body(figure, state: RankState, answer: dict) -> html.Div:
     where_style = {**reserved_height(where), "minWidth": f"{where_width(len(cells), models)}px"}
     return html.Div([
         notes(answer, figure, state),
-        html.H5(f"Where each {by_title.lower()} is best", className="mt-3"),
-        html.Div(keyboard_map(
-            dcc.Graph(id=WHERE_ID, figure=where, config=graph_config(f"rank-{figure.id}", "where"),
-                      className="heatmap-graph", style=where_style),
-            name=f"where each {by_title.lower()} ranks"), className="rank-map-scroll"),
-        html.Ul([html.Li(text) for text in sentences(answer, figure)], id="rank-sentences",
-                className="small mb-3"),
+        html.Div([
+            html.H5(f"Where each {by_title.lower()} is best", className="mt-3"),
+            html.Div(keyboard_map(
+                dcc.Graph(id=WHERE_ID, figure=where, className="heatmap-graph",
+                          config=graph_config(f"rank-{figure.id}", "where"), style=where_style),
+                name=f"where each {by_title.lower()} ranks"), className="rank-map-scroll"),
+            html.Ul([html.Li(text) for text in sentences(answer, figure)], id="rank-sentences",
+                    className="small mb-3"),
+        ], id="rank-where"),
         html.H5("Ranking", className="mt-3"),
         html.Div([html.A("Download CSV", id="rank-csv", href=csv_href(state),
                          download=f"{figure.id}__rank.csv",
@@ -246,7 +248,7 @@ def body(figure, state: RankState, answer: dict) -> html.Div:
                f"slice to see the others.", className="small text-warning-emphasis")
         if len(cells) > MAX_PAIR_MAPS else None,
         html.Div(maps, id="rank-maps", className="rank-maps" + (" rank-maps-wide" if many else "")),
-    ], id="rank-body")
+    ], id="rank-body", className="rank-body")
 
 
 def csv_href(state: RankState) -> str:

@@ -771,8 +771,8 @@ def parse_rank_state(query: Query, catalog: Catalog) -> RankState | None:
     given = False
     sliced: list[tuple[str, tuple[str, ...]]] = []
     for dim in spec.dim_names:
-        wanted = as_list(query.get(dim))
-        if wanted is None:
+        wanted = [w for w in as_list(query.get(dim)) or [] if w != ""]  # empty: all of them
+        if not wanted:
             continue
         given = given or dim != by
         index = spec.dims[dim].index()
