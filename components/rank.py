@@ -250,8 +250,13 @@ def pair_figure(figure: Figure, answer: dict, cell: dict, models: list[str], k: 
 
 
 def pair_height(n: int) -> int:
-    """A pair map's height: square-ish at a few models, a label's height a row at many."""
-    return max(panel_height(n, n), 150 + 30 * min(n, 12))
+    """A pair map's height: as a map of n rows at a few models, then about a square's height a
+    row (30 px: 50 models take 1,600 px and the page scrolls), never rows squeezed to fit."""
+    return max(panel_height(n, n) if n <= SQUEEZE_ROWS else 0, PLOT_ROOM + 30 * n)
+
+
+SQUEEZE_ROWS = 12
+PLOT_ROOM = 129  # a map's margins and a little room (components.heatmap.panel_height)
 
 
 def row_room(labels: list[str]) -> int:

@@ -343,3 +343,46 @@ def test_seven_models_on_a_phone(dash_duo, seven, tmp_path):
         "document.getElementById('rank-maps').scrollIntoView({behavior: 'instant'})")
     screenshot(dash_duo.driver, "rank-pairs-390", tmp_path)
     assert dash_duo.get_logs() == []
+
+
+# --------------------------------------------------------------------------- fifty models
+
+def test_fifty_models_keep_their_squares_in_natural_order(dash_duo, dash_app, tmp_path):
+    """50 models (sizes 0.5b to 25b, listed shuffled): the maps list them by size, each pair
+    map keeps squares of at least 30 px and scrolls sideways in its frame, never squeezed."""
+    import numpy as np
+
+    from tests.items_fixture import item_scores, items_figure
+
+    sizes = [f"lm-{k / 2:g}b" for k in range(1, 51)]
+    shuffled = list(np.random.default_rng(5).permutation(sizes))
+    chance = {m: 0.3 + 0.012 * k for k, m in enumerate(sizes)}
+    scores = item_scores(models=shuffled, ys=("easy",), xs=("t1", "t2"), n_items=40,
+                         chance=chance, seed=3)
+    figure = items_figure(tmp_path / "items", "fifty", scores, models=shuffled, ys=("easy",),
+                          xs=("t1", "t2"))
+    state = dash_app.server.extensions["evalmaps"]
+    before = state["catalog"]
+    state["catalog"] = before.with_figures([figure])
+    try:
+        dash_duo.driver.set_window_size(*DESKTOP)
+        dash_duo.start_server(dash_app)
+        answer = api(dash_duo, "?figure=fifty")
+        assert answer["models"] == sizes and len(answer["cells"][0]["pairs"]) == 1225
+        open_rank(dash_duo, "?figure=fifty")
+        got = dash_duo.driver.execute_script("""
+            const frame = document.querySelector(arguments[0]).closest('.rank-map-scroll');
+            const gd = document.querySelector(arguments[0]).querySelector('.js-plotly-plot');
+            const xa = gd._fullLayout.xaxis;
+            return {square: xa._length / xa._categories.length, rows: gd._fullLayout.yaxis._categories,
+                    scrolls: frame.scrollWidth > frame.clientWidth,
+                    page: document.documentElement.scrollWidth - document.documentElement.clientWidth};
+        """, pairs_css(0))
+        assert got["rows"] == sizes and got["square"] >= 30
+        assert got["scrolls"] and got["page"] == 0
+        dash_duo.driver.execute_script(
+            "document.getElementById('rank-maps').scrollIntoView({behavior: 'instant'})")
+        screenshot(dash_duo.driver, "rank-fifty-1440", tmp_path)
+        assert dash_duo.get_logs() == []
+    finally:
+        state["catalog"] = before

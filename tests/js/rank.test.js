@@ -65,3 +65,27 @@ test("Enter on the where map, the diagonal, a square without an address, or anot
        p.onKey(key(frame("rank-pairs", {i: 5, j: 0}), "Enter"));
        assert.deepEqual(p.props, []);
      });
+
+test("a click on a pair square: its Compare address, read from the drawn map", function () {
+  const gd = element({});
+  const host = element({found: {".js-plotly-plot": gd}});
+  const doc = fakeDocument({byId: {[JSON.stringify({panel: "1", type: "rank-pairs"})]: host}});
+  const win = load({names: ["evalmaps-rank.js"], document: doc, window: {
+    dash_clientside: {no_update: "NO", callback_context: {
+      triggered_id: {panel: "1", type: "rank-pairs"}}}
+  }});
+  win.evalmapsLib.keys = {
+    ready: function (g) { return g === gd; },
+    model: function () {
+      return {y: ["x", "y"], x: ["x", "y"], at: function (i, j) {
+        return i === j ? null : {customdata: ["hover", i === 0 ? HREF : ""]};
+      }};
+    }
+  };
+  const click = win.dash_clientside.evalmaps.rankPairClick;
+  const at = function (x, y) { return {points: [{x: x, y: y}]}; };
+  assert.equal(click([null, at("y", "x")]), HREF);  // row x (A), column y (B)
+  assert.equal(click([null, at("x", "x")]), "NO");  // the diagonal
+  assert.equal(click([null, at("zz", "x")]), "NO");  // no such label
+  assert.equal(click([null, null]), "NO");
+});
