@@ -372,9 +372,13 @@ def where_figure(figure: Figure, answer: dict, models: list[str]) -> dict:
     return {"data": data, "layout": layout}
 
 
-def where_width(n_cells: int, models: list[str]) -> int:
-    """The least width of the where map (px): its columns keep :data:`SQUARE_PX`."""
-    return max(MIN_MAP_PX, row_room(models) + n_cells * SQUARE_PX + COLORBAR_PX)
+def where_width(n_cells: int, models: list[str], square: int = SQUARE_PX) -> int:
+    """The least width of the where map (px): its columns keep :data:`SQUARE_PX`; with
+    ``square``, its width at that many px a column (:data:`WIDEST_COLUMN_PX`: its most)."""
+    return max(MIN_MAP_PX, row_room(models) + n_cells * square + COLORBAR_PX)
+
+
+WIDEST_COLUMN_PX = 90  # a where map of few cells is not stretched across the page
 
 
 def sentences(answer: dict, figure: Figure) -> list[str]:

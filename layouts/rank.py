@@ -42,6 +42,7 @@ from components.items import k_menu
 from components.keyboard import keyboard_map
 from components.provenance import provenance_badge
 from components.rank import (
+    WIDEST_COLUMN_PX,
     cell_name,
     model_order,
     pair_figure,
@@ -220,7 +221,8 @@ def body(figure, state: RankState, answer: dict) -> html.Div:
         maps.append(html.Div(keyboard_map(graph, name=f"B − A, {cell_name(cell, dims)}",
                                           missing="no pair"), className="rank-map-scroll"))
     where = where_figure(figure, answer, models)
-    where_style = {**reserved_height(where), "minWidth": f"{where_width(len(cells), models)}px"}
+    where_style = {**reserved_height(where), "minWidth": f"{where_width(len(cells), models)}px",
+                   "maxWidth": f"{where_width(len(cells), models, WIDEST_COLUMN_PX)}px"}
     return html.Div([
         notes(answer, figure, state),
         html.Div([
@@ -259,8 +261,7 @@ def csv_href(state: RankState) -> str:
 
 BASIS = {
     "items": "per-item records: every pair is tested on the items both models answered",
-    "standard errors": "no per-item records: the test is unpaired, from the source's standard "
-                       "errors",
+    "standard errors": "no per-item records, so the test is unpaired",
     "means": "neither per-item records nor standard errors: no test can be made, the ranking is "
              "of the means alone",
 }
@@ -347,7 +348,7 @@ def rank_table(answer: dict, dims: list[str], figure) -> dag.AgGrid:
          "valueFormatter": text_of("rank_ci_text")},
         {"field": "rank_set_low", "headerName": "Rank set (simultaneous 95%)",
          "valueFormatter": text_of("rank_set_text"), "minWidth": 140},
-        {"field": "best_or_tied", "headerName": "Best or tied",
+        {"field": "best_or_tied", "headerName": "Best or tied", "cellDataType": "text",
          "valueFormatter": text_of("best_text")},
     ]
     return dag.AgGrid(

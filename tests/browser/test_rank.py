@@ -246,6 +246,7 @@ def test_pythia_without_items_says_the_test_is_unpaired(dash_duo, dash_app, tmp_
         "._fullLayout.yaxis._categories;", WHERE)
     assert ticks == answer["models"] == ["70m", "160m", "410m", "1b-bf16", "1.4b", "2.8b",
                                          "6.9b", "12b"]
+    screenshot(dash_duo.driver, "rank-pythia-1440", tmp_path)
     cell = answer["cells"][0]
     pair = next((p for p in cell["pairs"] if p["p"] is not None), None)
     if pair is not None:
@@ -253,7 +254,6 @@ def test_pythia_without_items_says_the_test_is_unpaired(dash_duo, dash_app, tmp_
         assert "unpaired z-test" in lines
         assert "only A right" not in lines  # no items: no counts of them
     check_csv(dash_duo, answer)
-    screenshot(dash_duo.driver, "rank-pythia-1440", tmp_path)
     assert dash_duo.get_logs() == []
 
 
