@@ -213,6 +213,60 @@ def mcnemar_interval(a_only: int, b_only: int, n: int) -> tuple[float, float]:
     return _agree(mcnemar_p(a, b), lo, hi, diff)
 
 
+def _tango_z_many(a: np.ndarray, b: np.ndarray, n: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    """:func:`_tango_z` of many (a_only, b_only, n, delta) at once, operation for operation
+    (the same floating-point results)."""
+    rest = n - a - b
+    lin = a * (1 - 3 * delta) + b * (1 - delta) - 2 * delta * rest
+    root = np.sqrt(np.maximum(lin * lin + 8 * n * a * delta * (1 - delta), 0.0))
+    q = (lin + root) / (4 * n)
+    q = np.minimum(np.maximum(q, np.maximum(0.0, -delta)), (1 - delta) / 2)
+    var = n * (2 * q + delta - delta * delta)
+    gap = b - a - n * delta
+    positive = var > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = gap / np.sqrt(np.where(positive, var, 1.0))
+    flat = np.where(np.abs(gap) < 1e-9, 0.0, np.copysign(np.inf, gap))
+    return np.where(positive, z, flat)
+
+
+def _bisect_many(past, lo: np.ndarray, hi: np.ndarray, steps: int = 48) -> np.ndarray:
+    """:func:`_bisect` of many intervals at once (``past`` maps an array of points to where
+    each is past its turn)."""
+    lo, hi = lo.copy(), hi.copy()
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        over = past(mid)
+        hi = np.where(over, mid, hi)
+        lo = np.where(over, lo, mid)
+    return (lo + hi) / 2
+
+
+def mcnemar_intervals(a_only, b_only, n, p=None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`mcnemar_interval` of many pairs at once (arrays of whole numbers): the same
+    bisections on Tango's statistic, step for step, so each end is the one
+    :func:`mcnemar_interval` gives; made to agree with each pair's exact McNemar p (``p``,
+    else one :func:`mcnemar_p` each)."""
+    a = np.asarray(a_only, dtype=np.int64)
+    b = np.asarray(b_only, dtype=np.int64)
+    n = np.asarray(n, dtype=np.int64)
+    diff = (b - a) / n
+    low_end = _bisect_many(lambda d: _tango_z_many(a, b, n, d) <= Z_95, np.full(diff.shape, -1.0),
+                           diff)
+    high_end = _bisect_many(lambda d: _tango_z_many(a, b, n, d) < -Z_95, diff,
+                            np.full(diff.shape, 1.0))
+    low_end = np.where(diff > -1, low_end, -1.0)
+    high_end = np.where(diff < 1, high_end, 1.0)
+    if p is None:
+        p = [mcnemar_p(x, y) for x, y in zip(a.ravel().tolist(), b.ravel().tolist())]
+    ends = [_agree(float(p_i), lo_i, hi_i, d_i) for p_i, lo_i, hi_i, d_i in
+            zip(np.ravel(p), low_end.ravel().tolist(), high_end.ravel().tolist(),
+                diff.ravel().tolist())]
+    lo = np.array([e[0] for e in ends], dtype=np.float64).reshape(diff.shape)
+    hi = np.array([e[1] for e in ends], dtype=np.float64).reshape(diff.shape)
+    return lo, hi
+
+
 # --------------------------------------------------------------------------- sign flips
 
 def lattice_half_step(d) -> float:
@@ -491,7 +545,8 @@ def paired_values(a: np.ndarray, b: np.ndarray, mcnemar: bool = False,
         p, lo, hi, test = sign_flip(b - a)
     return with_error_bars(
         Paired(n=n, a_mean=_r(a_mean), b_mean=_r(b_mean), diff=_r(b_mean - a_mean),
-               ci_low=None if lo is None else _edge(lo), ci_high=None if hi is None else _edge(hi),
+               ci_low=None if lo is None else interval_end(lo),
+               ci_high=None if hi is None else interval_end(hi),
                p=p, p_adjusted=p, test=test, a_only=a_only, b_only=b_only), a, b)
 
 
@@ -512,7 +567,7 @@ def _maybe(value: float | None) -> float | None:
     return None if value is None else _r(value)
 
 
-def _edge(value: float) -> float:
+def interval_end(value: float) -> float:
     """An interval's end, rounded as values are, but never rounded onto 0 from either side (so
     it still says what the test says)."""
     out = _r(value)

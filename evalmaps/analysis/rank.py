@@ -76,7 +76,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -100,6 +100,15 @@ RANK_SET = ("simultaneous 95% confidence set of all ranks at once (Mogstad, Roma
 CI = ("95% interval of the mean: Wilson for 0/1 scores with one sample per item, else the "
       "percentile bootstrap over items; without items, from the source's standard error")
 ADJUSTED = "Benjamini-Hochberg over every tested pair of every cell of the answer"
+MAX_PAIRS = 20_000  # pairs one answer holds at most (50 models x 14 cells: 17,150)
+
+
+class TooManyPairs(ValueError):
+    """An answer that would hold more than its bound of pairs: ``pairs`` of ``cells``."""
+
+    def __init__(self, pairs: int, cells: int, limit: int) -> None:
+        super().__init__(f"{pairs} pairs in {cells} cells, over {limit}")
+        self.pairs, self.cells, self.limit = pairs, cells, limit
 
 
 # --------------------------------------------------------------------------- ranks
@@ -299,6 +308,85 @@ def _paired_test(a: str, b: str, a_mean: float, b_mean: float, result) -> PairTe
                     result.b_only, result.only_in_a, result.only_in_b)
 
 
+def cell_ranking(labels: Mapping[str, str], models: Sequence[str], means, extras: Sequence[dict],
+                 pairs: Sequence[PairTest], n_common: int | None, higher_is_better: bool = True,
+                 missing: Sequence[str] = ()) -> CellRanking:
+    """A cell's ranking from its models' means (competition ranks) and what
+    :func:`rank_items_cell` or :func:`rank_se_cell` found (``extras``: n, ci, rank_ci,
+    rank_set per model); best or tied comes with :func:`with_adjusted`."""
+    means = np.asarray(means, dtype=np.float64)
+    ranks = competition_ranks(means, higher_is_better)
+    rows = tuple(ModelRank(m, e["n"], float(means[j]), e["ci"], int(ranks[j]), e["rank_ci"],
+                           e["rank_set"]) for j, (m, e) in enumerate(zip(models, extras)))
+    return CellRanking(dict(labels), rows, tuple(pairs), n_common, higher_is_better,
+                       tuple(missing))
+
+
+def item_matrix(cells: Sequence[object], k: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Several models' items of one cell (ItemScores each) on the union of their item ids in
+    id order: (each item's score at pass@``k``, models x items, NaN where a model lacks the
+    item; its samples, 0 where it lacks it). One sort of the ids for the cell instead of one
+    per pair."""
+    first = np.asarray(cells[0].items, dtype=object)
+    if all(len(c.items) == len(first) and np.array_equal(c.items, first) for c in cells[1:]):
+        union = first  # the same items (the usual case): ids already sorted and unique
+    else:
+        union = np.unique(np.concatenate([np.asarray(c.items, dtype=object) for c in cells]))
+    values = np.full((len(cells), len(union)), np.nan)
+    samples = np.zeros((len(cells), len(union)), dtype=np.int64)
+    for row, cell in enumerate(cells):
+        at = np.searchsorted(union, cell.items)
+        values[row, at] = paired_stats.item_values(cell, k)
+        samples[row, at] = cell.n
+    return values, samples
+
+
+def paired_on_matrix(values: np.ndarray, samples: np.ndarray, i: int, j: int, k: int,
+                     binary: tuple[bool, bool], higher_is_better: bool = True):
+    """Model j against model i on the items both have, exactly as
+    :func:`evalmaps.analysis.paired.paired_cell` compares two cells' items (the same common
+    items in the same id order, the same test: exact McNemar for 0/1 scores with one sample
+    per item at k = 1, else the sign-flip test), from :func:`item_matrix`'s rows; None when
+    they share no item."""
+    both = (samples[i] > 0) & (samples[j] > 0)
+    n = int(both.sum())
+    if not n:
+        return None
+    mcnemar = (k == 1 and binary[0] and binary[1] and bool((samples[i, both] == 1).all())
+               and bool((samples[j, both] == 1).all()))
+    result = paired_stats.paired_values(values[i, both], values[j, both], mcnemar,
+                                        higher_is_better)
+    return replace(result, only_in_a=int((samples[i] > 0).sum()) - n,
+                   only_in_b=int((samples[j] > 0).sum()) - n)
+
+
+def mcnemar_pairs(models: Sequence[str], scores: np.ndarray, higher_is_better: bool = True
+                  ) -> list[PairTest]:
+    """Every pair of models that answered the same items with one 0/1 score each (``scores``:
+    models x items, at least :data:`~evalmaps.analysis.paired.MIN_ITEMS`), tested at once: the
+    discordant counts of all pairs from one matrix product, exact McNemar p per pair, and the
+    intervals of :func:`~evalmaps.analysis.paired.mcnemar_intervals`; every field as
+    :func:`~evalmaps.analysis.paired.paired_values` gives it for the pair (the tests check it
+    field for field)."""
+    r = np.asarray(scores, dtype=np.float64)
+    n = r.shape[1]
+    right_wrong = r @ (1.0 - r).T  # [i, j]: items i has right and j has wrong (whole numbers)
+    means = r.sum(axis=1) / n
+    first, second = np.triu_indices(len(models), 1)
+    a_wins = np.rint(right_wrong[first, second]).astype(np.int64)
+    b_wins = np.rint(right_wrong[second, first]).astype(np.int64)
+    p = [paired_stats.mcnemar_p(int(x), int(y)) for x, y in zip(a_wins, b_wins)]
+    lo, hi = paired_stats.mcnemar_intervals(a_wins, b_wins, np.full(len(p), n), p)
+    out = []
+    for at, (i, j) in enumerate(zip(first.tolist(), second.tolist())):
+        counted = (int(a_wins[at]), int(b_wins[at])) if higher_is_better else (None, None)
+        out.append(PairTest(models[i], models[j], n, _r(means[i]), _r(means[j]),
+                            _r(means[j] - means[i]), paired_stats.interval_end(float(lo[at])),
+                            paired_stats.interval_end(float(hi[at])), p[at], p[at], "mcnemar",
+                            *counted, 0, 0))
+    return out
+
+
 def rank_items_cell(models: Sequence[str], means: np.ndarray, items: Mapping[str, object],
                     k: int, higher_is_better: bool, seed: int, resamples: int = RESAMPLES
                     ) -> tuple[list[dict], list[PairTest], int, list[str]]:
@@ -316,25 +404,31 @@ def rank_items_cell(models: Sequence[str], means: np.ndarray, items: Mapping[str
             ci = paired_stats.bootstrap_mean_interval(paired_stats.item_values(cell, k),
                                                       paired_stats.seed_of_items(cell.items))
         extras.append({"n": len(cell), "ci": ci})
-    pairs = []
-    for i, a in enumerate(models):
-        for b in models[i + 1:]:
-            result = paired_stats.paired_cell(items[a], items[b], k, higher_is_better)
-            pairs.append(_paired_test(a, b, float(means[models.index(a)]),
-                                      float(means[models.index(b)]), result))
-    shared = items[models[0]].items
-    for model in models[1:]:
-        shared = np.intersect1d(shared, items[model].items, assume_unique=True)
-    n_common = len(shared)
+    values, samples = item_matrix([items[m] for m in models], k)
+    present = samples > 0
+    if (k == 1 and present.all() and values.shape[1] >= paired_stats.MIN_ITEMS
+            and all(items[m].binary for m in models) and (samples == 1).all()):
+        pairs = mcnemar_pairs(models, values, higher_is_better)  # every pair at once
+    else:
+        pairs = []
+        for i, a in enumerate(models):
+            for j in range(i + 1, len(models)):
+                result = paired_on_matrix(values, samples, i, j, k,
+                                          (items[a].binary, items[models[j]].binary),
+                                          higher_is_better)
+                pairs.append(_paired_test(a, models[j], float(means[i]), float(means[j]),
+                                          result))
+    every = present.all(axis=0)
+    n_common = int(every.sum())
     if n_common < paired_stats.MIN_ITEMS:
         notes.append(f"only {n_common} items are common to every model: no rank intervals")
         for e in extras:
             e["rank_ci"] = e["rank_set"] = None
         return extras, pairs, n_common, notes
-    if any(len(items[m]) != n_common for m in models):
+    if not present.all():
         notes.append(f"the models answered different items: rank intervals and rank sets are "
                      f"on the {n_common} items all of them answered")
-    scores = np.stack([paired_stats.item_values(items[m].on(shared), k) for m in models])
+    scores = values[:, every]
     counts = resample_counts(n_common, seed, resamples)
     draws = bootstrap_means(scores, counts)
     marginal = rank_intervals(draws, higher_is_better)
@@ -474,9 +568,10 @@ def _cells_table(figure: Figure, filters: Mapping[str, set[str]]) -> pd.DataFram
 
 def rank_figure(figure: Figure, by: str | None = None,
                 filters: Mapping[str, set[str]] | None = None, k: int = 1,
-                resamples: int = RESAMPLES) -> Ranking:
+                resamples: int = RESAMPLES, max_pairs: int | None = MAX_PAIRS) -> Ranking:
     """Rank ``by`` (default :func:`default_by`) in every cell of ``figure`` (already at pass@k
-    where ``k`` > 1) that ``filters`` (dimension -> labels kept) leave; see the module."""
+    where ``k`` > 1) that ``filters`` (dimension -> labels kept) leave; see the module. An
+    answer of more than ``max_pairs`` pairs is a :class:`TooManyPairs` (None: no bound)."""
     spec = figure.spec
     by = by or default_by(figure)
     if by is None or by not in spec.dims:
@@ -500,6 +595,9 @@ def rank_figure(figure: Figure, by: str | None = None,
         groups.setdefault(key, {})[labels_of[by][row]] = row
     positions = {d: spec.dims[d].index() for d in others}
     keys = sorted(groups, key=lambda key: tuple(positions[d][lab] for d, lab in zip(others, key)))
+    n_pairs = sum(len(groups[key]) * (len(groups[key]) - 1) // 2 for key in keys)
+    if max_pairs is not None and n_pairs > max_pairs:
+        raise TooManyPairs(n_pairs, len(keys), max_pairs)
     se_all = None
     if basis == "standard errors":
         metric_all = spec.metric
@@ -555,11 +653,9 @@ def rank_figure(figure: Figure, by: str | None = None,
                               _r(means[j] - means[i]), None, None, None, None, "none", None,
                               None)
                      for i, a in enumerate(present) for j, b in enumerate(present) if j > i]
-        ranks = competition_ranks(means, higher)
-        models = [ModelRank(m, e["n"], float(means[j]), e["ci"], int(ranks[j]), e["rank_ci"],
-                            e["rank_set"]) for j, (m, e) in enumerate(zip(present, extras))]
-        cells.append(CellRanking(labels, tuple(models), tuple(pairs), n_common, higher, missing))
-    cells = _adjusted(cells)
+        cells.append(cell_ranking(labels, present, means, extras, pairs, n_common, higher,
+                                  missing))
+    cells = with_adjusted(cells)
     if basis == "items":
         if uneven:
             warnings.append(f"In {uneven} {plural('cell', uneven)} the models answered "
@@ -597,9 +693,9 @@ def _where(labels: Mapping[str, str]) -> str:
     return ", ".join(f"{d}={label}" for d, label in labels.items()) or "the cell"
 
 
-def _adjusted(cells: list[CellRanking]) -> list[CellRanking]:
-    """Every pair's p adjusted by Benjamini-Hochberg over every tested pair of every cell, and
-    each cell's best or tied models."""
+def with_adjusted(cells: Sequence[CellRanking]) -> list[CellRanking]:
+    """The cells with every pair's p adjusted by Benjamini-Hochberg over every tested pair of
+    every cell given (untested pairs stay None), and each cell's best or tied models."""
     flat = [p.p for c in cells for p in c.pairs]
     adjusted = paired_stats.bh_adjust(flat) if flat else np.array([])
     out, at = [], 0

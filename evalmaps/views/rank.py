@@ -22,10 +22,12 @@ import io
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from evalmaps.analysis import compare as comparing
 from evalmaps.analysis import rank as ranking
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import MAX_LISTED, MAX_QUOTED
 from evalmaps.core.figure import Catalog, Figure
+from evalmaps.core.labels import label_prefix
 from evalmaps.views.items import figure_at_query
 from evalmaps.views.models import BadQuery, parse_filters
 from evalmaps.views.state import Query, as_list, first
@@ -119,7 +121,15 @@ class RankView:
         if by in filters and len(filters[by]) < 2:
             raise BadQuery(f"Give two or more labels of {by} to rank (by={by}), or none for all "
                            "of them.")
-        result = ranking.rank_figure(at, by, filters, k)
+        try:
+            result = ranking.rank_figure(at, by, filters, k)
+        except ranking.TooManyPairs as exc:
+            narrow = [d for d in figure.spec.dim_names
+                      if d != by and len(figure.spec.dims[d].labels) > 1]
+            raise BadQuery(f"This answer would test {exc.pairs:,} pairs in {exc.cells:,} cells, "
+                           f"over the {exc.limit:,} one answer holds. Narrow it with "
+                           f"<dimension>=<label> ({fmt.listing(narrow, 4)}) or fewer labels of "
+                           f"{by}.") from None
         keep = {key: as_list(value) for key, value in query.items()
                 if key not in ("format",) and key not in IGNORED_KEYS}
         keep["figure"] = [figure.id]
@@ -127,7 +137,27 @@ class RankView:
         return cls(figure, result, url)
 
     def to_dict(self) -> dict:
-        return {**self.ranking.to_dict(), "url": self.url}
+        spec = self.figure.spec
+        out = {**self.ranking.to_dict(), "url": self.url,
+               "titles": {d: spec.dims[d].title for d in spec.dim_names},
+               "label_prefix": label_prefix(self.ranking.models)}
+        for cell in out["cells"]:
+            cell["compare"] = self.compare_query(cell["labels"])
+        return out
+
+    def compare_query(self, labels: dict) -> str:
+        """The query that opens a pair of this cell in Compare, after its ``a`` and ``b``
+        (``<figure>:<by>=<label>``): the cell as Compare's grid names it (``cell=<row>|<column>``,
+        its default rows and columns for two labels of ``by``), the other dimensions fixed at
+        the cell's labels, and ``k``. The same query after ``/compare/items.json?a=..&b=..&``
+        gives the cell's items."""
+        spec, r = self.figure.spec, self.ranking
+        y, x = comparing.default_axes(spec, r.by)
+        query = [("cell", f"{labels[y] if y else comparing.ONE_ROW}|{labels[x]}")]
+        query += [(d, label) for d, label in labels.items() if d not in (y, x)]
+        if r.k != 1:
+            query.append(("k", str(r.k)))
+        return urlencode(query, safe="|:")
 
     def models_csv(self) -> str:
         """One row per cell and model: the other dimensions' labels, the model, n, mean, its
@@ -167,10 +197,19 @@ def _cell_dims(r: ranking.Ranking) -> list[str]:
     return list(r.cells[0].labels) if r.cells else []
 
 
+def _cell(value) -> object:
+    """A CSV field: empty for null, true/false as the JSON writes them, text neutralised
+    (no spreadsheet formula), numbers as they are."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return fmt.neutralise(value) if isinstance(value, str) else value
+
+
 def _csv(rows) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     for row in rows:
-        writer.writerow(["" if v is None else fmt.neutralise(v) if isinstance(v, str) else v
-                         for v in row])
+        writer.writerow([_cell(v) for v in row])
     return buf.getvalue()

@@ -34,6 +34,9 @@ def q(**query) -> str:
      f"/api/figures/{BENCH}/cells{q(benchmark=['AIME24', 'AMC23'])}"),
     (f"/compare/items.json{q(**MMLU, cell='biology|accuracy', which='a_only')}",
      f"/api/compare/items{q(**MMLU, category='biology', metric='accuracy', which='a_only')}"),
+    (f"/rank.json{q(figure='mmlu-pro')}", f"/api/rank{q(figure='mmlu-pro')}"),
+    (f"/rank.json{q(figure=PYTHIA, step='143000', task=['arc_easy', 'piqa'], pct='1')}",
+     f"/api/rank{q(figure=PYTHIA, step='143000', task=['arc_easy', 'piqa'])}"),
 ])
 def test_a_twin_answers_what_its_api_alias_answers(client, twin, alias):
     assert get_json(client, twin) == get_json(client, alias)
@@ -64,6 +67,10 @@ def test_the_twin_of_a_pages_address_is_that_address_as_json(client):
     (f"/compare/items.json{q(**MMLU, cell=['biology|accuracy', 'law|accuracy'])}", "cell="),
     (f"/compare/items.json{q(**MMLU, cell='nope|accuracy')}", "nope"),
     (f"/compare/items.json{q(**MMLU, cell='biology|accuracy', which='best')}", "which="),
+    (f"/rank.json{q(figure='mmlu-pro', by='nope')}", "by="),
+    (f"/rank.json{q(figure='mmlu-pro', model='Llama-2-7B')}", "two or more"),
+    (f"/rank.json{q(figure='mmlu-pro', rows='biology')}", "'rows'"),
+    (f"/rank.json{q(figure=PYTHIA)}", "Narrow it"),
 ])
 def test_bad_input_is_a_json_400(client, url, words):
     assert words in assert_json_error(client.get(url), 400)
@@ -72,10 +79,11 @@ def test_bad_input_is_a_json_400(client, url, words):
 def test_an_unknown_figure_is_a_json_404_as_in_the_api(client):
     assert "nope" in assert_json_error(client.get("/browse.json?figure=nope"), 404)
     assert "nope" in assert_json_error(client.get("/trends.json?figure=nope"), 404)
+    assert "nope" in assert_json_error(client.get("/rank.json?figure=nope"), 404)
 
 
 @pytest.mark.parametrize("path", ["/compare.jsonx", "/browse.json/", "/trends.json.json",
-                                  "/compare/items.jsonp"])
+                                  "/compare/items.jsonp", "/rank.jsonx"])
 def test_only_the_twins_paths_answer_json(client, path):
     response = client.get(path)
     assert response.status_code == 404 and response.mimetype == "text/html", path
