@@ -130,7 +130,7 @@ def check_csv(dash_duo, answer: dict) -> None:
         if m["rank_ci"] is not None:
             assert [int(row["rank_ci_low"]), int(row["rank_ci_high"])] == m["rank_ci"]
             assert [int(row["rank_set_low"]), int(row["rank_set_high"])] == m["rank_set"]
-        assert row["best_or_tied"] == str(m["best_or_tied"])
+        assert row["best_or_tied"] == json.dumps(m["best_or_tied"])  # as the JSON writes it
 
 
 def grid_rows(dash_duo) -> list[dict]:
