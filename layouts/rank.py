@@ -262,8 +262,14 @@ def csv_href(state: RankState) -> str:
 BASIS = {
     "items": "per-item records: every pair is tested on the items both models answered",
     "standard errors": "no per-item records, so the test is unpaired",
-    "means": "neither per-item records nor standard errors: no test can be made, the ranking is "
-             "of the means alone",
+}
+
+
+NO_TEST = {
+    "items": ": no pair has enough items both answered (a paired test needs at least 6).",
+    "standard errors": ": no pair has a standard error on both sides.",
+    "means": " (neither per-item records nor standard errors): the ranking is of the means "
+             "alone.",
 }
 
 
@@ -275,9 +281,12 @@ def notes(answer: dict, figure, state: RankState) -> html.Div:
     pairs = [p for c in answer["cells"] for p in c["pairs"]]
     tests = sorted({p.get("test") for p in pairs if p.get("test") not in (None, "none")}, key=str)
     basis = answer.get("basis")
-    lines = [html.Li([html.Strong("Test: "), "; ".join(test_name(t) for t in tests) + "."
-                      if tests else "none: no test can be made on this data.",
-                      f" The data has {BASIS[basis]}." if basis in BASIS else ""], id="rank-test")]
+    if tests:
+        said = "; ".join(test_name(t) for t in tests) + "." + (
+            f" The data has {BASIS[basis]}." if basis in BASIS else "")
+    else:
+        said = "none: no test can be made on this data" + NO_TEST.get(basis, ".")
+    lines = [html.Li([html.Strong("Test: "), said], id="rank-test")]
     if answer.get("p_adjusted"):
         lines.append(html.Li([html.Strong("p_adjusted: "), f"{answer['p_adjusted']}."],
                              id="rank-bh"))

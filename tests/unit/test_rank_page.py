@@ -251,4 +251,29 @@ def test_the_page_names_the_test_or_that_none_can_be_made(dash_app):
     assert "unpaired z-test" in page_json(dash_app, figure="pythia-zero-shot")
     # DynTS gives no standard errors and no items: no test
     text = page_json(dash_app, figure="dynts-llama-vs-qwen")
-    assert "none: no test can be made on this data" in text
+    assert "none: no test can be made on this data (neither per-item records" in text
+    # categories hold different questions: items, but no pair of categories shares one
+    text = page_json(dash_app, figure="mmlu-pro", by="category")
+    assert "no pair has enough items both answered" in text
+
+
+def test_k_where_the_items_allow_it(dash_app, tmp_path):
+    """Items with 3 samples each: the k menu offers pass@1 to pass@3, k=2 ranks pass@2 (the
+    answer's k), k=5 is dropped with a note."""
+    from tests.items_fixture import item_scores, items_figure
+
+    models = ("a", "b", "c")
+    scores = item_scores(models=models, n_items=12, samples=3, seed=2)
+    figure = items_figure(tmp_path / "items", "toy-k", scores, models=models)
+    state = dash_app.server.extensions["evalmaps"]
+    before = state["catalog"]
+    state["catalog"] = before.with_figures([figure])
+    try:
+        text = page_json(dash_app, figure="toy-k", k="2")
+        assert '"value": 2' in text and '"pass@3"' in text  # the k menu, at 2, up to 3
+        rank_state = parse("?figure=toy-k&k=2", state["catalog"])
+        assert rank_state.k == 2 and rank_state.query()["k"] == ["2"]
+        assert RankView.from_query(state["catalog"], rank_state.query()).to_dict()["k"] == 2
+        assert "pass@5 needs 5 samples" in page_json(dash_app, figure="toy-k", k="5")
+    finally:
+        state["catalog"] = before
