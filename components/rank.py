@@ -30,7 +30,7 @@ from components.heatmap import (
     style_meta,
     tick_label,
 )
-from evalmaps.analysis.compare import ONE_ROW, label_grid, label_ref
+from evalmaps.analysis.compare import ONE_ROW, CompareError, label_grid, label_ref
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import Figure
 from evalmaps.core.labels import label_prefix, without_prefix
@@ -106,13 +106,17 @@ def plural(word: str, n: int) -> str:
 
 # --------------------------------------------------------------------------- Compare's address
 
-def compare_href(figure: Figure, by: str, a: str, b: str, labels: dict, k: int = 1) -> str:
+def compare_href(figure: Figure, by: str, a: str, b: str, labels: dict, k: int = 1,
+                 grid=None) -> str:
     """The Compare page of models ``a`` and ``b`` (labels of ``by``) on the cell ``labels``
     (its other dimensions' labels), with that cell's items open: ``a=<figure>:<by>=<a>``, the
-    grid Compare draws two labels on by default, the dimensions off the grid fixed at the
-    cell's labels and ``cell=<row label>|<column label>``."""
+    grid Compare draws two labels on by default (``grid``: :func:`compare_grid`, when the
+    caller has it), the dimensions off the grid fixed at the cell's labels and
+    ``cell=<row label>|<column label>``. '' when Compare cannot lay the two out."""
     spec = figure.spec
-    grid = label_grid(spec, by)
+    grid = grid or compare_grid(figure, by)
+    if grid is None:
+        return ""
     pairs = [("a", label_ref(figure.id, by, a)), ("b", label_ref(figure.id, by, b))]
     on_grid = {grid.x} | ({grid.y} if grid.y != ONE_ROW else set())
     for dim, label in labels.items():
@@ -123,6 +127,14 @@ def compare_href(figure: Figure, by: str, a: str, b: str, labels: dict, k: int =
     row = ONE_ROW if grid.y == ONE_ROW else str(labels.get(grid.y, ""))
     pairs.append(("cell", f"{row}|{labels.get(grid.x, '')}"))
     return "/compare?" + urlencode(pairs, safe=":(),=/|")
+
+
+def compare_grid(figure: Figure, by: str):
+    """The grid Compare draws two labels of ``by`` on by default; None where it has none."""
+    try:
+        return label_grid(figure.spec, by)
+    except CompareError:
+        return None
 
 
 # --------------------------------------------------------------------------- the pair map
@@ -209,6 +221,7 @@ def pair_figure(figure: Figure, answer: dict, cell: dict, models: list[str], k: 
     hover = [["" for _ in models] for _ in models]
     href = [["" for _ in models] for _ in models]
     outlined = []
+    grid = compare_grid(figure, by)
     for pair in cell["pairs"]:
         if pair["a"] not in at or pair["b"] not in at:
             continue
@@ -218,7 +231,8 @@ def pair_figure(figure: Figure, answer: dict, cell: dict, models: list[str], k: 
             if fmt.finite(seen.get("diff")) and seen.get("n") != 0:
                 z[i, j] = fmt.shown(metric, seen["diff"], decimals)[0]
             hover[i][j] = pair_hover(figure, cell, seen, means, alpha)
-            href[i][j] = compare_href(figure, by, seen["a"], seen["b"], facets, k)
+            href[i][j] = compare_href(figure, by, seen["a"], seen["b"], facets, k, grid) \
+                if grid is not None else ""
             if distinguishable(seen, alpha):
                 outlined.append((i, j))
     bound = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0

@@ -35,7 +35,7 @@ from dash import (
 )
 from dash.exceptions import PreventUpdate
 
-from components.controls import dom_id, label_options, labelled
+from components.controls import dom_id, figure_label, label_options, labelled
 from components.dash_internals import PAGES_LOCATION
 from components.filters import filters, register_filters
 from components.items import k_menu
@@ -47,6 +47,7 @@ from components.rank import (
     model_order,
     pair_figure,
     pair_width,
+    plural,
     sentences,
     span_text,
     table_rows,
@@ -129,11 +130,13 @@ def rank_answer(catalog, state: RankState):
 
 def controls(catalog, figure, state: RankState) -> dbc.Row:
     spec = figure.spec
-    figures = [{"label": catalog.figure(fid).spec.title, "value": fid} for fid in rankable(catalog)]
+    figures = [{"label": figure_label(catalog.figure(fid)), "value": fid}
+               for fid in rankable(catalog)]
     by_options = [{"label": f"{spec.dims[d].title} ({len(spec.dims[d].labels)} labels)",
                    "value": d} for d in rank_dims(figure)]
     chosen = dict(state.slice)
-    menus = [labelled(f"{spec.dims[d].title}s ranked" if d == state.by else spec.dims[d].title,
+    menus = [labelled(f"{plural(spec.dims[d].title, 2)} ranked" if d == state.by
+                      else spec.dims[d].title,
                       dcc.Dropdown(id={"type": "rank-slice", "dim": d},
                                    options=label_options(spec.dims[d].labels),
                                    value=list(chosen.get(d, spec.dims[d].labels)), multi=True,
@@ -327,8 +330,8 @@ def rank_table(answer: dict, dims: list[str], figure) -> dag.AgGrid:
     spec = figure.spec
     by = answer["by"]
     rows = table_rows(answer, dims)
-    for row, cell_row in zip(rows, (m for c in answer["cells"] for m in c["models"])):
-        facets = next(c["labels"] for c in answer["cells"] if cell_row in c["models"])
+    facets_of = [c["labels"] for c in answer["cells"] for _ in c["models"]]  # rows' order
+    for row, facets in zip(rows, facets_of):
         metric, decimals = spec.metric_for(facets), figure.decimals_for(facets)
         row["mean_text"] = fmt.mean(metric, row["mean"], decimals)
         row["ci_text"] = (f"{fmt.mean(metric, row['ci_low'], decimals)} – "
