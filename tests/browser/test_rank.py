@@ -220,6 +220,14 @@ def test_enter_on_a_square_opens_compare(dash_duo, dash_app):
     ActionChains(dash_duo.driver).send_keys(Keys.ARROW_RIGHT).perform()  # the first: top-left
     ActionChains(dash_duo.driver).send_keys(Keys.ARROW_RIGHT).perform()  # row A, column B
     models = answer["models"]
+    pair = answer["cells"][0]["pairs"][0]
+    assert (pair["a"], pair["b"]) == (models[0], models[1])
+    # the live region reads the square as its hover does: the JSON's pair, line by line
+    live = f".heatmap-panel:has({pairs_css(0)}) .heatmap-live"
+    until(lambda: dash_duo.find_element(live).text.startswith(
+        f"A {pair['a']} · B {pair['b']} · Category law · Metric accuracy · mean A "), timeout=10)
+    said = dash_duo.find_element(live).text
+    assert f"only A right {pair['a_only']:,} · only B right {pair['b_only']:,}" in said
     ActionChains(dash_duo.driver).send_keys(Keys.ENTER).perform()
     in_compare(dash_duo, models[0], models[1], "mmlu-pro", "model",
                f"Category {answer['cells'][0]['labels']['category']} · Metric accuracy")
