@@ -143,7 +143,8 @@ def controls(catalog, figure, state: RankState) -> dbc.Row:
                                    placeholder="All", maxHeight=240,
                                    className="rank-slice-menu"),
                       html_for=dom_id({"type": "rank-slice", "dim": d}), width=3)
-             for d in [state.by, *(d for d in spec.dim_names if d != state.by)]]
+             for d in [state.by, *(d for d in spec.dim_names if d != state.by)]
+             if len(spec.dims[d].labels) > 1]  # one label: nothing to pick
     most = max_k(figure)
     return dbc.Row([
         labelled("Figure", dcc.Dropdown(id="rank-figure", options=figures, value=figure.id,
