@@ -288,8 +288,9 @@ def pair_width(n: int, labels: list[str]) -> int:
 
 
 def outlines(cells, ny: int, nx: int, color: str, name: str) -> list[dict]:
-    """The outlines of ``cells`` ((i, j) each) as ONE path shape in axis-domain fractions (a
-    shape a square would cost plotly.js a redraw of each at 50 models)."""
+    """The outlines of ``cells`` ((i, j) each) as path shapes in axis-domain fractions (one a
+    line: a shape a square would cost plotly.js a redraw of each at 50 models): a dark line on
+    a white one, seen on light and on dark squares alike (as Compare's outline of a cell)."""
     if not cells:
         return []
     parts = []
@@ -297,9 +298,11 @@ def outlines(cells, ny: int, nx: int, color: str, name: str) -> list[dict]:
         box = cell_box(i, j, ny, nx, inset=0.06)
         parts.append(f"M{box['x0']:.5f},{box['y0']:.5f}H{box['x1']:.5f}V{box['y1']:.5f}"
                      f"H{box['x0']:.5f}Z")
-    return [{"type": "path", "xref": "x domain", "yref": "y domain", "path": "".join(parts),
-             "line": {"color": color, "width": 2}, "fillcolor": "rgba(0,0,0,0)",
-             "layer": "above", "name": name}]
+    path = "".join(parts)
+    return [{"type": "path", "xref": "x domain", "yref": "y domain", "path": path,
+             "line": {"color": line, "width": width}, "fillcolor": "rgba(0,0,0,0)",
+             "layer": "above", "name": f"{name}-{part}"}
+            for part, line, width in (("halo", "#ffffff", 4), ("line", color, 2))]
 
 
 # --------------------------------------------------------------------------- the where map
@@ -367,7 +370,7 @@ def where_figure(figure: Figure, answer: dict, models: list[str]) -> dict:
     spec = TraceSpec(
         decimals=0 if whole else 1, hovertemplate="%{customdata[0]}", colorscale=RANK_SCALE,
         zrange=(1, max(len(models), 2)), texttemplate="%{z:.0f}" if whole else "%{z:.1f}",
-        colorbar_title="Rank (1: best)", colorbar={"autorange": "reversed"},
+        colorbar_title="Rank (1: best)", colorbar={"dtick": 1, "tick0": 1},
         reversescale=True, scale=None, dtype="f8")
     data = heatmap_traces(z, names, models, spec, special=(
         Special(~np.isfinite(z), f"{theme.text(by_title)} %{{y}} · %{{x}}: not ranked here"),))

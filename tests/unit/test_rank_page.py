@@ -157,8 +157,8 @@ def test_the_pair_map_is_b_minus_a_row_a_column_b(catalog):
     assert parse_qs(parts.query) == {"a": ["mmlu-pro:model=7b"], "b": ["mmlu-pro:model=13b"],
                                      "cell": ["biology|accuracy"]}
     # outlined: the distinguishable squares, both ways round (one path of four boxes)
-    (shape,) = fig["layout"]["shapes"]
-    assert shape["path"].count("M") == 4
+    halo, shape = fig["layout"]["shapes"]  # a white line under a dark one
+    assert shape["path"] == halo["path"] and shape["path"].count("M") == 4
 
 
 def test_a_pair_without_a_test_says_so(catalog):
@@ -182,7 +182,7 @@ def test_the_where_map_sentences_and_table(catalog):
     assert z[:, 0].tolist() == [3, 2, 1]
     assert "95% rank interval 2–3 · simultaneous rank set 1–3" in \
         fig["data"][0]["customdata"][1][0][0]
-    (shape,) = fig["layout"]["shapes"]
+    _, shape = fig["layout"]["shapes"]
     assert shape["path"].count("M") == 2  # 13b and 70b: best or tied
     assert builders.sentences(answer, figure) == [s["sentence"] for s in answer["summary"]]
     rows = builders.table_rows(answer, ["category"])
