@@ -17,7 +17,7 @@ reopen a view. The page reads its URL forgivingly (what names nothing is dropped
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, quote
+from urllib.parse import quote
 
 import dash
 import dash_ag_grid as dag
@@ -36,7 +36,7 @@ from dash import (
 from dash.exceptions import PreventUpdate
 
 from components.controls import dom_id, figure_label, label_options, labelled
-from components.dash_internals import PAGES_CONTENT, PAGES_LOCATION
+from components.dash_internals import PAGES_LOCATION
 from components.filters import filters, register_filters
 from components.items import k_menu
 from components.keyboard import keyboard_map
@@ -71,13 +71,10 @@ from evalmaps.views.state import (
     rankable,
 )
 from layouts._shared import (
-    LIVE,
     UPLOADS,
     boundary,
     empty_note,
     get_catalog,
-    live_drawn,
-    live_drawn_id,
     page_location,
     problems_alert,
     register_nav_sync,
@@ -377,32 +374,6 @@ def rank_table(answer: dict, dims: list[str], figure) -> dag.AgGrid:
                          "tabToNextCell": {"function": "false"},
                          "tabToNextHeader": {"function": "false"}},
         style={"height": f"{min(60 + 42 * len(rows), 520)}px"}, className="cells-grid")
-
-
-# --------------------------------------------------------------------------- a watched figure
-
-@callback(
-    Output(PAGES_CONTENT, "children", allow_duplicate=True),
-    Input(LIVE, "data"),
-    State("rank-loc", "search"),
-    State(live_drawn_id(PAGE), "children"),
-    State(UPLOADS, "data"),
-    prevent_initial_call=True,
-)
-@boundary
-def redraw(live, search, drawn_live, uploads):
-    """A watched figure the page ranks has a new version (assets/evalmaps-live.js): the page is
-    drawn again for its URL, ranked on the figure as it is now. Nothing while what the page
-    drew is what this process serves."""
-    if not live or search is None:
-        raise PreventUpdate
-    query = {key: values[0] if len(values) == 1 else values
-             for key, values in parse_qs(search.lstrip("?"), keep_blank_values=True).items()}
-    catalog = get_catalog(uploads, *stored_ids(*query.values()))
-    state = parse_rank_state(query, catalog)
-    if state is None or live_drawn(state.figure) == drawn_live:
-        raise PreventUpdate
-    return layout(uploads=uploads, **query)
 
 
 # --------------------------------------------------------------------------- a pair to Compare

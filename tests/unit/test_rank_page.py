@@ -277,23 +277,3 @@ def test_k_where_the_items_allow_it(dash_app, tmp_path):
         assert "pass@5 needs 5 samples" in page_json(dash_app, figure="toy-k", k="5")
     finally:
         state["catalog"] = before
-
-
-def test_a_watched_figures_new_version_draws_the_page_again(dash_app):
-    """evalmaps-live.js's request (the live store set): the page is drawn again for its URL
-    when what it drew is not what is served now; else nothing."""
-    from dash.exceptions import PreventUpdate
-
-    from layouts import rank
-    from layouts._shared import live_drawn
-
-    with dash_app.server.test_request_context("/rank"):
-        now = live_drawn("mmlu-pro")
-        stale = json.dumps({**json.loads(now), "versions": {"mmlu-pro": "older"}})
-        with pytest.raises(PreventUpdate):
-            rank.redraw(1, "?figure=mmlu-pro", now, None)
-        with pytest.raises(PreventUpdate):
-            rank.redraw(None, "?figure=mmlu-pro", stale, None)
-        page = rank.redraw(1, "?figure=mmlu-pro&by=category", stale, None)
-    text = json.dumps(page.to_plotly_json(), default=lambda o: o.to_plotly_json())
-    assert '"rank-body"' in text and '"value": "category"' in text
