@@ -14,7 +14,7 @@ fixed axis ranges, cell j spanning j/nx..(j+1)/nx of the axis).
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
+from urllib.parse import quote_plus, urlencode
 
 import numpy as np
 
@@ -113,20 +113,42 @@ def compare_href(figure: Figure, by: str, a: str, b: str, labels: dict, k: int =
     grid Compare draws two labels on by default (``grid``: :func:`compare_grid`, when the
     caller has it), the dimensions off the grid fixed at the cell's labels and
     ``cell=<row label>|<column label>``. '' when Compare cannot lay the two out."""
-    spec = figure.spec
-    grid = grid or compare_grid(figure, by)
-    if grid is None:
-        return ""
-    pairs = [("a", label_ref(figure.id, by, a)), ("b", label_ref(figure.id, by, b))]
-    on_grid = {grid.x} | ({grid.y} if grid.y != ONE_ROW else set())
-    for dim, label in labels.items():
-        if dim not in on_grid and dim != by and len(spec.dims[dim].labels) > 1:
-            pairs.append((dim, str(label)))
-    if k != 1:
-        pairs.append(("k", str(k)))
-    row = ONE_ROW if grid.y == ONE_ROW else str(labels.get(grid.y, ""))
-    pairs.append(("cell", f"{row}|{labels.get(grid.x, '')}"))
-    return "/compare?" + urlencode(pairs, safe=":(),=/|")
+    return CompareLinks(figure, by, labels, k, grid).href(a, b)
+
+
+URL_SAFE = ":(),=/|"  # left as they are in Compare's addresses (labels, cells)
+
+
+class CompareLinks:
+    """The Compare addresses of one cell's pairs (:func:`compare_href`), its fixed part
+    written once: a map of 50 models has 2,450 squares."""
+
+    def __init__(self, figure: Figure, by: str, labels: dict, k: int = 1, grid=None) -> None:
+        spec = figure.spec
+        self.grid = grid or compare_grid(figure, by)
+        self.figure_id, self.by = figure.id, by
+        self.refs: dict[str, str] = {}
+        if self.grid is None:
+            return
+        on_grid = {self.grid.x} | ({self.grid.y} if self.grid.y != ONE_ROW else set())
+        rest = [(dim, str(label)) for dim, label in labels.items()
+                if dim not in on_grid and dim != by and len(spec.dims[dim].labels) > 1]
+        if k != 1:
+            rest.append(("k", str(k)))
+        row = ONE_ROW if self.grid.y == ONE_ROW else str(labels.get(self.grid.y, ""))
+        rest.append(("cell", f"{row}|{labels.get(self.grid.x, '')}"))
+        self.rest = urlencode(rest, safe=URL_SAFE)
+
+    def ref(self, model: str) -> str:
+        if model not in self.refs:
+            self.refs[model] = quote_plus(label_ref(self.figure_id, self.by, model),
+                                          safe=URL_SAFE)
+        return self.refs[model]
+
+    def href(self, a: str, b: str) -> str:
+        if self.grid is None:
+            return ""
+        return f"/compare?a={self.ref(a)}&b={self.ref(b)}&{self.rest}"
 
 
 def compare_grid(figure: Figure, by: str):
@@ -155,29 +177,51 @@ def oriented(pair: dict, row: str) -> dict:
             "a_only": pair.get("b_only"), "b_only": pair.get("a_only")}
 
 
-def pair_hover(figure: Figure, cell: dict, pair: dict, means: dict, alpha: float) -> str:
+class PairText:
+    """How one cell's squares write their hovers: its metric, decimals and title worked out
+    once, each mean written once (every number by :mod:`evalmaps.core.text`)."""
+
+    def __init__(self, figure: Figure, cell: dict, alpha: float) -> None:
+        facets = cell["labels"]
+        self.metric = figure.spec.metric_for(facets)
+        self.decimals = figure.decimals_for(facets)
+        self.places = diff_places(figure, facets)
+        unit = fmt.difference_unit(self.metric)
+        self.unit = f" {unit}" if unit else ""
+        self.title = theme.text(cell_title(figure, cell))
+        self.alpha = alpha
+        self.means = {m["model"]: m["mean"] for m in cell["models"]}
+        self.written: dict[float, str] = {}
+        self.names: dict[str, str] = {}
+
+    def mean(self, v) -> str:
+        if not fmt.finite(v):
+            return fmt.DASH
+        if v not in self.written:
+            self.written[v] = fmt.mean(self.metric, v, self.decimals)
+        return self.written[v]
+
+    def signed(self, v) -> str:
+        if not fmt.finite(v):
+            return fmt.DASH
+        return fmt.signed(fmt.shown(self.metric, v, self.decimals)[0], self.places)
+
+    def name(self, model: str) -> str:
+        if model not in self.names:
+            self.names[model] = theme.text(model)
+        return self.names[model]
+
+
+def pair_hover(text: PairText, pair: dict) -> str:
     """The hover of one square (row A, column B), every number the answer's: both means, B − A
     with its interval, n, a_only, b_only, the test and both p values."""
-    facets = cell["labels"]
-    metric = figure.spec.metric_for(facets)
-    decimals = figure.decimals_for(facets)
-    places = diff_places(figure, facets)
     a, b = pair["a"], pair["b"]
-
-    def mean(side):
-        v = pair.get(f"{side}_mean", means.get(pair[side]))
-        return fmt.mean(metric, v, decimals) if fmt.finite(v) else fmt.DASH
-
-    def signed(v):
-        return fmt.signed(fmt.shown(metric, v, decimals)[0], places) if fmt.finite(v) else fmt.DASH
-
-    unit = fmt.difference_unit(metric)
-    unit = f" {unit}" if unit else ""
-    lines = [f"A {theme.text(a)} · B {theme.text(b)}", theme.text(cell_title(figure, cell)),
-             f"mean A {mean('a')} · mean B {mean('b')}"]
-    diff = f"B {fmt.MINUS} A {signed(pair.get('diff'))}{unit}"
+    lines = [f"A {text.name(a)} · B {text.name(b)}", text.title,
+             f"mean A {text.mean(pair.get('a_mean', text.means.get(a)))} · "
+             f"mean B {text.mean(pair.get('b_mean', text.means.get(b)))}"]
+    diff = f"B {fmt.MINUS} A {text.signed(pair.get('diff'))}{text.unit}"
     if fmt.finite(pair.get("ci_low")) and fmt.finite(pair.get("ci_high")):
-        diff += f" [{signed(pair['ci_low'])}, {signed(pair['ci_high'])}]"
+        diff += f" [{text.signed(pair['ci_low'])}, {text.signed(pair['ci_high'])}]"
     lines.append(diff + (f" · n {pair['n']:,} items" if pair.get("n") is not None else ""))
     if pair.get("a_only") is not None and pair.get("b_only") is not None:
         lines.append(f"only A right {pair['a_only']:,} · only B right {pair['b_only']:,}")
@@ -192,8 +236,8 @@ def pair_hover(figure: Figure, cell: dict, pair: dict, means: dict, alpha: float
     else:
         lines.append(f"{test_name(test)}: p {p_text(pair.get('p'))} · "
                      f"BH-adjusted p {p_text(pair.get('p_adjusted'))}")
-        lines.append("distinguishable" if distinguishable(pair, alpha)
-                     else f"not distinguishable (adjusted p ≥ {alpha:g})")
+        lines.append("distinguishable" if distinguishable(pair, text.alpha)
+                     else f"not distinguishable (adjusted p ≥ {text.alpha:g})")
     return "<br>".join(lines)
 
 
@@ -214,14 +258,14 @@ def pair_figure(figure: Figure, answer: dict, cell: dict, models: list[str], k: 
     metric = figure.spec.metric_for(facets)
     decimals = figure.decimals_for(facets)
     places = diff_places(figure, facets)
-    means = {m["model"]: m["mean"] for m in cell["models"]}
+    text = PairText(figure, cell, alpha)
+    links = CompareLinks(figure, by, facets, k)
     at = {m: i for i, m in enumerate(models)}
     n = len(models)
     z = np.full((n, n), np.nan)
     hover = [["" for _ in models] for _ in models]
     href = [["" for _ in models] for _ in models]
     outlined = []
-    grid = compare_grid(figure, by)
     for pair in cell["pairs"]:
         if pair["a"] not in at or pair["b"] not in at:
             continue
@@ -230,9 +274,8 @@ def pair_figure(figure: Figure, answer: dict, cell: dict, models: list[str], k: 
             i, j = at[seen["a"]], at[seen["b"]]
             if fmt.finite(seen.get("diff")) and seen.get("n") != 0:
                 z[i, j] = fmt.shown(metric, seen["diff"], decimals)[0]
-            hover[i][j] = pair_hover(figure, cell, seen, means, alpha)
-            href[i][j] = compare_href(figure, by, seen["a"], seen["b"], facets, k, grid) \
-                if grid is not None else ""
+            hover[i][j] = pair_hover(text, seen)
+            href[i][j] = links.href(seen["a"], seen["b"])
             if distinguishable(seen, alpha):
                 outlined.append((i, j))
     bound = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
