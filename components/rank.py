@@ -106,22 +106,16 @@ def plural(word: str, n: int) -> str:
 
 # --------------------------------------------------------------------------- Compare's address
 
-def compare_href(figure: Figure, by: str, a: str, b: str, labels: dict, k: int = 1,
-                 grid=None) -> str:
-    """The Compare page of models ``a`` and ``b`` (labels of ``by``) on the cell ``labels``
-    (its other dimensions' labels), with that cell's items open: ``a=<figure>:<by>=<a>``, the
-    grid Compare draws two labels on by default (``grid``: :func:`compare_grid`, when the
-    caller has it), the dimensions off the grid fixed at the cell's labels and
-    ``cell=<row label>|<column label>``. '' when Compare cannot lay the two out."""
-    return CompareLinks(figure, by, labels, k, grid).href(a, b)
-
-
 URL_SAFE = ":(),=/|"  # left as they are in Compare's addresses (labels, cells)
 
 
 class CompareLinks:
-    """The Compare addresses of one cell's pairs (:func:`compare_href`), its fixed part
-    written once: a map of 50 models has 2,450 squares."""
+    """The Compare addresses of one cell's pairs: models ``a`` and ``b`` (labels of ``by``) on
+    the cell ``labels`` (its other dimensions' labels), with that cell's items open:
+    ``a=<figure>:<by>=<a>``, the grid Compare draws two labels on by default (``grid``:
+    :func:`compare_grid`, when the caller has it), the dimensions off the grid fixed at the
+    cell's labels and ``cell=<row label>|<column label>``; '' where Compare cannot lay the two
+    out. The fixed part is written once: a map of 50 models has 2,450 squares."""
 
     def __init__(self, figure: Figure, by: str, labels: dict, k: int = 1, grid=None) -> None:
         spec = figure.spec

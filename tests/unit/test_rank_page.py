@@ -191,10 +191,11 @@ def test_the_where_map_sentences_and_table(catalog):
                                ("70b", 0.41, 0.3745, 2, True)]
 
 
-def test_compare_href_fixes_the_dimensions_off_the_grid(catalog):
+def test_a_compare_address_fixes_the_dimensions_off_the_grid(catalog):
     pythia = catalog.figure("pythia-zero-shot")
-    href = builders.compare_href(pythia, "model", "70m", "12b",
-                                 {"task": "piqa", "metric": "acc", "step": "143000"})
+    href = builders.CompareLinks(pythia, "model",
+                                 {"task": "piqa", "metric": "acc", "step": "143000"}).href(
+        "70m", "12b")
     query = parse_qs(urlsplit(href).query)
     assert query["a"] == ["pythia-zero-shot:model=70m"]
     assert query["metric"] == ["acc"]  # off Compare's grid (task by step): fixed
