@@ -17,7 +17,8 @@ reopen a view. The page reads its URL forgivingly (what names nothing is dropped
 
 from __future__ import annotations
 
-from urllib.parse import quote
+from dataclasses import replace
+from urllib.parse import parse_qs, quote
 
 import dash
 import dash_ag_grid as dag
@@ -166,14 +167,16 @@ def controls(catalog, figure, state: RankState) -> dbc.Row:
     Input({"type": "rank-slice", "dim": ALL}, "value"),
     State({"type": "rank-slice", "dim": ALL}, "id"),
     State("rank-rendered-figure", "data"),
-    State("rank-loc", "search"),
+    State(PAGES_LOCATION, "search"),
     State(UPLOADS, "data"),
     prevent_initial_call=True,
 )
 @boundary
 def navigate(figure_id, by, k, facet_values, facet_ids, rendered, search, uploads):
     """A control's change: the page's new address (Dash Pages draws it anew). Another figure
-    opens with its defaults; a menu emptied, or holding every label, keeps them all."""
+    opens with its defaults; a menu emptied, or holding every label, keeps them all. Controls
+    that show the address's own view change nothing: a page drawn anew for back or forward
+    replaces controls of the same ids, which Dash reports as changed."""
     catalog = get_catalog(uploads, figure_id, rendered)
     if figure_id not in catalog or rendered not in catalog:
         raise PreventUpdate
@@ -191,8 +194,13 @@ def navigate(figure_id, by, k, facet_values, facet_ids, rendered, search, upload
             kept = tuple(label for label in spec.dims[dim].labels if label in set(values))
             if (dim != by or len(kept) >= 2) and kept and len(kept) < len(spec.dims[dim].labels):
                 sliced.append((dim, kept))
+        sliced.sort(key=lambda item: spec.dim_names.index(item[0]))  # as the URL has them
         k = int(k) if isinstance(k, (int, float)) and k >= 1 else 1
         state = RankState(figure.id, by, k if k <= max_k(figure) else 1, tuple(sliced))
+        shown = parse_rank_state(parse_qs((search or "").lstrip("?"), keep_blank_values=True),
+                                 catalog)
+        if shown is not None and replace(shown, problems=()) == state:
+            raise PreventUpdate  # the address's own view
         target = state.to_query()
     if target == (search or ""):
         raise PreventUpdate

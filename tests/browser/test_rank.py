@@ -294,6 +294,10 @@ def test_a_control_changes_the_url_and_back_reopens_the_view(dash_duo, dash_app)
     dash_duo.driver.back()
     until(lambda: "by=category" not in dash_duo.driver.current_url, timeout=20)
     until(lambda: rows() == models, timeout=60)
+    # the page drawn anew for back writes no address of its own: forward is still there
+    dash_duo.driver.forward()
+    until(lambda: "by=category" in dash_duo.driver.current_url, timeout=20)
+    until(lambda: rows() == categories, timeout=60)
     assert dash_duo.get_logs() == []
 
 
