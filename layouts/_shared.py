@@ -44,7 +44,8 @@ from evalmaps.service.store import STORED_ID_IN
 from evalmaps.service.uploads import catalog_with
 from evalmaps.views.state import ViewState, parse_state, read_cluster, state_from_controls
 
-NAV_PAGES = [("Browse", "/"), ("Trends", "/trends"), ("Compare", "/compare"), ("Data", "/data")]
+NAV_PAGES = [("Browse", "/"), ("Trends", "/trends"), ("Compare", "/compare"), ("Rank", "/rank"),
+             ("Data", "/data")]
 LIVE = "live-version"  # the store evalmaps-live.js sets when a shown figure has a new version
 UPLOADS = "uploads"  # the local store (in app.layout): ids of this browser's recent uploads
 

@@ -36,6 +36,7 @@ from evalmaps.analysis.compare import (
     parse_ref,
     resolve,
 )
+from evalmaps.analysis.rank import default_by
 from evalmaps.analysis.slicing import COLOR_MODES, ZSCALES
 from evalmaps.catalog.items import max_k
 from evalmaps.core import text as fmt
@@ -705,10 +706,10 @@ NAV_RULES: dict = {
     "own": {"/": ["color", "labels", "k", "cluster"],
             "/trends": ["transpose", "overlay", "threshold", "logx", "k", "cluster"],
             "/compare": ["a", "b", "ydim", "xdim", "avg", "color", "labels", "cluster", "power"],
-            "/data": []},
+            "/data": [], "/rank": ["by"]},
     "sliced": ["/", "/trends", "/data"],
     "named": ["color", "labels", "transpose", "overlay", "threshold", "logx", "a", "b", "ydim",
-              "xdim", "avg", "format", "cell", "which", "q", "cluster", "power"],
+              "xdim", "avg", "format", "cell", "which", "q", "cluster", "power", "by"],
 }
 
 
@@ -727,3 +728,147 @@ def nav_href(path: str, search: str | None) -> str:
 
 def _form(text: str) -> str:
     return quote_plus(text, safe="*").replace("~", "%7E")
+
+
+# --------------------------------------------------------------------------- Rank
+
+RANK_MIN_LABELS = 3  # the Rank page offers the figures with a dimension of this many labels
+MAX_RANK_CELLS = 30  # a page opened without a slice fixes dimensions until it shows this many
+
+
+def rank_dims(figure: Figure) -> list[str]:
+    """The dimensions of a figure that can be ranked over (``by``): those with two labels or
+    more, facets first, then y, then x; not one whose labels are different metrics (acc and
+    perplexity cannot be ranked against each other)."""
+    spec = figure.spec
+    out = []
+    for d in spec.dim_names:
+        if len(spec.dims[d].labels) < 2:
+            continue
+        if spec.metrics is not None and spec.metrics.dim == d and len(
+                {spec.metric_for({d: label}) for label in spec.dims[d].labels}) > 1:
+            continue
+        out.append(d)
+    return out
+
+
+def rankable(catalog: Catalog) -> list[str]:
+    """The ids of the figures the Rank page offers: those with a dimension of
+    :data:`RANK_MIN_LABELS` labels or more and one to rank over."""
+    return [figure.id for figure in catalog
+            if rank_dims(figure) and any(len(dim.labels) >= RANK_MIN_LABELS
+                                         for dim in figure.spec.dims.values())]
+
+
+@dataclass(frozen=True)
+class RankState:
+    """The Rank page's state, as its URL holds it: ``?figure=ID&by=DIM&k=K&<dim>=<label>...``
+    (the keys of ``/api/rank``; defaults left out). ``slice``: the labels kept of each other
+    dimension (only those narrowed); ``problems``: what the page dropped from its URL."""
+
+    figure: str
+    by: str
+    k: int = 1
+    slice: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    problems: tuple[str, ...] = ()
+
+    def query(self) -> dict[str, str | list[str]]:
+        """The query as ``/api/rank`` and ``RankView.from_query`` read it (a dict of lists)."""
+        out: dict[str, str | list[str]] = {"figure": [self.figure], "by": [self.by]}
+        if self.k != 1:
+            out["k"] = [str(self.k)]
+        for dim, labels in self.slice:
+            out[dim] = list(labels)
+        return out
+
+    def to_query(self, default_by: str | None = None) -> str:
+        pairs = [("figure", self.figure)]
+        if self.by != default_by:
+            pairs.append(("by", self.by))
+        if self.k != 1:
+            pairs.append(("k", str(self.k)))
+        pairs += [(dim, label) for dim, labels in self.slice for label in labels]
+        return "?" + urlencode(pairs)
+
+
+def default_rank_by(figure: Figure) -> str | None:
+    """The dimension ``/api/rank`` ranks when none is named
+    (:func:`evalmaps.analysis.rank.default_by`), where the page can rank it; else the first
+    it can."""
+    dims = rank_dims(figure)
+    by = default_by(figure)
+    return by if by in dims else (dims[0] if dims else None)
+
+
+def default_rank_slice(figure: Figure, by: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """What a Rank page opened without a slice shows: every cell, unless that is more than
+    :data:`MAX_RANK_CELLS`; then the dimensions with the most labels are fixed, one at a time,
+    until it is not: at their first label, or the last of numbers (a sweep's final step).
+    Pythia's 65 tasks x 2 metrics x 27 steps: the first task at step 143000, both metrics."""
+    spec = figure.spec
+    others = [d for d in spec.dim_names if d != by]
+    count = math.prod(len(spec.dims[d].labels) for d in others)
+    fixed: dict[str, tuple[str, ...]] = {}
+    for dim in sorted(others, key=lambda d: -len(spec.dims[d].labels)):
+        if count <= MAX_RANK_CELLS:
+            break
+        count //= len(spec.dims[dim].labels)
+        labels = spec.dims[dim].labels
+        fixed[dim] = (labels[-1] if spec.dims[dim].numeric else labels[0],)
+    return tuple((d, fixed[d]) for d in others if d in fixed)
+
+
+def parse_rank_state(query: Query, catalog: Catalog) -> RankState | None:
+    """Read the Rank page's state from a query, forgiving: a figure with nothing to rank, a
+    ``by`` that is not a dimension of 3 labels or more, a ``k`` the items do not allow or a
+    label that names nothing is dropped and said in ``problems``. None: no figure of the
+    catalog can be ranked."""
+    ids = rankable(catalog)
+    if not ids:
+        return None
+    problems: list[str] = []
+    default = next((fid for fid in ids if getattr(catalog.figure(fid), "items", None) is not None),
+                   ids[0])  # as /api/rank's: the first with per-item records
+    fid = first(query.get("figure")) or default
+    if fid not in catalog:
+        problems.append(f"There is no figure '{fmt.clip(fid)}'; ranking '{default}' instead.")
+        fid = default
+    elif fid not in ids:
+        problems.append(f"Figure '{fmt.clip(fid)}' has no dimension of {RANK_MIN_LABELS} labels "
+                        f"or more to rank over; ranking '{default}' instead.")
+        fid = default
+    figure = catalog.figure(fid)
+    spec = figure.spec
+    dims = rank_dims(figure)
+    by = first(query.get("by")) or default_rank_by(figure)
+    if by not in dims:
+        why = ("cannot be ranked (one label, or labels that are different metrics)"
+               if by in spec.dims else "is not a dimension of this figure")
+        problems.append(f"by={fmt.clip(by)} {why}; ranking over "
+                        f"{spec.dims[default_rank_by(figure)].title.lower()} instead.")
+        by = default_rank_by(figure)
+    k = read_k(query, figure, problems)
+    given = False
+    sliced: list[tuple[str, tuple[str, ...]]] = []
+    for dim in spec.dim_names:
+        wanted = [w for w in as_list(query.get(dim)) or [] if w != ""]  # empty: all of them
+        if not wanted:
+            continue
+        given = given or dim != by
+        index = spec.dims[dim].index()
+        unknown = [w for w in wanted if w not in index]
+        if unknown:
+            problems.append(f"Unknown {spec.dims[dim].title.lower()} "
+                            f"{fmt.clip(', '.join(unknown))} ignored.")
+        kept_set = set(wanted)
+        kept = tuple(label for label in spec.dims[dim].labels if label in kept_set)
+        if dim == by and len(kept) < 2 and (kept or not unknown):
+            problems.append(f"Ranking needs two or more {spec.dims[dim].title.lower()} labels; "
+                            f"ranking all of them.")
+            continue
+        if kept and len(kept) < len(spec.dims[dim].labels):
+            sliced.append((dim, kept))
+    state = RankState(fid, by, k, tuple(sliced))
+    if not given:  # the models kept (by's labels) stay
+        state = replace(state, slice=(*state.slice, *default_rank_slice(figure, by)))
+    return replace(state, problems=tuple(problems))

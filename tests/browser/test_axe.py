@@ -16,6 +16,7 @@ PAGES = {
     "/": ".heatmap-graph .main-svg",
     "/trends": ".trends-graph .main-svg",
     "/compare": ".heatmap-graph .main-svg",
+    "/rank": ".heatmap-graph .main-svg",
     "/data": ".ag-root",
 }
 

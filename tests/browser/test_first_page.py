@@ -22,15 +22,20 @@ PAGES = [  # URL, what is drawn, the nav links' hrefs
      {"nav-browse": "/?figure=dynts-r1-llama-benchmarks&labels=off&xmin=0.2",
       "nav-trends": "/trends?figure=dynts-r1-llama-benchmarks&xmin=0.2",
       "nav-compare": "/compare?labels=off",  # the values switch is shared with Compare
+      "nav-rank": "/rank",
       "nav-data": "/data?figure=dynts-r1-llama-benchmarks&xmin=0.2"}),
     ("/trends?figure=short-to-long&overlay=1",
      ".trends-graph .main-svg",
      {"nav-browse": "/?figure=short-to-long", "nav-trends": "/trends?figure=short-to-long&overlay=1",
-      "nav-compare": "/compare", "nav-data": "/data?figure=short-to-long"}),
+      "nav-compare": "/compare", "nav-rank": "/rank", "nav-data": "/data?figure=short-to-long"}),
     ("/compare?color=fixed",
      ".compare-map .main-svg",
      {"nav-browse": "/?color=fixed", "nav-trends": "/trends",  # the colour range is shared
-      "nav-compare": "/compare?color=fixed", "nav-data": "/data"}),
+      "nav-compare": "/compare?color=fixed", "nav-rank": "/rank", "nav-data": "/data"}),
+    ("/rank?figure=mmlu-pro&by=category",
+     ".heatmap-graph .main-svg",
+     {"nav-browse": "/?figure=mmlu-pro", "nav-trends": "/trends?figure=mmlu-pro",
+      "nav-compare": "/compare", "nav-rank": "/rank?by=category", "nav-data": "/data?figure=mmlu-pro"}),
 ]
 
 
@@ -77,7 +82,7 @@ def nav_hrefs(driver) -> dict:
 
 
 TITLES = {"/": "evalmaps · Browse", "/trends": "evalmaps · Trends",
-          "/compare": "evalmaps · Compare", "/data": "evalmaps · Data"}
+          "/compare": "evalmaps · Compare", "/rank": "evalmaps · Rank", "/data": "evalmaps · Data"}
 
 
 @pytest.mark.parametrize("url, drawn, links", PAGES)
@@ -159,6 +164,7 @@ def test_the_nav_follows_the_page_after_the_first(dash_duo, dash_app):
     want = {"nav-browse": ["/?figure=short-to-long", "evalmaps-nav"],  # no Browse key on Trends
             "nav-trends": ["/trends?figure=short-to-long", "evalmaps-nav active"],
             "nav-compare": ["/compare", "evalmaps-nav"],
+            "nav-rank": ["/rank", "evalmaps-nav"],
             "nav-data": ["/data?figure=short-to-long", "evalmaps-nav"]}
     until(lambda: nav_state(dash_duo.driver)["links"] == want, timeout=10)
     assert nav_state(dash_duo.driver)["title"] == "evalmaps · Trends"
@@ -170,11 +176,13 @@ def test_the_nav_follows_the_page_after_the_first(dash_duo, dash_app):
         "nav-browse": ["/" + query, "evalmaps-nav active"],
         "nav-trends": ["/trends?figure=short-to-long", "evalmaps-nav"],
         "nav-compare": ["/compare?color=fixed", "evalmaps-nav"],
+        "nav-rank": ["/rank", "evalmaps-nav"],
         "nav-data": ["/data?figure=short-to-long", "evalmaps-nav"]}
     assert dash_duo.get_logs() == []
 
 
 SEARCHES = ["", "?", "figure=x", "?figure=short-to-long&model=R1+Llama&rows=a%26b&rows=&rows",
+            "?figure=mmlu-pro&by=category&model=Llama-2-7B",
             "?k=%7E*-._%20%C3%A9%2F:&labels=off&a=x%3Ay&b=&color=fixed&overlay=1&format=csv",
             "?a=1&&transpose=1&threshold=80&%E2%9C%93=%F0%9F%99%82&sort=col:0.2"]
 

@@ -67,7 +67,7 @@ def settle(dash_duo, path: str) -> dict:
     return last
 
 
-@pytest.mark.parametrize("path", ["/", "/trends", "/compare"])
+@pytest.mark.parametrize("path", ["/", "/trends", "/compare", "/rank"])
 def test_phone_first_chart_in_first_screen_no_sideways_scroll(dash_duo, dash_app, path,
                                                                tmp_path):
     dash_duo.driver.set_window_size(*PHONE)

@@ -1,0 +1,280 @@
+"""The Rank page's URL state (evalmaps.views.state.RankState) and its builders
+(components/rank.py), on a hand-written answer in /api/rank's shape and on the real answers
+of the built-in figures; the page's layout for good and bad addresses (never an exception)."""
+
+from __future__ import annotations
+
+import json
+import math
+from urllib.parse import parse_qs, urlsplit
+
+import numpy as np
+import pytest
+
+from components import rank as builders
+from components.theme import decoded
+from evalmaps.core import text as fmt
+from evalmaps.views.rank import RankView
+from evalmaps.views.state import (
+    MAX_RANK_CELLS,
+    RankState,
+    parse_rank_state,
+    rank_dims,
+    rankable,
+)
+
+
+def parse(query: str, catalog) -> RankState:
+    return parse_rank_state(parse_qs(query.lstrip("?"), keep_blank_values=True), catalog)
+
+
+# --------------------------------------------------------------------------- the URL
+
+def test_the_page_offers_figures_with_a_dimension_of_three_labels(catalog):
+    ids = rankable(catalog)
+    assert "mmlu-pro" in ids and "pythia-zero-shot" in ids
+    for figure in catalog:
+        big = any(len(d.labels) >= 3 for d in figure.spec.dims.values())
+        assert (figure.id in ids) == (big and bool(rank_dims(figure)))
+
+
+def test_defaults_are_the_apis(catalog):
+    state = parse("", catalog)
+    assert (state.figure, state.by, state.k, state.slice, state.problems) == (
+        "mmlu-pro", "model", 1, (), ())
+    # the page's query is the one /api/rank answers
+    assert RankView.from_query(catalog, state.query()).to_dict()["by"] == "model"
+
+
+@pytest.mark.parametrize("query", [
+    "?figure=mmlu-pro&by=category&metric=accuracy",
+    "?figure=mmlu-pro&category=law&category=math",
+    "?figure=pythia-zero-shot&task=arc_easy&step=1000&model=70m&model=12b&model=1.4b",
+    "?figure=pythia-zero-shot&by=step&task=piqa&metric=acc",
+])
+def test_round_trip(catalog, query):
+    state = parse(query, catalog)
+    assert state.problems == ()
+    assert parse(state.to_query(), catalog) == state
+
+
+def test_a_bad_address_is_forgiven_with_notes(catalog):
+    state = parse("?figure=nope&by=zz&k=x&category=nothing&category=law&model=Llama-2-7B",
+                  catalog)
+    assert (state.figure, state.by, state.k) == ("mmlu-pro", "model", 1)
+    assert state.slice == (("category", ("law",)),)  # one model is no ranking: all of them
+    said = " ".join(state.problems)
+    for part in ("There is no figure 'nope'", "by=zz is not a dimension", "k=x",
+                 "Unknown category nothing", "two or more model labels"):
+        assert part in said
+    assert RankView.from_query(catalog, state.query()).to_dict()["cells"]
+
+
+def test_a_figure_with_nothing_to_rank_and_a_dimension_of_metrics(catalog):
+    state = parse("?figure=core-generalization&by=model", catalog)
+    assert state.by != "model" and "cannot be ranked" in " ".join(state.problems)
+    pythia = catalog.figure("pythia-zero-shot")
+    assert "metric" not in rank_dims(pythia)  # acc and acc_norm: not ranked against each other
+    state = parse("?figure=pythia-zero-shot&by=metric", catalog)
+    assert state.by == "model" and "different metrics" in " ".join(state.problems)
+
+
+def test_a_page_without_a_slice_opens_on_at_most_the_limit(catalog):
+    state = parse("?figure=pythia-zero-shot", catalog)
+    spec = catalog.figure("pythia-zero-shot").spec
+    fixed = dict(state.slice)
+    assert fixed == {"task": (spec.dims["task"].labels[0],),
+                     "step": (spec.dims["step"].labels[-1],)}  # the final step
+    cells = math.prod(len(fixed.get(d, spec.dims[d].labels)) for d in spec.dim_names
+                      if d != state.by)
+    assert cells <= MAX_RANK_CELLS
+    answer = RankView.from_query(catalog, state.query()).to_dict()
+    assert len(answer["cells"]) == cells
+
+
+# --------------------------------------------------------------------------- the builders
+
+def answer_fixture() -> dict:
+    """A hand-written answer in /api/rank's shape: three models, one cell of 0/1 items."""
+    models = ["7b", "13b", "70b"]
+    pair = {"n": 717, "ci_low": 0.0123, "ci_high": 0.0678, "p": 0.00012, "p_adjusted": 0.00036,
+            "test": "mcnemar", "only_in_a": 0, "only_in_b": 0}
+    return {
+        "figure": "mmlu-pro", "by": "model", "alpha": 0.05, "basis": "items",
+        "models": models,
+        "cells": [{"labels": {"category": "biology", "metric": "accuracy"},
+                   "models": [
+                       {"model": "7b", "n": 717, "mean": 0.2957, "ci": [0.2631, 0.3306],
+                        "rank": 3, "rank_ci": [2, 3], "rank_set": [2, 3], "best_or_tied": False},
+                       {"model": "13b", "n": 717, "mean": 0.3724, "ci": [0.3374, 0.4087],
+                        "rank": 2, "rank_ci": [2, 3], "rank_set": [1, 3], "best_or_tied": True},
+                       {"model": "70b", "n": 717, "mean": 0.41, "ci": [0.3745, 0.4464],
+                        "rank": 1, "rank_ci": [1, 2], "rank_set": [1, 2], "best_or_tied": True}],
+                   "pairs": [
+                       {**pair, "a": "7b", "b": "13b", "a_mean": 0.2957, "b_mean": 0.3724,
+                        "diff": 0.0767, "a_only": 67, "b_only": 122, "distinguishable": True},
+                       {**pair, "a": "7b", "b": "70b", "a_mean": 0.2957, "b_mean": 0.41,
+                        "diff": 0.1143, "a_only": 50, "b_only": 132, "distinguishable": True},
+                       {**pair, "a": "13b", "b": "70b", "a_mean": 0.3724, "b_mean": 0.41,
+                        "diff": 0.0376, "p": 0.21, "p_adjusted": 0.21, "a_only": 60,
+                        "b_only": 87, "distinguishable": False}]}],
+        "summary": [{"model": "7b", "cells": 1, "best_or_tied": 0, "best": 0,
+                     "sentence": "7b is best or tied in 0 of 1 category, alone best in 0."},
+                    {"model": "13b", "cells": 1, "best_or_tied": 1, "best": 0,
+                     "sentence": "13b is best or tied in 1 of 1 category, alone best in 0."},
+                    {"model": "70b", "cells": 1, "best_or_tied": 1, "best": 0,
+                     "sentence": "70b is best or tied in 1 of 1 category, alone best in 0."}],
+    }
+
+
+def test_the_pair_map_is_b_minus_a_row_a_column_b(catalog):
+    answer = answer_fixture()
+    figure = catalog.figure("mmlu-pro")
+    cell = answer["cells"][0]
+    fig = builders.pair_figure(figure, answer, cell, answer["models"])
+    main = fig["data"][0]
+    z = decoded(main["z"]).astype(float)
+    at = {m: i for i, m in enumerate(answer["models"])}
+    for pair in cell["pairs"]:
+        i, j = at[pair["a"]], at[pair["b"]]
+        assert z[i, j] == pair["diff"] and z[j, i] == -pair["diff"]
+    assert np.isnan(np.diag(z)).all()
+    # each square's hover: the JSON's numbers as evalmaps.core.text writes them
+    hover, href = main["customdata"][0][1]
+    assert hover.split("<br>") == [
+        "A 7b · B 13b", "Category biology · Metric accuracy", "mean A 0.2957 · mean B 0.3724",
+        "B − A +0.077 [+0.012, +0.068] · n 717 items", "only A right 67 · only B right 122",
+        "exact McNemar test: p 0.00012 · BH-adjusted p 0.00036", "distinguishable"]
+    # the other way round: negated, A's and B's counts swapped, the same p
+    back = main["customdata"][1][0][0].split("<br>")
+    assert back[0] == "A 13b · B 7b" and back[3].startswith("B − A -0.077 [-0.068, -0.012]")
+    assert back[4] == "only A right 122 · only B right 67"
+    assert back[5] == "exact McNemar test: p 0.00012 · BH-adjusted p 0.00036"
+    assert "not distinguishable (adjusted p ≥ 0.05)" in main["customdata"][1][2][0]
+    # Compare on that pair and cell, its items open
+    parts = urlsplit(href)
+    assert parts.path == "/compare"
+    assert parse_qs(parts.query) == {"a": ["mmlu-pro:model=7b"], "b": ["mmlu-pro:model=13b"],
+                                     "cell": ["biology|accuracy"]}
+    # outlined: the distinguishable squares, both ways round (one path of four boxes)
+    halo, shape = fig["layout"]["shapes"]  # a white line under a dark one
+    assert shape["path"] == halo["path"] and shape["path"].count("M") == 4
+
+
+def test_a_pair_without_a_test_says_so(catalog):
+    answer = answer_fixture()
+    cell = answer["cells"][0]
+    for pair in cell["pairs"]:
+        pair.update(n=None, p=None, p_adjusted=None, ci_low=None, ci_high=None, test="none",
+                    a_only=None, b_only=None, distinguishable=False)
+    fig = builders.pair_figure(catalog.figure("mmlu-pro"), answer, cell, answer["models"])
+    lines = fig["data"][0]["customdata"][0][1][0].split("<br>")
+    assert lines[3] == "B − A +0.077"
+    assert lines[-1] == "no test: no items or standard errors to test"
+    assert fig["layout"]["shapes"] == []
+
+
+def test_the_where_map_sentences_and_table(catalog):
+    answer = answer_fixture()
+    figure = catalog.figure("mmlu-pro")
+    fig = builders.where_figure(figure, answer, answer["models"])
+    z = decoded(fig["data"][0]["z"]).astype(float)
+    assert z[:, 0].tolist() == [3, 2, 1]
+    assert "95% rank interval 2–3 · simultaneous rank set 1–3" in \
+        fig["data"][0]["customdata"][1][0][0]
+    _, shape = fig["layout"]["shapes"]
+    assert shape["path"].count("M") == 2  # 13b and 70b: best or tied
+    assert builders.sentences(answer, figure) == [s["sentence"] for s in answer["summary"]]
+    rows = builders.table_rows(answer, ["category"])
+    assert [(r["model"], r["mean"], r["ci_low"], r["rank_set_high"], r["best_or_tied"])
+            for r in rows] == [("7b", 0.2957, 0.2631, 3, False), ("13b", 0.3724, 0.3374, 3, True),
+                               ("70b", 0.41, 0.3745, 2, True)]
+
+
+def test_a_compare_address_fixes_the_dimensions_off_the_grid(catalog):
+    pythia = catalog.figure("pythia-zero-shot")
+    href = builders.CompareLinks(pythia, "model",
+                                 {"task": "piqa", "metric": "acc", "step": "143000"}).href(
+        "70m", "12b")
+    query = parse_qs(urlsplit(href).query)
+    assert query["a"] == ["pythia-zero-shot:model=70m"]
+    assert query["metric"] == ["acc"]  # off Compare's grid (task by step): fixed
+    assert query["cell"] == ["piqa|143000"]
+
+
+@pytest.mark.parametrize("query", ["", "?figure=mmlu-pro&by=category",
+                                   "?figure=pythia-zero-shot",
+                                   "?figure=acemath-training-progress"])
+def test_the_real_answers_draw_with_the_jsons_numbers(catalog, query):
+    state = parse(query, catalog)
+    answer = RankView.from_query(catalog, state.query()).to_dict()
+    figure = catalog.figure(state.figure)
+    cell = answer["cells"][0]
+    fig = builders.pair_figure(figure, answer, cell, answer["models"])
+    z = decoded(fig["data"][0]["z"]).astype(float)
+    at = {m: i for i, m in enumerate(answer["models"])}
+    metric = figure.spec.metric_for(cell["labels"])
+    for pair in cell["pairs"]:
+        want = fmt.shown(metric, pair["diff"], figure.decimals_for(cell["labels"]))[0]
+        got = z[at[pair["a"]], at[pair["b"]]]
+        assert got == want or (pair.get("n") == 0 and np.isnan(got))
+    json.dumps(fig)  # plain JSON all through
+
+
+# --------------------------------------------------------------------------- the page
+
+def page_json(dash_app, **query) -> str:
+    from layouts import rank
+
+    with dash_app.server.test_request_context("/rank"):
+        page = rank.layout(**query)
+    return json.dumps(page.to_plotly_json(), default=lambda o: o.to_plotly_json())
+
+
+@pytest.mark.parametrize("query, said", [
+    ({}, None),
+    ({"figure": "nope"}, "There is no figure"),
+    ({"figure": ["mmlu-pro", "pythia-zero-shot"], "by": ["model", "category"]}, None),
+    ({"figure": "mmlu-pro", "k": "9"}, "pass@9 needs 9 samples"),
+    ({"figure": "mmlu-pro", "category": "", "metric": "nothing"}, "Unknown metric nothing"),
+    ({"figure": "pythia-zero-shot", "model": "70m"}, "two or more model labels"),
+    ({"figure": "core-generalization", "by": "length", "type": "m"}, None),
+])
+def test_the_page_draws_any_address_and_says_what_it_dropped(dash_app, query, said):
+    text = page_json(dash_app, **query)
+    assert '"rank-body"' in text and '"rank-error"' not in text
+    if said:
+        assert said in text
+
+
+def test_the_page_names_the_test_or_that_none_can_be_made(dash_app):
+    assert "exact McNemar test" in page_json(dash_app, figure="mmlu-pro")
+    assert "unpaired z-test" in page_json(dash_app, figure="pythia-zero-shot")
+    # DynTS gives no standard errors and no items: no test
+    text = page_json(dash_app, figure="dynts-llama-vs-qwen")
+    assert "none: no test can be made on this data (neither per-item records" in text
+    # categories hold different questions: items, but no pair of categories shares one
+    text = page_json(dash_app, figure="mmlu-pro", by="category")
+    assert "no pair has enough items both answered" in text
+
+
+def test_k_where_the_items_allow_it(dash_app, tmp_path):
+    """Items with 3 samples each: the k menu offers pass@1 to pass@3, k=2 ranks pass@2 (the
+    answer's k), k=5 is dropped with a note."""
+    from tests.items_fixture import item_scores, items_figure
+
+    models = ("a", "b", "c")
+    scores = item_scores(models=models, n_items=12, samples=3, seed=2)
+    figure = items_figure(tmp_path / "items", "toy-k", scores, models=models)
+    state = dash_app.server.extensions["evalmaps"]
+    before = state["catalog"]
+    state["catalog"] = before.with_figures([figure])
+    try:
+        text = page_json(dash_app, figure="toy-k", k="2")
+        assert '"value": 2' in text and '"pass@3"' in text  # the k menu, at 2, up to 3
+        rank_state = parse("?figure=toy-k&k=2", state["catalog"])
+        assert rank_state.k == 2 and rank_state.query()["k"] == ["2"]
+        assert RankView.from_query(state["catalog"], rank_state.query()).to_dict()["k"] == 2
+        assert "pass@5 needs 5 samples" in page_json(dash_app, figure="toy-k", k="5")
+    finally:
+        state["catalog"] = before
