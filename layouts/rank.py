@@ -61,7 +61,7 @@ from components.theme import graph_config, reserved_height
 from evalmaps.catalog.items import max_k
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
-from evalmaps.views.rank import RankView
+from evalmaps.views.rank import RankOverview, RankView
 from evalmaps.views.state import (
     MAX_RANK_CELLS,
     RankState,
@@ -111,12 +111,52 @@ def layout(uploads=None, **query):
     return dbc.Container([
         page_location(PAGE, figure.id),
         html.Div(problems_alert(state.problems), id="rank-problems"),
+        None if query.get("figure") else across_figures(catalog),
         filters(PAGE, [controls(catalog, figure, state)]),
         html.H4([f"Rank: {figure.spec.title}", provenance_badge(figure.spec.provenance,
                                                                with_id=True)],
                 id="rank-title", className="mt-2 figure-title"),
         failed if failed is not None else body(figure, state, answer),
     ], fluid=True, className="py-3")
+
+
+def across_figures(catalog) -> html.Details:
+    """The section of ``/rank`` that names no figure: where each model is best across every
+    figure that ranks models (``/rank/overview.json``, :class:`RankOverview`), one row per
+    figure and cell: the models best or tied there (the one alone best in bold), or, where no
+    pair could be tested, the highest mean, said as such; a figure too big to rank here says
+    why. Each figure's name opens its own ranking."""
+    answer = RankOverview.from_query(catalog, {}).to_dict()
+    rows = []
+    for entry in answer["figures"]:
+        link = html.A(entry["title"], href=entry["url"])
+        if not entry["ranked"]:
+            rows.append(html.Tr([html.Td(link), html.Td("—"),
+                                 html.Td(f"Not ranked here: {entry['reason']}",
+                                         className="text-muted")]))
+            continue
+        for k, cell in enumerate(entry["cells"]):
+            where = " · ".join(cell["labels"].values()) or "all"
+            if entry["tested"]:
+                shown = [html.B(m) if m == cell["best"] else m for m in cell["best_or_tied"]]
+                said = [x for m in shown for x in (m, ", ")][:-1]
+            else:
+                said = [", ".join(cell["highest"]), html.Span(" (highest mean; no test can be "
+                                                             "made)", className="text-muted")]
+            rows.append(html.Tr([html.Td(link if k == 0 else ""), html.Td(where),
+                                 html.Td(said)]))
+    return html.Details([
+        html.Summary("Across figures: where each model is best", className="h6 mb-2"),
+        html.P(f"Every figure with a dimension of models, each ranked on its own (its "
+               f"p-values adjusted by Benjamini-Hochberg within it, alpha "
+               f"{answer['alpha']:g}). Best or tied: the model of the highest mean and every "
+               "model not distinguishable from it; in bold the one alone best. The same "
+               "numbers: /rank/overview.json.", className="small text-muted mb-1"),
+        html.Div(dbc.Table([html.Thead(html.Tr([html.Th("Figure"), html.Th("Cell"),
+                                                 html.Th("Best or tied")])),
+                            html.Tbody(rows)], size="sm", bordered=True, className="small mb-0"),
+                 className="table-responsive", style={"maxHeight": "420px"}),
+    ], open=True, id="rank-overview", className="mb-3")
 
 
 def rank_answer(catalog, state: RankState):

@@ -278,3 +278,56 @@ def test_k_where_the_items_allow_it(dash_app, tmp_path):
         assert "pass@5 needs 5 samples" in page_json(dash_app, figure="toy-k", k="5")
     finally:
         state["catalog"] = before
+
+
+def _texts(node) -> str:
+    """A component's text, depth first."""
+    if node is None:
+        return ""
+    if isinstance(node, (str, int, float)):
+        return str(node)
+    if isinstance(node, (list, tuple)):
+        return "".join(_texts(n) for n in node)
+    return _texts(getattr(node, "children", None))
+
+
+def _rows(node):
+    from dash import html
+
+    if isinstance(node, html.Tr):
+        yield node
+        return
+    children = getattr(node, "children", None)
+    for child in children if isinstance(children, (list, tuple)) else [children]:
+        if child is not None and not isinstance(child, (str, int, float)):
+            yield from _rows(child)
+
+
+def test_the_across_figures_section_says_what_the_overview_json_says(dash_app, client):
+    """/rank with no figure opens on the overview of every figure that ranks models: one row
+    per figure and cell, the models best or tied (the highest mean, said as such, where no
+    pair could be tested), as /rank/overview.json gives them."""
+    from layouts import rank as page
+    from layouts._shared import get_catalog
+
+    overview = client.get("/rank/overview.json").get_json()
+    with dash_app.server.test_request_context("/rank"):
+        section = page.across_figures(get_catalog(None))
+        assert section.id == "rank-overview"
+        rows = list(_rows(section))[1:]  # the header's row first
+        layout = page.layout()
+        assert "rank-overview" in json.dumps(layout.to_plotly_json(), default=str)
+        assert "rank-overview" not in json.dumps(page.layout(figure="mmlu-pro").to_plotly_json(),
+                                                 default=str)
+    expected = []
+    for entry in overview["figures"]:
+        if not entry["ranked"]:
+            expected.append(f"Not ranked here: {entry['reason']}")
+            continue
+        for cell in entry["cells"]:
+            where = " · ".join(cell["labels"].values())
+            said = (", ".join(cell["best_or_tied"]) if entry["tested"] else
+                    ", ".join(cell["highest"]) + " (highest mean; no test can be made)")
+            expected.append(where + said)
+    got = [_texts(row.children[1:]) for row in rows]
+    assert got == [e if e.startswith("Not ranked") is False else "—" + e for e in expected]
