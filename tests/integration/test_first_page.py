@@ -154,10 +154,10 @@ def test_no_callback_of_the_navbar_or_title_fires_at_load(client):
     assert len(title) == 1 and title[0]["prevent_initial_call"] is True
     assert title[0]["clientside_function"]["namespace"] == "_dashprivate_clientside_funcs"
     nav = [d for d in deps if "nav-browse.href" in d["output"] or "nav-browse.className" in d["output"]]
-    assert len(nav) == 5  # the active mark, and the links of each of the four pages
+    assert len(nav) == 6  # the active mark, and the links of each of the five pages
     assert all(d["prevent_initial_call"] is True for d in nav)
     assert sorted(d["inputs"][0]["id"] for d in nav) == [
-        "_pages_location", "browse-loc", "compare-loc", "data-loc", "trends-loc"]
+        "_pages_location", "browse-loc", "compare-loc", "data-loc", "rank-loc", "trends-loc"]
 
 
 @pytest.mark.parametrize("path, title", [
@@ -228,7 +228,7 @@ def test_the_pages_that_show_a_grid_say_so(client, dash_app):
             with_grid.add(page["path"])
         assert not any(isinstance(node, dash_table.DataTable) for node in nodes), page["path"]
         assert "dash_table/" not in client.get(page["path"]).get_data(as_text=True)
-    assert with_grid == flagged == {"/trends", "/data", "/compare"}
+    assert with_grid == flagged == {"/trends", "/data", "/compare", "/rank"}
 
 
 def _watched(deps: list[dict]) -> set[str]:
