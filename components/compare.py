@@ -36,7 +36,7 @@ from components.heatmap import (
 )
 from components.provenance import provenance_badge
 from evalmaps.analysis import paired as paired_stats
-from evalmaps.analysis import uncertainty as stderr
+from evalmaps.analysis import uncertainty
 from evalmaps.analysis.compare import (  # noqa: F401 - paired_text, power_text: the pages' lines
     ONE_ROW,
     PAIRED_NAMES,
@@ -154,7 +154,7 @@ def side_hovers(al: Alignment, which: str
 
     full, data, groups, names = uncertainty_data(
         np.isfinite(z), grids["sd"], grids["n"], grids["se"],
-        stderr.suspect(z, grids["se"], side.metric), template)
+        uncertainty.suspect(z, grids["se"], side.metric), template)
     dtype = "f8" if data is None else theme.exact_columns_dtype(
         data, uncertainty_decimals(side.decimals, names, side.metric))
     return full, f"{head}{fmt.NOT_REPORTED}{tail}", data, groups, dtype

@@ -23,7 +23,7 @@ import numpy as np
 from plotly.colors import get_colorscale
 
 from components import theme
-from evalmaps.analysis import uncertainty as stderr
+from evalmaps.analysis import uncertainty
 from evalmaps.analysis.slicing import PanelView
 from evalmaps.core import text as fmt
 from evalmaps.core.labels import label_prefix, without_prefix
@@ -720,7 +720,7 @@ def panel_traces(view: PanelView, zrange: tuple[float, float] | None, *,
     labelled in the metric's units and the hover shows the value."""
     spec = view.spec
     present = view.present
-    suspect = stderr.suspect(view.z, view.se, view.metric)
+    suspect = uncertainty.suspect(view.z, view.se, view.metric)
 
     def template(columns, **flags):
         return hover_template(view, columns, **flags)[0]

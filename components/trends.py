@@ -18,7 +18,7 @@ from dash import html
 
 from components import theme
 from components.heatmap import PERCENT_TICKS, hover_tail, value_template
-from evalmaps.analysis import uncertainty as stderr
+from evalmaps.analysis import uncertainty
 from evalmaps.analysis.slicing import PanelView
 from evalmaps.analysis.trends import (
     Line,
@@ -156,7 +156,7 @@ def line_se(line: Line) -> np.ndarray:
     """The standard error at each point of a line (evalmaps.analysis.uncertainty: the source's ``se``, else
     ``sd / sqrt(n)``; NaN where there is none or it cannot be right)."""
     view = line.view
-    grid = stderr.usable_se(view.z, view.se, view.sd, view.n, view.metric)
+    grid = uncertainty.usable_se(view.z, view.se, view.sd, view.n, view.metric)
     return np.array([grid[i, j] for i, j in line.cells], dtype=float)
 
 
@@ -168,7 +168,7 @@ def line_interval(line: Line, se: np.ndarray, items: dict | None = None
     standard error (:func:`evalmaps.analysis.uncertainty.se_interval`: never past the metric's
     range); NaN where there is neither."""
     view = line.view
-    lo, hi = stderr.se_interval(line.values, se, view.metric)
+    lo, hi = uncertainty.se_interval(line.values, se, view.metric)
     grids = (items or {}).get(view.panel.slug)
     if grids is not None:
         ilo = np.array([grids[0][i, j] for i, j in line.cells], dtype=float)

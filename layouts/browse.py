@@ -44,7 +44,7 @@ from components.items import k_menu
 from components.keyboard import keyboard_map, map_coords
 from components.provenance import provenance_badge, source_card
 from components.theme import graph_config, reserved_height
-from evalmaps.analysis import uncertainty as stderr
+from evalmaps.analysis import uncertainty
 from evalmaps.analysis.export import (
     ExportError,
     filename,
@@ -122,7 +122,7 @@ def layout(uploads=None, **query):
         html.Div(drawn["summary"], id="browse-summary", className="small text-muted mb-2"),
         html.Div(drawn["graphs"], id="browse-graphs"),
         export_control(PAGE, drawn["export_options"], drawn["export_value"]),
-        source_card(spec, stderr.figure_notes(figure)),
+        source_card(spec, uncertainty.figure_notes(figure)),
     ], fluid=True, className="py-3")
 
 
@@ -217,7 +217,7 @@ def graphs(figure, state: ViewState) -> dict:
     figure = figure_at(figure, state.k)
     views, empty = views_for(figure, state)
     if not empty:  # the hover's ± se of a figure's items (clustered when asked)
-        views = stderr.with_item_se(figure, views, state.k, state.cluster)
+        views = uncertainty.with_item_se(figure, views, state.k, state.cluster)
     if empty:
         return {"graphs": empty_note(empty), "summary": "", "drawn": slice_key(state),
                 "export_options": [], "export_value": None, "export_style": {"display": "none"}}
@@ -295,7 +295,7 @@ def download_table(_clicks, table_format, slug, search, figure_id, uploads):
     figure = catalog.figure(state.figure)
     if getattr(figure, "items", None) is not None:  # its cells' SE from their items
         spec = figure.spec
-        table = with_item_errors(table, stderr.item_errors(figure.items, dict(view.panel.facets),
+        table = with_item_errors(table, uncertainty.item_errors(figure.items, dict(view.panel.facets),
                                                     (spec.y, spec.x), view.y_labels,
                                                     view.x_labels, state.k))
     try:

@@ -35,7 +35,7 @@ from components.trends import (
     stats_grid,
     stats_rows,
 )
-from evalmaps.analysis import uncertainty as stderr
+from evalmaps.analysis import uncertainty
 from evalmaps.analysis.slicing import views_for
 from evalmaps.analysis.trends import (
     analyse,
@@ -147,7 +147,7 @@ def layout(uploads=None, **query):
                            className="fw-semibold py-2"),
             dbc.CardBody(drawn["panels"], id="trends-panels", className="py-2"),
         ], className="mt-3 trends-card"),
-        source_card(spec, stderr.figure_notes(figure)),
+        source_card(spec, uncertainty.figure_notes(figure)),
     ], fluid=True, className="py-3 trends-page")
 
 
@@ -352,8 +352,8 @@ def _item_intervals(figure, views, k: int = 1, cluster: str | None = None) -> di
         return None
     spec = figure.spec
     if cluster is not None:
-        return {v.panel.slug: stderr.cluster_intervals(v, figure.items, k, cluster)
+        return {v.panel.slug: uncertainty.cluster_intervals(v, figure.items, k, cluster)
                 for v in views}
-    return {v.panel.slug: stderr.item_intervals(figure.items, dict(v.panel.facets),
+    return {v.panel.slug: uncertainty.item_intervals(figure.items, dict(v.panel.facets),
                                                 (spec.y, spec.x), v.y_labels, v.x_labels, k)
             for v in views}

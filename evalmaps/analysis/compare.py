@@ -59,7 +59,7 @@ import numpy as np
 import pandas as pd
 
 from evalmaps.analysis import paired as paired_stats
-from evalmaps.analysis import uncertainty as stderr
+from evalmaps.analysis import uncertainty
 from evalmaps.analysis.slicing import fixed_range, is_fraction
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError, UnknownFigure, UnknownPanel
@@ -790,11 +790,11 @@ def has_se(p: ComparePanel) -> bool:
 def side_se(p: ComparePanel, ys, xs) -> np.ndarray:
     """A side's usable standard error on these labels (NaN: none, or a suspect 0)."""
     grids = [_on(p, g, ys, xs) for g in (p.z, p.se, p.sd, p.n)]
-    return stderr.usable_se(*grids, p.metric)
+    return uncertainty.usable_se(*grids, p.metric)
 
 
 def suspect_count(p: ComparePanel, ys, xs) -> int:
-    return int(stderr.suspect(_on(p, p.z, ys, xs), _on(p, p.se, ys, xs), p.metric).sum())
+    return int(uncertainty.suspect(_on(p, p.z, ys, xs), _on(p, p.se, ys, xs), p.metric).sum())
 
 
 def _se(a: ComparePanel, b: ComparePanel, ys, xs) -> np.ndarray | None:
@@ -827,13 +827,13 @@ def align(a: ComparePanel, b: ComparePanel) -> Alignment:
     with np.errstate(invalid="ignore"):
         # equal values are never distinguishable, whatever the standard errors
         indistinct = (np.isfinite(delta) & np.isfinite(se)
-                      & ((np.abs(delta) < stderr.Z_95 * se) | (delta == 0))
+                      & ((np.abs(delta) < uncertainty.Z_95 * se) | (delta == 0))
                       if se is not None else np.zeros(delta.shape, dtype=bool))
     warnings = []
     for name, side in (("A", a), ("B", b)):
         count = suspect_count(side, ys, xs) if side.se is not None else 0
         if count:
-            warnings.append(stderr.suspect_note(side.metric, count, f" of {name}"))
+            warnings.append(uncertainty.suspect_note(side.metric, count, f" of {name}"))
     if not _same_metric(a.metric, b.metric):
         warnings.append(f"A gives {a.metric.label} and B gives {b.metric.label}: the difference "
                         "mixes two metrics, so read it with care.")

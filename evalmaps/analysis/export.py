@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from evalmaps.analysis import uncertainty as stderr
+from evalmaps.analysis import uncertainty
 from evalmaps.analysis.compare import Alignment, _on
 from evalmaps.analysis.slicing import PanelView
 from evalmaps.core import text as fmt
@@ -69,13 +69,13 @@ class Table:
 
 def table_of_view(view: PanelView) -> Table:
     spec = view.spec
-    se = stderr.cell_se(view.se, view.sd, view.n, view.z.shape)
+    se = uncertainty.cell_se(view.se, view.sd, view.n, view.z.shape)
     return Table(
         title=spec.title, panel=view.panel.title,
         row_title=spec.dims[spec.y].title, col_title=spec.dims[spec.x].title,
         rows=tuple(view.y_labels), cols=tuple(view.x_labels), values=view.z,
         se=se if np.isfinite(se).any() else None,
-        suspect=stderr.suspect(view.z, view.se, view.metric), decimals=view.decimals,
+        suspect=uncertainty.suspect(view.z, view.se, view.metric), decimals=view.decimals,
         metric=view.metric, provenance=spec.provenance,
         name=f"{spec.id}__{view.panel.slug}")
 
@@ -85,7 +85,7 @@ def table_of_side(al: Alignment, which: str) -> Table:
     side, z = (al.a, al.za) if which == "a" else (al.b, al.zb)
     grids = [None if g is None else _on(side, g, al.y.labels, al.x.labels)
              for g in (side.se, side.sd, side.n)]
-    se = stderr.cell_se(*grids, z.shape)
+    se = uncertainty.cell_se(*grids, z.shape)
     figure = side.figure_ids[0] if len(side.figure_ids) == 1 else "compare"
     name = (side.ref.replace(":", "__") if not side.derived
             else f"{figure}__mean-of-{len(side.sources)}-panels")
@@ -94,7 +94,7 @@ def table_of_side(al: Alignment, which: str) -> Table:
         panel=side.short if not side.derived else "all",
         row_title=al.y.title, col_title=al.x.title, rows=tuple(al.y.labels),
         cols=tuple(al.x.labels), values=z, se=se if np.isfinite(se).any() else None,
-        suspect=stderr.suspect(z, grids[0], side.metric), decimals=side.decimals,
+        suspect=uncertainty.suspect(z, grids[0], side.metric), decimals=side.decimals,
         metric=side.metric, provenance="illustrative" if side.illustrative else side.provenance,
         name=name, min_decimals=side.min_decimals)
 
@@ -167,7 +167,7 @@ def _notes(table: Table, missing: str) -> list[str]:
     if counts:
         notes.append(counts)
     if table.suspect.any():
-        notes.append(f"†: {stderr.suspect_note(table.metric, int(table.suspect.sum()))}")
+        notes.append(f"†: {uncertainty.suspect_note(table.metric, int(table.suspect.sum()))}")
     if not np.isfinite(table.values).all():
         notes.append(f"{missing}: not reported by the source.")
     notes.append(f"Provenance: {table.provenance}.")

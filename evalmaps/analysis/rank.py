@@ -82,7 +82,7 @@ import numpy as np
 import pandas as pd
 
 from evalmaps.analysis import paired as paired_stats
-from evalmaps.analysis import uncertainty as stderr
+from evalmaps.analysis import uncertainty
 from evalmaps.catalog.items import CellMatrix
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import Figure, Metric
@@ -481,7 +481,7 @@ def rank_se_cell(models: Sequence[str], means: np.ndarray, se: np.ndarray, ns, m
     """One cell without items: the unpaired z-test where both sides give a standard error
     (else no test); rank intervals and rank sets from normal draws of the standard errors when
     every model has one (as csranks draws them, with a diagonal covariance)."""
-    lo, hi = stderr.se_interval(means, se, metric)
+    lo, hi = uncertainty.se_interval(means, se, metric)
     extras = []
     for j in range(len(models)):
         ci = (float(lo[j]), float(hi[j])) if np.isfinite(lo[j]) and np.isfinite(hi[j]) else None
@@ -640,7 +640,7 @@ def rank_figure(figure: Figure, by: str | None = None,
     se_all = None
     if basis == "standard errors":
         metric_all = spec.metric
-        se_all = stderr.usable_se(values, table["se"].to_numpy(dtype=np.float64)
+        se_all = uncertainty.usable_se(values, table["se"].to_numpy(dtype=np.float64)
                                   if "se" in table else None,
                                   table["sd"].to_numpy(dtype=np.float64) if "sd" in table else None,
                                   table["n"].to_numpy(dtype=np.float64) if "n" in table else None,

@@ -33,7 +33,7 @@ import numpy as np
 from evalmaps.analysis import compare as comparing
 from evalmaps.analysis import export as exporting
 from evalmaps.analysis import paired as paired_stats
-from evalmaps.analysis import uncertainty as stderr
+from evalmaps.analysis import uncertainty
 from evalmaps.analysis.slicing import fixed_range, is_fraction, slice_panel
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
@@ -200,13 +200,13 @@ def panel_data(figure: Figure, panel: Panel) -> dict:
            "has": list(given), "columns": list(grids),
            "caption": exporting._caption(exporting.table_of_view(slice_panel(figure, panel))),
            # a metric without a range has no suspect standard error, and no note of them
-           "suspectNote": [stderr.suspect_note(metric, 1), stderr.suspect_note(metric, 999999)]
+           "suspectNote": [uncertainty.suspect_note(metric, 1), uncertainty.suspect_note(metric, 999999)]
            if metric.range is not None else []}
     if fraction:
         shown = metric.as_percent()
         out["hoverPct"] = hover_parts(figure, panel, shown, columns)
         out["metricPct"] = _metric(shown)
-    suspect = stderr.suspect(panel.z, panel.se, metric)
+    suspect = uncertainty.suspect(panel.z, panel.se, metric)
     if suspect.any():
         out["suspect"] = np.flatnonzero(suspect).tolist()
     return out

@@ -30,7 +30,7 @@ import numpy as np
 
 from evalmaps.analysis import compare as comparing
 from evalmaps.analysis import trends as trending
-from evalmaps.analysis import uncertainty as stderr
+from evalmaps.analysis import uncertainty
 from evalmaps.analysis.slicing import PanelView, views_for
 from evalmaps.catalog.items import figure_at, max_k
 from evalmaps.core import text as fmt
@@ -149,7 +149,7 @@ def view_cells(views: list[PanelView], present_only: bool = False,
                                                                    mine["se"])
         ses = se_grid[rows, cols].tolist() if se_grid is not None else [None] * len(values)
         parts = [{name: _number(mine[name][i, j]) if name in mine else None
-                  for name in stderr.VARIANCE_PARTS}
+                  for name in uncertainty.VARIANCE_PARTS}
                  for i, j in zip(rows.tolist(), cols.tolist())] if sampled else [{}] * len(values)
         extra = [{"se_clustered": _number(mine["se_clustered"][i, j]),
                   "n_clusters": None if not np.isfinite(mine["n_clusters"][i, j])
@@ -194,7 +194,7 @@ def item_errors_of(figure: Figure, views: list[PanelView], query: Query) -> dict
                        "leave cluster out.")
     k = 1 if "k" in figure.spec.dims else _k(query)
     spec = figure.spec
-    return {view.panel.key: stderr.item_errors(records, dict(view.panel.facets),
+    return {view.panel.key: uncertainty.item_errors(records, dict(view.panel.facets),
                                                (spec.y, spec.x), view.y_labels, view.x_labels,
                                                k, cluster)
             for view in views}
@@ -309,7 +309,7 @@ def _line_points(figure: Figure, views, transpose: bool, k: int,
     out = {}
     items = getattr(figure, "items", None)
     for view in views:
-        lo, hi = stderr.view_intervals(view, items, k, cluster)
+        lo, hi = uncertainty.view_intervals(view, items, k, cluster)
         for line in trending.lines_of(view, transpose):
             out[(view.panel.key, line.label)] = [
                 {"at": at, "value": _finite(value), "lo": _finite(lo[i, j]), "hi": _finite(hi[i, j])}

@@ -12,7 +12,7 @@ import io
 from collections.abc import Mapping
 
 from evalmaps.analysis import export as exporting
-from evalmaps.analysis import uncertainty as stderr
+from evalmaps.analysis import uncertainty
 from evalmaps.analysis.slicing import views_for
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import MAX_LISTED
@@ -115,7 +115,7 @@ def cells_csv(figure: Figure, cells: list[dict]) -> str:
     """Cells as CSV (header from the first cell's keys), with a provenance column."""
     spec = figure.spec
     columns = [*spec.dim_names, "value"] + [c for c in ("sd", "n", "se", "se_clustered",
-                                                        "n_clusters", *stderr.VARIANCE_PARTS)
+                                                        "n_clusters", *uncertainty.VARIANCE_PARTS)
                                               if cells and c in cells[0]]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
