@@ -70,10 +70,13 @@ FIGS.forEach(function (f, i) {{
 
 
 def static_page(grids: list[np.ndarray], x_labels: list[str], y_labels: list[str],
-                boxes: list[tuple[int, int]], zranges: list[tuple[float, float]]) -> str:
-    """The HTML of the floor page: one graph per grid, sized (width, height) as in the app."""
-    figs = [{"z": typed(z), "x": x_labels, "y": y_labels, "width": w, "height": h,
-             "zmin": lo, "zmax": hi} for z, (w, h), (lo, hi) in zip(grids, boxes, zranges)]
+                boxes: list[tuple[int, int]], zranges: list[tuple[float, float]],
+                labels: list[tuple[list[str], list[str]]] | None = None) -> str:
+    """The HTML of the floor page: one graph per grid, sized (width, height) as in the app;
+    ``labels``: each grid's own (x, y) labels, where the grids' differ."""
+    labels = labels or [(x_labels, y_labels)] * len(grids)
+    figs = [{"z": typed(z), "x": x, "y": y, "width": w, "height": h, "zmin": lo, "zmax": hi}
+            for z, (w, h), (lo, hi), (x, y) in zip(grids, boxes, zranges, labels)]
     divs = "".join(f'<div class="g" id="g{i}"></div>' for i in range(len(figs)))
     return STATIC_PAGE.format(divs=divs, figs=orjson.dumps(figs).decode())
 

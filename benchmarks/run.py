@@ -1420,7 +1420,76 @@ def section_rank(ctx: "Context") -> list[Row]:
                      f"the same statistics (evalmaps.analysis.rank's vectorised functions) on "
                      f"the scores already in memory as one array; medians of {repeat} runs; RSS: "
                      f"the process's peak (ru_maxrss) after the answers, before the floor.")
-    return [answer, memory]
+    return [answer, memory, *rank_paint_rows(ctx)]
+
+
+RANK_PAINT_SHAPE = (50, 14, 200)  # models, cells, items: the page of issue 38's 50 models
+
+
+def rank_paint_rows(ctx: "Context") -> list[Row]:
+    """The Rank page of 50 models (14 cells: a pair map each and the where map) painted,
+    against a static page drawing the same maps (grids of the shapes and sizes the page drew,
+    Plotly.newPlot, typed arrays): issue 38's goal, at most 1.5x. The app in this process on a
+    threaded werkzeug server, the figure's records in Parquet as the store keeps them."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from benchmarks import rank_bench
+    from benchmarks.browser import Browser
+
+    models, cells, items = RANK_PAINT_SHAPE if not ctx.quick else (8, 3, 100)
+    row = Row(f"paint /rank, {models} models x {cells} cells ({cells} pair maps and the where "
+              f"map)", "ms", "≤ 1.5x" if not ctx.quick else "—",
+              within=ratio_at_most(1.5) if not ctx.quick else None)
+    static = floors.StaticServer()
+
+    def measure():
+        import app as webapp
+
+        folder = ctx.tmp / "rank-paint"
+        rank_bench.write(folder, models, cells, items)
+        catalog = webapp.app.server.extensions["evalmaps"]["catalog"]
+        catalog.figures[rank_bench.FIGURE] = rank_bench.figure(folder)
+        server = make_server("127.0.0.1", 0, webapp.app.server, threaded=True)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        browser = Browser()
+        try:
+            url = f"http://127.0.0.1:{server.server_port}/rank?figure={rank_bench.FIGURE}"
+            expected = cells + 1
+            for _ in range(2):  # warm-ups, as the other paint rows
+                browser.paint(url, expected)
+            boxes = browser.graph_boxes()
+            if len(boxes) != expected:
+                raise RuntimeError(f"the page has {len(boxes)} graphs, not {expected}")
+            rng = np.random.default_rng(38)
+            grids = [rng.random((b["rows"], b["cols"])) for b in boxes]
+            labels = [([f"x{k}" for k in range(b["cols"])], [f"y{k}" for k in range(b["rows"])])
+                      for b in boxes]
+            floor_url = static.publish("rank-floor.html", floors.static_page(
+                grids, [], [], [(b["width"], b["height"]) for b in boxes], [(0, 1)] * len(grids),
+                labels=labels))
+            for _ in range(2):
+                browser.paint(floor_url, expected)
+            app, floor = [], []
+            for _ in range(ctx.paint_repeat):
+                app.append(browser.paint(url, expected))
+                floor.append(browser.paint(floor_url, expected))
+            return median_of(app), median_of(floor)
+        finally:
+            browser.close()
+            server.shutdown()
+
+    try:
+        attempt(row, measure, ctx.log)
+    finally:
+        static.close()
+    ctx.notes.append(f"rank: paint of /rank?figure=rank-bench ({models} models x {cells} cells x "
+                     f"{items} items, seeded): ms until every map is drawn, as the paint rows; "
+                     f"floor = a static page drawing grids of the same shapes at the same sizes "
+                     f"(Plotly.newPlot, typed arrays); medians of {ctx.paint_repeat} after two "
+                     f"warm-ups each.")
+    return [row]
 
 
 # ----------------------------------------------------------------------------- cli
