@@ -501,6 +501,12 @@ def combine(readings: list[Reading], name: str, options: ImportOptions | None = 
         tools = " and ".join(readers.reader(k).TOOL_FILES for k in kinds)
         raise ImportFailed(f"these files mix {tools}. Import each kind separately.", file=name)
     kind = kinds[0]
+    if getattr(options, "cluster", None):
+        raise ImportFailed(f"--cluster {options.cluster} groups the items of a per-item table by "
+                           f"one of its columns, and these are "
+                           f"{readers.reader(kind).TOOL_FILES}, which keep no such column. Leave "
+                           f"--cluster out, or export the per-item records as a table with it.",
+                           file=name)
     warnings = list(extra_warnings or [])
     for reading in readings:
         warnings.extend(reading.warnings)

@@ -652,3 +652,14 @@ def test_swe_bench_results_out_of_layout_or_with_bad_ids_are_refused_clearly():
     bad = json.dumps({"resolved": ["django__django-11099", 7]}).encode()
     assert "entry 2 of 'resolved' is not an instance id" in refused(
         bad, "verified/20240101_x/results/results.json")
+
+
+def test_cluster_on_a_harness_results_folder_is_refused_not_ignored():
+    """--cluster groups a per-item table's items by one of its columns; an evaluation tool's
+    files keep no such column, so the option is refused with the reason, never dropped."""
+    with pytest.raises(ImportFailed) as info:
+        import_paths([SWE], ImportOptions(cluster="src"))
+    message = str(info.value)
+    assert "--cluster src groups the items of a per-item table by one of its columns, and " \
+           "these are SWE-bench results files, which keep no such column." in message
+    assert "\n" not in message
