@@ -141,8 +141,8 @@ def across_figures(catalog) -> html.Details:
                 shown = [html.B(m) if m == cell["best"] else m for m in cell["best_or_tied"]]
                 said = [x for m in shown for x in (m, ", ")][:-1]
             else:
-                said = [", ".join(cell["highest"]), html.Span(" (highest mean; no test can be "
-                                                             "made)", className="text-muted")]
+                said = [", ".join(cell["highest"]), html.Span(" (highest mean, no test)",
+                                                             className="text-muted")]
             rows.append(html.Tr([html.Td(link if k == 0 else ""), html.Td(where),
                                  html.Td(said)]))
     return html.Details([
@@ -150,8 +150,9 @@ def across_figures(catalog) -> html.Details:
         html.P(f"Every figure with a dimension of models, each ranked on its own (its "
                f"p-values adjusted by Benjamini-Hochberg within it, alpha "
                f"{answer['alpha']:g}). Best or tied: the model of the highest mean and every "
-               "model not distinguishable from it; in bold the one alone best. The same "
-               "numbers: /rank/overview.json.", className="small text-muted mb-1"),
+               "model not distinguishable from it; in bold the one alone best. Where no pair "
+               "could be tested (means without standard errors), the highest mean, marked no "
+               "test. The same numbers: /rank/overview.json.", className="small text-muted mb-1"),
         html.Div(dbc.Table([html.Thead(html.Tr([html.Th("Figure"), html.Th("Cell"),
                                                  html.Th("Best or tied")])),
                             html.Tbody(rows)], size="sm", bordered=True, className="small mb-0"),

@@ -327,7 +327,7 @@ def test_the_across_figures_section_says_what_the_overview_json_says(dash_app, c
         for cell in entry["cells"]:
             where = " · ".join(cell["labels"].values())
             said = (", ".join(cell["best_or_tied"]) if entry["tested"] else
-                    ", ".join(cell["highest"]) + " (highest mean; no test can be made)")
+                    ", ".join(cell["highest"]) + " (highest mean, no test)")
             expected.append(where + said)
     got = [_texts(row.children[1:]) for row in rows]
     assert got == [e if e.startswith("Not ranked") is False else "—" + e for e in expected]
