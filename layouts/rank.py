@@ -111,12 +111,13 @@ def layout(uploads=None, **query):
     return dbc.Container([
         page_location(PAGE, figure.id),
         html.Div(problems_alert(state.problems), id="rank-problems"),
-        None if query.get("figure") else across_figures(catalog),
         filters(PAGE, [controls(catalog, figure, state)]),
         html.H4([f"Rank: {figure.spec.title}", provenance_badge(figure.spec.provenance,
                                                                with_id=True)],
                 id="rank-title", className="mt-2 figure-title"),
-        failed if failed is not None else body(figure, state, answer),
+        failed if failed is not None else body(figure, state, answer,
+                                                overview=None if query.get("figure")
+                                                else across_figures(catalog)),
     ], fluid=True, className="py-3")
 
 
@@ -145,8 +146,10 @@ def across_figures(catalog) -> html.Details:
                                                              className="text-muted")]
             rows.append(html.Tr([html.Td(link if k == 0 else ""), html.Td(where),
                                  html.Td(said)]))
+    ranked = sum(entry["ranked"] for entry in answer["figures"])
     return html.Details([
-        html.Summary("Across figures: where each model is best", className="h6 mb-2"),
+        html.Summary(f"Across figures: where each model is best ({ranked} "
+                     f"figure{'s' * (ranked != 1)} ranked)", className="h6 mb-2"),
         html.P(f"Every figure with a dimension of models, each ranked on its own (its "
                f"p-values adjusted by Benjamini-Hochberg within it, alpha "
                f"{answer['alpha']:g}). Best or tied: the model of the highest mean and every "
@@ -250,7 +253,9 @@ def navigate(figure_id, by, k, facet_values, facet_ids, rendered, search, upload
 
 # --------------------------------------------------------------------------- the answer
 
-def body(figure, state: RankState, answer: dict) -> html.Div:
+def body(figure, state: RankState, answer: dict, overview=None) -> html.Div:
+    """The ranking of one figure; ``overview``: the across-figures section (/rank with no
+    figure), after the where map, so that the map stays in a phone's first screen."""
     by = answer["by"]
     by_title = figure.spec.dims[by].title
     cells = answer["cells"]
@@ -287,6 +292,7 @@ def body(figure, state: RankState, answer: dict) -> html.Div:
             html.Ul([html.Li(text) for text in sentences(answer, figure)], id="rank-sentences",
                     className="small mb-3"),
         ], id="rank-where"),
+        overview,
         html.H5("Ranking", className="mt-3"),
         html.Div([html.A("Download CSV", id="rank-csv", href=csv_href(state),
                          download=f"{figure.id}__rank.csv",
