@@ -197,8 +197,9 @@ def test_every_format_gives_the_same_cells(tmp_path, checkpoints):
 
 @pytest.mark.parametrize("b, code", [("worse", 1), ("same", 0), ("better", 0)])
 def test_the_gate_fails_only_a_worse_checkpoint(tmp_path, checkpoints, b, code):
+    """Through the real console script (``evalmaps``, as a CI job runs it)."""
     proc = run_cli("compare", checkpoints["old"], checkpoints[b], "--item", "item",
-                   "--fail-if-worse", cwd=tmp_path)
+                   "--fail-if-worse", cwd=tmp_path, entry_point=True)
     assert proc.returncode == code, proc.stderr
     assert "Traceback" not in proc.stderr
     frame = evalmaps.compare(checkpoints["old"], checkpoints[b], item="item")
