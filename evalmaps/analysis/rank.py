@@ -82,7 +82,7 @@ import numpy as np
 import pandas as pd
 
 from evalmaps.analysis import paired as paired_stats
-from evalmaps.analysis import uncertainty
+from evalmaps.analysis import power, uncertainty
 from evalmaps.catalog.items import CellMatrix
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import Figure, Metric
@@ -237,9 +237,10 @@ class ModelRank:
     rank_set: tuple[int, int] | None  # simultaneous
     best_or_tied: bool = False
     best: bool = False  # alone best: the best, and no other model tied with it
+    se: float | None = None  # the mean's standard error: sqrt(s² / n) over items, or the source's
 
     def as_dict(self) -> dict:
-        return {"model": self.model, "n": self.n, "mean": self.mean,
+        return {"model": self.model, "n": self.n, "mean": self.mean, "se": self.se,
                 "ci": None if self.ci is None else list(self.ci), "rank": self.rank,
                 "rank_ci": None if self.rank_ci is None else list(self.rank_ci),
                 "rank_set": None if self.rank_set is None else list(self.rank_set),
@@ -318,7 +319,8 @@ def cell_ranking(labels: Mapping[str, str], models: Sequence[str], means, extras
     means = np.asarray(means, dtype=np.float64)
     ranks = competition_ranks(means, higher_is_better)
     rows = tuple(ModelRank(m, e["n"], float(means[j]), e["ci"], int(ranks[j]), e["rank_ci"],
-                           e["rank_set"]) for j, (m, e) in enumerate(zip(models, extras)))
+                           e["rank_set"], se=e.get("se"))
+                 for j, (m, e) in enumerate(zip(models, extras)))
     return CellRanking(dict(labels), rows, tuple(pairs), n_common, higher_is_better,
                        tuple(missing))
 
@@ -441,7 +443,7 @@ def rank_items_cell(models: Sequence[str], means: np.ndarray,
             ci = (float(lo), float(hi))
         else:
             ci = paired_stats.bootstrap_mean_interval(row, paired_stats.seed_of_items(ids))
-        extras.append({"n": len(row), "ci": ci})
+        extras.append({"n": len(row), "ci": ci, "se": _r(power.se(row))})
     if (k == 1 and present.all() and values.shape[1] >= paired_stats.MIN_ITEMS
             and all(binary) and (samples == 1).all()):
         pairs = mcnemar_pairs(models, values, higher_is_better)  # every pair at once
@@ -485,7 +487,8 @@ def rank_se_cell(models: Sequence[str], means: np.ndarray, se: np.ndarray, ns, m
     extras = []
     for j in range(len(models)):
         ci = (float(lo[j]), float(hi[j])) if np.isfinite(lo[j]) and np.isfinite(hi[j]) else None
-        extras.append({"n": ns[j], "ci": ci, "rank_ci": None, "rank_set": None})
+        extras.append({"n": ns[j], "ci": ci, "rank_ci": None, "rank_set": None,
+                       "se": float(se[j]) if np.isfinite(se[j]) else None})
     pairs = []
     for i, a in enumerate(models):
         for j in range(i + 1, len(models)):

@@ -340,7 +340,7 @@ def rank_view(*sides: Side, data: Sequence[PathLike] = (), by: str | None = None
     return Ranked(RankView.from_query(Catalog([merged.figure]), query), query, files=True)
 
 
-RANK_COLUMNS = ("n", "mean", "ci_low", "ci_high", "rank", "rank_ci_low", "rank_ci_high",
+RANK_COLUMNS = ("n", "mean", "se", "ci_low", "ci_high", "rank", "rank_ci_low", "rank_ci_high",
                 "rank_set_low", "rank_set_high", "best_or_tied", "best")
 
 
@@ -357,14 +357,14 @@ def rank_frame(view: RankView, payload: dict | None = None) -> pd.DataFrame:
             ci, rank_ci, rank_set = (m["ci"] or [None, None], m["rank_ci"] or [None, None],
                                      m["rank_set"] or [None, None])
             rows.append({**cell["labels"], by: m["model"], "n": m["n"], "mean": m["mean"],
-                         "ci_low": ci[0], "ci_high": ci[1], "rank": m["rank"],
+                         "se": m.get("se"), "ci_low": ci[0], "ci_high": ci[1], "rank": m["rank"],
                          "rank_ci_low": rank_ci[0], "rank_ci_high": rank_ci[1],
                          "rank_set_low": rank_set[0], "rank_set_high": rank_set[1],
                          "best_or_tied": m["best_or_tied"], "best": m["best"]})
     out = pd.DataFrame(rows, columns=[*dims, by, *RANK_COLUMNS])
     for name in ("n", "rank", "rank_ci_low", "rank_ci_high", "rank_set_low", "rank_set_high"):
         out[name] = out[name].astype("Int64")
-    for name in ("mean", "ci_low", "ci_high"):
+    for name in ("mean", "se", "ci_low", "ci_high"):
         out[name] = out[name].astype("float64")
     return out
 

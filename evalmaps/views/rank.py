@@ -161,18 +161,18 @@ class RankView:
 
     def models_csv(self) -> str:
         """One row per cell and model: the other dimensions' labels, the model, n, mean, its
-        interval, rank, the marginal rank interval, the simultaneous rank set, best or tied
-        and alone best."""
+        standard error, its interval, rank, the marginal rank interval, the simultaneous rank
+        set, best or tied and alone best."""
         r = self.ranking
         dims = _cell_dims(r)
-        rows = [[*dims, r.by, "n", "mean", "ci_low", "ci_high", "rank", "rank_ci_low",
+        rows = [[*dims, r.by, "n", "mean", "se", "ci_low", "ci_high", "rank", "rank_ci_low",
                  "rank_ci_high", "rank_set_low", "rank_set_high", "best_or_tied", "best"]]
         for cell in r.cells:
             for m in cell.models:
                 ci, rci, rset = m.ci or (None, None), m.rank_ci or (None, None), \
                     m.rank_set or (None, None)
-                rows.append([*(cell.labels[d] for d in dims), m.model, m.n, m.mean, *ci, m.rank,
-                             *rci, *rset, m.best_or_tied, m.best])
+                rows.append([*(cell.labels[d] for d in dims), m.model, m.n, m.mean, m.se, *ci,
+                             m.rank, *rci, *rset, m.best_or_tied, m.best])
         return _csv(rows)
 
     def pairs_csv(self) -> str:

@@ -426,7 +426,8 @@ def test_the_view_answers_the_issues_shape_and_its_csvs_the_same_numbers(figure)
     first = rows[1].split(",")
     m0 = cell["models"][0]
     assert first[:4] == ["hard", "t1", m0["model"], str(m0["n"])]
-    assert float(first[4]) == m0["mean"] and int(first[7]) == m0["rank"]
+    assert float(first[4]) == m0["mean"] and float(first[5]) == m0["se"]
+    assert int(first[8]) == m0["rank"]
     pairs = view.pairs_csv().splitlines()
     assert len(pairs) == 1 + 3 * 6
     p0 = cell["pairs"][0]
@@ -619,3 +620,21 @@ def test_the_matrix_is_each_cells_items(tmp_path):
         "model", dims[1:]) is not None
     assert items_figure(tmp_path / "dup", "dup", dup, models=FIVE).items.matrices(
         "model", dims[1:]) is None
+
+
+def test_each_models_standard_error_is_that_of_its_item_scores(figure):
+    """Issue 39: the ranking carries each mean's standard error, sqrt(s² / n) over the items
+    (numpy's sample variance here), as /api/compare gives a side's."""
+    answer = RankView.from_query(Catalog([figure]), {"figure": [figure.id]}).to_dict()
+    checked = 0
+    for cell in answer["cells"]:
+        for m in cell["models"]:
+            items = figure.items.cell({**cell["labels"], answer["by"]: m["model"]})
+            x = items.total / items.n
+            expected = float(np.std(x, ddof=1) / np.sqrt(len(x))) if len(x) > 1 else None
+            if expected is None:
+                assert m["se"] is None
+            else:
+                assert m["se"] == pytest.approx(expected, rel=1e-8)
+                checked += 1
+    assert checked > 0
