@@ -201,26 +201,27 @@ def _one_line_error(command: str):
     return error
 
 
-def probability(text: str) -> float:
+def _number_option(text: str, cast, ok, what: str):
+    """``text`` as ``cast`` reads it when ``ok`` holds of it, else an argparse error that says
+    what to give (``what``: "a level: give a number between 0 and 1, ..."). One place for the
+    numeric options' checks."""
     try:
-        value = float(text)
+        value = cast(text)
     except ValueError:
-        value = -1.0
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"'{text[:20]}' is not a level: give a number between "
-                                         f"0 and 1, such as 0.05")
+        value = None
+    if value is None or not ok(value):
+        raise argparse.ArgumentTypeError(f"'{text[:20]}' is not {what}")
     return value
+
+
+def probability(text: str) -> float:
+    return _number_option(text, float, lambda v: 0 < v < 1,
+                          "a level: give a number between 0 and 1, such as 0.05")
 
 
 def non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"'{text[:20]}' is not a difference: give a number of "
-                                         f"0 or more, in the metric's units")
-    return value
+    return _number_option(text, float, lambda v: 0 <= v < float("inf"),
+                          "a difference: give a number of 0 or more, in the metric's units")
 
 
 def positive_k(text: str) -> int:
@@ -301,25 +302,13 @@ class UsageError(EvalmapsError):
 
 
 def port_number(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 < value < 65536:
-        raise argparse.ArgumentTypeError(f"'{text[:20]}' is not a port: give a number from 1 "
-                                         f"to 65535")
-    return value
+    return _number_option(text, int, lambda v: 0 < v < 65536,
+                          "a port: give a number from 1 to 65535")
 
 
 def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"'{text[:20]}' is not a number of workers: give a "
-                                         f"whole number of at least 1")
-    return value
+    return _number_option(text, int, lambda v: v >= 1,
+                          "a number of workers: give a whole number of at least 1")
 
 
 def manifest_command(args: argparse.Namespace) -> int:
