@@ -82,6 +82,16 @@ def axis_ticks(driver, graph_css: str, axis: str) -> list[str]:
         """, graph_css, axis)
 
 
+def texts(driver, css: str) -> list[str]:
+    """The visible text of every element matching `css`, read in one script.
+
+    Reading `.text` element by element races React: a menu that re-renders between the lookup
+    and the read leaves a stale element (a CI failure on the Figure menu's search)."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0]))"
+        ".map(e => e.innerText.trim());", css)
+
+
 def pick_option(dash_duo, dropdown_css: str, option_text: str) -> None:
     """Open a Dash 4 dropdown and click the option with this exact text."""
     close_dropdowns(dash_duo)

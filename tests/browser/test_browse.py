@@ -20,6 +20,7 @@ from tests.browser.helpers import (
     non_local_requests,
     pick_option,
     screenshot,
+    texts,
 )
 
 pytestmark = pytest.mark.browser
@@ -118,8 +119,7 @@ def test_typing_in_the_open_figure_menu_searches_it(served, catalog):
     ActionChains(served.driver).send_keys("pythia").perform()
 
     def shown():
-        return [o.text.strip() for o in
-                served.driver.find_elements(By.CSS_SELECTOR, ".dash-dropdown-option")]
+        return texts(served.driver, ".dash-dropdown-option")
 
     until(lambda: shown() == [figure_label(catalog.figure("pythia-zero-shot"))], timeout=5)
     search = served.find_element(".dash-dropdown-search")

@@ -20,6 +20,7 @@ from tests.browser.helpers import (
     non_local_requests,
     pick_option,
     screenshot,
+    texts,
 )
 
 pytestmark = pytest.mark.browser
@@ -273,7 +274,7 @@ def test_incompatible_choice_explains_instead_of_crashing(served):
     # B's menu now marks the panels that share no cell with A
     served.find_element("#compare-b").click()
     served.wait_for_element(".dash-dropdown-option")
-    options = [o.text for o in served.driver.find_elements(By.CSS_SELECTOR, ".dash-dropdown-option")]
+    options = texts(served.driver, ".dash-dropdown-option")
     assert options == ["R1-Llama (no common cells with A)", "R1-Qwen (no common cells with A)"]
     assert served.get_logs() == []
 
