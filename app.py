@@ -24,7 +24,7 @@ from evalmaps.core.runfiles import runfile
 from evalmaps.service import live
 from evalmaps.service.settings import Settings, served_settings
 from evalmaps.service.startup import load_data
-from evalmaps.service.store import Store
+from evalmaps.service.store import Store, open_store
 from evalmaps.service.uploads import Budget, mark_private
 from evalmaps.views.state import NAV_RULES, nav_href
 from layouts._first_page import grid_on_demand, inert_grid, page_container, referred_url, titled_index
@@ -137,7 +137,7 @@ def upload_store(settings: Settings) -> Store | None:
     """The upload store (None: read-only); a folder that cannot be written stops start-up."""
     if settings.store_dir is None:
         return None
-    store = Store(settings.store_dir, settings.store_max_bytes, settings.store_max_figures)
+    store = open_store(settings.store_dir, settings.store_max_bytes, settings.store_max_figures)
     store.ensure()
     return store
 

@@ -43,7 +43,7 @@ from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import slugify
 from evalmaps.readers.base import ImportOptions, TableOptions
 from evalmaps.readers.table import FORMATS
-from evalmaps.service.settings import Settings
+from evalmaps.service.settings import Settings, resolved
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -344,10 +344,11 @@ def serve(args: argparse.Namespace) -> int:
         except argparse.ArgumentTypeError:
             raise UsageError(f"PORT={text[:20]} is not a port: give a number from 1 to 65535, "
                              f"or --port.") from None
-    settings = Settings.from_env(extra_data=tuple(Path(d).resolve() for d in args.data) or None,
+    settings = Settings.from_env(extra_data=tuple(resolved(d, "--data") for d in args.data)
+                                 or None,
                                  data_options=table_options(args) or None,
                                  debug=args.debug or None,
-                                 store_dir=Path(args.store).resolve() if args.store else None)
+                                 store_dir=resolved(args.store, "--store") if args.store else None)
     check_data_options(settings)
     if args.no_store:
         settings = dataclasses.replace(settings, store_dir=None)

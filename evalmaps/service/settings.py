@@ -9,6 +9,7 @@ setting and the values it accepts.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -43,7 +44,8 @@ def default_cache_dir() -> Path:
 SETTINGS: dict[str, tuple[str, str, str]] = {
     "data_dir": ("EVALMAPS_DATA", "a folder with a catalog.json",
                  "the built-in figures (default: the package's data/)"),
-    "extra_data": ("EVALMAPS_EXTRA_DATA", "folders separated by the path separator (':')",
+    "extra_data": ("EVALMAPS_EXTRA_DATA", "folders or s3://bucket/prefix URLs separated by the "
+                   "path separator (':')",
                    "your folders of results, served next to the built-in figures"),
     "data_options": ("EVALMAPS_DATA_OPTIONS", "table options as evalmaps import takes them, "
                      "such as --item question_id --correct pred=answer --set model={file}",
@@ -54,7 +56,7 @@ SETTINGS: dict[str, tuple[str, str, str]] = {
     "cache_dir": ("EVALMAPS_CACHE", "a folder, or 'off'",
                   "where validated cells are kept between start-ups, keyed by content "
                   "(default: the user's cache folder)"),
-    "store_dir": ("EVALMAPS_STORE", "a folder, or 'off'",
+    "store_dir": ("EVALMAPS_STORE", "a folder, an s3://bucket/prefix URL, or 'off'",
                   "where uploads are kept, shared by every process that names the same folder "
                   "(default: the user's data folder; 'off': read-only, uploads disabled)"),
     "store_max_mb": ("EVALMAPS_STORE_MAX_MB", "a number of megabytes above 0, such as 1024",
@@ -76,11 +78,12 @@ SETTINGS: dict[str, tuple[str, str, str]] = {
 @dataclass(frozen=True)
 class Settings:
     data_dir: Path = field(default_factory=default_data_dir)
-    extra_data: tuple[Path, ...] = ()
+    extra_data: tuple[Path | str, ...] = ()  # a str: an s3:// URL (evalmaps.service.objects)
     data_options: TableOptions = TableOptions()  # for extra_data's tables (evalmaps import's)
     max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB
     cache_dir: Path | None = field(default_factory=default_cache_dir)  # None: no cache
-    store_dir: Path | None = field(default_factory=default_store_dir)  # None: read-only
+    # None: read-only; a str: an s3:// URL (evalmaps.service.objects)
+    store_dir: Path | str | None = field(default_factory=default_store_dir)
     store_max_mb: float = 1024.0
     store_max_figures: int = 1000
     upload_seconds: float = 30.0
@@ -119,7 +122,9 @@ def _parse(name: str, text: str, var: str, accepts: str):
     if name == "data_dir":
         return Path(text)
     if name == "extra_data":
-        return tuple(Path(d) for d in text.split(os.pathsep) if d)
+        # ':' separates folders, but not the one of a URL's scheme (s3://bucket/folder)
+        parts = re.split(r":(?!//)", text) if os.pathsep == ":" else text.split(os.pathsep)
+        return tuple(location(d, var) for d in parts if d)
     if name == "data_options":
         try:
             return TableOptions.from_words(shlex.split(text))
@@ -140,8 +145,10 @@ def _parse(name: str, text: str, var: str, accepts: str):
         if not text.isdigit() or int(text) < 1:
             raise bad()
         return int(text)
-    if name in ("cache_dir", "store_dir"):
+    if name == "cache_dir":
         return None if text.lower() == "off" else Path(text)
+    if name == "store_dir":
+        return None if text.lower() == "off" else location(text, var)
     if name == "watch":
         if text.lower() not in WATCH_MODES:
             raise bad()
@@ -151,6 +158,28 @@ def _parse(name: str, text: str, var: str, accepts: str):
             raise bad()
         return text == "1"
     raise AssertionError(name)  # every name in SETTINGS is parsed above
+
+
+def location(text: str, var: str = "the location") -> Path | str:
+    """A folder (a Path), or an object store's URL (``s3://bucket/prefix``, kept as text: a
+    Path would make it ``s3:/bucket/prefix``, a folder that does not exist). Another URL, or
+    one mangled into a path already, is a :class:`SettingsError` saying what is accepted."""
+    from evalmaps.service import objects
+
+    text = str(text).strip()
+    if objects.is_url(text) or re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]+:/[^/]", text):
+        try:
+            return objects.canonical(text.replace(":/", "://", 1) if "://" not in text else text,
+                                     var)
+        except objects.ObjectStoreError as exc:
+            raise SettingsError(f"{var}: {exc}") from None
+    return Path(text)
+
+
+def resolved(text: str, var: str) -> Path | str:
+    """:func:`location`, a folder made absolute (``evalmaps serve --data DIR``, ``--store``)."""
+    found = location(text, var)
+    return found.resolve() if isinstance(found, Path) else found
 
 
 _SERVED: list[Settings] = []  # what evalmaps serve chose, in this process

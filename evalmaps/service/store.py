@@ -38,6 +38,7 @@ import shutil
 import tempfile
 import time
 from collections import OrderedDict
+from contextlib import contextmanager
 from pathlib import Path
 from threading import Lock
 
@@ -195,7 +196,26 @@ class Store:
 
     def __contains__(self, fid: object) -> bool:
         folder = self.folder(fid)
-        return folder is not None and (folder / "spec.json").is_file()
+        return folder is not None and self._has(folder, "spec.json")
+
+    # what :class:`S3Store` does its own way: a content folder's files
+    def _has(self, folder, name: str) -> bool:
+        return (folder / name).is_file()
+
+    def _get(self, folder, name: str) -> bytes:
+        """A file of a content folder (OSError when it cannot be read)."""
+        return (folder / name).read_bytes()
+
+    def _attach_items(self, figure: Figure, folder) -> None:
+        from evalmaps.catalog.items import attach
+
+        attach(figure, folder / ITEMS)
+
+    @contextmanager
+    def staged_file(self, key: str):
+        """The staged file ``key`` as a path on this host (an upload's child process reads
+        it): the staging file itself."""
+        yield self.staging_dir / key
 
     def put(self, spec: dict, tidy_csv: str, name: str, records=None) -> str:
         """Keep an upload (its catalog entry and tidy cells, validated by the caller, and its
@@ -307,8 +327,8 @@ class Store:
         if folder is None:
             return None
         try:
-            entry = json.loads((folder / "spec.json").read_text(encoding="utf-8"))
-            text = (folder / "cells.csv").read_text(encoding="utf-8")
+            entry = json.loads(self._get(folder, "spec.json").decode("utf-8"))
+            text = self._get(folder, "cells.csv").decode("utf-8")
         except (OSError, ValueError):
             return None
         if not isinstance(entry, dict) or entry.get("id", fid if ID_RE.match(fid) else None) != fid:
@@ -322,9 +342,7 @@ class Store:
             return None  # a damaged or tampered entry names no figure
         figure = Figure(spec, cells, decimals)
         if spec.items:
-            from evalmaps.catalog.items import attach
-
-            attach(figure, folder / ITEMS)
+            self._attach_items(figure, folder)
         return figure
 
     def title(self, fid: str) -> str | None:
@@ -337,7 +355,7 @@ class Store:
         if folder is None:
             return None
         try:
-            entry = json.loads((folder / "spec.json").read_text(encoding="utf-8"))
+            entry = json.loads(self._get(folder, "spec.json").decode("utf-8"))
             title = str(entry["title"])
         except (OSError, ValueError, KeyError, TypeError):
             return None
@@ -390,3 +408,206 @@ class Store:
                     path.unlink()
             except OSError:
                 continue
+
+
+# ----------------------------------------------------------------------------- object storage
+
+class S3Store(Store):
+    """The upload store in an object store (``EVALMAPS_STORE=s3://bucket/prefix``): the same
+    layout as a folder's, as objects under the prefix, read and written through
+    :mod:`evalmaps.service.objects`.
+
+    An object store has no rename, and needs none: an object appears whole when its write
+    ends, or not at all. A content folder's objects are written first (``cells.csv``, the
+    records' Parquet in ``items/``), its ``spec.json`` (the manifest, whose presence marks the
+    content whole) after them, and the link (``links/<id>``) last, so a server that finds a
+    link finds whole content, and one that finds no link serves nothing: no half figure, with
+    no lock, from any number of servers sharing the prefix. Two servers keeping the same
+    content write the same bytes under the same keys. The per-item records are read where they
+    lie, by DuckDB (:class:`evalmaps.service.objects.RemoteItemRecords`)."""
+
+    def __init__(self, url: str, max_bytes: int | None = None,
+                 max_figures: int | None = None) -> None:
+        from evalmaps.service import objects
+
+        self.url = objects.canonical(url, "the upload store")
+        bucket, prefix = objects.parse_url(self.url)
+        super().__init__(Path("."), max_bytes, max_figures)
+        self.root = self.url  # what a child process is given to open the same store
+        self.base = objects.join(bucket, prefix) if prefix else bucket
+
+    @property
+    def fs(self):
+        from evalmaps.service import objects
+
+        return objects.filesystem()
+
+    def _key(self, *parts: str) -> str:
+        from evalmaps.service import objects
+
+        return objects.join(self.base, *parts)
+
+    def _failure(self, exc: BaseException, doing: str) -> EvalmapsError:
+        from evalmaps.service import objects
+
+        return objects.failure(exc, self.url, doing)
+
+    def folder(self, fid: object) -> str | None:  # type: ignore[override]
+        if not isinstance(fid, str):
+            return None
+        if OLD_ID_RE.match(fid):
+            return self._key("figures", fid)
+        if not ID_RE.match(fid):
+            return None
+        try:
+            key = self.fs.cat_file(self._key("links", fid)).decode("ascii").strip()
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+        return self._key("content", key) if CONTENT_RE.match(key) else None
+
+    def ensure(self) -> None:
+        """Check that the store can be written (a probe object, written and removed); one that
+        cannot stops start-up with one sentence."""
+        probe = self._key(f".probe-{secrets.token_hex(8)}")
+        try:
+            self.fs.pipe_file(probe, b"")
+            self.fs.rm_file(probe)
+        except Exception as exc:  # noqa: BLE001 - botocore's errors are many; each is said
+            raise EvalmapsError(f"{self._failure(exc, 'Writing to the upload store')} Or run "
+                                f"read-only with --no-store.") from None
+
+    def sweep_temporary(self, max_age: float = TMP_MAX_AGE) -> list:
+        return []  # an object store has no temporary objects: each write is whole or nothing
+
+    def _has(self, folder, name: str) -> bool:
+        try:
+            return self.fs.isfile(f"{folder}/{name}")
+        except OSError:
+            return False
+
+    def _get(self, folder, name: str) -> bytes:
+        return self.fs.cat_file(f"{folder}/{name}")
+
+    def _attach_items(self, figure: Figure, folder) -> None:
+        from evalmaps.catalog.items import SCORES
+        from evalmaps.service.object_items import RemoteItemRecords
+
+        if self._has(f"{folder}/{ITEMS}", SCORES):
+            figure.items = RemoteItemRecords(f"s3://{folder}/{ITEMS}", figure.spec.dim_names)
+
+    def put(self, spec: dict, tidy_csv: str, name: str, records=None) -> str:
+        from evalmaps.catalog import items
+
+        del name
+        key = content_key(spec, tidy_csv, items.digest(records) if records is not None else "")
+        self._check_room(len(key))
+        content = self._key("content", key)
+        fid = new_id()
+        try:
+            if not self._has(content, "spec.json"):
+                self._put_content(content, spec, tidy_csv, records)
+            self.fs.pipe_file(self._key("links", fid), (key + "\n").encode("ascii"))  # last
+        except EvalmapsError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the upload is refused with a sentence
+            raise self._failure(exc, "Keeping the upload in the store") from None
+        return fid
+
+    def _put_content(self, content, spec: dict, tidy_csv: str, records) -> None:
+        from evalmaps.catalog import items
+
+        entry = {k: v for k, v in spec.items() if k != "id"}
+        if records is not None:
+            entry["items"] = ITEMS
+        spec_bytes = json.dumps(entry, indent=1, ensure_ascii=False).encode()
+        cells_bytes = tidy_csv.encode()
+        self._check_room(len(spec_bytes) + len(cells_bytes))
+        self.fs.pipe_file(f"{content}/cells.csv", cells_bytes)
+        if records is not None:
+            with tempfile.TemporaryDirectory(prefix="evalmaps-items-") as tmp:
+                items.save(Path(tmp), [*spec["facets"], spec["y"], spec["x"]], records)
+                for path in sorted(Path(tmp).iterdir()):
+                    if not path.name.startswith("."):
+                        self.fs.put_file(str(path), f"{content}/{ITEMS}/{path.name}")
+            self._check_room(len(spec_bytes))
+        self.fs.pipe_file(f"{content}/spec.json", spec_bytes)  # the manifest: after its content
+
+    def _names(self, *parts: str) -> list[str]:
+        try:
+            return [p.rsplit("/", 1)[-1] for p in self.fs.ls(self._key(*parts), detail=False)]
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+
+    def count(self) -> int:
+        return (sum(1 for n in self._names("links") if ID_RE.match(n))
+                + sum(1 for n in self._names("figures") if OLD_ID_RE.match(n)))
+
+    def size(self) -> int:
+        try:
+            return int(sum(info.get("size") or 0 for info in
+                           self.fs.find(self.base, detail=True).values()))
+        except FileNotFoundError:
+            return 0
+
+    def stage(self, data: bytes, name: str) -> str:
+        self._sweep_staging()
+        name = " ".join(name.split())[:120] or "upload"
+        key = hashlib.sha256(name.encode() + b"\0" + data).hexdigest()
+        path = self._key("staging", key)
+        try:
+            if not self.fs.isfile(path):
+                self._check_room(len(data) + len(name) + 1)
+                self.fs.pipe_file(path, name.encode() + b"\n" + data)
+        except EvalmapsError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise self._failure(exc, "Keeping the uploaded file in the store") from None
+        return key
+
+    def staged(self, key: object) -> tuple[str, bytes] | None:
+        if not isinstance(key, str) or not STAGED_RE.match(key):
+            return None
+        try:
+            blob = self.fs.cat_file(self._key("staging", key))
+        except (OSError, ValueError):
+            return None
+        name, _, data = blob.partition(b"\n")
+        return name.decode("utf-8", "replace"), data
+
+    @contextmanager
+    def staged_file(self, key: str):
+        """The staged object ``key`` copied to a temporary file on this host, removed after."""
+        fd, tmp = tempfile.mkstemp(prefix="evalmaps-staged-")
+        os.close(fd)
+        try:
+            try:
+                self.fs.get_file(self._key("staging", key), tmp)
+            except OSError:
+                pass  # gone: the child's read says so
+            yield Path(tmp)
+        finally:
+            os.unlink(tmp)
+
+    def _sweep_staging(self) -> None:
+        try:
+            infos = self.fs.ls(self._key("staging"), detail=True)
+        except (OSError, ValueError):
+            return
+        now = time.time()
+        for info in infos:
+            modified = info.get("LastModified")
+            if modified is not None and now - modified.timestamp() > STAGING_MAX_AGE:
+                try:
+                    self.fs.rm_file(info["name"])
+                except OSError:
+                    continue
+
+
+def open_store(root, max_bytes: int | None = None, max_figures: int | None = None) -> Store:
+    """The store at ``root``: a folder (:class:`Store`) or an ``s3://`` URL (:class:`S3Store`);
+    another URL is an error that says what is accepted."""
+    from evalmaps.service import objects
+
+    if objects.is_url(str(root)):
+        return S3Store(str(root), max_bytes, max_figures)
+    return Store(root, max_bytes, max_figures)

@@ -19,7 +19,7 @@ from evalmaps.core.figure import Catalog
 from evalmaps.readers.base import ImportOptions
 from evalmaps.readers.csvfile import too_many_columns
 from evalmaps.service import budget
-from evalmaps.service.store import UPLOAD_PREFIX, Store, is_stored_id
+from evalmaps.service.store import UPLOAD_PREFIX, Store, is_stored_id, open_store
 
 MAX_RECENT = 8  # stored figures a browser lists in its menus (its most recent uploads)
 # figures one upload may hold (a zip of a folder: one per tool or table): its menus list them all
@@ -83,9 +83,14 @@ def preview_in_child(path: str, name: str, options: ImportOptions, max_bytes: in
 
 
 def store_in_child(path: str, name: str, options: ImportOptions, max_bytes: int,
-                   root: str, max_store_bytes: int | None, max_figures: int | None) -> list[str]:
-    """Import a staged file and keep its figures in the store; their ids, in import order."""
-    store = Store(root, max_store_bytes, max_figures)
+                   root: str, max_store_bytes: int | None, max_figures: int | None,
+                   variables: dict[str, str] | None = None) -> list[str]:
+    """Import a staged file and keep its figures in the store; their ids, in import order.
+    ``variables``: the server's AWS_* settings, for a store in an object store."""
+    from evalmaps.service import objects
+
+    objects.use_variables(variables)
+    store = open_store(root, max_store_bytes, max_figures)
     return [store.put(upload_spec(imported.spec), imported.to_csv(for_spreadsheets=False), name,
                       imported.items)
             for imported, _ in _import(path, name, options, max_bytes)]
@@ -101,8 +106,9 @@ def _bounded(store: Store, key: str, limits: Budget, fn, *extra):
         raise EvalmapsError(problem)
     del data
     try:
-        return budget.run(fn, str(store.staging_dir / key), name, *extra, seconds=limits.seconds,
-                          memory_mb=limits.memory_mb, what=name)
+        with store.staged_file(key) as path:  # on this host, for the child to read
+            return budget.run(fn, str(path), name, *extra, seconds=limits.seconds,
+                              memory_mb=limits.memory_mb, what=name)
     except budget.ChildFailed as exc:
         raise EvalmapsError(str(exc)) from None
 
@@ -114,8 +120,11 @@ def preview(store: Store, key: str, options: ImportOptions, limits: Budget) -> d
 def store_upload(store: Store, key: str, options: ImportOptions, limits: Budget) -> list[str]:
     """Keep the staged file's figures in the store (one per tool or table it holds); their ids,
     the first one first."""
+    from evalmaps.service import objects
+
     return _bounded(store, key, limits, store_in_child, options, limits.max_bytes,
-                    str(store.root), store.max_bytes, store.max_figures)
+                    str(store.root), store.max_bytes, store.max_figures,
+                    objects.connection_variables() if objects.is_url(str(store.root)) else None)
 
 
 def catalog_with(base: Catalog, store: Store | None, ids) -> Catalog:

@@ -1,0 +1,92 @@
+"""Per-item records kept in an object store, queried by DuckDB where they lie (through the fsspec
+file system of :mod:`evalmaps.service.objects`, registered on the connection)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from evalmaps.catalog.items import CLUSTER_PREFIX, SCORES, TEXTS, ItemRecords, cluster_columns
+from evalmaps.service.objects import filesystem
+
+
+class _RemoteStat:
+    """What :class:`ItemRecords`' cache of answers keys a records file by. An object of a
+    content-addressed store is never rewritten (a new version is a new key), so its key alone
+    names its bytes."""
+
+    st_size = 0
+    st_mtime_ns = 0
+    st_ino = 0
+
+
+class RemotePath:
+    """An object's URL with the few path methods :class:`ItemRecords` calls (``stat``,
+    ``exists``, ``is_file``, ``str``)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def __str__(self) -> str:
+        return self.url
+
+    def __fspath__(self) -> str:  # pragma: no cover - a URL is no local path
+        raise TypeError(f"{self.url} is an object, not a file on this host")
+
+    def exists(self) -> bool:
+        try:
+            return filesystem().exists(self.url)
+        except Exception:  # noqa: BLE001 - unreachable: not there, for now
+            return False
+
+    is_file = exists
+
+    def stat(self) -> _RemoteStat:
+        return _RemoteStat()
+
+
+_local = threading.local()
+
+
+def _connection():
+    """This thread's DuckDB connection with the S3 file system registered (anew after a fork)."""
+    con, pid = getattr(_local, "con", None), getattr(_local, "pid", None)
+    if con is None or pid != os.getpid():
+        import duckdb
+
+        con = duckdb.connect(config={"threads": 1})
+        con.register_filesystem(filesystem())
+        _local.con, _local.pid = con, os.getpid()
+    return con
+
+
+class RemoteItemRecords(ItemRecords):
+    """Per-item records kept in an object store, at ``url`` (``s3://bucket/.../items``): the
+    same queries, through DuckDB with the fsspec file system registered on its connection."""
+
+    def __init__(self, url: str, dims) -> None:
+        super().__init__(Path("."), dims)
+        self.url = url.rstrip("/")
+
+    @property
+    def scores_path(self) -> RemotePath:  # type: ignore[override]
+        return RemotePath(f"{self.url}/{SCORES}")
+
+    @property
+    def texts_path(self) -> RemotePath:  # type: ignore[override]
+        return RemotePath(f"{self.url}/{TEXTS}")
+
+    @property
+    def clusters(self) -> tuple[str, ...]:
+        if getattr(self, "_clusters", None) is None:
+            import pyarrow.parquet as pq
+
+            fs = filesystem()
+            names = pq.read_schema(str(self.scores_path).removeprefix("s3://"),
+                                   filesystem=fs).names
+            self._clusters = tuple(c[len(CLUSTER_PREFIX):] for c in cluster_columns(names))
+        return self._clusters
+
+    def _connect(self):
+        return _connection().cursor()
