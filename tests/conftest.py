@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["tests.s3_server"]  # s3_endpoint, s3_bucket: a real S3 server on loopback
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 EXTERNAL = SHARED / "external" / "meta-learning-logic"

@@ -2,8 +2,9 @@
 port, in a thread of the test process. evalmaps talks to it as to any S3-compatible store, by
 the standard variables (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION).
 
-Use the ``s3_bucket`` fixture (a new, empty bucket per test, with the variables set), by
-importing it into a test module: ``from tests.s3_server import s3_bucket, s3_endpoint``.
+The fixtures are a plugin of tests/conftest.py: ``s3_bucket`` (a new, empty bucket per test,
+with the variables set to reach it) and ``s3_endpoint`` (the server's URL). moto is imported
+only when a test asks for them.
 """
 
 from __future__ import annotations

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from evalmaps.catalog.folders import load_folder, renamed, warn
 from evalmaps.catalog.load import load_catalog, unique_id
 from evalmaps.core.errors import DataError, not_served
 from evalmaps.core.figure import Catalog
 from evalmaps.service import live as live_folders
+from evalmaps.service.objects import is_url
 from evalmaps.service.settings import Settings
 
 log = logging.getLogger("evalmaps.data")
@@ -60,7 +62,8 @@ def load_data(settings: Settings) -> Loaded:
     per_folder = []
     for folder in settings.extra_data:
         try:
-            per_folder.append((folder, load_folder(folder, cache_dir=settings.cache_dir,
+            local = _copied(folder, settings) if is_url(folder) else folder
+            per_folder.append((folder, load_folder(local, cache_dir=settings.cache_dir,
                                                    problems=problems,
                                                    options=settings.data_options)))
         except DataError as exc:  # the folder itself: missing, empty, its catalog unreadable
@@ -86,9 +89,24 @@ def _load_watched(settings: Settings, builtin: Catalog, startup: list[str]) -> L
 
     reported: set[str] = set()
     watched = live_folders.Live(
-        [live_folders.FolderReader(folder, settings.cache_dir, settings.data_options)
-         for folder in settings.extra_data],
+        [_reader(folder, settings) for folder in settings.extra_data],
         put_together, report, mode=settings.watch)
     watched.refresh(initial=True)
     snapshot = watched.snapshot
     return Loaded(snapshot.catalog, snapshot.problems, watched)
+
+
+def _copied(url: str, settings: Settings) -> Path:
+    """A data folder on object storage (``s3://``), copied to this host to be read once."""
+    from evalmaps.service.prefixes import local_folder
+
+    return local_folder(url, settings.cache_dir)
+
+
+def _reader(folder: Path | str, settings: Settings) -> live_folders.FolderReader:
+    """A watched data folder's reader: a folder's, or an object store prefix's (polled)."""
+    if not is_url(folder):
+        return live_folders.FolderReader(folder, settings.cache_dir, settings.data_options)
+    from evalmaps.service.prefixes import PrefixReader
+
+    return PrefixReader(folder, settings.cache_dir, settings.data_options)

@@ -17,7 +17,6 @@ from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog
 from evalmaps.service import uploads
 from evalmaps.service.store import S3Store, Store, StoreFull, is_stored_id, open_store
-from tests.s3_server import s3_bucket, s3_endpoint  # noqa: F401 - fixtures
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 LIMITS = uploads.Budget(max_bytes=20 * 2**20, seconds=30, memory_mb=1024)
