@@ -15,7 +15,7 @@ COPY layouts ./layouts
 COPY assets ./assets
 COPY data ./data
 COPY app.py gunicorn.conf.py ./
-RUN python -m pip install . \
+RUN python -m pip install ".[s3]" \
     && cd / && rm -rf /tmp/evalmaps-src \
     && useradd --create-home --uid 10001 evalmaps
 
