@@ -256,9 +256,14 @@ class ItemRecords:
     def clusters(self) -> tuple[str, ...]:
         """The columns the items can be clustered by (``--cluster COL``'s ``COL``), as kept."""
         if getattr(self, "_clusters", None) is None:
-            names = pq.read_schema(self.scores_path).names
+            names = pq.read_schema(self._opened(self.scores_path)).names
             self._clusters = tuple(c[len(CLUSTER_PREFIX):] for c in cluster_columns(names))
         return self._clusters
+
+    def _opened(self, path):
+        """What pyarrow reads ``path`` from: the path (records in an object store: an open
+        file, :mod:`evalmaps.service.object_items`)."""
+        return path
 
     def _connect(self):
         """A cursor on this thread's DuckDB connection (closed by the ``with`` that uses it):
@@ -331,7 +336,8 @@ class ItemRecords:
         by, others = str(by), tuple(others)
         dims = (by, *others)
         try:
-            parquet = pq.ParquetFile(self.scores_path, read_dictionary=[*dims, "item"])
+            parquet = pq.ParquetFile(self._opened(self.scores_path),
+                                     read_dictionary=[*dims, "item"])
         except (OSError, pa.ArrowException):
             return None
         schema = parquet.schema_arrow
@@ -458,7 +464,8 @@ class ItemRecords:
         passed as a parameter, never as SQL or a pattern); empty when no texts were kept."""
         if not self.has_texts or not needle:
             return set()
-        kept = [c for c in TEXT_COLUMNS if c in pq.read_schema(self.texts_path).names]
+        kept = [c for c in TEXT_COLUMNS
+                if c in pq.read_schema(self._opened(self.texts_path)).names]
         if not kept:
             return set()
         clause, params = self._where(coords)

@@ -7,7 +7,7 @@ import os
 import threading
 from pathlib import Path
 
-from evalmaps.catalog.items import CLUSTER_PREFIX, SCORES, TEXTS, ItemRecords, cluster_columns
+from evalmaps.catalog.items import SCORES, TEXTS, ItemRecords
 from evalmaps.service.objects import filesystem
 
 
@@ -77,16 +77,8 @@ class RemoteItemRecords(ItemRecords):
     def texts_path(self) -> RemotePath:  # type: ignore[override]
         return RemotePath(f"{self.url}/{TEXTS}")
 
-    @property
-    def clusters(self) -> tuple[str, ...]:
-        if getattr(self, "_clusters", None) is None:
-            import pyarrow.parquet as pq
-
-            fs = filesystem()
-            names = pq.read_schema(str(self.scores_path).removeprefix("s3://"),
-                                   filesystem=fs).names
-            self._clusters = tuple(c[len(CLUSTER_PREFIX):] for c in cluster_columns(names))
-        return self._clusters
+    def _opened(self, path):
+        return filesystem().open(str(path).removeprefix("s3://"), "rb")
 
     def _connect(self):
         return _connection().cursor()

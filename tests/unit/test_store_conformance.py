@@ -160,3 +160,25 @@ def test_an_unreachable_or_wrong_store_says_what_to_set(where, monkeypatch):
     bucket = where.split("/")[2]
     with pytest.raises(EvalmapsError, match="bucket or prefix does not exist.*--no-store"):
         open_store(f"s3://{bucket}-missing/x").ensure()
+
+
+WITH_TEXTS = (b"model,task,item,score,prompt,response\n"
+              b"A,t,1,1,what is 2+2,4\nA,t,2,0,capital of france,berlin\n"
+              b"B,t,1,0,what is 2+2,5\nB,t,2,1,capital of france,paris\n")
+
+
+def test_per_item_matrices_and_texts_are_read_where_they_are_kept(where):
+    """What Rank reads (a matrix of one sample per item, from Parquet's dictionaries) and what
+    the items panel reads (the texts, searched), as a person wrote them in the file."""
+    spec, tidy, one = imported("texts.csv", WITH_TEXTS)
+    fid = opened(where).put(spec, tidy, "texts.csv", one.items)
+    records = opened(where).figure(fid).items
+    (matrix,) = records.matrices("model", ("task", "metric")).values()
+    assert list(matrix.items) == ["1", "2"] and matrix.rows == {"A": 0, "B": 1}
+    assert matrix.total.tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    assert records.clusters == () and records.has_texts
+    b = {"model": "B", "task": "t", "metric": "score"}
+    assert records.items_with_text(b, "paris") == {"2"}
+    assert records.items_with_text({**b, "model": "A"}, "paris") == set()
+    assert records.texts(b, ["2"]) == [{"item": "2", "sample": 0, "prompt": "capital of france",
+                                        "response": "paris"}]
