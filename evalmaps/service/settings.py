@@ -146,6 +146,9 @@ def _parse(name: str, text: str, var: str, accepts: str):
             raise bad()
         return int(text)
     if name == "cache_dir":
+        if objects_url(text):
+            raise SettingsError(f"{var}={text[:60]}: the cache is a folder on this host, not "
+                                f"an object store. Give a folder, or off.")
         return None if text.lower() == "off" else Path(text)
     if name == "store_dir":
         return None if text.lower() == "off" else location(text, var)
@@ -160,6 +163,13 @@ def _parse(name: str, text: str, var: str, accepts: str):
     raise AssertionError(name)  # every name in SETTINGS is parsed above
 
 
+def objects_url(text: str) -> bool:
+    """Whether ``text`` is a URL (``s3://...``, or one a path made ``s3:/...``), not a folder."""
+    from evalmaps.service import objects
+
+    return objects.is_url(text) or bool(re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]+:/[^/]", text))
+
+
 def location(text: str, var: str = "the location") -> Path | str:
     """A folder (a Path), or an object store's URL (``s3://bucket/prefix``, kept as text: a
     Path would make it ``s3:/bucket/prefix``, a folder that does not exist). Another URL, or
@@ -167,7 +177,7 @@ def location(text: str, var: str = "the location") -> Path | str:
     from evalmaps.service import objects
 
     text = str(text).strip()
-    if objects.is_url(text) or re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]+:/[^/]", text):
+    if objects_url(text):
         try:
             return objects.canonical(text.replace(":/", "://", 1) if "://" not in text else text,
                                      var)

@@ -152,3 +152,5 @@ def test_object_store_urls_in_the_settings():
         Settings.from_env({"EVALMAPS_STORE": "gs://b/x"})
     with pytest.raises(SettingsError, match="'Bad_Bucket' is not a bucket name"):
         Settings.from_env({"EVALMAPS_EXTRA_DATA": "s3://Bad_Bucket/x"})
+    with pytest.raises(SettingsError, match="EVALMAPS_CACHE=s3://b/c: the cache is a folder"):
+        Settings.from_env({"EVALMAPS_CACHE": "s3://b/c"})

@@ -182,3 +182,36 @@ def test_per_item_matrices_and_texts_are_read_where_they_are_kept(where):
     assert records.items_with_text({**b, "model": "A"}, "paris") == set()
     assert records.texts(b, ["2"]) == [{"item": "2", "sample": 0, "prompt": "capital of france",
                                         "response": "paris"}]
+
+
+def test_a_keep_that_fails_before_its_manifest_serves_nothing_half(where, monkeypatch):
+    """A keep that dies after the cells were written and before the manifest (spec.json) and
+    the link: no link names it, nothing is counted as a figure, and the next keep of the same
+    file completes it."""
+    spec, tidy, one = imported()
+    store = opened(where)
+    with monkeypatch.context() as patch:
+        if isinstance(store, S3Store):
+            fs, real = store.fs, store.fs.pipe_file
+
+            def pipe_file(path, data, **kwargs):
+                if path.endswith("/spec.json"):
+                    raise OSError("the connection was cut")
+                return real(path, data, **kwargs)
+
+            patch.setattr(fs, "pipe_file", pipe_file)
+        else:
+            real = Path.write_bytes
+
+            def write_bytes(self, data):
+                if self.name == "spec.json":
+                    raise OSError("the disk went away")
+                return real(self, data)
+
+            patch.setattr(Path, "write_bytes", write_bytes)
+        with pytest.raises((OSError, EvalmapsError), match="cut|went away"):
+            store.put(spec, tidy, "a.csv")
+    assert opened(where).count() == 0
+    fid = opened(where).put(spec, tidy, "a.csv")
+    pd_testing.assert_frame_equal(opened(where).figure(fid).cells, figure_of(one).cells)
+    assert opened(where).count() == 1
