@@ -63,12 +63,13 @@ def build_parser() -> argparse.ArgumentParser:
                             "instead of gunicorn")
     serve.add_argument("--data", action="append", default=[], metavar="DIR",
                        help="a folder of CSVs (or CSVs plus catalog.json) to serve next to the "
-                            "built-in figures; repeatable")
+                            "built-in figures, or an s3://bucket/folder URL; repeatable")
     add_table_options(serve, serving=True)
     store = serve.add_mutually_exclusive_group()
     store.add_argument("--store", default=None, metavar="DIR",
-                       help="where uploads are kept (default: EVALMAPS_STORE, else the user's data "
-                            "folder); processes that name the same folder share it")
+                       help="where uploads are kept: a folder or an s3://bucket/prefix URL "
+                            "(default: EVALMAPS_STORE, else the user's data folder); processes "
+                            "that name the same store share it")
     store.add_argument("--no-store", action="store_true",
                        help="read-only: keep no uploads (the Data page's upload is off)")
     imp = sub.add_parser("import", help="turn a results table, or the results files of an "
