@@ -42,8 +42,9 @@ from benchmarks.server import Gunicorn, request, rss_mb  # noqa: E402
 from benchmarks.sweeps import Sweep, sweeps  # noqa: E402
 
 SECTIONS = ("load", "items", "rank", "cli", "callback", "payload", "paint", "transfer", "throughput",
-            "soak", "uploads", "lighthouse", "live")
-OWN_DATA = {"soak", "uploads", "live", "rank", "cli"}  # sections that need none of the sweeps written
+            "soak", "uploads", "lighthouse", "live", "objects")
+# sections that need none of the sweeps written
+OWN_DATA = {"soak", "uploads", "live", "rank", "cli", "objects"}
 SERVER_SECTIONS = {"callback", "payload", "paint", "transfer", "throughput", "lighthouse"}
 JSON = {"Content-Type": "application/json"}
 # the upload budget of the soak and uploads server, low on purpose: below what importing the
@@ -1547,6 +1548,13 @@ def section_cli(ctx: "Context") -> list[Row]:
 
 # ----------------------------------------------------------------------------- live
 
+def section_objects(ctx: "Context") -> list[Row]:
+    """The store and a watched folder on S3 (moto), against the disk (:mod:`benchmarks.objects_bench`)."""
+    from benchmarks import objects_bench
+
+    return objects_bench.section(ctx, Row, attempt, ratio_at_most, value_at_most)
+
+
 def section_live(ctx: "Context") -> list[Row]:
     """A sweep written into a watched folder while a gunicorn of 2 workers serves it: the time
     from a file written to its cell painted in an open page (at 1 and at 20 files a second),
@@ -1677,7 +1685,7 @@ SECTION_FUNCS = {"load": section_load, "items": section_items, "rank": section_r
                  "payload": section_payload, "paint": section_paint, "transfer": section_transfer,
                  "throughput": section_throughput, "soak": section_soak,
                  "uploads": section_uploads, "lighthouse": section_lighthouse,
-                 "live": section_live}
+                 "live": section_live, "objects": section_objects}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -47,6 +47,38 @@ class RemotePath:
 
 
 _local = threading.local()
+_IMMUTABLE: dict = {}  # pid -> this process's file system of immutable objects
+KEPT_INFOS = 4096  # objects whose size and time one process keeps
+
+
+def immutable_filesystem():
+    """This process's S3 file system for reading a store's content (:func:`filesystem`'s
+    settings), where each object's size and time, once asked, are kept: a content object is
+    never rewritten (a new content is a new key), and DuckDB asks them several times a query,
+    each a request."""
+    fs = _IMMUTABLE.get(os.getpid())
+    if fs is not None:
+        return fs
+    base = type(filesystem())
+
+    class Immutable(base):
+        _infos: dict = {}
+
+        async def _info(self, path, *args, **kwargs):
+            kept = self._infos.get(path)
+            if kept is not None:
+                return dict(kept)
+            info = await super()._info(path, *args, **kwargs)
+            if len(self._infos) < KEPT_INFOS and info.get("type") == "file":
+                self._infos[path] = dict(info)
+            return info
+
+    shared = filesystem()
+    fs = Immutable(use_listings_cache=False, skip_instance_cache=True,
+                   client_kwargs=dict(shared.client_kwargs))
+    _IMMUTABLE.clear()
+    _IMMUTABLE[os.getpid()] = fs
+    return fs
 
 
 def _connection():
@@ -56,7 +88,7 @@ def _connection():
         import duckdb
 
         con = duckdb.connect(config={"threads": 1})
-        con.register_filesystem(filesystem())
+        con.register_filesystem(immutable_filesystem())
         _local.con, _local.pid = con, os.getpid()
     return con
 
