@@ -150,14 +150,16 @@ def catalog_of(data: Sequence[PathLike], options: TableOptions) -> tuple[Catalog
     """The built-in figures and the ``data`` folders' (as ``evalmaps serve --data`` reads them,
     with the table options for their tables), and the problems met (a file not served, a
     figure renamed: one line each)."""
-    from evalmaps.service.settings import Settings
+    from evalmaps.service.objects import is_url
+    from evalmaps.service.settings import Settings, resolved
     from evalmaps.service.startup import load_data
 
     for folder in data:
-        if not Path(folder).is_dir():
-            raise SideError(f"--data {folder}: not a folder. Give a folder of results.")
-    settings = Settings.from_env(extra_data=tuple(Path(d).resolve() for d in data) or None,
-                                 data_options=options or None, watch="off")
+        if not is_url(str(folder)) and not Path(folder).is_dir():
+            raise SideError(f"--data {folder}: not a folder. Give a folder of results, or an "
+                            f"s3://bucket/folder URL.")
+    settings = Settings.from_env(extra_data=tuple(resolved(str(d), "--data") for d in data)
+                                 or None, data_options=options or None, watch="off")
     loaded = load_data(settings)
     return loaded.catalog, list(loaded.problems)
 

@@ -43,6 +43,7 @@ from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import slugify
 from evalmaps.readers.base import ImportOptions, TableOptions
 from evalmaps.readers.table import FORMATS
+from evalmaps.service.objects import is_url
 from evalmaps.service.settings import Settings, resolved
 
 
@@ -282,10 +283,11 @@ def bundle_command(args: argparse.Namespace) -> int:
     from evalmaps.service.startup import load_data
 
     for folder in args.data:
-        if not Path(folder).is_dir():
-            raise UsageError(f"--data {folder}: not a folder. Give a folder of results.")
-    settings = Settings.from_env(extra_data=tuple(Path(d).resolve() for d in args.data) or None,
-                                 data_options=table_options(args) or None)
+        if not is_url(folder) and not Path(folder).is_dir():
+            raise UsageError(f"--data {folder}: not a folder. Give a folder of results, or an "
+                             f"s3://bucket/folder URL.")
+    settings = Settings.from_env(extra_data=tuple(resolved(d, "--data") for d in args.data)
+                                 or None, data_options=table_options(args) or None)
     check_data_options(settings)
     loaded = load_data(settings)
     for line in loaded.problems:

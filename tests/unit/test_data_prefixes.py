@@ -154,3 +154,16 @@ def test_object_store_urls_in_the_settings():
         Settings.from_env({"EVALMAPS_EXTRA_DATA": "s3://Bad_Bucket/x"})
     with pytest.raises(SettingsError, match="EVALMAPS_CACHE=s3://b/c: the cache is a folder"):
         Settings.from_env({"EVALMAPS_CACHE": "s3://b/c"})
+
+
+def test_the_python_api_and_commands_read_a_folder_on_s3(s3_bucket):
+    """evalmaps.read's and the commands' --data (evalmaps compare, rank, bundle) take an
+    s3:// folder as they take a folder; a folder that is neither is refused, naming both."""
+    from evalmaps.readers.base import TableOptions
+    from evalmaps.service.api import SideError, catalog_of
+
+    objects.filesystem().pipe_file(f"{s3_bucket}/lab/runs/a.csv", table("m1", "0.5"))
+    catalog, problems = catalog_of([f"s3://{s3_bucket}/lab/runs"], TableOptions())
+    assert problems == [] and catalog.figure("import-a").value(model="m1", task="t1") == 0.5
+    with pytest.raises(SideError, match="not a folder.*s3://bucket/folder"):
+        catalog_of(["/no/such/folder"], TableOptions())
