@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalmaps.analysis import power
 from evalmaps.catalog.folders import load_folder
 from evalmaps.core.figure import Catalog
 from evalmaps.service import cli
@@ -29,6 +28,7 @@ A, B = "model_outputs_Llama-2-7b-hf_5shots", "model_outputs_Llama-2-13b-hf_5shot
 pytestmark = pytest.mark.skipif(not FOLDER.is_dir(),
                                 reason=f"{FOLDER} is absent: tests of real outputs skipped")
 sm = pytest.importorskip("statsmodels.api")
+stats = pytest.importorskip("scipy.stats")
 
 
 def raw(model: str) -> pd.DataFrame:
@@ -120,12 +120,19 @@ def test_compare_clusters_by_src_as_statsmodels_does(served, catalog, sides):
                 float(np.std(x, ddof=1) / math.sqrt(len(x))), rel=1e-9)
         assert paired["se_diff"] == pytest.approx(float(np.std(d, ddof=1) / math.sqrt(len(d))),
                                                   rel=1e-9)
-        assert paired["mde"] == pytest.approx(power.POWER_FACTOR * plain, rel=1e-9)
+        # Student's t with G - 1 df (statsmodels' use_t: df_resid_inference = G - 1), as
+        # scipy gives its quantiles: biology's 4 sources give t with 3 df
+        t975, t80 = stats.t.ppf(0.975, g - 1), stats.t.ppf(0.8, g - 1)
+        assert paired["mde"] == pytest.approx((t975 + t80) * plain, rel=1e-9)
         # the test and its interval agree: the Wald test on the clustered SE
         assert paired["test"] == "clustered"
-        z = abs(d.mean()) / plain
-        assert paired["p"] == pytest.approx(math.erfc(z / math.sqrt(2)), rel=1e-6, abs=1e-15)
-        assert paired["ci_low"] == pytest.approx(d.mean() - 1.959963984540054 * plain, abs=1e-9)
+        fit = sm.OLS(d, np.ones(len(d))).fit(cov_type="cluster", use_t=True, cov_kwds={
+            "groups": pd.factorize(groups)[0], "use_correction": False})
+        assert fit.df_resid_inference == g - 1
+        assert paired["p"] == pytest.approx(float(fit.pvalues[0]), rel=1e-6, abs=1e-15)
+        assert paired["ci_low"] == pytest.approx(float(fit.conf_int(alpha=0.05)[0][0]),
+                                                 abs=1e-9)
+        assert paired["ci_low"] == pytest.approx(d.mean() - t975 * plain, abs=1e-9)
         assert (paired["ci_low"] > 0 or paired["ci_high"] < 0) == (paired["p"] < 0.05)
     assert body["url"].endswith("cluster=src")
 
