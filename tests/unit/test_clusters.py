@@ -440,3 +440,21 @@ def test_browse_hovers_the_items_se_clustered_when_asked(toy):
         np.testing.assert_allclose(with_se.se, want)
     wrong = parse_state({"figure": ["toy"], "cluster": ["passage"]}, toy)
     assert wrong.cluster is None and "not clustered" in wrong.problems[-1]
+
+
+def test_the_standard_errors_menu_offers_the_figures_columns_and_writes_the_url(toy, tmp_path):
+    from components.controls import cluster_control, cluster_search, menu_cluster
+    from tests.items_fixture import item_scores, items_figure
+
+    col = cluster_control("browse", toy.figure("toy"), "src")
+    menu = col.children.children[1]
+    assert [o["value"] for o in menu.options] == ["", "src"] and menu.value == "src"
+    assert col.style is None
+    bare = items_figure(tmp_path / "bare", "bare", item_scores(n_items=8, seed=1))
+    hidden = cluster_control("trends", bare, None)
+    assert hidden.style == {"display": "none"} and hidden.children.children[1].value == ""
+    assert cluster_search("?figure=toy&model=small", "src") == "?figure=toy&model=small&cluster=src"
+    assert cluster_search("?figure=toy&cluster=src&model=a+b", "") == "?figure=toy&model=a+b"
+    assert cluster_search(None, "src") == "?cluster=src" and cluster_search("?cluster=x", None) == ""
+    assert menu_cluster("?figure=toy&cluster=src", menu.options) == "src"
+    assert menu_cluster("?figure=toy&cluster=passage", menu.options) == ""
