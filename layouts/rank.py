@@ -386,8 +386,9 @@ def notes(answer: dict, figure, state: RankState) -> html.Div:
 
 def clustered_words(answer: dict) -> str:
     """The answer's sentence on its clustering (:func:`evalmaps.analysis.rank.clustered_note`)."""
-    return next((n for n in answer.get("notes") or [] if n.startswith("Clustered by ")),
-                f"by {answer['cluster']}.")
+    said = next((n for n in answer.get("notes") or [] if n.startswith("Clustered by ")),
+                f"Clustered by {answer['cluster']}.")
+    return said[len("Clustered "):]  # after the line's own "Clustered: "
 
 
 def rank_table(answer: dict, dims: list[str], figure) -> dag.AgGrid:

@@ -202,3 +202,42 @@ def test_browse_and_trends_have_a_standard_errors_menu_that_writes_cluster(serve
     served.wait_for_element("#browse-cluster-col", timeout=15)
     assert not served.find_element("#browse-cluster-col").is_displayed()
     assert served.get_logs() == []
+
+
+@pytest.fixture()
+def ranked(dash_duo, dash_app, tmp_path):
+    """The real app with a figure of three models whose items keep a cluster column."""
+    state = dash_app.server.extensions["evalmaps"]
+    before = state["catalog"]
+    models = ("m1", "m2", "m3")
+    scores = item_scores(models=models, n_items=40, seed=5,
+                         chance={"m1": 0.45, "m2": 0.6, "m3": 0.8})
+    scores["cluster:src"] = "source-" + (scores["item"].str[1:].astype(int) // 5).astype(str)
+    figure = items_figure(tmp_path / "ranked", "toy-ranked", scores, models=models)
+    state["catalog"] = before.with_figures([figure])
+    try:
+        dash_duo.start_server(dash_app)
+        yield dash_duo
+    finally:
+        state["catalog"] = before
+
+
+def test_the_rank_page_names_its_clustered_test_and_resampling(ranked, tmp_path):
+    query = "?figure=toy-ranked&by=model&cluster=src"
+    payload = json.loads(fetch_text(ranked.server_url, f"/api/rank{query}"))
+    assert payload["cluster"] == "src"
+    ranked.wait_for_page(url=f"{ranked.server_url}/rank{query}")
+    ranked.wait_for_element("#rank-cluster", timeout=20)
+    said = ranked.find_element("#rank-cluster").text
+    assert said.startswith("Clustered: by src (8 clusters a pair)")
+    assert "cluster bootstrap" in said and "only 8 clusters: t with 7 df" in said
+    assert "Wald test on the clustered standard error (Student's t, clusters − 1 df)" in \
+        ranked.find_element("#rank-test").text
+    for width in (1440, 390):
+        ranked.driver.set_window_size(width, 1000)
+        ranked.wait_for_page(url=f"{ranked.server_url}/rank{query}")
+        ranked.wait_for_element("#rank-cluster", timeout=20)
+        ranked.driver.execute_script("document.querySelector('#rank-notes').scrollIntoView("
+                                     "{block: 'start'});")
+        screenshot(ranked.driver, f"rank-clusters-{width}", tmp_path)
+    assert ranked.get_logs() == []
