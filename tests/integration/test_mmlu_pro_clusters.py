@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from evalmaps.analysis import power
 from evalmaps.catalog.folders import load_folder
 from evalmaps.core.figure import Catalog
 from evalmaps.service import cli
@@ -173,3 +174,54 @@ def test_a_cluster_column_the_items_lack_is_a_400_naming_it(served, catalog):
         "Import them with --cluster passage, or leave cluster out.")
     cells = served.get(f"/api/figures/{fid}/cells?cluster=passage")
     assert cells.status_code == 400 and "no cluster column 'passage'" in cells.get_json()["error"]
+
+
+def test_few_sources_are_said_and_tested_with_t(served, catalog, sides):
+    """Biology's questions come from few sources: its clustered cell is tested with Student's t
+    at G − 1 df, and Compare's words say so ("only G clusters: t with G − 1 df")."""
+    from dataclasses import replace
+
+    from evalmaps.analysis.compare import compare, power_text
+
+    fid = next(iter(catalog)).id
+    cells = {c["category"]: c["paired"] for c in compare_json(served, fid)["cells"]}
+    a, _ = sides
+    g = a[a["category"] == "biology"]["src"].nunique()
+    assert g < power.FEW_CLUSTERS and cells["biology"]["n_clusters"] == g
+    panels = served.get(f"/api/figures/{fid}").get_json()["panels"]
+    keys = {p["title"]: p["key"] for p in panels}
+    al = compare(catalog, keys[A], keys[B], cluster="src")
+    result = next(r for (i, j), r in al.paired.items()
+                  if "biology" in (al.y.labels[i], al.x.labels[j]))
+    assert result.n_clusters == g
+    words = power_text(replace(al, a=al.a.as_percent(), b=al.b.as_percent()), result)
+    assert f"(SE, clustered by src, only {g} clusters: t with {g - 1} df);" in words
+    half = (cells["biology"]["ci_high"] - cells["biology"]["ci_low"]) / 2
+    assert half == pytest.approx(stats.t.ppf(0.975, g - 1) * cells["biology"]["se_diff_clustered"],
+                                 rel=1e-9)
+
+
+def test_the_ranking_clusters_by_src_as_statsmodels_does(served, catalog, sides):
+    """/api/rank?cluster=src on the real outputs: each model's clustered SE is statsmodels'
+    from the zips, each pair is /api/compare's clustered cell."""
+    fid = next(iter(catalog)).id
+    body = served.get(f"/api/rank?figure={fid}&cluster=src").get_json()
+    assert body["cluster"] == "src" and "cluster bootstrap" in body["rank_interval"]
+    compared = {c["category"]: c["paired"] for c in compare_json(served, fid)["cells"]}
+    frames = dict(zip((A, B), sides))
+    assert len(body["cells"]) == 14
+    for cell in body["cells"]:
+        category = cell["labels"]["category"]
+        for m in cell["models"]:
+            frame = frames[m["model"]]
+            mine = frame[frame["category"] == category]
+            assert m["n_clusters"] == mine["src"].nunique()
+            assert m["se_clustered"] == pytest.approx(
+                statsmodels_se(mine["right"], mine["src"], correction=False), rel=1e-9)
+        (pair,) = cell["pairs"]
+        want = compared[category]
+        swap = pair["a"] != A  # the ranking's order is natural; compare's is A then B
+        assert pair["test"] == want["test"] == "clustered"
+        assert pair["se_diff_clustered"] == pytest.approx(want["se_diff_clustered"], rel=1e-12)
+        assert pair["p"] == pytest.approx(want["p"], rel=1e-9)
+        assert pair["diff"] == pytest.approx(-want["diff"] if swap else want["diff"], abs=1e-12)
