@@ -79,7 +79,10 @@
         const blind = paired.floor !== null && cell[12] > paired.floor[0] + 1e-9;
         line += " · " + cells.minus + " = " + signed(cell[5]) + " ± " + fixed(cell[11]) +
             paired.unit + " (SE, " + (clustered ? "clustered by " + paired.cluster + ", " +
-            count(cell[14]) + " clusters" : paired.cluster ? "not clustered: one cluster" :
+            // few clusters: Student's t at G - 1 df (evalmaps.analysis.power.few_clusters)
+            (cell[14] < paired.few ? "only " + count(cell[14]) + " clusters: t with " +
+              count(cell[14] - 1) + " df" : count(cell[14]) + " clusters") :
+            paired.cluster ? "not clustered: one cluster, no clustered test" :
             "not clustered") + "); the smallest difference these " + count(cell[4]) +
             " items detect is " + fixed(cell[12]) + paired.unit +
             (blind ? ", too few to detect " + paired.floor[1] + ";" : ";") +

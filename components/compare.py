@@ -36,7 +36,7 @@ from components.heatmap import (
 )
 from components.provenance import provenance_badge
 from evalmaps.analysis import paired as paired_stats
-from evalmaps.analysis import uncertainty
+from evalmaps.analysis import power, uncertainty
 from evalmaps.analysis.compare import (  # noqa: F401 - paired_text, power_text: the pages' lines
     ONE_ROW,
     PAIRED_NAMES,
@@ -313,6 +313,7 @@ def readouts(al: Alignment) -> dict:
             "minus": DELTA_TITLE, "within": WITHIN, "beyond": BEYOND,
             "paired": {"places": paired_places(al), "unit": paired_unit(al),
                        "tests": list(PAIRED_NAMES), "cluster": al.cluster,
+                       "few": power.FEW_CLUSTERS,  # fewer: 't with G − 1 df'
                        # the difference the items should detect (shown units), in words
                        "floor": None if floor is None else [floor[0] * delta_scale(al),
                                                             floor[1]]}

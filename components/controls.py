@@ -308,3 +308,75 @@ def scale_switches(page: str, figure: Figure, state, *, log: bool = True) -> lis
                    if positive else "Only for metrics without a range (perplexity) whose "
                    "values are all above 0")))
     return switches
+
+
+# --------------------------------------------------------------------------- standard errors
+
+CLUSTER_TITLE = ("Items of one cluster (a passage, a source data set) are not independent: "
+                 "clustered standard errors count each cluster once (Miller, 2024)")
+
+
+def cluster_control(page: str, figure: Figure, cluster: str | None) -> dbc.Col:
+    """The **Standard errors** menu of a page (``{page}-cluster``, URL ``cluster``): not
+    clustered, or clustered by a column the figure's per-item records keep (an import's
+    ``--cluster COL``), as Compare's; hidden where the figure keeps none.
+    :func:`register_cluster_control` writes its choice to the URL."""
+    records = getattr(figure, "items", None)
+    kept = records.clusters if records is not None else ()
+    options = [{"label": "Not clustered", "value": ""},
+               *({"label": f"Clustered by {c}", "value": c} for c in kept)]
+    return dbc.Col(html.Div([
+        dbc.Label("Standard errors", html_for=f"{page}-cluster",
+                  className="small fw-semibold mb-1"),
+        dcc.Dropdown(id=f"{page}-cluster", options=options,
+                     value=cluster if cluster in kept else "", clearable=False,
+                     searchable=False),
+    ], title=CLUSTER_TITLE), md=2, className="mb-2", id=f"{page}-cluster-col",
+        style=None if kept else {"display": "none"})
+
+
+def cluster_search(search: str | None, cluster: str | None) -> str:
+    """``search`` (a page's query, '?a=1&b=2') with ``cluster`` set (last), or without it for
+    "" or None; every other key as it was."""
+    from urllib.parse import parse_qsl, urlencode
+
+    pairs = [(k, v) for k, v in parse_qsl((search or "").lstrip("?"), keep_blank_values=True)
+             if k != "cluster"]
+    if cluster:
+        pairs.append(("cluster", cluster))
+    return "?" + urlencode(pairs) if pairs else ""
+
+
+def menu_cluster(search: str | None, options) -> str:
+    """The menu's value for a page's query: its ``cluster`` where the menu offers it, else ""."""
+    from urllib.parse import parse_qs
+
+    asked = (parse_qs((search or "").lstrip("?"), keep_blank_values=True).get("cluster")
+             or [""])[0]
+    return asked if asked in {o.get("value") for o in options or []} else ""
+
+
+def register_cluster_control(page: str) -> None:
+    """One callback keeps :func:`cluster_control`'s menu and the page's URL in step: a choice
+    writes ``cluster=`` to the URL (a history entry; the page's own sync then draws the
+    clustered errors), and back or forward sets the menu to the URL's."""
+    from dash import Input, Output, State, callback, ctx, no_update
+    from dash.exceptions import PreventUpdate
+
+    @callback(
+        Output(f"{page}-loc", "search", allow_duplicate=True),
+        Output(f"{page}-cluster", "value"),
+        Input(f"{page}-cluster", "value"),
+        Input(f"{page}-loc", "search"),
+        State(f"{page}-cluster", "options"),
+        prevent_initial_call=True,
+    )
+    def follow_cluster(value, search, options):
+        shown = menu_cluster(search, options)
+        if ctx.triggered_id == f"{page}-loc":  # the URL moved: the menu follows it
+            if shown == (value or ""):
+                raise PreventUpdate
+            return no_update, shown
+        if (value or "") == shown:
+            raise PreventUpdate
+        return cluster_search(search, value), no_update

@@ -44,6 +44,7 @@ TEST_NAMES = {
     "sign-flip": "exact sign-flip permutation test",
     "sign-flip-normal": "sign-flip permutation test (normal approximation)",
     "unpaired-z": "unpaired z-test of the source's standard errors",
+    "clustered": "Wald test on the clustered standard error (Student's t, clusters − 1 df)",
     "none": "no test",
 }
 SQUARE_PX = 34  # a pair square's width when the map is wider than the page (it scrolls)

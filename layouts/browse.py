@@ -28,6 +28,7 @@ from dash import (
 )
 from dash.exceptions import PreventUpdate
 
+from components import controls as errors_menu  # the Standard errors menu
 from components.controls import (
     color_mode_control,
     export_control,
@@ -115,6 +116,7 @@ def layout(uploads=None, **query):
                 labelled("Colour scale", scale_control("browse-scale", state.scale), width=3),
                 dbc.Col(scale_switches(PAGE, figure, state), md=2, className="mb-2 pt-3"),
                 k_menu(PAGE, max_k(figure), state.k),
+                errors_menu.cluster_control(PAGE, figure, state.cluster),  # URL cluster (issue 39)
             ], className="g-3 align-items-start controls-row"),
         ]),
         html.H4([spec.title, provenance_badge(spec.provenance, with_id=True)], id="browse-title",
@@ -297,7 +299,8 @@ def download_table(_clicks, table_format, slug, search, figure_id, uploads):
         spec = figure.spec
         table = with_item_errors(table, uncertainty.item_errors(figure.items, dict(view.panel.facets),
                                                     (spec.y, spec.x), view.y_labels,
-                                                    view.x_labels, state.k))
+                                                    view.x_labels, state.k, state.cluster),
+                                 state.cluster)  # clustered as the menu says
     try:
         text = render(table, table_format or "latex")
     except ExportError as exc:
@@ -323,3 +326,4 @@ clientside_callback(
 
 
 register_nav_sync(PAGE)
+errors_menu.register_cluster_control(PAGE)

@@ -240,9 +240,10 @@ def navigate(figure_id, by, k, facet_values, facet_ids, rendered, search, upload
                 sliced.append((dim, kept))
         sliced.sort(key=lambda item: spec.dim_names.index(item[0]))  # as the URL has them
         k = int(k) if isinstance(k, (int, float)) and k >= 1 else 1
-        state = RankState(figure.id, by, k if k <= max_k(figure) else 1, tuple(sliced))
         shown = parse_rank_state(parse_qs((search or "").lstrip("?"), keep_blank_values=True),
                                  catalog)
+        state = RankState(figure.id, by, k if k <= max_k(figure) else 1, tuple(sliced),
+                          cluster=shown.cluster if shown is not None else None)  # kept
         if shown is not None and replace(shown, problems=()) == state:
             raise PreventUpdate  # the address's own view
         target = state.to_query()
@@ -346,6 +347,9 @@ def notes(answer: dict, figure, state: RankState) -> html.Div:
     else:
         said = "none: no test can be made on this data" + NO_TEST.get(basis, ".")
     lines = [html.Li([html.Strong("Test: "), said], id="rank-test")]
+    if answer.get("cluster"):  # the clustering, said where the test is (issue 39)
+        lines.append(html.Li([html.Strong("Clustered: "), clustered_words(answer)],
+                             id="rank-cluster"))
     if answer.get("p_adjusted"):
         lines.append(html.Li([html.Strong("p_adjusted: "), f"{answer['p_adjusted']}."],
                              id="rank-bh"))
@@ -378,6 +382,13 @@ def notes(answer: dict, figure, state: RankState) -> html.Div:
         html.Details([html.Summary("How these numbers are made", className="small"),
                       html.Ul(more, className="small mb-0 mt-1")], id="rank-how"),
     ], id="rank-notes", className="alert alert-light border py-2")
+
+
+def clustered_words(answer: dict) -> str:
+    """The answer's sentence on its clustering (:func:`evalmaps.analysis.rank.clustered_note`)."""
+    said = next((n for n in answer.get("notes") or [] if n.startswith("Clustered by ")),
+                f"Clustered by {answer['cluster']}.")
+    return said[len("Clustered "):]  # after the line's own "Clustered: "
 
 
 def rank_table(answer: dict, dims: list[str], figure) -> dag.AgGrid:

@@ -20,6 +20,7 @@ import dash_bootstrap_components as dbc
 from dash import ALL, Input, Output, State, callback, ctx, dcc, html
 from dash.exceptions import PreventUpdate
 
+from components import controls as errors_menu  # the Standard errors menu
 from components.controls import figure_row, labelled, rows_and_range, scale_switches
 from components.filters import filters, register_filters
 from components.items import k_menu
@@ -124,6 +125,7 @@ def layout(uploads=None, **query):
                 *scale_switches(PAGE, figure, state, log=False),
             ], md=3, className="mb-2 pt-1"),
             k_menu(PAGE, max_k(figure), state.k),
+            errors_menu.cluster_control(PAGE, figure, state.cluster),  # URL cluster (issue 39)
         ], className="g-3 align-items-start controls-row")]),
         html.H4([spec.title, provenance_badge(spec.provenance, with_id=True)], id="trends-title",
                 className="mt-2 figure-title"),
@@ -308,9 +310,10 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
     elif options.logx and scale.unavailable:
         summary += f" · no log scale: {scale.unavailable[0].lower()}{scale.unavailable[1:-1]}"
     if intervals and state.cluster:
-        summary += (" · shaded bands: 95% intervals, ± 1.96 standard errors of each cell's "
-                    f"mean over its items clustered by {state.cluster} (the cluster-robust SE; a "
-                    "Wilson interval where that would leave the metric's range); means (per "
+        summary += (" · shaded bands: 95% intervals, ± t standard errors of each cell's "
+                    f"mean over its items clustered by {state.cluster} (the cluster-robust SE, "
+                    "Student's t at clusters − 1 df; a Wilson interval where that would leave "
+                    "the metric's range); means (per "
                     "line, per panel, marginal) get none")
     elif intervals:
         summary += (" · shaded bands: 95% intervals from each cell's items ("
@@ -341,12 +344,13 @@ def threshold_placeholder(views) -> str:
 
 
 register_nav_sync(PAGE)
+errors_menu.register_cluster_control(PAGE)
 
 
 def _item_intervals(figure, views, k: int = 1, cluster: str | None = None) -> dict | None:
     """Each view's per-cell 95% intervals of the statistic drawn (pass@``k``) from the figure's
     per-item records ({panel slug: (low, high)},
-    :func:`evalmaps.analysis.uncertainty.item_intervals`; with ``cluster``, ± 1.96 clustered
+    :func:`evalmaps.analysis.uncertainty.item_intervals`; with ``cluster``, ± t clustered
     SE: :func:`~evalmaps.analysis.uncertainty.cluster_intervals`); None without records."""
     if getattr(figure, "items", None) is None:
         return None

@@ -1016,6 +1016,10 @@
           " [" + signed(p.ci_low) + ", " + signed(p.ci_high) + "], p = " + sig(p.p) +
           " (adjusted " + sig(p.p_adjusted) + ", " + name + ": " +
           (distinct(c) ? "distinguishable" : "not distinguishable") + ")";
+        const power = data.power && data.power.cells[c[yn] + "\u0000" + c[xn]];
+        if (power) {
+          line += " · " + power.text;  // its error bar and power, as the app writes them
+        }
       } else if (finite(c.se)) {
         line += " · SE " + number(sideA.percent ? c.se * 100 : c.se, f.seDecimals, null) +
           (f.unit || "") + ", " + (c.distinguishable ? "distinguishable" : "within 1.96 SE");
@@ -1122,6 +1126,9 @@
       outlines.push({key: m[0], gd: frame.gd, outline: outline, frame: frame.holder.querySelector(".heatmap-keys")});
       return frame;
     });
+    if (data.power) {
+      main.insertBefore(powerSwitch(data, made[2].gd, ys, xs), maps);
+    }
     const P = window.evalmapsLib.plotly;
     const place = function (hovered) {
       outlines.forEach(function (o) {
@@ -1156,6 +1163,61 @@
       });
     });
     return made;
+  }
+
+  /* The power map's numbers (issue 39): each cell's mde in shown units (null where none), the
+   * colour range's top, as the app's power=1 colours B − A. */
+  function powerGrid(power, ys, xs) {
+    let top = 0;
+    const z = ys.map(function (y) {
+      return xs.map(function (x) {
+        const c = power.cells[y + "\u0000" + x];
+        if (!c || !finite(c.mde)) {
+          return null;
+        }
+        top = Math.max(top, c.mde);
+        return c.mde;
+      });
+    });
+    return {z: z, top: top > 0 ? top : 1};
+  }
+
+  /* The Power map switch over B − A's map ``gd`` (URL fragment ``power=1``): on, the map is
+   * coloured by each cell's mde (light: small differences detected; red: too few items); off,
+   * by B − A again. The hover and readout keep B − A. */
+  function powerSwitch(data, gd, ys, xs) {
+    const input = el("input", {type: "checkbox", id: "compare-power"});
+    const box = el("label", {"class": "check", "for": "compare-power"},
+                   [input, document.createTextNode(" Power map (B \u2212 A): colour each cell " +
+                    "by the smallest difference its items detect (mde)")]);
+    const grid = powerGrid(data.power, ys, xs);
+    const trace = gd.data[0];
+    const plain = {z: [trace.z], colorscale: [trace.colorscale], zmin: [trace.zmin],
+                   zmax: [trace.zmax], "colorbar.title.text": [trace.colorbar.title.text]};
+    const mde = {z: [grid.z], colorscale: [data.power.colorscale], zmin: [0], zmax: [grid.top],
+                 "colorbar.title.text": [data.power.title]};
+    if (trace.texttemplate !== undefined) {  // values in cells: the mde's, then B − A's again
+      plain.texttemplate = [trace.texttemplate];
+      mde.texttemplate = ["%{z:." + data.power.places + "f}"];
+    }
+    const draw = function () {
+      window.Plotly.restyle(gd, input.checked ? mde : plain, [0]);
+    };
+    input.checked = new URLSearchParams(window.location.hash.slice(1)).get("power") === "1";
+    if (input.checked) {
+      draw();
+    }
+    input.addEventListener("change", function () {
+      const q = new URLSearchParams(window.location.hash.slice(1));
+      if (input.checked) {
+        q.set("power", "1");
+      } else {
+        q.delete("power");
+      }
+      window.history.replaceState(null, "", "#" + q.toString());
+      draw();
+    });
+    return el("p", {"class": "power-switch"}, [box]);
   }
 
   /* ------------------------------------------------------------------ start */

@@ -59,7 +59,7 @@ import numpy as np
 import pandas as pd
 
 from evalmaps.analysis import paired as paired_stats
-from evalmaps.analysis import uncertainty
+from evalmaps.analysis import power, uncertainty
 from evalmaps.analysis.slicing import fixed_range, is_fraction
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError, UnknownFigure, UnknownPanel
@@ -1061,7 +1061,8 @@ def paired_sentence(al: Alignment, s: dict) -> str:
     sizes = sorted({r.n for r in al.paired.values()})
     items = (f"{sizes[0]} items a cell" if len(sizes) == 1
              else f"{sizes[0]} to {sizes[-1]} items a cell")
-    tests = " and ".join(TEST_NAMES[t] + (f" (clustered by {al.cluster})" if t == "clustered"
+    tests = " and ".join(TEST_NAMES[t] + (f" (clustered by {al.cluster}; Student's t with "
+                                          f"clusters {fmt.MINUS} 1 df)" if t == "clustered"
                                           else "") for t in s["paired_tests"]) or "no test"
     at_k = f", pass@{al.k}" if al.k > 1 else ""
     untested = (f"; {n - m} of the {n} cells have no items in common and are not tested"
@@ -1134,15 +1135,18 @@ def detect_floor(al: Alignment) -> tuple[float, str] | None:
     return None
 
 
-def power_kind(al: Alignment, result) -> tuple[bool, bool, bool] | None:
+def power_kind(al: Alignment, result) -> tuple[bool, bool, bool, int] | None:
     """How a cell's power is said (:func:`power_lines`): (its SE clustered, its items too few
-    to detect :func:`detect_floor`'s difference, its difference 0); None where it has no mde
-    (fewer than 2 items)."""
+    to detect :func:`detect_floor`'s difference, its difference 0, its clusters where they are
+    few (below :data:`evalmaps.analysis.power.FEW_CLUSTERS`: the words name t's df), else 0);
+    None where it has no mde (fewer than 2 items)."""
     if result.mde is None:
         return None
     floor = detect_floor(al)
     blind = floor is not None and result.mde > floor[0] + 1e-12
-    return result.se_diff_clustered is not None, blind, result.items_needed is None
+    clustered = result.se_diff_clustered is not None
+    few = result.n_clusters if clustered and power.few_clusters(result.n_clusters) else 0
+    return clustered, blind, result.items_needed is None, few
 
 
 def power_lines(al: Alignment, kind: tuple[bool, bool, bool]) -> list[str]:
@@ -1151,11 +1155,13 @@ def power_lines(al: Alignment, kind: tuple[bool, bool, bool]) -> list[str]:
     spaces they are :func:`power_text`'s sentence; short, for a phone's map): 'B − A = +4.1 ±
     1.9 points', '(SE, clustered by src, 48 clusters);', 'the smallest difference these 717
     items', 'detect is 5.3 points;', 'this one needs 1,210 items'."""
-    clustered, blind, zero = kind
+    clustered, blind, zero, few = kind
     unit = paired_unit(al)
     cluster = (al.cluster or "").replace("{", "{{").replace("}", "}}")
-    which = (f"(SE, clustered by {cluster}, {{g}} clusters);" if clustered else
-             "(SE, not clustered: one cluster);" if al.cluster else "(SE, not clustered);")
+    which = (f"(SE, clustered by {cluster}, {power.few_clusters(few)});" if clustered and few
+             else f"(SE, clustered by {cluster}, {{g}} clusters);" if clustered else
+             "(SE, not clustered: one cluster, no clustered test);" if al.cluster
+             else "(SE, not clustered);")
     lines = [f"B {fmt.MINUS} A = {{diff}} ± {{se}}{unit}", which,
              "the smallest difference these {n} items", f"detect is {{mde}}{unit}"
              + ("," if blind else ";")]

@@ -41,10 +41,11 @@ the cell is compared on its *common* items (the ids both have), item by item. Wh
 - **Clustered** (``test="clustered"``): where the items come in clusters (an import's
   ``--cluster COL``, asked for with ``cluster=COL``), items of a cluster are not independent,
   which the tests above assume. A cell of at least :data:`MIN_ITEMS` items is then tested on the
-  differences' clustered standard error (:func:`evalmaps.analysis.power.clustered_se`): the
-  Wald test ``p = 2 (1 - Phi(|d_bar| / se_diff_clustered))`` and the interval it inverts,
-  ``d_bar ± 1.96 se_diff_clustered`` (:func:`clustered_test`). A cell of one cluster keeps the
-  test above.
+  differences' clustered standard error (:func:`evalmaps.analysis.power.clustered_se`) over
+  its ``G`` clusters: the Wald test ``p = 2 P(T > |d_bar| / se_diff_clustered)`` and the
+  interval it inverts, ``d_bar ± t_0.975 se_diff_clustered``, with Student's t at ``G - 1``
+  degrees of freedom (few clusters give a wide interval: :func:`clustered_test`). A cell of one
+  cluster has no clustered test and keeps the test above.
 - **Right and wrong** (``a_only``, ``b_only``; :func:`graded`, :func:`right`: the one definition
   the API, the items list and the pages use): an item is *right* for a side when its score is 1,
   full credit at the top of a 0-1 scale (every sample right at k = 1, pass@k = 1 at k > 1).
@@ -628,7 +629,7 @@ def with_error_bars(result: Paired, a: np.ndarray, b: np.ndarray, clusters=None)
     if clusters is not None:
         a_clustered, b_clustered = (power.clustered_se(a, clusters)[0],
                                     power.clustered_se(b, clusters)[0])
-    mde = power.mde(clustered if clustered is not None else se_diff)
+    mde = (power.mde(se_diff) if clustered is None else power.mde(clustered, groups))
     return replace(result, a_se=_maybe(power.se(a)), b_se=_maybe(power.se(b)),
                    se_diff=_maybe(se_diff), se_diff_clustered=_maybe(clustered),
                    n_clusters=groups, mde=_maybe(mde),
@@ -639,17 +640,20 @@ def with_error_bars(result: Paired, a: np.ndarray, b: np.ndarray, clusters=None)
 def clustered_test(result: Paired) -> Paired:
     """``result`` tested on its clustered standard error (items of a cluster are not
     independent, which McNemar's and the sign-flip test assume): the two-sided Wald test
-    ``p = 2 (1 - Phi(|diff| / se_diff_clustered))`` with the interval it inverts, ``diff ±
-    1.96 se_diff_clustered`` (so it leaves out 0 exactly when p < 0.05); ``test="clustered"``.
-    Unchanged where no test is made (below :data:`MIN_ITEMS` items) or the clustered standard
-    error is not there or 0 (one cluster; every cluster's mean difference the same)."""
-    se_c = result.se_diff_clustered
-    if not result.tested or se_c is None or se_c <= 0:
+    ``p = 2 P(T > |diff| / se_diff_clustered)`` with the interval it inverts, ``diff ±
+    t_0.975 se_diff_clustered`` (so it leaves out 0 exactly when p < 0.05), T Student's t with
+    ``n_clusters - 1`` degrees of freedom (:func:`evalmaps.analysis.power.two_sided_p`);
+    ``test="clustered"``. Unchanged where no test is made (below :data:`MIN_ITEMS` items) or the
+    clustered standard error is not there or 0 (one cluster; every cluster's mean difference
+    the same)."""
+    se_c, g = result.se_diff_clustered, result.n_clusters
+    if not result.tested or se_c is None or se_c <= 0 or g is None or g < 2:
         return result
-    p = min(1.0, math.erfc(abs(result.diff) / se_c / math.sqrt(2.0)))
+    p = power.two_sided_p(result.diff / se_c, g)
+    half = power.critical(g) * se_c
     return replace(result, p=p, p_adjusted=p,
-                   ci_low=interval_end(result.diff - Z_95 * se_c),
-                   ci_high=interval_end(result.diff + Z_95 * se_c), test="clustered")
+                   ci_low=interval_end(result.diff - half),
+                   ci_high=interval_end(result.diff + half), test="clustered")
 
 
 def side_variances(side: str, scores, at: np.ndarray) -> dict:

@@ -66,6 +66,22 @@ answer (not per cell). Without items but with standard errors on both sides, the
 unpaired z-test, ``|B - A| / sqrt(seA^2 + seB^2)`` (``test`` ``"unpaired-z"``); with neither,
 ``test`` is ``"none"``: no test is made on data that cannot support it.
 
+**Clustered** (``cluster=COL``, a column the records keep: an import's ``--cluster COL``):
+items of a cluster (a passage, a source data set) are not independent, so with ``cluster``
+each model also gets ``se_clustered`` and ``n_clusters``
+(:func:`evalmaps.analysis.power.clustered_se` over its items) and its ``ci`` is ``mean ±
+t_0.975 se_clustered`` with Student's t at ``n_clusters - 1`` degrees of freedom (within the
+metric's range; the unclustered interval where its items are in one cluster); every pair is
+tested as Compare's clustered cells are (:func:`evalmaps.analysis.paired.clustered_test`: the
+Wald test on the differences' clustered standard error, t at ``n_clusters - 1`` df; a pair
+whose common items are in one cluster keeps its unclustered test), with ``se_diff_clustered``
+and ``n_clusters``, and Benjamini-Hochberg over them as before; and the rank intervals and rank
+sets come from a *cluster bootstrap* (:func:`cluster_counts`): each resample draws the common
+items' clusters with replacement (every item of a drawn cluster with it, the same clusters for
+every model), and the rank sets' standard errors are the clustered ones
+(:func:`clustered_cov`). Below 2 clusters of common items there is no cluster bootstrap: no
+rank intervals or sets, with a note.
+
 **Best or tied.** The best model is the one with the best mean (the first in order among equal
 means); a model is *best or tied* when it is the best, or its pair with the best is not
 distinguishable: ``p_adjusted`` at least :data:`ALPHA`, or untested (an untested pair is not
@@ -101,6 +117,17 @@ RANK_SET = ("simultaneous 95% confidence set of all ranks at once (Mogstad, Roma
 CI = ("95% interval of the mean: Wilson for 0/1 scores with one sample per item, else the "
       "percentile bootstrap over items; without items, from the source's standard error")
 ADJUSTED = "Benjamini-Hochberg over every tested pair of every cell of the answer"
+RANK_INTERVAL_CLUSTERED = ("marginal 95% rank interval: the 2.5th and 97.5th percentiles of "
+                           "the model's rank over 1,000 cluster bootstrap resamples of the "
+                           "cell's common items (their clusters of {cluster} drawn with "
+                           "replacement, every item of a drawn cluster with it, the same "
+                           "clusters for every model)")
+RANK_SET_CLUSTERED = RANK_SET.replace("max-t bootstrap", "max-t cluster bootstrap (clusters "
+                                      "of {cluster}) and the clustered standard error")
+CI_CLUSTERED = ("95% interval of the mean from its standard error clustered by {cluster}: mean "
+                "± t_0.975 se_clustered, Student's t with n_clusters − 1 df, within the "
+                "metric's range (the unclustered interval where a model's items are in one "
+                "cluster)")
 MAX_PAIRS = 20_000  # pairs one answer holds at most (50 models x 14 cells: 17,150)
 
 
@@ -150,6 +177,47 @@ def bootstrap_means(scores: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Each model's mean in each resample (resamples x models) of ``scores`` (models x items,
     one row per model on the same items) under ``counts`` (resamples x items)."""
     return counts @ np.asarray(scores, dtype=np.float64).T / counts.shape[1]
+
+
+def cluster_counts(codes: np.ndarray, clusters: int, seed: int, resamples: int = RESAMPLES
+                   ) -> np.ndarray:
+    """How many times each item is drawn in each *cluster* bootstrap resample (resamples x
+    items): ``clusters`` uniform draws of the clusters with replacement per resample (seeded),
+    each item counted as often as its cluster (``codes``: each item's cluster, 0 ..
+    clusters - 1) is drawn."""
+    codes = np.asarray(codes, dtype=np.int64)
+    draws = np.random.default_rng(seed).integers(0, clusters, size=(resamples, clusters))
+    flat = (draws + np.arange(resamples)[:, None] * clusters).ravel()
+    per_cluster = np.bincount(flat, minlength=resamples * clusters).reshape(resamples, clusters)
+    return per_cluster[:, codes].astype(np.float64)
+
+
+def weighted_means(scores: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Each model's mean in each resample (resamples x models) of ``scores`` (models x items)
+    under ``counts`` (resamples x items) whose rows need not sum to the items (a cluster
+    bootstrap draws clusters, not items): the counts' weighted mean."""
+    return counts @ np.asarray(scores, dtype=np.float64).T / counts.sum(axis=1)[:, None]
+
+
+def clustered_cov(scores: np.ndarray, codes: np.ndarray, clusters: int) -> np.ndarray:
+    """The cluster-robust covariance of the models' means (models x models) over items
+    clustered by ``codes``: ``S S^T / n²`` with ``S[j, c]`` the sum over cluster c of model j's
+    deviations from its mean (its diagonal is each model's ``se_clustered²``,
+    :func:`evalmaps.analysis.power.clustered_se`)."""
+    scores = np.atleast_2d(np.asarray(scores, dtype=np.float64))
+    dev = scores - scores.mean(axis=1, keepdims=True)
+    sums = np.stack([np.bincount(codes, weights=row, minlength=clusters) for row in dev])
+    return sums @ sums.T / scores.shape[1] ** 2
+
+
+def shared_clusters(labels: Sequence[np.ndarray]) -> np.ndarray:
+    """One cluster per item from several models' labels of the same items: the first's where
+    all agree, else items are together where any model puts them together
+    (:func:`evalmaps.analysis.paired.common_clusters`, folded over the models)."""
+    out = np.asarray(labels[0], dtype=object).astype(str)
+    for more in labels[1:]:
+        out = np.asarray(paired_stats.common_clusters(out, more), dtype=object).astype(str)
+    return out
 
 
 def rank_intervals(draws: np.ndarray, higher_is_better: bool = True,
@@ -238,9 +306,13 @@ class ModelRank:
     best_or_tied: bool = False
     best: bool = False  # alone best: the best, and no other model tied with it
     se: float | None = None  # the mean's standard error: sqrt(s² / n) over items, or the source's
+    se_clustered: float | None = None  # clustered (cluster=COL) over its n_clusters clusters
+    n_clusters: int | None = None
 
-    def as_dict(self) -> dict:
+    def as_dict(self, clustered: bool = False) -> dict:
         return {"model": self.model, "n": self.n, "mean": self.mean, "se": self.se,
+                **({"se_clustered": self.se_clustered, "n_clusters": self.n_clusters}
+                   if clustered else {}),
                 "ci": None if self.ci is None else list(self.ci), "rank": self.rank,
                 "rank_ci": None if self.rank_ci is None else list(self.rank_ci),
                 "rank_set": None if self.rank_set is None else list(self.rank_set),
@@ -266,17 +338,21 @@ class PairTest:
     b_only: int | None
     only_in_a: int | None = None  # items only A answered (not in the test)
     only_in_b: int | None = None
+    se_diff_clustered: float | None = None  # clustered (cluster=COL): the test's SE
+    n_clusters: int | None = None  # the common items' clusters
 
     @property
     def distinguishable(self) -> bool:
         return self.p_adjusted is not None and self.p_adjusted < ALPHA
 
-    def as_dict(self) -> dict:
+    def as_dict(self, clustered: bool = False) -> dict:
         return {"a": self.a, "b": self.b, "n": self.n, "a_mean": self.a_mean,
                 "b_mean": self.b_mean, "diff": self.diff, "ci_low": self.ci_low,
                 "ci_high": self.ci_high, "p": self.p, "p_adjusted": self.p_adjusted,
                 "test": self.test, "a_only": self.a_only, "b_only": self.b_only,
                 "only_in_a": self.only_in_a, "only_in_b": self.only_in_b,
+                **({"se_diff_clustered": self.se_diff_clustered, "n_clusters": self.n_clusters}
+                   if clustered else {}),
                 "distinguishable": self.distinguishable}
 
 
@@ -289,9 +365,10 @@ class CellRanking:
     higher_is_better: bool = True
     missing: tuple[str, ...] = ()  # models without a value here
 
-    def as_dict(self) -> dict:
-        return {"labels": dict(self.labels), "models": [m.as_dict() for m in self.models],
-                "pairs": [p.as_dict() for p in self.pairs], "n_common": self.n_common,
+    def as_dict(self, clustered: bool = False) -> dict:
+        return {"labels": dict(self.labels),
+                "models": [m.as_dict(clustered) for m in self.models],
+                "pairs": [p.as_dict(clustered) for p in self.pairs], "n_common": self.n_common,
                 "higher_is_better": self.higher_is_better, "missing": list(self.missing)}
 
 
@@ -307,7 +384,8 @@ def _paired_test(a: str, b: str, a_mean: float, b_mean: float, result) -> PairTe
                         "none", None, None)
     return PairTest(a, b, result.n, result.a_mean, result.b_mean, result.diff, result.ci_low,
                     result.ci_high, result.p, result.p, result.test, result.a_only,
-                    result.b_only, result.only_in_a, result.only_in_b)
+                    result.b_only, result.only_in_a, result.only_in_b,
+                    result.se_diff_clustered, result.n_clusters)
 
 
 def cell_ranking(labels: Mapping[str, str], models: Sequence[str], means, extras: Sequence[dict],
@@ -319,7 +397,8 @@ def cell_ranking(labels: Mapping[str, str], models: Sequence[str], means, extras
     means = np.asarray(means, dtype=np.float64)
     ranks = competition_ranks(means, higher_is_better)
     rows = tuple(ModelRank(m, e["n"], float(means[j]), e["ci"], int(ranks[j]), e["rank_ci"],
-                           e["rank_set"], se=e.get("se"))
+                           e["rank_set"], se=e.get("se"), se_clustered=e.get("se_clustered"),
+                           n_clusters=e.get("n_clusters"))
                  for j, (m, e) in enumerate(zip(models, extras)))
     return CellRanking(dict(labels), rows, tuple(pairs), n_common, higher_is_better,
                        tuple(missing))
@@ -413,14 +492,17 @@ def mcnemar_pairs(models: Sequence[str], scores: np.ndarray, higher_is_better: b
 
 def rank_items_cell(models: Sequence[str], means: np.ndarray,
                     items: Mapping[str, object] | CellMatrix, k: int, higher_is_better: bool,
-                    seed: int, resamples: int = RESAMPLES
+                    seed: int, resamples: int = RESAMPLES, metric: Metric | None = None
                     ) -> tuple[list[dict], list[PairTest], int, list[str]]:
     """One cell with per-item records (``items``: model -> ItemScores, or at k = 1 a
     :class:`~evalmaps.catalog.items.CellMatrix` with a row of each model): each model's n and
     interval, rank interval and rank set (on the items all of them answered), and every pair
-    tested as Compare tests a cell. Returns (per-model extras, pairs, n_common, notes)."""
+    tested as Compare tests a cell; where the items carry clusters (``cluster=COL``), clustered
+    as the module says (``metric``: the range a clustered interval stays within). Returns
+    (per-model extras, pairs, n_common, notes)."""
     notes = []
     extras = []
+    groups = None  # models x items: each item's cluster, where clustered
     if isinstance(items, CellMatrix):
         if k != 1:
             raise ValueError("a cell's matrix of items holds one sample of each: k is 1")
@@ -429,6 +511,10 @@ def rank_items_cell(models: Sequence[str], means: np.ndarray,
         cells = [items[m] for m in models]
         union, values, samples = item_matrix(cells, k)
         binary = [c.binary for c in cells]
+        if all(c.clusters is not None for c in cells):
+            groups = np.full(values.shape, "", dtype=object)
+            for row, cell in enumerate(cells):
+                groups[row, np.searchsorted(union, cell.items)] = cell.clusters
     present = samples > 0
     for j in range(len(models)):
         has = present[j]
@@ -443,9 +529,15 @@ def rank_items_cell(models: Sequence[str], means: np.ndarray,
             ci = (float(lo), float(hi))
         else:
             ci = paired_stats.bootstrap_mean_interval(row, paired_stats.seed_of_items(ids))
-        extras.append({"n": len(row), "ci": ci, "se": _r(power.se(row))})
-    if (k == 1 and present.all() and values.shape[1] >= paired_stats.MIN_ITEMS
-            and all(binary) and (samples == 1).all()):
+        extra = {"n": len(row), "ci": ci, "se": _r(power.se(row))}
+        if groups is not None:
+            se_c, g = power.clustered_se(row, groups[j] if has.all() else groups[j, has])
+            extra.update(se_clustered=None if se_c is None else _r(se_c), n_clusters=g)
+            if se_c is not None:
+                extra["ci"] = clustered_interval(float(row.mean()), se_c, g, metric)
+        extras.append(extra)
+    if groups is None and (k == 1 and present.all() and values.shape[1] >= paired_stats.MIN_ITEMS
+                           and all(binary) and (samples == 1).all()):
         pairs = mcnemar_pairs(models, values, higher_is_better)  # every pair at once
     else:
         pairs = []
@@ -453,6 +545,11 @@ def rank_items_cell(models: Sequence[str], means: np.ndarray,
             for j in range(i + 1, len(models)):
                 result = paired_on_matrix(values, samples, i, j, k, (binary[i], binary[j]),
                                           higher_is_better)
+                if result is not None and groups is not None:
+                    both = present[i] & present[j]
+                    result = paired_stats.clustered_test(paired_stats.with_error_bars(
+                        result, values[i, both], values[j, both],
+                        paired_stats.common_clusters(groups[i, both], groups[j, both])))
                 pairs.append(_paired_test(a, models[j], float(means[i]), float(means[j]),
                                           result))
     every = present.all(axis=0)
@@ -466,15 +563,39 @@ def rank_items_cell(models: Sequence[str], means: np.ndarray,
         notes.append(f"the models answered different items: rank intervals and rank sets are "
                      f"on the {n_common} items all of them answered")
     scores = values[:, every]
-    counts = resample_counts(n_common, seed, resamples)
-    draws = bootstrap_means(scores, counts)
-    marginal = rank_intervals(draws, higher_is_better)
     theta = scores.mean(axis=1)
-    sds = difference_sds(np.atleast_2d(np.cov(scores, ddof=0)) / n_common)
+    if groups is not None:
+        labels, codes = np.unique(shared_clusters(list(groups[:, every])), return_inverse=True)
+        if len(labels) < 2:
+            notes.append("the items common to every model are in one cluster: no cluster "
+                         "bootstrap, no rank intervals")
+            for e in extras:
+                e["rank_ci"] = e["rank_set"] = None
+            return extras, pairs, n_common, notes
+        codes = codes.ravel()
+        draws = weighted_means(scores, cluster_counts(codes, len(labels), seed, resamples))
+        sds = difference_sds(clustered_cov(scores, codes, len(labels)))
+    else:
+        counts = resample_counts(n_common, seed, resamples)
+        draws = bootstrap_means(scores, counts)
+        sds = difference_sds(np.atleast_2d(np.cov(scores, ddof=0)) / n_common)
+    marginal = rank_intervals(draws, higher_is_better)
     sets = rank_sets(theta, draws - theta, sds, higher_is_better)
     for e, ci, cs in zip(extras, marginal, sets):
         e["rank_ci"], e["rank_set"] = (int(ci[0]), int(ci[1])), (int(cs[0]), int(cs[1]))
     return extras, pairs, n_common, notes
+
+
+def clustered_interval(mean: float, se_c: float, clusters: int, metric: Metric | None
+                       ) -> tuple[float, float]:
+    """A mean's 95% interval from its clustered standard error: ``mean ± t_0.975 se_c``,
+    Student's t at ``clusters - 1`` df, within the metric's range
+    (:func:`evalmaps.analysis.uncertainty.se_interval`)."""
+    critical = power.critical(clusters)
+    if metric is None:
+        return float(mean - critical * se_c), float(mean + critical * se_c)
+    lo, hi = uncertainty.se_interval(np.array([mean]), np.array([se_c]), metric, critical)
+    return float(lo[0]), float(hi[0])
 
 
 def rank_se_cell(models: Sequence[str], means: np.ndarray, se: np.ndarray, ns, metric: Metric,
@@ -559,6 +680,7 @@ class Ranking:
     warnings: tuple[str, ...] = ()
     metric: Metric | None = None
     left_out: tuple[dict, ...] = field(default=())  # cells with fewer than two models
+    cluster: str | None = None  # the items' column the errors, tests and resamples cluster by
 
     def summary(self) -> list[dict]:
         """Per model: the cells it is ranked in, best or tied in, alone best in, and the
@@ -576,6 +698,8 @@ class Ranking:
 
     def to_dict(self) -> dict:
         n_pairs = sum(p.p is not None for c in self.cells for p in c.pairs)
+        clustered = self.cluster is not None
+        words = {"cluster": self.cluster}
         return {
             "figure": self.figure_id, "by": self.by, "alpha": ALPHA, "k": self.k,
             "basis": self.basis,
@@ -583,12 +707,16 @@ class Ranking:
                 "name": self.metric.name, "unit": self.metric.unit,
                 "higher_is_better": self.metric.higher_is_better},
             "models": list(self.models),
-            "cells": [c.as_dict() for c in self.cells],
+            "cells": [c.as_dict(clustered) for c in self.cells],
             "summary": self.summary(),
-            "ci": CI if self.basis != "means" else None,
-            "rank_interval": (RANK_INTERVAL if self.basis == "items" else
+            "cluster": self.cluster,
+            "ci": (CI_CLUSTERED.format(**words) if clustered else
+                   CI if self.basis != "means" else None),
+            "rank_interval": (RANK_INTERVAL_CLUSTERED.format(**words) if clustered else
+                              RANK_INTERVAL if self.basis == "items" else
                               RANK_INTERVAL_SE if self.basis == "standard errors" else None),
-            "rank_set": RANK_SET if self.basis != "means" else None,
+            "rank_set": (RANK_SET_CLUSTERED.format(**words) if clustered else
+                         RANK_SET if self.basis != "means" else None),
             "p_adjusted": f"{ADJUSTED} ({n_pairs} pairs)",
             "notes": list(self.notes), "warnings": list(self.warnings),
             "left_out": list(self.left_out),
@@ -604,12 +732,39 @@ def _cells_table(figure: Figure, filters: Mapping[str, set[str]]) -> pd.DataFram
     return cells[keep & np.isfinite(cells["value"].to_numpy(dtype=np.float64))]
 
 
+class ClusterError(ValueError):
+    """A ``cluster`` the figure's items cannot be clustered by (one or two sentences)."""
+
+
+def cluster_problem(figure: Figure, cluster: str) -> str | None:
+    """Why ``figure``'s items cannot be clustered by ``cluster``; None where they can."""
+    records = getattr(figure, "items", None)
+    name = fmt.clip(cluster)
+    if records is None:
+        return (f"cluster={name} clusters the standard errors of per-item records, and figure "
+                f"'{figure.id}' has none. Leave cluster out, or rank a figure with items.")
+    kept = records.clusters
+    if cluster not in kept:
+        have = (f"they keep the cluster column{'s' * (len(kept) > 1)} {', '.join(kept)}"
+                if kept else "they keep no cluster column")
+        return (f"Figure '{figure.id}''s items have no cluster column '{name}' ({have}). "
+                f"Import them with --cluster {name}, or leave cluster out.")
+    return None
+
+
 def rank_figure(figure: Figure, by: str | None = None,
                 filters: Mapping[str, set[str]] | None = None, k: int = 1,
-                resamples: int = RESAMPLES, max_pairs: int | None = MAX_PAIRS) -> Ranking:
+                resamples: int = RESAMPLES, max_pairs: int | None = MAX_PAIRS,
+                cluster: str | None = None) -> Ranking:
     """Rank ``by`` (default :func:`default_by`) in every cell of ``figure`` (already at pass@k
     where ``k`` > 1) that ``filters`` (dimension -> labels kept) leave; see the module. An
-    answer of more than ``max_pairs`` pairs is a :class:`TooManyPairs` (None: no bound)."""
+    answer of more than ``max_pairs`` pairs is a :class:`TooManyPairs` (None: no bound).
+    ``cluster``: the items' column to cluster by (a :class:`ClusterError` where they keep
+    none such)."""
+    if cluster is not None:
+        problem = cluster_problem(figure, cluster)
+        if problem:
+            raise ClusterError(problem)
     spec = figure.spec
     by = by or default_by(figure)
     if by is None or by not in spec.dims:
@@ -623,8 +778,9 @@ def rank_figure(figure: Figure, by: str | None = None,
     records = getattr(figure, "items", None)
     # one sample of each item at k = 1 (the usual case): each cell's models x items matrix
     # read from the records' codes; else (several samples, pass@k) each cell's items
-    matrices = records.matrices(by, others) if records is not None and k == 1 else None
-    item_cells = records.cells({}, (by, *others)) \
+    matrices = records.matrices(by, others) \
+        if records is not None and k == 1 and cluster is None else None
+    item_cells = records.cells({}, (by, *others), cluster) \
         if records is not None and matrices is None else {}
     has_se = any(c in table.columns for c in ("se", "sd"))
     basis = "items" if records is not None else "standard errors" if has_se else "means"
@@ -650,7 +806,7 @@ def rank_figure(figure: Figure, by: str | None = None,
                                   metric_all)
     ns_all = table["n"].to_numpy(dtype=np.float64) if "n" in table else None
     cells, left_out, notes, warnings = [], [], [], []
-    uneven = untested_small = 0
+    uneven = untested_small = one_cluster = 0
     for key in keys:
         rows = groups[key]
         labels = dict(zip(others, key))
@@ -683,9 +839,11 @@ def rank_figure(figure: Figure, by: str | None = None,
                          for i, a in enumerate(present) for j, b in enumerate(present) if j > i]
             else:
                 extras, pairs, n_common, cell_notes = rank_items_cell(
-                    present, means, full, k, higher, seed, resamples)
+                    present, means, full, k, higher, seed, resamples, metric)
                 uneven += any("different items" in n for n in cell_notes)
-                untested_small += any("no rank intervals" in n for n in cell_notes)
+                untested_small += any("only" in n and "no rank intervals" in n
+                                      for n in cell_notes)
+                one_cluster += any("one cluster" in n for n in cell_notes)
         elif basis == "standard errors":
             se = np.array([se_all[rows[m]] for m in present])
             ns = [None if ns_all is None or not np.isfinite(ns_all[rows[m]])
@@ -715,6 +873,8 @@ def rank_figure(figure: Figure, by: str | None = None,
         notes.append("Pairs are tested on the items both models answered, as Compare tests a "
                      "cell; p_adjusted is Benjamini-Hochberg over every tested pair of every "
                      "cell of this answer.")
+        if cluster is not None:
+            notes.append(clustered_note(cells, cluster, one_cluster))
     elif basis == "standard errors":
         notes.append("The figure has no per-item records: pairs are compared by the unpaired "
                      "z-test of the source's standard errors (test 'unpaired-z'), which "
@@ -732,7 +892,29 @@ def rank_figure(figure: Figure, by: str | None = None,
     varying = [d for d in others if len({c.labels[d] for c in cells}) > 1]
     word = spec.dims[varying[0]].title.casefold() if len(varying) == 1 else "cell"
     return Ranking(figure.id, by, k, basis, tuple(order), tuple(cells), word, tuple(notes),
-                   tuple(dict.fromkeys(warnings)), spec.metric, tuple(left_out))
+                   tuple(dict.fromkeys(warnings)), spec.metric, tuple(left_out), cluster)
+
+
+def clustered_note(cells: Sequence[CellRanking], cluster: str, one_cluster: int = 0) -> str:
+    """The sentence that says how a ranking is clustered by ``cluster``: the test, the
+    resampling, and how few clusters the cells have (Student's t's df)."""
+    counts = sorted({p.n_clusters for c in cells for p in c.pairs
+                     if p.test == "clustered" and p.n_clusters})
+    few = [g for g in counts if power.few_clusters(g)]
+    span = (f"{counts[0]:,} clusters" if len(counts) == 1 else
+            f"{counts[0]:,} to {counts[-1]:,} clusters" if counts else "no cluster test")
+    out = (f"Clustered by {cluster} ({span} a pair): each model's interval is from its "
+           f"clustered standard error, pairs are tested by the Wald test on the clustered "
+           f"standard error with Student's t at clusters {fmt.MINUS} 1 df, and the rank "
+           f"intervals and rank sets resample clusters (a cluster bootstrap), not items.")
+    if few:
+        out += (" Few clusters widen the tests and intervals: "
+                + "; ".join(power.few_clusters(g) for g in few[:3])
+                + ("; ..." if len(few) > 3 else "") + ".")
+    if one_cluster:
+        out += (f" {one_cluster} {plural('cell', one_cluster)} have their common items in one "
+                "cluster: no clustered test or cluster bootstrap there.")
+    return out
 
 
 def _where(labels: Mapping[str, str]) -> str:

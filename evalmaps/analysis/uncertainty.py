@@ -104,15 +104,17 @@ def figure_notes(figure: Figure) -> list[str]:
 
 # --------------------------------------------------------------------------- intervals
 
-def se_interval(z: np.ndarray, se: np.ndarray, metric: Metric) -> tuple[np.ndarray, np.ndarray]:
+def se_interval(z: np.ndarray, se: np.ndarray, metric: Metric,
+                critical=Z_95) -> tuple[np.ndarray, np.ndarray]:
     """A 95% interval from a standard error that never leaves the metric's range: z ± 1.96 se
-    where that stays within it; where it would not (a value near 0 or 100%), the Wilson
-    interval of the share ``(z - lo) / (hi - lo)`` with the effective number of items
-    ``n = p(1 - p) / se²`` that the standard error implies (in the metric's units again).
-    NaN where there is no value or standard error."""
+    (``critical`` se: a clustered one's Student's t quantile, per cell) where that stays within
+    it; where it would not (a value near 0 or 100%), the Wilson interval of the share ``(z -
+    lo) / (hi - lo)`` with the effective number of items ``n = p(1 - p) / se²`` that the
+    standard error implies (in the metric's units again). NaN where there is no value or
+    standard error."""
     z = np.asarray(z, dtype=float)
     se = np.asarray(se, dtype=float)
-    lo, hi = z - Z_95 * se, z + Z_95 * se
+    lo, hi = z - critical * se, z + critical * se
     if metric.range is None:
         return lo, hi
     bottom, top = metric.range
@@ -217,12 +219,24 @@ def with_item_se(figure: Figure, views: list, k: int = 1, cluster: str | None = 
 
 def cluster_intervals(view, items, k: int, cluster: str) -> tuple[np.ndarray, np.ndarray]:
     """Each cell's 95% interval from the clustered standard error of its mean over items:
-    ``z ± 1.96 se_clustered`` within the metric's range (:func:`se_interval`); NaN where a cell
-    has fewer than 2 clusters."""
+    ``z ± t_0.975 se_clustered`` within the metric's range (:func:`se_interval`), with Student's
+    t at ``n_clusters - 1`` degrees of freedom (:func:`evalmaps.analysis.power.critical`); NaN
+    where a cell has fewer than 2 clusters."""
     spec = view.spec
     errors = item_errors(items, dict(view.panel.facets), (spec.y, spec.x), view.y_labels,
                          view.x_labels, k, cluster)
-    return se_interval(view.z, errors["se_clustered"], view.metric)
+    return se_interval(view.z, errors["se_clustered"], view.metric,
+                       clustered_critical(errors["n_clusters"]))
+
+
+def clustered_critical(n_clusters) -> np.ndarray:
+    """Each cell's 95% half-width in clustered standard errors: Student's t's 97.5th
+    percentile at ``n_clusters - 1`` degrees of freedom; NaN below 2 clusters."""
+    g = np.asarray(n_clusters, dtype=np.float64)
+    out = np.full(g.shape, np.nan)
+    for count in np.unique(g[np.isfinite(g) & (g >= 2)]):
+        out[g == count] = power.critical(int(count))
+    return out
 
 
 def view_intervals(view, items=None, k: int = 1,

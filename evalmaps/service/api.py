@@ -313,6 +313,8 @@ def rank_view(*sides: Side, data: Sequence[PathLike] = (), by: str | None = None
     query: dict[str, list[str]] = {}
     if k != 1:
         query["k"] = [str(k)]
+    if options.cluster:  # imported with --cluster COL: ranked clustered by it
+        query["cluster"] = [options.cluster]
     for dim, labels in (keep or {}).items():
         query[dim] = [labels] if isinstance(labels, str) else list(labels)
     if not sides:
@@ -362,8 +364,14 @@ def rank_frame(view: RankView, payload: dict | None = None) -> pd.DataFrame:
                          "se": m.get("se"), "ci_low": ci[0], "ci_high": ci[1], "rank": m["rank"],
                          "rank_ci_low": rank_ci[0], "rank_ci_high": rank_ci[1],
                          "rank_set_low": rank_set[0], "rank_set_high": rank_set[1],
-                         "best_or_tied": m["best_or_tied"], "best": m["best"]})
-    out = pd.DataFrame(rows, columns=[*dims, by, *RANK_COLUMNS])
+                         "best_or_tied": m["best_or_tied"], "best": m["best"],
+                         **({"se_clustered": m["se_clustered"], "n_clusters": m["n_clusters"]}
+                            if payload.get("cluster") else {})})
+    clustered = ("se_clustered", "n_clusters") if payload.get("cluster") else ()
+    out = pd.DataFrame(rows, columns=[*dims, by, *RANK_COLUMNS, *clustered])
+    if clustered:
+        out["n_clusters"] = out["n_clusters"].astype("Int64")
+        out["se_clustered"] = out["se_clustered"].astype("float64")
     for name in ("n", "rank", "rank_ci_low", "rank_ci_high", "rank_set_low", "rank_set_high"):
         out[name] = out[name].astype("Int64")
     for name in ("mean", "se", "ci_low", "ci_high"):
@@ -375,17 +383,20 @@ def rank(*sides: Side, data: Sequence[PathLike] = (), by: str | None = None, k: 
          keep: Mapping[str, str | Iterable[str]] | None = None, item: str | None = None,
          correct: str | tuple[str, str] | None = None,
          set: Mapping[str, str] | Iterable[str] | None = None, drop: Iterable[str] = (),
-         rename: Iterable[str] = ()) -> pd.DataFrame:
+         rename: Iterable[str] = (), cluster: str | None = None) -> pd.DataFrame:
     """Many models ranked in every cell, as ``/api/rank`` ranks them: one row per cell and
     model with the cell's labels, the model, then ``n, mean, ci_low, ci_high, rank,
-    rank_ci_low, rank_ci_high, rank_set_low, rank_set_high, best_or_tied, best``.
+    rank_ci_low, rank_ci_high, rank_set_low, rank_set_high, best_or_tied, best``; with
+    ``cluster`` (the items' column: files imported with ``--cluster COL``, as
+    ``/api/rank?cluster=COL``) also ``se_clustered`` and ``n_clusters``, the intervals and
+    tests clustered and the rank intervals from a cluster bootstrap.
 
     ``sides``: two or more paths (read with the table options and made one figure, each a label
     of the dimension ranked) or :func:`read` figures, or one figure id of the built-in figures
     and the ``data`` folders. ``by``: the dimension ranked; ``k``: pass@k; ``keep``: labels
     kept (``{"model": ["a", "b"]}``). ``frame.attrs`` holds the answer's ``summary`` (a sentence
     per model), ``pairs`` (every pair tested, a DataFrame), ``warnings`` and the ``query``."""
-    options = table_options(item, correct, set, drop, rename)
+    options = table_options(item, correct, set, drop, rename, cluster)
     made = rank_view(*sides, data=data, by=by, k=k, keep=keep, options=options)
     payload = made.view.to_dict()
     out = rank_frame(made.view, payload)

@@ -377,11 +377,41 @@ def compare_data(view: CompareView, payload: dict) -> dict:
                "tests": dict(zip(paired_stats.TESTS, comparing.PAIRED_NAMES)),
                "alpha": paired_stats.ALPHA} if al.paired else None)
     return {"api": payload, "short": [al.a.short, al.b.short], "range": [lo, hi], "paired": paired,
+            "power": power_data(al),
             "deltaRange": list(comparing.delta_range(al)),
             "format": {**side, "delta": [al.decimals, al.min_decimals],
                                        "higher": al.higher_is_better,
                                        "unit": al.a.metric.unit,
                                        "seDecimals": fmt.se_places(al.decimals)}}
+
+
+# the app's power map's colours (components.compare: "YlOrRd" as plotly.py reads it, light at
+# 0; plotly.js's own "YlOrRd" runs the other way), written out: a test compares them
+POWER_COLORSCALE = [[k / 8, c] for k, c in enumerate((
+    "rgb(255,255,204)", "rgb(255,237,160)", "rgb(254,217,118)", "rgb(254,178,76)",
+    "rgb(253,141,60)", "rgb(252,78,42)", "rgb(227,26,28)", "rgb(189,0,38)", "rgb(128,0,38)"))]
+
+
+def power_data(al) -> dict | None:
+    """A Compare page's power (issue 39), as the app gives it: each paired cell's sentence
+    (:func:`evalmaps.analysis.compare.power_text`: 'B − A = +4.1 ± 1.9 points (SE, ...); the
+    smallest difference these 717 items detect is 5.3 points; ...', keyed by the cell's row and
+    column labels joined by U+0000) and its mde in shown units, the power map's colour (the
+    app's ``power=1``); None where no cell is paired."""
+    if not al.paired:
+        return None
+    scale = al.a.metric.scale if al.a.metric.percent else 1
+    cells = {}
+    for (i, j), r in al.paired.items():
+        text = comparing.power_text(al, r)
+        if text is None:
+            continue
+        cells[f"{al.y.labels[i]}\u0000{al.x.labels[j]}"] = {"text": text, "mde": r.mde * scale}
+    if not cells:
+        return None
+    unit = comparing.paired_unit(al).strip()
+    return {"cells": cells, "places": comparing.paired_places(al),
+            "colorscale": POWER_COLORSCALE, "title": "mde" + (f" ({unit})" if unit else "")}
 
 
 # --------------------------------------------------------------------------- the site

@@ -14,7 +14,7 @@ from evalmaps.analysis import export
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.readers.base import TableOptions
-from evalmaps.service.api import SideError, rank_view
+from evalmaps.service.api import rank_view
 from evalmaps.views.rank import RankView
 
 
@@ -75,9 +75,6 @@ def notes(payload: dict) -> list[str]:
 
 def rank_command(args: argparse.Namespace, options: TableOptions) -> int:
     """Run ``evalmaps rank`` with its parsed ``args`` and table ``options``; the exit code."""
-    if options.cluster:
-        raise SideError("The ranking's tests are not clustered yet (evalmaps compare's are). "
-                        "Leave --cluster out of evalmaps rank.")
     made = rank_view(*args.sides, data=args.data, by=args.by, k=args.k, keep=_keep(args.keep),
                      options=options)
     view = made.view

@@ -5,7 +5,8 @@ each cell of a figure, which are tied with it, and the pairs tested
 Its query: ``figure`` (default: the first figure with per-item records and a dimension to rank,
 else the first with a dimension to rank), ``by`` (the dimension ranked; default
 :func:`evalmaps.analysis.rank.default_by`), ``k`` (pass@k where the items have several samples),
-``<dimension>=<label>`` (repeatable: the labels kept; on ``by``, the models ranked), and
+``<dimension>=<label>`` (repeatable: the labels kept; on ``by``, the models ranked),
+``cluster`` (a column the items keep: errors, tests and rank resamples clustered by it), and
 ``format`` (``json``, ``csv``: one row per cell and model, ``csv-pairs``: one row per cell and
 pair). Presentation keys the pages share (``pct``, ``labels``, ``scale``, ``color``) change
 nothing. ``alpha`` is fixed at 0.05 (it is in the answer). The view is strict: anything else,
@@ -32,7 +33,7 @@ from evalmaps.views.items import figure_at_query
 from evalmaps.views.models import BadQuery, parse_filters
 from evalmaps.views.state import Query, as_list, first
 
-RANK_KEYS = ("figure", "by", "k", "format")
+RANK_KEYS = ("figure", "by", "k", "format", "cluster")
 IGNORED_KEYS = ("pct", "labels", "scale", "color")  # presentation only: no number changes
 FORMATS = ("json", "csv", "csv-pairs")
 
@@ -89,7 +90,7 @@ def _check_keys(figure: Figure, query: Query) -> None:
             continue
         if key == "alpha":
             raise BadQuery("alpha is fixed at 0.05 in the Rank answer. Leave alpha out.")
-        raise BadQuery(f"Rank reads figure, by, k, format and <dimension>=<label>; "
+        raise BadQuery(f"Rank reads figure, by, k, cluster, format and <dimension>=<label>; "
                        f"'{fmt.clip(key, MAX_QUOTED)}' is none of these for figure "
                        f"'{figure.id}'. Leave it out.")
 
@@ -121,8 +122,14 @@ class RankView:
         if by in filters and len(filters[by]) < 2:
             raise BadQuery(f"Give two or more labels of {by} to rank (by={by}), or none for all "
                            "of them.")
+        clusters = as_list(query.get("cluster")) or []
+        if len(clusters) > 1:
+            raise BadQuery("Give one cluster column (cluster=COL), or leave cluster out.")
+        cluster = clusters[0] if clusters and clusters[0] != "" else None
         try:
-            result = ranking.rank_figure(at, by, filters, k)
+            result = ranking.rank_figure(at, by, filters, k, cluster=cluster)
+        except ranking.ClusterError as exc:
+            raise BadQuery(str(exc)) from None
         except ranking.TooManyPairs as exc:
             narrow = [d for d in figure.spec.dim_names
                       if d != by and len(figure.spec.dims[d].labels) > 1]
@@ -149,7 +156,7 @@ class RankView:
         """The query that opens a pair of this cell in Compare, after its ``a`` and ``b``
         (``<figure>:<by>=<label>``): the cell as Compare's grid names it (``cell=<row>|<column>``,
         its default rows and columns for two labels of ``by``), the other dimensions fixed at
-        the cell's labels, and ``k``. The same query after ``/compare/items.json?a=..&b=..&``
+        the cell's labels, ``k`` and ``cluster``. The same query after ``/compare/items.json?a=..&b=..&``
         gives the cell's items."""
         spec, r = self.figure.spec, self.ranking
         y, x = comparing.default_axes(spec, r.by)
@@ -157,6 +164,8 @@ class RankView:
         query += [(d, label) for d, label in labels.items() if d not in (y, x)]
         if r.k != 1:
             query.append(("k", str(r.k)))
+        if r.cluster is not None:
+            query.append(("cluster", r.cluster))
         return urlencode(query, safe="|:")
 
     def models_csv(self) -> str:
@@ -165,14 +174,17 @@ class RankView:
         set, best or tied and alone best."""
         r = self.ranking
         dims = _cell_dims(r)
-        rows = [[*dims, r.by, "n", "mean", "se", "ci_low", "ci_high", "rank", "rank_ci_low",
-                 "rank_ci_high", "rank_set_low", "rank_set_high", "best_or_tied", "best"]]
+        clustered = ["se_clustered", "n_clusters"] if r.cluster is not None else []
+        rows = [[*dims, r.by, "n", "mean", "se", *clustered, "ci_low", "ci_high", "rank",
+                 "rank_ci_low", "rank_ci_high", "rank_set_low", "rank_set_high", "best_or_tied",
+                 "best"]]
         for cell in r.cells:
             for m in cell.models:
                 ci, rci, rset = m.ci or (None, None), m.rank_ci or (None, None), \
                     m.rank_set or (None, None)
-                rows.append([*(cell.labels[d] for d in dims), m.model, m.n, m.mean, m.se, *ci,
-                             m.rank, *rci, *rset, m.best_or_tied, m.best])
+                more = [m.se_clustered, m.n_clusters] if clustered else []
+                rows.append([*(cell.labels[d] for d in dims), m.model, m.n, m.mean, m.se,
+                             *more, *ci, m.rank, *rci, *rset, m.best_or_tied, m.best])
         return _csv(rows)
 
     def pairs_csv(self) -> str:
@@ -181,11 +193,12 @@ class RankView:
         dims = _cell_dims(r)
         names = ["a", "b", "n", "a_mean", "b_mean", "diff", "ci_low", "ci_high", "p",
                  "p_adjusted", "test", "a_only", "b_only", "only_in_a", "only_in_b",
+                 *(["se_diff_clustered", "n_clusters"] if r.cluster is not None else []),
                  "distinguishable"]
         rows = [[*dims, *names]]
         for cell in r.cells:
             for p in cell.pairs:
-                row = p.as_dict()
+                row = p.as_dict(clustered=r.cluster is not None)
                 rows.append([*(cell.labels[d] for d in dims), *(row[n] for n in names)])
         return _csv(rows)
 

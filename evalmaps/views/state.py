@@ -771,12 +771,15 @@ class RankState:
     k: int = 1
     slice: tuple[tuple[str, tuple[str, ...]], ...] = ()
     problems: tuple[str, ...] = ()
+    cluster: str | None = None  # the items' column the ranking is clustered by
 
     def query(self) -> dict[str, str | list[str]]:
         """The query as ``/api/rank`` and ``RankView.from_query`` read it (a dict of lists)."""
         out: dict[str, str | list[str]] = {"figure": [self.figure], "by": [self.by]}
         if self.k != 1:
             out["k"] = [str(self.k)]
+        if self.cluster:
+            out["cluster"] = [self.cluster]
         for dim, labels in self.slice:
             out[dim] = list(labels)
         return out
@@ -788,6 +791,8 @@ class RankState:
         if self.k != 1:
             pairs.append(("k", str(self.k)))
         pairs += [(dim, label) for dim, labels in self.slice for label in labels]
+        if self.cluster:
+            pairs.append(("cluster", self.cluster))
         return "?" + urlencode(pairs)
 
 
@@ -868,7 +873,7 @@ def parse_rank_state(query: Query, catalog: Catalog) -> RankState | None:
             continue
         if kept and len(kept) < len(spec.dims[dim].labels):
             sliced.append((dim, kept))
-    state = RankState(fid, by, k, tuple(sliced))
+    state = RankState(fid, by, k, tuple(sliced), cluster=read_cluster(query, figure, problems))
     if not given:  # the models kept (by's labels) stay
         state = replace(state, slice=(*state.slice, *default_rank_slice(figure, by)))
     return replace(state, problems=tuple(problems))

@@ -285,3 +285,59 @@ def test_a_compare_pages_row_labels_are_whole(dash_duo, site):
             return box.left < plot.left - 0.5;
         }).map(t => t.textContent);""")
     assert clipped == []
+
+
+def test_a_paired_compare_page_has_the_power_sentence_and_the_power_map(dash_duo, site, client,
+                                                                       tmp_path):
+    """Issue 39: the readout gives each paired cell's error bar and power, as the app's; the
+    Power map switch colours B − A by each cell's mde (/api/compare's), kept in the fragment
+    (power=1), and back off to B − A."""
+    from tests.browser.helpers import screenshot
+
+    driver = dash_duo.driver
+    driver.set_window_size(1440, 1000)
+    open_page(dash_duo, (site / "compare/3.html").as_uri(), panels=3)
+    api = client.get(f"/api/compare?a={PAIRED[0]}&b={PAIRED[1]}").json
+    dims = api["dims"]
+    biology = next(c for c in api["cells"] if "biology" in c.values())
+    hover_cell(dash_duo, '.heatmap-panel[data-map="a"]', biology[dims["x"]["name"]],
+               biology[dims["y"]["name"]])
+    until(lambda: "smallest difference" in driver.find_element(By.ID, "compare-readout").text,
+          timeout=5)
+    readout = driver.find_element(By.ID, "compare-readout").text
+    p = biology["paired"]
+    assert f"the smallest difference these {p['n']:,} items detect is" in readout
+    assert f"this one needs {p['items_needed']:,} items" in readout
+    delta = '.heatmap-panel[data-map="delta"] .js-plotly-plot'
+    drawn = ("const gd = document.querySelector(arguments[0]);"
+             "return [gd.data[0].z, gd.data[0].colorbar.title.text, gd.data[0].zmin, "
+             "gd.data[0].zmax];")
+    before = driver.execute_script(drawn, delta)
+    driver.find_element(By.ID, "compare-power").click()
+    until(lambda: "power=1" in driver.current_url, timeout=5)
+    z, title, zmin, zmax = driver.execute_script(drawn, delta)
+    scale = 100 if api["a"].get("metric", {}).get("percent") else 1
+    ys, xs = dims["y"]["labels"], dims["x"]["labels"]
+    want = [[None] * len(xs) for _ in ys]
+    for c in api["cells"]:
+        want[ys.index(c[dims["y"]["name"]])][xs.index(c[dims["x"]["name"]])] = \
+            c["paired"]["mde"] * scale
+    assert z == [[pytest.approx(v, rel=1e-12) if v is not None else None for v in row]
+                 for row in want]
+    assert title.startswith("mde") and zmin == 0
+    assert zmax == pytest.approx(max(v for row in want for v in row if v is not None))
+    for width in (1440, 390):
+        driver.set_window_size(width, 1000)
+        driver.execute_script("document.querySelector(arguments[0]).scrollIntoView("
+                              "{block: 'center'});", delta)
+        screenshot(driver, f"bundle-power-{width}", tmp_path)
+    driver.set_window_size(1440, 1000)
+    driver.refresh()  # the fragment reopens the power map
+    until(lambda: len(driver.find_elements(By.CSS_SELECTOR, delta)) == 1, timeout=20)
+    until(lambda: driver.find_element(By.ID, "compare-power").is_selected(), timeout=10)
+    until(lambda: driver.execute_script(drawn, delta)[1].startswith("mde"), timeout=10)
+    driver.find_element(By.ID, "compare-power").click()  # off: B − A again
+    until(lambda: driver.execute_script(drawn, delta)[1] == before[1], timeout=5)
+    assert driver.execute_script(drawn, delta)[0] == before[0]
+    assert "power=1" not in driver.current_url
+    assert dash_duo.get_logs() == []

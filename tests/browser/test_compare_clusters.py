@@ -72,8 +72,9 @@ def test_clustered_error_bars_and_power_in_the_hover_and_readout(served, tmp_pat
     assert result.as_dict() == cell["paired"]  # the page's numbers are the API's
     assert result.test == "clustered" and result.n_clusters == 8
     want = power_text(al, result)
-    assert "(SE, clustered by src, 8 clusters)" in want and "too few to detect a difference " \
-        "of 1 point" in want
+    # 8 clusters are few: the words name Student's t and its df
+    assert "(SE, clustered by src, only 8 clusters: t with 7 df)" in want and "too few to " \
+        "detect a difference of 1 point" in want
     hover_cell(served, DELTA, "t2", "hard")
     assert want in hover_lines(served)
     until(lambda: want in served.find_element("#compare-readout").text, timeout=5)
@@ -161,3 +162,82 @@ def test_browse_and_trends_name_their_clustered_standard_errors(served, tmp_path
     until(lambda: "clustered by src" in served.find_element("#trends-summary").text, timeout=15)
     screenshot(served.driver, "trends-clusters-1440", tmp_path)
     assert served.get_logs() == []
+
+
+def test_browse_and_trends_have_a_standard_errors_menu_that_writes_cluster(served, tmp_path):
+    """The menu of the figure's cluster columns (hidden where it keeps none) writes cluster= to
+    the URL, the page draws the clustered errors, and back sets the menu again."""
+    cells = {(c["level"], c["task"]): c for c in json.loads(fetch_text(
+        served.server_url, "/api/figures/toy-items/cells?model=large&cluster=src"))["cells"]}
+    for page, path in (("browse", "/"), ("trends", "/trends")):
+        served.driver.set_window_size(1440, 1000)
+        served.wait_for_page(url=f"{served.server_url}{path}?figure=toy-items&model=large")
+        served.wait_for_element(f"#{page}-cluster", timeout=15)
+        assert served.find_element(f"#{page}-cluster-col").is_displayed()
+        assert "clustered by" not in served.find_element(f"#{page}-summary").text
+        served.select_dcc_dropdown(f"#{page}-cluster", "Clustered by src")
+        until(lambda: "cluster=src" in served.driver.current_url, timeout=10)
+        until(lambda: "clustered by src" in served.find_element(f"#{page}-summary").text,
+              timeout=15)
+        if page == "browse":
+            css = graph_selector("browse", "large")
+            text = hover_cell(served, css, "t2", "hard")
+            se = cells[("hard", "t2")]["se_clustered"]
+            assert f"{se:.3f}" in text or f"{100 * se:.1f}" in text, text
+        for width in (1440, 390):
+            served.driver.set_window_size(width, 1000)
+            served.driver.execute_script(
+                "document.querySelector(arguments[0]).scrollIntoView({block: 'center'});",
+                f"#{page}-cluster")
+            screenshot(served.driver, f"{page}-cluster-menu-{width}", tmp_path)
+        served.driver.set_window_size(1440, 1000)
+        served.driver.back()  # the URL without cluster: the menu follows it
+        until(lambda: "cluster=src" not in served.driver.current_url, timeout=10)
+        until(lambda: "Not clustered" in served.find_element(f"#{page}-cluster").text,
+              timeout=10)
+        until(lambda: "clustered by" not in served.find_element(f"#{page}-summary").text,
+              timeout=15)
+    # a figure whose items keep no cluster column: no menu
+    served.wait_for_page(url=f"{served.server_url}/?figure=mmlu-pro")
+    served.wait_for_element("#browse-cluster-col", timeout=15)
+    assert not served.find_element("#browse-cluster-col").is_displayed()
+    assert served.get_logs() == []
+
+
+@pytest.fixture()
+def ranked(dash_duo, dash_app, tmp_path):
+    """The real app with a figure of three models whose items keep a cluster column."""
+    state = dash_app.server.extensions["evalmaps"]
+    before = state["catalog"]
+    models = ("m1", "m2", "m3")
+    scores = item_scores(models=models, n_items=40, seed=5,
+                         chance={"m1": 0.45, "m2": 0.6, "m3": 0.8})
+    scores["cluster:src"] = "source-" + (scores["item"].str[1:].astype(int) // 5).astype(str)
+    figure = items_figure(tmp_path / "ranked", "toy-ranked", scores, models=models)
+    state["catalog"] = before.with_figures([figure])
+    try:
+        dash_duo.start_server(dash_app)
+        yield dash_duo
+    finally:
+        state["catalog"] = before
+
+
+def test_the_rank_page_names_its_clustered_test_and_resampling(ranked, tmp_path):
+    query = "?figure=toy-ranked&by=model&cluster=src"
+    payload = json.loads(fetch_text(ranked.server_url, f"/api/rank{query}"))
+    assert payload["cluster"] == "src"
+    ranked.wait_for_page(url=f"{ranked.server_url}/rank{query}")
+    ranked.wait_for_element("#rank-cluster", timeout=20)
+    said = ranked.find_element("#rank-cluster").text
+    assert said.startswith("Clustered: by src (8 clusters a pair)")
+    assert "cluster bootstrap" in said and "only 8 clusters: t with 7 df" in said
+    assert "Wald test on the clustered standard error (Student's t, clusters − 1 df)" in \
+        ranked.find_element("#rank-test").text
+    for width in (1440, 390):
+        ranked.driver.set_window_size(width, 1000)
+        ranked.wait_for_page(url=f"{ranked.server_url}/rank{query}")
+        ranked.wait_for_element("#rank-cluster", timeout=20)
+        ranked.driver.execute_script("document.querySelector('#rank-notes').scrollIntoView("
+                                     "{block: 'start'});")
+        screenshot(ranked.driver, f"rank-clusters-{width}", tmp_path)
+    assert ranked.get_logs() == []

@@ -321,7 +321,8 @@ def test_mmlu_pro_outputs_agree_everywhere(tmp_path):
 def test_cluster_clusters_every_paired_cell_as_the_api_does(tmp_path, checkpoints):
     """--cluster COL (the import's option) keeps each item's cluster and asks the view for
     ``cluster=COL``: every paired cell is tested on its clustered standard error, the CLI's
-    JSON, the Python API and a hand count of the clusters agreeing; evalmaps rank refuses it."""
+    JSON, the Python API and a hand count of the clusters agreeing; evalmaps rank --cluster
+    tests each pair as compare's clustered cells."""
     folder = tmp_path / "clustered"
     folder.mkdir()
     paths = []
@@ -344,8 +345,22 @@ def test_cluster_clusters_every_paired_cell_as_the_api_does(tmp_path, checkpoint
             assert paired["test"] == "clustered"
     unclustered = cli_json(*paths, "--item", "item", "--drop", "passage", cwd=tmp_path)
     assert all(c["paired"]["test"] == "mcnemar" for c in unclustered["cells"])
+    # evalmaps rank --cluster: each pair tested as compare's clustered cells, the same p
     proc = run_cli("rank", *map(str, paths), "--item", "item", "--cluster", "passage",
-                   cwd=tmp_path)
-    assert proc.returncode == 2 and proc.stderr.strip() == (
-        "evalmaps: The ranking's tests are not clustered yet (evalmaps compare's are). Leave "
-        "--cluster out of evalmaps rank.")
+                   "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    ranked = json.loads(proc.stdout)
+    assert ranked["cluster"] == "passage" and "cluster bootstrap" in ranked["rank_interval"]
+    by_cell = {(c["level"], c["task"]): c["paired"] for c in payload["cells"]}
+    for cell in ranked["cells"]:
+        (pair,) = cell["pairs"]
+        paired = by_cell[(cell["labels"]["level"], cell["labels"]["task"])]
+        assert (pair["test"], pair["n_clusters"]) == (paired["test"], paired["n_clusters"])
+        assert pair["se_diff_clustered"] == paired["se_diff_clustered"]
+        assert pair["p"] == paired["p"] and pair["ci_low"] == paired["ci_low"]
+        for m in cell["models"]:
+            assert m["n_clusters"] == paired["n_clusters"] and m["se_clustered"] is not None
+    frame = evalmaps.rank(*paths, item="item", cluster="passage")
+    assert list(frame.columns[-2:]) == ["se_clustered", "n_clusters"]
+    models = [m for c in ranked["cells"] for m in c["models"]]
+    assert frame["se_clustered"].tolist() == [m["se_clustered"] for m in models]

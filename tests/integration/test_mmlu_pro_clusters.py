@@ -29,6 +29,7 @@ A, B = "model_outputs_Llama-2-7b-hf_5shots", "model_outputs_Llama-2-13b-hf_5shot
 pytestmark = pytest.mark.skipif(not FOLDER.is_dir(),
                                 reason=f"{FOLDER} is absent: tests of real outputs skipped")
 sm = pytest.importorskip("statsmodels.api")
+stats = pytest.importorskip("scipy.stats")
 
 
 def raw(model: str) -> pd.DataFrame:
@@ -120,12 +121,19 @@ def test_compare_clusters_by_src_as_statsmodels_does(served, catalog, sides):
                 float(np.std(x, ddof=1) / math.sqrt(len(x))), rel=1e-9)
         assert paired["se_diff"] == pytest.approx(float(np.std(d, ddof=1) / math.sqrt(len(d))),
                                                   rel=1e-9)
-        assert paired["mde"] == pytest.approx(power.POWER_FACTOR * plain, rel=1e-9)
+        # Student's t with G - 1 df (statsmodels' use_t: df_resid_inference = G - 1), as
+        # scipy gives its quantiles: biology's 4 sources give t with 3 df
+        t975, t80 = stats.t.ppf(0.975, g - 1), stats.t.ppf(0.8, g - 1)
+        assert paired["mde"] == pytest.approx((t975 + t80) * plain, rel=1e-9)
         # the test and its interval agree: the Wald test on the clustered SE
         assert paired["test"] == "clustered"
-        z = abs(d.mean()) / plain
-        assert paired["p"] == pytest.approx(math.erfc(z / math.sqrt(2)), rel=1e-6, abs=1e-15)
-        assert paired["ci_low"] == pytest.approx(d.mean() - 1.959963984540054 * plain, abs=1e-9)
+        fit = sm.OLS(d, np.ones(len(d))).fit(cov_type="cluster", use_t=True, cov_kwds={
+            "groups": pd.factorize(groups)[0], "use_correction": False})
+        assert fit.df_resid_inference == g - 1
+        assert paired["p"] == pytest.approx(float(fit.pvalues[0]), rel=1e-6, abs=1e-15)
+        assert paired["ci_low"] == pytest.approx(float(fit.conf_int(alpha=0.05)[0][0]),
+                                                 abs=1e-9)
+        assert paired["ci_low"] == pytest.approx(d.mean() - t975 * plain, abs=1e-9)
         assert (paired["ci_low"] > 0 or paired["ci_high"] < 0) == (paired["p"] < 0.05)
     assert body["url"].endswith("cluster=src")
 
@@ -166,3 +174,54 @@ def test_a_cluster_column_the_items_lack_is_a_400_naming_it(served, catalog):
         "Import them with --cluster passage, or leave cluster out.")
     cells = served.get(f"/api/figures/{fid}/cells?cluster=passage")
     assert cells.status_code == 400 and "no cluster column 'passage'" in cells.get_json()["error"]
+
+
+def test_few_sources_are_said_and_tested_with_t(served, catalog, sides):
+    """Biology's questions come from few sources: its clustered cell is tested with Student's t
+    at G − 1 df, and Compare's words say so ("only G clusters: t with G − 1 df")."""
+    from dataclasses import replace
+
+    from evalmaps.analysis.compare import compare, power_text
+
+    fid = next(iter(catalog)).id
+    cells = {c["category"]: c["paired"] for c in compare_json(served, fid)["cells"]}
+    a, _ = sides
+    g = a[a["category"] == "biology"]["src"].nunique()
+    assert g < power.FEW_CLUSTERS and cells["biology"]["n_clusters"] == g
+    panels = served.get(f"/api/figures/{fid}").get_json()["panels"]
+    keys = {p["title"]: p["key"] for p in panels}
+    al = compare(catalog, keys[A], keys[B], cluster="src")
+    result = next(r for (i, j), r in al.paired.items()
+                  if "biology" in (al.y.labels[i], al.x.labels[j]))
+    assert result.n_clusters == g
+    words = power_text(replace(al, a=al.a.as_percent(), b=al.b.as_percent()), result)
+    assert f"(SE, clustered by src, only {g} clusters: t with {g - 1} df);" in words
+    half = (cells["biology"]["ci_high"] - cells["biology"]["ci_low"]) / 2
+    assert half == pytest.approx(stats.t.ppf(0.975, g - 1) * cells["biology"]["se_diff_clustered"],
+                                 rel=1e-9)
+
+
+def test_the_ranking_clusters_by_src_as_statsmodels_does(served, catalog, sides):
+    """/api/rank?cluster=src on the real outputs: each model's clustered SE is statsmodels'
+    from the zips, each pair is /api/compare's clustered cell."""
+    fid = next(iter(catalog)).id
+    body = served.get(f"/api/rank?figure={fid}&cluster=src").get_json()
+    assert body["cluster"] == "src" and "cluster bootstrap" in body["rank_interval"]
+    compared = {c["category"]: c["paired"] for c in compare_json(served, fid)["cells"]}
+    frames = dict(zip((A, B), sides))
+    assert len(body["cells"]) == 14
+    for cell in body["cells"]:
+        category = cell["labels"]["category"]
+        for m in cell["models"]:
+            frame = frames[m["model"]]
+            mine = frame[frame["category"] == category]
+            assert m["n_clusters"] == mine["src"].nunique()
+            assert m["se_clustered"] == pytest.approx(
+                statsmodels_se(mine["right"], mine["src"], correction=False), rel=1e-9)
+        (pair,) = cell["pairs"]
+        want = compared[category]
+        swap = pair["a"] != A  # the ranking's order is natural; compare's is A then B
+        assert pair["test"] == want["test"] == "clustered"
+        assert pair["se_diff_clustered"] == pytest.approx(want["se_diff_clustered"], rel=1e-12)
+        assert pair["p"] == pytest.approx(want["p"], rel=1e-9)
+        assert pair["diff"] == pytest.approx(-want["diff"] if swap else want["diff"], abs=1e-12)

@@ -202,3 +202,56 @@ def test_the_data_pages_zip_is_the_site_of_the_figure_shown(client, catalog):
     assert zipped == bundle.site_zip(catalog, "short-to-long")
     with zipfile.ZipFile(io.BytesIO(zipped)) as archive:
         assert "short-to-long-site/figures/short-to-long.html" in archive.namelist()
+
+
+def test_a_paired_compare_page_has_the_compare_apis_power_sentence_and_map(catalog, client):
+    """Issue 39: a bundled Compare of two figures with per-item records carries each paired
+    cell's error bar and power sentence and its mde (the power map's colour), the numbers of
+    /api/compare for the same pair, and the app's power map colours and title."""
+    from components.compare import POWER_COLORSCALE, compare_figures
+
+    a, b = "mmlu-pro:llama-2-7b", "mmlu-pro:llama-2-13b"
+    (view,) = bundle.compare_pages(catalog, [(a, b)])
+    data = bundle.compare_data(view, view.to_dict())
+    api = client.get(f"/api/compare?a={a}&b={b}").json
+    dims = api["dims"]
+    scale = 100 if data["format"]["a"]["percent"] else 1
+    places = data["power"]["places"]
+    cells = data["power"]["cells"]
+    assert len(cells) == len(api["cells"]) == 14
+    for c in api["cells"]:
+        p = c["paired"]
+        mine = cells[f"{c[dims['y']['name']]}\u0000{c[dims['x']['name']]}"]
+        assert mine["mde"] == pytest.approx(p["mde"] * scale, rel=1e-12)
+        text = mine["text"]
+        # the sentence's numbers are the API's, written at the page's decimals
+        assert text.startswith(f"B − A = {fmt_signed(p['diff'] * scale, places)} ± "
+                               f"{fmt_number(p['se_diff'] * scale, places)}")
+        assert "(SE, not clustered);" in text
+        assert f"the smallest difference these {p['n']:,} items detect is " \
+               f"{fmt_number(p['mde'] * scale, places)}" in text
+        if p["items_needed"] is not None:
+            assert text.endswith(f"this one needs {p['items_needed']:,} items")
+    mapped = compare_figures(view.alignment, "shared", True, power=True)[2]
+    import plotly.colors
+
+    app_scale = mapped["data"][0]["colorscale"]
+    app_scale = plotly.colors.get_colorscale(app_scale) if isinstance(app_scale, str) else app_scale
+    assert POWER_COLORSCALE == "YlOrRd"
+    assert data["power"]["colorscale"] == [list(stop) for stop in app_scale]
+    assert data["power"]["title"] == mapped["data"][0]["colorbar"]["title"]["text"]
+    plain = bundle.compare_data(*(lambda v: (v, v.to_dict()))(
+        bundle.compare_pages(catalog, [PAIR])[0]))
+    assert plain["power"] is None  # no items: no power
+
+
+def fmt_number(value: float, places: int) -> str:
+    from evalmaps.core import text as fmt
+
+    return fmt.number(value, places)
+
+
+def fmt_signed(value: float, places: int) -> str:
+    from evalmaps.core import text as fmt
+
+    return fmt.signed(value, places)

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 from evalmaps.analysis import power
 from evalmaps.analysis.paired import (
-    Z_95,
     clustered_test,
     common_clusters,
     paired_cell,
@@ -36,6 +35,13 @@ def scores(ids, totals, clusters=None, n=None) -> ItemScores:
     return ItemScores(ids[order], n, totals, binary, clusters)
 
 
+def t_power(clusters: int) -> float:
+    """mde / se over ``clusters`` clusters, from scipy: t_0.975 + t_0.8 at clusters - 1 df."""
+    from scipy import stats
+
+    return float(stats.t.ppf(0.975, clusters - 1) + stats.t.ppf(0.8, clusters - 1))
+
+
 # --------------------------------------------------------------------------- one cell
 
 def test_a_paired_cell_hand_worked():
@@ -52,12 +58,18 @@ def test_a_paired_cell_hand_worked():
     assert r.se_diff_clustered == pytest.approx(math.sqrt(0.5) / 6)
     # A: mean 1/3, cluster sums of (a - 1/3): 1/3, -1/3, 0 -> sqrt(2/9) / 6
     assert r.a_se_clustered == pytest.approx(math.sqrt(2 / 9) / 6)
-    assert r.mde == pytest.approx(power.POWER_FACTOR * math.sqrt(0.5) / 6)
-    # the test is the Wald test on the clustered SE, and its interval is the one it inverts
-    assert r.test == "clustered"
+    # 3 clusters: Student's t with 2 df, whose distribution function has a closed form,
+    # F(t) = 1/2 + t / (2 sqrt(2 + t²)): its q quantile is (2q - 1) / sqrt(2 q (1 - q))
     se_c = math.sqrt(0.5) / 6
-    assert r.p == pytest.approx(math.erfc(0.5 / se_c / math.sqrt(2)))
-    assert (r.ci_low, r.ci_high) == pytest.approx((0.5 - Z_95 * se_c, 0.5 + Z_95 * se_c))
+    t975, t80 = 0.95 / math.sqrt(2 * 0.975 * 0.025), 0.6 / math.sqrt(2 * 0.8 * 0.2)
+    assert t975 == pytest.approx(4.302653, abs=1e-6)
+    assert r.mde == pytest.approx((t975 + t80) * se_c, rel=1e-9)
+    # the test is the Wald test on the clustered SE with t at 2 df: p = 1 - t / sqrt(2 + t²)
+    assert r.test == "clustered"
+    stat = 0.5 / se_c
+    assert r.p == pytest.approx(1 - stat / math.sqrt(2 + stat * stat), rel=1e-9)
+    assert (r.ci_low, r.ci_high) == pytest.approx((0.5 - t975 * se_c, 0.5 + t975 * se_c),
+                                                  rel=1e-9)
 
 
 def test_without_clusters_the_cell_is_as_before():
@@ -74,7 +86,7 @@ def test_a_cell_of_one_cluster_keeps_its_unclustered_test():
     r = paired_cell(scores(ids, [0, 1, 0, 0, 1, 0, 1, 0], one),
                     scores(ids, [1, 1, 1, 0, 1, 1, 0, 1], one))
     assert r.test == "mcnemar" and r.n_clusters == 1 and r.se_diff_clustered is None
-    assert r.mde == pytest.approx(power.POWER_FACTOR * r.se_diff)
+    assert r.mde == pytest.approx(power.POWER_FACTOR * r.se_diff)  # the normal's: no clusters
 
 
 def test_too_few_items_are_not_tested_even_clustered():
@@ -103,10 +115,16 @@ def test_the_clustered_test_against_statsmodels():
         "groups": groups, "use_correction": False})
     assert r.se_diff_clustered == pytest.approx(float(fit.bse[0]), rel=1e-9)
     assert r.n_clusters == 30
-    # statsmodels' z-test of the constant (use_t=False) is the same Wald test
-    assert r.p == pytest.approx(float(fit.pvalues[0]), rel=1e-9)
-    low, high = fit.conf_int(alpha=0.05)[0]
+    # statsmodels' t-test of the constant (use_t=True: t with groups - 1 df) is the same test
+    t_fit = sm.OLS(b - a, np.ones(len(a))).fit(cov_type="cluster", use_t=True, cov_kwds={
+        "groups": groups, "use_correction": False})
+    assert t_fit.df_resid_inference == 29
+    assert r.p == pytest.approx(float(t_fit.pvalues[0]), rel=1e-9)
+    low, high = t_fit.conf_int(alpha=0.05)[0]
     assert (r.ci_low, r.ci_high) == pytest.approx((low, high), abs=1e-9)
+    # and wider than the normal's (use_t=False): 30 clusters are not infinitely many
+    z_low, _ = fit.conf_int(alpha=0.05)[0]
+    assert low < z_low and r.p > float(fit.pvalues[0])
 
 
 # --------------------------------------------------------------------------- properties
@@ -167,7 +185,8 @@ def test_the_clustered_interval_leaves_out_0_exactly_when_p_is_below_5_percent(c
     ids = [f"q{i:02d}" for i in range(len(a))]
     labels = [f"c{g}" for g in groups]
     r = paired_cell(scores(ids, a, labels), scores(ids, b, labels))
-    if r.test == "clustered" and abs(abs(r.diff) / r.se_diff_clustered - Z_95) > 1e-6:
+    if r.test == "clustered" and abs(abs(r.diff) / r.se_diff_clustered
+                                     - power.critical(r.n_clusters)) > 1e-6:
         assert (r.ci_low > 0 or r.ci_high < 0) == (r.p < 0.05)
 
 
@@ -290,11 +309,13 @@ def test_the_hover_writes_the_power_sentence_from_the_cells_numbers(toy):
     _, special, data = delta_hovers(al)
     for (i, j), r in al.paired.items():
         (group,) = [g for g in special if g.mask[i, j]]
-        assert "(SE, clustered by src, %{customdata[14]:,.0f} clusters);" in group.hovertemplate
+        # 8 clusters of 5 items: few, so the hover names t's degrees of freedom
+        assert r.n_clusters == 8
+        assert "(SE, clustered by src, only 8 clusters: t with 7 df);" in group.hovertemplate
         assert data[i, j, 11] == pytest.approx(r.se_diff_clustered)
         assert data[i, j, 12] == pytest.approx(r.mde)
         assert (data[i, j, 13], data[i, j, 14]) == (r.items_needed, r.n_clusters)
-        assert data[i, j, 12] == pytest.approx(power.POWER_FACTOR * data[i, j, 11])
+        assert data[i, j, 12] == pytest.approx(t_power(8) * data[i, j, 11])
         # what the cell's hover says is the sentence, a line at a time
         lines = group.hovertemplate.split("<br>")
         start = lines.index(next(line for line in lines if line.startswith("B − A = ")))
@@ -317,7 +338,7 @@ def test_the_power_map_colours_each_cell_by_its_mde_and_hovers_b_minus_a(toy):
     al = compare(toy, "toy:small", "toy:large", cluster="src")
     grid = mde_grid(al)
     for (i, j), r in al.paired.items():
-        assert grid[i, j] == r.mde == pytest.approx(power.POWER_FACTOR * r.se_diff_clustered)
+        assert grid[i, j] == r.mde == pytest.approx(t_power(r.n_clusters) * r.se_diff_clustered)
     _, _, plain = compare_figures(al, "shared", True)
     _, _, mapped = compare_figures(al, "shared", True, power=True)
     assert mapped["data"][0]["colorbar"]["title"]["text"] == "mde"
@@ -380,7 +401,8 @@ def test_a_table_gives_value_pm_the_items_se_with_n_and_clusters(tmp_path):
 # --------------------------------------------------------------------------- Browse and Trends
 
 def test_trends_intervals_are_the_clustered_se_when_asked(toy):
-    from evalmaps.analysis.uncertainty import Z_95
+    from scipy import stats
+
     from evalmaps.views import BrowseView, TrendsView
     from evalmaps.views.models import BadQuery
 
@@ -391,7 +413,8 @@ def test_trends_intervals_are_the_clustered_se_when_asked(toy):
     for line in trends["lines"]:
         for point in line["points"]:
             cell = cells[(line["line"], point["at"])]
-            half = Z_95 * cell["se_clustered"]
+            # Student's t at n_clusters - 1 df (8 clusters: 2.365, not 1.96)
+            half = stats.t.ppf(0.975, cell["n_clusters"] - 1) * cell["se_clustered"]
             if 0 <= cell["value"] - half and cell["value"] + half <= 1:  # else a Wilson interval
                 assert (point["lo"], point["hi"]) == pytest.approx(
                     (cell["value"] - half, cell["value"] + half), abs=1e-12)
@@ -417,3 +440,21 @@ def test_browse_hovers_the_items_se_clustered_when_asked(toy):
         np.testing.assert_allclose(with_se.se, want)
     wrong = parse_state({"figure": ["toy"], "cluster": ["passage"]}, toy)
     assert wrong.cluster is None and "not clustered" in wrong.problems[-1]
+
+
+def test_the_standard_errors_menu_offers_the_figures_columns_and_writes_the_url(toy, tmp_path):
+    from components.controls import cluster_control, cluster_search, menu_cluster
+    from tests.items_fixture import item_scores, items_figure
+
+    col = cluster_control("browse", toy.figure("toy"), "src")
+    menu = col.children.children[1]
+    assert [o["value"] for o in menu.options] == ["", "src"] and menu.value == "src"
+    assert col.style is None
+    bare = items_figure(tmp_path / "bare", "bare", item_scores(n_items=8, seed=1))
+    hidden = cluster_control("trends", bare, None)
+    assert hidden.style == {"display": "none"} and hidden.children.children[1].value == ""
+    assert cluster_search("?figure=toy&model=small", "src") == "?figure=toy&model=small&cluster=src"
+    assert cluster_search("?figure=toy&cluster=src&model=a+b", "") == "?figure=toy&model=a+b"
+    assert cluster_search(None, "src") == "?cluster=src" and cluster_search("?cluster=x", None) == ""
+    assert menu_cluster("?figure=toy&cluster=src", menu.options) == "src"
+    assert menu_cluster("?figure=toy&cluster=passage", menu.options) == ""

@@ -78,3 +78,52 @@ def test_a_true_difference_at_the_mde_is_detected_80_percent_of_the_time():
     estimates = rng.normal(truth, se, size=10_000)
     detected = np.mean(np.abs(estimates / se) > power.Z_975)
     assert detected == pytest.approx(0.80, abs=0.02)
+
+
+# --------------------------------------------------------------------------- few clusters
+
+@pytest.mark.parametrize("df", [1, 2, 3, 4, 7, 29, 47, 200, 5000])
+def test_student_t_against_scipy(df):
+    stats = pytest.importorskip("scipy.stats")
+    for t in (0.0, 0.3, 1.0, 1.96, 2.5, 4.0, 12.7, 60.0, -1.5):
+        assert power.t_sf(t, df) == pytest.approx(float(stats.t.sf(t, df)), rel=1e-9, abs=1e-300)
+    for q in (0.025, 0.5, 0.8, 0.975, 0.995):
+        assert power.t_ppf(q, df) == pytest.approx(float(stats.t.ppf(q, df)), rel=1e-9, abs=1e-12)
+
+
+def test_the_clustered_critical_value_p_and_mde_use_t_with_clusters_minus_1_df():
+    stats = pytest.importorskip("scipy.stats")
+    # 4 clusters (MMLU-Pro's biology by src): t with 3 df
+    assert power.critical(4) == pytest.approx(float(stats.t.ppf(0.975, 3)), rel=1e-9)
+    assert power.critical(4) == pytest.approx(3.182446, abs=1e-6)
+    assert power.critical() == power.Z_975
+    assert power.two_sided_p(2.5, 4) == pytest.approx(2 * float(stats.t.sf(2.5, 3)), rel=1e-9)
+    assert power.two_sided_p(-2.5, 4) == power.two_sided_p(2.5, 4)
+    assert power.two_sided_p(1.959963984540054) == pytest.approx(0.05, rel=1e-9)
+    want = float(stats.t.ppf(0.975, 3) + stats.t.ppf(0.8, 3))
+    assert power.mde(0.02, 4) == pytest.approx(want * 0.02, rel=1e-9)
+    assert power.mde(0.02, 10_000) == pytest.approx(power.mde(0.02), rel=1e-3)  # t -> normal
+
+
+def test_few_clusters_are_said_with_their_df():
+    assert power.few_clusters(4) == "only 4 clusters: t with 3 df"
+    assert power.few_clusters(29) == "only 29 clusters: t with 28 df"
+    assert power.few_clusters(30) is None and power.few_clusters(1) is None
+    assert power.few_clusters(None) is None
+
+
+def test_a_true_difference_at_the_t_mde_is_detected_80_percent_of_the_time():
+    """At 5 clusters the estimate over its standard error is t with 4 df (the standard error
+    itself estimated): 10,000 draws of T + mde / se, the t-test rejects 80% ± 2% of the time
+    where the noncentral t is near the shifted t (as the mde's formula assumes)."""
+    stats = pytest.importorskip("scipy.stats")
+    se, g = 0.02, 5
+    truth = power.mde(se, g)
+    # the noncentral t's power at the mde: the formula's approximation, checked by scipy
+    exact = float(stats.nct.sf(power.critical(g), g - 1, truth / se)
+                  + stats.nct.cdf(-power.critical(g), g - 1, truth / se))
+    rng = np.random.default_rng(12)
+    draws = stats.nct.rvs(g - 1, truth / se, size=10_000, random_state=rng)
+    detected = float(np.mean(np.abs(draws) > power.critical(g)))
+    assert detected == pytest.approx(exact, abs=0.02)
+    assert exact == pytest.approx(0.80, abs=0.06)
