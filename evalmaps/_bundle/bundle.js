@@ -419,7 +419,7 @@
     return r;
   }
 
-  /* components.heatmap.log_ticks: ticks of a log10 colour bar, labelled in the metric's units. */
+  /* evalmaps.figures.heatmap.log_ticks: ticks of a log10 colour bar, labelled in the metric's units. */
   function logTicks(lo, hi) {
     const steps = hi - lo < 3 ? [1, 2, 5] : [1];
     let vals = [], text = [];
@@ -442,7 +442,7 @@
 
   /* ------------------------------------------------------------------ traces */
 
-  /* A cell's hover: the pieces it has, joined as components.heatmap.hover_template does. */
+  /* A cell's hover: the pieces it has, joined as evalmaps.figures.heatmap.hover_template does. */
   function hoverTemplate(parts, has, log) {
     let t = parts.where + (log ? parts.logValue : parts.value);
     if (has.se && parts.se) {
@@ -470,11 +470,11 @@
   }
 
   /* A view's figure: the values, the gaps ('not reported') and the cells whose hover lacks
-   * some of the panel's sd, n or se (components.heatmap.panel_traces), and the layout. */
+   * some of the panel's sd, n or se (evalmaps.figures.heatmap.panel_traces), and the layout. */
   function panelFigure(fig, view, zrange, state, width) {
     const ny = view.y.length, nx = view.nx, parts = view.hover;
     // the categories as Plotly shows them: a label is text, never markup (esc, as the live app's
-    // components.theme.texts)
+    // evalmaps.figures.theme.texts)
     const X = view.x.map(esc), Y = view.y.map(esc);
     const cols = view.panel.columns;
     const decimals = view.panel.decimals;  // its metric's (bundle.panel_data)
@@ -660,13 +660,13 @@
   }
 
   /* Room for row labels (their widest, about 7 px a character, at most 28 characters) and the
-   * axis title, as components.heatmap.left_margin gives the live maps. */
+   * axis title, as evalmaps.figures.heatmap.left_margin gives the live maps. */
   function leftFor(labels) {
     const widest = Math.max.apply(null, labels.map(function (l) { return String(l).length; }).concat([1]));
     return Math.max(50, Math.ceil(Math.min(widest, 28) * 7) + 36);
   }
 
-  /* components.theme.text: bidirectional controls written out ([U+202E]), tags escaped, the
+  /* evalmaps.figures.theme.text: bidirectional controls written out ([U+202E]), tags escaped, the
    * '%' of '%{' an entity (Plotly shows it as '%'; nothing is inserted into the label). */
   function esc(text) {
     return String(text)
