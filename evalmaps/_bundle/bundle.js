@@ -19,19 +19,10 @@
   const MAX_TEXT_ROWS = 40, MAX_TEXT_COLUMNS = 36, MAX_GAP_CELLS = 60;
   const MAX_GAP_TRACE_CELLS = 10000;
   const MAX_PANELS = 24;  // panels drawn at once (narrow the menus for the others)
-  const MISSING_COLOR = "#e9ecef";
-  const VIRIDIS = ["#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#35b779",
-                   "#6ece58", "#b5de2b", "#fde725"];
-  const NEVER_BUTTONS = ["sendChartToCloud", "select2d", "lasso2d", "autoScale2d",
-                         "toggleSpikelines", "hoverClosestCartesian", "hoverCompareCartesian",
-                         "zoom2d", "pan2d", "zoomIn2d", "zoomOut2d"];
-  const ILLUSTRATIVE = "ILLUSTRATIVE values, not results";
-  // plotly.py's RdBu (red: B lower, blue: B higher), as the live Compare draws B - A; plotly.js's
-  // own "RdBu" runs the other way
-  const RDBU = [[0, "rgb(103,0,31)"], [0.1, "rgb(178,24,43)"], [0.2, "rgb(214,96,77)"],
-                [0.3, "rgb(244,165,130)"], [0.4, "rgb(253,219,199)"], [0.5, "rgb(247,247,247)"],
-                [0.6, "rgb(209,229,240)"], [0.7, "rgb(146,197,222)"], [0.8, "rgb(67,147,195)"],
-                [0.9, "rgb(33,102,172)"], [1, "rgb(5,48,97)"]];
+  // The theme's colours, scales, fonts and sizes are evalmaps.figures.theme's, in each page's
+  // data (its "theme": browser_theme()), never copied here: the uniform scale (Viridis) and
+  // B - A's (plotly.py's RdBu: red, B lower; plotly.js's own "RdBu" runs the other way) come
+  // as explicit stops.
 
   /* ------------------------------------------------------------------ state (the fragment) */
 
@@ -458,8 +449,7 @@
   }
 
   function stops(fig, scale, reverse) {
-    let s = scale === "paper" ? fig.colorscale :
-      VIRIDIS.map(function (c, k) { return [k / (VIRIDIS.length - 1), c]; });
+    let s = scale === "paper" ? fig.colorscale : fig.theme.uniform;
     if (typeof s === "string") {
       return s;  // a named scale: plotly.js resolves it (reversescale below)
     }
@@ -473,6 +463,7 @@
    * some of the panel's sd, n or se (evalmaps.figures.heatmap.panel_traces), and the layout. */
   function panelFigure(fig, view, zrange, state, width) {
     const ny = view.y.length, nx = view.nx, parts = view.hover;
+    const T = fig.theme;
     // the categories as Plotly shows them: a label is text, never markup (esc, as the live app's
     // evalmaps.figures.theme.texts)
     const X = view.x.map(esc), Y = view.y.map(esc);
@@ -590,7 +581,7 @@
         type: "heatmap", x: blankX.concat(gaps.x), y: blankY.concat(gaps.y),
         z: blankX.map(function () { return null; }).concat(gaps.x.map(function () { return 0; })),
         hovertemplate: parts.missing + "<extra></extra>", hoverongaps: false, showscale: false,
-        zmin: 0, zmax: 1, colorscale: [[0, MISSING_COLOR], [1, MISSING_COLOR]], xgap: gap, ygap: gap
+        zmin: 0, zmax: 1, colorscale: [[0, T.missing], [1, T.missing]], xgap: gap, ygap: gap
       });
     }
     Object.keys(groups).forEach(function (key) {
@@ -624,20 +615,20 @@
     });
     const heading = view.panel.title + (view.metric.higher ? "" : " · lower is better");
     const layout = {
-      title: {text: esc(heading), x: 0.02, xanchor: "left", y: 0.98, font: {size: 15}},
-      font: {family: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", size: 12,
-             color: "#212529"},
+      title: {text: esc(heading), x: 0.02, xanchor: "left", y: 0.98, font: {size: T.titleSize}},
+      font: T.font,
       height: Math.min(Math.max(150 + 38 * ny, 260), 720),
       margin: {l: layoutLeft(view), r: 20, t: 64, b: 55},
       xaxis: {type: "category", title: {text: esc(fig.dims[fig.x].title)}, tickangle: 0,
               showgrid: false, fixedrange: true},
       yaxis: {type: "category", title: {text: esc(fig.dims[fig.y].title)}, autorange: "reversed",
               showgrid: false, fixedrange: true},
-      plot_bgcolor: gapsBg ? MISSING_COLOR : "white", paper_bgcolor: "white",
-      hoverlabel: {bgcolor: "white", font: {size: 13}},
-      annotations: fig.illustrative ? [{text: ILLUSTRATIVE, xref: "paper", yref: "paper", x: 0.5,
-                                        y: 1.0, yanchor: "bottom", showarrow: false,
-                                        font: {size: 11, color: "#b45309"}}] : [],
+      plot_bgcolor: gapsBg ? T.missing : "white", paper_bgcolor: "white",
+      hoverlabel: {bgcolor: "white", font: {size: T.hoverSize}},
+      annotations: fig.illustrative ? [{text: T.illustrative.label, xref: "paper", yref: "paper",
+                                        x: 0.5, y: 1.0, yanchor: "bottom", showarrow: false,
+                                        font: {size: T.illustrative.size,
+                                               color: T.illustrative.color}}] : [],
       meta: {evalmaps: {value: log ? parts.logValue : parts.value}}
     };
     // tick labels thinned to fit (the live maps: assets/evalmaps-fit.js)
@@ -677,13 +668,13 @@
       .replace(/%\{/g, "&#37;{");
   }
 
-  function config(name) {
+  function config(name, theme) {
     const P = window.Plotly;
     const svg = {name: "Download plot as SVG", icon: P && P.Icons ? P.Icons.disk : undefined,
                  click: function (gd) {
                    P.downloadImage(gd, {format: "svg", filename: name});
                  }};
-    return {displaylogo: false, responsive: true, modeBarButtonsToRemove: NEVER_BUTTONS,
+    return {displaylogo: false, responsive: true, modeBarButtonsToRemove: theme.hideButtons,
             modeBarButtonsToAdd: [svg], scrollZoom: false,
             toImageButtonOptions: {format: "png", filename: name, scale: 2}};
   }
@@ -889,7 +880,7 @@
     main.textContent = "";
     main.appendChild(el("h1", {text: fig.title}));
     if (fig.illustrative) {
-      main.appendChild(el("p", {"class": "flag", text: ILLUSTRATIVE + ": the source describes these results without numbers."}));
+      main.appendChild(el("p", {"class": "flag", text: fig.theme.illustrative.label + ": the source describes these results without numbers."}));
     }
     const state = parseState(location.hash, fig);
     const form = controls(fig, state);
@@ -934,7 +925,7 @@
         made.holder.setAttribute("data-panel", v.panel.slug);
         panels.appendChild(made.holder);
         const f = panelFigure(fig, v, zr, st, made.gd.clientWidth);
-        window.Plotly.newPlot(made.gd, f.data, f.layout, config(fig.id + "__" + v.panel.slug));
+        window.Plotly.newPlot(made.gd, f.data, f.layout, config(fig.id + "__" + v.panel.slug, fig.theme));
       });
     };
     let written = null;  // the fragment the menus wrote: they already show it
@@ -1077,7 +1068,7 @@
       const isDelta = m[0] === "delta";
       const range = isDelta ? data.deltaRange : data.range;
       const trace = {type: "heatmap", x: xShown, y: yShown, z: dz, hoverongaps: false,
-                     colorscale: isDelta ? RDBU : VIRIDIS.map(function (c, k) { return [k / 9, c]; }),
+                     colorscale: isDelta ? data.theme.delta : data.theme.uniform,
                      zmin: range[0], zmax: range[1], meta: {role: "value"}, xgap: 1, ygap: 1,
                      reversescale: !isDelta && !f.higher,
                      colorbar: {title: {text: isDelta ? "B \u2212 A" + (f.higher ? "" : " (blue: B better)") :
@@ -1116,7 +1107,7 @@
         layout.xaxis.tickmode = "array";
         layout.xaxis.tickvals = xShown.filter(function (_, j) { return j % xStep === 0; });
       }
-      window.Plotly.newPlot(frame.gd, [trace], layout, config("compare-" + m[0]));
+      window.Plotly.newPlot(frame.gd, [trace], layout, config("compare-" + m[0], data.theme));
       const outline = el("div", {"class": "compare-outline", hidden: true});
       frame.holder.querySelector(".heatmap-keys").appendChild(outline);
       outlines.push({key: m[0], gd: frame.gd, outline: outline, frame: frame.holder.querySelector(".heatmap-keys")});

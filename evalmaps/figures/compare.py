@@ -45,7 +45,7 @@ from evalmaps.figures.heatmap import (
 )
 from evalmaps.figures.hover import uncertainty_decimals, uncertainty_text, value_template
 
-DELTA_COLORSCALE = "RdBu"  # red: B lower, white: equal, blue: B higher
+DELTA_COLORSCALE = theme.DELTA_SCALE  # red: B lower, white: equal, blue: B higher
 DELTA_TITLE = f"B {fmt.MINUS} A"
 INDISTINCT_COLOR = "#374151"
 WITHIN = "within 1.96 SE: not distinguishable"

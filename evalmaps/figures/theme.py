@@ -24,13 +24,15 @@ ILLUSTRATIVE_COLOR = "#b45309"
 ILLUSTRATIVE_LABEL = "ILLUSTRATIVE values, not results"
 ILLUSTRATIVE_HOVER = "<b>ILLUSTRATIVE value, not a result</b>"
 
+FONT_SIZE, TITLE_SIZE, HOVER_SIZE, NOTE_SIZE = 12, 15, 13, 11  # px: text, titles, hover, notes
+
 TEMPLATE = {
     "layout": {
-        "font": {"family": FONT, "size": 12, "color": TEXT_COLOR},
-        "title": {"x": 0.02, "xanchor": "left", "yanchor": "top", "font": {"size": 15}},
+        "font": {"family": FONT, "size": FONT_SIZE, "color": TEXT_COLOR},
+        "title": {"x": 0.02, "xanchor": "left", "yanchor": "top", "font": {"size": TITLE_SIZE}},
         "paper_bgcolor": "white",
         "plot_bgcolor": "white",
-        "hoverlabel": {"bgcolor": "white", "font": {"family": FONT, "size": 13}},
+        "hoverlabel": {"bgcolor": "white", "font": {"family": FONT, "size": HOVER_SIZE}},
         "xaxis": {"showgrid": False, "zeroline": False, "automargin": True},
         "yaxis": {"showgrid": False, "zeroline": False, "automargin": True},
     }
@@ -165,7 +167,7 @@ def illustrative_annotation() -> dict:
     """The on-figure label of made-up values (seed 002): above the plot, in amber."""
     return {"text": ILLUSTRATIVE_LABEL, "xref": "paper", "yref": "paper", "x": 0.5, "y": 1.0,
             "yanchor": "bottom", "showarrow": False,
-            "font": {"size": 11, "color": ILLUSTRATIVE_COLOR}}
+            "font": {"size": NOTE_SIZE, "color": ILLUSTRATIVE_COLOR}}
 
 
 def title(heading: str, y: float = 0.98) -> dict:
@@ -199,6 +201,7 @@ def graph_config(figure_id: str, panel_slug: str, *, zoom: bool = False) -> dict
 # readable under every common colour-vision deficiency. A figure's own scale stays one click away
 # as "as in the paper" (query key ``scale=paper``).
 UNIFORM_SCALE = "Viridis"
+DELTA_SCALE = "RdBu"  # a difference B - A: red, B lower; white, equal; blue, B higher
 SCALE_CHOICES = ("uniform", "paper")
 DEFAULT_SCALE = "uniform"
 TEXT_DARK = "#000000"
@@ -268,3 +271,16 @@ def colorscale_of(scale) -> list:
 def reversed_stops(stops: list) -> list:
     """A colour scale run the other way ([[0, a], [1, b]] -> [[0, b], [1, a]])."""
     return [[round(1 - float(t), 10), color] for t, color in reversed(stops)]
+
+
+def browser_theme() -> dict:
+    """The theme as the static site's pages read it (``evalmaps bundle``: each data script
+    carries it, and evalmaps/_bundle/bundle.js draws with it instead of copies of its own): the
+    fonts and sizes, the missing and illustrative colours, the uniform and B - A scales as
+    explicit stops, and the modebar's buttons left out."""
+    return {"font": {"family": FONT, "size": FONT_SIZE, "color": TEXT_COLOR},
+            "titleSize": TITLE_SIZE, "hoverSize": HOVER_SIZE, "missing": MISSING_COLOR,
+            "illustrative": {"label": ILLUSTRATIVE_LABEL, "color": ILLUSTRATIVE_COLOR,
+                             "size": NOTE_SIZE},
+            "uniform": colorscale_of(UNIFORM_SCALE), "delta": colorscale_of(DELTA_SCALE),
+            "hideButtons": NEVER_BUTTONS + ZOOM_BUTTONS}

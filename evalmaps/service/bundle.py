@@ -39,6 +39,7 @@ from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog, Figure, Panel, slugify
 from evalmaps.core.runfiles import runfile
+from evalmaps.figures import theme
 from evalmaps.views import CompareView
 from evalmaps.views.source import source_items
 from evalmaps.views.state import DEFAULT_COMPARE_COLOR, many_panels
@@ -48,16 +49,10 @@ SHARED_SCRIPTS = ("evalmaps-format.js", "evalmaps-plotly-internals.js", "evalmap
                   "evalmaps-table.js")
 OWN_FILES = ("bundle.js", "tables.js", "bundle.css")
 PLOTLY = "plotly.min.js"
-ILLUSTRATIVE_HOVER = "<b>ILLUSTRATIVE value, not a result</b>"  # components.theme's
-MISSING_COLOR = "#e9ecef"
 # the pages load their own files only, and ask nothing of any server (PNG and SVG downloads
 # are blob: and data: URLs made in the page)
 CSP = "default-src 'self' 'unsafe-inline' blob: data:; connect-src 'none'"
 PREVIEW_CELLS = 24  # a preview shows at most this many rows and columns of the first panel
-# Viridis as plotly.py defines it (components.theme.UNIFORM_SCALE): the previews' colours and
-# the "uniform" scale of every map
-VIRIDIS = ("#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#35b779",
-           "#6ece58", "#b5de2b", "#fde725")
 
 
 class BundleError(EvalmapsError):
@@ -148,7 +143,7 @@ def hover_parts(figure: Figure, panel: Panel, metric, columns: dict[str, int]) -
     if facet_line:
         tail += "<br>" + facet_line
     if spec.illustrative:
-        tail += "<br>" + ILLUSTRATIVE_HOVER
+        tail += "<br>" + theme.ILLUSTRATIVE_HOVER
     after = tail if metric.higher_is_better else " (lower is better)" + tail
     parts = {"where": where, "value": value_template(metric, decimals),
              "logValue": value_template(metric, decimals, field="text"),
@@ -243,6 +238,7 @@ def figure_data(figure: Figure) -> dict:
         "defaultFacets": ({f: [label] for f, label in next(iter(figure.panels.values())).facets.items()}
                           if many_panels(figure) else {}),
         "panels": [panel_data(figure, p) for p in figure.panels.values()],
+        "theme": theme.browser_theme(),
     }
 
 
@@ -258,8 +254,10 @@ def _js(name: str, payload: dict) -> str:
 # --------------------------------------------------------------------------- pages
 
 def _colour(t: float) -> str:
-    k = min(int(t * (len(VIRIDIS) - 1) + 0.5), len(VIRIDIS) - 1)
-    return VIRIDIS[k]
+    """The uniform scale's stop nearest ``t`` (0-1): the previews' colours."""
+    stops = theme.colorscale_of(theme.UNIFORM_SCALE)
+    k = min(int(t * (len(stops) - 1) + 0.5), len(stops) - 1)
+    return stops[k][1]
 
 
 def preview_svg(figure: Figure) -> str:
@@ -282,7 +280,7 @@ def preview_svg(figure: Figure) -> str:
                 t = 0.5 if hi == lo else (v - lo) / (hi - lo)
                 colour = _colour(t if better else 1 - t)
             else:
-                colour = MISSING_COLOR
+                colour = theme.MISSING_COLOR
             rects.append(f'<rect x="{j * w:.2f}" y="{i * h:.2f}" width="{w + 0.05:.2f}" '
                          f'height="{h + 0.05:.2f}" fill="{colour}"/>')
     return (f'<svg class="preview" viewBox="0 0 120 72" preserveAspectRatio="none" role="img" '
@@ -318,7 +316,7 @@ def index_page(figures: list[Figure], compares: list[dict], names: dict[str, str
     rows = []
     for figure in figures:
         spec = figure.spec
-        flag = ('<span class="flag">ILLUSTRATIVE values, not results</span>'
+        flag = (f'<span class="flag">{theme.ILLUSTRATIVE_LABEL}</span>'
                 if spec.illustrative else "")
         rows.append(
             f'<li class="figure-card"><a href="figures/{names[spec.id]}.html">'
@@ -376,7 +374,8 @@ def compare_data(view: CompareView, payload: dict) -> dict:
     paired = ({"places": comparing.paired_places(al), "unit": comparing.paired_unit(al),
                "tests": dict(zip(paired_stats.TESTS, comparing.PAIRED_NAMES)),
                "alpha": paired_stats.ALPHA} if al.paired else None)
-    return {"api": payload, "short": [al.a.short, al.b.short], "range": [lo, hi], "paired": paired,
+    return {"api": payload, "theme": theme.browser_theme(),
+            "short": [al.a.short, al.b.short], "range": [lo, hi], "paired": paired,
             "deltaRange": list(comparing.delta_range(al)),
             "format": {**side, "delta": [al.decimals, al.min_decimals],
                                        "higher": al.higher_is_better,

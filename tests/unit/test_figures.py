@@ -67,3 +67,60 @@ def test_a_copied_builder_would_be_caught(monkeypatch):
     monkeypatch.setattr(dash_side, "heatmap_figure", heatmap_figure)
     with pytest.raises(AssertionError, match="is a copy"):
         test_components_hand_out_the_figure_builders_themselves("components.heatmap")
+
+
+def theme_colours() -> set[str]:
+    """Every colour of the theme (its constants and the scales the static site draws with),
+    spaces left out ('rgb(103,0,31)'), lowercased."""
+    from evalmaps.figures import theme
+
+    found: set[str] = set()
+
+    def walk(value):
+        if isinstance(value, str):
+            if value.startswith("#") or value.startswith("rgb"):
+                found.add(value.replace(" ", "").lower())
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+
+    walk([v for k, v in vars(theme).items() if k.isupper()])
+    walk(theme.browser_theme())
+    return found
+
+
+def literal_colours(path: Path) -> set[str]:
+    import re
+
+    text = path.read_text(encoding="utf-8").lower()
+    return {m.replace(" ", "") for m in
+            re.findall(r"#[0-9a-f]{6}\b|#[0-9a-f]{3}\b|rgba?\([0-9., ]+\)", text)}
+
+
+def test_the_static_sites_code_copies_no_colour_of_the_theme():
+    """The theme is written once (evalmaps.figures.theme): the static site's pages read it from
+    their data (browser_theme), so neither bundle.js nor the code that writes the site holds one
+    of its colours."""
+    colours = theme_colours()
+    assert {"#e9ecef", "#b45309", "#212529", "#440154", "rgb(103,0,31)"} <= colours
+    for path in (ROOT / "evalmaps" / "_bundle" / "bundle.js",
+                 ROOT / "evalmaps" / "service" / "bundle.py"):
+        assert literal_colours(path) & colours == set(), path
+
+
+def test_a_copied_theme_colour_would_be_found(tmp_path):
+    copy = tmp_path / "bundle.js"
+    copy.write_text('const MISSING_COLOR = "#E9ECEF";\nconst RED = "rgb(103, 0, 31)";\n')
+    assert literal_colours(copy) & theme_colours() == {"#e9ecef", "rgb(103,0,31)"}
+
+
+def test_the_static_sites_data_carries_the_theme(catalog):
+    from evalmaps.figures import theme
+    from evalmaps.service import bundle
+
+    figure = next(iter(catalog))
+    assert bundle.figure_data(figure)["theme"] == theme.browser_theme()
+    assert theme.browser_theme()["uniform"][0] == [0.0, "#440154"]
