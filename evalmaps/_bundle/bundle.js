@@ -433,19 +433,11 @@
 
   /* ------------------------------------------------------------------ traces */
 
-  /* A cell's hover: the pieces it has, joined as evalmaps.figures.heatmap.hover_template does. */
-  function hoverTemplate(parts, has, log) {
-    let t = parts.where + (log ? parts.logValue : parts.value);
-    if (has.se && parts.se) {
-      t += parts.se + (has.suspect ? parts.suspect : "");
-    }
-    if (has.sd && parts.sd) {
-      t += parts.sd;
-    }
-    if (has.n && parts.n) {
-      t += parts.n;
-    }
-    return t + parts.after;
+  /* A cell's hover template: written in Python (evalmaps.figures.hover.panel_hovers, the live
+   * maps' own wording), one per kind of cell ('true,false,true,false': has sd, n, se, a suspect
+   * se), plain or coloured by log10; never composed here. */
+  function hoverOf(parts, key, log) {
+    return parts.cells[key][log ? 1 : 0] + "<extra></extra>";
   }
 
   function stops(fig, scale, reverse) {
@@ -505,7 +497,7 @@
             trow[j] = v;
           }
         } else {
-          (groups[key] = groups[key] || {has: has, cells: []}).cells.push([i, j, shown, v]);
+          (groups[key] = groups[key] || {cells: []}).cells.push([i, j, shown, v]);
         }
       }
       main.push(row);
@@ -551,7 +543,7 @@
     const traces = [];
     const first = Object.assign({
       type: "heatmap", x: X, y: Y, z: main,
-      hovertemplate: hoverTemplate(parts, full, log) + "<extra></extra>",
+      hovertemplate: hoverOf(parts, fullKey, log),
       meta: {role: "value"}, showscale: true, colorbar: colorbar
     }, common);
     if (custom) {
@@ -601,7 +593,7 @@
       });
       const t = Object.assign({
         type: "heatmap", x: X.slice(0, nj), y: Y.slice(0, ni), z: z, customdata: cd,
-        hovertemplate: hoverTemplate(parts, g.has, log) + "<extra></extra>",
+        hovertemplate: hoverOf(parts, key, log),
         showscale: false, meta: {role: "value"}
       }, common);
       if (log) {
@@ -1170,7 +1162,7 @@
   B.lib = {parseState: parseState, stateHash: stateHash, views: views, rowOrder: rowOrder,
            rowScores: rowScores, naturalKey: naturalKey, compareKeys: compareKeys,
            descending: descending, colorRange: colorRange, logTicks: logTicks,
-           hoverTemplate: hoverTemplate, panelFigure: panelFigure};
+           panelFigure: panelFigure};
   if (typeof document !== "undefined" && document.addEventListener) {
     if (document.readyState === "loading") {
       document.addEventListener("DOMContentLoaded", start);

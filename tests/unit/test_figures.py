@@ -124,3 +124,50 @@ def test_the_static_sites_data_carries_the_theme(catalog):
     figure = next(iter(catalog))
     assert bundle.figure_data(figure)["theme"] == theme.browser_theme()
     assert theme.browser_theme()["uniform"][0] == [0.0, "#440154"]
+
+
+def toy_spec(illustrative: bool = False):
+    from types import SimpleNamespace
+
+    dims = {"type": SimpleNamespace(title="Type"), "length": SimpleNamespace(title="Length <b>"),
+            "model": SimpleNamespace(title="Model")}
+    return SimpleNamespace(dims=dims, y="type", x="length", illustrative=illustrative)
+
+
+def toy_metric(higher: bool = True, percent: bool = False, unit: str = "%"):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(name="Accuracy", unit=unit, percent=percent, higher_is_better=higher)
+
+
+def test_a_cells_hover_is_worded_as_by_hand():
+    from evalmaps.figures.hover import cell_hover, missing_hover
+
+    spec, facets = toy_spec(), {"model": "Qwen"}
+    assert cell_hover(spec, facets, toy_metric(), 1) == \
+        "Type %{y} · Length &lt;b&gt; %{x} · Accuracy %{z:.1f}%<br>Model Qwen"
+    assert cell_hover(spec, facets, toy_metric(higher=False), 1, {"se": 1, "n": 0},
+                      log=True, se=True, n=True, suspect=True) == (
+        "Type %{y} · Length &lt;b&gt; %{x} · Accuracy %{text:.1f}%"
+        " ± %{customdata[1]:.2f} se (a standard error of 0 inside the metric's range cannot be"
+        " right) (n=%{customdata[0]:.0f}) (lower is better)<br>Model Qwen")
+    assert missing_hover(toy_spec(illustrative=True), {}, toy_metric(higher=False)) == \
+        ("Type %{y} · Length &lt;b&gt; %{x} · Accuracy not reported (lower is better)"
+         "<br><b>ILLUSTRATIVE value, not a result</b>")
+
+
+def test_a_panels_hovers_hold_each_kind_of_cell_it_has():
+    from evalmaps.figures.hover import cell_hover, kind_key, panel_hovers
+
+    spec, metric, columns = toy_spec(), toy_metric(), {"sd": 0, "se": 1}
+    assert kind_key(True, False, False, True) == "true,false,false,false"  # no se: not suspect
+    got = panel_hovers(spec, {}, metric, 2, columns,
+                       {(True, False, True, True), (False, False, False, False)})
+    assert sorted(got["cells"]) == ["false,false,false,false", "true,false,true,false",
+                                    "true,false,true,true"]
+    assert got["cells"]["true,false,true,true"] == [
+        cell_hover(spec, {}, metric, 2, columns, log=log, sd=True, se=True, suspect=True)
+        for log in (False, True)]
+    assert got["cells"]["false,false,false,false"][0] == \
+        "Type %{y} · Length &lt;b&gt; %{x} · Accuracy %{z:.2f}%"
+    assert got["value"] == "%{z:.2f}%" and got["logValue"] == "%{text:.2f}%"
