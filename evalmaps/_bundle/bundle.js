@@ -16,11 +16,10 @@
   const B = window.evalmapsBundle = window.evalmapsBundle || {pending: {}, add: function (k, v) {
     this.pending[k] = v;
   }};
-  const MAX_TEXT_ROWS = 40, MAX_TEXT_COLUMNS = 36, MAX_GAP_CELLS = 60;
-  const MAX_GAP_TRACE_CELLS = 10000;
   const MAX_PANELS = 24;  // panels drawn at once (narrow the menus for the others)
   // The theme's colours, scales, fonts and sizes are evalmaps.figures.theme's, in each page's
-  // data (its "theme": browser_theme()), never copied here: the uniform scale (Viridis) and
+  // data (its "theme": browser_theme()), and so are the sizes that decide what a map draws (its
+  // "limits": evalmaps.figures.heatmap.browser_limits()), never copied here: the uniform scale (Viridis) and
   // B - A's (plotly.py's RdBu: red, B lower; plotly.js's own "RdBu" runs the other way) come
   // as explicit stops.
 
@@ -455,7 +454,7 @@
    * some of the panel's sd, n or se (evalmaps.figures.heatmap.panel_traces), and the layout. */
   function panelFigure(fig, view, zrange, state, width) {
     const ny = view.y.length, nx = view.nx, parts = view.hover;
-    const T = fig.theme;
+    const T = fig.theme, L = fig.limits;
     // the categories as Plotly shows them: a label is text, never markup (esc, as the live app's
     // evalmaps.figures.theme.texts)
     const X = view.x.map(esc), Y = view.y.map(esc);
@@ -470,9 +469,9 @@
     const fullKey = [full.sd, full.n, full.se, false].join();
     const groups = {};
     const main = [], text = [], custom = cols.length ? [] : null;
-    const gapsBg = nx * ny > MAX_GAP_TRACE_CELLS;
+    const gapsBg = nx * ny > L.gapTraceCells;
     const gaps = {x: [], y: []};
-    const gap = Math.max(nx, ny) <= MAX_GAP_CELLS ? 1 : 0;
+    const gap = Math.max(nx, ny) <= L.gapCells ? 1 : 0;
     for (let i = 0; i < ny; i++) {
       const row = new Float64Array(nx).fill(NaN);
       const trow = log ? new Float64Array(nx).fill(NaN) : null;
@@ -527,7 +526,7 @@
       lo = a < b ? a : a - 0.5;
       hi = a < b ? b : b + 0.5;
     }
-    const readable = ny <= MAX_TEXT_ROWS && nx <= MAX_TEXT_COLUMNS;
+    const readable = ny <= L.textRows && nx <= L.textColumns;
     const colorbar = {title: {text: view.shown.label + (log ? " (log)" : ""), side: "right"},
                       thickness: 14};
     if (log) {
@@ -907,8 +906,8 @@
       if (st.zscale === "log" && all.some(function (v) { return v.logNote === "ranged"; })) {
         notes.appendChild(el("p", {text: "Log colours are for metrics without a range: the others keep linear colours."}));
       }
-      if (shown[0].y.length * shown[0].nx > MAX_GAP_TRACE_CELLS) {
-        notes.appendChild(el("p", {text: "Above 10,000 cells a panel's grey cells have no hover: the keyboard readout says them, and narrowing the rows or the range brings their hover back."}));
+      if (shown[0].y.length * shown[0].nx > fig.limits.gapTraceCells) {
+        notes.appendChild(el("p", {text: fig.limits.gapsNote}));
       }
       side.appendChild(exportsBox(fig, shown));
       shown.forEach(function (v) {
@@ -1072,7 +1071,7 @@
       }
       trace.hovertemplate = esc(api.dims.y.title) + " %{y} · " + esc(api.dims.x.title) +
         " %{x} · %{text}<extra></extra>";
-      if (xs.length <= MAX_TEXT_COLUMNS && ys.length <= MAX_TEXT_ROWS) {
+      if (xs.length <= data.limits.textColumns && ys.length <= data.limits.textRows) {
         trace.texttemplate = isDelta ? "%{z:+." + Math.max(f.delta[0] - (sideA.percent ? 2 : 0), 0) + (sideA.percent ? "%" : "f") + "}" : "%{text}";
       }
       const shapes = [];

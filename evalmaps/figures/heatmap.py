@@ -80,6 +80,17 @@ def gaps_note(n_rows: int, n_cols: int) -> str | None:
             f"hover back.")
 
 
+def browser_limits() -> dict:
+    """The sizes that decide what a map draws, as the static site's pages read them from their
+    data (bundle.js keeps no copy): values printed in cells up to ``textRows`` rows and
+    ``textColumns`` columns, gaps between cells up to ``gapCells`` a side, unreported cells
+    drawn by a trace of their own up to ``gapTraceCells`` cells (past it, ``gapsNote`` says
+    so)."""
+    return {"textRows": MAX_TEXT_ROWS, "textColumns": MAX_TEXT_COLUMNS,
+            "gapCells": MAX_GAP_CELLS, "gapTraceCells": MAX_GAP_TRACE_CELLS,
+            "gapsNote": gaps_note(MAX_GAP_TRACE_CELLS + 1, 1)}
+
+
 def prefix_note(spec) -> str | None:
     """What the axes and menus leave off: the start every row (or column) label shares, said
     once (None: nothing is left off)."""

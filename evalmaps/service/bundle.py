@@ -40,7 +40,7 @@ from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog, Figure, Panel, slugify
 from evalmaps.core.runfiles import runfile
-from evalmaps.figures import hover, theme
+from evalmaps.figures import heatmap, hover, theme
 from evalmaps.views import CompareView
 from evalmaps.views.source import source_items
 from evalmaps.views.state import DEFAULT_COMPARE_COLOR, many_panels
@@ -214,7 +214,7 @@ def figure_data(figure: Figure) -> dict:
         "defaultFacets": ({f: [label] for f, label in next(iter(figure.panels.values())).facets.items()}
                           if many_panels(figure) else {}),
         "panels": [panel_data(figure, p) for p in figure.panels.values()],
-        "theme": theme.browser_theme(),
+        "theme": theme.browser_theme(), "limits": heatmap.browser_limits(),
     }
 
 
@@ -350,7 +350,7 @@ def compare_data(view: CompareView, payload: dict) -> dict:
     paired = ({"places": comparing.paired_places(al), "unit": comparing.paired_unit(al),
                "tests": dict(zip(paired_stats.TESTS, comparing.PAIRED_NAMES)),
                "alpha": paired_stats.ALPHA} if al.paired else None)
-    return {"api": payload, "theme": theme.browser_theme(),
+    return {"api": payload, "theme": theme.browser_theme(), "limits": heatmap.browser_limits(),
             "short": [al.a.short, al.b.short], "range": [lo, hi], "paired": paired,
             "deltaRange": list(comparing.delta_range(al)),
             "format": {**side, "delta": [al.decimals, al.min_decimals],

@@ -118,11 +118,12 @@ def test_a_copied_theme_colour_would_be_found(tmp_path):
 
 
 def test_the_static_sites_data_carries_the_theme(catalog):
-    from evalmaps.figures import theme
+    from evalmaps.figures import heatmap, theme
     from evalmaps.service import bundle
 
     figure = next(iter(catalog))
     assert bundle.figure_data(figure)["theme"] == theme.browser_theme()
+    assert bundle.figure_data(figure)["limits"] == heatmap.browser_limits()
     assert theme.browser_theme()["uniform"][0] == [0.0, "#440154"]
 
 
@@ -171,3 +172,16 @@ def test_a_panels_hovers_hold_each_kind_of_cell_it_has():
     assert got["cells"]["false,false,false,false"][0] == \
         "Type %{y} · Length &lt;b&gt; %{x} · Accuracy %{z:.2f}%"
     assert got["value"] == "%{z:.2f}%" and got["logValue"] == "%{text:.2f}%"
+
+
+def test_the_static_sites_code_copies_no_limit_of_the_heatmap():
+    """What a map draws at which size (values in cells, gaps, unreported cells' traces) is
+    evalmaps.figures.heatmap's: bundle.js reads it from the data (browser_limits)."""
+    from evalmaps.figures import heatmap
+
+    code = (ROOT / "evalmaps" / "_bundle" / "bundle.js").read_text(encoding="utf-8")
+    limits = heatmap.browser_limits()
+    assert limits["gapsNote"].startswith("Above 10,000 cells") and limits["gapsNote"] not in code
+    for name in ("MAX_TEXT_ROWS", "MAX_TEXT_COLUMNS", "MAX_GAP_CELLS", "MAX_GAP_TRACE_CELLS"):
+        assert name not in code
+        assert f"= {getattr(heatmap, name)}" not in code.replace(",", "")
