@@ -47,7 +47,7 @@ from evalmaps.views.state import DEFAULT_COMPARE_COLOR, many_panels
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "_bundle"  # the bundle's own pages' code
 SHARED_SCRIPTS = ("evalmaps-format.js", "evalmaps-plotly-internals.js", "evalmaps-keys.js",
-                  "evalmaps-table.js")
+                  "evalmaps-table.js", "evalmaps-slice.js")
 OWN_FILES = ("bundle.js", "tables.js", "bundle.css")
 PLOTLY = "plotly.min.js"
 # the pages load their own files only, and ask nothing of any server (PNG and SVG downloads
