@@ -19,8 +19,8 @@ from flask import request
 from flask_compress import Compress
 
 from components import dash_internals
-from components.theme import TypedArray
 from evalmaps.core.runfiles import runfile
+from evalmaps.figures.theme import TypedArray
 from evalmaps.service import live
 from evalmaps.service.settings import Settings, served_settings
 from evalmaps.service.startup import load_data

@@ -4,7 +4,7 @@
  * at the size as drawn, redrawn only when what is drawn is off: x ticks thinned so that their
  * labels do not overlap, the y axis's title kept inside the chart, a heatmap's cell text sized
  * to its cells (evalmapsLib.paint), and a line chart's legend below its plot on a narrow chart
- * (a phone: layout.meta.legendBelow, components/trends.py).
+ * (a phone: layout.meta.legendBelow, evalmaps/figures/trends.py).
  *
  * Internal: window.evalmapsLib.fit. Clientside callbacks: none. */
 (function () {
@@ -160,13 +160,13 @@
         yTitleShift(drawn) === yTitleShift(want.layout);
   }
 
-  /* The y axis's title (an annotation: components/heatmap.py, axis_titles) is placed beside
+  /* The y axis's title (an annotation: evalmaps/figures/heatmap.py, axis_titles) is placed beside
    * the widest row label; where plotly.js draws the left margin narrower than the figure asks
    * (a chart too narrow for its labels), the title moves in to stay inside the chart, over the
    * labels, as plotly.js does with an axis's own title. About the width of the title on its
    * side (a 14 px line): */
   const Y_TITLE_WIDTH = 20;
-  /* An axis title's annotation ("x-title" or "y-title", components/heatmap.py axis_titles):
+  /* An axis title's annotation ("x-title" or "y-title", evalmaps/figures/heatmap.py axis_titles):
    * its index, and how far it is shifted (the y title sideways, the x title down). */
   function titleIndex(layout, name) {
     return ((layout || {}).annotations || []).findIndex(function (a) {

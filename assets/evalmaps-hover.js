@@ -23,7 +23,7 @@
 
   /* The compare readout of cell (i, j): 'Local Window Size 2000 · Ratio 0.4 — A 52.5 · B 56.3 ·
    * B − A +3.8', from the B − A map's customdata (A, B, SE, within 1.96 SE; or A and B alone)
-   * and `cells` (components.compare.readouts). */
+   * and `cells` (evalmaps.figures.compare.readouts). */
   function compareReadout(cells, i, j) {
     const number = lib.format.number;
     const chart = chartOf("delta");
@@ -58,7 +58,7 @@
         " · B " + side(b, cells.b) + " · " + cells.minus + " " + delta;
     const paired = cells.paired;
     if (paired && cell.length > 10 && present(cell[4])) {
-      // the paired test (components.compare.PAIRED_COLUMNS): n, diff, interval (shown units),
+      // the paired test (evalmaps.figures.compare.PAIRED_COLUMNS): n, diff, interval (shown units),
       // p, adjusted p, test; 'paired, 30 items: +3.3 points [-6.7, +13.3], p = 0.55'
       const signed = function (v) {
         const text = number(v, paired.places, null);
@@ -90,7 +90,7 @@
               " B and A do not differ on these items");
       }
     } else if (present(se) && present(a) && present(b)) {
-      // the SE column is in shown units already (percentage points: components.compare)
+      // the SE column is in shown units already (percentage points: evalmaps.figures.compare)
       line += " · SE " + number(se, cells.se, null) + unit + ", " +
           (within ? cells.within : cells.beyond);
     }

@@ -129,7 +129,7 @@
       lo = hi = null;
     }
     const meta = (gd.layout && gd.layout.meta && gd.layout.meta.evalmaps) || {};
-    /* an axis's title: the annotation named for it (components/heatmap.py, axis_titles), or
+    /* an axis's title: the annotation named for it (evalmaps/figures/heatmap.py, axis_titles), or
      * the axis's own title */
     const title = function (letter) {
       const named = (fl.annotations || []).filter(function (a) {
@@ -156,7 +156,7 @@
     return m;
   }
 
-  /* A label without the start every label of its axis shares (components/heatmap.py leaves it
+  /* A label without the start every label of its axis shares (evalmaps/figures/heatmap.py leaves it
    * off the ticks too: layout.meta.evalmaps.prefix), never emptied. */
   function cut(text, prefix) {
     return prefix && text.length > prefix.length && text.indexOf(prefix) === 0

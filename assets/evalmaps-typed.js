@@ -1,4 +1,4 @@
-/* Typed arrays as the server sends them (components/theme.py, typed): {dtype, bdata: base64 of
+/* Typed arrays as the server sends them (evalmaps/figures/theme.py, typed): {dtype, bdata: base64 of
  * the little-endian values, shape: "rows, columns[, ...]" when more than one dimension}, the
  * spec plotly.js decodes itself. Read here where the browser works on the values before drawing
  * (cell text, Compare's assembled maps).

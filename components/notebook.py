@@ -11,9 +11,9 @@ on one colour range, outlined where distinguishable) above its table.
 
 from __future__ import annotations
 
-from components.compare import compare_figures
-from components.heatmap import heatmap_figure
 from evalmaps.analysis.slicing import view_ranges, views_for
+from evalmaps.figures.compare import compare_figures
+from evalmaps.figures.heatmap import heatmap_figure
 from evalmaps.views.state import DEFAULT_COMPARE_COLOR, ViewState
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"

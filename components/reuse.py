@@ -28,8 +28,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from components.theme import decoded as decode  # decode: this module's name for it
-from components.theme import typed
+from evalmaps.figures.theme import decoded as decode  # decode: this module's name for it
+from evalmaps.figures.theme import typed
 
 FIELDS = ("z", "customdata")
 OPS = ("same", "neg", "swap01")

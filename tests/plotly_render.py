@@ -78,7 +78,7 @@ def _cells(trace: dict):
     else:  # sparse: one point per (x, y)
         for k, (y, x) in enumerate(zip(trace["y"], trace["x"])):
             if z[k] is None or z[k] != z[k]:
-                continue  # a blank point (components.heatmap._pad): draws nothing
+                continue  # a blank point (evalmaps.figures.heatmap._pad): draws nothing
             out[(y, x)] = (float(z[k]), None if custom is None else custom[k])
     return out
 

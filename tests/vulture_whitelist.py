@@ -28,7 +28,7 @@ _.data_ready  # gunicorn's gthread connection attribute
 pressed  # layouts/compare.py sync(): the buttons trigger it; their count is not read
 
 # the contracts tests hold the code to: named once here, read by the tests that check them
-SCALE_CHOICES, contrast  # components/theme.py: the colour scales offered, WCAG contrast (test_colour)
+SCALE_CHOICES, contrast  # evalmaps/figures/theme.py: the colour scales offered, WCAG contrast (test_colour)
 CLASSES  # evalmaps/analysis/trends.py: the trend classes a line may get (test_trends_properties)
 CATALOG_FIELDS, CATALOG_KEYS  # evalmaps/catalog/load.py: what test_docs checks docs/formats.md lists
 

@@ -5,10 +5,10 @@
  *
  * What the live app writes from Python comes in the data, worked out with the same code when
  * the bundle is made (hover templates, tables, CSV, Compare's numbers); slicing, row order and
- * colour ranges are evalmaps.analysis.slicing's, ported here (lib.*, tested in
- * tests/js/bundle.test.js). The keyboard readout and the Table toggle are the live app's
- * (assets/evalmaps-keys.js, assets/evalmaps-table.js), numbers are written by
- * assets/evalmaps-format.js.
+ * colour ranges are assets/evalmaps-slice.js's (evalmapsLib.slice, with evalmaps.analysis.slicing
+ * as its reference; tested in tests/js/bundle.test.js and tests/unit/test_slice_js.py). The
+ * keyboard readout and the Table toggle are the live app's (assets/evalmaps-keys.js,
+ * assets/evalmaps-table.js), numbers are written by assets/evalmaps-format.js.
  *
  * Global: window.evalmapsBundle (add, lib). */
 (function () {
@@ -16,22 +16,12 @@
   const B = window.evalmapsBundle = window.evalmapsBundle || {pending: {}, add: function (k, v) {
     this.pending[k] = v;
   }};
-  const MAX_TEXT_ROWS = 40, MAX_TEXT_COLUMNS = 36, MAX_GAP_CELLS = 60;
-  const MAX_GAP_TRACE_CELLS = 10000;
   const MAX_PANELS = 24;  // panels drawn at once (narrow the menus for the others)
-  const MISSING_COLOR = "#e9ecef";
-  const VIRIDIS = ["#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#35b779",
-                   "#6ece58", "#b5de2b", "#fde725"];
-  const NEVER_BUTTONS = ["sendChartToCloud", "select2d", "lasso2d", "autoScale2d",
-                         "toggleSpikelines", "hoverClosestCartesian", "hoverCompareCartesian",
-                         "zoom2d", "pan2d", "zoomIn2d", "zoomOut2d"];
-  const ILLUSTRATIVE = "ILLUSTRATIVE values, not results";
-  // plotly.py's RdBu (red: B lower, blue: B higher), as the live Compare draws B - A; plotly.js's
-  // own "RdBu" runs the other way
-  const RDBU = [[0, "rgb(103,0,31)"], [0.1, "rgb(178,24,43)"], [0.2, "rgb(214,96,77)"],
-                [0.3, "rgb(244,165,130)"], [0.4, "rgb(253,219,199)"], [0.5, "rgb(247,247,247)"],
-                [0.6, "rgb(209,229,240)"], [0.7, "rgb(146,197,222)"], [0.8, "rgb(67,147,195)"],
-                [0.9, "rgb(33,102,172)"], [1, "rgb(5,48,97)"]];
+  // The theme's colours, scales, fonts and sizes are evalmaps.figures.theme's, in each page's
+  // data (its "theme": browser_theme()), and so are the sizes that decide what a map draws (its
+  // "limits": evalmaps.figures.heatmap.browser_limits()), never copied here: the uniform scale (Viridis) and
+  // B - A's (plotly.py's RdBu: red, B lower; plotly.js's own "RdBu" runs the other way) come
+  // as explicit stops.
 
   /* ------------------------------------------------------------------ state (the fragment) */
 
@@ -139,327 +129,25 @@
 
   /* ------------------------------------------------------------------ slicing */
 
-  function finite(v) {
-    return v !== null && v !== undefined && typeof v === "number" && isFinite(v);
-  }
-
-  /* The label of natural order (evalmaps.core.text.natural_key): numbers by value, model sizes
-   * by size, text by its letters regardless of case. */
-  const SIZES = {k: 1e3, m: 1e6, b: 1e9, t: 1e12};
-  function naturalKey(label) {
-    const key = [];
-    const re = /(\d+(?:\.\d+)?)([kmbt](?![a-z]))?|\D+/gi;
-    let m;
-    const text = String(label);
-    while ((m = re.exec(text)) !== null) {
-      if (m[1] === undefined) {
-        key.push([1, 0, m[0].toLowerCase()]);
-      } else {
-        key.push([0, Number(m[1]) * (SIZES[(m[2] || "").toLowerCase()] || 1), ""]);
-      }
-    }
-    return key;
-  }
-
-  function compareKeys(a, b) {
-    for (let k = 0; k < Math.min(a.length, b.length); k++) {
-      for (let p = 0; p < 3; p++) {
-        if (a[k][p] < b[k][p]) {
-          return -1;
-        }
-        if (a[k][p] > b[k][p]) {
-          return 1;
-        }
-      }
-    }
-    return a.length - b.length;
-  }
-
-  /* Indices from the highest value down; missing last; ties in the source's order. */
-  function descending(values) {
-    const idx = values.map(function (_, i) { return i; });
-    return idx.sort(function (i, j) {
-      const a = finite(values[i]) ? -values[i] : Infinity;
-      const b = finite(values[j]) ? -values[j] : Infinity;
-      return a < b ? -1 : a > b ? 1 : i - j;
-    });
-  }
-
-  function means(grids, ny) {  // grids: [{z: Float64Array, nx}]: each row's mean over them all
-    const out = [];
-    for (let i = 0; i < ny; i++) {
-      let sum = 0, count = 0;
-      grids.forEach(function (g) {
-        for (let j = 0; j < g.nx; j++) {
-          const v = g.z[i * g.nx + j];
-          if (finite(v)) {
-            sum += v;
-            count += 1;
-          }
-        }
-      });
-      out.push(count ? sum / count : NaN);
-    }
-    return out;
-  }
-
-  /* evalmaps.analysis.slicing.row_scores: higher is better. */
-  function rowScores(vs) {
-    const ny = vs[0].y.length;
-    const dirs = vs.map(function (v) { return v.metric.higher; });
-    if (dirs.every(function (d) { return d === dirs[0]; })) {
-      const m = means(vs, ny);
-      return dirs[0] ? m : m.map(function (v) { return -v; });
-    }
-    const ranks = vs.map(function (v) {
-      const z = v.metric.higher ? v.z : v.z.map(function (x) { return -x; });
-      const m = means([{z: z, nx: v.nx}], ny);
-      const order = descending(m);
-      const rank = new Float64Array(ny).fill(NaN);
-      order.forEach(function (i, k) { rank[i] = finite(m[i]) ? k + 1 : NaN; });
-      return {z: rank, nx: 1};
-    });
-    return means(ranks, ny).map(function (v) { return -v; });
-  }
-
-  /* evalmaps.analysis.slicing.row_order: indices into vs[0].y. */
-  function rowOrder(vs, sort, top, fig) {
-    const labels = vs[0].y;
-    let order = labels.map(function (_, i) { return i; });
-    if (top !== null) {
-      order = descending(rowScores(vs)).slice(0, top).sort(function (a, b) { return a - b; });
-    }
-    const colon = sort.indexOf(":");
-    const kind = colon < 0 ? sort : sort.slice(0, colon);
-    if (kind === "name") {
-      const keys = labels.map(naturalKey);
-      order = order.slice().sort(function (a, b) { return compareKeys(keys[a], keys[b]); });
-    } else if (kind === "mean") {
-      const scores = rowScores(vs);
-      order = descending(order.map(function (i) { return scores[i]; }))
-        .map(function (k) { return order[k]; });
-    } else if (kind === "col") {
-      const yAll = fig.dims[fig.y].labels, xAll = fig.dims[fig.x].labels;
-      const j = xAll.indexOf(sort.slice(colon + 1)), nx = xAll.length;
-      const values = order.map(function (i) {
-        const r = yAll.indexOf(labels[i]);
-        let sum = 0, count = 0;
-        vs.forEach(function (v) {
-          const val = v.panel.z[r * nx + j];
-          if (finite(val)) {
-            sum += v.metric.higher ? val : -val;
-            count += 1;
-          }
-        });
-        return count ? sum / count : NaN;
-      });
-      order = descending(values).map(function (k) { return order[k]; });
-    }
-    return order;
-  }
-
-  function isFraction(panel) {
-    return !!panel.fraction;
-  }
-
-  /* The panels a state shows, sliced (rows, x range) and ordered: [{panel, y, x, z, extra,
-   * yi, xi, ...}], or {empty: why}. */
-  function views(fig, state) {
-    const chosen = fig.facets.map(function (f) { return state.facets[f] || fig.dims[f].labels; });
-    const panels = fig.panels.filter(function (p) {
-      return fig.facets.every(function (f, k) { return chosen[k].indexOf(p.facets[f]) >= 0; });
-    });
-    if (!panels.length) {
-      return {empty: "No panel matches the selection: pick at least one label per facet."};
-    }
-    const yAll = fig.dims[fig.y].labels, xdim = fig.dims[fig.x];
-    let yi = yAll.map(function (_, i) { return i; });
-    if (state.rows) {
-      yi = yi.filter(function (i) { return state.rows.indexOf(yAll[i]) >= 0; });
-    }
-    let xi = xdim.labels.map(function (_, j) { return j; });
-    if (xdim.numeric && (state.xmin !== null || state.xmax !== null)) {
-      const a = state.xmin === null ? -Infinity : state.xmin;
-      const b = state.xmax === null ? Infinity : state.xmax;
-      const lo = Math.min(a, b), hi = Math.max(a, b);
-      xi = xi.filter(function (j) { return xdim.numbers[j] >= lo && xdim.numbers[j] <= hi; });
-    }
-    if (!yi.length) {
-      return {empty: "No rows selected: pick rows in the Rows menu."};
-    }
-    if (!xi.length) {
-      return {empty: "The x range holds no column: widen it."};
-    }
-    const nxAll = xdim.labels.length;
-    let out = panels.map(function (p) {
-      const pick = function (flat) {
-        const z = new Float64Array(yi.length * xi.length);
-        yi.forEach(function (i, r) {
-          xi.forEach(function (j, c) {
-            const v = flat[i * nxAll + j];
-            z[r * xi.length + c] = v === null ? NaN : v;
-          });
-        });
-        return z;
-      };
-      const pct = state.pct && isFraction(p);
-      const extra = {};
-      p.columns.forEach(function (name) { extra[name] = pick(p.extra[name]); });
-      const suspect = new Uint8Array(yi.length * xi.length);
-      (p.suspect || []).forEach(function (flat) {
-        const r = yi.indexOf(Math.floor(flat / nxAll)), c = xi.indexOf(flat % nxAll);
-        if (r >= 0 && c >= 0) {
-          suspect[r * xi.length + c] = 1;
-        }
-      });
-      return {panel: p, y: yi.map(function (i) { return yAll[i]; }),
-              x: xi.map(function (j) { return xdim.labels[j]; }),
-              yi: yi.slice(), nx: xi.length, z: pick(p.z), extra: extra, suspect: suspect,
-              metric: p.metric, shown: pct ? p.metricPct : p.metric,
-              hover: pct ? p.hoverPct : p.hover, pct: pct};
-    });
-    if (state.sort !== "source" || state.top !== null) {
-      const order = rowOrder(out, state.sort, state.top, fig);
-      out = out.map(function (v) {
-        const nx = v.nx;
-        const take = function (z, Kind) {
-          const t = new Kind(order.length * nx);
-          order.forEach(function (i, r) {
-            for (let c = 0; c < nx; c++) {
-              t[r * nx + c] = z[i * nx + c];
-            }
-          });
-          return t;
-        };
-        const extra = {};
-        Object.keys(v.extra).forEach(function (k) { extra[k] = take(v.extra[k], Float64Array); });
-        return Object.assign({}, v, {y: order.map(function (i) { return v.y[i]; }),
-                                     yi: order.map(function (i) { return v.yi[i]; }),
-                                     z: take(v.z, Float64Array), extra: extra,
-                                     suspect: take(v.suspect, Uint8Array)});
-      });
-    }
-    out.forEach(function (v) {
-      let lo = Infinity, hi = -Infinity;
-      for (let k = 0; k < v.z.length; k++) {
-        if (finite(v.z[k])) {
-          lo = Math.min(lo, v.z[k]);
-          hi = Math.max(hi, v.z[k]);
-        }
-      }
-      v.range = lo <= hi ? [lo, hi] : null;
-      v.logNote = null;
-      if (state.zscale === "log") {
-        if (v.metric.range) {
-          v.logNote = "ranged";
-        } else if (v.range && v.range[0] <= 0) {
-          v.logNote = "Log colours are off for " + v.panel.title + ": it shows a value of 0 or " +
-            "less, and only values above 0 have a logarithm. Narrow the rows or the range, or " +
-            "use linear colours.";
-        }
-      }
-      v.log = state.zscale === "log" && v.logNote === null;
-    });
-    return {views: out};
-  }
-
-  /* ------------------------------------------------------------------ colour ranges */
-
-  function sameScale(a, b) {
-    return a.name === b.name && a.unit === b.unit && a.higher === b.higher;
-  }
-
-  function sameMetric(a, b) {
-    return sameScale(a, b) && JSON.stringify(a.range) === JSON.stringify(b.range);
-  }
-
-  function flatRange(metric, value) {
-    const f = metric.fixed;
-    if (f && f[0] <= value && value <= f[1] && f[0] < f[1]) {
-      return f.slice();
-    }
-    return [value - 0.5, value + 0.5];
-  }
-
-  /* evalmaps.analysis.slicing.color_range and view_ranges: a view's range for a mode (null:
-   * its own extent). */
-  function colorRange(fig, all, view, mode) {
-    const metric = view.metric;
-    let r = null;
-    if (mode === "fixed") {
-      r = metric.fixed ? metric.fixed.slice() : null;
-    } else if (mode === "figure" && fig.zrange && sameMetric(metric, fig.metric)) {
-      r = fig.zrange.slice();
-    } else if (mode === "shared" || mode === "figure") {
-      const present = all.filter(function (v) { return v.range && sameScale(v.metric, metric); });
-      if (present.length) {
-        const lo = Math.min.apply(null, present.map(function (v) { return v.range[0]; }));
-        const hi = Math.max.apply(null, present.map(function (v) { return v.range[1]; }));
-        r = lo < hi ? [lo, hi] : flatRange(metric, lo);
-      }
-    }
-    if (view.range && view.range[0] === view.range[1] && metric.fixed && r === null) {
-      r = flatRange(metric, view.range[0]);
-    }
-    if (view.log) {
-      if (r === null) {
-        return null;
-      }
-      let lo = r[0];
-      const hi = r[1];
-      if (lo <= 0) {
-        lo = view.range ? view.range[0] : hi;
-      }
-      if (hi <= 0 || lo <= 0) {
-        return null;
-      }
-      const a = Math.log10(lo), b = Math.log10(hi);
-      return a < b ? [a, b] : [a - 0.5, b + 0.5];
-    }
-    return r;
-  }
-
-  /* components.heatmap.log_ticks: ticks of a log10 colour bar, labelled in the metric's units. */
-  function logTicks(lo, hi) {
-    const steps = hi - lo < 3 ? [1, 2, 5] : [1];
-    let vals = [], text = [];
-    for (let k = Math.floor(lo); k <= Math.ceil(hi); k++) {
-      steps.forEach(function (s) {
-        const v = s * Math.pow(10, k), at = Math.log10(v);
-        if (lo - 1e-9 <= at && at <= hi + 1e-9) {
-          vals.push(at);
-          text.push(String(Number(v.toPrecision(6))));
-        }
-      });
-    }
-    if (vals.length < 2) {
-      vals = [lo, hi];
-      text = [Number(Math.pow(10, lo).toPrecision(3)).toString(),
-              Number(Math.pow(10, hi).toPrecision(3)).toString()];
-    }
-    return {vals: vals, text: text};
-  }
+  // slicing, row order and colour ranges are assets/evalmaps-slice.js's (evalmapsLib.slice,
+  // shared with the live app; evalmaps.analysis.slicing is its reference in the tests)
+  const S = window.evalmapsLib.slice;
+  const finite = S.finite, naturalKey = S.naturalKey, compareKeys = S.compareKeys;
+  const descending = S.descending, rowScores = S.rowScores, rowOrder = S.rowOrder;
+  const isFraction = S.isFraction, views = S.views, colorRange = S.colorRange;
+  const logTicks = S.logTicks;
 
   /* ------------------------------------------------------------------ traces */
 
-  /* A cell's hover: the pieces it has, joined as components.heatmap.hover_template does. */
-  function hoverTemplate(parts, has, log) {
-    let t = parts.where + (log ? parts.logValue : parts.value);
-    if (has.se && parts.se) {
-      t += parts.se + (has.suspect ? parts.suspect : "");
-    }
-    if (has.sd && parts.sd) {
-      t += parts.sd;
-    }
-    if (has.n && parts.n) {
-      t += parts.n;
-    }
-    return t + parts.after;
+  /* A cell's hover template: written in Python (evalmaps.figures.hover.panel_hovers, the live
+   * maps' own wording), one per kind of cell ('true,false,true,false': has sd, n, se, a suspect
+   * se), plain or coloured by log10; never composed here. */
+  function hoverOf(parts, key, log) {
+    return parts.cells[key][log ? 1 : 0] + "<extra></extra>";
   }
 
   function stops(fig, scale, reverse) {
-    let s = scale === "paper" ? fig.colorscale :
-      VIRIDIS.map(function (c, k) { return [k / (VIRIDIS.length - 1), c]; });
+    let s = scale === "paper" ? fig.colorscale : fig.theme.uniform;
     if (typeof s === "string") {
       return s;  // a named scale: plotly.js resolves it (reversescale below)
     }
@@ -470,11 +158,12 @@
   }
 
   /* A view's figure: the values, the gaps ('not reported') and the cells whose hover lacks
-   * some of the panel's sd, n or se (components.heatmap.panel_traces), and the layout. */
+   * some of the panel's sd, n or se (evalmaps.figures.heatmap.panel_traces), and the layout. */
   function panelFigure(fig, view, zrange, state, width) {
     const ny = view.y.length, nx = view.nx, parts = view.hover;
+    const T = fig.theme, L = fig.limits;
     // the categories as Plotly shows them: a label is text, never markup (esc, as the live app's
-    // components.theme.texts)
+    // evalmaps.figures.theme.texts)
     const X = view.x.map(esc), Y = view.y.map(esc);
     const cols = view.panel.columns;
     const decimals = view.panel.decimals;  // its metric's (bundle.panel_data)
@@ -487,9 +176,9 @@
     const fullKey = [full.sd, full.n, full.se, false].join();
     const groups = {};
     const main = [], text = [], custom = cols.length ? [] : null;
-    const gapsBg = nx * ny > MAX_GAP_TRACE_CELLS;
+    const gapsBg = nx * ny > L.gapTraceCells;
     const gaps = {x: [], y: []};
-    const gap = Math.max(nx, ny) <= MAX_GAP_CELLS ? 1 : 0;
+    const gap = Math.max(nx, ny) <= L.gapCells ? 1 : 0;
     for (let i = 0; i < ny; i++) {
       const row = new Float64Array(nx).fill(NaN);
       const trow = log ? new Float64Array(nx).fill(NaN) : null;
@@ -514,7 +203,7 @@
             trow[j] = v;
           }
         } else {
-          (groups[key] = groups[key] || {has: has, cells: []}).cells.push([i, j, shown, v]);
+          (groups[key] = groups[key] || {cells: []}).cells.push([i, j, shown, v]);
         }
       }
       main.push(row);
@@ -544,7 +233,7 @@
       lo = a < b ? a : a - 0.5;
       hi = a < b ? b : b + 0.5;
     }
-    const readable = ny <= MAX_TEXT_ROWS && nx <= MAX_TEXT_COLUMNS;
+    const readable = ny <= L.textRows && nx <= L.textColumns;
     const colorbar = {title: {text: view.shown.label + (log ? " (log)" : ""), side: "right"},
                       thickness: 14};
     if (log) {
@@ -560,7 +249,7 @@
     const traces = [];
     const first = Object.assign({
       type: "heatmap", x: X, y: Y, z: main,
-      hovertemplate: hoverTemplate(parts, full, log) + "<extra></extra>",
+      hovertemplate: hoverOf(parts, fullKey, log),
       meta: {role: "value"}, showscale: true, colorbar: colorbar
     }, common);
     if (custom) {
@@ -590,7 +279,7 @@
         type: "heatmap", x: blankX.concat(gaps.x), y: blankY.concat(gaps.y),
         z: blankX.map(function () { return null; }).concat(gaps.x.map(function () { return 0; })),
         hovertemplate: parts.missing + "<extra></extra>", hoverongaps: false, showscale: false,
-        zmin: 0, zmax: 1, colorscale: [[0, MISSING_COLOR], [1, MISSING_COLOR]], xgap: gap, ygap: gap
+        zmin: 0, zmax: 1, colorscale: [[0, T.missing], [1, T.missing]], xgap: gap, ygap: gap
       });
     }
     Object.keys(groups).forEach(function (key) {
@@ -610,7 +299,7 @@
       });
       const t = Object.assign({
         type: "heatmap", x: X.slice(0, nj), y: Y.slice(0, ni), z: z, customdata: cd,
-        hovertemplate: hoverTemplate(parts, g.has, log) + "<extra></extra>",
+        hovertemplate: hoverOf(parts, key, log),
         showscale: false, meta: {role: "value"}
       }, common);
       if (log) {
@@ -624,20 +313,20 @@
     });
     const heading = view.panel.title + (view.metric.higher ? "" : " · lower is better");
     const layout = {
-      title: {text: esc(heading), x: 0.02, xanchor: "left", y: 0.98, font: {size: 15}},
-      font: {family: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", size: 12,
-             color: "#212529"},
+      title: {text: esc(heading), x: 0.02, xanchor: "left", y: 0.98, font: {size: T.titleSize}},
+      font: T.font,
       height: Math.min(Math.max(150 + 38 * ny, 260), 720),
       margin: {l: layoutLeft(view), r: 20, t: 64, b: 55},
       xaxis: {type: "category", title: {text: esc(fig.dims[fig.x].title)}, tickangle: 0,
               showgrid: false, fixedrange: true},
       yaxis: {type: "category", title: {text: esc(fig.dims[fig.y].title)}, autorange: "reversed",
               showgrid: false, fixedrange: true},
-      plot_bgcolor: gapsBg ? MISSING_COLOR : "white", paper_bgcolor: "white",
-      hoverlabel: {bgcolor: "white", font: {size: 13}},
-      annotations: fig.illustrative ? [{text: ILLUSTRATIVE, xref: "paper", yref: "paper", x: 0.5,
-                                        y: 1.0, yanchor: "bottom", showarrow: false,
-                                        font: {size: 11, color: "#b45309"}}] : [],
+      plot_bgcolor: gapsBg ? T.missing : "white", paper_bgcolor: "white",
+      hoverlabel: {bgcolor: "white", font: {size: T.hoverSize}},
+      annotations: fig.illustrative ? [{text: T.illustrative.label, xref: "paper", yref: "paper",
+                                        x: 0.5, y: 1.0, yanchor: "bottom", showarrow: false,
+                                        font: {size: T.illustrative.size,
+                                               color: T.illustrative.color}}] : [],
       meta: {evalmaps: {value: log ? parts.logValue : parts.value}}
     };
     // tick labels thinned to fit (the live maps: assets/evalmaps-fit.js)
@@ -660,13 +349,13 @@
   }
 
   /* Room for row labels (their widest, about 7 px a character, at most 28 characters) and the
-   * axis title, as components.heatmap.left_margin gives the live maps. */
+   * axis title, as evalmaps.figures.heatmap.left_margin gives the live maps. */
   function leftFor(labels) {
     const widest = Math.max.apply(null, labels.map(function (l) { return String(l).length; }).concat([1]));
     return Math.max(50, Math.ceil(Math.min(widest, 28) * 7) + 36);
   }
 
-  /* components.theme.text: bidirectional controls written out ([U+202E]), tags escaped, the
+  /* evalmaps.figures.theme.text: bidirectional controls written out ([U+202E]), tags escaped, the
    * '%' of '%{' an entity (Plotly shows it as '%'; nothing is inserted into the label). */
   function esc(text) {
     return String(text)
@@ -677,13 +366,13 @@
       .replace(/%\{/g, "&#37;{");
   }
 
-  function config(name) {
+  function config(name, theme) {
     const P = window.Plotly;
     const svg = {name: "Download plot as SVG", icon: P && P.Icons ? P.Icons.disk : undefined,
                  click: function (gd) {
                    P.downloadImage(gd, {format: "svg", filename: name});
                  }};
-    return {displaylogo: false, responsive: true, modeBarButtonsToRemove: NEVER_BUTTONS,
+    return {displaylogo: false, responsive: true, modeBarButtonsToRemove: theme.hideButtons,
             modeBarButtonsToAdd: [svg], scrollZoom: false,
             toImageButtonOptions: {format: "png", filename: name, scale: 2}};
   }
@@ -889,7 +578,7 @@
     main.textContent = "";
     main.appendChild(el("h1", {text: fig.title}));
     if (fig.illustrative) {
-      main.appendChild(el("p", {"class": "flag", text: ILLUSTRATIVE + ": the source describes these results without numbers."}));
+      main.appendChild(el("p", {"class": "flag", text: fig.theme.illustrative.label + ": the source describes these results without numbers."}));
     }
     const state = parseState(location.hash, fig);
     const form = controls(fig, state);
@@ -924,8 +613,8 @@
       if (st.zscale === "log" && all.some(function (v) { return v.logNote === "ranged"; })) {
         notes.appendChild(el("p", {text: "Log colours are for metrics without a range: the others keep linear colours."}));
       }
-      if (shown[0].y.length * shown[0].nx > MAX_GAP_TRACE_CELLS) {
-        notes.appendChild(el("p", {text: "Above 10,000 cells a panel's grey cells have no hover: the keyboard readout says them, and narrowing the rows or the range brings their hover back."}));
+      if (shown[0].y.length * shown[0].nx > fig.limits.gapTraceCells) {
+        notes.appendChild(el("p", {text: fig.limits.gapsNote}));
       }
       side.appendChild(exportsBox(fig, shown));
       shown.forEach(function (v) {
@@ -934,7 +623,7 @@
         made.holder.setAttribute("data-panel", v.panel.slug);
         panels.appendChild(made.holder);
         const f = panelFigure(fig, v, zr, st, made.gd.clientWidth);
-        window.Plotly.newPlot(made.gd, f.data, f.layout, config(fig.id + "__" + v.panel.slug));
+        window.Plotly.newPlot(made.gd, f.data, f.layout, config(fig.id + "__" + v.panel.slug, fig.theme));
       });
     };
     let written = null;  // the fragment the menus wrote: they already show it
@@ -1081,7 +770,7 @@
       const isDelta = m[0] === "delta";
       const range = isDelta ? data.deltaRange : data.range;
       const trace = {type: "heatmap", x: xShown, y: yShown, z: dz, hoverongaps: false,
-                     colorscale: isDelta ? RDBU : VIRIDIS.map(function (c, k) { return [k / 9, c]; }),
+                     colorscale: isDelta ? data.theme.delta : data.theme.uniform,
                      zmin: range[0], zmax: range[1], meta: {role: "value"}, xgap: 1, ygap: 1,
                      reversescale: !isDelta && !f.higher,
                      colorbar: {title: {text: isDelta ? "B \u2212 A" + (f.higher ? "" : " (blue: B better)") :
@@ -1093,7 +782,7 @@
       }
       trace.hovertemplate = esc(api.dims.y.title) + " %{y} · " + esc(api.dims.x.title) +
         " %{x} · %{text}<extra></extra>";
-      if (xs.length <= MAX_TEXT_COLUMNS && ys.length <= MAX_TEXT_ROWS) {
+      if (xs.length <= data.limits.textColumns && ys.length <= data.limits.textRows) {
         trace.texttemplate = isDelta ? "%{z:+." + Math.max(f.delta[0] - (sideA.percent ? 2 : 0), 0) + (sideA.percent ? "%" : "f") + "}" : "%{text}";
       }
       const shapes = [];
@@ -1120,7 +809,7 @@
         layout.xaxis.tickmode = "array";
         layout.xaxis.tickvals = xShown.filter(function (_, j) { return j % xStep === 0; });
       }
-      window.Plotly.newPlot(frame.gd, [trace], layout, config("compare-" + m[0]));
+      window.Plotly.newPlot(frame.gd, [trace], layout, config("compare-" + m[0], data.theme));
       const outline = el("div", {"class": "compare-outline", hidden: true});
       frame.holder.querySelector(".heatmap-keys").appendChild(outline);
       outlines.push({key: m[0], gd: frame.gd, outline: outline, frame: frame.holder.querySelector(".heatmap-keys")});
@@ -1241,7 +930,7 @@
   B.lib = {parseState: parseState, stateHash: stateHash, views: views, rowOrder: rowOrder,
            rowScores: rowScores, naturalKey: naturalKey, compareKeys: compareKeys,
            descending: descending, colorRange: colorRange, logTicks: logTicks,
-           hoverTemplate: hoverTemplate, panelFigure: panelFigure};
+           panelFigure: panelFigure};
   if (typeof document !== "undefined" && document.addEventListener) {
     if (document.readyState === "loading") {
       document.addEventListener("DOMContentLoaded", start);

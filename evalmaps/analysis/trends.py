@@ -171,7 +171,7 @@ def prefix_note(spec: FigureSpec, prefixes: dict[str, str]) -> str:
 def log_axis_unavailable(dim: Dim, numbers: Sequence[float] = ()) -> str | None:
     """Why the lines' axis cannot be drawn on a log scale (None: it can): a categorical axis, a
     negative label, or fewer than two positive ones. A label of 0 can: it is drawn apart, left
-    of the smallest positive one (see components.trends)."""
+    of the smallest positive one (see evalmaps.figures.trends)."""
     if not dim.numeric:
         return f"{dim.title} is categorical."
     values = [float(n) for n in numbers]

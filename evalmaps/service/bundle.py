@@ -9,7 +9,8 @@ page opens; it registers them with ``evalmapsBundle.add(id, {...})`` (a ``<scrip
 refuse ``fetch()`` of ``file://`` URLs).
 
 Everything a page writes that the live app writes from Python is worked out here, with the same
-code: the hover templates (as ``components.heatmap`` writes them), the tidy CSV
+code: the hover templates (:func:`evalmaps.figures.hover.panel_hovers`, the live maps' own
+wording), the theme (:func:`evalmaps.figures.theme.browser_theme`), the tidy CSV
 (:func:`evalmaps.views.payloads.cells_csv`), the LaTeX and Markdown tables of each panel
 (:mod:`evalmaps.analysis.export`) and the Compare pages (:class:`evalmaps.views.CompareView`).
 
@@ -39,25 +40,20 @@ from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog, Figure, Panel, slugify
 from evalmaps.core.runfiles import runfile
+from evalmaps.figures import heatmap, hover, theme
 from evalmaps.views import CompareView
 from evalmaps.views.source import source_items
 from evalmaps.views.state import DEFAULT_COMPARE_COLOR, many_panels
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "_bundle"  # the bundle's own pages' code
 SHARED_SCRIPTS = ("evalmaps-format.js", "evalmaps-plotly-internals.js", "evalmaps-keys.js",
-                  "evalmaps-table.js")
+                  "evalmaps-table.js", "evalmaps-slice.js")
 OWN_FILES = ("bundle.js", "tables.js", "bundle.css")
 PLOTLY = "plotly.min.js"
-ILLUSTRATIVE_HOVER = "<b>ILLUSTRATIVE value, not a result</b>"  # components.theme's
-MISSING_COLOR = "#e9ecef"
 # the pages load their own files only, and ask nothing of any server (PNG and SVG downloads
 # are blob: and data: URLs made in the page)
 CSP = "default-src 'self' 'unsafe-inline' blob: data:; connect-src 'none'"
 PREVIEW_CELLS = 24  # a preview shows at most this many rows and columns of the first panel
-# Viridis as plotly.py defines it (components.theme.UNIFORM_SCALE): the previews' colours and
-# the "uniform" scale of every map
-VIRIDIS = ("#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#35b779",
-           "#6ece58", "#b5de2b", "#fde725")
 
 
 class BundleError(EvalmapsError):
@@ -122,49 +118,6 @@ def compare_pages(catalog: Catalog, pairs: list[tuple[str, str]]) -> list[Compar
 
 # --------------------------------------------------------------------------- templates
 
-def _text(label: object) -> str:
-    """A label as Plotly shows it (components.theme.text): tags escaped, bidirectional controls
-    written out, the '%' of '%{' an entity."""
-    return html.escape(fmt.bidi_marked(str(label)), quote=False).replace("%{", "&#37;{")
-
-
-def value_template(metric, decimals: int, field: str = "z") -> str:
-    """As components.heatmap.value_template writes a value: '%{z:.1f}%', '%{z:.2%}'."""
-    if metric.percent:
-        return f"%{{{field}:.{fmt.places(decimals - 2)}%}}"
-    return fmt.with_unit(f"%{{{field}:.{fmt.places(decimals)}f}}", metric.unit)
-
-
-def hover_parts(figure: Figure, panel: Panel, metric, columns: dict[str, int]) -> dict:
-    """The pieces of a panel's hover as components.heatmap.hover_template and uncertainty_text
-    join them, for the metric as shown (``metric``); the browser joins the ones a cell has."""
-    spec, decimals = figure.spec, figure.decimals_for(panel.facets)
-    where = (f"{_text(spec.dims[spec.y].title)} %{{y}} · {_text(spec.dims[spec.x].title)} "
-             f"%{{x}} · {_text(metric.name)} ")
-    kind, shift = ("%", 2) if metric.percent else ("f", 0)
-    tail = ""
-    facet_line = " · ".join(f"{_text(spec.dims[f].title)} {_text(v)}"
-                            for f, v in panel.facets.items())
-    if facet_line:
-        tail += "<br>" + facet_line
-    if spec.illustrative:
-        tail += "<br>" + ILLUSTRATIVE_HOVER
-    after = tail if metric.higher_is_better else " (lower is better)" + tail
-    parts = {"where": where, "value": value_template(metric, decimals),
-             "logValue": value_template(metric, decimals, field="text"),
-             "after": after, "missing": where + fmt.NOT_REPORTED + tail}
-    if "se" in columns:
-        places = max(fmt.se_places(decimals) - shift, 0)
-        parts["se"] = f" ± %{{customdata[{columns['se']}]:.{places}{kind}}} se"
-        parts["suspect"] = " (a standard error of 0 inside the metric's range cannot be right)"
-    if "sd" in columns:
-        places = max(max(fmt.places(decimals), 1) - shift, 0)
-        parts["sd"] = f" ± %{{customdata[{columns['sd']}]:.{places}{kind}}} sd"
-    if "n" in columns:
-        parts["n"] = f" (n=%{{customdata[{columns['n']}]:.0f}})"
-    return parts
-
-
 # --------------------------------------------------------------------------- figure data
 
 def _numbers(grid: np.ndarray) -> list:
@@ -180,6 +133,19 @@ def _metric(metric) -> dict:
             "higher": metric.higher_is_better, "fixed": fixed_range(metric)}
 
 
+def hover_kinds(panel: Panel, grids: dict, suspect: np.ndarray) -> set[tuple[bool, ...]]:
+    """The kinds of hover a panel's present cells take: which of its ``grids`` (sd, n, se) each
+    has, and whether its se is suspect (as bundle.js reads them from the data, to pick each
+    cell's template)."""
+    present = np.isfinite(panel.z)
+    if not present.any():
+        return set()
+    has = {name: np.isfinite(grids[name]) if name in grids else np.zeros(panel.z.shape, bool)
+           for name in ("sd", "n", "se")}
+    flags = np.stack([has["sd"], has["n"], has["se"], suspect & has["se"]], axis=-1)[present]
+    return {tuple(bool(f) for f in row) for row in np.unique(flags, axis=0)}
+
+
 def panel_data(figure: Figure, panel: Panel) -> dict:
     """A panel's grid (row by row), its sd, n and se, the pieces of its hover, and the texts
     its tables take from the server's code (caption, the suspect standard errors' note)."""
@@ -191,11 +157,17 @@ def panel_data(figure: Figure, panel: Panel) -> dict:
              if bool(np.isfinite(grid[np.isfinite(panel.z)]).any())}
     columns = {name: k for k, name in enumerate(grids)}
     fraction = is_fraction(metric, panel.z)
+    decimals = figure.decimals_for(panel.facets)  # its metric's, in a figure of several
+    suspect = uncertainty.suspect(panel.z, panel.se, metric)
+    kinds = hover_kinds(panel, grids, suspect)
+
+    def hovers(shown):
+        return hover.panel_hovers(figure.spec, panel.facets, shown, decimals, columns, kinds)
     out = {"slug": panel.slug, "key": panel.key, "title": panel.title, "facets": panel.facets,
            "metric": _metric(metric), "fraction": fraction,
-           "decimals": figure.decimals_for(panel.facets),  # its metric's, in a figure of several
+           "decimals": decimals,
            "z": _numbers(panel.z),
-           "hover": hover_parts(figure, panel, metric, columns),
+           "hover": hovers(metric),
            "extra": {name: _numbers(grid) for name, grid in given.items()},
            "has": list(given), "columns": list(grids),
            "caption": exporting._caption(exporting.table_of_view(slice_panel(figure, panel))),
@@ -204,9 +176,8 @@ def panel_data(figure: Figure, panel: Panel) -> dict:
            if metric.range is not None else []}
     if fraction:
         shown = metric.as_percent()
-        out["hoverPct"] = hover_parts(figure, panel, shown, columns)
+        out["hoverPct"] = hovers(shown)
         out["metricPct"] = _metric(shown)
-    suspect = uncertainty.suspect(panel.z, panel.se, metric)
     if suspect.any():
         out["suspect"] = np.flatnonzero(suspect).tolist()
     return out
@@ -243,6 +214,7 @@ def figure_data(figure: Figure) -> dict:
         "defaultFacets": ({f: [label] for f, label in next(iter(figure.panels.values())).facets.items()}
                           if many_panels(figure) else {}),
         "panels": [panel_data(figure, p) for p in figure.panels.values()],
+        "theme": theme.browser_theme(), "limits": heatmap.browser_limits(),
     }
 
 
@@ -258,8 +230,10 @@ def _js(name: str, payload: dict) -> str:
 # --------------------------------------------------------------------------- pages
 
 def _colour(t: float) -> str:
-    k = min(int(t * (len(VIRIDIS) - 1) + 0.5), len(VIRIDIS) - 1)
-    return VIRIDIS[k]
+    """The uniform scale's stop nearest ``t`` (0-1): the previews' colours."""
+    stops = theme.colorscale_of(theme.UNIFORM_SCALE)
+    k = min(int(t * (len(stops) - 1) + 0.5), len(stops) - 1)
+    return stops[k][1]
 
 
 def preview_svg(figure: Figure) -> str:
@@ -282,7 +256,7 @@ def preview_svg(figure: Figure) -> str:
                 t = 0.5 if hi == lo else (v - lo) / (hi - lo)
                 colour = _colour(t if better else 1 - t)
             else:
-                colour = MISSING_COLOR
+                colour = theme.MISSING_COLOR
             rects.append(f'<rect x="{j * w:.2f}" y="{i * h:.2f}" width="{w + 0.05:.2f}" '
                          f'height="{h + 0.05:.2f}" fill="{colour}"/>')
     return (f'<svg class="preview" viewBox="0 0 120 72" preserveAspectRatio="none" role="img" '
@@ -318,7 +292,7 @@ def index_page(figures: list[Figure], compares: list[dict], names: dict[str, str
     rows = []
     for figure in figures:
         spec = figure.spec
-        flag = ('<span class="flag">ILLUSTRATIVE values, not results</span>'
+        flag = (f'<span class="flag">{theme.ILLUSTRATIVE_LABEL}</span>'
                 if spec.illustrative else "")
         rows.append(
             f'<li class="figure-card"><a href="figures/{names[spec.id]}.html">'
@@ -376,7 +350,8 @@ def compare_data(view: CompareView, payload: dict) -> dict:
     paired = ({"places": comparing.paired_places(al), "unit": comparing.paired_unit(al),
                "tests": dict(zip(paired_stats.TESTS, comparing.PAIRED_NAMES)),
                "alpha": paired_stats.ALPHA} if al.paired else None)
-    return {"api": payload, "short": [al.a.short, al.b.short], "range": [lo, hi], "paired": paired,
+    return {"api": payload, "theme": theme.browser_theme(), "limits": heatmap.browser_limits(),
+            "short": [al.a.short, al.b.short], "range": [lo, hi], "paired": paired,
             "power": power_data(al),
             "deltaRange": list(comparing.delta_range(al)),
             "format": {**side, "delta": [al.decimals, al.min_decimals],

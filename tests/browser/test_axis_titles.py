@@ -1,5 +1,5 @@
 """Axis titles in a real headless Chromium against a real gunicorn. A heatmap's axis titles are
-annotations placed from the labels' estimated widths (components.heatmap.axis_titles: plotly.js
+annotations placed from the labels' estimated widths (evalmaps.figures.heatmap.axis_titles: plotly.js
 would measure every tick label to place an axis's own title). They must sit where plotly.js puts
 them: the y title left of the widest row label, the x title below the column labels, neither
 over a label; on a chart too narrow for its labels (a phone) the y title stays inside the chart."""

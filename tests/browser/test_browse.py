@@ -88,7 +88,7 @@ def test_flagship_hover_and_label_order(served):
 def test_illustrative_figure_is_labelled_on_the_figure(served):
     open_view(served, "?figure=acemath-training-progress&benchmark=GSM8K")
     assert "ILLUSTRATIVE" in served.find_element(".figure-title").text
-    # drawn on the figure, beside the axes' titles (annotations too: components.heatmap)
+    # drawn on the figure, beside the axes' titles (annotations too: evalmaps.figures.heatmap)
     drawn = [el.text for el in served.driver.find_elements(
         "css selector", ".heatmap-graph .annotation-text")]
     assert drawn == ["Training Progress", "Model Size", "ILLUSTRATIVE values, not results"]

@@ -14,9 +14,9 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from components.compare import DELTA_TITLE
 from evalmaps.analysis.compare import compare, default_pair
 from evalmaps.core import text as fmt
+from evalmaps.figures.compare import DELTA_TITLE
 from tests.browser.helpers import cell_center, fetch_text, graph_selector, screenshot
 
 pytestmark = pytest.mark.browser

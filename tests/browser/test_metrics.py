@@ -15,9 +15,8 @@ import pytest
 from dash.testing.wait import until
 from selenium.webdriver.common.by import By
 
-from components.compare import DELTA_COLORSCALE
-from components.heatmap import colorscale_of, reversed_stops
-from components.theme import UNIFORM_SCALE
+from evalmaps.figures.compare import DELTA_COLORSCALE
+from evalmaps.figures.theme import UNIFORM_SCALE, colorscale_of, reversed_stops
 from tests.browser.helpers import graph_selector, hover_cell, screenshot
 from tests.servers import start_app_gunicorn, stop_gunicorn, wait_until_serving
 from tests.unit.test_metric_display import write_mixed

@@ -1,7 +1,7 @@
 """Phones (issue 10): at 390 x 844 the first chart is in the first screen (the controls fold
 behind "Filters"), nothing scrolls sideways, cell text is never under 9 px, x tick labels do not
 overlap; and the browser's choice of black or white cell text (evalmapsLib.paint) is the one
-components.heatmap makes, after switching scale and colour range."""
+evalmaps.figures.heatmap makes, after switching scale and colour range."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from dash.testing.wait import until
 
-from components.heatmap import dark_text, heatmap_figure
 from evalmaps.analysis.slicing import COLOR_MODES, color_range, views_for
+from evalmaps.figures.heatmap import dark_text, heatmap_figure
 from evalmaps.views.state import ViewState
 from tests.browser.helpers import screenshot
 
@@ -101,7 +101,7 @@ def text_split(dash_duo, graph_id: dict) -> list[np.ndarray]:
 
 def test_text_colours_in_the_browser_follow_the_python_rule(dash_duo, dash_app, catalog):
     """Desktop width: values printed at 9 px or more; after picking 'as in the paper' and
-    'Fixed 0-100' the browser's black/white split is components.heatmap's for that state, and
+    'Fixed 0-100' the browser's black/white split is evalmaps.figures.heatmap's for that state, and
     the URL keeps the scale. At phone width the same map prints no values (cells too narrow)."""
     fid = "core-generalization"
     dash_duo.driver.set_window_size(1400, 1000)

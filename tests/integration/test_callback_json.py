@@ -44,7 +44,7 @@ def test_typed_arrays_and_subclasses_are_written_as_plain_json():
 
     import orjson
 
-    from components.theme import TypedArray, typed
+    from evalmaps.figures.theme import TypedArray, typed
 
     class Kind(str, enum.Enum):
         A = "a"

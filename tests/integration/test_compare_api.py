@@ -318,12 +318,12 @@ def test_a_panel_that_is_gone_falls_back_with_a_message(client):
 
 
 def test_very_large_maps_draw_gaps_as_background_and_say_so(monkeypatch, catalog, dash_app):
-    """Compare's maps follow components.heatmap's rule for panels above MAX_GAP_TRACE_CELLS
+    """Compare's maps follow evalmaps.figures.heatmap's rule for panels above MAX_GAP_TRACE_CELLS
     (lowered here to 10, so a 4 x 5 pair counts as large): no trace of unreported cells (two
     benchmarks of R1-Llama, ratios 0.2-0.4 not reported), a grey plot background, and the
     legend says their hover is gone."""
-    import components.heatmap as heatmap
-    from components.theme import MISSING_COLOR
+    import evalmaps.figures.heatmap as heatmap
+    from evalmaps.figures.theme import MISSING_COLOR
     from evalmaps.views.state import parse_compare_state
     from layouts.compare import render
 

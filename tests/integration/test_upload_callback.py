@@ -195,8 +195,8 @@ def test_html_labels_stay_text(client):
     dims = client.get(f"/api/figures/{fid}").get_json()["dims"]
     labels = [d for d in dims if d["name"] == "type"][0]["labels"]
     assert "<script>alert(1)</script>" in labels  # kept as data; every view renders it as text
-    from components.heatmap import heatmap_figure
     from evalmaps.analysis.slicing import slice_panel
+    from evalmaps.figures.heatmap import heatmap_figure
 
     figure = current_store(client).figure(fid)
     view = slice_panel(figure, next(iter(figure.panels.values())))

@@ -9,11 +9,16 @@ const path = require("node:path");
 const vm = require("node:vm");
 
 const OWN = path.join(__dirname, "..", "..", "evalmaps", "_bundle");
+const ASSETS = path.join(__dirname, "..", "..", "assets");
 
 function load(dataFiles) {
   const window = {URLSearchParams: URLSearchParams, console: console};
   window.window = window;
   const context = vm.createContext(window);
+  // the live app's scripts the pages load first (evalmaps.service.bundle.SHARED_SCRIPTS)
+  for (const name of ["evalmaps-slice.js"]) {
+    vm.runInContext(fs.readFileSync(path.join(ASSETS, name), "utf8"), context, {filename: name});
+  }
   for (const name of ["tables.js", "bundle.js"]) {
     vm.runInContext(fs.readFileSync(path.join(OWN, name), "utf8"), context, {filename: name});
   }

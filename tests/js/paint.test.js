@@ -1,5 +1,5 @@
 /* assets/evalmaps-paint.js: colours, the black-or-white choice of cell text (as
- * components.theme.text_color makes it: the luminances below are the server's), the cell text's
+ * evalmaps.figures.theme.text_color makes it: the luminances below are the server's), the cell text's
  * size and a figure painted from its meta; restyle's figures and URL. */
 "use strict";
 
@@ -26,7 +26,7 @@ test("scaleRgb: between stops, clamped at the ends", function () {
                    [0, 0, 0]);  // the first stop at a repeated position
 });
 
-test("luminance and dark: the server's values and choices (components.theme)", function () {
+test("luminance and dark: the server's values and choices (evalmaps.figures.theme)", function () {
   const paint = load().evalmapsLib.paint;
   const server = [  // rgb, theme.luminance, theme.text_color is black
     [[255, 255, 255], 1.0, true], [[0, 0, 0], 0.0, false],

@@ -118,7 +118,7 @@ function here(value) {
   return structuredClone(value);
 }
 
-/* A typed-array spec as the server writes it (components/theme.py, typed), from values as a
+/* A typed-array spec as the server writes it (evalmaps/figures/theme.py, typed), from values as a
  * typed array of this realm: the bytes through Buffer, independently of the scripts' own
  * encoder. */
 function spec(dtype, values, shape) {

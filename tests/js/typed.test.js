@@ -1,4 +1,4 @@
-/* assets/evalmaps-typed.js: typed-array specs (components/theme.py, typed) decoded and encoded.
+/* assets/evalmaps-typed.js: typed-array specs (evalmaps/figures/theme.py, typed) decoded and encoded.
  * The specs are written here with Buffer, from typed arrays of known values. */
 "use strict";
 

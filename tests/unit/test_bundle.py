@@ -4,7 +4,7 @@ browser's numbers are the live app's, character for character.
 The bundle's page scripts run in Node (tests/js/bundle_sandbox.js) on the data scripts of a real
 bundle of the built-in figures; what they write (the tidy CSV, LaTeX and Markdown tables of the
 panel shown, hover templates, colour ranges) is compared with what the live app's own code writes
-for the same view (evalmaps.views.payloads, evalmaps.analysis.export, components.heatmap).
+for the same view (evalmaps.views.payloads, evalmaps.analysis.export, evalmaps.figures.heatmap).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from components import heatmap
 from evalmaps.analysis import export as exporting
 from evalmaps.analysis.slicing import view_ranges, views_for
+from evalmaps.figures import heatmap
 from evalmaps.service import bundle
 from evalmaps.service.cli import main
 from evalmaps.views import payloads
@@ -65,7 +65,7 @@ def test_the_site_has_its_pages_scripts_and_data(site, catalog):
     names = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
     expected = {"index.html", "assets/plotly.min.js", "assets/bundle.js", "assets/tables.js",
                 "assets/bundle.css", "assets/evalmaps-format.js", "assets/evalmaps-keys.js",
-                "assets/evalmaps-table.js",
+                "assets/evalmaps-table.js", "assets/evalmaps-slice.js",
                 "assets/evalmaps-plotly-internals.js", "compare/1.html", "data/compare-1.js"}
     for fid in catalog.ids:
         expected |= {f"figures/{fid}.html", f"data/{fid}.js"}

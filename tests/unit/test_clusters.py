@@ -302,8 +302,8 @@ def test_the_power_sentence_is_the_issues(toy):
 
 
 def test_the_hover_writes_the_power_sentence_from_the_cells_numbers(toy):
-    from components.compare import delta_hovers
     from evalmaps.analysis.compare import compare
+    from evalmaps.figures.compare import delta_hovers
 
     al = compare(toy, "toy:small", "toy:large", cluster="src")
     _, special, data = delta_hovers(al)
@@ -332,8 +332,8 @@ def test_the_hover_writes_the_power_sentence_from_the_cells_numbers(toy):
 # --------------------------------------------------------------------------- the power map
 
 def test_the_power_map_colours_each_cell_by_its_mde_and_hovers_b_minus_a(toy):
-    from components.compare import POWER_COLORSCALE, compare_figures, mde_grid
     from evalmaps.analysis.compare import compare
+    from evalmaps.figures.compare import POWER_COLORSCALE, compare_figures, mde_grid
 
     al = compare(toy, "toy:small", "toy:large", cluster="src")
     grid = mde_grid(al)

@@ -7,12 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from components import theme
-from components.compare import DELTA_COLORSCALE, compare_figures
-from components.heatmap import apply_scale, colorscale_of, heatmap_figure, normalised
-from components.trends import DASHES, PALETTE, SYMBOLS, line_color, line_dash, line_symbol
 from evalmaps.analysis.compare import align, default_pair, resolve
 from evalmaps.analysis.slicing import COLOR_MODES, color_range, views_for
+from evalmaps.figures import theme
+from evalmaps.figures.compare import DELTA_COLORSCALE, compare_figures
+from evalmaps.figures.heatmap import apply_scale, heatmap_figure, normalised
+from evalmaps.figures.theme import colorscale_of
+from evalmaps.figures.trends import DASHES, PALETTE, SYMBOLS, line_color, line_dash, line_symbol
 from evalmaps.views.state import ViewState
 from tests.plotly_render import decode
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from components.compare import compare_figures, panel_options, readouts
+from components.compare import panel_options
 from evalmaps.analysis.compare import (
     CompareError,
     align,
@@ -36,6 +36,7 @@ from evalmaps.core.errors import EvalmapsError, UnknownPanel
 from evalmaps.core.figure import Catalog, Figure
 from evalmaps.core.text import number as format_number
 from evalmaps.core.text import signed as format_signed
+from evalmaps.figures.compare import compare_figures, readouts
 from evalmaps.views.state import CompareState, parse_compare_state
 from tests.plotly_render import decode, heatmap_cell
 
@@ -727,8 +728,8 @@ def test_percent_differences_are_percentage_points_everywhere(catalog):
     bar and the readout, and the map's numbers are those points."""
     from dataclasses import replace
 
-    from components.compare import delta_figure
     from evalmaps.analysis.compare import compare
+    from evalmaps.figures.compare import delta_figure
 
     al = compare(catalog, "pythia-zero-shot:arc-challenge-acc", "pythia-zero-shot:arc-easy-acc")
     al = replace(al, a=al.a.as_percent(), b=al.b.as_percent())  # pct=1, as the page writes it

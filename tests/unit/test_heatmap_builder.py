@@ -1,4 +1,4 @@
-"""components.heatmap: a Browse panel as a figure dict: axes order, colour range and scale, typed
+"""evalmaps.figures.heatmap: a Browse panel as a figure dict: axes order, colour range and scale, typed
 values, and the hover and cell texts the browser fills in from them (tests/plotly_render.py)."""
 
 from __future__ import annotations
@@ -8,7 +8,10 @@ import pandas as pd
 import pytest
 from plotly.colors import get_colorscale
 
-from components.heatmap import (
+from evalmaps.analysis.slicing import slice_panel, views_for
+from evalmaps.catalog.load import parse_spec, validate_cells
+from evalmaps.core.figure import Figure
+from evalmaps.figures.heatmap import (
     MAX_TEXT_ROWS,
     heatmap_figure,
     heatmap_layout,
@@ -16,10 +19,7 @@ from components.heatmap import (
     tick_label,
     values_note,
 )
-from components.theme import exact_dtype, graph_config, label_px, text
-from evalmaps.analysis.slicing import slice_panel, views_for
-from evalmaps.catalog.load import parse_spec, validate_cells
-from evalmaps.core.figure import Figure
+from evalmaps.figures.theme import exact_dtype, graph_config, label_px, text
 from evalmaps.views.state import ViewState
 from tests.plotly_render import decode, heatmap_cell
 
@@ -146,7 +146,7 @@ def test_float64_when_float32_would_change_a_printed_value():
 
 
 def test_customdata_is_float32_only_when_every_column_is_exact_at_its_decimals():
-    from components.theme import exact_columns_dtype
+    from evalmaps.figures.theme import exact_columns_dtype
 
     data = np.stack([np.array([[56.3, np.nan]]), np.array([[12345.6789, 1.0]])], axis=-1)
     assert exact_columns_dtype(data, (1, 0)) == "f4"  # 12345.6787 is 12346 at no decimals
@@ -159,7 +159,7 @@ def test_customdata_is_float32_only_when_every_column_is_exact_at_its_decimals()
 def test_typed_is_base64_of_the_little_endian_values_and_blanks_a_copy():
     import base64
 
-    from components.theme import typed
+    from evalmaps.figures.theme import typed
 
     values = np.array([[56.3, np.nan, -1.25], [1e-3, 7.0, 99.9]])
     for dtype in ("f4", "f8"):
@@ -176,7 +176,7 @@ def test_typed_is_base64_of_the_little_endian_values_and_blanks_a_copy():
 
 
 def test_finite_range_and_cells_agree_with_numpy():
-    from components.heatmap import cells_of, extent, finite_range, text_chars
+    from evalmaps.figures.heatmap import cells_of, extent, finite_range, text_chars
 
     z = np.array([[np.nan, 2.5, -np.inf], [7.25, np.nan, np.inf], [0.0, 1.0, np.nan]])
     assert finite_range(z) == (0.0, 7.25)  # infinities are not values to show
@@ -198,8 +198,14 @@ def test_a_panel_above_10k_cells_draws_its_gaps_as_the_background(rows, gap_trac
     """Up to MAX_GAP_TRACE_CELLS, unreported cells are a sparse trace that says so on hover;
     above, they are the plot's background in the missing colour (the values trace is blank
     there either way), and a group drawn by value (cells lacking sd) keeps its trace."""
-    from components.heatmap import MAX_GAP_TRACE_CELLS, Special, TraceSpec, gaps_note, heatmap_traces
-    from components.theme import MISSING_COLOR
+    from evalmaps.figures.heatmap import (
+        MAX_GAP_TRACE_CELLS,
+        Special,
+        TraceSpec,
+        gaps_note,
+        heatmap_traces,
+    )
+    from evalmaps.figures.theme import MISSING_COLOR
 
     assert MAX_GAP_TRACE_CELLS == 10_000
     z = np.arange(rows * 100, dtype=float).reshape(rows, 100) % 97
@@ -294,12 +300,12 @@ def test_an_sd_float32_would_misprint_keeps_the_customdata_float64():
 
 @pytest.mark.parametrize("percent", [False, True])
 def test_uncertainty_decimals_are_the_ones_the_hover_prints(percent):
-    """components.heatmap.uncertainty_decimals (which decides float32) and uncertainty_text
+    """evalmaps.figures.heatmap.uncertainty_decimals (which decides float32) and uncertainty_text
     (which writes the hover) agree for every number of decimals, in the values' own units."""
     import re
     from types import SimpleNamespace
 
-    from components.heatmap import uncertainty_decimals, uncertainty_text
+    from evalmaps.figures.hover import uncertainty_decimals, uncertainty_text
 
     metric = SimpleNamespace(percent=percent)
     for decimals in range(0, 10):
@@ -336,7 +342,7 @@ def test_labels_are_shown_as_typed_never_as_markup(evil_view):
 
 def test_no_chart_offers_to_send_itself_to_the_cloud():
     """Plotly's "Share chart" button uploads the chart: heatmaps and trend lines both drop it."""
-    from components.trends import chart_config
+    from evalmaps.figures.trends import chart_config
 
     for config in (graph_config("f", "p"), chart_config("f", "p")):
         assert "sendChartToCloud" in config["modeBarButtonsToRemove"]
@@ -373,8 +379,8 @@ def test_the_hovers_value_template_travels_for_the_keyboard_and_the_table(catalo
     """layout.meta.evalmaps.value: the value as the hover writes it, unit included (the browser's
     keyboard readout and Table format values with it): Browse, Compare's A, B and B − A, a
     derived mean, and a unit with a space before it and ± sd after it."""
-    from components.compare import compare_figures
     from evalmaps.analysis.compare import compare, mean_ref
+    from evalmaps.figures.compare import compare_figures
 
     core = heatmap_figure(view_of(catalog, CORE), None)
     assert core["layout"]["meta"]["evalmaps"]["value"] == "%{z:.1f}%"
@@ -458,7 +464,13 @@ def test_every_row_label_is_readable_or_the_rows_are_thinned_apart():
     label's height a row (the page scrolls to read them) up to 3,600 px (229 rows); past that,
     every k-th row is labelled, never one over another (the hover, table and readout name every
     row)."""
-    from components.heatmap import MAX_HEIGHT, PLOT_MARGINS, ROW_PX, heatmap_layout, panel_height
+    from evalmaps.figures.heatmap import (
+        MAX_HEIGHT,
+        PLOT_MARGINS,
+        ROW_PX,
+        heatmap_layout,
+        panel_height,
+    )
 
     assert [panel_height(n) for n in (1, 4, 14, 18)] == [260, 302, 682, 720]
     assert panel_height(100) == PLOT_MARGINS + 10 + ROW_PX * 100 == 1629
@@ -480,7 +492,7 @@ def test_the_labels_left_off_are_said_and_match_the_ticks_drawn():
     """A map of many rows and many columns labels one row in k (the y ticks drawn are exactly
     every k-th row, by row_step), and the note under it says which k and where each name is
     read; a leaderboard's shape (few columns) labels every row and says nothing of rows."""
-    from components.heatmap import heatmap_layout, labels_note, panel_height, row_step
+    from evalmaps.figures.heatmap import heatmap_layout, labels_note, panel_height, row_step
 
     rows, cols = [f"model-{i}" for i in range(300)], [f"c{j}" for j in range(60)]
     height = panel_height(len(rows), len(cols))

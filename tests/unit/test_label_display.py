@@ -11,13 +11,13 @@ import re
 
 import pandas as pd
 
-from components import heatmap
-from components.heatmap import heatmap_figure
-from components.theme import text
 from evalmaps.analysis.slicing import slice_panel
 from evalmaps.catalog.imports import figure_of, import_bytes
 from evalmaps.core.errors import problem_line
 from evalmaps.core.figure import Catalog
+from evalmaps.figures import heatmap
+from evalmaps.figures.heatmap import heatmap_figure
+from evalmaps.figures.theme import text
 from evalmaps.service import bundle
 from tests.plotly_render import heatmap_cell
 from tests.unit.test_bundle import node_answer

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from components.datatable import cells_grid
-from components.heatmap import hover_template
 from components.trends import stats_rows
 from evalmaps import load_catalog
 from evalmaps.analysis import export
@@ -22,6 +21,7 @@ from evalmaps.catalog.imports import figure_of, import_bytes
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Catalog
+from evalmaps.figures.hover import hover_template
 from evalmaps.service.bundle import panel_data
 from tests.unit.test_metric_display import ENTRY, write_mixed
 
@@ -160,8 +160,8 @@ def test_a_column_of_means_shares_decimals_within_each_metric():
 def test_the_static_bundle_writes_each_metric_as_the_live_app(alpaca, tmp_path):
     from urllib.parse import parse_qs
 
-    from components import heatmap
     from evalmaps.analysis.slicing import view_ranges, views_for
+    from evalmaps.figures import heatmap
     from evalmaps.service import bundle
     from evalmaps.views.state import parse_state
     from tests.unit.test_bundle import node_answer
@@ -193,7 +193,7 @@ def test_a_narrow_count_is_ticked_at_whole_numbers_and_the_rest_as_plotly_picks(
     """n_total runs from 795 to 805: Plotly could tick its colour bar at values no count takes.
     A whole-number metric over a narrow range is ticked at each unit; wide or fractional ones are
     left to Plotly, and a fraction shown as percent keeps percent ticks."""
-    from components.heatmap import panel_traces, scale_ticks
+    from evalmaps.figures.heatmap import panel_traces, scale_ticks
 
     def colorbar(metric):
         view = slice_panel(alpaca, panel(alpaca, metric))

@@ -8,13 +8,13 @@ import json
 import numpy as np
 import pytest
 
-from components.compare import DELTA_COLORSCALE, compare_figures, readouts
-from components.heatmap import colorscale_of, heatmap_figure, log_ticks, reversed_stops
-from components.theme import UNIFORM_SCALE
 from evalmaps import load_catalog
 from evalmaps.analysis.compare import compare, sentences, summary
 from evalmaps.analysis.slicing import scale_notes, view_ranges, views_for
 from evalmaps.analysis.trends import analyse
+from evalmaps.figures.compare import DELTA_COLORSCALE, compare_figures, readouts
+from evalmaps.figures.heatmap import heatmap_figure, log_ticks
+from evalmaps.figures.theme import UNIFORM_SCALE, colorscale_of, reversed_stops
 from evalmaps.views.state import ViewState, parse_state
 from tests.plotly_render import decode
 

@@ -155,7 +155,8 @@ def test_outline_follows_the_paired_test(catalog):
 
 
 def test_the_difference_map_outlines_hovers_and_summary_follow_the_paired_test(catalog):
-    from components.compare import PAIRED_COLUMNS, compare_figures, readouts, summary_card
+    from components.compare import summary_card
+    from evalmaps.figures.compare import PAIRED_COLUMNS, compare_figures, readouts
 
     al = compare(catalog, "toy:small", "toy:large")
     _, _, delta = compare_figures(al, "shared", True)
@@ -227,7 +228,8 @@ def test_the_headline_average_is_over_items_where_cells_hold_items(tmp_path):
 def test_a_fractions_paired_difference_is_a_fraction_or_percentage_points(catalog):
     """A fraction's paired difference reads as a fraction (-0.021, never '-0.021 points'); in
     percentage points when the sides are written as percent; a score out of 100 in points."""
-    from components.compare import paired_text, paired_unit, readouts
+    from components.compare import paired_text, paired_unit
+    from evalmaps.figures.compare import readouts
 
     al = compare(catalog, "toy:small", "toy:large")
     assert (al.a.metric.unit, al.a.metric.range) == ("", (0.0, 1.0))

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from components.trends import line_figure
 from evalmaps.analysis.paired import bootstrap_mean_interval, seed_of_items, wilson
 from evalmaps.analysis.slicing import views_for
 from evalmaps.analysis.uncertainty import Z_95, item_intervals, se_interval
 from evalmaps.core.estimators import pass_at_k
 from evalmaps.core.figure import Metric
+from evalmaps.figures.trends import line_figure
 from evalmaps.views.state import ViewState
 from tests.items_fixture import XS, YS, item_scores, items_figure
 

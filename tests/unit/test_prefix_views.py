@@ -8,9 +8,9 @@ import pytest
 
 from components.controls import facet_dropdowns, label_options, rows_dropdown
 from components.datatable import cells_grid
-from components.heatmap import heatmap_figure, left_margin, prefix_note
 from evalmaps.analysis.slicing import views_for
 from evalmaps.catalog.imports import figure_of, import_bytes
+from evalmaps.figures.heatmap import heatmap_figure, left_margin, prefix_note
 from evalmaps.readers.base import ImportOptions
 from evalmaps.views.state import ViewState
 
@@ -58,7 +58,7 @@ def test_a_figure_without_a_shared_start_is_drawn_as_before(catalog):
 
 
 def test_columns_that_share_a_start_are_aliased_on_the_axis():
-    from components.heatmap import heatmap_layout
+    from evalmaps.figures.heatmap import heatmap_layout
 
     layout = heatmap_layout(TASKS, ["a"], x_title="Task", y_title="Model", heading="",
                             height=300, prefixes=("hendrycksTest-", ""))

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from components.compare import compare_figures
 from components.reuse import annotate, apply, decode, digest, elide, resolve
 from evalmaps.analysis.compare import align, compare
+from evalmaps.figures.compare import compare_figures
 from tests.plotly_render import decode as plain_decode
 from tests.unit.test_compare import BENCH_KEYS, DEFAULT_A, DEFAULT_B, lm_eval_pair
 
@@ -154,7 +154,7 @@ def test_a_negative_zero_is_sent_not_made(default):
     z = decode(trace["z"]).copy()
     z[np.isfinite(z) & (z == 0)] = -0.0
     z[0, 0] = -0.0
-    from components.theme import typed
+    from evalmaps.figures.theme import typed
     trace["z"] = typed(z, trace["z"]["dtype"])
     trace["meta"]["arrays"]["z"] = digest(z)
     sent = elide(new, held)

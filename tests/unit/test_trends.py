@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from components.trends import PALETTE, line_color, line_figure, stats_columns, stats_rows
+from components.trends import stats_columns, stats_rows
 from evalmaps.analysis.slicing import slice_panel, views_for
 from evalmaps.analysis.trends import (
     DEFAULT_THRESHOLD,
@@ -30,6 +30,7 @@ from evalmaps.catalog.load import parse_spec, validate_cells
 from evalmaps.core.figure import Figure
 from evalmaps.core.text import mean_number
 from evalmaps.core.text import slope as fmt_slope
+from evalmaps.figures.trends import PALETTE, line_color, line_figure
 from evalmaps.views.state import TrendsOptions, ViewState, parse_options
 from tests.plotly_render import point_hover
 
@@ -555,7 +556,7 @@ def test_labels_are_escaped_in_charts():
 
 def test_many_points_are_drawn_with_webgl_and_stay_exact():
     """Above GL_POINTS a chart's lines are scattergl with typed values; gaps stay gaps."""
-    from components.trends import GL_POINTS
+    from evalmaps.figures.trends import GL_POINTS
     from tests.plotly_render import decode
 
     xs = [str(j) for j in range(100)]
@@ -583,10 +584,10 @@ def test_band_of_1_96_se_where_cells_have_one():
     point has none. The hover gives ± se when every point of the line has one."""
     import pandas as pd
 
-    from components.trends import line_figure
     from evalmaps.analysis.slicing import slice_panel
     from evalmaps.catalog.load import parse_spec, validate_cells
     from evalmaps.core.figure import Figure
+    from evalmaps.figures.trends import line_figure
 
     rows = [("m", "arc", "1", "0.40", "0.01"), ("m", "arc", "2", "0.50", "0.02"),
             ("m", "arc", "3", "0.60", "0.01"), ("m", "arc", "5", "0.70", "0.03"),

@@ -16,12 +16,9 @@ import pytest
 from components.trends import (
     CELL_CHAR_PX,
     CELL_PADDING_PX,
-    LEGEND_BELOW_PX,
     MAX_FITTED_PX,
-    PALETTE,
     _cells_text,
     fit_widths,
-    line_figure,
     panel_summaries,
     stats_columns,
     stats_rows,
@@ -41,6 +38,7 @@ from evalmaps.analysis.trends import (
 )
 from evalmaps.core.figure import Figure, Metric
 from evalmaps.core.text import change, mean_column, slope_column
+from evalmaps.figures.trends import LEGEND_BELOW_PX, PALETTE, line_figure
 from evalmaps.views.state import TrendsOptions, parse_options, parse_state
 from tests.plotly_render import fill
 

@@ -12,7 +12,7 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from components.trends import line_figure, panel_summaries, stats_columns, stats_rows
+from components.trends import panel_summaries, stats_columns, stats_rows
 from evalmaps.analysis.slicing import slice_panel
 from evalmaps.analysis.trends import (
     CLASSES,
@@ -25,6 +25,7 @@ from evalmaps.analysis.trends import (
     stable_band,
 )
 from evalmaps.core.figure import Dim, Figure, FigureSpec, Metric
+from evalmaps.figures.trends import line_figure
 
 SETTINGS = settings(max_examples=100, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
