@@ -50,6 +50,7 @@ from evalmaps.service.uploads import Budget
 from evalmaps.views.download import slice_csv
 from evalmaps.views.payloads import view_cells
 from evalmaps.views.state import ViewState, first, parse_state
+from layouts._served import served
 from layouts._shared import (
     UPLOADS,
     Outputs,
@@ -302,11 +303,11 @@ def _alert(message: str):
 
 
 def _store():
-    return current_app.extensions["evalmaps"]["store"]
+    return served().store
 
 
 def _budget() -> Budget:
-    return current_app.extensions["evalmaps"]["upload_budget"]
+    return served().limits
 
 
 STAGE = Outputs(
