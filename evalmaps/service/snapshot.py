@@ -68,9 +68,6 @@ class Snapshot:
 
         return catalog_with(self.catalog, self.store, ids)
 
-    def replaced(self, **changes) -> Snapshot:
-        return replace(self, **changes)
-
 
 class Served(Mapping):
     """The snapshot a process serves (:attr:`snapshot`), replaced whole by :meth:`swap`.

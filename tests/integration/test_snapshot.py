@@ -46,7 +46,8 @@ def swapping(dash_app, monkeypatch):
     state = dash_app.server.extensions["evalmaps"]
     before = state.snapshot
     smaller = Catalog([before.catalog.figure(fid) for fid in before.catalog.ids[1:]])
-    after = before.replaced(catalog=smaller, versions=dict.fromkeys(before.catalog.ids, "new"))
+    after = dataclasses.replace(before, catalog=smaller,
+                                versions=dict.fromkeys(before.catalog.ids, "new"))
     real = payloads.figures_payload
 
     def list_then_swap(catalog):
