@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from flask import current_app, g, has_request_context
 
+from evalmaps.core.figure import Catalog
 from evalmaps.service.snapshot import Snapshot
 
 HELD = "evalmaps_snapshot"  # the request's snapshot, in flask.g
@@ -37,7 +38,7 @@ def served(state=None) -> Snapshot:
     return held
 
 
-def catalog_for(ids) -> object:
+def catalog_for(ids) -> Catalog:
     """The request's catalog with the stored uploads named in ``ids`` (:meth:`Snapshot.
     with_uploads`), resolved once per request and list of ids."""
     snapshot = served()
