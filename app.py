@@ -23,12 +23,14 @@ from evalmaps.core.runfiles import runfile
 from evalmaps.figures.theme import TypedArray
 from evalmaps.service import live
 from evalmaps.service.settings import Settings, served_settings
+from evalmaps.service.snapshot import Served, Snapshot
 from evalmaps.service.startup import load_data
 from evalmaps.service.store import Store, open_store
 from evalmaps.service.uploads import Budget, mark_private
 from evalmaps.views.state import NAV_RULES, nav_href
 from layouts._first_page import grid_on_demand, inert_grid, page_container, referred_url, titled_index
 from layouts._routes import api, bundle_scripts, vendor
+from layouts._served import hold_snapshot, served
 from layouts._shared import LIVE, NAV_PAGES, UPLOADS, nav_id
 
 HERE = Path(__file__).resolve().parent
@@ -87,11 +89,11 @@ def create_app(settings: Settings | None = None) -> Dash:
     dash_internals.load_plotly_up_front()
     dash_internals.drop_legacy_polyfill()
     dash_internals.drop_unused_table()
-    app.server.extensions["evalmaps"] = {
-        "catalog": catalog, "settings": settings, "problems": loaded.problems,
-        "store": upload_store(settings),
-        "upload_budget": Budget(settings.max_upload_bytes, settings.upload_seconds,
-                                settings.upload_memory_mb)}
+    # what the app serves: one frozen snapshot, swapped whole (evalmaps.service.snapshot)
+    app.server.extensions["evalmaps"] = Served(Snapshot(
+        catalog, loaded.problems, store=upload_store(settings),
+        limits=Budget(settings.max_upload_bytes, settings.upload_seconds,
+                      settings.upload_memory_mb), settings=settings))
     # uploads arrive base64-encoded inside a callback request: refuse bodies that cannot hold
     # a file under the limit, server-side (dcc.Upload's own limit is only checked in the browser)
     max_bytes = settings.max_upload_bytes
@@ -105,13 +107,14 @@ def create_app(settings: Settings | None = None) -> Dash:
         live.serve_into(state, loaded.live.snapshot)
         loaded.live.listeners.append(lambda snapshot: live.serve_into(state, snapshot))
         app.server.before_request(loaded.live.ensure_running)
+    app.server.before_request(hold_snapshot)  # each request reads one snapshot (layouts._served)
     app.layout = lambda: html.Div([
         dcc.Store(id=UPLOADS, storage_type="local", data=[]),
         # set by assets/evalmaps-live.js; 0, not None, at first: a memory Store whose data is
         # None sets it as it mounts, a change that every callback it feeds is asked to handle
         dcc.Store(id=LIVE, data=0),
         navbar(referred_url(app)),  # its links as the nav callbacks would write them
-        *problems_banner(state["problems"]),  # as the data is now (watched folders change)
+        *problems_banner(served(state).problems),  # as the data is now (watched folders change)
         page_container(app),  # the first page in it (layouts._first_page)
     ])
     clientside_callback(

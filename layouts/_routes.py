@@ -29,9 +29,8 @@ from flask import Blueprint, Response, current_app, jsonify, request, send_from_
 from components import dash_internals
 from evalmaps.core.errors import MAX_QUOTED, EvalmapsError, UnknownFigure
 from evalmaps.core.text import clip
-from evalmaps.service import budget, live
+from evalmaps.service import budget
 from evalmaps.service.store import STORED_ID_IN
-from evalmaps.service.uploads import catalog_with
 from evalmaps.views import (
     BrowseView,
     CompareView,
@@ -42,6 +41,7 @@ from evalmaps.views import (
     payloads,
 )
 from evalmaps.views import items as items_view
+from layouts._served import catalog_for, served
 
 api = Blueprint("evalmaps_api", __name__)
 vendor = Blueprint("evalmaps_vendor", __name__)
@@ -51,8 +51,7 @@ BOOTSTRAP_DIR = Path(flask_bootstrap.__file__).resolve().parent / "static" / "bo
 
 def _catalog(*figure_ids):
     """The built-in catalog, plus the stored uploads named in ``figure_ids`` (found by id)."""
-    evalmaps = current_app.extensions["evalmaps"]
-    return catalog_with(evalmaps["catalog"], evalmaps["store"], list(figure_ids))
+    return catalog_for(list(figure_ids))
 
 
 def _query() -> dict[str, list[str]]:
@@ -75,17 +74,17 @@ def _versioned(response, etag: str):
 
 @api.get("/api/figures")
 def figures():
-    state = current_app.extensions["evalmaps"]
+    snapshot = served()  # the list and its versions from one snapshot (a swap may come between)
     payload = payloads.figures_payload(_catalog())
     for summary in payload["figures"]:
-        summary["version"] = live.version_of(state, summary["id"])
+        summary["version"] = snapshot.version_of(summary["id"])
     every = ",".join(f"{f['id']}={f['version']}" for f in payload["figures"])
     return _versioned(jsonify(payload), hashlib.sha256(every.encode()).hexdigest()[:16])
 
 
 @api.get("/api/figures/<figure_id>")
 def figure(figure_id: str):
-    version = live.version_of(current_app.extensions["evalmaps"], figure_id)
+    version = served().version_of(figure_id)
     if request.if_none_match.contains(version) and figure_id in _catalog(figure_id):
         return _versioned(Response(status=200), version)  # unchanged: 304, nothing built
     summary = payloads.figure_summary(_catalog(figure_id).figure(figure_id))
@@ -242,7 +241,7 @@ def known_paths_only():
     under /api; Dash's development endpoints answer 404 unless debug is on."""
     path = request.path
     if path in DEV_ONLY:
-        if current_app.extensions["evalmaps"]["settings"].debug:
+        if served().settings.debug:
             return None
         return error(404, f"There is no route {path}.")
     if request.method != "GET" or path.startswith(SERVED_PREFIXES) or path in TWINS:
@@ -373,7 +372,7 @@ def health():
     """Always "ok" while the server serves; ``problems``: what start-up could not serve as it
     is (one line each: a file skipped, an id given a suffix, a file changed since its manifest)."""
     return jsonify({"status": "ok", "figures": len(_catalog()),
-                    "problems": current_app.extensions["evalmaps"].get("problems", [])})
+                    "problems": list(served().problems)})
 
 
 @api.app_errorhandler(UnknownFigure)

@@ -27,7 +27,6 @@ from dash import (
     no_update,
 )
 from dash.exceptions import PreventUpdate
-from flask import current_app
 
 from components.controls import (
     figure_options,
@@ -39,10 +38,9 @@ from components.controls import (
 from components.dash_internals import PAGES_CONTENT, PAGES_LOCATION
 from components.provenance import provenance_badge
 from evalmaps.core.figure import Catalog, Figure, short_slug
-from evalmaps.service import live
 from evalmaps.service.store import STORED_ID_IN
-from evalmaps.service.uploads import catalog_with
 from evalmaps.views.state import ViewState, parse_state, read_cluster, state_from_controls
+from layouts._served import catalog_for, served
 
 NAV_PAGES = [("Browse", "/"), ("Trends", "/trends"), ("Compare", "/compare"), ("Rank", "/rank"),
              ("Data", "/data")]
@@ -56,11 +54,10 @@ def get_catalog(uploads: list | None = None, *figure_ids) -> Catalog:
     URL's, or the one a page was rendered for).
 
     Pages get ``uploads`` as a layout keyword (Dash Pages routing input) and callbacks as
-    ``State(UPLOADS, "data")``.
+    ``State(UPLOADS, "data")``. From the request's snapshot, resolved once per request
+    (:func:`layouts._served.catalog_for`).
     """
-    evalmaps = current_app.extensions["evalmaps"]
-    return catalog_with(evalmaps["catalog"], evalmaps["store"],
-                        [*(uploads if isinstance(uploads, list) else []), *figure_ids])
+    return catalog_for([*(uploads if isinstance(uploads, list) else []), *figure_ids])
 
 
 def stored_ids(*texts) -> list[str]:
@@ -113,11 +110,11 @@ def waiting_for(figure_id, catalog: Catalog) -> str | None:
     The folder by its name only: the server's paths are not the reader's business."""
     if not isinstance(figure_id, str) or not figure_id or figure_id in catalog:
         return None
-    state = current_app.extensions["evalmaps"]
-    settings = state.get("settings")
+    snapshot = served()
+    settings = snapshot.settings
     if settings is None or settings.watch == "off":
         return None  # read once at start-up: nothing will come
-    gone = getattr(state["catalog"], "gone", {}).get(figure_id)
+    gone = snapshot.gone.get(figure_id)
     if gone:
         return (f"Waiting for {figure_id}: its files in {Path(gone).name}/ were removed. This "
                 f"page draws it when they are written again.")
@@ -157,10 +154,10 @@ def live_drawn(*figure_ids: str, shaped: bool = True) -> str:
     """What a page draws of ``figure_ids``, as this process serves them: JSON of their versions
     (evalmaps.service.live), their cells' counts (the page's note says what changed since) and,
     for a sliced page (``shaped``), the first one's shape."""
-    state = current_app.extensions["evalmaps"]
-    catalog = state["catalog"]
+    snapshot = served()
+    catalog = snapshot.catalog
     ids = [fid for fid in dict.fromkeys(figure_ids) if fid]
-    versions = {fid: live.version_of(state, fid) for fid in ids}
+    versions = {fid: snapshot.version_of(fid) for fid in ids}
     cells = {fid: catalog.figure(fid).n_cells for fid in ids if fid in catalog}
     shape = (figure_shape(catalog.figure(figure_ids[0]))
              if shaped and figure_ids and figure_ids[0] in catalog else None)

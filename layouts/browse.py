@@ -54,8 +54,9 @@ from evalmaps.analysis.export import (
     with_item_errors,
 )
 from evalmaps.analysis.items import count_grid
-from evalmaps.analysis.slicing import scale_notes, view_ranges, views_for
-from evalmaps.catalog.items import figure_at, max_k
+from evalmaps.analysis.slicing import scale_notes, view_ranges
+from evalmaps.catalog.items import max_k
+from evalmaps.views.models import BrowseView
 from evalmaps.views.state import DEFAULT_SCALE, SCALES, ViewState, first, parse_state
 from layouts._shared import (
     UPLOADS,
@@ -216,10 +217,10 @@ def graphs(figure, state: ViewState) -> dict:
     ``redraw`` ({panel: {"figure", "style"}}: what a live redraw in place sends, not an output:
     :func:`layouts._shared.in_place`). At ``state.k`` > 1, every cell is the pass@k of its
     items (``figure_at``)."""
-    figure = figure_at(figure, state.k)
-    views, empty = views_for(figure, state)
-    if not empty:  # the hover's ± se of a figure's items (clustered when asked)
-        views = uncertainty.with_item_se(figure, views, state.k, state.cluster)
+    view = BrowseView.of_state(figure, state)  # what /browse.json gives for this state
+    figure, empty = view.figure, view.empty
+    # the hover's ± se of a figure's items (clustered when asked)
+    views = [] if empty else view.hover_views()
     if empty:
         return {"graphs": empty_note(empty), "summary": "", "drawn": slice_key(state),
                 "export_options": [], "export_value": None, "export_style": {"display": "none"}}
@@ -289,10 +290,10 @@ def download_table(_clicks, table_format, slug, search, figure_id, uploads):
     query = parse_qs((search or "").lstrip("?"), keep_blank_values=True)
     query.setdefault("figure", [figure_id])
     state = parse_state(query, catalog)
-    views, empty = views_for(figure_at(catalog.figure(state.figure), state.k), state)
-    if empty:
-        return no_update, empty
-    view = next((v for v in views if v.panel.slug == slug), views[0])
+    shown = BrowseView.of_state(catalog.figure(state.figure), state)
+    if shown.empty:
+        return no_update, shown.empty
+    view = next((v for v in shown.views if v.panel.slug == slug), shown.views[0])
     table = table_of_view(view)
     figure = catalog.figure(state.figure)
     if getattr(figure, "items", None) is not None:  # its cells' SE from their items

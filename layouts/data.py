@@ -38,7 +38,6 @@ from components.datatable import (
     upload_box,
 )
 from components.provenance import provenance_badge
-from evalmaps.analysis.slicing import views_for
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.readers.base import ImportOptions, TableOptions
@@ -48,8 +47,10 @@ from evalmaps.service import uploads
 from evalmaps.service.bundle import site_zip
 from evalmaps.service.uploads import Budget
 from evalmaps.views.download import slice_csv
+from evalmaps.views.models import BrowseView
 from evalmaps.views.payloads import view_cells
 from evalmaps.views.state import ViewState, first, parse_state
+from layouts._served import served
 from layouts._shared import (
     UPLOADS,
     Outputs,
@@ -182,10 +183,12 @@ def metric_decimals(figure) -> dict[str, int] | None:
 
 
 def tidy_rows(figure, state) -> tuple[list[dict], int]:
-    """Present cells of the slice, in display order, and how many grid cells are missing."""
-    views, _ = views_for(figure, state)
-    cells = view_cells(views, present_only=True)
-    return cells, sum(v.z.size for v in views) - len(cells)
+    """Present cells of the slice, in display order, and how many grid cells are missing: the
+    cells of Browse's view of the slice (:class:`~evalmaps.views.models.BrowseView`, as the
+    source reports them: k = 1, no standard errors from items)."""
+    view = BrowseView.of_slice(figure, state)
+    cells = view_cells(list(view.views), present_only=True)
+    return cells, sum(v.z.size for v in view.views) - len(cells)
 
 
 OUT = Outputs(
@@ -302,11 +305,11 @@ def _alert(message: str):
 
 
 def _store():
-    return current_app.extensions["evalmaps"]["store"]
+    return served().store
 
 
 def _budget() -> Budget:
-    return current_app.extensions["evalmaps"]["upload_budget"]
+    return served().limits
 
 
 STAGE = Outputs(

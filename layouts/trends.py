@@ -39,7 +39,6 @@ from components.trends import (
 from evalmaps.analysis import uncertainty
 from evalmaps.analysis.slicing import views_for
 from evalmaps.analysis.trends import (
-    analyse,
     axis_numbers,
     axis_scale,
     default_threshold,
@@ -47,7 +46,8 @@ from evalmaps.analysis.trends import (
     rule_notes,
     short_titles,
 )
-from evalmaps.catalog.items import figure_at, max_k
+from evalmaps.catalog.items import max_k
+from evalmaps.views.models import TrendsView
 from evalmaps.views.state import (
     TrendsOptions,
     ViewState,
@@ -261,9 +261,9 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
     threshold box's placeholder and the log x switch (on where the axis is drawn on a log scale,
     disabled where it cannot be: a categorical axis, negative labels). At ``state.k`` > 1,
     every cell is the pass@k of its items (``figure_at``)."""
-    figure = figure_at(figure, state.k)
+    view = TrendsView.of_state(figure, state, options)  # what /trends.json gives for it
+    figure, views, empty = view.figure, list(view.views), view.empty
     spec = figure.spec
-    views, empty = views_for(figure, state)
     rules = rules_list(rule_notes(spec, options.transpose, [v.shown for v in views]))
     scale = axis_scale(views, options.transpose, options.logx)
     switch = {"logx": scale.log, "logx_disabled": scale.unavailable is not None}
@@ -271,9 +271,9 @@ def render(figure, state: ViewState, options: TrendsOptions) -> dict:
         return {"graphs": empty_note(empty), "summary": "", "observations": observation_list([]),
                 "table_rows": [], "rules": rules, "panels": "",
                 "threshold_placeholder": threshold_placeholder(views), **switch}
-    trends = analyse(views, transpose=options.transpose, threshold=options.threshold)
+    trends = view.report
     names = short_titles(views)
-    intervals = _item_intervals(figure, views, state.k, state.cluster)
+    intervals = view.item_intervals
     levels = [p.threshold for p in trends.panels]  # each panel's (the URL's, or its default)
     if options.overlay and len(views) > 1:
         charts = [(line_figure(views, transpose=options.transpose,
@@ -345,19 +345,3 @@ def threshold_placeholder(views) -> str:
 
 register_nav_sync(PAGE)
 errors_menu.register_cluster_control(PAGE)
-
-
-def _item_intervals(figure, views, k: int = 1, cluster: str | None = None) -> dict | None:
-    """Each view's per-cell 95% intervals of the statistic drawn (pass@``k``) from the figure's
-    per-item records ({panel slug: (low, high)},
-    :func:`evalmaps.analysis.uncertainty.item_intervals`; with ``cluster``, ± t clustered
-    SE: :func:`~evalmaps.analysis.uncertainty.cluster_intervals`); None without records."""
-    if getattr(figure, "items", None) is None:
-        return None
-    spec = figure.spec
-    if cluster is not None:
-        return {v.panel.slug: uncertainty.cluster_intervals(v, figure.items, k, cluster)
-                for v in views}
-    return {v.panel.slug: uncertainty.item_intervals(figure.items, dict(v.panel.facets),
-                                                (spec.y, spec.x), v.y_labels, v.x_labels, k)
-            for v in views}

@@ -52,6 +52,8 @@ Differences and means are rounded to 9 decimals, which only drops binary floatin
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -61,6 +63,7 @@ import pandas as pd
 from evalmaps.analysis import paired as paired_stats
 from evalmaps.analysis import power, uncertainty
 from evalmaps.analysis.slicing import fixed_range, is_fraction
+from evalmaps.catalog.items import records_version
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError, UnknownFigure, UnknownPanel
 from evalmaps.core.figure import Catalog, Dim, Figure, Metric, Panel
@@ -895,6 +898,51 @@ def cluster_problem(al: Alignment, cluster: str) -> str | None:
     return None
 
 
+class _KeptGrids:
+    """The paired grids (:func:`evalmaps.analysis.paired.paired_grid`) made lately, keyed by
+    the version of A's and B's per-item records (:func:`evalmaps.catalog.items.records_version`:
+    a new file is a new key) and the question (their cells, ``k``, ``cluster``, the metric's
+    direction); the least recently used dropped past :attr:`limit`. Compare's page, its JSON
+    and its items panel ask the same grid again as a colour mode or a cell changes. Shared by
+    threads, under a lock; a grid's results are frozen dataclasses."""
+
+    def __init__(self, limit: int = 32) -> None:
+        self.limit = limit
+        self._kept: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            found = self._kept.get(key)
+            if found is not None:
+                self._kept.move_to_end(key)
+            return found
+
+    def put(self, key, results: dict) -> None:
+        with self._lock:
+            self._kept[key] = dict(results)
+            self._kept.move_to_end(key)
+            while len(self._kept) > self.limit:
+                self._kept.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+
+
+PAIRED_KEPT = _KeptGrids()
+
+
+def _paired_key(al: Alignment, keys: list, k: int, cluster: str | None) -> tuple | None:
+    """What :data:`PAIRED_KEPT` keeps a grid by; None when a side's records have no file."""
+    versions = [records_version(side.items) for side in (al.a, al.b)]
+    if None in versions:
+        return None
+    sides = tuple((repr(sorted(dict(side.item_fixed).items())), repr(side.item_by))
+                  for side in (al.a, al.b))
+    return (*versions, sides, tuple(keys), k, cluster, al.higher_is_better)
+
+
 def with_paired(al: Alignment, k: int = 1, cluster: str | None = None) -> Alignment:
     """``al`` with the paired test of every common cell both sides have items for, on the items
     both have (:func:`evalmaps.analysis.paired.paired_grid`: exact McNemar or the sign-flip
@@ -913,17 +961,23 @@ def with_paired(al: Alignment, k: int = 1, cluster: str | None = None) -> Alignm
     if al.a.items is None or al.b.items is None:
         return replace(al, paired={}, k=k)
     al = replace(al, cluster=cluster)
-    a_cells, b_cells = _item_cells(al.a, cluster), _item_cells(al.b, cluster)
     one_row = al.y.name == ONE_ROW
     at = {}
     for i, j in zip(*np.nonzero(al.common)):
         key = (al.x.labels[j],) if one_row else (al.y.labels[i], al.x.labels[j])
         at[key] = (int(i), int(j))
-    try:
-        results = paired_stats.paired_grid(a_cells, b_cells, list(at), k, al.higher_is_better)
-    except ValueError as exc:  # pass@k of scores that are not 0/1, or k above the samples
-        raise CompareError(f"The paired test cannot be made at k = {k}: {exc}. "
-                           "Pick a smaller k.") from None
+    kept_as = _paired_key(al, list(at), k, cluster)
+    results = PAIRED_KEPT.get(kept_as) if kept_as is not None else None
+    if results is None:
+        a_cells, b_cells = _item_cells(al.a, cluster), _item_cells(al.b, cluster)
+        try:
+            results = paired_stats.paired_grid(a_cells, b_cells, list(at), k,
+                                               al.higher_is_better)
+        except ValueError as exc:  # pass@k of scores that are not 0/1, or k above the samples
+            raise CompareError(f"The paired test cannot be made at k = {k}: {exc}. "
+                               "Pick a smaller k.") from None
+        if kept_as is not None:
+            PAIRED_KEPT.put(kept_as, results)
     paired = {at[key]: result for key, result in results.items()}
     # where A and B answered different items, the map's B - A is the paired one on the items
     # both answered (each side's own mean stays on its map), and a warning names the cells

@@ -195,11 +195,13 @@ def item_errors(items, fixed: dict, by: tuple[str, ...], y_labels, x_labels, k: 
     return out
 
 
-def with_item_se(figure: Figure, views: list, k: int = 1, cluster: str | None = None) -> list:
+def with_item_se(figure: Figure, views: list, k: int = 1, cluster: str | None = None,
+                 made: dict | None = None) -> list:
     """``views`` with each cell's standard error from the figure's per-item records where the
     source gives none (:func:`item_errors` at ``k``: of the mean over items, clustered by the
     items' column ``cluster`` when given): what Browse's hover writes as ``± se``. The views
-    as they are for a figure without items."""
+    as they are for a figure without items. ``made``: each view's :func:`item_errors` already
+    made, by panel key."""
     from dataclasses import replace
 
     records = getattr(figure, "items", None)
@@ -208,8 +210,9 @@ def with_item_se(figure: Figure, views: list, k: int = 1, cluster: str | None = 
     spec = figure.spec
     out = []
     for view in views:
-        errors = item_errors(records, dict(view.panel.facets), (spec.y, spec.x), view.y_labels,
-                             view.x_labels, k, cluster)
+        errors = made[view.panel.key] if made is not None else item_errors(
+            records, dict(view.panel.facets), (spec.y, spec.x), view.y_labels, view.x_labels, k,
+            cluster)
         se = errors["se_clustered"] if cluster is not None else errors["se"]
         if view.se is not None:
             se = np.where(np.isfinite(view.se), view.se, se)
@@ -239,21 +242,28 @@ def clustered_critical(n_clusters) -> np.ndarray:
     return out
 
 
-def view_intervals(view, items=None, k: int = 1,
-                   cluster: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+def view_intervals(view, items=None, k: int = 1, cluster: str | None = None, *,
+                   item_interval: tuple[np.ndarray, np.ndarray] | None = None,
+                   clustered: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Each cell's 95% interval of a panel view (:class:`evalmaps.analysis.slicing.PanelView`):
     from its items where the figure keeps them (``items``, at ``k``: :func:`item_intervals`),
     else from its usable standard error (:func:`se_interval`); NaN where there is neither; with
     ``cluster``, from the items' clustered standard error (:func:`cluster_intervals`). The
-    interval of the value drawn, which Trends' bands and its JSON both give."""
+    interval of the value drawn, which Trends' bands and its JSON both give.
+    ``item_interval``: the items' intervals already made (``clustered``: by a cluster), instead
+    of ``items``."""
     se = usable_se(view.z, view.se, view.sd, view.n, view.metric)
     lo, hi = se_interval(view.z, se, view.metric)
-    if items is not None and cluster is not None:
-        return cluster_intervals(view, items, k, cluster)
-    if items is not None:
+    if item_interval is None and items is not None:
+        clustered = cluster is not None
         spec = view.spec
-        ilo, ihi = item_intervals(items, dict(view.panel.facets), (spec.y, spec.x),
-                                  view.y_labels, view.x_labels, k)
+        item_interval = (cluster_intervals(view, items, k, cluster) if clustered else
+                         item_intervals(items, dict(view.panel.facets), (spec.y, spec.x),
+                                        view.y_labels, view.x_labels, k))
+    if item_interval is not None and clustered:
+        return item_interval
+    if item_interval is not None:
+        ilo, ihi = item_interval
         have = np.isfinite(ilo) & np.isfinite(ihi)
         lo, hi = np.where(have, ilo, lo), np.where(have, ihi, hi)
     return lo, hi

@@ -147,18 +147,28 @@ class _KeptCells:
 KEPT = _KeptCells()
 
 
+def records_version(records) -> tuple | None:
+    """The version of per-item records as their file is now (its path, size, time and inode,
+    and the records' dimensions: records are written once, by rename, so a new version is a new
+    key); None when there is no file. What :data:`KEPT` and the paired grids kept by
+    :mod:`evalmaps.analysis.compare` are keyed by."""
+    try:
+        stat = records.scores_path.stat()
+    except OSError:
+        return None
+    return (str(records.scores_path), stat.st_size, stat.st_mtime_ns, stat.st_ino, records.dims)
+
+
 def _kept_cells(query):
     """:meth:`ItemRecords.cells`, answered from :data:`KEPT` when the same records were asked
     the same question (see :class:`_KeptCells`)."""
 
     @functools.wraps(query)
     def cells(self, *args, **kwargs):
-        try:
-            stat = self.scores_path.stat()
-        except OSError:
+        version = records_version(self)
+        if version is None:
             return query(self, *args, **kwargs)  # no file: the query says so
-        key = (str(self.scores_path), stat.st_size, stat.st_mtime_ns, stat.st_ino, self.dims,
-               repr(args), repr(sorted(kwargs.items())))
+        key = (*version, repr(args), repr(sorted(kwargs.items())))
         found = KEPT.get(key)
         if found is None:
             found = query(self, *args, **kwargs)

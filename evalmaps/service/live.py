@@ -378,12 +378,14 @@ class Live:
 STATIC_VERSION = "1"  # the version of a figure that is not watched (built-in, an upload)
 
 
-def serve_into(state: dict, snapshot: Snapshot) -> None:
-    """Make ``snapshot`` what the app serves: ``state`` is the app's (``catalog``,
-    ``problems``, ``versions``); a request sees the old data or the new, whole."""
+def serve_into(state, snapshot: Snapshot) -> None:
+    """Make ``snapshot`` what the app serves: ``state`` is the app's
+    (:class:`evalmaps.service.snapshot.Served`); its snapshot is replaced by one assignment, so
+    a request sees the old data or the new, whole."""
     catalog = snapshot.catalog
     catalog.gone = dict(snapshot.gone)
-    state.update(catalog=catalog, problems=snapshot.problems, versions=snapshot.versions)
+    state.swap(catalog=catalog, problems=tuple(snapshot.problems), versions=snapshot.versions,
+               gone=snapshot.gone)
 
 
 def version_of(state: dict, figure_id: str) -> str:

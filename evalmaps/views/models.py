@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -177,6 +178,15 @@ def item_errors_of(figure: Figure, views: list[PanelView], query: Query) -> dict
     """Each view's standard errors from the figure's items (keyed by panel key), at the
     query's ``k`` and clustered by its ``cluster``; {} for a figure without items. A
     ``cluster`` the items do not keep is a :class:`BadQuery` naming the ones they do."""
+    cluster = checked_cluster(figure, query)
+    k = 1 if "k" in figure.spec.dims else _k(query)
+    return _item_errors(figure, views, k, cluster)
+
+
+def checked_cluster(figure: Figure, query: Query) -> str | None:
+    """The query's ``cluster`` (:func:`query_cluster`), which the figure's items must keep: a
+    figure without items, or items without that column, is a :class:`BadQuery` naming the
+    ones they do."""
     cluster = query_cluster(query)
     records = getattr(figure, "items", None)
     if records is None:
@@ -184,7 +194,7 @@ def item_errors_of(figure: Figure, views: list[PanelView], query: Query) -> dict
             raise BadQuery(f"cluster={fmt.clip(cluster, MAX_QUOTED)} clusters the standard "
                            f"errors of per-item records, and figure '{figure.id}' keeps none. "
                            "Leave cluster out.")
-        return {}
+        return None
     if cluster is not None and cluster not in records.clusters:
         kept = records.clusters
         raise BadQuery(f"The items of figure '{figure.id}' have no cluster column "
@@ -192,7 +202,15 @@ def item_errors_of(figure: Figure, views: list[PanelView], query: Query) -> dict
                        + (f"they keep {', '.join(kept)}" if kept else "they keep none")
                        + f"). Import them with --cluster {fmt.clip(cluster, MAX_QUOTED)}, or "
                        "leave cluster out.")
-    k = 1 if "k" in figure.spec.dims else _k(query)
+    return cluster
+
+
+def _item_errors(figure: Figure, views, k: int, cluster: str | None) -> dict[str, dict]:
+    """Each view's standard errors from the figure's items at pass@``k``, clustered by
+    ``cluster`` (:func:`evalmaps.analysis.uncertainty.item_errors`); {} without items."""
+    records = getattr(figure, "items", None)
+    if records is None:
+        return {}
     spec = figure.spec
     return {view.panel.key: uncertainty.item_errors(records, dict(view.panel.facets),
                                                (spec.y, spec.x), view.y_labels, view.x_labels,
@@ -210,13 +228,21 @@ def _figure_of(catalog: Catalog, query: Query) -> Figure:
 
 # --------------------------------------------------------------------------- Browse
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class BrowseView:
     """What Browse shows (``/?figure=<id>&...``): every cell of the slice's panels in display
-    order, ``value`` None where the source reports nothing."""
+    order, ``value`` None where the source reports nothing.
 
-    figure: Figure
-    cells: tuple[dict, ...]
+    The page draws its heatmaps from :attr:`views` (:meth:`hover_views`: with the items'
+    standard errors its hover writes), and its JSON twin gives :attr:`cells`, made from the
+    same views: the page and ``/browse.json`` agree by construction. ``empty``: why no panel
+    shows (the page's note), None when some do."""
+
+    figure: Figure  # at the view's k
+    views: tuple[PanelView, ...] = ()
+    empty: str | None = None
+    k: int = 1
+    cluster: str | None = None
 
     @classmethod
     def from_query(cls, catalog: Catalog, query: Query) -> BrowseView:
@@ -227,8 +253,42 @@ class BrowseView:
         """The view of one figure (already at the query's ``k``); ``figure`` in the query is not
         read."""
         filters = parse_filters(figure, query)
-        views, _ = views_for(figure, slice_state(figure, filters, query), filters.get(figure.spec.x))
-        return cls(figure, tuple(view_cells(views, errors=item_errors_of(figure, views, query))))
+        state = slice_state(figure, filters, query)
+        cluster = checked_cluster(figure, query)
+        k = 1 if "k" in figure.spec.dims else _k(query)
+        return cls.of_slice(figure, state, k, cluster, filters.get(figure.spec.x))
+
+    @classmethod
+    def of_state(cls, figure: Figure, state: ViewState) -> BrowseView:
+        """The view of a page's state (:func:`~evalmaps.views.state.parse_state`, which read
+        its URL leniently: what names nothing was dropped with a note), ``figure`` as the
+        catalog holds it: its cells at the state's ``k``."""
+        return cls.of_slice(figure_at(figure, state.k), state, state.k, state.cluster)
+
+    @classmethod
+    def of_slice(cls, figure: Figure, state: ViewState, k: int = 1, cluster: str | None = None,
+                 columns=None) -> BrowseView:
+        """The view of a slice of ``figure`` (already at pass@``k``): the one way Browse's
+        page and its JSON cut a figure."""
+        views, empty = views_for(figure, state, columns)
+        return cls(figure, tuple(views), empty or None, k, cluster)
+
+    @cached_property
+    def errors(self) -> dict[str, dict]:
+        """Each panel's standard errors from the figure's items (keyed by panel key); {}
+        without items."""
+        return _item_errors(self.figure, self.views, self.k, self.cluster)
+
+    @cached_property
+    def cells(self) -> tuple[dict, ...]:
+        return tuple(view_cells(list(self.views), errors=self.errors))
+
+    def hover_views(self) -> list[PanelView]:
+        """The views with each cell's standard error from the figure's items where the source
+        gives none (clustered when the view is): what Browse's hover writes as ``± se``
+        (:func:`evalmaps.analysis.uncertainty.with_item_se`, from :attr:`errors`)."""
+        return uncertainty.with_item_se(self.figure, list(self.views), self.k, self.cluster,
+                                        made=self.errors)
 
     def to_dict(self) -> dict:
         spec = self.figure.spec
@@ -243,14 +303,19 @@ class TrendsView:
     """What Trends shows (``/trends?figure=<id>&...``): per-line statistics, per-panel best and
     worst and marginal means, each line's points with the 95% interval of the value drawn, and
     the observation sentences (:mod:`evalmaps.analysis.trends`). ``report`` is None for an empty
-    slice."""
+    slice (``empty`` says why).
 
-    figure: Figure
+    The page draws its charts from :attr:`views`, :attr:`report` and :attr:`item_intervals`,
+    and its JSON twin gives the same report and the points made from the same views and
+    intervals: the page and ``/trends.json`` agree by construction."""
+
+    figure: Figure  # at the view's k
     k: int
     options: TrendsOptions
     report: trending.Trends | None
-    points: Mapping  # (panel key, line label) -> [{"at", "value", "lo", "hi"}]
+    views: tuple[PanelView, ...] = ()
     cluster: str | None = None  # the intervals from the items' SE clustered by this column
+    empty: str | None = None
 
     @classmethod
     def from_query(cls, catalog: Catalog, query: Query) -> TrendsView:
@@ -267,7 +332,7 @@ class TrendsView:
         k = 1 if "k" in figure.spec.dims else _k(query)  # a dimension k takes k= as its label
         cluster = query_cluster(query)
         if cluster is not None:
-            item_errors_of(figure, [], query)  # a column the items do not keep: a 400
+            checked_cluster(figure, query)  # a column the items do not keep: a 400
         if k != 1:
             top = max_k(figure)
             if not 1 <= k <= top:
@@ -275,20 +340,58 @@ class TrendsView:
                                "fewest samples of an item with 0/1 scores). Use a smaller k.")
             figure = figure_at(figure, k)
         filters = parse_filters(figure, query)
-        views, empty = views_for(figure, slice_state(figure, filters, query),
-                                 filters.get(figure.spec.x))
+        return cls.of_slice(figure, slice_state(figure, filters, query), options, k, cluster,
+                            filters.get(figure.spec.x))
+
+    @classmethod
+    def of_state(cls, figure: Figure, state: ViewState, options: TrendsOptions) -> TrendsView:
+        """The view of a page's state and options (read leniently from its URL, or from its
+        controls), ``figure`` as the catalog holds it: its cells at the state's ``k``."""
+        return cls.of_slice(figure_at(figure, state.k), state, options, state.k, state.cluster)
+
+    @classmethod
+    def of_slice(cls, figure: Figure, state: ViewState, options: TrendsOptions, k: int = 1,
+                 cluster: str | None = None, columns=None) -> TrendsView:
+        """The view of a slice of ``figure`` (already at pass@``k``): the one way Trends' page
+        and its JSON cut and analyse a figure."""
+        views, empty = views_for(figure, state, columns)
         report = None if empty else trending.analyse(views, transpose=options.transpose,
                                                      threshold=options.threshold)
-        if report is None:
-            return cls(figure, k, options, None, {})
-        return cls(figure, k, options, report,
-                   _line_points(figure, views, options.transpose, k, cluster), cluster)
+        return cls(figure, k, options, report, tuple(views), cluster, empty or None)
+
+    @cached_property
+    def item_intervals(self) -> dict | None:
+        """Each view's per-cell 95% intervals of the statistic drawn (pass@``k``) from the
+        figure's per-item records ({panel slug: (low, high)},
+        :func:`evalmaps.analysis.uncertainty.item_intervals`; with ``cluster``, ± t
+        (G − 1 df) clustered SE: :func:`~evalmaps.analysis.uncertainty.cluster_intervals`);
+        None without records, or for an empty slice. What Trends' bands draw."""
+        items = getattr(self.figure, "items", None)
+        if items is None or self.report is None:
+            return None
+        spec = self.figure.spec
+        if self.cluster is not None:
+            return {v.panel.slug: uncertainty.cluster_intervals(v, items, self.k, self.cluster)
+                    for v in self.views}
+        return {v.panel.slug: uncertainty.item_intervals(items, dict(v.panel.facets),
+                                                    (spec.y, spec.x), v.y_labels, v.x_labels,
+                                                    self.k)
+                for v in self.views}
+
+    @cached_property
+    def points(self) -> Mapping:
+        """(panel key, line label) -> [{"at", "value", "lo", "hi"}]: each line's points with
+        the 95% interval of the value drawn (:func:`_line_points`)."""
+        if self.report is None:
+            return {}
+        return _line_points(self.views, self.options.transpose, self.item_intervals,
+                            self.cluster is not None)
 
     def to_dict(self) -> dict:
         spec = self.figure.spec
         payload = {"figure": self.figure.id, "provenance": spec.provenance,
                    "metric": {"name": spec.metric.name, "unit": spec.metric.unit}, "k": self.k}
-        if self.cluster is not None:
+        if self.cluster is not None and self.report is not None:
             payload["cluster"] = self.cluster
         if self.report is None:
             return {**payload, "transpose": self.options.transpose,
@@ -300,16 +403,17 @@ class TrendsView:
         return out
 
 
-def _line_points(figure: Figure, views, transpose: bool, k: int,
-                 cluster: str | None = None) -> dict:
+def _line_points(views, transpose: bool, item_intervals: dict | None = None,
+                 clustered: bool = False) -> dict:
     """Each line's points with the 95% interval of the value drawn (``lo``, ``hi``: from the
-    items at pass@``k`` where the figure keeps them (with ``cluster``: ± 1.96 of their
-    clustered standard error), else from the standard error; None where there is neither),
-    keyed by (panel key, line label), as Trends' bands draw them."""
+    items' ``item_intervals`` where the figure keeps them (``clustered``: ± 1.96 of their
+    clustered standard error), else from the standard error; None where there is neither:
+    :func:`evalmaps.analysis.uncertainty.view_intervals`), keyed by (panel key, line label), as
+    Trends' bands draw them."""
     out = {}
-    items = getattr(figure, "items", None)
     for view in views:
-        lo, hi = uncertainty.view_intervals(view, items, k, cluster)
+        kept = None if item_intervals is None else item_intervals[view.panel.slug]
+        lo, hi = uncertainty.view_intervals(view, item_interval=kept, clustered=clustered)
         for line in trending.lines_of(view, transpose):
             out[(view.panel.key, line.label)] = [
                 {"at": at, "value": _finite(value), "lo": _finite(lo[i, j]), "hi": _finite(hi[i, j])}
