@@ -198,3 +198,18 @@ def test_an_object_rewritten_within_its_second_is_copied_again(s3_bucket, tmp_pa
         pytest.skip("no two writes fell within one second")
     assert mirror.sync(force=True)
     assert (mirror.local / "a.csv").read_bytes() == table("m1", "0.7")
+
+
+def test_without_the_s3_extra_an_s3_location_says_how_to_install_it(monkeypatch, tmp_path):
+    import sys
+
+    from evalmaps.core.errors import EvalmapsError
+    from evalmaps.service.store import open_store
+
+    monkeypatch.setitem(sys.modules, "s3fs", None)  # import s3fs raises ImportError
+    monkeypatch.setattr(objects, "_FS", {})
+    with pytest.raises(EvalmapsError, match=r"pip install 'evalmaps\[s3\]'.*--no-store"):
+        open_store("s3://team-store/x").ensure()
+    loaded = load_data(Settings(extra_data=("s3://lab-results/runs",), cache_dir=tmp_path,
+                                store_dir=None, watch="off"))
+    assert len(loaded.problems) == 1 and "pip install 'evalmaps[s3]'" in loaded.problems[0]
