@@ -3,7 +3,6 @@ file system of :mod:`evalmaps.service.objects`, registered on the connection).""
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 
@@ -47,7 +46,7 @@ class RemotePath:
 
 
 _local = threading.local()
-_IMMUTABLE: dict = {}  # pid -> this process's file system of immutable objects
+_IMMUTABLE: dict = {}  # "fs": the file system of immutable objects, made from "shared"
 KEPT_INFOS = 4096  # objects whose size and time one process keeps
 
 
@@ -56,10 +55,10 @@ def immutable_filesystem():
     settings), where each object's size and time, once asked, are kept: a content object is
     never rewritten (a new content is a new key), and DuckDB asks them several times a query,
     each a request."""
-    fs = _IMMUTABLE.get(os.getpid())
-    if fs is not None:
-        return fs
-    base = type(filesystem())
+    shared = filesystem()  # one per process and settings: anew after a fork, or new settings
+    if _IMMUTABLE.get("shared") is shared:
+        return _IMMUTABLE["fs"]
+    base = type(shared)
 
     class Immutable(base):
         _infos: dict = {}
@@ -73,23 +72,22 @@ def immutable_filesystem():
                 self._infos[path] = dict(info)
             return info
 
-    shared = filesystem()
     fs = Immutable(use_listings_cache=False, skip_instance_cache=True,
                    client_kwargs=dict(shared.client_kwargs))
-    _IMMUTABLE.clear()
-    _IMMUTABLE[os.getpid()] = fs
+    _IMMUTABLE.update(shared=shared, fs=fs)
     return fs
 
 
 def _connection():
     """This thread's DuckDB connection with the S3 file system registered (anew after a fork)."""
-    con, pid = getattr(_local, "con", None), getattr(_local, "pid", None)
-    if con is None or pid != os.getpid():
+    fs = immutable_filesystem()
+    con = getattr(_local, "con", None)
+    if con is None or getattr(_local, "fs", None) is not fs:
         import duckdb
 
         con = duckdb.connect(config={"threads": 1})
-        con.register_filesystem(immutable_filesystem())
-        _local.con, _local.pid = con, os.getpid()
+        con.register_filesystem(fs)
+        _local.con, _local.fs = con, fs
     return con
 
 

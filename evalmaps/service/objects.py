@@ -103,7 +103,9 @@ def filesystem():
 
 def failure(exc: BaseException, url: str, doing: str) -> ObjectStoreError:
     """One or two sentences for an object store's failure (no bucket, no credentials, refused,
-    unreachable) while ``doing`` something at ``url``."""
+    unreachable) while ``doing`` something at ``url``; one of ours (no s3 extra) as it is."""
+    if isinstance(exc, ObjectStoreError):
+        return exc
     name = type(exc).__name__
     text = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else name
     if "NoCredentials" in name or "credentials" in text.lower():

@@ -50,9 +50,10 @@ class PrefixMirror:
         self.local = root / digest / name
         self._lock = threading.Lock()
         self._last = 0.0
+        self._etags: dict[str, str] = {}  # each object's ETag when this process last looked
 
-    def _remote(self) -> dict[str, tuple[int, int]]:
-        """Each object under the prefix, by its path below it: (size, time in ns)."""
+    def _remote(self) -> dict[str, tuple[int, int, str]]:
+        """Each object under the prefix, by its path below it: (size, time in ns, ETag)."""
         try:
             infos = objects.filesystem().find(self.base, detail=True)
         except Exception as exc:  # noqa: BLE001 - botocore's errors are many; each is said
@@ -68,7 +69,7 @@ class PrefixMirror:
                 continue  # no path out of the copy
             modified = info.get("LastModified")
             when = int(modified.timestamp()) * 10**9 if modified is not None else 0
-            found[rel] = (int(info.get("size") or 0), when)
+            found[rel] = (int(info.get("size") or 0), when, str(info.get("ETag") or ""))
         return found
 
     def _local(self) -> dict[str, tuple[int, int]]:
@@ -96,10 +97,19 @@ class PrefixMirror:
             here = self._local()
             changed = False
             fs = objects.filesystem()
-            for rel, (size, when) in sorted(remote.items()):
-                if here.get(rel) == (size, when):
+            for rel, (size, when, etag) in sorted(remote.items()):
+                # an object's time is in whole seconds: one rewritten within the second, at
+                # the same size, differs by its ETag from what this process saw
+                same = self._etags.setdefault(rel, etag) == etag
+                if same and here.get(rel) == (size, when):
                     continue
                 target = self.local / rel
+                try:  # another process of this host may have copied it meanwhile
+                    stat = target.stat()
+                    if same and (stat.st_size, stat.st_mtime_ns) == (size, when):
+                        continue
+                except OSError:
+                    pass
                 target.parent.mkdir(parents=True, exist_ok=True)
                 fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=self.local.parent)
                 os.close(fd)
@@ -107,6 +117,7 @@ class PrefixMirror:
                     fs.get_file(f"{self.base}/{rel}", tmp)
                     os.utime(tmp, ns=(when, when))
                     os.replace(tmp, target)
+                    self._etags[rel] = etag
                     changed = True
                 except FileNotFoundError:
                     continue  # removed since the listing: the next one says so
@@ -116,6 +127,8 @@ class PrefixMirror:
                 finally:
                     if os.path.exists(tmp):
                         os.unlink(tmp)
+            for rel in set(self._etags) - remote.keys():
+                del self._etags[rel]
             for rel in here.keys() - remote.keys():
                 try:
                     (self.local / rel).unlink()

@@ -19,6 +19,8 @@ which is atomic on one file system, so any number of processes (on one host, or 
 the folder) can write and read at once: the first rename of a content folder wins, and every later
 one holds the same bytes. Ids of the older form (``upload-<name>-<16 hex>``, derived from the
 content) keep naming the uploads kept under them, and no new upload is kept under one.
+The same layout may live in an S3-compatible object store (``EVALMAPS_STORE=s3://bucket/prefix``,
+:class:`S3Store`, :func:`open_store`), where the link is written last instead of a rename.
 
 Bounds: the total size of the store (``max_bytes``) and the number of figures (``max_figures``).
 A figure that would pass either is refused with :class:`StoreFull`; nothing is evicted, since a

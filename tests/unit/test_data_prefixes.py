@@ -167,3 +167,49 @@ def test_the_python_api_and_commands_read_a_folder_on_s3(s3_bucket):
     assert problems == [] and catalog.figure("import-a").value(model="m1", task="t1") == 0.5
     with pytest.raises(SideError, match="not a folder.*s3://bucket/folder"):
         catalog_of(["/no/such/folder"], TableOptions())
+
+
+def test_a_file_rewritten_at_once_with_the_same_size_is_served_anew(folder, tmp_path):
+    """Rewritten at the same size, a file is served anew (on the disk: renamed into place, a new
+    inode; on S3: see the next test)."""
+    folder.put("a.csv", table("m1", "0.5"))
+    loaded = server(folder, tmp_path, "host")
+    assert loaded.catalog.figure("import-a").value(model="m1", task="t1") == 0.5
+    folder.put("a.csv", table("m1", "0.7"))
+    until(loaded, lambda c: c.figure("import-a").value(model="m1", task="t1") == 0.7)
+
+
+def test_an_object_rewritten_within_its_second_is_copied_again(s3_bucket, tmp_path):
+    """An object's time is in whole seconds: one rewritten within the same second at the same
+    size is told apart by its ETag, and copied again."""
+    from evalmaps.service.prefixes import PrefixMirror
+
+    fs = objects.filesystem()
+    key = f"{s3_bucket}/lab/runs/a.csv"
+    mirror = PrefixMirror(f"s3://{s3_bucket}/lab/runs", tmp_path)
+    for _ in range(10):  # until both writes fall in one second
+        fs.pipe_file(key, table("m1", "0.5"))
+        mirror.sync(force=True)
+        fs.pipe_file(key, table("m1", "0.7"))
+        copied = (mirror.local / "a.csv").stat().st_mtime_ns  # the first write's second
+        if copied == int(fs.info(key)["LastModified"].timestamp()) * 10**9:
+            break
+    else:
+        pytest.skip("no two writes fell within one second")
+    assert mirror.sync(force=True)
+    assert (mirror.local / "a.csv").read_bytes() == table("m1", "0.7")
+
+
+def test_without_the_s3_extra_an_s3_location_says_how_to_install_it(monkeypatch, tmp_path):
+    import sys
+
+    from evalmaps.core.errors import EvalmapsError
+    from evalmaps.service.store import open_store
+
+    monkeypatch.setitem(sys.modules, "s3fs", None)  # import s3fs raises ImportError
+    monkeypatch.setattr(objects, "_FS", {})
+    with pytest.raises(EvalmapsError, match=r"pip install 'evalmaps\[s3\]'.*--no-store"):
+        open_store("s3://team-store/x").ensure()
+    loaded = load_data(Settings(extra_data=("s3://lab-results/runs",), cache_dir=tmp_path,
+                                store_dir=None, watch="off"))
+    assert len(loaded.problems) == 1 and "pip install 'evalmaps[s3]'" in loaded.problems[0]
