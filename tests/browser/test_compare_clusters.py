@@ -186,6 +186,10 @@ def test_browse_and_trends_have_a_standard_errors_menu_that_writes_cluster(serve
             assert f"{se:.3f}" in text or f"{100 * se:.1f}" in text, text
         for width in (1440, 390):
             served.driver.set_window_size(width, 1000)
+            menu = served.find_element(f"#{page}-cluster")
+            if not menu.is_displayed():  # a phone folds the controls behind "Filters"
+                served.find_element(f"#{page}-filters-toggle").click()
+                until(menu.is_displayed, timeout=5)
             served.driver.execute_script(
                 "document.querySelector(arguments[0]).scrollIntoView({block: 'center'});",
                 f"#{page}-cluster")
