@@ -351,9 +351,12 @@ def menu_cluster(search: str | None, options) -> str:
     """The menu's value for a page's query: its ``cluster`` where the menu offers it, else ""."""
     from urllib.parse import parse_qs
 
-    asked = (parse_qs((search or "").lstrip("?"), keep_blank_values=True).get("cluster")
-             or [""])[0]
-    return asked if asked in {o.get("value") for o in options or []} else ""
+    if not isinstance(search, str):
+        search = ""
+    asked = (parse_qs(search.lstrip("?"), keep_blank_values=True).get("cluster") or [""])[0]
+    offered = {o.get("value") for o in options if isinstance(o, dict)} \
+        if isinstance(options, list) else set()
+    return asked if asked in offered else ""
 
 
 def register_cluster_control(page: str) -> None:
@@ -372,6 +375,8 @@ def register_cluster_control(page: str) -> None:
         prevent_initial_call=True,
     )
     def follow_cluster(value, search, options):
+        if not isinstance(search, str | None) or not isinstance(value, str | None):
+            raise PreventUpdate  # not what the page sends: nothing to follow
         shown = menu_cluster(search, options)
         if ctx.triggered_id == f"{page}-loc":  # the URL moved: the menu follows it
             if shown == (value or ""):
