@@ -36,7 +36,7 @@ from dash import (
 )
 from dash.exceptions import PreventUpdate
 
-from components.controls import dom_id, figure_label, label_options, labelled
+from components.controls import cluster_control, dom_id, figure_label, label_options, labelled
 from components.dash_internals import PAGES_LOCATION
 from components.filters import filters, register_filters
 from components.items import k_menu
@@ -199,6 +199,7 @@ def controls(catalog, figure, state: RankState) -> dbc.Row:
                                       clearable=False, searchable=False),
                  html_for="rank-by", width=2),
         k_menu(PAGE, most, state.k),
+        cluster_control(PAGE, figure, state.cluster),  # Standard errors (issue 39)
         *menus,
     ], className="g-3 align-items-start controls-row")
 
@@ -208,6 +209,7 @@ def controls(catalog, figure, state: RankState) -> dbc.Row:
     Input("rank-figure", "value"),
     Input("rank-by", "value"),
     Input("rank-k", "value"),
+    Input("rank-cluster", "value"),
     Input({"type": "rank-slice", "dim": ALL}, "value"),
     State({"type": "rank-slice", "dim": ALL}, "id"),
     State("rank-rendered-figure", "data"),
@@ -216,7 +218,7 @@ def controls(catalog, figure, state: RankState) -> dbc.Row:
     prevent_initial_call=True,
 )
 @boundary
-def navigate(figure_id, by, k, facet_values, facet_ids, rendered, search, uploads):
+def navigate(figure_id, by, k, cluster, facet_values, facet_ids, rendered, search, uploads):
     """A control's change: the page's new address (Dash Pages draws it anew). Another figure
     opens with its defaults; a menu emptied, or holding every label, keeps them all. Controls
     that show the address's own view change nothing: a page drawn anew for back or forward
@@ -242,8 +244,9 @@ def navigate(figure_id, by, k, facet_values, facet_ids, rendered, search, upload
         k = int(k) if isinstance(k, (int, float)) and k >= 1 else 1
         shown = parse_rank_state(parse_qs((search or "").lstrip("?"), keep_blank_values=True),
                                  catalog)
+        kept = figure.items.clusters if getattr(figure, "items", None) is not None else ()
         state = RankState(figure.id, by, k if k <= max_k(figure) else 1, tuple(sliced),
-                          cluster=shown.cluster if shown is not None else None)  # kept
+                          cluster=cluster if cluster in kept else None)  # the menu's
         if shown is not None and replace(shown, problems=()) == state:
             raise PreventUpdate  # the address's own view
         target = state.to_query()
@@ -349,7 +352,7 @@ def notes(answer: dict, figure, state: RankState) -> html.Div:
     lines = [html.Li([html.Strong("Test: "), said], id="rank-test")]
     if answer.get("cluster"):  # the clustering, said where the test is (issue 39)
         lines.append(html.Li([html.Strong("Clustered: "), clustered_words(answer)],
-                             id="rank-cluster"))
+                             id="rank-clustered"))
     if answer.get("p_adjusted"):
         lines.append(html.Li([html.Strong("p_adjusted: "), f"{answer['p_adjusted']}."],
                              id="rank-bh"))

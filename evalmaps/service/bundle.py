@@ -104,16 +104,41 @@ def default_pairs(catalog: Catalog, figures: list[Figure]) -> list[tuple[str, st
     return []
 
 
-def compare_pages(catalog: Catalog, pairs: list[tuple[str, str]]) -> list[CompareView]:
-    """Each pair's view (its JSON is the ``/api/compare`` answer), worked out now (a pair that
-    cannot be compared is a :class:`BundleError` naming it)."""
+def compare_pages(catalog: Catalog, pairs: list[tuple[str, str]],
+                  cluster: str | None = None) -> list[CompareView]:
+    """Each pair's view (its JSON is the ``/api/compare`` answer, with ``cluster=COL`` when
+    ``cluster`` is given: its standard errors, tests and power clustered by the items' column),
+    worked out now (a pair that cannot be compared, or whose items do not keep ``cluster``, is a
+    :class:`BundleError` naming it)."""
     out = []
     for a, b in pairs:
+        query = {"a": a, "b": b, **({"cluster": cluster} if cluster else {})}
         try:
-            out.append(CompareView.of_catalog(catalog, {"a": a, "b": b}))
+            out.append(CompareView.of_catalog(catalog, query))
         except (EvalmapsError, ValueError) as exc:
-            raise BundleError(f"--compare {fmt.clip(a)} {fmt.clip(b)}: {exc}") from None
+            refusal = cluster_refusal(catalog, a, b, cluster) if cluster else None
+            raise BundleError(refusal or f"--compare {fmt.clip(a)} {fmt.clip(b)}: {exc}") from None
     return out
+
+
+def cluster_refusal(catalog: Catalog, a: str, b: str, cluster: str) -> str | None:
+    """Why the Compare page of ``a`` and ``b`` cannot be clustered by ``cluster`` (one
+    sentence), None when that is not why it cannot be made."""
+    try:
+        al = CompareView.of_catalog(catalog, {"a": a, "b": b}).alignment
+    except (EvalmapsError, ValueError):
+        return None  # the pair itself cannot be compared: said as such
+    for name, side in (("A", al.a), ("B", al.b)):
+        kept = side.items.clusters if side.items is not None else None
+        if kept is None or cluster not in kept:
+            has = ("has no per-item records" if kept is None else
+                   f"keeps the cluster column{'s' * (len(kept) > 1)} {', '.join(kept)} only"
+                   if kept else "keeps no cluster column")
+            return (f"--cluster {fmt.clip(cluster)}: the Compare page of {fmt.clip(a)} and "
+                    f"{fmt.clip(b)} cannot be clustered, as its {name} ({fmt.clip(side.ref)}) "
+                    f"{has}; bundle pairs whose items were imported with --cluster "
+                    f"{fmt.clip(cluster)}, or leave out --cluster.")
+    return None
 
 
 # --------------------------------------------------------------------------- templates
@@ -430,16 +455,19 @@ def site_files(figures: list[Figure], compares: list[CompareView]):
 
 
 def write_site(catalog: Catalog, out: Path, figure_ids: list[str] | None = None,
-               pairs: list[tuple[str, str]] | None = None, force: bool = False) -> Written:
+               pairs: list[tuple[str, str]] | None = None, force: bool = False,
+               cluster: str | None = None) -> Written:
     """Write the site into ``out`` (created; refused when it holds anything, unless ``force``).
     Nothing is written outside it. ``pairs`` None: the catalog's own comparison (its "compare":
-    R1-Llama against R1-Qwen for the built-in figures) when both its figures are bundled."""
+    R1-Llama against R1-Qwen for the built-in figures) when both its figures are bundled.
+    ``cluster``: every Compare page clustered by the items' column (``/api/compare?cluster=``);
+    a pair whose items do not keep it is refused."""
     out = Path(out)
     check_output(out, force)
     figures = pick_figures(catalog, figure_ids)
     if pairs is None:
         pairs = default_pairs(catalog, figures)
-    compares = compare_pages(catalog, list(pairs))
+    compares = compare_pages(catalog, list(pairs), cluster)
     root = out.resolve()
     written = Written(out, [f.id for f in figures], len(compares))
     try:

@@ -17,7 +17,7 @@
                     many models ranked in every cell, as /api/rank gives it (docs/cli.md)
     evalmaps manifest [DIR]     (re)write DIR/manifest.json (default: the built-in data/)
     evalmaps bundle [--data DIR ... [--item COL] [--correct PRED=REF] [--set DIM=LABEL ...]]
-                    [--figure ID ...] [--compare A B ...] -o SITE/ [--force]
+                    [--figure ID ...] [--compare A B ...] [--cluster COL] -o SITE/ [--force]
                     a static site of the figures (docs/bundle.md)
 
 A PATH is a file, a folder (searched recursively) or a zip: a table (CSV, Parquet, JSON Lines)
@@ -286,14 +286,18 @@ def bundle_command(args: argparse.Namespace) -> int:
         if not is_url(folder) and not Path(folder).is_dir():
             raise UsageError(f"--data {folder}: not a folder. Give a folder of results, or an "
                              f"s3://bucket/folder URL.")
+    options = table_options(args)
+    if not args.data:  # --cluster alone clusters the Compare pages; it reads no tables
+        options = dataclasses.replace(options, cluster=None)
     settings = Settings.from_env(extra_data=tuple(resolved(d, "--data") for d in args.data)
-                                 or None, data_options=table_options(args) or None)
+                                 or None, data_options=options or None)
     check_data_options(settings)
     loaded = load_data(settings)
     for line in loaded.problems:
         print(f"evalmaps: warning: {line}", file=sys.stderr)
     done = write_site(loaded.catalog, Path(args.output), args.figure or None,
-                      [tuple(pair) for pair in args.compare] or None, force=args.force)
+                      [tuple(pair) for pair in args.compare] or None, force=args.force,
+                      cluster=args.cluster)  # the Compare pages clustered, as compare's
     print(f"evalmaps: wrote {len(done.figures)} figure pages and {done.compares} compare pages "
           f"({done.bytes / 1e6:.1f} MB) to {done.out}; open {done.out / 'index.html'}",
           file=sys.stderr)

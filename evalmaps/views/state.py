@@ -706,7 +706,7 @@ NAV_RULES: dict = {
     "own": {"/": ["color", "labels", "k", "cluster"],
             "/trends": ["transpose", "overlay", "threshold", "logx", "k", "cluster"],
             "/compare": ["a", "b", "ydim", "xdim", "avg", "color", "labels", "cluster", "power"],
-            "/data": [], "/rank": ["by"]},
+            "/data": [], "/rank": ["by", "cluster"]},
     "sliced": ["/", "/trends", "/data"],
     "named": ["color", "labels", "transpose", "overlay", "threshold", "logx", "a", "b", "ydim",
               "xdim", "avg", "format", "cell", "which", "q", "cluster", "power", "by"],

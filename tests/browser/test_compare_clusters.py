@@ -231,8 +231,8 @@ def test_the_rank_page_names_its_clustered_test_and_resampling(ranked, tmp_path)
     payload = json.loads(fetch_text(ranked.server_url, f"/api/rank{query}"))
     assert payload["cluster"] == "src"
     ranked.wait_for_page(url=f"{ranked.server_url}/rank{query}")
-    ranked.wait_for_element("#rank-cluster", timeout=20)
-    said = ranked.find_element("#rank-cluster").text
+    ranked.wait_for_element("#rank-clustered", timeout=20)
+    said = ranked.find_element("#rank-clustered").text
     assert said.startswith("Clustered: by src (8 clusters a pair)")
     assert "cluster bootstrap" in said and "only 8 clusters: t with 7 df" in said
     assert "Wald test on the clustered standard error (Student's t, clusters − 1 df)" in \
@@ -240,8 +240,73 @@ def test_the_rank_page_names_its_clustered_test_and_resampling(ranked, tmp_path)
     for width in (1440, 390):
         ranked.driver.set_window_size(width, 1000)
         ranked.wait_for_page(url=f"{ranked.server_url}/rank{query}")
-        ranked.wait_for_element("#rank-cluster", timeout=20)
+        ranked.wait_for_element("#rank-clustered", timeout=20)
         ranked.driver.execute_script("document.querySelector('#rank-notes').scrollIntoView("
                                      "{block: 'start'});")
         screenshot(ranked.driver, f"rank-clusters-{width}", tmp_path)
+    assert ranked.get_logs() == []
+
+
+GRID_ROWS = """
+return Array.from(document.querySelectorAll('#rank-table .ag-center-cols-container .ag-row'))
+  .map(r => [Number(r.getAttribute('row-index')),
+             r.querySelector('[col-id="ci_low"]').textContent])
+  .sort((a, b) => a[0] - b[0]).map(r => r[1]);
+"""  # the ranking table's 95% intervals as drawn, in its rows' order
+
+
+def test_the_rank_page_has_a_standard_errors_menu_that_writes_cluster(ranked, tmp_path):
+    """Rank's Standard errors menu (issue 39) writes cluster= to the URL; the page says its
+    clustering and draws /rank.json's clustered intervals; the nav links carry cluster= on."""
+    query = "?figure=toy-ranked&by=model"
+    want = json.loads(fetch_text(ranked.server_url, f"/rank.json{query}&cluster=src"))
+    plain = json.loads(fetch_text(ranked.server_url, f"/rank.json{query}"))
+    ranked.driver.set_window_size(1440, 1000)
+    ranked.wait_for_page(url=f"{ranked.server_url}/rank{query}")
+    ranked.wait_for_element("#rank-cluster", timeout=20)
+    assert ranked.find_element("#rank-cluster-col").is_displayed()
+    assert not ranked.find_elements("#rank-clustered")
+    before = ranked.driver.execute_script(GRID_ROWS)
+    ranked.select_dcc_dropdown("#rank-cluster", "Clustered by src")
+    until(lambda: "cluster=src" in ranked.driver.current_url, timeout=10)
+    until(lambda: ranked.find_elements("#rank-clustered"), timeout=20)
+    said = ranked.find_element("#rank-clustered").text
+    assert said.startswith("Clustered: by src (8 clusters a pair)"), said
+    until(lambda: ranked.driver.execute_script(GRID_ROWS) != before, timeout=20)
+    shown = ranked.driver.execute_script(GRID_ROWS)
+    rows = [m for c in want["cells"] for m in c["models"]]  # the table's order
+    others = [m for c in plain["cells"] for m in c["models"]]
+    assert len(shown) == len(rows) == len(others) > 3
+    for text, row, other in zip(shown, rows, others):
+        scale = 100 if "%" in text else 1
+        low, high = (t.strip().rstrip("%") for t in text.split("\u2013"))
+        places = len(low.partition(".")[2])
+        for drawn, exact in zip((low, high), row["ci"]):
+            assert abs(float(drawn) - scale * exact) <= 0.5 * 10 ** -places + 1e-9, (row, text)
+        assert row["model"] == other["model"]
+        assert row["ci"] != other["ci"]  # the clustered interval, not the plain one
+    # the nav links carry cluster= to the pages that read it
+    hrefs = {a.get_attribute("pathname"): a.get_attribute("href")
+             for a in ranked.find_elements("a.evalmaps-nav")}
+    for path in ("/", "/trends", "/compare"):
+        assert "cluster=src" in hrefs[path], hrefs
+    ranked.find_element("a.evalmaps-nav[href*='/trends']").click()
+    until(lambda: "/trends" in ranked.driver.current_url, timeout=10)
+    assert "cluster=src" in ranked.driver.current_url
+    ranked.wait_for_element("#trends-cluster", timeout=20)
+    until(lambda: "Clustered by src" in ranked.find_element("#trends-cluster").text, timeout=10)
+    rank_link = ranked.find_element("a.evalmaps-nav[href*='/rank']")
+    until(lambda: "cluster=src" in rank_link.get_attribute("href"), timeout=10)
+    ranked.driver.back()  # Rank again, clustered: the menu as its URL says
+    until(lambda: ranked.find_elements("#rank-clustered"), timeout=20)
+    assert "Clustered by src" in ranked.find_element("#rank-cluster").text
+    for width in (1440, 390):
+        ranked.driver.set_window_size(width, 1000)
+        menu = ranked.find_element("#rank-cluster")
+        if not menu.is_displayed():  # a phone folds the controls behind "Filters"
+            ranked.find_element("#rank-filters-toggle").click()
+            until(menu.is_displayed, timeout=5)
+        ranked.driver.execute_script(
+            "document.querySelector('#rank-cluster').scrollIntoView({block: 'center'});")
+        screenshot(ranked.driver, f"rank-cluster-menu-{width}", tmp_path)
     assert ranked.get_logs() == []

@@ -255,3 +255,61 @@ def fmt_signed(value: float, places: int) -> str:
     from evalmaps.core import text as fmt
 
     return fmt.signed(value, places)
+
+
+@pytest.fixture()
+def clustered(dash_app, tmp_path):
+    """The app's catalog with one more figure: per-item records in 8 clusters of 5 items a
+    cell (the column src), as ``evalmaps import --cluster src`` keeps them."""
+    from tests.items_fixture import item_scores, items_figure
+
+    state = dash_app.server.extensions["evalmaps"]
+    before = state["catalog"]
+    scores = item_scores(n_items=40, seed=11, chance={"small": 0.45, "large": 0.75})
+    scores["cluster:src"] = "source-" + (scores["item"].str[1:].astype(int) // 5).astype(str)
+    state["catalog"] = before.with_figures([items_figure(tmp_path / "items", "toy-items", scores)])
+    try:
+        yield state["catalog"]
+    finally:
+        state["catalog"] = before
+
+
+def test_cluster_makes_the_compare_pages_the_clustered_compare_api_answer(clustered, client,
+                                                                           tmp_path):
+    """Issue 39: ``--cluster src`` bundles each Compare page as /api/compare?cluster=src answers
+    it (clustered errors, tests and power) and its power sentences say the clustering."""
+    a, b = "toy-items:small", "toy-items:large"
+    out = tmp_path / "site"
+    bundle.write_site(clustered, out, ["toy-items"], pairs=[(a, b)], cluster="src")
+    text = (out / "data/compare-1.js").read_text()
+    data = json.loads(text.split('add("compare-1",', 1)[1].rsplit(");", 1)[0])
+    api = client.get(f"/api/compare?a={a}&b={b}&cluster=src").json
+    plain = client.get(f"/api/compare?a={a}&b={b}").json
+    assert "cluster=src" in api["url"] and data["api"] == api and data["api"] != plain
+    paired = [c["paired"] for c in api["cells"]]
+    assert paired and all(p["n_clusters"] == 8 and p["se_diff_clustered"] is not None
+                          for p in paired)
+    sentences = [cell["text"] for cell in data["power"]["cells"].values()]
+    assert len(sentences) == len(paired)
+    assert all("clustered by src" in s and "not clustered" not in s for s in sentences)
+    # without --cluster the same pair is not clustered
+    unclustered = bundle.compare_data(*(lambda v: (v, v.to_dict()))(
+        bundle.compare_pages(clustered, [(a, b)])[0]))
+    assert unclustered["api"] == plain
+    assert all("(SE, not clustered)" in cell["text"]
+               for cell in unclustered["power"]["cells"].values())
+
+
+@pytest.mark.parametrize("args, side", [
+    ([], "A (dynts-llama-vs-qwen:r1-llama) has no per-item records"),
+    (["--figure", "mmlu-pro", "--compare", "mmlu-pro:llama-2-7b", "mmlu-pro:llama-2-13b"],
+     "A (mmlu-pro:llama-2-7b) keeps no cluster column"),
+])
+def test_cluster_on_a_pair_whose_items_do_not_keep_it_is_one_sentence(tmp_path, capsys, args,
+                                                                     side):
+    out = tmp_path / "site"
+    assert main(["bundle", *args, "--cluster", "src", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("evalmaps: --cluster src: the Compare page of ") and err.count("\n") == 1
+    assert f"cannot be clustered, as its {side}; " in err and err.count(". ") == 0, err
+    assert not out.exists()

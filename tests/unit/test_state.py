@@ -262,3 +262,17 @@ def test_nav_links_write_queries_as_the_browser_does(search, expected):
     from evalmaps.views.state import nav_href
 
     assert nav_href("/data", search) == expected
+
+
+@pytest.mark.parametrize("path, expected", [
+    ("/rank", "/rank?by=model&cluster=src"),
+    ("/", "/?figure=toy&model=m1&cluster=src"),
+    ("/trends", "/trends?figure=toy&model=m1&cluster=src"),
+    ("/compare", "/compare?cluster=src"),
+    ("/data", "/data?figure=toy&model=m1"),  # Data reads no cluster=
+])
+def test_nav_links_carry_cluster_to_the_pages_that_read_it(path, expected):
+    """cluster= (issue 39) goes to Browse, Trends, Compare and Rank, which all read it."""
+    from evalmaps.views.state import nav_href
+
+    assert nav_href(path, "?figure=toy&by=model&model=m1&cluster=src") == expected
