@@ -11,7 +11,9 @@ over are said on the page.
 
 The state is the URL (``evalmaps.views.state.RankState``): a control's change navigates to the
 new address and Dash Pages draws the page anew for it, so a copied link, back and forward all
-reopen a view. The page reads its URL forgivingly (what names nothing is dropped with a note);
+reopen a view. A page open on a watched folder's figure draws the figure's new version in place
+(``redraw``, from assets/evalmaps-live.js's request), its address unchanged. The page reads
+its URL forgivingly (what names nothing is dropped with a note);
 ``/api/rank`` refuses it instead.
 """
 
@@ -72,10 +74,13 @@ from evalmaps.views.state import (
     rankable,
 )
 from layouts._shared import (
+    LIVE,
     UPLOADS,
     boundary,
     empty_note,
     get_catalog,
+    live_drawn,
+    live_drawn_id,
     page_location,
     problems_alert,
     register_nav_sync,
@@ -107,18 +112,61 @@ def layout(uploads=None, **query):
             empty_note("No figure has a dimension of 3 labels or more to rank over."),
         ], fluid=True, className="py-3")
     figure = catalog.figure(state.figure)
-    answer, failed = rank_answer(catalog, state)
     return dbc.Container([
-        page_location(PAGE, figure.id),
+        # what was drawn of the figure: no shape (layouts._shared.reshape leaves the page be;
+        # a new version is drawn again by redraw, controls and all)
+        page_location(PAGE, figure.id, watched=(figure.id,)),
+        html.Div(content(catalog, figure, state, bool(query.get("figure"))), id="rank-content"),
+    ], fluid=True, className="py-3")
+
+
+def content(catalog, figure, state: RankState, named: bool) -> list:
+    """What the page shows of ``state`` (all but its location): the notes on its address, the
+    controls, the title and the ranking, or why there is none; ``named``: the address names
+    the figure (else the across-figures section comes too)."""
+    answer, failed = rank_answer(catalog, state)
+    return [
         html.Div(problems_alert(state.problems), id="rank-problems"),
         filters(PAGE, [controls(catalog, figure, state)]),
         html.H4([f"Rank: {figure.spec.title}", provenance_badge(figure.spec.provenance,
                                                                with_id=True)],
                 id="rank-title", className="mt-2 figure-title"),
         failed if failed is not None else body(figure, state, answer,
-                                                overview=None if query.get("figure")
+                                                overview=None if named
                                                 else across_figures(catalog)),
-    ], fluid=True, className="py-3")
+    ]
+
+
+@callback(
+    Output("rank-content", "children"),
+    Output(live_drawn_id(PAGE), "children"),
+    Input(LIVE, "data"),
+    State(PAGES_LOCATION, "search"),
+    State("rank-rendered-figure", "data"),
+    State(UPLOADS, "data"),
+    prevent_initial_call=True,
+)
+@boundary
+def redraw(live, search, rendered, uploads):
+    """A watched figure the page shows has a new version (assets/evalmaps-live.js sets
+    ``live-version``): the page's address drawn again in place, from the figure as it is now
+    (its new models and cells in the maps, the table, the sentences and the menus), the URL
+    and the page itself unchanged; what was drawn is said again, so that the page stops
+    asking. Nothing when the figure is no longer served (evalmaps-live.js says it is gone) or
+    the address names another."""
+    if not live or not isinstance(search, str) or not isinstance(rendered, str):
+        raise PreventUpdate
+    query = {key: values[0] if len(values) == 1 else values
+             for key, values in parse_qs(search.lstrip("?"), keep_blank_values=True).items()}
+    catalog = get_catalog(uploads, rendered, *stored_ids(*query.values()))
+    if rendered not in catalog:
+        raise PreventUpdate
+    state = parse_rank_state(query, catalog)
+    if state is None or state.figure != rendered:
+        raise PreventUpdate
+    figure = catalog.figure(rendered)
+    return (content(catalog, figure, state, bool(query.get("figure"))),
+            live_drawn(figure.id, shaped=False))
 
 
 def across_figures(catalog) -> html.Details:
