@@ -528,7 +528,8 @@ def where_figure(figure: Figure, answer: dict, models: list[str]) -> dict:
     layout["meta"] = style_meta(data, None)
     if prefix:
         layout["meta"]["evalmaps"]["prefix"] = {"x": "", "y": prefix}
-    layout["shapes"] = outlines(best, len(models), len(cells), BEST_COLOR, "best-or-tied")
+    layout["shapes"] = [*gap_lines(data, len(models), len(cells)),
+                        *outlines(best, len(models), len(cells), BEST_COLOR, "best-or-tied")]
     return {"data": data, "layout": layout}
 
 

@@ -225,6 +225,13 @@ def test_a_map_of_many_models_draws_its_gaps_as_lines(catalog):
     assert line["path"].startswith(f"M{first['x0']:.5f},{first['y0']:.5f}H{first['x1']:.5f}"
                                    f"V{first['y1']:.5f}H{first['x0']:.5f}Z")
     assert assert_hovers(figure, answer, cell, fig) == 380
+    # the where map of 20 models, alike (its rows' gaps: 19 lines; its one column: none)
+    for row in cell["models"]:
+        row.update(rank=1, best_or_tied=True)
+    where = builders.where_figure(figure, answer, models)
+    assert all(t.get("xgap", 0) == 0 and t.get("ygap", 0) == 0 for t in where["data"])
+    assert where["layout"]["shapes"][0]["name"] == "gaps"
+    assert where["layout"]["shapes"][0]["path"].count("M") == 19
     # twelve models or fewer: gaps as every other map draws them
     small = builders.pair_figure(figure, answer, cell, models[:12])
     assert small["data"][0]["xgap"] == 1 and all(s["name"] != "gaps"
