@@ -19,6 +19,9 @@ its URL forgivingly (what names nothing is dropped with a note);
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import OrderedDict
 from dataclasses import replace
 from urllib.parse import parse_qs, quote
 
@@ -212,11 +215,44 @@ def across_figures(catalog) -> html.Details:
 
 
 def rank_answer(catalog, state: RankState):
-    """(``/api/rank``'s answer for the page's state, None) or (None, why there is none)."""
+    """(``/api/rank``'s answer for the page's state, None) or (None, why there is none). The
+    answer carries the ranking it was written from under :data:`RANKING` (the key of the maps
+    drawn from it, :func:`drawn_maps`; the page sends none of it)."""
     try:
-        return RankView.from_query(catalog, state.query()).to_dict(), None
+        view = RankView.from_query(catalog, state.query())
     except EvalmapsError as exc:
         return None, dbc.Alert(str(exc), color="danger", className="py-2", id="rank-error")
+    return {**view.to_dict(), RANKING: view.ranking}, None
+
+
+RANKING = "_ranking"  # the answer's Ranking, in the page's copy of the answer only
+KEPT_PAGES = 2  # the maps of this many answers kept per process (50 models: about 7 MB each)
+_drawn: OrderedDict = OrderedDict()  # id(ranking) -> (weak reference to it, maps)
+_drawn_lock = threading.Lock()
+
+
+def drawn_maps(figure, state: RankState, answer: dict, models: list[str], dims: list[str]):
+    """The pair maps (of the first :data:`MAX_PAIR_MAPS` cells) and the where map of an answer,
+    as Plotly figure dicts, kept for the last :data:`KEPT_PAGES` rankings (an answer kept by
+    :data:`evalmaps.views.rank.KEPT_RANKINGS` is the same object again: its maps are the same),
+    so that a page loaded again does not build its 2,450 squares a map again. The dicts are
+    shared: read them, never change them."""
+    ranking = answer.get(RANKING)
+    with _drawn_lock:
+        found = _drawn.get(id(ranking)) if ranking is not None else None
+        if found is not None and found[0]() is ranking:
+            _drawn.move_to_end(id(ranking))
+            return found[1]
+    maps = ([pair_figure(figure, answer, cell, models, state.k,
+                         heading=f"B {fmt.MINUS} A · {cell_name(cell, dims)}")
+             for cell in answer["cells"][:MAX_PAIR_MAPS]],
+            where_figure(figure, answer, models))
+    if ranking is not None:
+        with _drawn_lock:
+            _drawn[id(ranking)] = (weakref.ref(ranking), maps)
+            while len(_drawn) > KEPT_PAGES:
+                _drawn.popitem(last=False)
+    return maps
 
 
 # --------------------------------------------------------------------------- controls
@@ -317,16 +353,14 @@ def body(figure, state: RankState, answer: dict, overview=None) -> html.Div:
     many = len(models) > SQUEEZE_MODELS
     width = pair_width(len(models), models)
     maps = []
-    for j, cell in enumerate(shown):
-        fig = pair_figure(figure, answer, cell, models, state.k,
-                          heading=f"B {fmt.MINUS} A · {cell_name(cell, dims)}")
+    figures, where = drawn_maps(figure, state, answer, models, dims)
+    for j, (cell, fig) in enumerate(zip(shown, figures)):
         graph = dcc.Graph(id=pairs_id(j), figure=fig,
                           config=graph_config(f"rank-{figure.id}", f"pairs-{j}"),
                           className="heatmap-graph rank-pairs-graph",
                           style={**reserved_height(fig), "minWidth": f"{width}px"})
         maps.append(html.Div(keyboard_map(graph, name=f"B − A, {cell_name(cell, dims)}",
                                           missing="no pair"), className="rank-map-scroll"))
-    where = where_figure(figure, answer, models)
     where_style = {**reserved_height(where), "minWidth": f"{where_width(len(cells), models)}px",
                    "maxWidth": f"{where_width(len(cells), models, WIDEST_COLUMN_PX)}px"}
     return html.Div([

@@ -474,3 +474,27 @@ def test_the_across_figures_section_says_what_the_overview_json_says(dash_app, c
             expected.append(where + said)
     got = [_texts(row.children[1:]) for row in rows]
     assert got == [e if e.startswith("Not ranked") is False else "—" + e for e in expected]
+
+
+def test_a_page_drawn_again_reuses_its_maps(dash_app, catalog):
+    """The maps of an answer kept (the same Ranking) are built once: the page drawn again for
+    the same address holds the same figures; another address (another ranking) draws its own,
+    and the page sends no Ranking."""
+    from evalmaps.analysis.rank import Ranking
+    from layouts import rank as page
+    from layouts._shared import get_catalog
+
+    def graphs(query):
+        with dash_app.server.test_request_context("/rank"):
+            state = parse(query, get_catalog(None))
+            answer, failed = page.rank_answer(get_catalog(None), state)
+            assert failed is None and isinstance(answer[page.RANKING], Ranking)
+            return page.drawn_maps(catalog.figure(state.figure), state, answer,
+                                   answer["models"], builders.varying(answer["cells"]))
+
+    first = graphs("?figure=mmlu-pro")
+    again = graphs("?figure=mmlu-pro")
+    assert again[0][0] is first[0][0] and again[1] is first[1]
+    other = graphs("?figure=mmlu-pro&category=law&category=math")
+    assert other[1] is not first[1] and len(other[0]) == 2
+    assert "_ranking" not in page_json(dash_app, figure="mmlu-pro")
