@@ -196,6 +196,16 @@ def test_a_cell_of_several_kinds_of_pair_writes_each_hover_whole(catalog):
     assert "only in A 3 (not in the test)" in filled(main, 0, 1)
     assert "only in B 3 (not in the test)" in filled(main, 1, 0)
     assert assert_hovers(figure, answer, cell, fig) == 6
+    # a pair without common items: its squares are missing, read as such (their own trace)
+    cell["pairs"][1].update(n=0, diff=None, p=None, p_adjusted=None, test="none",
+                            distinguishable=False)
+    fig = builders.pair_figure(figure, answer, cell, answer["models"])
+    main = fig["data"][0]
+    (missing,) = [t for t in fig["data"] if "no pair to compare" in t.get("hovertemplate", "")]
+    z = decoded(main["z"]).astype(float)
+    assert np.isnan(z[0, 2]) and np.isnan(z[2, 0]) and main["customdata"][0][2] is None
+    assert sorted(zip(missing["y"][-2:], missing["x"][-2:])) == [("70b", "7b"), ("7b", "70b")]
+    assert assert_hovers(figure, answer, cell, fig) == 4
 
 
 def test_a_map_of_many_models_draws_its_gaps_as_lines(catalog):
