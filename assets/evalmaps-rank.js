@@ -1,8 +1,9 @@
 /* The Rank page's pair maps (layouts/rank.py): Enter on a square opens that pair in Compare on
  * that cell, as a click on it does. The keyboard's active cell (evalmapsLib.keys: the frame's
- * _evalmapsCell) gives the square; its address is the square's customdata[1], written by the
- * server (components/rank.py, pair_figure). Dash Pages' location takes it, so the page changes
- * as a link would change it.
+ * _evalmapsCell) gives the square; its address is made from the map's layout, as the server
+ * writes it (components/rank.py, pair_figure: meta.evalmaps.rank.compare, the models' refs in
+ * the map's order and the cell's part of the query). Dash Pages' location takes it, so the page
+ * changes as a link would change it.
  *
  * A click on a square does the same through Dash (evalmaps.rankPairClick: dcc.Graph's clickData
  * names the square by its labels; a heatmap's customdata is not in it).
@@ -18,10 +19,11 @@
     return !!(frame && frame.querySelector("[id*='rank-pairs']"));
   }
 
-  /* The Compare address of square (i, j) of the drawn map ``gd``, or null (the diagonal, no
-   * pair, outside the map). */
+  /* The Compare address of square (i, j) of the drawn map ``gd`` (row A, column B):
+   * ``/compare?a=<refs[i]>&b=<refs[j]>&<rest>``; null for the diagonal, a square without a
+   * value (no pair), outside the map, or a cell Compare cannot lay out. */
   function hrefAt(gd, i, j) {
-    if (!gd || !lib.keys || !lib.keys.ready(gd)) {
+    if (!gd || !lib.keys || !lib.keys.ready(gd) || i === j) {
       return null;
     }
     const m = lib.keys.model(gd);
@@ -29,8 +31,12 @@
       return null;
     }
     const at = m.at(i, j);
-    const data = at && at.customdata;
-    return data && data[1] ? String(data[1]) : null;
+    const meta = ((gd.layout || {}).meta || {}).evalmaps || {};
+    const compare = meta.rank && meta.rank.compare;
+    if (!at || !at.value || !compare || !compare.refs[i] || !compare.refs[j]) {
+      return null;
+    }
+    return "/compare?a=" + compare.refs[i] + "&b=" + compare.refs[j] + "&" + compare.rest;
   }
 
   /* The Compare address of the frame's active square, or null (none active, the diagonal). */

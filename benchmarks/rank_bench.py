@@ -6,6 +6,9 @@ client, against a floor measured in the same process: the same statistics
 test from one matrix product, the bootstrap's rank intervals and rank sets, Benjamini-Hochberg)
 on the scores already in memory as one numpy array. The process's peak RSS is the worker's.
 
+The process keeps the answers it made (:data:`evalmaps.views.rank.KEPT_RANKINGS`); they are
+dropped before each measured request, so that each one ranks.
+
 ``python benchmarks/run.py --only rank`` runs it (the ``rank`` section); ``child`` is what the
 fresh process runs.
 """
@@ -129,6 +132,7 @@ def child(folder: str, repeat: int) -> None:
     import app as webapp
     from evalmaps.catalog.items import SCORES
     from evalmaps.core.figure import Catalog
+    from evalmaps.views.rank import KEPT_RANKINGS
 
     folder_path = Path(folder)
     fig = figure(folder_path)
@@ -137,6 +141,7 @@ def child(folder: str, repeat: int) -> None:
     client = server.test_client()
     measured, size = [], 0
     for _ in range(repeat):
+        KEPT_RANKINGS.clear()  # each run ranks: the answer kept from the last is not measured
         started = time.perf_counter()
         response = client.get(f"/api/rank?figure={FIGURE}")
         body = response.get_data()

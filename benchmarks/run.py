@@ -595,6 +595,33 @@ def paint_pages(ctx: "Context") -> list[tuple[str, str, int, list[np.ndarray], S
     ]
 
 
+def paint_against_floor(browser, static, url: str, expected: int, graphs: int,
+                        floor_page: Callable[[list[dict]], str], name: str, runs: int,
+                        budget: float | None = None) -> tuple[float, float, int]:
+    """A page's paint against its floor, as every paint row measures it: two warm-up
+    navigations (V8 runs a script from its code cache from the third load on; caches filled),
+    the page's ``graphs`` graphs' boxes read (:meth:`Browser.graph_boxes`) and the floor page
+    made from them (``floor_page(boxes)``: its HTML, published as ``name``), two warm-ups of
+    the floor alike, then page and floor alternately ``runs`` times (fewer past ``budget``
+    seconds): (median ms of the page, median ms of the floor, runs made)."""
+    started = time.monotonic()
+    for _ in range(2):
+        browser.paint(url, expected)
+    boxes = browser.graph_boxes()
+    if len(boxes) != graphs:
+        raise RuntimeError(f"the page has {len(boxes)} graphs, not {graphs}")
+    floor_url = static.publish(name, floor_page(boxes))
+    for _ in range(2):
+        browser.paint(floor_url, expected)
+    app, floor = [], []
+    for _ in range(runs):
+        app.append(browser.paint(url, expected))
+        floor.append(browser.paint(floor_url, expected))
+        if budget is not None and time.monotonic() - started > budget:
+            break
+    return median_of(app), median_of(floor), len(app)
+
+
 def section_paint(ctx: "Context") -> list[Row]:
     from benchmarks.browser import Browser
 
@@ -612,29 +639,20 @@ def section_paint(ctx: "Context") -> list[Row]:
 
             def measure(path=path, expected=expected, grids=grids, sweep=sweep, n=n):
                 ctx.require_figure(sweep.id)
-                url = ctx.server.base + path
-                budget = max(240.0, ctx.budget(sweep) * 3)
-                started = time.monotonic()
-                for _ in range(2):  # warm-ups: V8 runs a script from its code cache from the
-                    browser.paint(url, expected)  # third load on; caches filled, sizes read
-                boxes = [(b["width"], b["height"]) for b in browser.graph_boxes()]
-                if len(boxes) != len(grids):
-                    raise RuntimeError(f"the page has {len(boxes)} graphs, not {len(grids)}")
-                floor_url = static.publish(f"floor{n}.html", floors.static_page(
-                    grids, sweep.x_labels, sweep.y_labels, boxes,
-                    zranges=[(0, 100)] * (len(grids) - 1) + [
-                        (-100, 100) if path.startswith("/compare") else (0, 100)]))
-                for _ in range(2):  # the floor page's warm-ups, alike
-                    browser.paint(floor_url, expected)
-                app, floor = [], []
-                for _ in range(runs):
-                    app.append(browser.paint(url, expected))
-                    floor.append(browser.paint(floor_url, expected))
-                    if time.monotonic() - started > budget:
-                        break
-                if len(app) != runs:
-                    row.what += f" (only {len(app)} runs in the time budget)"
-                return median_of(app), median_of(floor)
+
+                def floor_page(boxes):
+                    return floors.static_page(
+                        grids, sweep.x_labels, sweep.y_labels,
+                        [(b["width"], b["height"]) for b in boxes],
+                        zranges=[(0, 100)] * (len(grids) - 1) + [
+                            (-100, 100) if path.startswith("/compare") else (0, 100)])
+
+                app, floor, done = paint_against_floor(
+                    browser, static, ctx.server.base + path, expected, len(grids), floor_page,
+                    f"floor{n}.html", runs, budget=max(240.0, ctx.budget(sweep) * 3))
+                if done != runs:
+                    row.what += f" (only {done} runs in the time budget)"
+                return app, floor
 
             attempt(row, measure, ctx.log)
             rows.append(row)
@@ -1457,26 +1475,18 @@ def rank_paint_rows(ctx: "Context") -> list[Row]:
         browser = Browser()
         try:
             url = f"http://127.0.0.1:{server.server_port}/rank?figure={rank_bench.FIGURE}"
-            expected = cells + 1
-            for _ in range(2):  # warm-ups, as the other paint rows
-                browser.paint(url, expected)
-            boxes = browser.graph_boxes()
-            if len(boxes) != expected:
-                raise RuntimeError(f"the page has {len(boxes)} graphs, not {expected}")
-            rng = np.random.default_rng(38)
-            grids = [rng.random((b["rows"], b["cols"])) for b in boxes]
-            labels = [([f"x{k}" for k in range(b["cols"])], [f"y{k}" for k in range(b["rows"])])
-                      for b in boxes]
-            floor_url = static.publish("rank-floor.html", floors.static_page(
-                grids, [], [], [(b["width"], b["height"]) for b in boxes], [(0, 1)] * len(grids),
-                labels=labels))
-            for _ in range(2):
-                browser.paint(floor_url, expected)
-            app, floor = [], []
-            for _ in range(ctx.paint_repeat):
-                app.append(browser.paint(url, expected))
-                floor.append(browser.paint(floor_url, expected))
-            return median_of(app), median_of(floor)
+
+            def floor_page(boxes):  # grids of the shapes and sizes the page drew
+                rng = np.random.default_rng(38)
+                grids = [rng.random((b["rows"], b["cols"])) for b in boxes]
+                labels = [([f"x{k}" for k in range(b["cols"])],
+                           [f"y{k}" for k in range(b["rows"])]) for b in boxes]
+                return floors.static_page(grids, [], [], [(b["width"], b["height"]) for b in boxes],
+                                          [(0, 1)] * len(grids), labels=labels)
+
+            app, floor, _ = paint_against_floor(browser, static, url, cells + 1, cells + 1,
+                                                floor_page, "rank-floor.html", ctx.paint_repeat)
+            return app, floor
         finally:
             browser.close()
             server.shutdown()

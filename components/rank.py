@@ -4,9 +4,10 @@ map (cells x models, coloured by rank), the ranking table's rows and its CSV, an
 per model.
 
 Every number comes from the answer as it is and is written by :mod:`evalmaps.core.text`: the
-hover of a pair square is written here, on the server, once per square (so it reads exactly the
-JSON's numbers, in the figure's units), and travels as the square's ``customdata`` with the
-address of that pair in Compare; the maps are drawn by the one heatmap builder
+numbers of a pair square's hover are written here, on the server (so it reads exactly the
+JSON's numbers, in the figure's units), and travel as the square's ``customdata``, its words
+once in the cell's hover template; the address of that pair in Compare is made in the browser
+from the map's layout (assets/evalmaps-rank.js); the maps are drawn by the one heatmap builder
 (:func:`components.heatmap.heatmap_traces`), so they look, hover and read by keyboard like every
 other map. Squares are outlined as Compare outlines cells (:func:`components.compare.cell_box`:
 fixed axis ranges, cell j spanning j/nx..(j+1)/nx of the axis).
@@ -14,12 +15,12 @@ fixed axis ranges, cell j spanning j/nx..(j+1)/nx of the axis).
 
 from __future__ import annotations
 
+import math
 from urllib.parse import quote_plus, urlencode
 
 import numpy as np
 
 from components import theme
-from components.compare import cell_box
 from components.heatmap import (
     Special,
     TraceSpec,
@@ -187,6 +188,8 @@ class PairText:
         self.alpha = alpha
         self.means = {m["model"]: m["mean"] for m in cell["models"]}
         self.written: dict[float, str] = {}
+        self.differences: dict[float, str] = {}
+        self.factor = fmt.shown(self.metric, 1.0, self.decimals)[0]  # percent: 100
         self.names: dict[str, str] = {}
 
     def mean(self, v) -> str:
@@ -197,9 +200,21 @@ class PairText:
         return self.written[v]
 
     def signed(self, v) -> str:
-        if not fmt.finite(v):
+        """A difference as ``fmt.signed(fmt.shown(metric, v, decimals)[0], places)`` writes it
+        ('+0.012', '-0.012', '0.000': a zero, or a negative written as zero, unsigned), made
+        here at a fifth of the cost (a map of 50 models writes 7,350 of them; the unit tests
+        hold the two equal)."""
+        if v is None or not math.isfinite(v):
             return fmt.DASH
-        return fmt.signed(fmt.shown(self.metric, v, self.decimals)[0], self.places)
+        found = self.differences.get(v)
+        if found is None:
+            text = f"{v * self.factor:.{self.places}f}"
+            if text[0] == "-":
+                found = text if text.strip("-0.") else text[1:]
+            else:
+                found = "+" + text if text.strip("0.") else text
+            self.differences[v] = found
+        return found
 
     def name(self, model: str) -> str:
         if model not in self.names:
@@ -243,11 +258,81 @@ def distinguishable(pair: dict, alpha: float) -> bool:
     return fmt.finite(p) and p < alpha
 
 
+def pair_template(text: PairText, test: str | None) -> str:
+    """The hover template of a cell's squares (with :func:`pair_data` each writes exactly what
+    :func:`pair_hover` writes). ``test``: the one test every drawn pair of the cell had, each
+    with its p values, n and counts (the usual cell): the words are in the template, once, and
+    a square's customdata holds its names and numbers (the names as written, not ``%{x}``,
+    which plotly.js writes as the axis's tick, without the labels' common start); None: a
+    square's ``customdata[0]`` holds its whole hover."""
+    if test is None:
+        return "%{customdata[0]}"
+    unit = text.unit.replace("%{", "&#37;{")
+    return (f"A %{{customdata[0]}} · B %{{customdata[1]}}<br>{text.title}<br>"
+            "mean A %{customdata[2]} · mean B %{customdata[3]}<br>"
+            f"B {fmt.MINUS} A %{{customdata[4]}}{unit}%{{customdata[5]}} · "
+            "n %{customdata[6]:,.0f} items<br>"
+            "only A right %{customdata[7]:,.0f} · only B right %{customdata[8]:,.0f}<br>"
+            f"{test_name(test)}: p %{{customdata[9]}} · BH-adjusted p %{{customdata[10]}}<br>"
+            "%{customdata[11]}")
+
+
+def uniform_test(pairs: list[dict]) -> str | None:
+    """The test every pair had, where each has its p values, n and the counts of items one
+    side alone had right, and no item only one side answered: the cell's squares then share
+    :func:`pair_template`'s words. None otherwise."""
+    tests = {p.get("test") for p in pairs}
+    if len(tests) != 1:
+        return None
+    (test,) = tests
+    if test in (None, "none"):
+        return None
+    for p in pairs:
+        if (not fmt.finite(p.get("p")) or p.get("n") is None or p.get("a_only") is None
+                or p.get("b_only") is None or p.get("only_in_a") or p.get("only_in_b")):
+            return None
+    return test
+
+
+def pair_data(text: PairText, pairs: list[dict], test: str | None) -> list[tuple[list, list]]:
+    """The customdata of each pair's two squares, (row A, column B) and (row B, column A), under
+    :func:`pair_template` of ``test``: every number written by :mod:`evalmaps.core.text` as
+    :func:`pair_hover` writes it (its integers formatted by the template). One cell's pairs at
+    once: a map of 50 models has 2,450 squares."""
+    if test is None:
+        return [([pair_hover(text, pair)], [pair_hover(text, oriented(pair, pair["b"]))])
+                for pair in pairs]
+    signed, mean, means, name = text.signed, text.mean, text.means, text.name
+    yes, no = "distinguishable", f"not distinguishable (adjusted p ≥ {text.alpha:g})"
+    out = []
+    for pair in pairs:
+        a_mean = mean(pair.get("a_mean", means.get(pair["a"])))
+        b_mean = mean(pair.get("b_mean", means.get(pair["b"])))
+        diff, low, high = pair.get("diff"), pair.get("ci_low"), pair.get("ci_high")
+        p, adjusted = p_text(pair.get("p")), p_text(pair.get("p_adjusted"))
+        said = yes if distinguishable(pair, text.alpha) else no
+        n, a_only, b_only = pair["n"], pair["a_only"], pair["b_only"]
+        if fmt.finite(low) and fmt.finite(high):
+            ci, back_ci = f" [{signed(low)}, {signed(high)}]", f" [{signed(-high)}, {signed(-low)}]"
+        else:
+            ci = back_ci = ""
+        a, b = name(pair["a"]), name(pair["b"])
+        out.append(([a, b, a_mean, b_mean, signed(diff), ci, n, a_only, b_only, p, adjusted,
+                     said],
+                    [b, a, b_mean, a_mean, signed(-diff if fmt.finite(diff) else diff), back_ci,
+                     n, b_only, a_only, p, adjusted, said]))
+    return out
+
+
 def pair_figure(figure: Figure, answer: dict, cell: dict, models: list[str], k: int = 1,
                 heading: str = "") -> dict:
     """A cell's model x model map of B − A (row A, column B), on a diverging scale centred at
-    0 (blue: B better), each square's hover written from the answer, the distinguishable
-    squares outlined, and each square's Compare address (customdata[1]) for a click."""
+    0 (blue: B better), the distinguishable squares outlined. Each square's hover is the
+    cell's one template (:func:`pair_template`) filled with the square's numbers (its
+    customdata, :func:`pair_data`), so 2,450 squares do not each carry their words; the
+    Compare address of square (i, j) is made in the browser from the layout's
+    ``meta.evalmaps.rank.compare`` (``/compare?a=<refs[i]>&b=<refs[j]>&<rest>``, as
+    :class:`CompareLinks` writes it; None where Compare cannot lay the two out)."""
     by, alpha = answer["by"], answer.get("alpha", 0.05)
     facets = cell["labels"]
     metric = figure.spec.metric_for(facets)
@@ -258,28 +343,29 @@ def pair_figure(figure: Figure, answer: dict, cell: dict, models: list[str], k: 
     at = {m: i for i, m in enumerate(models)}
     n = len(models)
     z = np.full((n, n), np.nan)
-    hover = [["" for _ in models] for _ in models]
-    href = [["" for _ in models] for _ in models]
-    outlined = []
+    drawn, outlined = [], []
     for pair in cell["pairs"]:
-        if pair["a"] not in at or pair["b"] not in at:
+        i, j = at.get(pair["a"]), at.get(pair["b"])
+        if i is None or j is None:
             continue
-        for row in (pair["a"], pair["b"]):
-            seen = oriented(pair, row)
-            i, j = at[seen["a"]], at[seen["b"]]
-            if fmt.finite(seen.get("diff")) and seen.get("n") != 0:
-                z[i, j] = fmt.shown(metric, seen["diff"], decimals)[0]
-            hover[i][j] = pair_hover(text, seen)
-            href[i][j] = links.href(seen["a"], seen["b"])
-            if distinguishable(seen, alpha):
-                outlined.append((i, j))
+        if fmt.finite(pair.get("diff")) and pair.get("n") != 0:
+            value = fmt.shown(metric, pair["diff"], decimals)[0]
+            z[i, j], z[j, i] = value, -value
+            drawn.append((i, j, pair))
+        if distinguishable(pair, alpha):
+            outlined += [(i, j), (j, i)]
+    test = uniform_test([pair for _, _, pair in drawn])
+    customdata: list[list] = [[None] * n for _ in range(n)]
+    # a square without a value has the hover of its group (Special)
+    for (i, j, _), (there, back) in zip(drawn, pair_data(text, [d[2] for d in drawn], test)):
+        customdata[i][j], customdata[j][i] = there, back
     bound = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
     bound = bound or 1.0
     same = np.eye(n, dtype=bool)
     missing = ~np.isfinite(z) & ~same
     higher = metric.higher_is_better
     spec = TraceSpec(
-        decimals=places, hovertemplate="%{customdata[0]}", colorscale=DELTA_SCALE,
+        decimals=places, hovertemplate=pair_template(text, test), colorscale=DELTA_SCALE,
         zrange=(-bound, bound), zmid=0, texttemplate=f"%{{z:+.{places}f}}",
         colorbar_title=f"B {fmt.MINUS} A" + ("" if higher else " (blue: B better)"),
         reversescale=not higher, dtype="f8")
@@ -287,18 +373,38 @@ def pair_figure(figure: Figure, answer: dict, cell: dict, models: list[str], k: 
     data = heatmap_traces(z, models, models, spec, special=(
         Special(same, f"A %{{y}} · B %{{x}}: the same {theme.text(by_title.lower())}"),
         Special(missing, "A %{y} · B %{x}: no pair to compare (no item both answered)")))
-    data[0]["customdata"] = [[[hover[i][j], href[i][j]] for j in range(n)] for i in range(n)]
+    data[0]["customdata"] = customdata
     prefix = label_prefix(models)
     layout = heatmap_layout(models, models, x_title=f"B ({by_title})", y_title=f"A ({by_title})",
                             heading=heading or theme.text(cell_title(figure, cell)),
                             height=pair_height(n), fixed_range=True,
                             prefixes=(prefix, prefix))
     layout["meta"] = style_meta(data, None)
-    layout["meta"]["evalmaps"]["rank"] = {"cell": facets}
+    layout["meta"]["evalmaps"]["rank"] = {
+        "cell": facets,
+        "compare": None if links.grid is None else {
+            "refs": [links.ref(m) for m in models], "rest": links.rest}}
     if prefix:
         layout["meta"]["evalmaps"]["prefix"] = {"x": prefix, "y": prefix}
-    layout["shapes"] = outlines(outlined, n, n, DISTINCT_COLOR, "distinguishable")
+    layout["shapes"] = [*gap_lines(data, n, n), *outlines(outlined, n, n, DISTINCT_COLOR,
+                                                          "distinguishable")]
     return {"data": data, "layout": layout}
+
+
+def gap_lines(data: list[dict], ny: int, nx: int) -> list[dict]:
+    """Above :data:`SQUEEZE_ROWS` rows, a map's 1 px gaps between squares drawn as one path of
+    white lines at the squares' edges instead of by plotly.js: a heatmap with gaps is painted
+    pixel by pixel over its whole plot area (50 models: 1,600 px square, each map), one without
+    them as an image of a pixel a square, scaled. The traces' gaps are set to 0 here; the map
+    looks the same. At a few rows nothing changes."""
+    if max(ny, nx) <= SQUEEZE_ROWS or not any(t.get("xgap") or t.get("ygap") for t in data):
+        return []
+    for trace in data:
+        trace["xgap"] = trace["ygap"] = 0
+    cuts = "".join(f"M{j / nx:.5f},0V1" for j in range(1, nx))
+    cuts += "".join(f"M0,{i / ny:.5f}H1" for i in range(1, ny))
+    return [{"type": "path", "xref": "x domain", "yref": "y domain", "path": cuts,
+             "line": {"color": "#ffffff", "width": 1}, "layer": "above", "name": "gaps"}]
 
 
 def pair_height(n: int) -> int:
@@ -331,12 +437,12 @@ def outlines(cells, ny: int, nx: int, color: str, name: str) -> list[dict]:
     a white one, seen on light and on dark squares alike (as Compare's outline of a cell)."""
     if not cells:
         return []
-    parts = []
-    for i, j in cells:
-        box = cell_box(i, j, ny, nx, inset=0.06)
-        parts.append(f"M{box['x0']:.5f},{box['y0']:.5f}H{box['x1']:.5f}V{box['y1']:.5f}"
-                     f"H{box['x0']:.5f}Z")
-    path = "".join(parts)
+    inset = 0.06  # of a square, each side (components.compare.cell_box's rectangle)
+    xs = {j: (f"{(j + inset) / nx:.5f}", f"{(j + 1 - inset) / nx:.5f}") for _, j in cells}
+    ys = {i: (f"{1 - (i + 1 - inset) / ny:.5f}", f"{1 - (i + inset) / ny:.5f}")
+          for i, _ in cells}
+    path = "".join(f"M{xs[j][0]},{ys[i][0]}H{xs[j][1]}V{ys[i][1]}H{xs[j][0]}Z"
+                   for i, j in cells)
     return [{"type": "path", "xref": "x domain", "yref": "y domain", "path": path,
              "line": {"color": line, "width": width}, "fillcolor": "rgba(0,0,0,0)",
              "layer": "above", "name": f"{name}-{part}"}
@@ -423,7 +529,8 @@ def where_figure(figure: Figure, answer: dict, models: list[str]) -> dict:
     layout["meta"] = style_meta(data, None)
     if prefix:
         layout["meta"]["evalmaps"]["prefix"] = {"x": "", "y": prefix}
-    layout["shapes"] = outlines(best, len(models), len(cells), BEST_COLOR, "best-or-tied")
+    layout["shapes"] = [*gap_lines(data, len(models), len(cells)),
+                        *outlines(best, len(models), len(cells), BEST_COLOR, "best-or-tied")]
     return {"data": data, "layout": layout}
 
 

@@ -11,12 +11,17 @@ over are said on the page.
 
 The state is the URL (``evalmaps.views.state.RankState``): a control's change navigates to the
 new address and Dash Pages draws the page anew for it, so a copied link, back and forward all
-reopen a view. The page reads its URL forgivingly (what names nothing is dropped with a note);
+reopen a view. A page open on a watched folder's figure draws the figure's new version in place
+(``redraw``, from assets/evalmaps-live.js's request), its address unchanged. The page reads
+its URL forgivingly (what names nothing is dropped with a note);
 ``/api/rank`` refuses it instead.
 """
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import OrderedDict
 from dataclasses import replace
 from urllib.parse import parse_qs, quote
 
@@ -72,10 +77,13 @@ from evalmaps.views.state import (
     rankable,
 )
 from layouts._shared import (
+    LIVE,
     UPLOADS,
     boundary,
     empty_note,
     get_catalog,
+    live_drawn,
+    live_drawn_id,
     page_location,
     problems_alert,
     register_nav_sync,
@@ -107,18 +115,61 @@ def layout(uploads=None, **query):
             empty_note("No figure has a dimension of 3 labels or more to rank over."),
         ], fluid=True, className="py-3")
     figure = catalog.figure(state.figure)
-    answer, failed = rank_answer(catalog, state)
     return dbc.Container([
-        page_location(PAGE, figure.id),
+        # what was drawn of the figure: no shape (layouts._shared.reshape leaves the page be;
+        # a new version is drawn again by redraw, controls and all)
+        page_location(PAGE, figure.id, watched=(figure.id,)),
+        html.Div(content(catalog, figure, state, bool(query.get("figure"))), id="rank-content"),
+    ], fluid=True, className="py-3")
+
+
+def content(catalog, figure, state: RankState, named: bool) -> list:
+    """What the page shows of ``state`` (all but its location): the notes on its address, the
+    controls, the title and the ranking, or why there is none; ``named``: the address names
+    the figure (else the across-figures section comes too)."""
+    answer, failed = rank_answer(catalog, state)
+    return [
         html.Div(problems_alert(state.problems), id="rank-problems"),
         filters(PAGE, [controls(catalog, figure, state)]),
         html.H4([f"Rank: {figure.spec.title}", provenance_badge(figure.spec.provenance,
                                                                with_id=True)],
                 id="rank-title", className="mt-2 figure-title"),
         failed if failed is not None else body(figure, state, answer,
-                                                overview=None if query.get("figure")
+                                                overview=None if named
                                                 else across_figures(catalog)),
-    ], fluid=True, className="py-3")
+    ]
+
+
+@callback(
+    Output("rank-content", "children"),
+    Output(live_drawn_id(PAGE), "children"),
+    Input(LIVE, "data"),
+    State(PAGES_LOCATION, "search"),
+    State("rank-rendered-figure", "data"),
+    State(UPLOADS, "data"),
+    prevent_initial_call=True,
+)
+@boundary
+def redraw(live, search, rendered, uploads):
+    """A watched figure the page shows has a new version (assets/evalmaps-live.js sets
+    ``live-version``): the page's address drawn again in place, from the figure as it is now
+    (its new models and cells in the maps, the table, the sentences and the menus), the URL
+    and the page itself unchanged; what was drawn is said again, so that the page stops
+    asking. Nothing when the figure is no longer served (evalmaps-live.js says it is gone) or
+    the address names another."""
+    if not live or not isinstance(search, str) or not isinstance(rendered, str):
+        raise PreventUpdate
+    query = {key: values[0] if len(values) == 1 else values
+             for key, values in parse_qs(search.lstrip("?"), keep_blank_values=True).items()}
+    catalog = get_catalog(uploads, rendered, *stored_ids(*query.values()))
+    if rendered not in catalog:
+        raise PreventUpdate
+    state = parse_rank_state(query, catalog)
+    if state is None or state.figure != rendered:
+        raise PreventUpdate
+    figure = catalog.figure(rendered)
+    return (content(catalog, figure, state, bool(query.get("figure"))),
+            live_drawn(figure.id, shaped=False))
 
 
 def across_figures(catalog) -> html.Details:
@@ -164,11 +215,44 @@ def across_figures(catalog) -> html.Details:
 
 
 def rank_answer(catalog, state: RankState):
-    """(``/api/rank``'s answer for the page's state, None) or (None, why there is none)."""
+    """(``/api/rank``'s answer for the page's state, None) or (None, why there is none). The
+    answer carries the ranking it was written from under :data:`RANKING` (the key of the maps
+    drawn from it, :func:`drawn_maps`; the page sends none of it)."""
     try:
-        return RankView.from_query(catalog, state.query()).to_dict(), None
+        view = RankView.from_query(catalog, state.query())
     except EvalmapsError as exc:
         return None, dbc.Alert(str(exc), color="danger", className="py-2", id="rank-error")
+    return {**view.to_dict(), RANKING: view.ranking}, None
+
+
+RANKING = "_ranking"  # the answer's Ranking, in the page's copy of the answer only
+KEPT_PAGES = 2  # the maps of this many answers kept per process (50 models: about 7 MB each)
+_drawn: OrderedDict = OrderedDict()  # id(ranking) -> (weak reference to it, maps)
+_drawn_lock = threading.Lock()
+
+
+def drawn_maps(figure, state: RankState, answer: dict, models: list[str], dims: list[str]):
+    """The pair maps (of the first :data:`MAX_PAIR_MAPS` cells) and the where map of an answer,
+    as Plotly figure dicts, kept for the last :data:`KEPT_PAGES` rankings (an answer kept by
+    :data:`evalmaps.views.rank.KEPT_RANKINGS` is the same object again: its maps are the same),
+    so that a page loaded again does not build its 2,450 squares a map again. The dicts are
+    shared: read them, never change them."""
+    ranking = answer.get(RANKING)
+    with _drawn_lock:
+        found = _drawn.get(id(ranking)) if ranking is not None else None
+        if found is not None and found[0]() is ranking:
+            _drawn.move_to_end(id(ranking))
+            return found[1]
+    maps = ([pair_figure(figure, answer, cell, models, state.k,
+                         heading=f"B {fmt.MINUS} A · {cell_name(cell, dims)}")
+             for cell in answer["cells"][:MAX_PAIR_MAPS]],
+            where_figure(figure, answer, models))
+    if ranking is not None:
+        with _drawn_lock:
+            _drawn[id(ranking)] = (weakref.ref(ranking), maps)
+            while len(_drawn) > KEPT_PAGES:
+                _drawn.popitem(last=False)
+    return maps
 
 
 # --------------------------------------------------------------------------- controls
@@ -273,16 +357,14 @@ def body(figure, state: RankState, answer: dict, overview=None) -> html.Div:
     many = len(models) > SQUEEZE_MODELS
     width = pair_width(len(models), models)
     maps = []
-    for j, cell in enumerate(shown):
-        fig = pair_figure(figure, answer, cell, models, state.k,
-                          heading=f"B {fmt.MINUS} A · {cell_name(cell, dims)}")
+    figures, where = drawn_maps(figure, state, answer, models, dims)
+    for j, (cell, fig) in enumerate(zip(shown, figures)):
         graph = dcc.Graph(id=pairs_id(j), figure=fig,
                           config=graph_config(f"rank-{figure.id}", f"pairs-{j}"),
                           className="heatmap-graph rank-pairs-graph",
                           style={**reserved_height(fig), "minWidth": f"{width}px"})
         maps.append(html.Div(keyboard_map(graph, name=f"B − A, {cell_name(cell, dims)}",
                                           missing="no pair"), className="rank-map-scroll"))
-    where = where_figure(figure, answer, models)
     where_style = {**reserved_height(where), "minWidth": f"{where_width(len(cells), models)}px",
                    "maxWidth": f"{where_width(len(cells), models, WIDEST_COLUMN_PX)}px"}
     return html.Div([

@@ -20,6 +20,9 @@ from __future__ import annotations
 
 import csv
 import io
+import threading
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -115,7 +118,6 @@ class RankView:
             raise BadQuery(f"Unknown format '{fmt.clip(', '.join(fmt_given), MAX_QUOTED)}'. Use "
                            "format=json, csv (one row per cell and model) or csv-pairs.")
         own_k = "k" in figure.spec.dims  # a dimension k takes k= as its label
-        at = figure if own_k else figure_at_query(figure, query)
         k = 1 if own_k else int(first(query.get("k")) or 1)
         by = _by(figure, query)
         filters = parse_filters(figure, {key: v for key, v in query.items() if key != "by"})
@@ -127,7 +129,8 @@ class RankView:
             raise BadQuery("Give one cluster column (cluster=COL), or leave cluster out.")
         cluster = clusters[0] if clusters and clusters[0] != "" else None
         try:
-            result = ranking.rank_figure(at, by, filters, k, cluster=cluster)
+            result = kept_ranking(figure, by, filters, k, ranking.MAX_PAIRS, lambda: (
+                figure if own_k else figure_at_query(figure, query)), cluster=cluster)
         except ranking.ClusterError as exc:
             raise BadQuery(str(exc)) from None
         except ranking.TooManyPairs as exc:
@@ -145,11 +148,11 @@ class RankView:
 
     def to_dict(self) -> dict:
         spec = self.figure.spec
-        out = {**self.ranking.to_dict(), "url": self.url,
+        out = {**answer_of(self.ranking), "url": self.url,
                "titles": {d: spec.dims[d].title for d in spec.dim_names},
                "label_prefix": label_prefix(self.ranking.models)}
-        for cell in out["cells"]:
-            cell["compare"] = self.compare_query(cell["labels"])
+        out["cells"] = [{**cell, "compare": self.compare_query(cell["labels"])}
+                        for cell in out["cells"]]
         return out
 
     def compare_query(self, labels: dict) -> str:
@@ -276,7 +279,7 @@ class RankOverview:
                     "by_title": figure.spec.dims[by].title, "url": link,
                     "illustrative": figure.spec.provenance == "illustrative"}
             try:
-                result = ranking.rank_figure(figure, by, {}, 1, max_pairs=OVERVIEW_MAX_PAIRS)
+                result = kept_ranking(figure, by, {}, 1, OVERVIEW_MAX_PAIRS)
             except ranking.TooManyPairs as exc:
                 entries.append({**base, "ranked": False, "basis": None, "cells": [],
                                 "summary": [],
@@ -300,3 +303,119 @@ class RankOverview:
         return {"alpha": ranking.ALPHA,
                 "p_adjusted": f"{ranking.ADJUSTED}, within each figure",
                 "figures": list(self.entries)}
+
+
+# --------------------------------------------------------------------------- kept answers
+
+KEPT_PAIRS = 40_000  # pairs of the rankings kept per process (50 models x 14 cells: 17,150)
+
+
+def _records_version(figure: Figure):
+    """The version of the figure's per-item records as :data:`evalmaps.catalog.items.KEPT`
+    keys them (the file's path, size, time and inode: records are written once, by rename),
+    () without records; None where the file cannot be read (nothing is kept then)."""
+    records = getattr(figure, "items", None)
+    if records is None:
+        return ()
+    try:
+        stat = records.scores_path.stat()
+    except (OSError, AttributeError):
+        return None
+    return (id(records), str(records.scores_path), stat.st_size, stat.st_mtime_ns, stat.st_ino)
+
+
+class _KeptRankings:
+    """The rankings answered lately (:func:`evalmaps.analysis.rank.rank_figure`), each with its
+    JSON answer once asked for (:func:`answer_of`), so that a page loaded again, its CSV, the
+    API and the overview of every figure do not rank again. Keyed by the figure as it is served
+    (the object itself: a watched folder that changes is read into a new one, checked by a weak
+    reference so that a new object at a freed address is never taken for the old) and its
+    records' version, then the question (``by``, the labels kept, ``k``, the bound on pairs);
+    least recently used dropped past :data:`KEPT_PAIRS` pairs. A figure no longer served is
+    dropped with it. Shared by threads, under a lock."""
+
+    def __init__(self, limit: int = KEPT_PAIRS) -> None:
+        self.limit = limit
+        self.size = 0
+        self._kept: OrderedDict = OrderedDict()  # key -> (weakref to the figure, ranking, pairs)
+        self._lock = threading.Lock()
+
+    def get(self, figure: Figure, key) -> ranking.Ranking | None:
+        with self._lock:
+            found = self._kept.get(key)
+            if found is None or found[0]() is not figure:
+                return None
+            self._kept.move_to_end(key)
+            return found[1]
+
+    def put(self, figure: Figure, key, result: ranking.Ranking) -> None:
+        pairs = max(sum(len(c.pairs) for c in result.cells), 1)
+        if pairs > self.limit:
+            return
+        try:
+            ref = weakref.ref(figure, lambda _ref, key=key: self.drop(key))
+        except TypeError:
+            return
+        with self._lock:
+            old = self._kept.pop(key, None)
+            if old is not None:
+                self.size -= old[2]
+            self._kept[key] = (ref, result, pairs)
+            self.size += pairs
+            while self.size > self.limit:
+                _, (_, _, dropped) = self._kept.popitem(last=False)
+                self.size -= dropped
+
+    def drop(self, key) -> None:
+        with self._lock:
+            old = self._kept.pop(key, None)
+            if old is not None:
+                self.size -= old[2]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+            self.size = 0
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+
+KEPT_RANKINGS = _KeptRankings()
+
+
+def kept_ranking(figure: Figure, by: str, filters: dict, k: int, max_pairs: int | None,
+                 at=None, cluster: str | None = None) -> ranking.Ranking:
+    """:func:`evalmaps.analysis.rank.rank_figure` of ``figure`` (``at()``: the figure at
+    pass@k, made only when the answer is not kept), answered from :data:`KEPT_RANKINGS` when
+    the same figure, at the same version, was asked the same question."""
+    version = _records_version(figure)
+    key = None if version is None else (
+        id(figure), version, by, k, max_pairs, cluster,
+        tuple(sorted((d, tuple(sorted(labels))) for d, labels in filters.items())))
+    found = None if key is None else KEPT_RANKINGS.get(figure, key)
+    if found is not None:
+        return found
+    result = ranking.rank_figure(at() if at is not None else figure, by, filters, k,
+                                 max_pairs=max_pairs, cluster=cluster)
+    if key is not None:
+        KEPT_RANKINGS.put(figure, key, result)
+    return result
+
+
+_answers_lock = threading.Lock()
+
+
+def answer_of(result: ranking.Ranking) -> dict:
+    """``result.to_dict()``, written once per ranking and kept on it (a kept ranking answers
+    its JSON again without writing it anew); a new dict each call, its cells new dicts, so that
+    callers may add to them. The pairs' and models' dicts are shared: read them, never change
+    them."""
+    found = getattr(result, "_answer", None)
+    if found is None:
+        found = result.to_dict()
+        with _answers_lock:  # a frozen dataclass: its one cached attribute, set once
+            if getattr(result, "_answer", None) is None:
+                object.__setattr__(result, "_answer", found)
+            found = result._answer
+    return {**found, "cells": [dict(cell) for cell in found["cells"]]}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
@@ -139,23 +140,28 @@ def test_the_pair_map_is_b_minus_a_row_a_column_b(catalog):
         i, j = at[pair["a"]], at[pair["b"]]
         assert z[i, j] == pair["diff"] and z[j, i] == -pair["diff"]
     assert np.isnan(np.diag(z)).all()
-    # each square's hover: the JSON's numbers as evalmaps.core.text writes them
-    hover, href = main["customdata"][0][1]
-    assert hover.split("<br>") == [
+    # each square's hover: the JSON's numbers as evalmaps.core.text writes them, the words
+    # once in the template (one test in the cell), the numbers in the square's customdata
+    assert main["customdata"][0][1][-1] == "distinguishable"
+    assert filled(main, 0, 1) == [
         "A 7b · B 13b", "Category biology · Metric accuracy", "mean A 0.2957 · mean B 0.3724",
         "B − A +0.077 [+0.012, +0.068] · n 717 items", "only A right 67 · only B right 122",
         "exact McNemar test: p 0.00012 · BH-adjusted p 0.00036", "distinguishable"]
     # the other way round: negated, A's and B's counts swapped, the same p
-    back = main["customdata"][1][0][0].split("<br>")
+    back = filled(main, 1, 0)
     assert back[0] == "A 13b · B 7b" and back[3].startswith("B − A -0.077 [-0.068, -0.012]")
     assert back[4] == "only A right 122 · only B right 67"
     assert back[5] == "exact McNemar test: p 0.00012 · BH-adjusted p 0.00036"
-    assert "not distinguishable (adjusted p ≥ 0.05)" in main["customdata"][1][2][0]
-    # Compare on that pair and cell, its items open
-    parts = urlsplit(href)
+    assert filled(main, 1, 2)[-1] == "not distinguishable (adjusted p ≥ 0.05)"
+    # every square: exactly the hover pair_hover writes for it
+    assert_hovers(figure, answer, cell, fig)
+    # Compare on that pair and cell, its items open (the address made from the layout)
+    parts = urlsplit(compare_href(fig, 0, 1))
     assert parts.path == "/compare"
     assert parse_qs(parts.query) == {"a": ["mmlu-pro:model=7b"], "b": ["mmlu-pro:model=13b"],
                                      "cell": ["biology|accuracy"]}
+    assert compare_href(fig, 1, 0) == builders.CompareLinks(figure, "model", cell["labels"]).href(
+        "13b", "7b")
     # outlined: the distinguishable squares, both ways round (one path of four boxes)
     halo, shape = fig["layout"]["shapes"]  # a white line under a dark one
     assert shape["path"] == halo["path"] and shape["path"].count("M") == 4
@@ -168,10 +174,157 @@ def test_a_pair_without_a_test_says_so(catalog):
         pair.update(n=None, p=None, p_adjusted=None, ci_low=None, ci_high=None, test="none",
                     a_only=None, b_only=None, distinguishable=False)
     fig = builders.pair_figure(catalog.figure("mmlu-pro"), answer, cell, answer["models"])
-    lines = fig["data"][0]["customdata"][0][1][0].split("<br>")
+    lines = filled(fig["data"][0], 0, 1)
     assert lines[3] == "B − A +0.077"
     assert lines[-1] == "no test: no items or standard errors to test"
     assert fig["layout"]["shapes"] == []
+    assert_hovers(catalog.figure("mmlu-pro"), answer, cell, fig)
+
+
+def test_a_cell_of_several_kinds_of_pair_writes_each_hover_whole(catalog):
+    """A cell whose pairs do not share the template's lines (one pair with items only one side
+    answered, one untested): each square's customdata holds its hover's lines, and every
+    hover is still exactly pair_hover's."""
+    answer = answer_fixture()
+    cell = answer["cells"][0]
+    cell["pairs"][0].update(only_in_a=3)
+    cell["pairs"][2].update(p=None, p_adjusted=None, test="none", distinguishable=False)
+    figure = catalog.figure("mmlu-pro")
+    fig = builders.pair_figure(figure, answer, cell, answer["models"])
+    main = fig["data"][0]
+    assert main["hovertemplate"] == "%{customdata[0]}<extra></extra>"
+    assert "only in A 3 (not in the test)" in filled(main, 0, 1)
+    assert "only in B 3 (not in the test)" in filled(main, 1, 0)
+    assert assert_hovers(figure, answer, cell, fig) == 6
+    # a pair without common items: its squares are missing, read as such (their own trace)
+    cell["pairs"][1].update(n=0, diff=None, p=None, p_adjusted=None, test="none",
+                            distinguishable=False)
+    fig = builders.pair_figure(figure, answer, cell, answer["models"])
+    main = fig["data"][0]
+    (missing,) = [t for t in fig["data"] if "no pair to compare" in t.get("hovertemplate", "")]
+    z = decoded(main["z"]).astype(float)
+    assert np.isnan(z[0, 2]) and np.isnan(z[2, 0]) and main["customdata"][0][2] is None
+    assert sorted(zip(missing["y"][-2:], missing["x"][-2:])) == [("70b", "7b"), ("7b", "70b")]
+    assert assert_hovers(figure, answer, cell, fig) == 4
+
+
+def test_a_map_of_many_models_draws_its_gaps_as_lines(catalog):
+    """Above 12 models the squares' 1 px gaps are one path of white lines, the traces drawn
+    without gaps (plotly.js paints a heatmap with gaps pixel by pixel); the outlines are the
+    squares' rectangles (components.compare.cell_box, inset 6%)."""
+    from components.compare import cell_box
+
+    models = [f"m{k:02d}" for k in range(20)]
+    pair = {"n": 500, "ci_low": 0.01, "ci_high": 0.05, "p": 0.001, "p_adjusted": 0.002,
+            "test": "mcnemar", "only_in_a": 0, "only_in_b": 0, "a_only": 30, "b_only": 50,
+            "a_mean": 0.5, "b_mean": 0.54, "diff": 0.04, "distinguishable": True}
+    cell = {"labels": {"category": "biology", "metric": "accuracy"},
+            "models": [{"model": m, "mean": 0.5} for m in models],
+            "pairs": [{**pair, "a": a, "b": b} for i, a in enumerate(models)
+                      for b in models[i + 1:]]}
+    answer = {"by": "model", "alpha": 0.05, "cells": [cell]}
+    figure = catalog.figure("mmlu-pro")
+    fig = builders.pair_figure(figure, answer, cell, models)
+    assert all(t.get("xgap", 0) == 0 and t.get("ygap", 0) == 0 for t in fig["data"])
+    gaps, halo, line = fig["layout"]["shapes"]
+    assert gaps["name"] == "gaps" and gaps["path"].count("M") == 2 * 19
+    assert gaps["line"] == {"color": "#ffffff", "width": 1}
+    boxes = [cell_box(i, j, 20, 20, inset=0.06) for i in range(20) for j in range(20) if i != j]
+    assert line["path"].count("M") == len(boxes)
+    first = boxes[0]
+    assert line["path"].startswith(f"M{first['x0']:.5f},{first['y0']:.5f}H{first['x1']:.5f}"
+                                   f"V{first['y1']:.5f}H{first['x0']:.5f}Z")
+    assert assert_hovers(figure, answer, cell, fig) == 380
+    # the where map of 20 models, alike (its rows' gaps: 19 lines; its one column: none)
+    for row in cell["models"]:
+        row.update(rank=1, best_or_tied=True)
+    where = builders.where_figure(figure, answer, models)
+    assert all(t.get("xgap", 0) == 0 and t.get("ygap", 0) == 0 for t in where["data"])
+    assert where["layout"]["shapes"][0]["name"] == "gaps"
+    assert where["layout"]["shapes"][0]["path"].count("M") == 19
+    # twelve models or fewer: gaps as every other map draws them
+    small = builders.pair_figure(figure, answer, cell, models[:12])
+    assert small["data"][0]["xgap"] == 1 and all(s["name"] != "gaps"
+                                                 for s in small["layout"]["shapes"])
+
+
+@pytest.mark.parametrize("unit", ["", "%"])
+def test_a_difference_is_written_as_core_text_writes_it(catalog, unit):
+    """PairText.signed, the pair maps' fast writer, against evalmaps.core.text on values that
+    round to zero from either side, halves, negatives, and random ones."""
+    figure = catalog.figure("mmlu-pro")
+    cell = {"labels": {"category": "biology", "metric": "accuracy"}, "models": []}
+    text = builders.PairText(figure, cell, 0.05)
+    rng = np.random.default_rng(5)
+    values = [0.0, -0.0, 1e-9, -1e-9, 0.0004999, -0.0004999, 0.0005, -0.0005, 0.00049999999,
+              -0.0125, 0.0125, 1.0, -1.0, 12.5, -0.3, *rng.normal(0, 0.2, 2000).tolist(),
+              *(rng.integers(-2000, 2000, 500) / 1000).tolist()]
+    metric = text.metric if not unit else fmt_metric_percent(text.metric)
+    text.metric, text.factor = metric, fmt.shown(metric, 1.0, text.decimals)[0]
+    assert (text.factor == 100.0) == (unit == "%")
+    for places in (0, 1, 2, 3):
+        text.places, text.differences = places, {}
+        for v in values:
+            assert text.signed(v) == fmt.signed(fmt.shown(metric, v, text.decimals)[0], places), \
+                (v, places)
+    assert text.signed(None) == text.signed(float("nan")) == fmt.DASH
+
+
+def fmt_metric_percent(metric):
+    from dataclasses import replace
+
+    return replace(metric, unit="%", scale=100)
+
+
+FIELD = re.compile(r"%\{([^\s%{}:]*)(?::([^}]*))?\}")
+
+
+def filled(trace: dict, i: int, j: int) -> list[str]:
+    """The hover of square (i, j) as plotly.js writes it, line by line: the trace's template
+    filled with the square's labels and customdata (its one number format, ',.0f', as d3
+    writes an integer: '12,032')."""
+    data = trace["customdata"][i][j]
+
+    def field(match):
+        name, spec = match.groups()
+        if name in ("x", "y"):
+            value = trace[name][j if name == "x" else i]
+        else:
+            value = data[int(re.fullmatch(r"customdata\[(\d+)\]", name).group(1))]
+        if spec:
+            assert spec == ",.0f" and isinstance(value, int), (spec, value)
+            return f"{value:,}"
+        return str(value)
+
+    template = trace["hovertemplate"].removesuffix("<extra></extra>")
+    return FIELD.sub(field, template).split("<br>")
+
+
+def assert_hovers(figure, answer, cell, fig) -> int:
+    """Every square with a value hovers exactly what pair_hover writes for its pair, seen from
+    its row; the squares checked."""
+    main = fig["data"][0]
+    z = decoded(main["z"]).astype(float)
+    models = list(main["y"])
+    text = builders.PairText(figure, cell, answer.get("alpha", 0.05))
+    checked = 0
+    for pair in cell["pairs"]:
+        if pair["a"] not in models or pair["b"] not in models:
+            continue
+        for row in (pair["a"], pair["b"]):
+            seen = builders.oriented(pair, row)
+            i, j = models.index(seen["a"]), models.index(seen["b"])
+            if np.isnan(z[i, j]):
+                continue
+            assert filled(main, i, j) == builders.pair_hover(text, seen).split("<br>")
+            checked += 1
+    return checked
+
+
+def compare_href(fig: dict, i: int, j: int) -> str:
+    """Square (i, j)'s Compare address as assets/evalmaps-rank.js makes it from the layout."""
+    compare = fig["layout"]["meta"]["evalmaps"]["rank"]["compare"]
+    return f"/compare?a={compare['refs'][i]}&b={compare['refs'][j]}&{compare['rest']}"
 
 
 def test_the_where_map_sentences_and_table(catalog):
@@ -331,3 +484,27 @@ def test_the_across_figures_section_says_what_the_overview_json_says(dash_app, c
             expected.append(where + said)
     got = [_texts(row.children[1:]) for row in rows]
     assert got == [e if e.startswith("Not ranked") is False else "—" + e for e in expected]
+
+
+def test_a_page_drawn_again_reuses_its_maps(dash_app, catalog):
+    """The maps of an answer kept (the same Ranking) are built once: the page drawn again for
+    the same address holds the same figures; another address (another ranking) draws its own,
+    and the page sends no Ranking."""
+    from evalmaps.analysis.rank import Ranking
+    from layouts import rank as page
+    from layouts._shared import get_catalog
+
+    def graphs(query):
+        with dash_app.server.test_request_context("/rank"):
+            state = parse(query, get_catalog(None))
+            answer, failed = page.rank_answer(get_catalog(None), state)
+            assert failed is None and isinstance(answer[page.RANKING], Ranking)
+            return page.drawn_maps(catalog.figure(state.figure), state, answer,
+                                   answer["models"], builders.varying(answer["cells"]))
+
+    first = graphs("?figure=mmlu-pro")
+    again = graphs("?figure=mmlu-pro")
+    assert again[0][0] is first[0][0] and again[1] is first[1]
+    other = graphs("?figure=mmlu-pro&category=law&category=math")
+    assert other[1] is not first[1] and len(other[0]) == 2
+    assert "_ranking" not in page_json(dash_app, figure="mmlu-pro")
