@@ -16,9 +16,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 import numpy as np
 
+from evalmaps.catalog import shaping as table
 from evalmaps.catalog.imports import figure_of, import_bytes
 from evalmaps.catalog.load import load_catalog
-from evalmaps.readers import csvfile, fastcsv, table
+from evalmaps.readers import csvfile, fastcsv
 from evalmaps.readers.base import ImportOptions
 
 rng = np.random.default_rng(11)

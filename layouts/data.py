@@ -39,11 +39,11 @@ from components.datatable import (
 )
 from components.provenance import provenance_badge
 from evalmaps.analysis.slicing import views_for
+from evalmaps.catalog.shaping import FORMATS
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.readers.base import ImportOptions, TableOptions
 from evalmaps.readers.items import FILE
-from evalmaps.readers.table import FORMATS
 from evalmaps.service import uploads
 from evalmaps.service.bundle import site_zip
 from evalmaps.service.uploads import Budget

@@ -3,7 +3,7 @@
 Above the readers (:mod:`evalmaps.readers`), once for every format: what each file is, the files
 inside zips, folders searched recursively, many results files combined into one figure (the
 same cell given twice with different values is refused, naming both files), and a single table
-shaped by :mod:`evalmaps.readers.table`. :func:`figure_of` validates an import as a data
+shaped by :mod:`evalmaps.catalog.shaping`. :func:`figure_of` validates an import as a data
 folder's file is validated. Pure: no Dash, nothing run from a file.
 """
 
@@ -19,7 +19,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from evalmaps import readers
+from evalmaps.catalog.imported import Imported
 from evalmaps.catalog.load import frame_columns, parse_spec, validate_cells, validate_columns
+from evalmaps.catalog.shaping import import_table
 from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Figure, short_slug
 from evalmaps.readers import fastcsv, nearest, zipped
@@ -36,7 +38,6 @@ from evalmaps.readers.base import (
     hook,
     short,
 )
-from evalmaps.readers.table import Imported, import_table
 
 # names of metrics where lower is better, for files that do not say (lm-eval v0.3): the
 # perplexities and bits per byte of lm-eval's language-modelling tasks (lambada's "ppl" too)
@@ -60,16 +61,16 @@ def figure_of(imported: Imported) -> Figure:
         spec = parse_spec(imported.spec,
                           where=f"import of {imported.spec.get('title', 'a file')}")
         file = imported.spec.get("title", "import")
-        if imported._encodings is None:
+        if imported.encodings is None:
             cells, decimals = validate_cells(imported.tidy, spec, file=file)
             return Figure(spec, cells, decimals)
         columns, arrays = frame_columns(imported.tidy)
         # the encodings come from an import that found no repeated cell in these rows
         positions: dict = {}
         cells, decimals = validate_columns(columns, arrays, spec, file,
-                                           encodings=imported._encodings, unique=True,
+                                           encodings=imported.encodings, unique=True,
                                            positions_out=positions,
-                                           value_numbers=imported._numbers)
+                                           value_numbers=imported.value_numbers)
         return Figure(spec, cells, decimals, _positions=positions)
 
 

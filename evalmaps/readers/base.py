@@ -14,6 +14,7 @@ import io
 import json
 import math
 import zipfile
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import PurePosixPath
@@ -245,6 +246,15 @@ class Probe:
             return None
 
 
+def check_header(head: list[str], name: str) -> None:
+    """Refuse a table's header with an empty or repeated column name."""
+    if any(h == "" for h in head[1:]) or len(set(head)) != len(head):
+        dup = [h for h, c in Counter(head).items() if c > 1 or h == ""]
+        raise ImportFailed(f"the header has an empty or repeated column name "
+                           f"({', '.join(repr(d) for d in dup)}). Give every column its own "
+                           f"name.", file=name)
+
+
 def parse_json(data: bytes):
     try:
         return json.loads(data.decode("utf-8-sig"))
@@ -308,7 +318,7 @@ class Reader(Protocol):
     A :class:`Reading` holds one of four things: ``records`` (an evaluation tool's results:
     values with their coordinates, combined with other files' by
     :mod:`evalmaps.catalog.imports`), ``items`` (per-item records, :mod:`evalmaps.readers.items`),
-    a ``table`` of texts (one table: one figure, shaped by :mod:`evalmaps.readers.table`) or
+    a ``table`` of texts (one table: one figure, shaped by :mod:`evalmaps.catalog.shaping`) or
     ``members`` (an archive's files, each read in turn).
 
     Optional hooks (:data:`HOOKS` gives the default the catalog uses when one is absent, and

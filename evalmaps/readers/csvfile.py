@@ -11,8 +11,7 @@ import re
 import pandas as pd
 
 from evalmaps.readers import fastcsv
-from evalmaps.readers.base import DEFAULT_MAX_BYTES, ImportFailed, Probe, Reading
-from evalmaps.readers.table import check_header
+from evalmaps.readers.base import DEFAULT_MAX_BYTES, ImportFailed, Probe, Reading, check_header
 
 MAX_COLUMNS = 5000  # refused before parsing: a results table has far fewer
 # a field may be as long as its file (an item's prompt or response): the csv module's default

@@ -23,12 +23,12 @@ import pandas as pd
 
 from evalmaps.analysis import compare as comparing
 from evalmaps.catalog.folders import with_items
+from evalmaps.catalog.imported import Imported
 from evalmaps.catalog.imports import figure_of, import_paths
 from evalmaps.catalog.pairs import merge_imports, pair_imports, side_names
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog, Figure
 from evalmaps.readers.base import ImportOptions, TableOptions
-from evalmaps.readers.table import Imported
 from evalmaps.service import compare_rows
 from evalmaps.views.models import CompareView
 from evalmaps.views.rank import RankView

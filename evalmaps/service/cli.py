@@ -39,10 +39,10 @@ from pathlib import Path
 
 from evalmaps.catalog.folders import write_import
 from evalmaps.catalog.imports import figure_of, import_paths_by_tool
+from evalmaps.catalog.shaping import FORMATS
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import slugify
 from evalmaps.readers.base import ImportOptions, TableOptions
-from evalmaps.readers.table import FORMATS
 from evalmaps.service.settings import Settings
 
 

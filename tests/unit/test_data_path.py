@@ -19,9 +19,10 @@ import pytest
 from evalmaps import DataError, load_catalog
 from evalmaps.catalog import cache, imports
 from evalmaps.catalog import load as loading
+from evalmaps.catalog import shaping as table
 from evalmaps.catalog.folders import load_folder
 from evalmaps.catalog.load import MAX_DECIMALS, load_figure, parse_spec
-from evalmaps.readers import csvfile, fastcsv, table
+from evalmaps.readers import csvfile, fastcsv
 from evalmaps.readers.base import DEFAULT_MAX_BYTES, ImportFailed
 
 ENTRY = {

@@ -21,8 +21,8 @@ import pytest
 from evalmaps import readers
 from evalmaps.catalog.folders import load_folder
 from evalmaps.catalog.imports import figure_of, import_bytes, import_paths
+from evalmaps.catalog.shaping import FORMATS
 from evalmaps.readers.base import ImportFailed, ImportOptions
-from evalmaps.readers.table import FORMATS
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTERNAL = ROOT.parent / "shared" / "external"

@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from evalmaps.catalog.imported import Imported
 from evalmaps.catalog.imports import figure_of, import_bytes
 from evalmaps.core.errors import DataError
 from evalmaps.readers.base import DEFAULT_MAX_BYTES, ImportFailed, ImportOptions
-from evalmaps.readers.table import Imported
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 

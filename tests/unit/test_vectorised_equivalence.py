@@ -320,8 +320,9 @@ def test_csv_writer_matches_pandas_to_csv(table):
 
 from types import SimpleNamespace  # noqa: E402
 
+from evalmaps.catalog import shaping as table  # noqa: E402
 from evalmaps.catalog.imports import figure_of, import_bytes  # noqa: E402
-from evalmaps.readers import csvfile, table  # noqa: E402
+from evalmaps.readers import csvfile  # noqa: E402
 from evalmaps.readers.base import ImportOptions  # noqa: E402
 
 # the importer as one module, as the reference is

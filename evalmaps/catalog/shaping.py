@@ -1,5 +1,6 @@
-"""Tables of results -> a tidy figure: the three shapes a table comes in, auto-detected and
-overridable. A CSV, Parquet or JSON Lines reader gives the table; this shapes it.
+"""Shaping: a table of results -> a tidy figure (an :class:`~evalmaps.catalog.imported.Imported`),
+in the shapes a table comes in, auto-detected and overridable. A reader (CSV, Parquet, JSON
+Lines) gives the table as texts; this shapes it, in the catalog, once for every format.
 
 - ``tidy``: one row per cell: dimension columns, ``value``, optional ``sd`` and ``n``.
 - ``wide``: results tables as papers publish them: metadata columns plus one column per cell
@@ -7,7 +8,7 @@ overridable. A CSV, Parquet or JSON Lines reader gives the table; this shapes it
   replicate column (``seed``) is averaged into ``value`` with ``sd`` and ``n``.
 - ``matrix``: as pasted from a paper: first column the row labels, header the column labels.
 - ``leaderboard``: one row per model, a column per score, standard errors beside their scores,
-  text columns (:mod:`evalmaps.readers.leaderboard`).
+  text columns (:mod:`evalmaps.catalog.leaderboard`).
 
 Every problem is an :class:`ImportFailed` (a DataError) whose message names the file, row or
 column and says what to do. Nothing here reads the network or runs anything from the file.
@@ -17,17 +18,18 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
+from evalmaps.catalog import leaderboard
+from evalmaps.catalog.imported import Imported
 from evalmaps.core.figure import short_slug, slugify
 from evalmaps.core.names import RESERVED_NAMES as RESERVED_DIM_NAMES
 from evalmaps.core.text import natural_key, places
-from evalmaps.readers import fastcsv, leaderboard
+from evalmaps.readers import fastcsv
 from evalmaps.readers.base import ImportFailed, ImportOptions, control_problem
 
 FORMATS = ("auto", "tidy", "wide", "matrix", "leaderboard")
@@ -40,72 +42,6 @@ CELL_RE = re.compile(r"^([A-Za-z]+)_([^_]+)_([A-Za-z]+)_([^_]+)$")
 
 
 OPTIONAL = ("sd", "n", "se")
-
-
-@dataclass
-class Imported:
-    """The result of an import: a catalog entry and tidy cells (strings), plus what was seen."""
-
-    format: str
-    spec: dict
-    tidy: pd.DataFrame
-    facets: list[str]
-    replicate: str | None
-    replicates: int  # most replicates behind one cell (1 = none averaged)
-    dims: dict[str, list[str]]
-    warnings: list[str] = field(default_factory=list)
-    # the tidy dims' distinct labels and each row's position among them, when the import has
-    # them already (validation then does not hash the labels again); not part of the result
-    _encodings: dict | None = field(default=None, repr=False, compare=False)
-    columns: list[str] = field(default_factory=list)  # the file's header, as read
-    # with the encodings, when pyarrow read every value: the values as validation reads them
-    # (pandas' choice of what is a number), which it then does not parse again
-    _numbers: np.ndarray | None = field(default=None, repr=False, compare=False)
-    # the per-item records behind the cells, when it has them (evalmaps.readers.items): the
-    # dims' columns, item, sample, score and any of prompt/target/response
-    items: pd.DataFrame | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def n_cells(self) -> int:
-        return int((self.tidy["value"] != "").sum())
-
-    def to_csv(self, for_spreadsheets: bool = True) -> str:
-        """The tidy cells as CSV. An export (the default) neutralises text that a spreadsheet
-        would run as a formula; ``for_spreadsheets=False`` keeps the labels as they are, for
-        the app's own use (a session's upload)."""
-        return self.to_csv_bytes(for_spreadsheets).decode("utf-8")
-
-    def to_csv_bytes(self, for_spreadsheets: bool = True) -> bytes:
-        """:meth:`to_csv` as UTF-8 bytes, without building the text in between."""
-        return b"".join(self._csv_parts(for_spreadsheets))
-
-    def write_csv(self, path, for_spreadsheets: bool = True) -> None:
-        """Write :meth:`to_csv` to ``path`` (UTF-8), without building it whole in memory."""
-        with open(path, "wb") as out:
-            for part in self._csv_parts(for_spreadsheets):
-                out.write(part)
-
-    def _csv_parts(self, for_spreadsheets: bool) -> list:
-        from evalmaps.core.text import NEUTRALISED_PREFIXES, neutralise
-
-        with fastcsv.lean_memory():
-            if not for_spreadsheets:
-                return fastcsv.write_csv_parts(self.tidy)
-            return fastcsv.write_csv_parts(self.tidy, neutralise, NEUTRALISED_PREFIXES)
-
-    def summary(self) -> dict:
-        return {"format": self.format, "x": self.spec["x"], "y": self.spec["y"],
-                "facets": self.facets, "replicate": self.replicate, "replicates": self.replicates,
-                "dims": {k: len(v) for k, v in self.dims.items()}, "cells": self.n_cells,
-                "warnings": self.warnings}
-
-
-def check_header(head: list[str], name: str) -> None:
-    if any(h == "" for h in head[1:]) or len(set(head)) != len(head):
-        dup = [h for h, c in Counter(head).items() if c > 1 or h == ""]
-        raise ImportFailed(f"the header has an empty or repeated column name "
-                           f"({', '.join(repr(d) for d in dup)}). Give every column its own "
-                           f"name.", file=name)
 
 
 def _is_number(text: str) -> bool:
@@ -513,8 +449,9 @@ def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None =
         spec["decimals"] = places(1 + fastcsv.decimals_written(given, exponent=0))
     complete = len(encodings) == len(labels)
     return Imported(fmt, spec, cells, facets, replicate, replicates, labels, warnings,
-                    encodings if complete else None, columns=[str(c) for c in frame.columns],
-                    _numbers=known.get("value") if complete else None)
+                    encodings=encodings if complete else None,
+                    columns=[str(c) for c in frame.columns],
+                    value_numbers=known.get("value") if complete else None)
 
 
 FRACTIONS_NOTE = ("Every value lies between 0 and 1: read as fractions (0 to 1; the Percent switch "

@@ -1,7 +1,7 @@
 """Leaderboards, a table shape: one row per model, a column per score, standard errors beside
 their scores, text columns (AlpacaEval's CSVs, the Open LLM Leaderboard's export).
 
-:mod:`evalmaps.readers.table` calls this module for the shape ``leaderboard`` (detected, or
+:mod:`evalmaps.catalog.shaping` calls this module for the shape ``leaderboard`` (detected, or
 chosen in the Data page's format menu); the file itself is read by its own reader (CSV, Parquet,
 JSON Lines). The columns' roles:
 
@@ -172,7 +172,7 @@ def _dim_name(column: str, taken: set[str]) -> str:
 
 
 def import_leaderboard(frame: pd.DataFrame, name: str, mapping, warnings: list[str]):
-    """The leaderboard shape (:func:`evalmaps.readers.table.import_table`'s importer): the
+    """The leaderboard shape (:func:`evalmaps.catalog.shaping.import_table`'s importer): the
     long table of cells (value and se texts), the dimensions (facets, y, x) and no replicate."""
     found = roles(frame)
     if found is None:
