@@ -34,7 +34,7 @@ d = Path(tempfile.mkdtemp()); (d / "big.csv").write_bytes(data)
   "metric": {"name": "A", "range": [0, 100]}, "x": "ratio", "y": "window", "facets": ["model"],
   "dims": {"model": {"labels": ["M"]}, "window": {"labels": sorted(set(w), key=float)},
            "ratio": {"labels": sorted(set(r), key=float)}}, "provenance": "published"}]}))
-imp = lambda: figure_of(import_bytes(data, "big.csv", ImportOptions(format="tidy"), max_bytes=None))
+imp = lambda: figure_of(import_bytes(data, "big.csv", ImportOptions(format="tidy"), max_bytes=None)[0])
 cat = lambda: load_catalog(d)
 orig_first, orig_re = fastcsv.first_control, fastcsv.CONTROL_RE
 class Never:

@@ -74,38 +74,37 @@ def figure_of(imported: Imported) -> Figure:
         return Figure(spec, cells, decimals, _positions=positions)
 
 
-def import_bytes(data: bytes, name: str, mapping: ImportOptions | None = None,
-                 max_bytes: int | None = DEFAULT_MAX_BYTES, by_tool: bool = False):
-    """The whole path: bytes of a file -> an :class:`Imported` (or a clear ImportFailed).
+def import_bytes(data: bytes, name: str, options: ImportOptions | None = None,
+                 max_bytes: int | None = DEFAULT_MAX_BYTES,
+                 by_tool: bool = False) -> list[Imported]:
+    """Bytes of a file -> its figures (or a clear ImportFailed): the Data page's uploads.
 
     What the file is comes from its content, not its name (:func:`evalmaps.readers.detect`): a
     zip of results, an evaluation tool's results, a table.
     ``max_bytes``: the browser upload's size limit, on the bytes sent; None for files on disk
     (no limit). What a zip may unzip to is a limit of its own
     (:func:`evalmaps.readers.zipped.unzipped_limit`), and so is each file in it.
-    ``by_tool``: a list of figures, grouped as :func:`import_paths_by_tool` groups them (a zip
-    of a folder holding two tools' results, or several tables: one figure each)."""
+    ``by_tool``: as :func:`import_paths`'s."""
     if max_bytes is not None and len(data) > max_bytes:
-        return import_table_bytes(Probe(data), name, mapping, max_bytes, "csv")  # its message
-    return import_sources([(name, data)], name, mapping, zipped.unzipped_limit(max_bytes),
-                          by_tool=by_tool)
+        return [_import_table_bytes(Probe(data), name, options, max_bytes, "csv")]  # its message
+    return _import_sources([(name, data)], name, options, zipped.unzipped_limit(max_bytes),
+                           by_tool=by_tool)
 
 
-def import_paths(paths, options: ImportOptions | None = None) -> Imported:
-    """Files, folders (searched recursively) and zips -> ONE figure. Harness files (lm-eval
-    results, Inspect logs) combine into one figure; a single table imports as ``import_bytes``
-    would. No size limit: the files are the user's own."""
-    sources, name, searched = _sources(paths)
-    return import_sources(sources, name, options, max_bytes=None, searched=searched)
+def import_paths(paths, options: ImportOptions | None = None,
+                 by_tool: bool = False) -> list[Imported]:
+    """Files, folders (searched recursively) and zips -> their figures: ``evalmaps import``
+    and ``evalmaps.read``. Harness files (lm-eval results, Inspect logs) combine into one
+    figure; a single table imports as :func:`import_bytes` would. No size limit: the files are
+    the user's own.
 
-
-def import_paths_by_tool(paths, options: ImportOptions | None = None) -> list[Imported]:
-    """:func:`import_paths`, but files of several tools (a folder holding the EvalPlus
+    Always a list. Without ``by_tool``, a list of one figure: files of several tools, or
+    several tables, are refused. With it, files of several tools (a folder holding the EvalPlus
     leaderboard and EvalPerf results) make one figure per tool, and a folder of tables one
-    figure per table, instead of an error: what ``evalmaps import`` writes."""
+    figure per table: what ``evalmaps import`` writes."""
     sources, name, searched = _sources(paths)
-    return import_sources(sources, name, options, max_bytes=None, searched=searched,
-                          by_tool=True)
+    return _import_sources(sources, name, options, max_bytes=None, searched=searched,
+                           by_tool=by_tool)
 
 
 def _sources(paths) -> tuple[list[tuple[str, bytes]], str, bool]:
@@ -131,11 +130,12 @@ def _sources(paths) -> tuple[list[tuple[str, bytes]], str, bool]:
     return sources, name, searched
 
 
-def import_sources(sources: list[tuple[str, bytes]], name: str,
-                   options: ImportOptions | None = None,
-                   max_bytes: int | None = DEFAULT_MAX_BYTES, searched: bool = False,
-                   by_tool: bool = False):
-    """Named files' bytes -> ONE figure. Harness files combine; a table file imports alone.
+def _import_sources(sources: list[tuple[str, bytes]], name: str,
+                    options: ImportOptions | None = None,
+                    max_bytes: int | None = DEFAULT_MAX_BYTES, searched: bool = False,
+                    by_tool: bool = False) -> list[Imported]:
+    """Named files' bytes -> their figures (one unless ``by_tool``). Harness files combine; a
+    table file imports alone.
 
     ``searched``: the files come from a folder or zip search, where files that are neither
     harness results nor a table (a README, lm-eval's per-sample logs next to its results) are
@@ -168,9 +168,9 @@ class Found:
 
 def read_source(file: str, data: bytes, from_search: bool, options: ImportOptions | None = None,
                 max_bytes: int | None = None) -> Found:
-    """One named file's bytes (a zip: its members) read as :func:`import_sources` reads each of
+    """One named file's bytes (a zip: its members) read as :func:`_import_sources` reads each of
     its sources; the results of many files, concatenated in their order, are those of
-    :func:`import_sources` on all of them (a watched folder reads only the files that changed)."""
+    :func:`_import_sources` on all of them (a watched folder reads only the files that changed)."""
     options = options or ImportOptions()
     found = Found()
     expanded: list[tuple[str, bytes, bool]] = [(file, data, from_search)]
@@ -198,8 +198,10 @@ def read_source(file: str, data: bytes, from_search: bool, options: ImportOption
 
 
 def finish_sources(found: Found, name: str, options: ImportOptions | None = None,
-                   max_bytes: int | None = DEFAULT_MAX_BYTES, by_tool: bool = False):
-    """:func:`import_sources` once every file is read (:func:`read_source`)."""
+                   max_bytes: int | None = DEFAULT_MAX_BYTES,
+                   by_tool: bool = False) -> list[Imported]:
+    """The figures of every file read (:func:`read_source`), as :func:`import_paths` makes
+    them: a watched folder's, whose files are read as they change."""
     options = options or ImportOptions()
     readings, tables, given, skipped = found.readings, found.tables, found.given, list(found.skipped)
     if readings:
@@ -212,15 +214,15 @@ def finish_sources(found: Found, name: str, options: ImportOptions | None = None
         notes = ([f"Not results, skipped: {', '.join(listed[:10])}"
                   f"{' ...' if len(listed) > 10 else ''}."] if skipped else [])
         if not by_tool:
-            return combine(readings, name, options, notes)
+            return [_combine(readings, name, options, notes)]
         tools = [k for k in readers.names() if any(r.reader == k for r in readings)]
-        return [combine([r for r in readings if r.reader == k], name, options, notes)
+        return [_combine([r for r in readings if r.reader == k], name, options, notes)
                 for k in tools]
     if not tables:
         raise ImportFailed(f"no results were found: none of {readers.described()}. Give the "
                            f"files themselves or the folder that holds them.", file=name)
     if len(tables) > 1:
-        combined = item_tables(tables, name, options, max_bytes, by_tool)
+        combined = _item_tables(tables, name, options, max_bytes, by_tool)
         if combined is not None:
             return combined
     if len(tables) > 1 and by_tool:  # a folder of tables: one figure each
@@ -229,8 +231,7 @@ def finish_sources(found: Found, name: str, options: ImportOptions | None = None
         names = ", ".join(short(f) for f, _, _ in tables[:5])
         raise ImportFailed(f"there are {len(tables)} tables ({names}); one import makes one "
                            f"figure from one table. Import them one at a time.", file=name)
-    imported = _table(*tables[0], options, max_bytes)
-    return [imported] if by_tool else imported
+    return [_table(*tables[0], options, max_bytes)]
 
 
 def _each_table(tables: list[tuple[str, Probe, str]], given: list[str],
@@ -258,8 +259,8 @@ def _each_table(tables: list[tuple[str, Probe, str]], given: list[str],
     return figures
 
 
-def item_tables(tables: list[tuple[str, Probe, str]], name: str, options: ImportOptions,
-                max_bytes: int | None, by_tool: bool):
+def _item_tables(tables: list[tuple[str, Probe, str]], name: str, options: ImportOptions,
+                 max_bytes: int | None, by_tool: bool) -> list[Imported] | None:
     """Several per-item tables (``--item``/``--correct`` given, or each with ``item`` and
     ``score`` columns) -> ONE figure of all their records, the tables of the same columns
     together (a folder of one file per model, named by ``--set model={file}``); tables of other
@@ -292,7 +293,7 @@ def item_tables(tables: list[tuple[str, Probe, str]], name: str, options: Import
     figures = [_item_group(group, name if len(frames) == 1 else group[0][0], options,
                            list(dict.fromkeys(w for file, _ in group for w in warnings[file])))
                for group in frames.values()]
-    return figures if by_tool else figures[0]
+    return figures
 
 
 def text_chars(frame) -> int:
@@ -348,7 +349,7 @@ def _item_group(group: list[tuple[str, pd.DataFrame]], name: str,
 def _table(file: str, probe: Probe, kind: str, options: ImportOptions | None,
            max_bytes: int | None) -> Imported:
     try:
-        imported = import_table_bytes(probe, file, options, max_bytes, kind)
+        imported = _import_table_bytes(probe, file, options, max_bytes, kind)
     except DataError:
         if nearest.hint(probe) is None:  # a table's own problem
             raise
@@ -366,7 +367,7 @@ def _within(chars: int, max_bytes: int, name: str) -> None:
                            "records, or serve them with evalmaps serve --data.", file=name)
 
 
-def import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
+def _import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
                        max_bytes: int | None, kind: str) -> Imported:
     """A table's bytes (CSV, Parquet, JSON Lines: the reader ``kind``) -> an :class:`Imported`."""
     if max_bytes is not None and len(probe.data) > max_bytes:
@@ -450,10 +451,10 @@ def items_import(records, dims: list[str], metric: str, name: str,
     frame = pd.DataFrame({**{d: cells[d].astype(str) for d in dims},
                           "value": [repr(float(v)) for v in cells["value"]],
                           "n": cells["n_items"].astype(str)}, dtype="str")
-    mapping = ImportOptions(format="tidy", x=dims[-1], y=dims[-2], replicate="", metric=metric,
+    tidy = ImportOptions(format="tidy", x=dims[-1], y=dims[-2], replicate="", metric=metric,
                             unit="", metric_range=(0.0, 1.0) if fraction else None,
                             order="natural")
-    imported = import_table(frame, name, mapping, list(warnings))
+    imported = import_table(frame, name, tidy, list(warnings))
     spec = imported.spec
     spec["decimals"] = ITEM_DECIMALS
     titles = {"model": "Model", "metric": "Metric", "task": "Task"}
@@ -493,8 +494,8 @@ def map_axes(dims: list[str], records: list[tuple[str, dict]],
     return [d for i, d in enumerate(dims) if i not in (x, y)] + [dims[y], dims[x]]
 
 
-def combine(readings: list[Reading], name: str, options: ImportOptions | None = None,
-            extra_warnings: list[str] | None = None) -> Imported:
+def _combine(readings: list[Reading], name: str, options: ImportOptions | None = None,
+             extra_warnings: list[str] | None = None) -> Imported:
     """Many harness files' values -> ONE figure (a clear error when they cannot be one)."""
     options = options or ImportOptions()
     kinds = [k for k in readers.names() if any(r.reader == k for r in readings)]
@@ -549,9 +550,9 @@ def combine(readings: list[Reading], name: str, options: ImportOptions | None = 
                           "value": [r["value"] for r in rows],
                           **{c: [r.get(c, "") for r in rows] for c in ERRORS}}, dtype="str")
     frame = frame.drop(columns=[c for c in ERRORS if not (frame[c] != "").any()])
-    mapping = ImportOptions(format="tidy", x=options.x, y=options.y, replicate="",
+    tidy = ImportOptions(format="tidy", x=options.x, y=options.y, replicate="",
                             metric="score", unit="", metric_range=None, order="natural")
-    imported = import_table(frame, name, mapping, [])
+    imported = import_table(frame, name, tidy, [])
     order = hook(readers.reader(kind), "order")
     if order is not None:  # the reader's natural order of a dimension's labels
         for d in dims:

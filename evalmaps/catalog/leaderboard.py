@@ -171,7 +171,7 @@ def _dim_name(column: str, taken: set[str]) -> str:
     return name
 
 
-def import_leaderboard(frame: pd.DataFrame, name: str, mapping, warnings: list[str]):
+def import_leaderboard(frame: pd.DataFrame, name: str, options, warnings: list[str]):
     """The leaderboard shape (:func:`evalmaps.catalog.shaping.import_table`'s importer): the
     long table of cells (value and se texts), the dimensions (facets, y, x) and no replicate."""
     found = roles(frame)

@@ -19,7 +19,7 @@ import pyarrow as pa
 from evalmaps.catalog import cache, manifest
 from evalmaps.catalog.resources import default_data_dir
 from evalmaps.core.colorscales import NAMED_COLORSCALES
-from evalmaps.core.errors import DataError, not_served, problem_line
+from evalmaps.core.errors import DataError, problem_line
 from evalmaps.core.figure import (
     PROVENANCES,
     Catalog,
@@ -30,6 +30,7 @@ from evalmaps.core.figure import (
     MetricsByLabel,
 )
 from evalmaps.core.names import RESERVED_NAMES
+from evalmaps.core.problems import STRICT, Problems
 from evalmaps.core.text import MAX_DECIMALS, unneutralise
 from evalmaps.readers import fastcsv
 from evalmaps.readers.base import control_problem
@@ -45,12 +46,13 @@ OPTIONAL_COLUMNS = ("sd", "n", "se")
 
 
 def load_catalog(data_dir: str | Path | None = None, cache_dir: str | Path | None = None,
-                 problems: list[str] | None = None, manifest_check: str | None = None) -> Catalog:
+                 problems: Problems = STRICT, manifest_check: str | None = None) -> Catalog:
     """Read ``catalog.json`` in ``data_dir`` and every figure file it names; validate all.
 
     ``cache_dir``: where validated cells are kept between start-ups (None: no cache).
-    ``problems``: None, and the first bad figure raises its DataError; a list, and a bad figure
-    is skipped with one line appended (as is a warning, such as an id given a suffix).
+    ``problems``: strict (:data:`~evalmaps.core.problems.STRICT`, the default), and the first
+    bad figure raises its DataError; a :class:`~evalmaps.core.problems.Problems` collector, and
+    a bad figure is skipped with one line added (as is a warning, such as an id given a suffix).
     ``manifest_check``: None (no check), ``"refuse"`` (the built-in data: a file that does not
     match ``manifest.json`` is not served) or ``"flag"`` (a user's folder: it is served, with a
     warning; a folder without a manifest is not checked). See :mod:`evalmaps.catalog.manifest`.
@@ -63,7 +65,7 @@ def load_catalog(data_dir: str | Path | None = None, cache_dir: str | Path | Non
 
 
 def catalog_figures(data_dir: Path, cache_dir: str | Path | None = None,
-                    problems: list[str] | None = None, manifest_check: str | None = None
+                    problems: Problems = STRICT, manifest_check: str | None = None
                     ) -> tuple[list[tuple[Path, Figure]], tuple[str, str] | None]:
     """:func:`load_catalog`'s figures, each with its file, and the catalog's compare pair."""
     catalog_path = data_dir / "catalog.json"
@@ -85,22 +87,19 @@ def catalog_figures(data_dir: Path, cache_dir: str | Path | None = None,
         try:
             spec = parse_spec(entry, where=f"{catalog_path}, figure #{i + 1}")
             if spec.id in seen:
-                if problems is None:
-                    raise DataError(f"the figure id '{spec.id}' is used twice. Give each figure "
-                                    f"its own id.", file=str(catalog_path))
                 new = unique_id(spec.id, seen)
-                problems.append(problem_line(
+                problems.add(problem_line(
                     f"Renamed: {catalog_path} lists the figure id '{spec.id}' twice; the second "
-                    f"(file {spec.file}) is served as '{new}'. Give each figure its own id."))
+                    f"(file {spec.file}) is served as '{new}'. Give each figure its own id."),
+                    DataError(f"the figure id '{spec.id}' is used twice. Give each figure its "
+                              f"own id.", file=str(catalog_path)))
                 spec = dataclasses.replace(spec, id=new)
             path = data_dir / spec.file
             figure = _load_figure(spec, path, cache_dir)
             if expected is not None:
                 check_manifest(expected, data_dir, path, figure, manifest_check, problems)
         except DataError as exc:
-            if problems is None:
-                raise
-            problems.append(not_served(exc))
+            problems.not_served(exc)
             continue
         seen.add(spec.id)
         figures.append((path, figure))
@@ -117,42 +116,39 @@ def unique_id(figure_id: str, taken) -> str:
     return f"{figure_id}-{k}"
 
 
-def folder_manifest(folder: Path, check: str | None, problems: list[str] | None):
+def folder_manifest(folder: Path, check: str | None, problems: Problems = STRICT):
     """The folder's manifest entries when they are to be checked, else None."""
     if check is None:
         return None
     try:
         expected = manifest.read(folder)
     except DataError as exc:
-        if problems is None:
-            raise
-        problems.append(problem_line(f"Not checked: {exc}"))
+        problems.add(problem_line(f"Not checked: {exc}"), exc)
         return None
     if expected is None and check == "refuse":
         text = (f"{folder / manifest.MANIFEST} is missing, so the built-in files cannot be "
                 f"checked. Regenerate it with `evalmaps manifest {folder}`.")
-        if problems is None:
-            raise DataError(text)
-        problems.append(problem_line(f"Not checked: {text}"))
+        problems.add(problem_line(f"Not checked: {text}"), DataError(text))
     return expected
 
 
 def check_manifest(expected: dict, folder: Path, path: Path, figure: Figure, check: str,
-                   problems: list[str] | None) -> None:
+                   problems: Problems = STRICT) -> None:
     """Compare a loaded file with its manifest entry: ``"refuse"`` raises a DataError when they
-    differ; ``"flag"`` adds a warning (or raises one, without ``problems``)."""
+    differ; ``"flag"`` adds a warning (or raises one, when ``problems`` is strict)."""
     what = manifest.mismatch(expected.get(manifest.key(folder, path)), manifest.sha256(path),
                              figure.n_cells)
     if what is None:
         return
     where = folder / manifest.MANIFEST
-    if check == "refuse" or problems is None:
-        raise DataError(f"the file does not match {where} ({what}): it was cut short or edited. "
+    refused = DataError(f"the file does not match {where} ({what}): it was cut short or edited. "
                         f"Restore it, or if the change is intended regenerate the manifest with "
                         f"`evalmaps manifest {folder}`.", file=str(path))
-    problems.append(problem_line(
+    if check == "refuse":
+        raise refused
+    problems.add(problem_line(
         f"Changed since its manifest: {path}: {what}. It is served as it is; if the change is "
-        f"intended, regenerate the manifest with `evalmaps manifest {folder}`."))
+        f"intended, regenerate the manifest with `evalmaps manifest {folder}`."), refused)
 
 
 def _compare_pair(entry: Any, where: str) -> tuple[str, str] | None:

@@ -104,15 +104,15 @@ def cell_pattern(columns: list[str], name: str) -> tuple[tuple[str, str], list[s
     return key, cols
 
 
-def detect_format(frame: pd.DataFrame, name: str, mapping: ImportOptions | None = None) -> str:
-    """The file's format (tidy, wide, matrix) from its columns. ``mapping``: the user's choices;
+def detect_format(frame: pd.DataFrame, name: str, options: ImportOptions | None = None) -> str:
+    """The file's format (tidy, wide, matrix) from its columns. ``options``: the user's choices;
     its replicate column ('' for none) decides which columns a matrix averages over."""
     columns = list(frame.columns)
     if "value" in [c.lower() for c in columns]:
         return "tidy"
     if cell_pattern(columns, name):
         return "wide"
-    replicate = _matrix_replicate(columns, mapping)
+    replicate = _matrix_replicate(columns, options)
     values = [c for c in columns[1:] if c != replicate]
     numbers = bool(values) and all(_numeric_share(frame[c]) == 1.0 or (frame[c] == "").all()
                                    for c in values)
@@ -249,7 +249,7 @@ def _facet_columns(frame: pd.DataFrame, meta: list[str], replicate: str | None,
     return facets
 
 
-def import_tidy(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings: list[str]):
+def import_tidy(frame: pd.DataFrame, name: str, options: ImportOptions, warnings: list[str]):
     given = list(frame.columns)
     cols = {c.lower(): c for c in frame.columns}
     value_col = cols["value"] if "value" in cols else None
@@ -260,7 +260,7 @@ def import_tidy(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings
     for opt in OPTIONAL:
         if opt in cols and cols[opt] != opt:
             frame = frame.rename(columns={cols[opt]: opt})
-    replicate = _replicate(list(frame.columns), mapping, name)
+    replicate = _replicate(list(frame.columns), options, name)
     dims = [c for c in frame.columns if c not in ("value", *OPTIONAL) and c != replicate]
     if len(dims) < 2:
         raise ImportFailed("a tidy file needs at least two dimension columns (one for the rows, "
@@ -271,7 +271,7 @@ def import_tidy(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings
     return frame, dims, replicate
 
 
-def import_wide(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings: list[str]):
+def import_wide(frame: pd.DataFrame, name: str, options: ImportOptions, warnings: list[str]):
     found = cell_pattern(list(frame.columns), name)
     if not found:
         single = [c for c in frame.columns if CELL_RE.match(c)]
@@ -283,7 +283,7 @@ def import_wide(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings
                            "wide results table. Choose another format.", file=name)
     (d1, d2), cell_cols = found
     meta = [c for c in frame.columns if c not in cell_cols]
-    replicate = _replicate(meta, mapping, name)
+    replicate = _replicate(meta, options, name)
     facets = _facet_columns(frame, meta, replicate, warnings)
     keep = facets + ([replicate] if replicate else [])
     long = frame[keep + cell_cols].melt(id_vars=keep, value_vars=cell_cols, var_name="_cell",
@@ -295,19 +295,19 @@ def import_wide(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings
     return long, [*facets, dim1, dim2], replicate
 
 
-def _matrix_replicate(columns: list[str], mapping: ImportOptions | None) -> str | None:
+def _matrix_replicate(columns: list[str], options: ImportOptions | None) -> str | None:
     """A matrix's replicate column: the one chosen, else one named seed/run/... after the first
     (``model,seed,accuracy``: rows are replicates of the metric columns); '' chooses none."""
     if len(columns) < 3:  # a replicate column and nothing else to average: a plain column
         return None
-    if mapping is not None and mapping.replicate is not None:
-        return mapping.replicate if mapping.replicate in columns[1:] else None
+    if options is not None and options.replicate is not None:
+        return options.replicate if options.replicate in columns[1:] else None
     return next((c for c in columns[1:] if c.lower() in REPLICATE_NAMES), None)
 
 
-def import_matrix(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings: list[str]):
+def import_matrix(frame: pd.DataFrame, name: str, options: ImportOptions, warnings: list[str]):
     first = frame.columns[0]
-    replicate = _matrix_replicate(list(frame.columns), mapping)
+    replicate = _matrix_replicate(list(frame.columns), options)
     for col in frame.columns[1:]:
         if col == replicate:
             continue
@@ -337,15 +337,15 @@ def import_matrix(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnin
     return long, [ydim, xdim], replicate
 
 
-def _replicate(columns: list[str], mapping: ImportOptions, name: str) -> str | None:
-    if mapping.replicate == "":
+def _replicate(columns: list[str], options: ImportOptions, name: str) -> str | None:
+    if options.replicate == "":
         return None
-    if mapping.replicate:
-        if mapping.replicate not in columns:
-            raise ImportFailed(f"the replicate column '{mapping.replicate}' is not in the file "
+    if options.replicate:
+        if options.replicate not in columns:
+            raise ImportFailed(f"the replicate column '{options.replicate}' is not in the file "
                                f"(columns: {', '.join(columns)}). Choose one of those, or none.",
                                file=name)
-        return mapping.replicate
+        return options.replicate
     return next((c for c in columns if c.lower() in REPLICATE_NAMES), None)
 
 
@@ -367,17 +367,17 @@ def _refuse_controls(frame: pd.DataFrame, name: str) -> None:
                            column=str(frame.columns[j]))
 
 
-def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None = None,
+def import_table(frame: pd.DataFrame, name: str, options: ImportOptions | None = None,
                  warnings: list[str] | None = None) -> Imported:
-    mapping = mapping or ImportOptions()
+    options = options or ImportOptions()
     warnings = list(warnings or [])
     _refuse_controls(frame, name)
-    fmt = detect_format(frame, name, mapping) if mapping.format == "auto" else mapping.format
+    fmt = detect_format(frame, name, options) if options.format == "auto" else options.format
     if fmt not in FORMATS[1:]:
         raise ImportFailed(f"unknown format '{fmt}'. Use one of {', '.join(FORMATS)}.", file=name)
     importer = {"tidy": import_tidy, "wide": import_wide, "matrix": import_matrix,
                 "leaderboard": leaderboard.import_leaderboard}[fmt]
-    long, dims, replicate = importer(frame, name, mapping, warnings)
+    long, dims, replicate = importer(frame, name, options, warnings)
 
     # numbers: refuse what is not a finite number, naming the first offender
     values = long["value"]
@@ -389,24 +389,24 @@ def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None =
         raise ImportFailed(f"'{values.iloc[i]}' is not a finite number (cell {coords}). Write a "
                            f"number, or leave the cell empty if there is no result.", file=name)
 
-    x, y = _axes(long, dims, mapping, name)
+    x, y = _axes(long, dims, options, name)
     facets = [d for d in dims if d not in (x, y)]
-    if fmt != "leaderboard" and _fractions(mapping, numbers):
-        mapping = replace(mapping, metric_range=(0.0, 1.0), unit="")
+    if fmt != "leaderboard" and _fractions(options, numbers):
+        options = replace(options, metric_range=(0.0, 1.0), unit="")
         notes = [FRACTIONS_NOTE]
     else:
         notes = []
     # every given value, before any averaging (a leaderboard's scores have each their own
     # range: leaderboard.describe)
-    if mapping.metric_range is not None and fmt != "leaderboard":
-        lo, hi = mapping.metric_range
+    if options.metric_range is not None and fmt != "leaderboard":
+        lo, hi = options.metric_range
         with np.errstate(invalid="ignore"):
             out = (numbers < lo) | (numbers > hi)
         if out.any():
             i = int(out.argmax())
             coords = ", ".join(f"{d} {long[d].iloc[i]}" for d in (*facets, y, x))
             raise ImportFailed(f"the value {long['value'].iloc[i]} (cell {coords}) is outside "
-                               f"the range of {mapping.metric} ({lo:g} to {hi:g}). Fix the number, "
+                               f"the range of {options.metric} ({lo:g} to {hi:g}). Fix the number, "
                                f"or set the metric's range.", file=name)
     for opt in OPTIONAL:  # 'SD' is read as 'sd': unless there is one too (kept when no replicate)
         if replicate is None and list(long.columns).count(opt) > 1:
@@ -418,7 +418,7 @@ def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None =
                                   encodings, known)
     if cells.empty:
         raise ImportFailed("the file holds no values. Fill in at least one cell.", file=name)
-    natural = mapping.order == "natural"
+    natural = options.order == "natural"
     labels = {d: _order(encodings[d][0], distinct=True, natural=natural) if d in encodings
               else _order(cells[d], natural=natural)
               for d in (*facets, y, x)}
@@ -426,20 +426,20 @@ def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None =
         "id": "import-" + short_slug(name.rsplit("/", 1)[-1].rsplit(".", 1)[0]),
         "file": name,
         "title": name.rsplit("/", 1)[-1],
-        "metric": {"name": mapping.metric, "unit": mapping.unit,
-                   "range": list(mapping.metric_range) if mapping.metric_range else None},
+        "metric": {"name": options.metric, "unit": options.unit,
+                   "range": list(options.metric_range) if options.metric_range else None},
         "x": x, "y": y, "facets": facets,
         "dims": {d: {"title": d.replace("_", " ").capitalize(), "labels": labels[d]}
                  for d in (*facets, y, x)},
         "colorscale": "Viridis",
-        "zrange": list(mapping.metric_range) if mapping.metric_range else None,
+        "zrange": list(options.metric_range) if options.metric_range else None,
         "provenance": "imported",
         "source": {"file": name.rsplit("/", 1)[-1]},
         "notes": [f"Imported from {name.rsplit('/', 1)[-1]} ({fmt} format)."]
         + ([f"Each value is the mean over the '{replicate}' replicates (sd and n kept)."]
            if replicate else []) + notes + warnings,
     }
-    if mapping.metric_range is None:
+    if options.metric_range is None:
         spec.pop("zrange")
     if fmt == "leaderboard":
         leaderboard.describe(spec, cells, frame, warnings)
@@ -459,27 +459,27 @@ FRACTIONS_NOTE = ("Every value lies between 0 and 1: read as fractions (0 to 1; 
                   "or evalmaps import --percent).")
 
 
-def _fractions(mapping: ImportOptions, numbers: np.ndarray) -> bool:
+def _fractions(options: ImportOptions, numbers: np.ndarray) -> bool:
     """Whether a table given the default metric (0 to 100, %) holds fractions: every value in
     [0, 1] and one at least not 0 or 1 (a table of 0s and 1s could be either: left as given)."""
-    if not (mapping.guess_fractions and mapping.unit == "%" and mapping.metric_range == (0.0, 100.0)):
+    if not (options.guess_fractions and options.unit == "%" and options.metric_range == (0.0, 100.0)):
         return False
     finite = numbers[np.isfinite(numbers)]
     return bool(len(finite) and finite.min() >= 0 and finite.max() <= 1
                 and ((finite > 0) & (finite < 1)).any())
 
 
-def _axes(long: pd.DataFrame, dims: list[str], mapping: ImportOptions, name: str) -> tuple[str, str]:
-    for role, chosen in (("x", mapping.x), ("y", mapping.y)):
+def _axes(long: pd.DataFrame, dims: list[str], options: ImportOptions, name: str) -> tuple[str, str]:
+    for role, chosen in (("x", options.x), ("y", options.y)):
         if chosen is not None and chosen not in dims:
             raise ImportFailed(f"the {role} dimension '{chosen}' is not among the file's "
                                f"dimensions ({', '.join(dims)}).", file=name)
-    if mapping.x and mapping.y:
-        if mapping.x == mapping.y:
+    if options.x and options.y:
+        if options.x == options.y:
             raise ImportFailed("x and y must be different dimensions.", file=name)
-        return mapping.x, mapping.y
+        return options.x, options.y
     # defaults: the last two dimensions are y then x (wide: type then len; matrix: row, column)
-    rest = [d for d in dims if d not in (mapping.x, mapping.y)]
-    x = mapping.x or rest.pop()
-    y = mapping.y or [d for d in rest if d != x].pop()
+    rest = [d for d in dims if d not in (options.x, options.y)]
+    x = options.x or rest.pop()
+    y = options.y or [d for d in rest if d != x].pop()
     return x, y

@@ -13,7 +13,7 @@ import sys
 from evalmaps.analysis import export
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
-from evalmaps.readers.base import TableOptions
+from evalmaps.readers.base import ImportOptions
 from evalmaps.service.api import SideError, rank_view
 from evalmaps.views.rank import RankView
 
@@ -73,7 +73,7 @@ def notes(payload: dict) -> list[str]:
               if payload.get(key))]
 
 
-def rank_command(args: argparse.Namespace, options: TableOptions) -> int:
+def rank_command(args: argparse.Namespace, options: ImportOptions) -> int:
     """Run ``evalmaps rank`` with its parsed ``args`` and table ``options``; the exit code."""
     if options.cluster:
         raise SideError("The ranking's tests are not clustered yet (evalmaps compare's are). "

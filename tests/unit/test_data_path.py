@@ -22,6 +22,7 @@ from evalmaps.catalog import load as loading
 from evalmaps.catalog import shaping as table
 from evalmaps.catalog.folders import load_folder
 from evalmaps.catalog.load import MAX_DECIMALS, load_figure, parse_spec
+from evalmaps.core.problems import Problems
 from evalmaps.readers import csvfile, fastcsv
 from evalmaps.readers.base import DEFAULT_MAX_BYTES, ImportFailed
 
@@ -357,8 +358,8 @@ def test_an_import_is_refused_over_the_upload_limit_only_when_one_is_given(big):
     folder = big[0]
     data = (folder / "big.csv").read_bytes()
     with pytest.raises(ImportFailed, match="over the 20.0 MB limit"):
-        imports.import_bytes(data, "big.csv")
-    assert imports.import_bytes(data, "big.csv", max_bytes=None).n_cells > 0
+        imports.import_bytes(data, "big.csv")[0]
+    assert imports.import_bytes(data, "big.csv", max_bytes=None)[0].n_cells > 0
 
 
 def test_loads_put_pyarrows_memory_pool_back(tmp_path):
@@ -411,7 +412,7 @@ def test_two_files_that_would_be_one_figure_get_a_suffix_and_a_warning(tmp_path)
     (tmp_path / "runs.csv").write_text(CSV, encoding="utf-8")
     pq.write_table(pa.Table.from_pandas(tidy_frame(), preserve_index=False),
                    tmp_path / "runs.parquet")
-    problems: list[str] = []
+    problems = Problems()
     a, b = load_folder(tmp_path, problems=problems)
     assert (a.id, b.id) == ("import-runs", "import-runs-2")
     assert_same_figure(a, load_folder(tmp_path)[0])

@@ -14,7 +14,7 @@ FRACTIONS = b"model,task,value\na,x,0.5\na,y,0.75\nb,x,0.25\nb,y,1\n"
 
 
 def metric_of(data: bytes, options: ImportOptions | None = None):
-    figure = figure_of(import_bytes(data, "f.csv", options or ImportOptions()))
+    figure = figure_of(import_bytes(data, "f.csv", options or ImportOptions())[0])
     return figure.spec.metric, figure.spec.notes
 
 

@@ -326,7 +326,8 @@ from evalmaps.readers import csvfile  # noqa: E402
 from evalmaps.readers.base import ImportOptions  # noqa: E402
 
 # the importer as one module, as the reference is
-fast_importers = SimpleNamespace(import_bytes=import_bytes, ImportOptions=ImportOptions,
+fast_importers = SimpleNamespace(import_bytes=lambda *a, **k: import_bytes(*a, **k)[0],
+                                 ImportOptions=ImportOptions,
                                  figure_of=figure_of, read_table=csvfile.read_table,
                                  detect_format=table.detect_format,
                                  _matrix_replicate=table._matrix_replicate)
