@@ -386,8 +386,7 @@ def load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None = Non
     as they were before :func:`evalmaps.core.text.neutralise` (``'-base`` is the label
     ``-base``, as its catalog entry says).
     """
-    with fastcsv.lean_memory():
-        return _load_figure(spec, Path(path), cache_dir, neutralised)
+    return _load_figure(spec, Path(path), cache_dir, neutralised)  # within a load's lean_memory
 
 
 def _load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None,

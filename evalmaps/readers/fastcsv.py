@@ -44,7 +44,15 @@ def lean_memory():
     peak memory stays near what it holds. With glibc, a freed block of up to 64 MB is kept for
     the load's next allocation meanwhile (see :func:`_reuse_big_blocks`). Results do not depend
     on either. Threads may overlap: the pool in use before the first of them is put back when
-    the last one is done."""
+    the last one is done.
+
+    The policy (docs/architecture.md, "Import, one pipeline"): it is entered where a load or an
+    import begins, and what they call does not enter it again. A folder load:
+    ``load_catalog``, ``load_folder``, ``folder_files`` and a watched folder's scan (server
+    start goes through these); an import: its table reads and ``figure_of`` in
+    :mod:`evalmaps.catalog.imports`, but not a Parquet per-item table, read with pyarrow's own
+    pool (twice as fast there); and the two that stand alone, validating a stored upload's cells
+    (``validate_cells``) and writing an import's CSV. Readers do not enter it."""
     global _pool_users, _pool_before
     with _POOL_LOCK:
         if _pool_users == 0:
