@@ -8,7 +8,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from evalmaps.catalog import cache, items, manifest
+from evalmaps.catalog import cache, columnar, items, manifest
 from evalmaps.catalog.imports import (
     Found,
     figure_of,
@@ -28,7 +28,6 @@ from evalmaps.catalog.load import (
 from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Figure, short_slug
 from evalmaps.core.problems import STRICT, Problems
-from evalmaps.readers import fastcsv
 from evalmaps.readers.base import SUFFIXES, ImportFailed, ImportOptions, parse_json
 
 SIDECAR = ".figure.json"  # <name>.figure.json beside <name>.csv: its catalog entry
@@ -176,7 +175,7 @@ def load_folder(folder, cache_dir: str | Path | None = None,
     if (folder / "catalog.json").exists():
         return list(load_catalog(folder, cache_dir=cache_dir, problems=problems,
                                  manifest_check="flag"))
-    with fastcsv.lean_memory():
+    with columnar.lean_memory():
         return _load_files(folder, cache_dir, problems, options=options)
 
 
@@ -370,7 +369,7 @@ def folder_files(folder: Path) -> list[tuple[Path, Figure]]:
     folder = Path(folder)
     if (folder / "catalog.json").exists():
         return catalog_figures(folder)[0]
-    with fastcsv.lean_memory():
+    with columnar.lean_memory():
         return [(path, _import_file(path, None)) for path in _data_files(folder)]
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from evalmaps.readers import fastcsv
+from evalmaps.catalog import columnar
 
 
 @dataclass
@@ -63,10 +63,10 @@ class Imported:
     def _csv_parts(self, for_spreadsheets: bool) -> list:
         from evalmaps.core.text import NEUTRALISED_PREFIXES, neutralise
 
-        with fastcsv.lean_memory():
+        with columnar.lean_memory():
             if not for_spreadsheets:
-                return fastcsv.write_csv_parts(self.tidy)
-            return fastcsv.write_csv_parts(self.tidy, neutralise, NEUTRALISED_PREFIXES)
+                return columnar.write_csv_parts(self.tidy)
+            return columnar.write_csv_parts(self.tidy, neutralise, NEUTRALISED_PREFIXES)
 
     def summary(self) -> dict:
         return {"format": self.format, "x": self.spec["x"], "y": self.spec["y"],

@@ -19,13 +19,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from evalmaps import readers
+from evalmaps.catalog import columnar
 from evalmaps.catalog.imported import Imported
 from evalmaps.catalog.load import frame_columns, parse_spec, validate_cells, validate_columns
 from evalmaps.catalog.shaping import import_table
 from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Figure, short_slug
-from evalmaps.readers import fastcsv, nearest, zipped
 from evalmaps.readers import items as item_records
+from evalmaps.readers import nearest, zipped
 from evalmaps.readers.base import (
     DEFAULT_MAX_BYTES,
     SUFFIXES,
@@ -57,7 +58,7 @@ FRACTIONS = ("acc", "acc_norm", "acc_mutual_info", "exact_match", "accuracy", "m
 def figure_of(imported: Imported) -> Figure:
     """An import's figure: its catalog entry parsed and its cells validated, as a data folder's
     files are."""
-    with fastcsv.lean_memory():
+    with columnar.lean_memory():
         spec = parse_spec(imported.spec,
                           where=f"import of {imported.spec.get('title', 'a file')}")
         file = imported.spec.get("title", "import")
@@ -271,7 +272,7 @@ def _item_tables(tables: list[tuple[str, Probe, str]], name: str, options: Impor
     expanded = 0  # the texts' characters, as read: a Parquet file of 2 KB may hold 100 MB
     for file, probe, kind in tables:
         try:
-            with fastcsv.lean_memory():
+            with columnar.lean_memory():
                 reading = readers.reader(kind).read(probe, file, options, max_bytes)
             frame, warnings[file] = reading.table, reading.warnings
         except DataError:
@@ -376,7 +377,7 @@ def _import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
         fast = _parquet_items(probe, name, options)
         if fast is not None:
             return fast
-    with fastcsv.lean_memory():
+    with columnar.lean_memory():
         reading = readers.reader(kind).read(probe, name, options, max_bytes)
         options = options or ImportOptions(format=reading.shape or "auto")
         frame, reading.table = reading.table, None
@@ -397,7 +398,7 @@ def _parquet_items(probe: Probe, name: str, options: ImportOptions | None) -> Im
     (:func:`evalmaps.readers.items.import_items_arrow`); None for any other file.
 
     Read with pyarrow's own memory pool, as pyarrow reads a file (not within
-    :func:`fastcsv.lean_memory`, where a million records read twice as slowly); what the read
+    :func:`columnar.lean_memory`, where a million records read twice as slowly); what the read
     freed is handed back to the system at the end, so a worker keeps only the records."""
     import pyarrow as pa
 

@@ -36,9 +36,9 @@ from pathlib import PurePosixPath
 import numpy as np
 import pandas as pd
 
+from evalmaps.catalog import columnar
 from evalmaps.core.figure import slugify
 from evalmaps.core.names import RESERVED_NAMES
-from evalmaps.readers import fastcsv
 from evalmaps.readers.base import ImportFailed
 
 NAME = "leaderboard"
@@ -74,7 +74,7 @@ def _given(values: pd.Series) -> pd.Series:
 def _numeric(values: pd.Series) -> bool:
     """Whether a column holds numbers: every cell given is one, and one is given at least."""
     given = _given(values)
-    return bool(len(given)) and bool(fastcsv.python_numbers(fastcsv.as_text(given)).all())
+    return bool(len(given)) and bool(columnar.python_numbers(columnar.as_text(given)).all())
 
 
 def _model_column(frame: pd.DataFrame) -> str | None:

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from evalmaps.catalog import cache, manifest
+from evalmaps.catalog import cache, columnar, manifest
 from evalmaps.catalog.resources import default_data_dir
 from evalmaps.core.colorscales import NAMED_COLORSCALES
 from evalmaps.core.errors import DataError, problem_line
@@ -57,7 +57,7 @@ def load_catalog(data_dir: str | Path | None = None, cache_dir: str | Path | Non
     match ``manifest.json`` is not served) or ``"flag"`` (a user's folder: it is served, with a
     warning; a folder without a manifest is not checked). See :mod:`evalmaps.catalog.manifest`.
     """
-    with fastcsv.lean_memory():
+    with columnar.lean_memory():
         figures, compare = catalog_figures(
             Path(data_dir) if data_dir is not None else default_data_dir(), cache_dir, problems,
             manifest_check)
@@ -243,7 +243,7 @@ def _parse_spec(entry: Any, where: str) -> FigureSpec:
             raise DataError(f"dimension '{name}' needs a non-empty list of labels.", file=where)
         labels = tuple(str(label) for label in labels)
         for label in labels:
-            if fastcsv.CONTROL_RE.search(label):
+            if columnar.CONTROL_RE.search(label):
                 raise DataError(f"dimension '{name}': {control_problem(label)}", file=where)
         if len(set(labels)) != len(labels):
             raise DataError(f"dimension '{name}' lists a label twice.", file=where)
@@ -443,7 +443,7 @@ def _unneutralised(columns: list[str], arrays: list) -> tuple[list[str], list]:
     """A CSV's header and columns as they were before evalmaps neutralised them (only texts
     that start with a quote can change: looked at distinct, vectorised)."""
     return ([unneutralise(c) for c in columns],
-            [pa.chunked_array([fastcsv.apply_to_prefixed(
+            [pa.chunked_array([columnar.apply_to_prefixed(
                 col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col,
                 unneutralise, ("'",))]) for col in arrays])
 
@@ -479,7 +479,7 @@ def _read_csv(data: bytes, path: Path) -> tuple[list[str], list]:
 
 def frame_columns(frame: pd.DataFrame) -> tuple[list[str], list]:
     columns = [str(c).strip() for c in frame.columns]
-    return columns, [fastcsv.as_text(frame.iloc[:, i]) for i in range(frame.shape[1])]
+    return columns, [columnar.as_text(frame.iloc[:, i]) for i in range(frame.shape[1])]
 
 
 def validate_cells(frame: pd.DataFrame, spec: FigureSpec, file: str) -> tuple[pd.DataFrame, int]:
@@ -487,7 +487,7 @@ def validate_cells(frame: pd.DataFrame, spec: FigureSpec, file: str) -> tuple[pd
 
     Row numbers in messages count the header as row 1, as a spreadsheet shows them.
     """
-    with fastcsv.lean_memory():
+    with columnar.lean_memory():
         columns, arrays = frame_columns(frame)
         return validate_columns(columns, arrays, spec, file)
 
@@ -505,11 +505,11 @@ def validate_columns(columns: list[str], arrays: list, spec: FigureSpec, file: s
 
     The checks and their order are those of the original row-by-row code: the first problem in
     that order is the one reported, at the first row that has it. ``encodings``: the dims'
-    :func:`fastcsv.encode` of these arrays, when the caller has them; ``unique``: the caller
+    :func:`columnar.encode` of these arrays, when the caller has them; ``unique``: the caller
     knows no two rows hold the same texts in the dims (the check is then left out when no label
     has surrounding whitespace, the only way two distinct texts could name one cell).
     ``positions_out``: filled with each cell's labels as positions among the catalog's labels.
-    ``value_numbers``: the values as :func:`fastcsv.stripped_numbers` reads them, when the caller
+    ``value_numbers``: the values as :func:`columnar.stripped_numbers` reads them, when the caller
     has them for texts that are all given and that pyarrow reads as numbers (an import's).
     """
     unique_rows = unique
@@ -535,12 +535,12 @@ def validate_columns(columns: list[str], arrays: list, spec: FigureSpec, file: s
     for col in spec.dim_names:
         labels = spec.dims[col].labels
         known = spec.dims[col].index()
-        seen, codes = (encodings or {}).get(col) or fastcsv.encode(raw[col])
+        seen, codes = (encodings or {}).get(col) or columnar.encode(raw[col])
         stripped = [v.strip() if v is not None else None for v in seen]  # what str.strip() leaves
         as_written[col] = stripped == seen and None not in seen
         unique_rows = unique_rows and as_written[col]
         seen = stripped
-        bad_text = next((v for v in seen if v and fastcsv.CONTROL_RE.search(v)), None)
+        bad_text = next((v for v in seen if v and columnar.CONTROL_RE.search(v)), None)
         if bad_text is not None:  # distinct texts: a few, even for a million rows
             i = int(np.flatnonzero(codes == seen.index(bad_text))[0])
             raise control_error(bad_text, file=file, row=i + 2, column=col)
@@ -563,10 +563,10 @@ def validate_columns(columns: list[str], arrays: list, spec: FigureSpec, file: s
     for col in ("value", *[c for c in OPTIONAL_COLUMNS if c in columns]):
         if col == "value" and value_numbers is not None and len(value_numbers) == nrows:
             # nothing to strip (pyarrow read every text as a number), nothing to parse again
-            text[col], values = fastcsv.chunked(raw[col]), value_numbers
+            text[col], values = columnar.chunked(raw[col]), value_numbers
             given = np.ones(nrows, dtype=bool)
         else:
-            text[col], (values, given) = fastcsv.stripped_numbers(raw[col])
+            text[col], (values, given) = columnar.stripped_numbers(raw[col])
         bad = given & ~np.isfinite(values)
         if bad.any():
             i = int(bad.argmax())
@@ -603,7 +603,7 @@ def validate_columns(columns: list[str], arrays: list, spec: FigureSpec, file: s
         if every and as_written[col]:  # the texts are the labels: no copy
             labels[col] = pd.Series(raw[col].to_pandas(), dtype="str")
         else:
-            labels[col] = pd.Series(pa.array(spec.dims[col].labels, type=fastcsv.TEXT)
+            labels[col] = pd.Series(pa.array(spec.dims[col].labels, type=columnar.TEXT)
                                     .take(pa.array(positions[col][rows])).to_pandas())
         if positions_out is not None:
             positions_out[col] = positions[col][rows]
@@ -614,7 +614,7 @@ def validate_columns(columns: list[str], arrays: list, spec: FigureSpec, file: s
             cells[col] = numbers[col][rows]
     if spec.decimals is not None:
         return cells, spec.decimals
-    decimals = fastcsv.decimals_written(text["value"], MAX_DECIMALS)  # empty texts count 0
+    decimals = columnar.decimals_written(text["value"], MAX_DECIMALS)  # empty texts count 0
     return cells, min(decimals, MAX_DECIMALS)
 
 
@@ -659,7 +659,7 @@ def _check_unique(positions: dict, spec: FigureSpec, file: str, nrows: int) -> N
         return
     sizes = [len(spec.dims[d].labels) for d in spec.dim_names]
     codes = [positions[d] for d in spec.dim_names]
-    if not fastcsv.repeated_keys(codes, sizes):
+    if not columnar.repeated_keys(codes, sizes):
         return
     dup = pd.DataFrame(dict(enumerate(codes))).duplicated(keep="first").to_numpy()
     later = int(dup.argmax())

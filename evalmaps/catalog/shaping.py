@@ -24,12 +24,11 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from evalmaps.catalog import leaderboard
+from evalmaps.catalog import columnar, leaderboard
 from evalmaps.catalog.imported import Imported
 from evalmaps.core.figure import short_slug, slugify
 from evalmaps.core.names import RESERVED_NAMES as RESERVED_DIM_NAMES
 from evalmaps.core.text import natural_key, places
-from evalmaps.readers import fastcsv
 from evalmaps.readers.base import ImportFailed, ImportOptions, control_problem
 
 FORMATS = ("auto", "tidy", "wide", "matrix", "leaderboard")
@@ -52,16 +51,16 @@ def _is_number(text: str) -> bool:
 
 
 def _numeric_share(values) -> float:
-    text = fastcsv.as_text(values)
+    text = columnar.as_text(values)
     given = pc.filter(text, pc.fill_null(pc.not_equal(text, ""), True))
-    return float(fastcsv.python_numbers(given).mean()) if len(given) else 0.0
+    return float(columnar.python_numbers(given).mean()) if len(given) else 0.0
 
 
 def _not_numbers(values) -> np.ndarray:
     """Where a text is neither empty nor a finite number (as ``float()`` reads it)."""
-    text = fastcsv.as_text(values)
+    text = columnar.as_text(values)
     empty = pc.fill_null(pc.equal(text, ""), False).to_numpy(zero_copy_only=False)
-    return ~empty & ~fastcsv.python_numbers(text)
+    return ~empty & ~columnar.python_numbers(text)
 
 
 def cell_pattern(columns: list[str], name: str) -> tuple[tuple[str, str], list[str]] | None:
@@ -164,8 +163,8 @@ def _averaged(cells: pd.DataFrame, keys: list[str], name: str, replicate: str | 
     keys' encodings of the rows returned, when they come for free. ``numbers_out``: filled with
     the returned rows' values as validation reads them (``"value"``), when those rows are the
     given ones unchanged and ``parsed`` is known (pyarrow read every value)."""
-    given = ~fastcsv.empty(fastcsv.as_text(cells["value"]))
-    present = cells if given.all() else fastcsv.filter_rows(cells, given)
+    given = ~columnar.empty(columnar.as_text(cells["value"]))
+    present = cells if given.all() else columnar.filter_rows(cells, given)
     present = present.copy()
     present["v"] = parsed[given] if parsed is not None else _floats(present["value"])
     if replicate is not None:  # the same replicate of a cell twice: merge repeats, refuse clashes
@@ -179,9 +178,9 @@ def _averaged(cells: pd.DataFrame, keys: list[str], name: str, replicate: str | 
         if encodings is not None:
             encodings.update(found)
         if found and parsed is not None and numbers_out is not None:
-            # as fastcsv.stripped_numbers reads these rows' texts (its cast is parsed[given])
-            numbers_out["value"] = fastcsv.pandas_numbers(
-                fastcsv.chunked(fastcsv.as_text(present["value"])), present["v"].to_numpy())[0]
+            # as columnar.stripped_numbers reads these rows' texts (its cast is parsed[given])
+            numbers_out["value"] = columnar.pandas_numbers(
+                columnar.chunked(columnar.as_text(present["value"])), present["v"].to_numpy())[0]
         out = present[keys].copy()
         out["value"] = present["value"]
         for col in OPTIONAL:  # a tidy file's own sd and n are kept
@@ -200,7 +199,7 @@ def _averaged(cells: pd.DataFrame, keys: list[str], name: str, replicate: str | 
 def _floats(values: pd.Series) -> np.ndarray:
     """Texts of numbers (as ``float()`` reads them) -> floats; pyarrow reads the plain ones."""
     try:
-        return fastcsv.to_floats(fastcsv.as_text(values))
+        return columnar.to_floats(columnar.as_text(values))
     except ValueError:
         return values.astype(float).to_numpy()
 
@@ -210,8 +209,8 @@ def _unique(present: pd.DataFrame, keys: list[str], name: str, warnings: list[st
     """One row per key: identical repeats are merged (with a warning), different values refused.
 
     ``encodings``: filled with the keys' encodings when no row repeats (the rows returned)."""
-    found = fastcsv.encode_all([fastcsv.as_text(present[k]) for k in keys])
-    if not fastcsv.any_repeated(found):
+    found = columnar.encode_all([columnar.as_text(present[k]) for k in keys])
+    if not columnar.any_repeated(found):
         if encodings is not None:
             encodings.update(zip(keys, found))
         return present
@@ -354,11 +353,11 @@ def _refuse_controls(frame: pd.DataFrame, name: str) -> None:
     break inside a quoted field; DEL; C1): the first one, row by row, is named with its row and
     column. Fields are stripped already: surrounding whitespace is not in them."""
     for head in frame.columns:
-        if fastcsv.CONTROL_RE.search(str(head)):
+        if columnar.CONTROL_RE.search(str(head)):
             raise ImportFailed(control_problem(str(head), "column name"), file=name, row=1)
     first = None  # (row, column position)
     for j, col in enumerate(frame.columns):
-        i = fastcsv.first_control(fastcsv.as_text(frame.iloc[:, j]))
+        i = columnar.first_control(columnar.as_text(frame.iloc[:, j]))
         if i >= 0 and (first is None or i < first[0]):
             first = (i, j)
     if first is not None:
@@ -381,7 +380,7 @@ def import_table(frame: pd.DataFrame, name: str, options: ImportOptions | None =
 
     # numbers: refuse what is not a finite number, naming the first offender
     values = long["value"]
-    bad, numbers, parsed = fastcsv.value_numbers(fastcsv.as_text(values))
+    bad, numbers, parsed = columnar.value_numbers(columnar.as_text(values))
     if bad.any():
         i = int(bad.argmax())
         where = {d: long[d].iloc[i] for d in dims}
@@ -444,9 +443,9 @@ def import_table(frame: pd.DataFrame, name: str, options: ImportOptions | None =
     if fmt == "leaderboard":
         leaderboard.describe(spec, cells, frame, warnings)
     if replicate:  # means: one more decimal than the inputs carry
-        text = fastcsv.as_text(long["value"])
+        text = columnar.as_text(long["value"])
         given = pc.filter(text, pc.fill_null(pc.not_equal(text, ""), True))
-        spec["decimals"] = places(1 + fastcsv.decimals_written(given, exponent=0))
+        spec["decimals"] = places(1 + columnar.decimals_written(given, exponent=0))
     complete = len(encodings) == len(labels)
     return Imported(fmt, spec, cells, facets, replicate, replicates, labels, warnings,
                     encodings=encodings if complete else None,

@@ -37,7 +37,7 @@ def read(probe: Probe, file: str, options=None, max_bytes: int | None = DEFAULT_
     problem = too_many_columns(probe.data, file)
     if problem:
         raise ImportFailed(problem)
-    # memory: the catalog's import reads a table within fastcsv.lean_memory (its policy)
+    # memory: the catalog's import reads a table within its lean_memory (the policy)
     text = _decode_unless_ascii(probe.data, file, max_bytes)
     frame, warnings = _read_table(text, file, probe.data)
     return Reading(NAME, file, table=frame, warnings=warnings)

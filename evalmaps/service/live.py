@@ -38,12 +38,11 @@ from stat import S_ISDIR
 
 import pandas as pd
 
-from evalmaps.catalog import folders
+from evalmaps.catalog import columnar, folders
 from evalmaps.catalog.load import load_catalog
 from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Catalog, Figure
 from evalmaps.core.problems import Problems
-from evalmaps.readers import fastcsv
 from evalmaps.readers.base import ImportFailed, ImportOptions
 
 log = logging.getLogger("evalmaps.data")
@@ -206,7 +205,7 @@ class FolderReader:
             except DataError as exc:
                 problems.not_served(exc)
                 return []
-        with fastcsv.lean_memory():
+        with columnar.lean_memory():
             try:
                 # tables read one by one; per-item tables (their options say so) together
                 self._tables = bool(folders._data_files(self.folder)) and not self.options.per_item
@@ -327,7 +326,7 @@ class Live:
         for listener in self.listeners:
             listener(snapshot)
         del snapshot
-        fastcsv.release_memory()  # what the old snapshot alone held (a file replaced, deleted)
+        columnar.release_memory()  # what the old snapshot alone held (a file replaced, deleted)
         return True
 
     # --- the watcher thread ------------------------------------------------------------------

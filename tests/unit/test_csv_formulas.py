@@ -14,11 +14,11 @@ import pandas as pd
 from hypothesis import given
 from hypothesis import strategies as st
 
+from evalmaps.catalog import columnar
 from evalmaps.catalog.folders import load_folder
 from evalmaps.catalog.imports import figure_of, import_bytes
 from evalmaps.core.figure import Catalog
 from evalmaps.core.text import FORMULA_PREFIXES, neutralise, unneutralise
-from evalmaps.readers import fastcsv
 from evalmaps.service import bundle
 from evalmaps.service.cli import main as cli
 from evalmaps.views import payloads
@@ -51,7 +51,7 @@ def test_import_o_neutralises_a_formula_in_its_header(tmp_path, capsys):
 def test_a_table_with_no_rows_neutralises_its_header_too():
     # written by pandas, not by the vectorised writer
     empty = pd.DataFrame({HOSTILE: pd.Series([], dtype=object), "value": pd.Series([], dtype=object)})
-    assert header(fastcsv.write_csv(empty, neutralise, FORMULA_PREFIXES)) == ["'" + HOSTILE, "value"]
+    assert header(columnar.write_csv(empty, neutralise, FORMULA_PREFIXES)) == ["'" + HOSTILE, "value"]
 
 
 def test_the_bundles_csv_neutralises_a_formula_in_its_header_as_the_app_does(tmp_path):

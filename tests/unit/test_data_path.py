@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from evalmaps import DataError, load_catalog
-from evalmaps.catalog import cache, imports
+from evalmaps.catalog import cache, columnar, imports
 from evalmaps.catalog import load as loading
 from evalmaps.catalog import shaping as table
 from evalmaps.catalog.folders import load_folder
@@ -369,8 +369,8 @@ def test_loads_put_pyarrows_memory_pool_back(tmp_path):
     load_catalog(data)
     with pytest.raises(DataError):
         load_catalog(tmp_path / "nowhere")
-    with fastcsv.lean_memory():
-        with fastcsv.lean_memory():
+    with columnar.lean_memory():
+        with columnar.lean_memory():
             assert pa.default_memory_pool().backend_name == "system"
         assert pa.default_memory_pool().backend_name == "system"
     assert pa.default_memory_pool().backend_name == before
@@ -391,21 +391,21 @@ class RecordingLibc:
 
 def test_a_load_reuses_big_blocks_and_hands_free_memory_back_when_done(monkeypatch):
     libc = RecordingLibc()
-    monkeypatch.setattr(fastcsv, "_LIBC", libc)
-    during = [("mallopt", fastcsv.M_MMAP_THRESHOLD, 64 << 20)]
-    with fastcsv.lean_memory():
-        with fastcsv.lean_memory():
+    monkeypatch.setattr(columnar, "_LIBC", libc)
+    during = [("mallopt", columnar.M_MMAP_THRESHOLD, 64 << 20)]
+    with columnar.lean_memory():
+        with columnar.lean_memory():
             assert libc.calls == during
         assert libc.calls == during  # the outer load is not done yet
-    assert libc.calls == during + [("mallopt", fastcsv.M_MMAP_THRESHOLD, 32 << 20),
-                                   ("mallopt", fastcsv.M_TRIM_THRESHOLD, 64 << 20),
+    assert libc.calls == during + [("mallopt", columnar.M_MMAP_THRESHOLD, 32 << 20),
+                                   ("mallopt", columnar.M_TRIM_THRESHOLD, 64 << 20),
                                    ("malloc_trim", 0)]
 
 
 def test_glibc_is_found_where_it_is_the_c_library():
     import platform
 
-    assert (fastcsv._LIBC is not None) == (platform.libc_ver()[0] == "glibc")
+    assert (columnar._LIBC is not None) == (platform.libc_ver()[0] == "glibc")
 
 
 def test_two_files_that_would_be_one_figure_get_a_suffix_and_a_warning(tmp_path):
