@@ -1,10 +1,17 @@
-"""Imports: files, folders and zips -> ONE figure, through the readers, and an import's figure.
+"""Imports: files, folders and zips -> figures (:class:`~evalmaps.catalog.imported.Imported`),
+through the readers, and an import's validated figure.
 
 Above the readers (:mod:`evalmaps.readers`), once for every format: what each file is, the files
 inside zips, folders searched recursively, many results files combined into one figure (the
 same cell given twice with different values is refused, naming both files), and a single table
 shaped by :mod:`evalmaps.catalog.shaping`. :func:`figure_of` validates an import as a data
 folder's file is validated. Pure: no Dash, nothing run from a file.
+
+The entry points are the callers' (docs/architecture.md, "Import, one pipeline"), each taking
+one :class:`~evalmaps.readers.base.ImportOptions` as ``options`` and returning a list:
+:func:`import_paths` (``evalmaps import``, ``evalmaps.read``), :func:`import_bytes` (the Data
+page's uploads, a data folder's table), and :func:`read_source` with :func:`finish_sources` (a
+watched folder, file by file). :func:`items_import` shapes per-item records already read.
 """
 
 from __future__ import annotations
