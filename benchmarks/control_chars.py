@@ -16,9 +16,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 import numpy as np
 
+from evalmaps.catalog import columnar
+from evalmaps.catalog import shaping as table
 from evalmaps.catalog.imports import figure_of, import_bytes
 from evalmaps.catalog.load import load_catalog
-from evalmaps.readers import csvfile, fastcsv, table
+from evalmaps.readers import csvfile, fastcsv
 from evalmaps.readers.base import ImportOptions
 
 rng = np.random.default_rng(11)
@@ -33,13 +35,13 @@ d = Path(tempfile.mkdtemp()); (d / "big.csv").write_bytes(data)
   "metric": {"name": "A", "range": [0, 100]}, "x": "ratio", "y": "window", "facets": ["model"],
   "dims": {"model": {"labels": ["M"]}, "window": {"labels": sorted(set(w), key=float)},
            "ratio": {"labels": sorted(set(r), key=float)}}, "provenance": "published"}]}))
-imp = lambda: figure_of(import_bytes(data, "big.csv", ImportOptions(format="tidy"), max_bytes=None))
+imp = lambda: figure_of(import_bytes(data, "big.csv", ImportOptions(format="tidy"), max_bytes=None)[0])
 cat = lambda: load_catalog(d)
-orig_first, orig_re = fastcsv.first_control, fastcsv.CONTROL_RE
+orig_first, orig_re = columnar.first_control, fastcsv.CONTROL_RE
 class Never:
     def search(self, text): return None
 def checks(enabled):
-    fastcsv.first_control = orig_first if enabled else (lambda col: -1)
+    columnar.first_control = orig_first if enabled else (lambda col: -1)
     fastcsv.CONTROL_RE = orig_re if enabled else Never()
 imp(); cat()  # warm-up
 times = {(k, e): [] for k in ("imp", "cat") for e in (True, False)}

@@ -82,7 +82,8 @@ def _records():
         "x": np.char.add("c", index[2].astype(str)),
         "item": np.char.add("q", np.char.zfill(index[3].astype(str), 3)),
         "sample": index[4], "score": score.ravel()})
-    return import_bytes(frame.to_csv(index=False).encode(), "bench.csv")
+    (one,) = import_bytes(frame.to_csv(index=False).encode(), "bench.csv")
+    return one
 
 
 def _kept_figure(store, one):

@@ -38,6 +38,8 @@ _EXPORTS = {
     "DataError": "evalmaps.core.errors", "EvalmapsError": "evalmaps.core.errors",
     "UnknownFigure": "evalmaps.core.errors", "UnknownPanel": "evalmaps.core.errors",
     "load_catalog": "evalmaps.catalog.load", "Settings": "evalmaps.service.settings",
+    # what a load met and went on without (load_catalog's problems=Problems(); strict raises)
+    "Problems": "evalmaps.core.problems",
     # the Python API (docs/cli.md): results files as a figure, and B against A as a DataFrame
     "read": "evalmaps.service.api", "compare": "evalmaps.service.api",
     "rank": "evalmaps.service.api", "show": "evalmaps.service.api",

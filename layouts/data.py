@@ -38,11 +38,11 @@ from components.datatable import (
     upload_box,
 )
 from components.provenance import provenance_badge
+from evalmaps.catalog.shaping import FORMATS
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
-from evalmaps.readers.base import ImportOptions, TableOptions
+from evalmaps.readers.base import ImportOptions
 from evalmaps.readers.items import FILE
-from evalmaps.readers.table import FORMATS
 from evalmaps.service import uploads
 from evalmaps.service.bundle import site_zip
 from evalmaps.service.uploads import Budget
@@ -365,20 +365,20 @@ def _text(value, limit: int, default: str = "") -> str:
 
 
 def _options(fmt_value, x, y, replicate, metric, unit, in_range, fresh: bool,
-             records: TableOptions = TableOptions()) -> ImportOptions:
+             records: dict | None = None) -> ImportOptions:
     """Import options from the controls, whatever the request holds (junk falls back).
     ``records``: the per-item options (:func:`_records`)."""
     def label(value):
         return value if isinstance(value, str) and value and not fresh else None
 
-    return records.apply(ImportOptions(
+    return ImportOptions(
         format=fmt_value if fmt_value in FORMATS else "auto", x=label(x), y=label(y),
         replicate=None if fresh else (replicate if isinstance(replicate, str) else ""),
         metric=_text(metric, 40) or "value", unit=_text(unit, 10),
-        metric_range=(0.0, 100.0) if in_range is True else None))
+        metric_range=(0.0, 100.0) if in_range is True else None, **(records or {}))
 
 
-def _records(item, pred, ref, model_file, drop=None, cluster=None) -> TableOptions:
+def _records(item, pred, ref, model_file, drop=None, cluster=None) -> dict:
     """The per-item options of "Per-item records" (``--item``, ``--correct PRED=REF``, ``--set
     model={file}``, ``--drop COL`` for each of the columns ``drop`` names, between commas: a
     text, or a list as the pending options keep them; ``--cluster COL``), whatever the request
@@ -391,9 +391,9 @@ def _records(item, pred, ref, model_file, drop=None, cluster=None) -> TableOptio
     if isinstance(drop, list):
         drop = ",".join(d for d in drop if isinstance(d, str))
     columns = [c.strip() for c in _text(drop, 200).split(",") if c.strip()]
-    return TableOptions(item, (pred, ref) if pred else None,
-                        (("model", FILE),) if model_file is True else (),
-                        tuple(dict.fromkeys(columns)), cluster=_text(cluster, 200) or None)
+    return {"item": item, "correct": (pred, ref) if pred else None,
+            "fixed": (("model", FILE),) if model_file is True else (),
+            "drop": tuple(dict.fromkeys(columns)), "cluster": _text(cluster, 200) or None}
 
 
 @callback(
@@ -450,8 +450,8 @@ def preview(staged, fmt_value, x, y, replicate, metric, unit, in_range, item, pr
         status=preview_card(seen["summary"], seen["name"], figures),
         **metric_fields(seen.get("tool", ""), seen.get("metric")),
         # what the preview resolved (detected axes and replicates): the kept figure is this one
-        pending={"key": staged, "options": dataclasses.asdict(dataclasses.replace(
-            options, x=seen["x"], y=seen["y"], replicate=seen["replicate"]))},
+        pending={"key": staged, "options": dataclasses.replace(
+            options, x=seen["x"], y=seen["y"], replicate=seen["replicate"]).to_dict()},
         add_disabled=False,
         x_options=dims, x=seen["x"], y_options=dims, y=seen["y"],
         replicate_options=[{"label": "none", "value": ""}]

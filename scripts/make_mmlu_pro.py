@@ -48,7 +48,7 @@ def records(source: Path = SOURCE) -> pd.DataFrame:
     for model, name in MODELS.items():
         options = ImportOptions(item="question_id", correct=("pred", "answer"),
                                 fixed={"model": model})
-        imported = import_paths([source / "eval_results" / name], options)
+        (imported,) = import_paths([source / "eval_results" / name], options)
         assert list(imported.spec["dims"]) == DIMS, imported.spec["dims"]
         frames.append(imported.items)
     return pd.concat(frames, ignore_index=True)

@@ -45,7 +45,7 @@ def task_order(task: str) -> tuple:
 
 def build(source: Path = SOURCE) -> tuple[str, dict]:
     """The figure's tidy CSV text and its catalog entry."""
-    imported = import_paths([source])
+    (imported,) = import_paths([source])
     tidy = imported.tidy
     tidy = tidy[tidy["metric"].isin(METRICS)]
     models = {m: m.removeprefix(PREFIX) for m in tidy["model"].unique()}

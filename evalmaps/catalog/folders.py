@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import logging
 from pathlib import Path
 
-from evalmaps.catalog import cache, items, manifest
+from evalmaps.catalog import cache, columnar, items, manifest
 from evalmaps.catalog.imports import (
     Found,
     figure_of,
@@ -26,10 +25,10 @@ from evalmaps.catalog.load import (
     parse_spec,
     unique_id,
 )
-from evalmaps.core.errors import DataError, not_served, problem_line
+from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Figure, short_slug
-from evalmaps.readers import fastcsv
-from evalmaps.readers.base import SUFFIXES, ImportFailed, ImportOptions, TableOptions, parse_json
+from evalmaps.core.problems import STRICT, Problems
+from evalmaps.readers.base import SUFFIXES, ImportFailed, ImportOptions, parse_json
 
 SIDECAR = ".figure.json"  # <name>.figure.json beside <name>.csv: its catalog entry
 ITEMS = ".items"  # <name>.items/ beside <name>.csv: its per-item records (scores.parquet, ...)
@@ -58,7 +57,7 @@ def write_import(imported, out: Path) -> Path:
     return entry
 
 
-def _import_file(path, cache_dir, options: TableOptions = TableOptions()) -> Figure:
+def _import_file(path, cache_dir, options: ImportOptions = ImportOptions()) -> Figure:
     """One file of a data folder (CSV or Parquet) -> its figure, through the cache if given.
     A table with a catalog entry beside it (:func:`sidecar`) is loaded as that entry says;
     another is read with the folder's table ``options`` (``serve --data DIR --item ...``), which
@@ -68,11 +67,12 @@ def _import_file(path, cache_dir, options: TableOptions = TableOptions()) -> Fig
         return _load_with_entry(path, entry, cache_dir)
     data = read_file(path)
     parquet = path.suffix.lower() == ".parquet"
-    mapping = options.apply(ImportOptions(format="tidy") if parquet else ImportOptions())
+    if parquet and options.format == "auto":
+        options = dataclasses.replace(options, format="tidy")
     key = None
     if cache_dir is not None:
         key = cache.key("import", path.suffix.lower(), path.name,
-                        json.dumps(dataclasses.asdict(mapping)), data)
+                        json.dumps(options.to_dict()), data)
         hit = cache.load(cache_dir, key)
         if hit is not None and isinstance(hit.meta.get("spec"), dict):
             spec = parse_spec(hit.meta["spec"], where=f"import of {path.name}")
@@ -81,7 +81,7 @@ def _import_file(path, cache_dir, options: TableOptions = TableOptions()) -> Fig
                 return figure
             if items.attach(figure, Path(cache_dir) / f"{key}{ITEMS}").items is not None:
                 return figure  # else the records are gone from the cache: import again
-    imported = import_bytes(data, path.name, mapping, max_bytes=None)
+    (imported,) = import_bytes(data, path.name, options, max_bytes=None)
     del data  # the import holds what it needs: free the file's bytes before building the figure
     figure = with_items(figure_of(imported), imported, cache_dir, key)
     if key is not None:
@@ -151,15 +151,16 @@ def _load_with_entry(path: Path, entry: Path, cache_dir) -> Figure:
 
 
 def load_folder(folder, cache_dir: str | Path | None = None,
-                problems: list[str] | None = None,
-                options: TableOptions = TableOptions()) -> list[Figure]:
+                problems: Problems = STRICT,
+                options: ImportOptions = ImportOptions()) -> list[Figure]:
     """A user's folder: its own catalog.json (like data/), or else every *.csv and *.parquet
     imported (auto-detected CSV format; Parquet: tidy). No size limit: files on disk are the
     user's own. ``cache_dir``: where validated cells are kept between start-ups (None: none).
 
-    ``problems``: None, and a bad file raises its ImportFailed; a list, and a bad file is skipped
-    with one line appended. Either way two files that would have one id get ``-2``, ``-3``, ...
-    with a warning (in ``problems``, else logged). A folder's own ``manifest.json`` is checked:
+    ``problems``: strict (the default), and a bad file raises its ImportFailed; a
+    :class:`~evalmaps.core.problems.Problems` collector, and a bad file is skipped with one line
+    added. Either way two files that would have one id get ``-2``, ``-3``, ... with a warning
+    (in ``problems``, else logged). A folder's own ``manifest.json`` is checked:
     a file that does not match it is served with a warning (:mod:`evalmaps.catalog.manifest`).
     ``options``: how its tables are read, as ``evalmaps import`` reads them with the same options
     (a catalog.json folder's figures say it all themselves)."""
@@ -174,7 +175,7 @@ def load_folder(folder, cache_dir: str | Path | None = None,
     if (folder / "catalog.json").exists():
         return list(load_catalog(folder, cache_dir=cache_dir, problems=problems,
                                  manifest_check="flag"))
-    with fastcsv.lean_memory():
+    with columnar.lean_memory():
         return _load_files(folder, cache_dir, problems, options=options)
 
 
@@ -266,12 +267,12 @@ def read_file(path: Path) -> bytes:
                            f"permissions, or remove it.", file=str(path)) from None
 
 
-def read_harness_file(path: Path, options: TableOptions = TableOptions()) -> Found:
+def read_harness_file(path: Path, options: ImportOptions = ImportOptions()) -> Found:
     """One file of a folder of results, read (:func:`evalmaps.catalog.imports.read_source`). A
     ``.json`` that does not parse (cut short, or still being written) is a DataError naming it,
     not a file skipped as "not results"."""
     data = read_file(path)
-    found = read_source(path.as_posix(), data, True, options.apply(ImportOptions()), None)
+    found = read_source(path.as_posix(), data, True, options, None)
     if path.suffix.lower() == ".json" and not found.readings and parse_json(data) is None:
         raise ImportFailed("the file is not valid JSON: it was cut short or is still being "
                            "written. Write it again whole, or remove it.", file=str(path))
@@ -279,7 +280,7 @@ def read_harness_file(path: Path, options: TableOptions = TableOptions()) -> Fou
 
 
 def harness_figures(folder: Path, founds: list[Found], cache_dir=None,
-                    options: TableOptions = TableOptions()) -> list[Figure]:
+                    options: ImportOptions = ImportOptions()) -> list[Figure]:
     """A folder of results' figures, one per tool, from its files' :func:`read_harness_file`
     (in :func:`harness_files`' order). The id comes from the folder's name (one tool), or its
     name and the tool's: not from how many files it holds, so it stays as a sweep grows.
@@ -291,7 +292,7 @@ def harness_figures(folder: Path, founds: list[Found], cache_dir=None,
         merged.tables += found.tables
         merged.given += found.given
         merged.skipped += found.skipped
-    imports = finish_sources(merged, folder.as_posix(), options.apply(ImportOptions()), None,
+    imports = finish_sources(merged, folder.as_posix(), options, None,
                              by_tool=True)
     base = "import-" + (short_slug(folder.resolve().name) or "results")
     figures = []
@@ -301,8 +302,8 @@ def harness_figures(folder: Path, founds: list[Found], cache_dir=None,
     return figures
 
 
-def _load_files(folder: Path, cache_dir, problems: list[str] | None = None,
-                read=None, options: TableOptions = TableOptions()) -> list[Figure]:
+def _load_files(folder: Path, cache_dir, problems: Problems = STRICT,
+                read=None, options: ImportOptions = ImportOptions()) -> list[Figure]:
     """``read``: how one file is read (None: as it is); a watched folder's keeps what it read
     (:mod:`evalmaps.service.live`). It returns None for a file not to be served yet. Tables
     that ``options`` name per-item records are read together, as ``evalmaps import DIR`` reads
@@ -321,9 +322,7 @@ def _load_files(folder: Path, cache_dir, problems: list[str] | None = None,
             try:
                 found = read(path) if read is not None else read_harness_file(path, options)
             except DataError as exc:
-                if problems is None:
-                    raise
-                problems.append(not_served(exc))
+                problems.not_served(exc)
                 continue
             if found is not None:
                 founds.append(found)
@@ -332,9 +331,7 @@ def _load_files(folder: Path, cache_dir, problems: list[str] | None = None,
         try:
             return harness_figures(folder, founds, cache_dir, options)
         except DataError as exc:
-            if problems is None:
-                raise
-            problems.append(not_served(exc))
+            problems.not_served(exc)
             return []
     expected = folder_manifest(folder, "flag", problems)
     figures, where = [], {}  # where: figure id -> the file it came from
@@ -346,28 +343,24 @@ def _load_files(folder: Path, cache_dir, problems: list[str] | None = None,
             if expected is not None:
                 check_manifest(expected, folder, path, figure, "flag", problems)
         except DataError as exc:
-            if problems is None:
-                raise
-            problems.append(not_served(exc))
+            problems.not_served(exc)
             continue
         fid = unique_id(figure.id, where)
         if fid != figure.id:  # 'My Results.csv' and 'my-results.csv'; runs.csv and runs.parquet
-            warn(problems, f"Renamed: the files {where[figure.id]} and {path.name} in {folder} "
-                           f"would both be the figure '{figure.id}'; {path.name} is served as "
-                           f"'{fid}'. Rename one of them to choose its id.")
+            problems.warn(f"Renamed: the files {where[figure.id]} and {path.name} in {folder} "
+                          f"would both be the figure '{figure.id}'; {path.name} is served as "
+                          f"'{fid}'. Rename one of them to choose its id.")
             figure = renamed(figure, fid)
         where[fid] = path.name
         figures.append(figure)
     return figures
 
 
-def _report_skipped(skipped: list[DataError], problems: list[str] | None) -> None:
-    """The files of a data folder that cannot be served as files, each a problem (without
+def _report_skipped(skipped: list[DataError], problems: Problems = STRICT) -> None:
+    """The files of a data folder that cannot be served as files, each a problem (strict
     ``problems``: the first raises, as a bad file does)."""
     for exc in skipped:
-        if problems is None:
-            raise exc
-        problems.append(not_served(exc))
+        problems.not_served(exc)
 
 
 def folder_files(folder: Path) -> list[tuple[Path, Figure]]:
@@ -376,7 +369,7 @@ def folder_files(folder: Path) -> list[tuple[Path, Figure]]:
     folder = Path(folder)
     if (folder / "catalog.json").exists():
         return catalog_figures(folder)[0]
-    with fastcsv.lean_memory():
+    with columnar.lean_memory():
         return [(path, _import_file(path, None)) for path in _data_files(folder)]
 
 
@@ -396,12 +389,3 @@ def renamed(figure: Figure, figure_id: str) -> Figure:
     out = Figure(dataclasses.replace(figure.spec, id=figure_id), figure.cells, figure.decimals)
     out.items = figure.items
     return out
-
-
-def warn(problems: list[str] | None, text: str) -> None:
-    """A start-up warning: into ``problems`` when given, else logged."""
-    line = problem_line(text)
-    if problems is None:
-        logging.getLogger("evalmaps.data").warning(line)
-    else:
-        problems.append(line)

@@ -1,10 +1,17 @@
-"""Imports: files, folders and zips -> ONE figure, through the readers, and an import's figure.
+"""Imports: files, folders and zips -> figures (:class:`~evalmaps.catalog.imported.Imported`),
+through the readers, and an import's validated figure.
 
 Above the readers (:mod:`evalmaps.readers`), once for every format: what each file is, the files
 inside zips, folders searched recursively, many results files combined into one figure (the
 same cell given twice with different values is refused, naming both files), and a single table
-shaped by :mod:`evalmaps.readers.table`. :func:`figure_of` validates an import as a data
+shaped by :mod:`evalmaps.catalog.shaping`. :func:`figure_of` validates an import as a data
 folder's file is validated. Pure: no Dash, nothing run from a file.
+
+The entry points are the callers' (docs/architecture.md, "Import, one pipeline"), each taking
+one :class:`~evalmaps.readers.base.ImportOptions` as ``options`` and returning a list:
+:func:`import_paths` (``evalmaps import``, ``evalmaps.read``), :func:`import_bytes` (the Data
+page's uploads, a data folder's table), and :func:`read_source` with :func:`finish_sources` (a
+watched folder, file by file). :func:`items_import` shapes per-item records already read.
 """
 
 from __future__ import annotations
@@ -19,11 +26,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from evalmaps import readers
+from evalmaps.catalog import columnar
+from evalmaps.catalog.imported import Imported
 from evalmaps.catalog.load import frame_columns, parse_spec, validate_cells, validate_columns
+from evalmaps.catalog.shaping import import_table
 from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Figure, short_slug
-from evalmaps.readers import fastcsv, nearest, zipped
 from evalmaps.readers import items as item_records
+from evalmaps.readers import nearest, zipped
 from evalmaps.readers.base import (
     DEFAULT_MAX_BYTES,
     SUFFIXES,
@@ -36,7 +46,6 @@ from evalmaps.readers.base import (
     hook,
     short,
 )
-from evalmaps.readers.table import Imported, import_table
 
 # names of metrics where lower is better, for files that do not say (lm-eval v0.3): the
 # perplexities and bits per byte of lm-eval's language-modelling tasks (lambada's "ppl" too)
@@ -56,55 +65,54 @@ FRACTIONS = ("acc", "acc_norm", "acc_mutual_info", "exact_match", "accuracy", "m
 def figure_of(imported: Imported) -> Figure:
     """An import's figure: its catalog entry parsed and its cells validated, as a data folder's
     files are."""
-    with fastcsv.lean_memory():
+    with columnar.lean_memory():
         spec = parse_spec(imported.spec,
                           where=f"import of {imported.spec.get('title', 'a file')}")
         file = imported.spec.get("title", "import")
-        if imported._encodings is None:
+        if imported.encodings is None:
             cells, decimals = validate_cells(imported.tidy, spec, file=file)
             return Figure(spec, cells, decimals)
         columns, arrays = frame_columns(imported.tidy)
         # the encodings come from an import that found no repeated cell in these rows
         positions: dict = {}
         cells, decimals = validate_columns(columns, arrays, spec, file,
-                                           encodings=imported._encodings, unique=True,
+                                           encodings=imported.encodings, unique=True,
                                            positions_out=positions,
-                                           value_numbers=imported._numbers)
+                                           value_numbers=imported.value_numbers)
         return Figure(spec, cells, decimals, _positions=positions)
 
 
-def import_bytes(data: bytes, name: str, mapping: ImportOptions | None = None,
-                 max_bytes: int | None = DEFAULT_MAX_BYTES, by_tool: bool = False):
-    """The whole path: bytes of a file -> an :class:`Imported` (or a clear ImportFailed).
+def import_bytes(data: bytes, name: str, options: ImportOptions | None = None,
+                 max_bytes: int | None = DEFAULT_MAX_BYTES,
+                 by_tool: bool = False) -> list[Imported]:
+    """Bytes of a file -> its figures (or a clear ImportFailed): the Data page's uploads.
 
     What the file is comes from its content, not its name (:func:`evalmaps.readers.detect`): a
     zip of results, an evaluation tool's results, a table.
     ``max_bytes``: the browser upload's size limit, on the bytes sent; None for files on disk
     (no limit). What a zip may unzip to is a limit of its own
     (:func:`evalmaps.readers.zipped.unzipped_limit`), and so is each file in it.
-    ``by_tool``: a list of figures, grouped as :func:`import_paths_by_tool` groups them (a zip
-    of a folder holding two tools' results, or several tables: one figure each)."""
+    ``by_tool``: as :func:`import_paths`'s."""
     if max_bytes is not None and len(data) > max_bytes:
-        return import_table_bytes(Probe(data), name, mapping, max_bytes, "csv")  # its message
-    return import_sources([(name, data)], name, mapping, zipped.unzipped_limit(max_bytes),
-                          by_tool=by_tool)
+        return [_import_table_bytes(Probe(data), name, options, max_bytes, "csv")]  # its message
+    return _import_sources([(name, data)], name, options, zipped.unzipped_limit(max_bytes),
+                           by_tool=by_tool)
 
 
-def import_paths(paths, options: ImportOptions | None = None) -> Imported:
-    """Files, folders (searched recursively) and zips -> ONE figure. Harness files (lm-eval
-    results, Inspect logs) combine into one figure; a single table imports as ``import_bytes``
-    would. No size limit: the files are the user's own."""
-    sources, name, searched = _sources(paths)
-    return import_sources(sources, name, options, max_bytes=None, searched=searched)
+def import_paths(paths, options: ImportOptions | None = None,
+                 by_tool: bool = False) -> list[Imported]:
+    """Files, folders (searched recursively) and zips -> their figures: ``evalmaps import``
+    and ``evalmaps.read``. Harness files (lm-eval results, Inspect logs) combine into one
+    figure; a single table imports as :func:`import_bytes` would. No size limit: the files are
+    the user's own.
 
-
-def import_paths_by_tool(paths, options: ImportOptions | None = None) -> list[Imported]:
-    """:func:`import_paths`, but files of several tools (a folder holding the EvalPlus
+    Always a list. Without ``by_tool``, a list of one figure: files of several tools, or
+    several tables, are refused. With it, files of several tools (a folder holding the EvalPlus
     leaderboard and EvalPerf results) make one figure per tool, and a folder of tables one
-    figure per table, instead of an error: what ``evalmaps import`` writes."""
+    figure per table: what ``evalmaps import`` writes."""
     sources, name, searched = _sources(paths)
-    return import_sources(sources, name, options, max_bytes=None, searched=searched,
-                          by_tool=True)
+    return _import_sources(sources, name, options, max_bytes=None, searched=searched,
+                           by_tool=by_tool)
 
 
 def _sources(paths) -> tuple[list[tuple[str, bytes]], str, bool]:
@@ -130,11 +138,12 @@ def _sources(paths) -> tuple[list[tuple[str, bytes]], str, bool]:
     return sources, name, searched
 
 
-def import_sources(sources: list[tuple[str, bytes]], name: str,
-                   options: ImportOptions | None = None,
-                   max_bytes: int | None = DEFAULT_MAX_BYTES, searched: bool = False,
-                   by_tool: bool = False):
-    """Named files' bytes -> ONE figure. Harness files combine; a table file imports alone.
+def _import_sources(sources: list[tuple[str, bytes]], name: str,
+                    options: ImportOptions | None = None,
+                    max_bytes: int | None = DEFAULT_MAX_BYTES, searched: bool = False,
+                    by_tool: bool = False) -> list[Imported]:
+    """Named files' bytes -> their figures (one unless ``by_tool``). Harness files combine; a
+    table file imports alone.
 
     ``searched``: the files come from a folder or zip search, where files that are neither
     harness results nor a table (a README, lm-eval's per-sample logs next to its results) are
@@ -167,9 +176,9 @@ class Found:
 
 def read_source(file: str, data: bytes, from_search: bool, options: ImportOptions | None = None,
                 max_bytes: int | None = None) -> Found:
-    """One named file's bytes (a zip: its members) read as :func:`import_sources` reads each of
+    """One named file's bytes (a zip: its members) read as :func:`_import_sources` reads each of
     its sources; the results of many files, concatenated in their order, are those of
-    :func:`import_sources` on all of them (a watched folder reads only the files that changed)."""
+    :func:`_import_sources` on all of them (a watched folder reads only the files that changed)."""
     options = options or ImportOptions()
     found = Found()
     expanded: list[tuple[str, bytes, bool]] = [(file, data, from_search)]
@@ -197,8 +206,10 @@ def read_source(file: str, data: bytes, from_search: bool, options: ImportOption
 
 
 def finish_sources(found: Found, name: str, options: ImportOptions | None = None,
-                   max_bytes: int | None = DEFAULT_MAX_BYTES, by_tool: bool = False):
-    """:func:`import_sources` once every file is read (:func:`read_source`)."""
+                   max_bytes: int | None = DEFAULT_MAX_BYTES,
+                   by_tool: bool = False) -> list[Imported]:
+    """The figures of every file read (:func:`read_source`), as :func:`import_paths` makes
+    them: a watched folder's, whose files are read as they change."""
     options = options or ImportOptions()
     readings, tables, given, skipped = found.readings, found.tables, found.given, list(found.skipped)
     if readings:
@@ -211,15 +222,15 @@ def finish_sources(found: Found, name: str, options: ImportOptions | None = None
         notes = ([f"Not results, skipped: {', '.join(listed[:10])}"
                   f"{' ...' if len(listed) > 10 else ''}."] if skipped else [])
         if not by_tool:
-            return combine(readings, name, options, notes)
+            return [_combine(readings, name, options, notes)]
         tools = [k for k in readers.names() if any(r.reader == k for r in readings)]
-        return [combine([r for r in readings if r.reader == k], name, options, notes)
+        return [_combine([r for r in readings if r.reader == k], name, options, notes)
                 for k in tools]
     if not tables:
         raise ImportFailed(f"no results were found: none of {readers.described()}. Give the "
                            f"files themselves or the folder that holds them.", file=name)
     if len(tables) > 1:
-        combined = item_tables(tables, name, options, max_bytes, by_tool)
+        combined = _item_tables(tables, name, options, max_bytes, by_tool)
         if combined is not None:
             return combined
     if len(tables) > 1 and by_tool:  # a folder of tables: one figure each
@@ -228,8 +239,7 @@ def finish_sources(found: Found, name: str, options: ImportOptions | None = None
         names = ", ".join(short(f) for f, _, _ in tables[:5])
         raise ImportFailed(f"there are {len(tables)} tables ({names}); one import makes one "
                            f"figure from one table. Import them one at a time.", file=name)
-    imported = _table(*tables[0], options, max_bytes)
-    return [imported] if by_tool else imported
+    return [_table(*tables[0], options, max_bytes)]
 
 
 def _each_table(tables: list[tuple[str, Probe, str]], given: list[str],
@@ -257,8 +267,8 @@ def _each_table(tables: list[tuple[str, Probe, str]], given: list[str],
     return figures
 
 
-def item_tables(tables: list[tuple[str, Probe, str]], name: str, options: ImportOptions,
-                max_bytes: int | None, by_tool: bool):
+def _item_tables(tables: list[tuple[str, Probe, str]], name: str, options: ImportOptions,
+                 max_bytes: int | None, by_tool: bool) -> list[Imported] | None:
     """Several per-item tables (``--item``/``--correct`` given, or each with ``item`` and
     ``score`` columns) -> ONE figure of all their records, the tables of the same columns
     together (a folder of one file per model, named by ``--set model={file}``); tables of other
@@ -269,7 +279,7 @@ def item_tables(tables: list[tuple[str, Probe, str]], name: str, options: Import
     expanded = 0  # the texts' characters, as read: a Parquet file of 2 KB may hold 100 MB
     for file, probe, kind in tables:
         try:
-            with fastcsv.lean_memory():
+            with columnar.lean_memory():
                 reading = readers.reader(kind).read(probe, file, options, max_bytes)
             frame, warnings[file] = reading.table, reading.warnings
         except DataError:
@@ -291,7 +301,7 @@ def item_tables(tables: list[tuple[str, Probe, str]], name: str, options: Import
     figures = [_item_group(group, name if len(frames) == 1 else group[0][0], options,
                            list(dict.fromkeys(w for file, _ in group for w in warnings[file])))
                for group in frames.values()]
-    return figures if by_tool else figures[0]
+    return figures
 
 
 def text_chars(frame) -> int:
@@ -347,7 +357,7 @@ def _item_group(group: list[tuple[str, pd.DataFrame]], name: str,
 def _table(file: str, probe: Probe, kind: str, options: ImportOptions | None,
            max_bytes: int | None) -> Imported:
     try:
-        imported = import_table_bytes(probe, file, options, max_bytes, kind)
+        imported = _import_table_bytes(probe, file, options, max_bytes, kind)
     except DataError:
         if nearest.hint(probe) is None:  # a table's own problem
             raise
@@ -365,7 +375,7 @@ def _within(chars: int, max_bytes: int, name: str) -> None:
                            "records, or serve them with evalmaps serve --data.", file=name)
 
 
-def import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
+def _import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
                        max_bytes: int | None, kind: str) -> Imported:
     """A table's bytes (CSV, Parquet, JSON Lines: the reader ``kind``) -> an :class:`Imported`."""
     if max_bytes is not None and len(probe.data) > max_bytes:
@@ -374,7 +384,7 @@ def import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
         fast = _parquet_items(probe, name, options)
         if fast is not None:
             return fast
-    with fastcsv.lean_memory():
+    with columnar.lean_memory():
         reading = readers.reader(kind).read(probe, name, options, max_bytes)
         options = options or ImportOptions(format=reading.shape or "auto")
         frame, reading.table = reading.table, None
@@ -395,7 +405,7 @@ def _parquet_items(probe: Probe, name: str, options: ImportOptions | None) -> Im
     (:func:`evalmaps.readers.items.import_items_arrow`); None for any other file.
 
     Read with pyarrow's own memory pool, as pyarrow reads a file (not within
-    :func:`fastcsv.lean_memory`, where a million records read twice as slowly); what the read
+    :func:`columnar.lean_memory`, where a million records read twice as slowly); what the read
     freed is handed back to the system at the end, so a worker keeps only the records."""
     import pyarrow as pa
 
@@ -449,10 +459,10 @@ def items_import(records, dims: list[str], metric: str, name: str,
     frame = pd.DataFrame({**{d: cells[d].astype(str) for d in dims},
                           "value": [repr(float(v)) for v in cells["value"]],
                           "n": cells["n_items"].astype(str)}, dtype="str")
-    mapping = ImportOptions(format="tidy", x=dims[-1], y=dims[-2], replicate="", metric=metric,
+    tidy = ImportOptions(format="tidy", x=dims[-1], y=dims[-2], replicate="", metric=metric,
                             unit="", metric_range=(0.0, 1.0) if fraction else None,
                             order="natural")
-    imported = import_table(frame, name, mapping, list(warnings))
+    imported = import_table(frame, name, tidy, list(warnings))
     spec = imported.spec
     spec["decimals"] = ITEM_DECIMALS
     titles = {"model": "Model", "metric": "Metric", "task": "Task"}
@@ -492,8 +502,8 @@ def map_axes(dims: list[str], records: list[tuple[str, dict]],
     return [d for i, d in enumerate(dims) if i not in (x, y)] + [dims[y], dims[x]]
 
 
-def combine(readings: list[Reading], name: str, options: ImportOptions | None = None,
-            extra_warnings: list[str] | None = None) -> Imported:
+def _combine(readings: list[Reading], name: str, options: ImportOptions | None = None,
+             extra_warnings: list[str] | None = None) -> Imported:
     """Many harness files' values -> ONE figure (a clear error when they cannot be one)."""
     options = options or ImportOptions()
     kinds = [k for k in readers.names() if any(r.reader == k for r in readings)]
@@ -548,9 +558,9 @@ def combine(readings: list[Reading], name: str, options: ImportOptions | None = 
                           "value": [r["value"] for r in rows],
                           **{c: [r.get(c, "") for r in rows] for c in ERRORS}}, dtype="str")
     frame = frame.drop(columns=[c for c in ERRORS if not (frame[c] != "").any()])
-    mapping = ImportOptions(format="tidy", x=options.x, y=options.y, replicate="",
+    tidy = ImportOptions(format="tidy", x=options.x, y=options.y, replicate="",
                             metric="score", unit="", metric_range=None, order="natural")
-    imported = import_table(frame, name, mapping, [])
+    imported = import_table(frame, name, tidy, [])
     order = hook(readers.reader(kind), "order")
     if order is not None:  # the reader's natural order of a dimension's labels
         for d in dims:

@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from evalmaps.catalog import cache, manifest
+from evalmaps.catalog import cache, columnar, manifest
 from evalmaps.catalog.resources import default_data_dir
 from evalmaps.core.colorscales import NAMED_COLORSCALES
-from evalmaps.core.errors import DataError, not_served, problem_line
+from evalmaps.core.errors import DataError, problem_line
 from evalmaps.core.figure import (
     PROVENANCES,
     Catalog,
@@ -30,6 +30,7 @@ from evalmaps.core.figure import (
     MetricsByLabel,
 )
 from evalmaps.core.names import RESERVED_NAMES
+from evalmaps.core.problems import STRICT, Problems
 from evalmaps.core.text import MAX_DECIMALS, unneutralise
 from evalmaps.readers import fastcsv
 from evalmaps.readers.base import control_problem
@@ -45,17 +46,18 @@ OPTIONAL_COLUMNS = ("sd", "n", "se")
 
 
 def load_catalog(data_dir: str | Path | None = None, cache_dir: str | Path | None = None,
-                 problems: list[str] | None = None, manifest_check: str | None = None) -> Catalog:
+                 problems: Problems = STRICT, manifest_check: str | None = None) -> Catalog:
     """Read ``catalog.json`` in ``data_dir`` and every figure file it names; validate all.
 
     ``cache_dir``: where validated cells are kept between start-ups (None: no cache).
-    ``problems``: None, and the first bad figure raises its DataError; a list, and a bad figure
-    is skipped with one line appended (as is a warning, such as an id given a suffix).
+    ``problems``: strict (:data:`~evalmaps.core.problems.STRICT`, the default), and the first
+    bad figure raises its DataError; a :class:`~evalmaps.core.problems.Problems` collector, and
+    a bad figure is skipped with one line added (as is a warning, such as an id given a suffix).
     ``manifest_check``: None (no check), ``"refuse"`` (the built-in data: a file that does not
     match ``manifest.json`` is not served) or ``"flag"`` (a user's folder: it is served, with a
     warning; a folder without a manifest is not checked). See :mod:`evalmaps.catalog.manifest`.
     """
-    with fastcsv.lean_memory():
+    with columnar.lean_memory():
         figures, compare = catalog_figures(
             Path(data_dir) if data_dir is not None else default_data_dir(), cache_dir, problems,
             manifest_check)
@@ -63,7 +65,7 @@ def load_catalog(data_dir: str | Path | None = None, cache_dir: str | Path | Non
 
 
 def catalog_figures(data_dir: Path, cache_dir: str | Path | None = None,
-                    problems: list[str] | None = None, manifest_check: str | None = None
+                    problems: Problems = STRICT, manifest_check: str | None = None
                     ) -> tuple[list[tuple[Path, Figure]], tuple[str, str] | None]:
     """:func:`load_catalog`'s figures, each with its file, and the catalog's compare pair."""
     catalog_path = data_dir / "catalog.json"
@@ -85,22 +87,19 @@ def catalog_figures(data_dir: Path, cache_dir: str | Path | None = None,
         try:
             spec = parse_spec(entry, where=f"{catalog_path}, figure #{i + 1}")
             if spec.id in seen:
-                if problems is None:
-                    raise DataError(f"the figure id '{spec.id}' is used twice. Give each figure "
-                                    f"its own id.", file=str(catalog_path))
                 new = unique_id(spec.id, seen)
-                problems.append(problem_line(
+                problems.add(problem_line(
                     f"Renamed: {catalog_path} lists the figure id '{spec.id}' twice; the second "
-                    f"(file {spec.file}) is served as '{new}'. Give each figure its own id."))
+                    f"(file {spec.file}) is served as '{new}'. Give each figure its own id."),
+                    DataError(f"the figure id '{spec.id}' is used twice. Give each figure its "
+                              f"own id.", file=str(catalog_path)))
                 spec = dataclasses.replace(spec, id=new)
             path = data_dir / spec.file
             figure = _load_figure(spec, path, cache_dir)
             if expected is not None:
                 check_manifest(expected, data_dir, path, figure, manifest_check, problems)
         except DataError as exc:
-            if problems is None:
-                raise
-            problems.append(not_served(exc))
+            problems.not_served(exc)
             continue
         seen.add(spec.id)
         figures.append((path, figure))
@@ -117,42 +116,39 @@ def unique_id(figure_id: str, taken) -> str:
     return f"{figure_id}-{k}"
 
 
-def folder_manifest(folder: Path, check: str | None, problems: list[str] | None):
+def folder_manifest(folder: Path, check: str | None, problems: Problems = STRICT):
     """The folder's manifest entries when they are to be checked, else None."""
     if check is None:
         return None
     try:
         expected = manifest.read(folder)
     except DataError as exc:
-        if problems is None:
-            raise
-        problems.append(problem_line(f"Not checked: {exc}"))
+        problems.add(problem_line(f"Not checked: {exc}"), exc)
         return None
     if expected is None and check == "refuse":
         text = (f"{folder / manifest.MANIFEST} is missing, so the built-in files cannot be "
                 f"checked. Regenerate it with `evalmaps manifest {folder}`.")
-        if problems is None:
-            raise DataError(text)
-        problems.append(problem_line(f"Not checked: {text}"))
+        problems.add(problem_line(f"Not checked: {text}"), DataError(text))
     return expected
 
 
 def check_manifest(expected: dict, folder: Path, path: Path, figure: Figure, check: str,
-                   problems: list[str] | None) -> None:
+                   problems: Problems = STRICT) -> None:
     """Compare a loaded file with its manifest entry: ``"refuse"`` raises a DataError when they
-    differ; ``"flag"`` adds a warning (or raises one, without ``problems``)."""
+    differ; ``"flag"`` adds a warning (or raises one, when ``problems`` is strict)."""
     what = manifest.mismatch(expected.get(manifest.key(folder, path)), manifest.sha256(path),
                              figure.n_cells)
     if what is None:
         return
     where = folder / manifest.MANIFEST
-    if check == "refuse" or problems is None:
-        raise DataError(f"the file does not match {where} ({what}): it was cut short or edited. "
+    refused = DataError(f"the file does not match {where} ({what}): it was cut short or edited. "
                         f"Restore it, or if the change is intended regenerate the manifest with "
                         f"`evalmaps manifest {folder}`.", file=str(path))
-    problems.append(problem_line(
+    if check == "refuse":
+        raise refused
+    problems.add(problem_line(
         f"Changed since its manifest: {path}: {what}. It is served as it is; if the change is "
-        f"intended, regenerate the manifest with `evalmaps manifest {folder}`."))
+        f"intended, regenerate the manifest with `evalmaps manifest {folder}`."), refused)
 
 
 def _compare_pair(entry: Any, where: str) -> tuple[str, str] | None:
@@ -247,7 +243,7 @@ def _parse_spec(entry: Any, where: str) -> FigureSpec:
             raise DataError(f"dimension '{name}' needs a non-empty list of labels.", file=where)
         labels = tuple(str(label) for label in labels)
         for label in labels:
-            if fastcsv.CONTROL_RE.search(label):
+            if columnar.CONTROL_RE.search(label):
                 raise DataError(f"dimension '{name}': {control_problem(label)}", file=where)
         if len(set(labels)) != len(labels):
             raise DataError(f"dimension '{name}' lists a label twice.", file=where)
@@ -390,8 +386,7 @@ def load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None = Non
     as they were before :func:`evalmaps.core.text.neutralise` (``'-base`` is the label
     ``-base``, as its catalog entry says).
     """
-    with fastcsv.lean_memory():
-        return _load_figure(spec, Path(path), cache_dir, neutralised)
+    return _load_figure(spec, Path(path), cache_dir, neutralised)  # within a load's lean_memory
 
 
 def _load_figure(spec: FigureSpec, path: Path, cache_dir: str | Path | None,
@@ -448,7 +443,7 @@ def _unneutralised(columns: list[str], arrays: list) -> tuple[list[str], list]:
     """A CSV's header and columns as they were before evalmaps neutralised them (only texts
     that start with a quote can change: looked at distinct, vectorised)."""
     return ([unneutralise(c) for c in columns],
-            [pa.chunked_array([fastcsv.apply_to_prefixed(
+            [pa.chunked_array([columnar.apply_to_prefixed(
                 col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col,
                 unneutralise, ("'",))]) for col in arrays])
 
@@ -484,7 +479,7 @@ def _read_csv(data: bytes, path: Path) -> tuple[list[str], list]:
 
 def frame_columns(frame: pd.DataFrame) -> tuple[list[str], list]:
     columns = [str(c).strip() for c in frame.columns]
-    return columns, [fastcsv.as_text(frame.iloc[:, i]) for i in range(frame.shape[1])]
+    return columns, [columnar.as_text(frame.iloc[:, i]) for i in range(frame.shape[1])]
 
 
 def validate_cells(frame: pd.DataFrame, spec: FigureSpec, file: str) -> tuple[pd.DataFrame, int]:
@@ -492,7 +487,7 @@ def validate_cells(frame: pd.DataFrame, spec: FigureSpec, file: str) -> tuple[pd
 
     Row numbers in messages count the header as row 1, as a spreadsheet shows them.
     """
-    with fastcsv.lean_memory():
+    with columnar.lean_memory():
         columns, arrays = frame_columns(frame)
         return validate_columns(columns, arrays, spec, file)
 
@@ -510,11 +505,11 @@ def validate_columns(columns: list[str], arrays: list, spec: FigureSpec, file: s
 
     The checks and their order are those of the original row-by-row code: the first problem in
     that order is the one reported, at the first row that has it. ``encodings``: the dims'
-    :func:`fastcsv.encode` of these arrays, when the caller has them; ``unique``: the caller
+    :func:`columnar.encode` of these arrays, when the caller has them; ``unique``: the caller
     knows no two rows hold the same texts in the dims (the check is then left out when no label
     has surrounding whitespace, the only way two distinct texts could name one cell).
     ``positions_out``: filled with each cell's labels as positions among the catalog's labels.
-    ``value_numbers``: the values as :func:`fastcsv.stripped_numbers` reads them, when the caller
+    ``value_numbers``: the values as :func:`columnar.stripped_numbers` reads them, when the caller
     has them for texts that are all given and that pyarrow reads as numbers (an import's).
     """
     unique_rows = unique
@@ -540,12 +535,12 @@ def validate_columns(columns: list[str], arrays: list, spec: FigureSpec, file: s
     for col in spec.dim_names:
         labels = spec.dims[col].labels
         known = spec.dims[col].index()
-        seen, codes = (encodings or {}).get(col) or fastcsv.encode(raw[col])
+        seen, codes = (encodings or {}).get(col) or columnar.encode(raw[col])
         stripped = [v.strip() if v is not None else None for v in seen]  # what str.strip() leaves
         as_written[col] = stripped == seen and None not in seen
         unique_rows = unique_rows and as_written[col]
         seen = stripped
-        bad_text = next((v for v in seen if v and fastcsv.CONTROL_RE.search(v)), None)
+        bad_text = next((v for v in seen if v and columnar.CONTROL_RE.search(v)), None)
         if bad_text is not None:  # distinct texts: a few, even for a million rows
             i = int(np.flatnonzero(codes == seen.index(bad_text))[0])
             raise control_error(bad_text, file=file, row=i + 2, column=col)
@@ -568,10 +563,10 @@ def validate_columns(columns: list[str], arrays: list, spec: FigureSpec, file: s
     for col in ("value", *[c for c in OPTIONAL_COLUMNS if c in columns]):
         if col == "value" and value_numbers is not None and len(value_numbers) == nrows:
             # nothing to strip (pyarrow read every text as a number), nothing to parse again
-            text[col], values = fastcsv.chunked(raw[col]), value_numbers
+            text[col], values = columnar.chunked(raw[col]), value_numbers
             given = np.ones(nrows, dtype=bool)
         else:
-            text[col], (values, given) = fastcsv.stripped_numbers(raw[col])
+            text[col], (values, given) = columnar.stripped_numbers(raw[col])
         bad = given & ~np.isfinite(values)
         if bad.any():
             i = int(bad.argmax())
@@ -608,7 +603,7 @@ def validate_columns(columns: list[str], arrays: list, spec: FigureSpec, file: s
         if every and as_written[col]:  # the texts are the labels: no copy
             labels[col] = pd.Series(raw[col].to_pandas(), dtype="str")
         else:
-            labels[col] = pd.Series(pa.array(spec.dims[col].labels, type=fastcsv.TEXT)
+            labels[col] = pd.Series(pa.array(spec.dims[col].labels, type=columnar.TEXT)
                                     .take(pa.array(positions[col][rows])).to_pandas())
         if positions_out is not None:
             positions_out[col] = positions[col][rows]
@@ -619,7 +614,7 @@ def validate_columns(columns: list[str], arrays: list, spec: FigureSpec, file: s
             cells[col] = numbers[col][rows]
     if spec.decimals is not None:
         return cells, spec.decimals
-    decimals = fastcsv.decimals_written(text["value"], MAX_DECIMALS)  # empty texts count 0
+    decimals = columnar.decimals_written(text["value"], MAX_DECIMALS)  # empty texts count 0
     return cells, min(decimals, MAX_DECIMALS)
 
 
@@ -664,7 +659,7 @@ def _check_unique(positions: dict, spec: FigureSpec, file: str, nrows: int) -> N
         return
     sizes = [len(spec.dims[d].labels) for d in spec.dim_names]
     codes = [positions[d] for d in spec.dim_names]
-    if not fastcsv.repeated_keys(codes, sizes):
+    if not columnar.repeated_keys(codes, sizes):
         return
     dup = pd.DataFrame(dict(enumerate(codes))).duplicated(keep="first").to_numpy()
     later = int(dup.argmax())

@@ -29,11 +29,11 @@ from pathlib import PurePosixPath
 import pandas as pd
 
 from evalmaps.catalog.folders import figure_dims, with_items
+from evalmaps.catalog.imported import Imported
 from evalmaps.catalog.imports import figure_of
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Figure
-from evalmaps.readers.table import Imported
 
 FIGURE_ID = "compare"
 ADDED_DIMS = ("run", "side", "compared_run")  # the added dimension's name: the first not taken
@@ -201,7 +201,7 @@ def merge_imports(imports: list[Imported], names: tuple[str, ...],
     merged = dataclasses.replace(
         first, spec=spec, tidy=cells, facets=list(spec["facets"]),
         dims={d: list(entry["labels"]) for d, entry in dims.items()},
-        warnings=[w for imported in imports for w in imported.warnings], _encodings=None,
-        _numbers=None, items=records)
+        warnings=[w for imported in imports for w in imported.warnings], encodings=None,
+        value_numbers=None, items=records)
     figure = with_items(figure_of(merged), merged, cache_dir=None)
     return Merged(figure, dim, labels)

@@ -14,6 +14,8 @@ import io
 import json
 import math
 import zipfile
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import PurePosixPath
@@ -47,9 +49,43 @@ class NotResults(ImportFailed):
     zip's search finds it among results."""
 
 
-@dataclass
+class Labels(Mapping):
+    """Labels by dimension (``--set DIM=LABEL``), in the order given: a mapping that cannot
+    change and can be hashed, so that :class:`ImportOptions` is frozen whole. Equal to a dict
+    of the same pairs."""
+
+    __slots__ = ("_labels",)
+
+    def __init__(self, given=()):
+        pairs = given.items() if isinstance(given, Mapping) else given
+        self._labels = dict(pairs)
+
+    def __getitem__(self, key):
+        return self._labels[key]
+
+    def __iter__(self):
+        return iter(self._labels)
+
+    def __len__(self) -> int:
+        return len(self._labels)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._labels.items()))
+
+    def __repr__(self) -> str:
+        return repr(self._labels)
+
+
+@dataclass(frozen=True)
 class ImportOptions:
-    """How a table becomes a figure: which dimension is x, y, which are facets, replicates."""
+    """How files become a figure, the one option type of an import: the table's shape and axes
+    (the Data page's controls, ``evalmaps import --format/--x/--y/--replicate/--percent``) and
+    how per-item tables are read (``--item COL``, ``--correct PRED=REF``, ``--cluster COL`` and
+    the repeatable ``--set DIM=LABEL``, ``--drop COL`` and ``--rename DIM:OLD=NEW``, which
+    ``evalmaps serve --data`` (``EVALMAPS_DATA_OPTIONS``) applies to its folders' tables too).
+    Frozen: a changed copy is :func:`dataclasses.replace`'s. :meth:`parse` reads the table
+    options as the command line gives them, so a bad option is the same sentence wherever it
+    is given (docs/formats.md, "Per-item records")."""
 
     format: str = "auto"
     x: str | None = None
@@ -67,10 +103,11 @@ class ImportOptions:
     guess_fractions: bool = True
     # per-item records (docs/formats.md, "Per-item records"): the item id's column (None: a
     # column named 'item', if any), a prediction and a reference column compared as text
-    # ("pred", "answer"; None: a 'score' column), and dimensions every row shares (--set)
+    # ("pred", "answer"; None: a 'score' column), and dimensions every row shares (--set: a
+    # dict or (dim, label) pairs, kept as :class:`Labels`)
     item: str | None = None
     correct: tuple[str, str] | None = None
-    fixed: dict[str, str] = field(default_factory=dict)
+    fixed: Mapping[str, str] = field(default_factory=Labels)
     # per-item records: columns never made dimensions (--drop), whatever their labels, and
     # labels shown under another name (--rename DIM:OLD=NEW: (dim, old, new))
     drop: tuple[str, ...] = ()
@@ -79,33 +116,23 @@ class ImportOptions:
     # data set), kept with the records for clustered standard errors, never a dimension
     cluster: str | None = None
 
-
-class OptionError(EvalmapsError, ValueError):
-    """A table option (``--item``, ``--correct``, ``--set``, ``--rename``) that is not of its
-    shape."""
-
-
-@dataclass(frozen=True)
-class TableOptions:
-    """How per-item tables are read (docs/formats.md, "Per-item records"): ``evalmaps import``'s
-    ``--item COL``, ``--correct PRED=REF``, ``--cluster COL`` and the repeatable ``--set
-    DIM=LABEL``, ``--drop COL`` and ``--rename DIM:OLD=NEW``, which ``evalmaps serve --data``
-    (``EVALMAPS_DATA_OPTIONS``) applies to its folders' tables too. One parser for both, so a
-    bad option is the same sentence wherever it is given."""
-
-    item: str | None = None
-    correct: tuple[str, str] | None = None
-    fixed: tuple[tuple[str, str], ...] = ()
-    drop: tuple[str, ...] = ()
-    rename: tuple[tuple[str, str, str], ...] = ()
-    cluster: str | None = None
+    def __post_init__(self):
+        fixed = self.fixed if isinstance(self.fixed, Labels) else Labels(self.fixed)
+        object.__setattr__(self, "fixed", fixed)
+        object.__setattr__(self, "drop", tuple(self.drop))
+        object.__setattr__(self, "rename", tuple(tuple(r) for r in self.rename))
+        if self.correct is not None:
+            object.__setattr__(self, "correct", tuple(self.correct))
+        if self.metric_range is not None:
+            object.__setattr__(self, "metric_range", tuple(self.metric_range))
 
     @classmethod
     def parse(cls, item: str | None = None, correct: str | None = None,
-              fixed=(), drop=(), rename=(), cluster: str | None = None) -> "TableOptions":
-        """The options as the command line gives them (``fixed``: the ``--set`` values,
-        ``drop``: the ``--drop`` ones, ``rename``: the ``--rename`` ones, ``cluster``: the
-        ``--cluster`` column)."""
+              fixed=(), drop=(), rename=(), cluster: str | None = None,
+              **others) -> "ImportOptions":
+        """The options with the table options as the command line gives them (``fixed``: the
+        ``--set`` values, ``drop``: the ``--drop`` ones, ``rename``: the ``--rename`` ones,
+        ``cluster``: the ``--cluster`` column); ``others``: the rest, as they are."""
         if cluster is not None and not cluster.strip():
             raise OptionError("--cluster takes the name of the column that groups the items "
                               "(a passage, a source data set), such as --cluster src; it was "
@@ -116,13 +143,13 @@ class TableOptions:
                 raise OptionError("--drop takes the name of a column to leave out of the "
                                   "dimensions, such as --drop answer_index; it was empty.")
             columns.append(column.strip())
-        return cls(item, _pair(correct, "--correct", "PRED=REF"),
-                   tuple(_pair(f, "--set", "DIM=LABEL") for f in fixed),
-                   tuple(dict.fromkeys(columns)), tuple(_renamed(r) for r in rename),
-                   None if cluster is None else cluster.strip())
+        return cls(item=item, correct=_pair(correct, "--correct", "PRED=REF"),
+                   fixed=tuple(_pair(f, "--set", "DIM=LABEL") for f in fixed),
+                   drop=tuple(dict.fromkeys(columns)), rename=tuple(_renamed(r) for r in rename),
+                   cluster=None if cluster is None else cluster.strip(), **others)
 
     @classmethod
-    def from_words(cls, words: list[str]) -> "TableOptions":
+    def from_words(cls, words: list[str]) -> "ImportOptions":
         """``["--item", "question_id", "--set", "model={file}", ...]`` (``--item=COL`` too)."""
         given: dict[str, list[str]] = {"--item": [], "--correct": [], "--set": [], "--drop": [],
                                        "--rename": [], "--cluster": []}
@@ -146,23 +173,28 @@ class TableOptions:
         return cls.parse(item, correct, given["--set"], given["--drop"], given["--rename"],
                          cluster)
 
-    def __bool__(self) -> bool:  # any option given
-        return self != TableOptions()
+    def to_dict(self) -> dict:
+        """The options as plain values (``fixed`` a dict), as :func:`dataclasses.asdict` gives
+        them: what a data folder's cache key holds."""
+        return {f.name: dict(self.fixed) if f.name == "fixed" else getattr(self, f.name)
+                for f in dataclasses.fields(self)}
 
     @property
     def per_item(self) -> bool:
         """Whether the options name per-item records (``--item`` or ``--correct``)."""
         return self.item is not None or self.correct is not None
 
-    def apply(self, options: "ImportOptions") -> "ImportOptions":
-        """``options`` with these table options (the ones given) in place of its own."""
-        return dataclasses.replace(options, item=self.item if self.item is not None else
-                                   options.item, correct=self.correct or options.correct,
-                                   fixed={**options.fixed, **dict(self.fixed)},
-                                   drop=tuple(dict.fromkeys([*options.drop, *self.drop])),
-                                   rename=(*options.rename, *self.rename),
-                                   cluster=self.cluster if self.cluster is not None else
-                                   options.cluster)
+    @property
+    def table_options(self) -> bool:
+        """Whether any table option (``--item``, ``--correct``, ``--set``, ``--drop``,
+        ``--rename``, ``--cluster``) is given."""
+        return bool(self.per_item or self.fixed or self.drop or self.rename
+                    or self.cluster is not None)
+
+
+class OptionError(EvalmapsError, ValueError):
+    """A table option (``--item``, ``--correct``, ``--set``, ``--rename``) that is not of its
+    shape."""
 
 
 _SHAPES = {"--item": "COL", "--correct": "PRED=REF", "--set": "DIM=LABEL", "--drop": "COL",
@@ -245,6 +277,15 @@ class Probe:
             return None
 
 
+def check_header(head: list[str], name: str) -> None:
+    """Refuse a table's header with an empty or repeated column name."""
+    if any(h == "" for h in head[1:]) or len(set(head)) != len(head):
+        dup = [h for h, c in Counter(head).items() if c > 1 or h == ""]
+        raise ImportFailed(f"the header has an empty or repeated column name "
+                           f"({', '.join(repr(d) for d in dup)}). Give every column its own "
+                           f"name.", file=name)
+
+
 def parse_json(data: bytes):
     try:
         return json.loads(data.decode("utf-8-sig"))
@@ -308,7 +349,7 @@ class Reader(Protocol):
     A :class:`Reading` holds one of four things: ``records`` (an evaluation tool's results:
     values with their coordinates, combined with other files' by
     :mod:`evalmaps.catalog.imports`), ``items`` (per-item records, :mod:`evalmaps.readers.items`),
-    a ``table`` of texts (one table: one figure, shaped by :mod:`evalmaps.readers.table`) or
+    a ``table`` of texts (one table: one figure, shaped by :mod:`evalmaps.catalog.shaping`) or
     ``members`` (an archive's files, each read in turn).
 
     Optional hooks (:data:`HOOKS` gives the default the catalog uses when one is absent, and

@@ -11,8 +11,7 @@ import re
 import pandas as pd
 
 from evalmaps.readers import fastcsv
-from evalmaps.readers.base import DEFAULT_MAX_BYTES, ImportFailed, Probe, Reading
-from evalmaps.readers.table import check_header
+from evalmaps.readers.base import DEFAULT_MAX_BYTES, ImportFailed, Probe, Reading, check_header
 
 MAX_COLUMNS = 5000  # refused before parsing: a results table has far fewer
 # a field may be as long as its file (an item's prompt or response): the csv module's default
@@ -38,9 +37,9 @@ def read(probe: Probe, file: str, options=None, max_bytes: int | None = DEFAULT_
     problem = too_many_columns(probe.data, file)
     if problem:
         raise ImportFailed(problem)
-    with fastcsv.lean_memory():
-        text = _decode_unless_ascii(probe.data, file, max_bytes)
-        frame, warnings = _read_table(text, file, probe.data)
+    # memory: the catalog's import reads a table within its lean_memory (the policy)
+    text = _decode_unless_ascii(probe.data, file, max_bytes)
+    frame, warnings = _read_table(text, file, probe.data)
     return Reading(NAME, file, table=frame, warnings=warnings)
 
 

@@ -8,8 +8,7 @@ import pyarrow as pa
 
 from evalmaps.core.errors import DataError
 from evalmaps.readers import fastcsv
-from evalmaps.readers.base import DEFAULT_MAX_BYTES, ImportFailed, Probe, Reading
-from evalmaps.readers.table import check_header
+from evalmaps.readers.base import DEFAULT_MAX_BYTES, ImportFailed, Probe, Reading, check_header
 
 NAME = "parquet"
 DESCRIBES = "Parquet"

@@ -23,12 +23,12 @@ import pandas as pd
 
 from evalmaps.analysis import compare as comparing
 from evalmaps.catalog.folders import with_items
+from evalmaps.catalog.imported import Imported
 from evalmaps.catalog.imports import figure_of, import_paths
 from evalmaps.catalog.pairs import merge_imports, pair_imports, side_names
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog, Figure
-from evalmaps.readers.base import ImportOptions, TableOptions
-from evalmaps.readers.table import Imported
+from evalmaps.readers.base import ImportOptions
 from evalmaps.service import compare_rows
 from evalmaps.views.models import CompareView
 from evalmaps.views.rank import RankView
@@ -90,7 +90,7 @@ class Results:
 def table_options(item: str | None = None, correct: str | tuple[str, str] | None = None,
                   set: Mapping[str, str] | Iterable[str] | None = None,
                   drop: Iterable[str] = (), rename: Iterable[str] = (),
-                  cluster: str | None = None) -> TableOptions:
+                  cluster: str | None = None) -> ImportOptions:
     """The table options as ``evalmaps import`` parses them: ``correct`` as ``"pred=answer"``
     or ``("pred", "answer")``, ``set`` as ``{"model": "{file}"}`` or ``["model={file}"]``,
     ``rename`` as ``["model:old=new"]``, ``cluster`` the column that groups the items. A bad
@@ -99,15 +99,16 @@ def table_options(item: str | None = None, correct: str | tuple[str, str] | None
         correct = "=".join(correct)
     fixed = ([f"{k}={v}" for k, v in set.items()] if isinstance(set, Mapping)
              else list(set or []))
-    return TableOptions.parse(item, correct, fixed, list(drop), list(rename), cluster)
+    return ImportOptions.parse(item, correct, fixed, list(drop), list(rename), cluster)
 
 
-def _import(path: PathLike, options: TableOptions) -> Imported:
+def _import(path: PathLike, options: ImportOptions) -> Imported:
     path = Path(path)
     if not path.exists():
         raise SideError(f"{path}: cannot read the file (No such file or directory). Check the "
                         f"path.")
-    return import_paths([path], options.apply(ImportOptions()))
+    (imported,) = import_paths([path], options)
+    return imported
 
 
 def read(path: PathLike, *, item: str | None = None,
@@ -122,7 +123,7 @@ def read(path: PathLike, *, item: str | None = None,
     return read_with(path, table_options(item, correct, set, drop, rename))
 
 
-def read_with(path: PathLike, options: TableOptions) -> Results:
+def read_with(path: PathLike, options: ImportOptions) -> Results:
     """:func:`read` with the table options parsed."""
     imported = _import(path, options)
     figure = with_items(figure_of(imported), imported, cache_dir=None)
@@ -146,7 +147,7 @@ def is_reference(side: object) -> bool:
     return True
 
 
-def catalog_of(data: Sequence[PathLike], options: TableOptions) -> tuple[Catalog, list[str]]:
+def catalog_of(data: Sequence[PathLike], options: ImportOptions) -> tuple[Catalog, list[str]]:
     """The built-in figures and the ``data`` folders' (as ``evalmaps serve --data`` reads them,
     with the table options for their tables), and the problems met (a file not served, a
     figure renamed: one line each)."""
@@ -159,7 +160,9 @@ def catalog_of(data: Sequence[PathLike], options: TableOptions) -> tuple[Catalog
             raise SideError(f"--data {folder}: not a folder. Give a folder of results, or an "
                             f"s3://bucket/folder URL.")
     settings = Settings.from_env(extra_data=tuple(resolved(str(d), "--data") for d in data)
-                                 or None, data_options=options or None, watch="off")
+                                 or None,
+                                 data_options=options if options.table_options else None,
+                                 watch="off")
     loaded = load_data(settings)
     return loaded.catalog, list(loaded.problems)
 
@@ -212,7 +215,7 @@ def _made(catalog: Catalog, query: dict, problems=(), files: bool = False) -> Co
 def compare_view(a: Side, b: Side, *, data: Sequence[PathLike] = (), k: int = 1,
                  fix: Mapping[str, str] | None = None, ydim: str | None = None,
                  xdim: str | None = None, avg: Iterable[str] = (),
-                 options: TableOptions = TableOptions()) -> Comparison:
+                 options: ImportOptions = ImportOptions()) -> Comparison:
     """The view of A against B (the module's docstring): two references into the catalog of
     the built-in figures and ``data``, or two paths or :func:`read` figures, made one figure."""
     refs = [is_reference(side) for side in (a, b)]
@@ -304,7 +307,7 @@ class Ranked:
 
 def rank_view(*sides: Side, data: Sequence[PathLike] = (), by: str | None = None, k: int = 1,
               keep: Mapping[str, str | Iterable[str]] | None = None,
-              options: TableOptions = TableOptions()) -> Ranked:
+              options: ImportOptions = ImportOptions()) -> Ranked:
     """The Rank view (``/api/rank``) of two or more paths (or :func:`read` figures), made one
     figure whose compared dimension is ranked (``by`` defaults to it), of one path (a folder of
     several models' results) or of one figure id of the built-in figures and ``data`` folders

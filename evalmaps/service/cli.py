@@ -38,11 +38,11 @@ import sys
 from pathlib import Path
 
 from evalmaps.catalog.folders import write_import
-from evalmaps.catalog.imports import figure_of, import_paths_by_tool
+from evalmaps.catalog.imports import figure_of, import_paths
+from evalmaps.catalog.shaping import FORMATS
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import slugify
-from evalmaps.readers.base import ImportOptions, TableOptions
-from evalmaps.readers.table import FORMATS
+from evalmaps.readers.base import ImportOptions
 from evalmaps.service.objects import is_url
 from evalmaps.service.settings import Settings, resolved
 
@@ -234,7 +234,8 @@ def positive_k(text: str) -> int:
 
 
 def add_table_options(parser: argparse.ArgumentParser, serving: bool = False) -> None:
-    """--item, --correct, --set, --drop and --rename (:class:`TableOptions`): import's, and
+    """--item, --correct, --set, --drop and --rename (:class:`ImportOptions`' table options):
+    import's, and
     serve --data's for the plain tables of its folders."""
     where = "the --data folders' tables are " if serving else ""
     parser.add_argument("--item", default=None, metavar="COL",
@@ -266,13 +267,21 @@ def add_table_options(parser: argparse.ArgumentParser, serving: bool = False) ->
                              "the URL and the API)")
 
 
-def table_options(args: argparse.Namespace) -> TableOptions:
-    return TableOptions.parse(args.item, args.correct, args.fixed, args.drop, args.rename,
-                              args.cluster)
+def table_options(args: argparse.Namespace, **others) -> ImportOptions:
+    """The import options of ``args``' table options (``others``: the rest, as given)."""
+    return ImportOptions.parse(args.item, args.correct, args.fixed, args.drop, args.rename,
+                               args.cluster, **others)
+
+
+def given_options(args: argparse.Namespace) -> ImportOptions | None:
+    """The table options for the --data folders' tables, None when none is given (the
+    environment's EVALMAPS_DATA_OPTIONS then stand)."""
+    options = table_options(args)
+    return options if options.table_options else None
 
 
 def check_data_options(settings: Settings) -> None:
-    if settings.data_options and not settings.extra_data:
+    if settings.data_options.table_options and not settings.extra_data:
         raise UsageError("--item, --correct and --set (EVALMAPS_DATA_OPTIONS) say how the tables "
                          "of --data folders are read, and no --data folder was given. Give "
                          "--data DIR, or leave them out.")
@@ -290,7 +299,8 @@ def bundle_command(args: argparse.Namespace) -> int:
     if not args.data:  # --cluster alone clusters the Compare pages; it reads no tables
         options = dataclasses.replace(options, cluster=None)
     settings = Settings.from_env(extra_data=tuple(resolved(d, "--data") for d in args.data)
-                                 or None, data_options=options or None)
+                                 or None,
+                                 data_options=options if options.table_options else None)
     check_data_options(settings)
     loaded = load_data(settings)
     for line in loaded.problems:
@@ -353,7 +363,7 @@ def serve(args: argparse.Namespace) -> int:
                              f"or --port.") from None
     settings = Settings.from_env(extra_data=tuple(resolved(d, "--data") for d in args.data)
                                  or None,
-                                 data_options=table_options(args) or None,
+                                 data_options=given_options(args),
                                  debug=args.debug or None,
                                  store_dir=resolved(args.store, "--store") if args.store else None)
     check_data_options(settings)
@@ -380,10 +390,9 @@ def import_command(args: argparse.Namespace) -> int:
                   f"the path.", file=sys.stderr)
             return 2
     # no size limit: the files are the user's own (the limit is for the browser's uploads)
-    options = table_options(args).apply(ImportOptions(
-        format=args.format, x=args.x, y=args.y, replicate=args.replicate,
-        guess_fractions=not args.percent))
-    figures = import_paths_by_tool(args.paths, options)  # one figure per tool the files hold
+    options = table_options(args, format=args.format, x=args.x, y=args.y,
+                            replicate=args.replicate, guess_fractions=not args.percent)
+    figures = import_paths(args.paths, options, by_tool=True)  # one figure per tool
     for imported in figures:
         figure_of(imported)  # validate the result as the app would
         for warning in imported.warnings:

@@ -17,7 +17,7 @@ import sys
 from evalmaps.analysis import paired as paired_stats
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
-from evalmaps.readers.base import TableOptions
+from evalmaps.readers.base import ImportOptions
 from evalmaps.service import compare_rows
 from evalmaps.service.api import compare_view
 
@@ -37,7 +37,7 @@ def _pairs(values: list[str], option: str) -> dict[str, str]:
     return out
 
 
-def compare_command(args: argparse.Namespace, options: TableOptions) -> int:
+def compare_command(args: argparse.Namespace, options: ImportOptions) -> int:
     """Run ``evalmaps compare`` with its parsed ``args`` and table ``options``; the exit code."""
     alpha = paired_stats.ALPHA if args.alpha is None else args.alpha
     made = compare_view(args.a, args.b, data=args.data, k=args.k,

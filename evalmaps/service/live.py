@@ -38,12 +38,12 @@ from stat import S_ISDIR
 
 import pandas as pd
 
-from evalmaps.catalog import folders
+from evalmaps.catalog import columnar, folders
 from evalmaps.catalog.load import load_catalog
-from evalmaps.core.errors import DataError, not_served
+from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Catalog, Figure
-from evalmaps.readers import fastcsv
-from evalmaps.readers.base import ImportFailed, TableOptions
+from evalmaps.core.problems import Problems
+from evalmaps.readers.base import ImportFailed, ImportOptions
 
 log = logging.getLogger("evalmaps.data")
 
@@ -87,7 +87,7 @@ class FolderReader:
     (by size, time and inode); :meth:`changed` says whether a :meth:`load` would read anything
     or leave anything out that the last one did not."""
 
-    def __init__(self, folder: Path, cache_dir, options: TableOptions = TableOptions(),
+    def __init__(self, folder: Path, cache_dir, options: ImportOptions = ImportOptions(),
                  settle: float = SETTLE) -> None:
         self.folder = Path(folder)
         self.cache_dir = cache_dir
@@ -141,8 +141,8 @@ class FolderReader:
             return held >= REPORT_AFTER
         return held >= self.settle and (held >= UNENDED or not _unended(path))
 
-    def load(self, problems: list[str], initial: bool = False) -> list[Figure]:
-        """The folder's figures now (problems appended). ``initial``: at start-up, files are
+    def load(self, problems: Problems, initial: bool = False) -> list[Figure]:
+        """The folder's figures now (problems added). ``initial``: at start-up, files are
         read at once, but for one still being written as the server starts (a table of lines
         that ends in the middle of a row, or a file that changes within :attr:`settle` seconds
         of its last change, :meth:`_still_moving`): it waits for two scans that agree, as every
@@ -203,16 +203,16 @@ class FolderReader:
                     return []  # nothing in it yet: a sweep about to start
                 return folders.load_folder(self.folder, self.cache_dir, problems, self.options)
             except DataError as exc:
-                problems.append(not_served(exc))
+                problems.not_served(exc)
                 return []
-        with fastcsv.lean_memory():
+        with columnar.lean_memory():
             try:
                 # tables read one by one; per-item tables (their options say so) together
                 self._tables = bool(folders._data_files(self.folder)) and not self.options.per_item
                 return folders._load_files(self.folder, self.cache_dir, problems, read=read,
                                            options=self.options)
             except ImportFailed as exc:
-                problems.append(not_served(exc))
+                problems.not_served(exc)
                 return []
 
     def _still_moving(self) -> set[Path]:
@@ -300,9 +300,10 @@ class Live:
             if not initial and self.snapshot is not None and not any(
                     r.changed() for r in self.readers):
                 return False
-            problems: list[str] = []
+            problems = Problems()
             per_folder = [(r.folder, r.load(problems, initial=initial)) for r in self.readers]
             catalog, all_problems = self.assemble(per_folder, problems)
+            all_problems = list(all_problems)
             watched = {f.id for _, figures in per_folder for f in figures}
             versions = {}
             kept = {}
@@ -325,7 +326,7 @@ class Live:
         for listener in self.listeners:
             listener(snapshot)
         del snapshot
-        fastcsv.release_memory()  # what the old snapshot alone held (a file replaced, deleted)
+        columnar.release_memory()  # what the old snapshot alone held (a file replaced, deleted)
         return True
 
     # --- the watcher thread ------------------------------------------------------------------

@@ -26,7 +26,8 @@ import time
 from pathlib import Path
 
 from evalmaps.core.errors import DataError, not_served
-from evalmaps.readers.base import TableOptions
+from evalmaps.core.problems import Problems
+from evalmaps.readers.base import ImportOptions
 from evalmaps.service import objects
 from evalmaps.service.live import FolderReader
 
@@ -143,7 +144,7 @@ class PrefixReader(FolderReader):
     local copy (:class:`PrefixMirror`), which each scan brings up to date first. Its files need
     no settling (each is copied whole, by rename); problems name the URL, not the copy."""
 
-    def __init__(self, url: str, cache_dir, options: TableOptions = TableOptions()) -> None:
+    def __init__(self, url: str, cache_dir, options: ImportOptions = ImportOptions()) -> None:
         self.mirror = PrefixMirror(url, cache_dir)
         self.mirror.local.mkdir(parents=True, exist_ok=True)  # the copy, empty until listed
         super().__init__(self.mirror.local, cache_dir, options, settle=0.0)
@@ -162,14 +163,15 @@ class PrefixReader(FolderReader):
         self._sync()
         return self._listing_problem != problem or super().changed()
 
-    def load(self, problems: list[str], initial: bool = False):
+    def load(self, problems: Problems, initial: bool = False):
         self._sync(force=initial)  # at most once per POLL seconds: changed() has, mostly
-        found: list[str] = []
+        found = Problems()
         figures = super().load(found, initial=initial)
         if self._listing_problem is not None:
-            problems.append(self._listing_problem)
+            problems.add(self._listing_problem)
         local = str(self.mirror.local)
-        problems.extend(line.replace(local, self.url) for line in found)
+        for line in found:
+            problems.add(line.replace(local, self.url))
         return figures
 
 

@@ -13,7 +13,7 @@ import sys
 from evalmaps.analysis import export
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
-from evalmaps.readers.base import TableOptions
+from evalmaps.readers.base import ImportOptions
 from evalmaps.service.api import rank_view
 from evalmaps.views.rank import RankView
 
@@ -73,7 +73,7 @@ def notes(payload: dict) -> list[str]:
               if payload.get(key))]
 
 
-def rank_command(args: argparse.Namespace, options: TableOptions) -> int:
+def rank_command(args: argparse.Namespace, options: ImportOptions) -> int:
     """Run ``evalmaps rank`` with its parsed ``args`` and table ``options``; the exit code."""
     made = rank_view(*args.sides, data=args.data, by=args.by, k=args.k, keep=_keep(args.keep),
                      options=options)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from evalmaps.catalog.resources import default_data_dir
 from evalmaps.core.errors import EvalmapsError
-from evalmaps.readers.base import OptionError, TableOptions
+from evalmaps.readers.base import ImportOptions, OptionError
 
 DEFAULT_MAX_UPLOAD_MB = 20.0
 WATCH_MODES = ("auto", "poll", "off")  # EVALMAPS_WATCH (evalmaps.service.live)
@@ -79,7 +79,7 @@ SETTINGS: dict[str, tuple[str, str, str]] = {
 class Settings:
     data_dir: Path = field(default_factory=default_data_dir)
     extra_data: tuple[Path | str, ...] = ()  # a str: an s3:// URL (evalmaps.service.objects)
-    data_options: TableOptions = TableOptions()  # for extra_data's tables (evalmaps import's)
+    data_options: ImportOptions = ImportOptions()  # for extra_data's tables (evalmaps import's)
     max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB
     cache_dir: Path | None = field(default_factory=default_cache_dir)  # None: no cache
     # None: read-only; a str: an s3:// URL (evalmaps.service.objects)
@@ -127,7 +127,7 @@ def _parse(name: str, text: str, var: str, accepts: str):
         return tuple(location(d, var) for d in parts if d)
     if name == "data_options":
         try:
-            return TableOptions.from_words(shlex.split(text))
+            return ImportOptions.from_words(shlex.split(text))
         except OptionError as exc:
             raise SettingsError(f"{bad().args[0].removesuffix(f'give {accepts}.')}{exc}") from None
         except ValueError:  # shlex: a quote left open

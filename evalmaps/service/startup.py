@@ -13,10 +13,11 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalmaps.catalog.folders import load_folder, renamed, warn
+from evalmaps.catalog.folders import load_folder, renamed
 from evalmaps.catalog.load import load_catalog, unique_id
-from evalmaps.core.errors import DataError, not_served
+from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Catalog
+from evalmaps.core.problems import Problems
 from evalmaps.service import live as live_folders
 from evalmaps.service.objects import is_url
 from evalmaps.service.settings import Settings
@@ -31,18 +32,18 @@ class Loaded:
     live: live_folders.Live | None = None  # the watched folders (None: not watched)
 
 
-def assemble(builtin: Catalog, per_folder, problems: list[str]) -> Catalog:
+def assemble(builtin: Catalog, per_folder, problems: Problems) -> Catalog:
     """The built-in figures, then each folder's (``per_folder``: (folder, figures) pairs); a
-    figure whose id is taken gets a suffix, with a warning appended to ``problems``."""
+    figure whose id is taken gets a suffix, with a warning added to ``problems``."""
     taken = set(builtin.ids)
     extra = []
     for folder, figures in per_folder:
         for figure in figures:
             fid = unique_id(figure.id, taken)
             if fid != figure.id:
-                warn(problems, f"Renamed: the figure '{figure.id}' of {folder} has the id of a "
-                               f"figure served already; it is served as '{fid}'. Rename its file "
-                               f"(or its catalog id) to choose its id.")
+                problems.warn(f"Renamed: the figure '{figure.id}' of {folder} has the id of a "
+                              f"figure served already; it is served as '{fid}'. Rename its file "
+                              f"(or its catalog id) to choose its id.")
                 figure = renamed(figure, fid)
             taken.add(fid)
             extra.append(figure)
@@ -54,7 +55,7 @@ def load_data(settings: Settings) -> Loaded:
     then each folder of ``settings.extra_data`` (a figure whose id is taken gets a suffix).
     With ``settings.watch`` on, the folders are read through :class:`live.Live`, which keeps
     them up to date once :meth:`live.Live.ensure_running` is called in the serving process."""
-    problems: list[str] = []
+    problems = Problems()
     builtin = load_catalog(settings.data_dir, cache_dir=settings.cache_dir, problems=problems,
                            manifest_check="refuse")
     if settings.watch != "off" and settings.extra_data:
@@ -67,18 +68,18 @@ def load_data(settings: Settings) -> Loaded:
                                                    problems=problems,
                                                    options=settings.data_options)))
         except DataError as exc:  # the folder itself: missing, empty, its catalog unreadable
-            problems.append(not_served(exc))
+            problems.not_served(exc)
     catalog = assemble(builtin, per_folder, problems)
     for line in problems:
         log.warning(line)
-    return Loaded(catalog, problems)
+    return Loaded(catalog, list(problems))
 
 
-def _load_watched(settings: Settings, builtin: Catalog, startup: list[str]) -> Loaded:
+def _load_watched(settings: Settings, builtin: Catalog, startup: Problems) -> Loaded:
     """The folders read through a :class:`live.Live`: its first snapshot is start-up's data."""
     def put_together(per_folder, problems):
-        lines = [*startup, *problems]
-        return assemble(builtin, per_folder, lines), lines
+        lines = Problems([*startup, *problems])
+        return assemble(builtin, per_folder, lines), list(lines)
 
     def report(snapshot):  # every problem new since the last snapshot, logged once
         for line in snapshot.problems:

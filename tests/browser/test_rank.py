@@ -311,10 +311,10 @@ def seven(dash_duo, dash_app, tmp_path_factory):
     if not SHARED.is_dir():
         pytest.skip(f"{SHARED} is absent: the shared MMLU-Pro outputs are not here")
     from evalmaps.catalog.folders import load_folder
-    from evalmaps.readers.base import TableOptions
+    from evalmaps.readers.base import ImportOptions
 
     (figure,) = load_folder(SHARED, cache_dir=tmp_path_factory.mktemp("cache"),
-                            options=TableOptions.parse("question_id", "pred=answer",
+                            options=ImportOptions.parse("question_id", "pred=answer",
                                                        ["model={file}"]))
     state = dash_app.server.extensions["evalmaps"]
     before = state["catalog"]

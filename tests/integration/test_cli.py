@@ -105,7 +105,7 @@ def test_import_output_is_a_tidy_csv_the_loader_accepts(tmp_path, name):
     proc = run_cli("import", FIXTURES / name, "-o", out, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "" and "Traceback" not in proc.stderr
-    original = import_bytes((FIXTURES / name).read_bytes(), name)
+    original = import_bytes((FIXTURES / name).read_bytes(), name)[0]
     entry = tmp_path / "out.figure.json"
     assert proc.stderr.strip().splitlines() == [
         *(f"evalmaps: warning: {w}" for w in original.warnings),
@@ -116,7 +116,7 @@ def test_import_output_is_a_tidy_csv_the_loader_accepts(tmp_path, name):
 
     # re-imported as tidy, every cell value comes back
     fig = figure_of(original)
-    again = figure_of(import_bytes(out.read_bytes(), "out.csv", ImportOptions(format="tidy")))
+    again = figure_of(import_bytes(out.read_bytes(), "out.csv", ImportOptions(format="tidy"))[0])
     assert again.n_cells == fig.n_cells
     for row in fig.cells.itertuples(index=False):
         coords = {d: getattr(row, d) for d in fig.spec.dim_names}
@@ -603,7 +603,7 @@ def test_import_then_serve_keeps_what_the_import_knew(tmp_path):
     proc = run_cli("import", PYTHIA, "-o", out, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     (served,) = load_folder(out.parent)
-    imported = figure_of(import_paths([PYTHIA]))
+    imported = figure_of(import_paths([PYTHIA])[0])
     assert served.spec == imported.spec.__class__(**{**imported.spec.__dict__, "file": "pythia.csv"})
     assert served.cells.equals(imported.cells)
     assert served.id == "import-pythia-v1-216-lm-evaluation-harness"
@@ -678,7 +678,7 @@ def test_a_decompression_bomb_is_refused_naming_the_member_on_every_path(tmp_pat
         load_folder(folder)
     assert "the zip's member results.csv expands" in str(err.value)
     with pytest.raises(ImportFailed) as err:  # an upload (bytes, with the upload's size limit)
-        import_bytes(archive.read_bytes(), "bomb.zip")
+        import_bytes(archive.read_bytes(), "bomb.zip")[0]
     assert "the zip's member results.csv expands" in str(err.value)
 
 
@@ -691,21 +691,21 @@ def test_a_folder_of_two_tools_results_is_one_figure_per_tool(tmp_path):
     if not EVALPLUS.is_dir():
         pytest.skip("../shared/external is absent")
     from evalmaps.catalog.folders import load_folder
-    from evalmaps.catalog.imports import import_paths, import_paths_by_tool
+    from evalmaps.catalog.imports import import_paths
     from evalmaps.readers.base import ImportFailed
 
     served = load_folder(EVALPLUS)
-    leaderboard = figure_of(import_paths([EVALPLUS / "results.json"]))
-    evalperf = figure_of(import_paths([EVALPLUS / "results" / "evalperf"]))
+    leaderboard = figure_of(import_paths([EVALPLUS / "results.json"])[0])
+    evalperf = figure_of(import_paths([EVALPLUS / "results" / "evalperf"])[0])
     assert [f.spec.source["tool"] for f in served] == [leaderboard.spec.source["tool"],
                                                        evalperf.spec.source["tool"]]
     assert served[0].cells.equals(leaderboard.cells) and served[1].cells.equals(evalperf.cells)
     with pytest.raises(ImportFailed, match="these files mix"):
-        import_paths([EVALPLUS])  # one figure cannot hold both
+        import_paths([EVALPLUS])[0]  # one figure cannot hold both
     out = tmp_path / "ep.csv"
     proc = run_cli("import", EVALPLUS, "-o", out, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    for fmt, figure in zip(("evalplus", "evalperf"), import_paths_by_tool([EVALPLUS])):
+    for fmt, figure in zip(("evalplus", "evalperf"), import_paths([EVALPLUS], by_tool=True)):
         written = tmp_path / f"ep-{fmt}.csv"
         assert written.read_text(encoding="utf-8") == figure.to_csv()
         assert (tmp_path / f"ep-{fmt}.figure.json").is_file()
@@ -730,6 +730,6 @@ def test_import_of_a_folder_of_tables_writes_one_figure_per_table(tmp_path):
         "mll-results-core.csv", "mll-results-core.figure.json",
         "mll-results-short-to-long.csv", "mll-results-short-to-long.figure.json"]
     for table in ("results_core.csv", "results_short-to-long.csv"):
-        alone = import_bytes((folder / table).read_bytes(), table)
+        alone = import_bytes((folder / table).read_bytes(), table)[0]
         written = tmp_path / f"mll-{table[:-4].replace('_', '-')}.csv"
         assert written.read_text(encoding="utf-8") == alone.to_csv()

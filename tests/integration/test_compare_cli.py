@@ -257,11 +257,11 @@ import json, sys
 from pathlib import Path
 
 from app import create_app
-from evalmaps.readers.base import TableOptions
+from evalmaps.readers.base import ImportOptions
 from evalmaps.service.settings import Settings
 
 folder, query = Path(sys.argv[1]), sys.argv[2]
-options = TableOptions.parse("question_id", "pred=answer", ["model={file}"])
+options = ImportOptions.parse("question_id", "pred=answer", ["model={file}"])
 app = create_app(Settings(extra_data=(folder,), data_options=options, cache_dir=None,
                           store_dir=None, watch="off"))
 response = app.server.test_client().get("/api/compare?" + query)

@@ -31,7 +31,7 @@ def test_a_download_of_380000_rows_is_fast_and_exact(dash_app, client):
     sweep = big_sweep()
     buf = io.StringIO()
     sweep.to_csv(buf, index=False)
-    imported = import_bytes(buf.getvalue().encode(), "sweep.csv", max_bytes=None)
+    imported = import_bytes(buf.getvalue().encode(), "sweep.csv", max_bytes=None)[0]
     store = dash_app.server.extensions["evalmaps"]["store"]
     fid = store.put(uploads.upload_spec(imported.spec), imported.to_csv(for_spreadsheets=False),
                     "sweep.csv")

@@ -31,7 +31,7 @@ QWEN7B_BASE = {"model": "qwen-7b", "model_type": "base", "dataset": "base", "tes
 
 
 def imported(external_dir: Path, name: str, mapping: ImportOptions | None = None):
-    return import_bytes((external_dir / name).read_bytes(), name, mapping)
+    return import_bytes((external_dir / name).read_bytes(), name, mapping)[0]
 
 
 @pytest.fixture()
@@ -155,5 +155,5 @@ def test_core_output_csv_round_trips_with_its_placeholder_label(external_dir, tm
                                                                     "file": "out.csv"}]}))
     fig = load_catalog(tmp_path).figure(imp.spec["id"])
     assert fig.n_cells == imp.n_cells
-    again = import_bytes((tmp_path / "out.csv").read_bytes(), "out.csv", ImportOptions(format="tidy"))
+    again = import_bytes((tmp_path / "out.csv").read_bytes(), "out.csv", ImportOptions(format="tidy"))[0]
     assert again.dims["type_x_len_samples"] == imp.dims["type_x_len_samples"]

@@ -20,7 +20,7 @@ PRIVATE = "private, no-store"
 @pytest.fixture()
 def upload(client):
     store = client.application.extensions["evalmaps"]["store"]
-    imported = import_bytes((FIXTURES / "tidy_small.csv").read_bytes(), "secret_runs.csv")
+    imported = import_bytes((FIXTURES / "tidy_small.csv").read_bytes(), "secret_runs.csv")[0]
     fid = store.put(uploads.upload_spec(imported.spec), imported.to_csv(for_spreadsheets=False),
                     "secret_runs.csv")
     panel = next(iter(store.figure(fid).panels))

@@ -21,7 +21,7 @@ from evalmaps.analysis.paired import (
     with_error_bars,
 )
 from evalmaps.catalog.items import ItemRecords, ItemScores
-from evalmaps.readers.base import ImportFailed, ImportOptions, OptionError, TableOptions
+from evalmaps.readers.base import ImportFailed, ImportOptions, OptionError
 from evalmaps.readers.items import import_items
 
 
@@ -237,10 +237,10 @@ def test_a_bad_cluster_column_is_one_sentence_naming_it(frame, cluster, message)
 
 
 def test_the_option_is_parsed_once_for_the_cli_and_serve():
-    assert TableOptions.from_words(["--item", "id", "--cluster", "src"]).cluster == "src"
-    assert TableOptions.parse(cluster=" src ").apply(ImportOptions()).cluster == "src"
+    assert ImportOptions.from_words(["--item", "id", "--cluster", "src"]).cluster == "src"
+    assert ImportOptions.parse(cluster=" src ").cluster == "src"
     with pytest.raises(OptionError, match="--cluster takes the name of the column"):
-        TableOptions.parse(cluster=" ")
+        ImportOptions.parse(cluster=" ")
 
 
 # --------------------------------------------------------------------------- the page's state

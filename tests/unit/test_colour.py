@@ -232,7 +232,7 @@ def one_cell_figure(value: str, metric_name: str, metric_range):
     csv = f"model,task,value\nopenai/gpt-4o,mmlu,{value}\n".encode()
     options = ImportOptions(format="tidy", x="task", y="model", metric=metric_name, unit="",
                             metric_range=metric_range)
-    return figure_of(import_bytes(csv, "one.csv", options))
+    return figure_of(import_bytes(csv, "one.csv", options)[0])
 
 
 @pytest.mark.parametrize("value", ["0.0", "0.4", "1.0"])
@@ -274,7 +274,7 @@ def two_model_figure():
     csv = "model,task,split,value\n" + "".join(f"{m},{t},{s},{v}\n" for m, t, s, v in rows)
     options = ImportOptions(format="tidy", x="split", y="task", metric="accuracy", unit="",
                             metric_range=None)
-    return figure_of(import_bytes(csv.encode(), "two.csv", options))
+    return figure_of(import_bytes(csv.encode(), "two.csv", options)[0])
 
 
 def test_panels_of_one_figure_share_one_colour_range_by_default(catalog):

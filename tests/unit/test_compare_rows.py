@@ -54,7 +54,7 @@ def test_side_names_are_the_paths_names_told_apart(paths, names):
 
 
 def table(rows: str, name: str):
-    return import_bytes(("model,task,value\n" + rows).encode(), name)
+    return import_bytes(("model,task,value\n" + rows).encode(), name)[0]
 
 
 def test_imports_of_one_model_each_are_compared_by_model():
@@ -74,6 +74,6 @@ def test_imports_of_one_name_get_a_run_dimension():
 
 
 def test_imports_of_other_dimensions_are_refused_in_one_sentence():
-    other = import_bytes(b"model,size,value\nm,s,1\nm,l,2\n", "c.csv")
+    other = import_bytes(b"model,size,value\nm,s,1\nm,l,2\n", "c.csv")[0]
     with pytest.raises(PairError, match=r"compare results of the same evaluation"):
         merge_imports([table("m,t1,50\nm,t2,60\n", "a.csv"), other], ("a.csv", "c.csv"))

@@ -14,11 +14,11 @@ import pandas as pd
 from hypothesis import given
 from hypothesis import strategies as st
 
+from evalmaps.catalog import columnar
 from evalmaps.catalog.folders import load_folder
 from evalmaps.catalog.imports import figure_of, import_bytes
 from evalmaps.core.figure import Catalog
 from evalmaps.core.text import FORMULA_PREFIXES, neutralise, unneutralise
-from evalmaps.readers import fastcsv
 from evalmaps.service import bundle
 from evalmaps.service.cli import main as cli
 from evalmaps.views import payloads
@@ -34,7 +34,7 @@ def header(text: str) -> list[str]:
 
 
 def test_the_api_cells_csv_neutralises_a_formula_in_its_header():
-    figure = figure_of(import_bytes(EVIL, "evil.csv"))
+    figure = figure_of(import_bytes(EVIL, "evil.csv")[0])
     text = payloads.cells_csv(figure, payloads.grid_cells(figure))
     assert header(text) == ["'" + HOSTILE, "task", "value", "provenance"]
 
@@ -51,11 +51,11 @@ def test_import_o_neutralises_a_formula_in_its_header(tmp_path, capsys):
 def test_a_table_with_no_rows_neutralises_its_header_too():
     # written by pandas, not by the vectorised writer
     empty = pd.DataFrame({HOSTILE: pd.Series([], dtype=object), "value": pd.Series([], dtype=object)})
-    assert header(fastcsv.write_csv(empty, neutralise, FORMULA_PREFIXES)) == ["'" + HOSTILE, "value"]
+    assert header(columnar.write_csv(empty, neutralise, FORMULA_PREFIXES)) == ["'" + HOSTILE, "value"]
 
 
 def test_the_bundles_csv_neutralises_a_formula_in_its_header_as_the_app_does(tmp_path):
-    figure = figure_of(import_bytes(EVIL, "evil.csv"))
+    figure = figure_of(import_bytes(EVIL, "evil.csv")[0])
     site = tmp_path / "site"
     bundle.write_site(Catalog([figure]), site, pairs=[])
     got = node_answer(tmp_path, {"figure": figure.id, "file": str(site / f"data/{figure.id}.js"),
@@ -75,7 +75,7 @@ def test_import_o_then_serve_keeps_every_label_and_header_exactly(tmp_path, caps
     src = tmp_path / "runs.csv"
     src.write_text("\n".join([f'"{HOSTILE.replace(chr(34), chr(34) * 2)}",task,value', *rows])
                    + "\n", encoding="utf-8")
-    want = figure_of(import_bytes(src.read_bytes(), "runs.csv"))
+    want = figure_of(import_bytes(src.read_bytes(), "runs.csv")[0])
     out = tmp_path / "served" / "runs.csv"
     out.parent.mkdir()
     assert cli(["import", str(src), "-o", str(out)]) == 0
@@ -100,7 +100,7 @@ def test_neutralise_is_undone_exactly_and_never_writes_two_texts_alike(text):
 def test_the_bundle_neutralises_every_label_as_the_app_does(tmp_path):
     rows = [f"{m},t1,{0.125 * i}" for i, m in enumerate(LABELS)]
     figure = figure_of(import_bytes(("model,task,value\n" + "\n".join(rows) + "\n").encode(),
-                                    "labels.csv"))
+                                    "labels.csv")[0])
     site = tmp_path / "site"
     bundle.write_site(Catalog([figure]), site, pairs=[])
     got = node_answer(tmp_path, {"figure": figure.id, "file": str(site / f"data/{figure.id}.js"),

@@ -1,10 +1,11 @@
 """``evalmaps serve --data DIR --item COL --correct PRED=REF --set DIM=LABEL``: the table options
-of ``evalmaps import`` for the tables of data folders. One parser (TableOptions) for the command
+of ``evalmaps import`` for the tables of data folders. One parser (ImportOptions.parse) for the command
 line and EVALMAPS_DATA_OPTIONS; the options are part of a folder table's cache key; a watched
 folder reads its new files with them."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from pathlib import Path
@@ -13,13 +14,14 @@ import pytest
 
 from evalmaps.catalog.folders import load_folder
 from evalmaps.core.figure import Catalog
-from evalmaps.readers.base import ImportOptions, OptionError, TableOptions
+from evalmaps.core.problems import Problems
+from evalmaps.readers.base import ImportOptions, OptionError
 from evalmaps.service import cli, live
 from evalmaps.service.settings import Settings, SettingsError
 from evalmaps.service.startup import assemble, load_data
 from tests.unit.test_item_folders import SEVEN, THIRTEEN
 
-MMLU = TableOptions(item="question_id", correct=("pred", "answer"), fixed=(("model", "{file}"),))
+MMLU = ImportOptions(item="question_id", correct=("pred", "answer"), fixed=(("model", "{file}"),))
 WORDS = "--item question_id --correct pred=answer --set model={file}"
 
 
@@ -34,36 +36,46 @@ def test_the_command_line_and_the_environment_give_the_same_options():
     assert Settings.from_env({"EVALMAPS_DATA_OPTIONS": WORDS}).data_options == MMLU
     assert Settings.from_env({"EVALMAPS_DATA_OPTIONS": "--item=question_id "
                               "--correct=' pred = answer ' --set model={file}"}).data_options == MMLU
-    assert Settings.from_env({}).data_options == TableOptions() and not TableOptions()
+    assert Settings.from_env({}).data_options == ImportOptions()
+    assert not ImportOptions().table_options and MMLU.table_options
     # the command line's options win over the environment's, as for every setting
     env = {"EVALMAPS_DATA_OPTIONS": "--item id"}
     assert Settings.from_env(env, data_options=MMLU).data_options == MMLU
-    assert Settings.from_env(env, data_options=None).data_options == TableOptions(item="id")
+    assert Settings.from_env(env, data_options=None).data_options == ImportOptions(item="id")
     # import and serve build the same options
     imp = cli.build_parser().parse_args(["import", "x", *WORDS.split()])
-    assert cli.table_options(imp).apply(ImportOptions()) == ImportOptions(
-        item="question_id", correct=("pred", "answer"), fixed={"model": "{file}"})
+    assert cli.table_options(imp) == ImportOptions(
+        item="question_id", correct=("pred", "answer"), fixed={"model": "{file}"}) == MMLU
 
 
 def test_drop_and_rename_read_alike_on_the_command_line_and_in_the_environment():
     words = ["--drop", "answer_index", "--drop", "src", "--rename",
              "model:ollama/qwen2.5:0.5b=lr=0.1=Qwen 0.5B"]
-    given = TableOptions(drop=("answer_index", "src"),
-                         rename=(("model", "ollama/qwen2.5:0.5b=lr=0.1", "Qwen 0.5B"),))
+    given = ImportOptions(drop=("answer_index", "src"),
+                          rename=(("model", "ollama/qwen2.5:0.5b=lr=0.1", "Qwen 0.5B"),))
     assert cli.table_options(cli.build_parser().parse_args(["import", "x", *words])) == given
-    assert TableOptions.from_words(words) == given
-    assert given.apply(ImportOptions(drop=("a",))).drop == ("a", "answer_index", "src")
+    assert ImportOptions.from_words(words) == given
     with pytest.raises(OptionError, match=r"^--rename takes DIM:OLD=NEW \(a dimension, one of "
                                           r"its labels and the label to show instead, such as "
                                           r"--rename model:old-name=Llama-2-7B\), not 'a=b'\.$"):
-        TableOptions.from_words(["--rename", "a=b"])
+        ImportOptions.from_words(["--rename", "a=b"])
 
 
-def test_apply_keeps_what_is_not_given():
+def test_the_options_are_frozen_whole_and_the_labels_set_a_mapping():
     base = ImportOptions(format="tidy", item="i", fixed={"a": "1"})
-    assert TableOptions().apply(base) == base
-    assert TableOptions(fixed=(("b", "2"),)).apply(base) == ImportOptions(
-        format="tidy", item="i", fixed={"a": "1", "b": "2"})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        base.item = "j"
+    with pytest.raises(TypeError):
+        base.fixed["b"] = "2"
+    # given as a dict or as pairs, the labels are one mapping: equal, hashed alike, in order
+    pairs = ImportOptions(format="tidy", item="i", fixed=(("a", "1"),))
+    assert pairs == base and hash(pairs) == hash(base) and base.fixed == {"a": "1"}
+    assert list(ImportOptions(fixed={"b": "2", "a": "1"}).fixed) == ["b", "a"]
+    assert ImportOptions(fixed={"a": "1"}) != ImportOptions(fixed={"a": "2"})
+    # the parse keeps the other options as given
+    assert ImportOptions.parse("i", fixed=["a=1"], format="tidy") == base
+    # a data folder's cache key: the options as plain values, fixed a dict
+    assert base.to_dict()["fixed"] == {"a": "1"} and base.to_dict()["format"] == "tidy"
 
 
 @pytest.mark.parametrize("value, message", [
@@ -106,13 +118,13 @@ def test_the_options_decide_how_a_table_reads(tmp_path):
     folder, cache = tmp_path / "runs", tmp_path / "cache"
     per_item_csv(folder)
 
-    def load(options: TableOptions):
-        problems: list[str] = []
+    def load(options: ImportOptions):
+        problems = Problems()
         figures = load_folder(folder, cache_dir=cache, problems=problems, options=options)
         return figures, problems, sorted(p.name for p in cache.glob("*.items"))
 
-    def as_a(model: str) -> TableOptions:
-        return TableOptions.parse("question_id", "pred=answer", [f"model={model}"])
+    def as_a(model: str) -> ImportOptions:
+        return ImportOptions.parse("question_id", "pred=answer", [f"model={model}"])
 
     (first,), problems, entries = load(as_a("a"))
     assert problems == [] and len(entries) == 1
@@ -121,7 +133,7 @@ def test_the_options_decide_how_a_table_reads(tmp_path):
     assert first.items is not None and str(first.items.folder).startswith(str(cache))
     (second,), _, more = load(as_a("b"))  # the same file, other options: other records
     assert second.spec.dims["model"].labels == ("b",) and len(more) == 2
-    assert load(TableOptions())[:2] == ([], [
+    assert load(ImportOptions())[:2] == ([], [
         "Not served: llama.csv: this table looks like per-item records (one row "
         "per item), not cells, and was imported without --item. Import it with --item "
         "question_id --correct pred=answer (on the Data page: Per-item records)."])
@@ -153,11 +165,11 @@ def test_a_folder_of_per_item_tables_serves_as_its_import_makes_it(tmp_path, suf
     files: ONE figure, model x category, as ``evalmaps import DIR`` with the same options makes
     it (it used to be one figure per file, so Compare could not pair the models on one grid);
     watched or not, and a model's file added while watched joins the same figure."""
-    from evalmaps.catalog.imports import figure_of, import_paths_by_tool
+    from evalmaps.catalog.imports import figure_of, import_paths
 
     folder = tmp_path / "outputs"
     per_model_tables(folder, suffix)
-    (imported,) = import_paths_by_tool([folder], MMLU.apply(ImportOptions()))
+    (imported,) = import_paths([folder], MMLU, by_tool=True)
     for watch in ("off", "auto"):
         loaded = load_data(Settings(extra_data=(folder,), data_options=MMLU, cache_dir=None,
                                     store_dir=None, watch=watch))
@@ -230,15 +242,15 @@ def test_a_watched_folder_reads_its_new_files_with_the_options(tmp_path):
 def test_what_the_readers_said_stays_with_the_combined_figure(tmp_path):
     """Per-item tables read together keep their readers' warnings (a semicolon-separated CSV
     says so), as the same table imported alone keeps them; what several say is written once."""
-    from evalmaps.catalog.imports import import_paths_by_tool
+    from evalmaps.catalog.imports import import_paths
 
     folder = tmp_path / "outputs"
     per_model_tables(folder, "csv")
     for path in folder.glob("*.csv"):
         path.write_text(path.read_text().replace(",", ";"))
     said = "Read as semicolon-separated."
-    (alone,) = import_paths_by_tool([folder / "llama-7b.csv"], MMLU.apply(ImportOptions()))
-    (both,) = import_paths_by_tool([folder], MMLU.apply(ImportOptions()))
+    (alone,) = import_paths([folder / "llama-7b.csv"], MMLU, by_tool=True)
+    (both,) = import_paths([folder], MMLU, by_tool=True)
     assert alone.spec["notes"].count(said) == 1
     assert both.spec["notes"].count(said) == 1  # said by both files, written once
     assert both.spec["dims"]["model"]["labels"] == ["llama-7b", "llama-13b"]

@@ -17,11 +17,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from evalmaps import DataError, load_catalog
-from evalmaps.catalog import cache, imports
+from evalmaps.catalog import cache, columnar, imports
 from evalmaps.catalog import load as loading
+from evalmaps.catalog import shaping as table
 from evalmaps.catalog.folders import load_folder
 from evalmaps.catalog.load import MAX_DECIMALS, load_figure, parse_spec
-from evalmaps.readers import csvfile, fastcsv, table
+from evalmaps.core.problems import Problems
+from evalmaps.readers import csvfile, fastcsv
 from evalmaps.readers.base import DEFAULT_MAX_BYTES, ImportFailed
 
 ENTRY = {
@@ -356,8 +358,8 @@ def test_an_import_is_refused_over_the_upload_limit_only_when_one_is_given(big):
     folder = big[0]
     data = (folder / "big.csv").read_bytes()
     with pytest.raises(ImportFailed, match="over the 20.0 MB limit"):
-        imports.import_bytes(data, "big.csv")
-    assert imports.import_bytes(data, "big.csv", max_bytes=None).n_cells > 0
+        imports.import_bytes(data, "big.csv")[0]
+    assert imports.import_bytes(data, "big.csv", max_bytes=None)[0].n_cells > 0
 
 
 def test_loads_put_pyarrows_memory_pool_back(tmp_path):
@@ -367,8 +369,8 @@ def test_loads_put_pyarrows_memory_pool_back(tmp_path):
     load_catalog(data)
     with pytest.raises(DataError):
         load_catalog(tmp_path / "nowhere")
-    with fastcsv.lean_memory():
-        with fastcsv.lean_memory():
+    with columnar.lean_memory():
+        with columnar.lean_memory():
             assert pa.default_memory_pool().backend_name == "system"
         assert pa.default_memory_pool().backend_name == "system"
     assert pa.default_memory_pool().backend_name == before
@@ -389,28 +391,28 @@ class RecordingLibc:
 
 def test_a_load_reuses_big_blocks_and_hands_free_memory_back_when_done(monkeypatch):
     libc = RecordingLibc()
-    monkeypatch.setattr(fastcsv, "_LIBC", libc)
-    during = [("mallopt", fastcsv.M_MMAP_THRESHOLD, 64 << 20)]
-    with fastcsv.lean_memory():
-        with fastcsv.lean_memory():
+    monkeypatch.setattr(columnar, "_LIBC", libc)
+    during = [("mallopt", columnar.M_MMAP_THRESHOLD, 64 << 20)]
+    with columnar.lean_memory():
+        with columnar.lean_memory():
             assert libc.calls == during
         assert libc.calls == during  # the outer load is not done yet
-    assert libc.calls == during + [("mallopt", fastcsv.M_MMAP_THRESHOLD, 32 << 20),
-                                   ("mallopt", fastcsv.M_TRIM_THRESHOLD, 64 << 20),
+    assert libc.calls == during + [("mallopt", columnar.M_MMAP_THRESHOLD, 32 << 20),
+                                   ("mallopt", columnar.M_TRIM_THRESHOLD, 64 << 20),
                                    ("malloc_trim", 0)]
 
 
 def test_glibc_is_found_where_it_is_the_c_library():
     import platform
 
-    assert (fastcsv._LIBC is not None) == (platform.libc_ver()[0] == "glibc")
+    assert (columnar._LIBC is not None) == (platform.libc_ver()[0] == "glibc")
 
 
 def test_two_files_that_would_be_one_figure_get_a_suffix_and_a_warning(tmp_path):
     (tmp_path / "runs.csv").write_text(CSV, encoding="utf-8")
     pq.write_table(pa.Table.from_pandas(tidy_frame(), preserve_index=False),
                    tmp_path / "runs.parquet")
-    problems: list[str] = []
+    problems = Problems()
     a, b = load_folder(tmp_path, problems=problems)
     assert (a.id, b.id) == ("import-runs", "import-runs-2")
     assert_same_figure(a, load_folder(tmp_path)[0])

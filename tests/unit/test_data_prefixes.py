@@ -159,14 +159,14 @@ def test_object_store_urls_in_the_settings():
 def test_the_python_api_and_commands_read_a_folder_on_s3(s3_bucket):
     """evalmaps.read's and the commands' --data (evalmaps compare, rank, bundle) take an
     s3:// folder as they take a folder; a folder that is neither is refused, naming both."""
-    from evalmaps.readers.base import TableOptions
+    from evalmaps.readers.base import ImportOptions
     from evalmaps.service.api import SideError, catalog_of
 
     objects.filesystem().pipe_file(f"{s3_bucket}/lab/runs/a.csv", table("m1", "0.5"))
-    catalog, problems = catalog_of([f"s3://{s3_bucket}/lab/runs"], TableOptions())
+    catalog, problems = catalog_of([f"s3://{s3_bucket}/lab/runs"], ImportOptions())
     assert problems == [] and catalog.figure("import-a").value(model="m1", task="t1") == 0.5
     with pytest.raises(SideError, match="not a folder.*s3://bucket/folder"):
-        catalog_of(["/no/such/folder"], TableOptions())
+        catalog_of(["/no/such/folder"], ImportOptions())
 
 
 def test_a_file_rewritten_at_once_with_the_same_size_is_served_anew(folder, tmp_path):

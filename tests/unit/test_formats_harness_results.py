@@ -43,7 +43,7 @@ def shared(folder: Path) -> Path:
 
 def refused(data: bytes, name: str) -> str:
     with pytest.raises(ImportFailed) as info:
-        import_bytes(data, name)
+        import_bytes(data, name)[0]
     message = str(info.value)
     assert message.startswith(name) and "\n" not in message and "Traceback" not in message
     return message
@@ -194,7 +194,7 @@ def check_german_rag(imported, models=None) -> None:
 
 
 def test_lighteval_german_rag_folder_is_model_by_task_with_every_value_and_se():
-    imported = import_paths([shared(GERMAN_RAG)])
+    imported = import_paths([shared(GERMAN_RAG)])[0]
     check_german_rag(imported)
     assert imported.spec["title"] == "german_rag_eval (15 lighteval results files)"
     assert imported.spec["source"]["tool"] == "lighteval results"
@@ -211,7 +211,7 @@ def test_lighteval_german_rag_as_a_data_folder_and_as_an_uploaded_zip(tmp_path):
     for model, cells in GERMAN_RAG_ACC.items():
         for task, (value, _) in zip(GERMAN_TASKS, cells):
             assert figure.value(metric="acc", model=model, task=task) == float(value)
-    upload = import_bytes(zipped(GERMAN_RAG), "german_rag_eval.zip")
+    upload = import_bytes(zipped(GERMAN_RAG), "german_rag_eval.zip")[0]
     check_german_rag(upload)  # the same natural order, whichever order the files are read in
     assert figure_of(upload).n_cells == 60
 
@@ -249,7 +249,7 @@ def leaderboard_cells_from_the_files() -> list[tuple]:
 
 
 def test_lighteval_open_llm_leaderboard_is_model_by_task_with_metric_a_facet():
-    imported = import_paths([shared(LEADERBOARD)])
+    imported = import_paths([shared(LEADERBOARD)])[0]
     assert (imported.spec["y"], imported.spec["x"], imported.facets) == ("model", "task",
                                                                          ["metric"])
     assert imported.dims["metric"] == ["acc", "acc_norm", "qem", "truthfulqa_mc1",
@@ -299,7 +299,7 @@ def test_lighteval_pass_at_k_in_both_spellings_is_one_metric_with_k_and_samples(
     with zipfile.ZipFile(buf, "w") as z:
         z.writestr("runs/old/results_2025-01-01T00-00-00.json", as_bytes(old))
         z.writestr("runs/new/results_2025-06-01T00-00-00.json", as_bytes(new))
-    imported = import_bytes(buf.getvalue(), "runs.zip")
+    imported = import_bytes(buf.getvalue(), "runs.zip")[0]
     assert imported.facets == ["metric", "k", "samples"]
     # the other metrics ('-') first, then by k and samples, whatever order the files give
     assert imported.tidy.to_dict("list") == {
@@ -329,7 +329,7 @@ def test_lighteval_one_task_at_two_few_shot_counts_makes_the_count_a_facet(tmp_p
                                  "all": {"acc": 0.5}}))):
         (tmp_path / name).mkdir()
         (tmp_path / name / "results_2024.json").write_bytes(as_bytes(doc))
-    imported = import_paths([tmp_path], ImportOptions(y="model", x="task"))
+    imported = import_paths([tmp_path], ImportOptions(y="model", x="task"))[0]
     assert imported.facets == ["metric", "shots"]
     assert imported.tidy.to_dict("list") == {
         "metric": ["acc", "qem", "acc"], "shots": ["25", "5", "0"],
@@ -340,7 +340,7 @@ def test_lighteval_one_task_at_two_few_shot_counts_makes_the_count_a_facet(tmp_p
         "imported.",
         "From lighteval's task keys (suite|task|few-shot): suite leaderboard for every task."]
     newest = import_bytes(as_bytes(lighteval_doc({"gsm8k|5": {"extractive_match": 0.8}})),
-                          "results.json")
+                          "results.json")[0]
     assert newest.tidy.to_dict("list") == {"metric": ["extractive_match"], "model": ["org/m"],
                                            "task": ["gsm8k"], "value": ["0.8"]}
     assert notes(newest) == ["From lighteval's task keys (suite|task|few-shot): few-shot count "
@@ -352,7 +352,7 @@ def test_lighteval_without_a_model_name_is_named_after_its_folder(tmp_path):
     del doc["config_general"]["model_name"]
     (tmp_path / "my-model").mkdir()
     (tmp_path / "my-model" / "results_1.json").write_bytes(as_bytes(doc))
-    imported = import_paths([tmp_path / "my-model" / "results_1.json"])
+    imported = import_paths([tmp_path / "my-model" / "results_1.json"])[0]
     assert imported.dims["model"] == ["my-model"]
     assert imported.warnings[0] == (
         "results_1.json names no model (no config_general.model_name): it is named after its "
@@ -377,7 +377,7 @@ def test_lighteval_direction_is_read_where_the_file_says_it():
     doc["config_tasks"] = {"lighteval|wmt14:de-en": {"metrics": [
         {"metric_name": "ter", "higher_is_better": False},
         {"metric_name": ["bleu", "chrf"], "higher_is_better": {"bleu": True, "chrf": True}}]}}
-    imported = import_bytes(as_bytes(doc), "results.json")
+    imported = import_bytes(as_bytes(doc), "results.json")[0]
     assert imported.tidy.to_dict("list") == {
         "metric": ["ter", "bleu"], "model": ["org/from-config"] * 2,
         "task": ["wmt14:de-en"] * 2, "value": ["47.17", "46.1"]}
@@ -396,7 +396,7 @@ def test_evalchemy_repeated_tasks_are_accuracy_with_their_se_and_repeats():
     """accuracy_avg is the value of the metric accuracy, accuracy_std_err its se, num_repeat
     its n; a single run's accuracy (MATH500) and lm-eval's own tasks sit beside them; the counts
     (num_total, solved_avg, num_solved) are not metrics."""
-    imported = import_paths([EVALCHEMY])
+    imported = import_paths([EVALCHEMY])[0]
     assert imported.format == "lm-eval"
     assert (imported.spec["y"], imported.spec["x"], imported.facets) == ("model", "task",
                                                                          ["metric"])
@@ -431,7 +431,7 @@ def test_evalchemy_shape_as_its_docs_give_it():
                           "accuracy_easy_std_err": 0.02, "num_repeat": 3, "num_total": 100},
         "piqa": {"acc": 0.75, "acc_stderr": 0.01}},
         "config": {"model": "hf", "model_args": "pretrained=org/m"}}
-    imported = import_bytes(as_bytes(doc), "results.json")
+    imported = import_bytes(as_bytes(doc), "results.json")[0]
     assert imported.tidy.to_dict("list") == {
         "metric": ["accuracy", "accuracy", "accuracy_easy", "acc"],
         "model": ["org/m"] * 4, "task": ["AIME24", "LiveCodeBench", "LiveCodeBench", "piqa"],
@@ -463,7 +463,7 @@ def bigcode_doc(model="org/coder", temperature=0.2, n_samples=50, **results) -> 
 
 
 def test_bigcode_results_are_model_by_task_with_pass_at_k_and_k_facets(tmp_path):
-    imported = import_paths([BIGCODE])
+    imported = import_paths([BIGCODE])[0]
     assert imported.format == "bigcode"
     assert (imported.spec["y"], imported.spec["x"], imported.facets) == ("model", "task",
                                                                          ["metric", "k"])
@@ -477,7 +477,7 @@ def test_bigcode_results_are_model_by_task_with_pass_at_k_and_k_facets(tmp_path)
     (served,) = load_folder(tmp_path / "bigcode")
     assert served.n_cells == 8
     assert served.value(metric="pass@k", k="10", model=STARCODER, task="mbpp") == 0.5918
-    assert import_bytes(zipped(BIGCODE), "bigcode.zip").tidy.to_dict("list") == BIGCODE_TIDY
+    assert import_bytes(zipped(BIGCODE), "bigcode.zip")[0].tidy.to_dict("list") == BIGCODE_TIDY
 
 
 def test_bigcode_files_that_differ_in_temperature_make_it_a_facet():
@@ -486,7 +486,7 @@ def test_bigcode_files_that_differ_in_temperature_make_it_a_facet():
         for t, (p1, p10) in (("0.2", (0.31, 0.45)), ("0.8", (0.25, 0.6))):
             z.writestr(f"t{t}/evaluation_results.json", as_bytes(bigcode_doc(
                 temperature=float(t), humaneval={"pass@1": p1, "pass@10": p10})))
-    imported = import_bytes(buf.getvalue(), "sweep.zip", ImportOptions(y="model", x="task"))
+    imported = import_bytes(buf.getvalue(), "sweep.zip", ImportOptions(y="model", x="task"))[0]
     assert imported.facets == ["metric", "k", "temperature"]
     assert imported.tidy.to_dict("list") == {
         "metric": ["pass@k"] * 4, "k": ["1", "1", "10", "10"],
@@ -500,7 +500,7 @@ def test_bigcode_other_metrics_keep_their_names_and_a_limit_is_said():
     doc = bigcode_doc(n_samples=1, humaneval={"pass@1": 0.3},
                       **{"pal-gsm8k-greedy": {"accuracy": 0.52, "num_failed_execution": 12}})
     doc["config"]["limit"] = 100
-    imported = import_bytes(as_bytes(doc), "evaluation_results.json")
+    imported = import_bytes(as_bytes(doc), "evaluation_results.json")[0]
     assert imported.tidy.to_dict("list") == {
         "metric": ["accuracy", "num_failed_execution", "pass@k"], "k": ["-", "-", "1"],
         "model": ["org/coder"] * 3, "task": ["pal-gsm8k-greedy", "pal-gsm8k-greedy", "humaneval"],
@@ -535,7 +535,7 @@ QUICK_START_TIDY = {
 
 
 def test_opencompass_summary_is_model_by_dataset_in_percent():
-    imported = import_bytes(QUICK_START.read_bytes(), QUICK_START.name)
+    imported = import_bytes(QUICK_START.read_bytes(), QUICK_START.name)[0]
     assert imported.format == "opencompass"
     assert (imported.spec["y"], imported.spec["x"], imported.facets) == ("model", "dataset",
                                                                          ["metric"])
@@ -548,7 +548,7 @@ def test_opencompass_summary_is_model_by_dataset_in_percent():
 
 
 def test_opencompass_group_rows_are_averages_left_out_with_a_note():
-    imported = import_paths([SUMMARIZER])
+    imported = import_paths([SUMMARIZER])[0]
     assert imported.tidy.to_dict("list") == {
         "metric": ["accuracy", "accuracy"], "model": ["internlm-7b-hf"] * 2,
         "dataset": ["race-high", "race-middle"], "value": ["74.53", "77.92"]}
@@ -573,7 +573,7 @@ def test_opencompass_summaries_in_a_data_folder_and_an_uploaded_zip(tmp_path):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
         z.write(QUICK_START, f"outputs/demo/summary/{QUICK_START.name}")
-    assert import_bytes(buf.getvalue(), "outputs.zip").tidy.to_dict("list") == QUICK_START_TIDY
+    assert import_bytes(buf.getvalue(), "outputs.zip")[0].tidy.to_dict("list") == QUICK_START_TIDY
 
 
 def test_opencompass_dividers_missing_scores_modes_and_scales():
@@ -589,7 +589,7 @@ def test_opencompass_dividers_missing_scores_modes_and_scales():
             "mmlu,-,weighted_average,gen,61.20,57.30\r\n"
             "alignbench,b1a3c2,score,gen,540.5,612\r\n").encode("utf-8")
     assert detect(data) == "opencompass"
-    imported = import_bytes(data, "summary.csv")
+    imported = import_bytes(data, "summary.csv")[0]
     assert imported.facets == ["metric", "mode"]  # the version tells no cells apart the mode does not
     assert imported.tidy.to_dict("list") == {
         "metric": ["accuracy", "accuracy", "accuracy", "score", "score"],
@@ -638,7 +638,7 @@ def test_opencompass_summaries_of_one_dataset_at_two_versions_keep_them_apart():
         z.writestr("a/summary.csv", "dataset,version,metric,mode,m1\nsiqa,e78df3,accuracy,gen,21.5\n")
         z.writestr("b/summary.csv", "dataset,version,metric,mode,m2\nsiqa,0c332f,accuracy,gen,30\n"
                                     "race-high,0c332f,accuracy,gen,40\n")
-    imported = import_bytes(buf.getvalue(), "runs.zip")
+    imported = import_bytes(buf.getvalue(), "runs.zip")[0]
     assert imported.facets == ["metric", "version"]
     assert imported.tidy.to_dict("list") == {
         "metric": ["accuracy"] * 3, "version": ["e78df3", "0c332f", "0c332f"],
@@ -647,7 +647,7 @@ def test_opencompass_summaries_of_one_dataset_at_two_versions_keep_them_apart():
 
 
 def test_lighteval_both_suites_at_once_are_one_figure_with_one_note_of_averages():
-    imported = import_paths([shared(LIGHTEVAL)])
+    imported = import_paths([shared(LIGHTEVAL)])[0]
     both = rows(imported, "metric", "model", "task", "value", "se")
     assert both == sorted(german_rag_expected() + leaderboard_cells_from_the_files())
     assert imported.dims["model"] == sorted({*GERMAN_RAG_MODELS, PHI3, LLAMAFIED},
@@ -668,7 +668,7 @@ def test_lighteval_two_pass_at_k_of_one_task_at_one_k_keep_the_second_name():
                                            "gpqa_pass@1:4_samples": 0.25},
                          "lighteval|u:_average|0": {"math_pass@1:4_samples": 0.5},
                          "lighteval|v_average|0": {"acc": 0.125}})
-    imported = import_bytes(as_bytes(doc), "results.json")
+    imported = import_bytes(as_bytes(doc), "results.json")[0]
     assert imported.tidy.to_dict("list") == {
         "metric": ["acc", "pass@k", "gpqa_pass@1:4_samples"], "k": ["-", "1", "1"],
         "samples": ["-", "4", "4"], "model": ["org/m"] * 3, "task": ["v_average", "t", "t"],

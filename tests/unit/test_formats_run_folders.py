@@ -43,7 +43,7 @@ def as_bytes(doc) -> bytes:
 
 def refused(data: bytes, name: str) -> str:
     with pytest.raises(ImportFailed) as info:
-        import_bytes(data, name)
+        import_bytes(data, name)[0]
     message = str(info.value)
     assert message.startswith(name) and "\n" not in message and "Traceback" not in message
     return message
@@ -125,10 +125,10 @@ def test_a_helm_run_folder_is_every_stat_with_its_split_and_perturbation(tmp_pat
     ]))
     (run / "run_spec.json").write_bytes(as_bytes({"name": run.name}))
     # one run is one model and one scenario: on its own it is a map of split by perturbation
-    alone = import_paths([tmp_path / "runs"])
+    alone = import_paths([tmp_path / "runs"])[0]
     assert (alone.spec["y"], alone.spec["x"], alone.facets) == \
         ("split", "perturbation", ["metric", "model", "scenario"])
-    imp = import_paths([tmp_path / "runs"], ImportOptions(y="model", x="scenario"))
+    imp = import_paths([tmp_path / "runs"], ImportOptions(y="model", x="scenario"))[0]
     assert imp.format == "helm"
     assert (imp.spec["y"], imp.spec["x"], imp.facets) == \
         ("model", "scenario", ["metric", "split", "perturbation"])
@@ -155,7 +155,7 @@ def test_a_helm_run_folder_is_every_stat_with_its_split_and_perturbation(tmp_pat
 
 
 def test_the_real_helm_runs_import_as_one_figure(external):
-    imp = import_paths([external / "helm"])
+    imp = import_paths([external / "helm"])[0]
     assert imp.format == "helm"
     assert (imp.spec["y"], imp.spec["x"], imp.facets) == \
         ("model", "scenario", ["metric", "split", "perturbation"])
@@ -206,7 +206,7 @@ def test_the_real_helm_runs_import_as_one_figure(external):
 def test_the_real_helm_runs_load_as_a_data_folder_and_upload_as_a_zip(external, tmp_path):
     folder = tmp_path / "helm"
     shutil.copytree(external / "helm", folder)
-    expected = import_paths([external / "helm"])
+    expected = import_paths([external / "helm"])[0]
     figures = load_folder(folder)
     assert len(figures) == 1
     figure = figures[0]
@@ -216,7 +216,7 @@ def test_the_real_helm_runs_load_as_a_data_folder_and_upload_as_a_zip(external, 
     served = sorted(zip(*(figure.cells[d] for d in dims), figure.cells["value"]))
     assert served == sorted(zip(*(expected.tidy[d] for d in dims),
                                 expected.tidy["value"].astype(float)))
-    uploaded = import_bytes(zipped(folder), "helm.zip")
+    uploaded = import_bytes(zipped(folder), "helm.zip")[0]
     assert uploaded.tidy.to_dict("list") == expected.tidy.to_dict("list")
     assert uploaded.dims == expected.dims
     assert uploaded.warnings == [HELM_SKIPPED]
@@ -233,8 +233,8 @@ def test_a_helm_stats_json_needs_its_run_folder(tmp_path, external):
         "spec with a model (scenario:arguments,model=...). Import the run's folder as HELM "
         "named it, or rename the folder to the name its run_spec.json gives.")
     # the folder's name is the run spec, also inside a zip or as the zip's own name
-    assert import_bytes(data, f"{MMLU}/stats.json").dims["model"] == [GPT2]
-    assert import_bytes(data, f"{MMLU}.zip/stats.json").dims["scenario"] == [MMLU_X]
+    assert import_bytes(data, f"{MMLU}/stats.json")[0].dims["model"] == [GPT2]
+    assert import_bytes(data, f"{MMLU}.zip/stats.json")[0].dims["scenario"] == [MMLU_X]
     empty = as_bytes([stat("training_co2_cost", 0.0, count=0)])
     assert refused(empty, f"{MMLU}/stats.json") == (
         f"{MMLU}/stats.json: this HELM stats.json holds no value (every stat has a count of 0). "
@@ -247,7 +247,7 @@ def test_two_helm_runs_of_one_cell_that_differ_are_refused(tmp_path):
         run.mkdir(parents=True)
         (run / "stats.json").write_bytes(as_bytes([stat("exact_match", value)]))
     with pytest.raises(ImportFailed) as info:
-        import_paths([tmp_path])
+        import_paths([tmp_path])[0]
     assert str(info.value) == (
         f"{tmp_path.as_posix()}: v1/boolq:model=org_m/stats.json and v2/boolq:model=org_m/"
         f"stats.json both give the cell (metric exact_match, model org_m, scenario boolq), with "
@@ -277,7 +277,7 @@ def leaderboard(**models) -> bytes:
 def test_the_evalplus_leaderboard_is_models_by_benchmark_in_percent():
     data = leaderboard(**{"CodeGen-16B": (32.9, 28.0, 54.2, 45.5),
                           "CodeGen-2B": (24.4, 22.6, None, None), "Command-R+": (64, 56.7)})
-    imp = import_bytes(data, "results.json")
+    imp = import_bytes(data, "results.json")[0]
     assert imp.format == "evalplus"
     assert (imp.spec["y"], imp.spec["x"], imp.facets) == ("model", "task", [])
     assert imp.to_csv() == ("model,task,value\n"
@@ -299,7 +299,7 @@ def test_the_evalplus_leaderboard_is_models_by_benchmark_in_percent():
 def test_the_real_evalplus_leaderboard(external, tmp_path):
     path = external / "evalplus" / "results.json"
     doc = json.loads(path.read_bytes())
-    imp = import_paths([path])
+    imp = import_paths([path])[0]
     assert imp.format == "evalplus" and imp.facets == []
     # every pass@1 the file gives is a cell, as its JSON number; null is no cell
     want = {(model, task): repr(float(v)) if isinstance(v, float) else str(v)
@@ -329,7 +329,7 @@ def test_the_real_evalplus_leaderboard(external, tmp_path):
     assert figure.spec.metric == Metric("pass@1", "%", (0, 100), True)
     assert figure.spec.dims["model"].labels == tuple(models)
     assert len(figure.cells) == 428
-    uploaded = import_bytes(zipped(folder), "leaderboard.zip")
+    uploaded = import_bytes(zipped(folder), "leaderboard.zip")[0]
     assert uploaded.tidy.to_dict("list") == imp.tidy.to_dict("list")
 
 
@@ -351,7 +351,7 @@ def test_evalperf_files_are_one_figure_of_models_by_task(tmp_path):
     doc = evalperf_doc({"HumanEval/9": (50.0, 25.0, 30.0)})
     doc = {"date": doc["date"], **doc["config"], "eval": doc["eval"]}
     (tmp_path / "org--my_model" / "evalperf_results.json").write_bytes(as_bytes(doc))
-    imp = import_paths([tmp_path])
+    imp = import_paths([tmp_path])[0]
     assert imp.format == "evalperf"
     assert (imp.spec["y"], imp.spec["x"], imp.facets) == ("model", "task", ["metric"])
     assert imp.to_csv() == (
@@ -370,7 +370,7 @@ def test_evalperf_files_are_one_figure_of_models_by_task(tmp_path):
     assert imp.warnings == [] and imp.spec["notes"][1:] == [EVALPERF_NOTE]
     # a file whose name gives no model is named after the file, with a warning
     renamed = import_bytes(as_bytes(evalperf_doc({"HumanEval/0": (1.0, None, None)})),
-                           "perf.json")
+                           "perf.json")[0]
     assert renamed.dims["model"] == ["perf"]
     assert renamed.warnings == [
         "perf.json's name does not give its model (EvalPerf writes <model>_<backend>_temp_<t>_"
@@ -380,7 +380,7 @@ def test_evalperf_files_are_one_figure_of_models_by_task(tmp_path):
 
 def test_the_real_evalperf_files_open_together(external, tmp_path):
     folder = external / "evalplus" / "results" / "evalperf"
-    imp = import_paths([folder])
+    imp = import_paths([folder])[0]
     assert imp.format == "evalperf"
     assert imp.spec["title"] == "evalperf (2 EvalPerf results files)"
     assert imp.dims["model"] == [DEEPSEEK, QWEN]
@@ -411,14 +411,14 @@ def test_the_real_evalperf_files_open_together(external, tmp_path):
     [figure] = load_folder(copy)
     assert figure.spec.dims["task"].labels == tuple(tasks)
     assert len(figure.cells) == len(want)
-    uploaded = import_bytes(zipped(copy), "evalperf.zip")
+    uploaded = import_bytes(zipped(copy), "evalperf.zip")[0]
     assert uploaded.tidy.to_dict("list") == imp.tidy.to_dict("list")
 
 
 def test_the_evalplus_folder_mixes_two_kinds_and_says_so(external):
     with pytest.raises(ImportFailed, match="these files mix EvalPlus leaderboard files and "
                                            "EvalPerf results files. Import each kind separately."):
-        import_paths([external / "evalplus"])
+        import_paths([external / "evalplus"])[0]
 
 
 # ----------------------------------------------------------------------------- simple-evals
@@ -458,7 +458,7 @@ SIMPLE_EVALS_CSV = (
 
 def test_the_real_simple_evals_results_are_one_figure(external, tmp_path):
     folder = external / "simple-evals"
-    imp = import_paths([folder])
+    imp = import_paths([folder])[0]
     assert imp.format == "simple-evals"
     assert (imp.spec["y"], imp.spec["x"], imp.facets) == ("model", "eval", ["metric"])
     assert imp.to_csv() == SIMPLE_EVALS_CSV
@@ -477,10 +477,10 @@ def test_the_real_simple_evals_results_are_one_figure(external, tmp_path):
     assert sorted(zip(figure.cells["metric"], figure.cells["eval"], figure.cells["sd"])) == \
         sorted((m, e, float(sd)) for m, _, e, _, sd in
                (line.split(",") for line in SIMPLE_EVALS_CSV.splitlines()[1:]))
-    uploaded = import_bytes(zipped(copy), "simple-evals.zip")
+    uploaded = import_bytes(zipped(copy), "simple-evals.zip")[0]
     assert uploaded.to_csv() == SIMPLE_EVALS_CSV and uploaded.warnings == [SD_WARNING]
     one = import_bytes((folder / SIMPLE_EVALS_RUN / "gpqa_customgpt.json").read_bytes(),
-                       "gpqa_customgpt.json")
+                       "gpqa_customgpt.json")[0]
     assert one.to_csv() == ("metric,model,eval,value,sd\n"
                             "chars,customgpt,gpqa,2026.2,186.45793091204246\n"
                             "score,customgpt,gpqa,0.1,0.30000000000000004\n")
@@ -498,7 +498,7 @@ def test_simple_evals_names_and_standard_errors(tmp_path):
     }
     for name, doc in runs.items():
         (tmp_path / name).write_bytes(as_bytes(doc))
-    imp = import_paths([tmp_path])
+    imp = import_paths([tmp_path])[0]
     assert imp.to_csv() == (
         "metric,model,eval,value,sd,n,se\n"
         "score,o3-mini_high,healthbench_hard,0.25,0.5,400,0.02\n"
@@ -513,8 +513,8 @@ def test_simple_evals_names_and_standard_errors(tmp_path):
         [0.2, 400.0, -1], [0.5, 400.0, 0.02], [0.4, -1, -1]]
     del runs["mmlu_gpt-4o_assistant_20250101_120000.json"]
     (tmp_path / "mmlu_gpt-4o_assistant_20250101_120000.json").unlink()
-    assert import_paths([tmp_path]).warnings == []  # every sd has its n (or an se)
-    debug = import_bytes(as_bytes({"score": 1.0, "score:std": 0.0}), "math_o1_DEBUG.json")
+    assert import_paths([tmp_path])[0].warnings == []  # every sd has its n (or an se)
+    debug = import_bytes(as_bytes({"score": 1.0, "score:std": 0.0}), "math_o1_DEBUG.json")[0]
     assert debug.dims["model"] == ["o1"] and debug.dims["eval"] == ["math"]
     assert debug.warnings == ["math_o1_DEBUG.json is a --debug run (a few examples only).",
                               SD_WARNING]

@@ -21,8 +21,8 @@ import pytest
 from evalmaps import readers
 from evalmaps.catalog.folders import load_folder
 from evalmaps.catalog.imports import figure_of, import_bytes, import_paths
+from evalmaps.catalog.shaping import FORMATS
 from evalmaps.readers.base import ImportFailed, ImportOptions
-from evalmaps.readers.table import FORMATS
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTERNAL = ROOT.parent / "shared" / "external"
@@ -41,7 +41,7 @@ def shared(path: Path) -> Path:
 
 def refused(data: bytes, name: str, options: ImportOptions | None = None) -> str:
     with pytest.raises(ImportFailed) as info:
-        import_bytes(data, name, options)
+        import_bytes(data, name, options)[0]
     message = str(info.value)
     assert message.startswith(name) and "\n" not in message and "Traceback" not in message
     return message
@@ -134,7 +134,7 @@ def alpaca_expected(models) -> dict:
 
 @pytest.fixture(scope="module")
 def alpaca():
-    return import_bytes(shared(ALPACA).read_bytes(), ALPACA.name)
+    return import_bytes(shared(ALPACA).read_bytes(), ALPACA.name)[0]
 
 
 def test_alpaca_eval_reads_as_model_by_mode_one_panel_per_score(alpaca):
@@ -203,9 +203,9 @@ def test_the_leaderboard_csv_loads_from_a_data_folder_and_a_zip(tmp_path, alpaca
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
         z.write(ALPACA, f"data_AlpacaEval/{ALPACA.name}")
-    from_zip = import_bytes(buf.getvalue(), "alpaca.zip")
+    from_zip = import_bytes(buf.getvalue(), "alpaca.zip")[0]
     assert from_zip.tidy.to_dict("list") == alpaca.tidy.to_dict("list")
-    assert import_paths([tmp_path]).tidy.to_dict("list") == alpaca.tidy.to_dict("list")
+    assert import_paths([tmp_path])[0].tidy.to_dict("list") == alpaca.tidy.to_dict("list")
 
 
 LEADERBOARD = (
@@ -221,7 +221,7 @@ def test_a_leaderboard_pairs_each_standard_error_with_its_score():
     """standard_error: the first score's; lc_standard_error: the length-controlled win rate's;
     <score>_stderr and <score>_se: that score's; one of no score is left out, as are text
     columns that do not group models (links); 'N/A' is a missing score."""
-    imp = import_bytes(LEADERBOARD, "board.csv")
+    imp = import_bytes(LEADERBOARD, "board.csv")[0]
     assert imp.format == "leaderboard"
     assert (imp.spec["y"], imp.spec["x"], imp.facets) == ("model", "org", ["metric"])
     assert imp.tidy.to_dict("list") == {
@@ -249,7 +249,7 @@ def test_a_leaderboard_pairs_each_standard_error_with_its_score():
 
 
 def test_a_second_standard_error_of_one_score_is_left_out():
-    imp = import_bytes(b"model,acc,acc_se,acc_stderr\na,0.5,0.1,0.2\nb,0.25,0.3,0.4\n", "b.csv")
+    imp = import_bytes(b"model,acc,acc_se,acc_stderr\na,0.5,0.1,0.2\nb,0.25,0.3,0.4\n", "b.csv")[0]
     assert imp.tidy["se"].tolist() == ["0.1", "0.3"]
     assert imp.warnings == ["'acc_stderr' is a second standard error of acc (after 'acc_se'); "
                             "it is left out."]
@@ -257,7 +257,7 @@ def test_a_second_standard_error_of_one_score_is_left_out():
 
 def test_without_a_grouping_column_the_leaderboard_is_one_column():
     imp = import_bytes(b"model,url,acc,acc_stderr\na,http://a,0.5,0.1\nb,http://b,0.7,0.2\n",
-                       "runs/board.csv")
+                       "runs/board.csv")[0]
     assert (imp.spec["y"], imp.spec["x"], imp.facets) == ("model", "leaderboard", ["metric"])
     assert imp.tidy.to_dict("list") == {"metric": ["acc", "acc"], "model": ["a", "b"],
                                         "leaderboard": ["board", "board"],
@@ -268,17 +268,17 @@ def test_without_a_grouping_column_the_leaderboard_is_one_column():
 
 
 def test_a_matrix_stays_a_matrix_unless_a_standard_error_sits_beside_a_score():
-    assert import_bytes(b"model,acc,f1\na,0.5,0.25\nb,0.75,0.5\n", "m.csv").format == "matrix"
-    imp = import_bytes(b"model,acc,acc_stderr\na,0.5,0.1\nb,0.75,0.2\n", "m.csv")
+    assert import_bytes(b"model,acc,f1\na,0.5,0.25\nb,0.75,0.5\n", "m.csv")[0].format == "matrix"
+    imp = import_bytes(b"model,acc,acc_stderr\na,0.5,0.1\nb,0.75,0.2\n", "m.csv")[0]
     assert imp.format == "leaderboard"
     # a replicate column (seed) is a matrix's, averaged as before
-    assert import_bytes(b"model,seed,acc\na,1,50\na,2,52\n", "r.csv").format == "matrix"
+    assert import_bytes(b"model,seed,acc\na,1,50\na,2,52\n", "r.csv")[0].format == "matrix"
 
 
 def test_the_leaderboard_is_a_format_the_user_can_choose():
     assert FORMATS[-1] == "leaderboard"
     chosen = import_bytes(b"model,acc,f1\na,0.5,0.25\nb,0.75,0.5\n", "m.csv",
-                          ImportOptions(format="leaderboard"))
+                          ImportOptions(format="leaderboard"))[0]
     assert (chosen.format, chosen.facets, chosen.spec["x"]) == ("leaderboard", ["metric"],
                                                                 "leaderboard")
     assert chosen.tidy.to_dict("list") == {"metric": ["acc", "acc", "f1", "f1"],
@@ -287,12 +287,12 @@ def test_the_leaderboard_is_a_format_the_user_can_choose():
                                            "value": ["0.5", "0.75", "0.25", "0.5"]}
     # the Data page's metric range (0-100) does not apply: each score has its own
     counts = import_bytes(b"model,n_total,mode\na,805,x\nb,804,x\nc,800,y\nd,1,y\n", "c.csv",
-                          ImportOptions(format="leaderboard", metric_range=(0.0, 100.0)))
+                          ImportOptions(format="leaderboard", metric_range=(0.0, 100.0)))[0]
     assert counts.tidy["value"].tolist() == ["805", "804", "800", "1"]
 
 
 def test_metric_as_an_axis_says_the_scores_share_one_colour_scale(alpaca):
-    imp = import_bytes(ALPACA.read_bytes(), ALPACA.name, ImportOptions(x="metric", y="model"))
+    imp = import_bytes(ALPACA.read_bytes(), ALPACA.name, ImportOptions(x="metric", y="model"))[0]
     assert (imp.spec["x"], imp.facets) == ("metric", ["mode"])
     assert "metrics" not in imp.spec
     assert imp.warnings == [
@@ -351,7 +351,7 @@ def needle_expected(model: str = "OpenAI_Original_Results") -> dict:
 
 @pytest.fixture(scope="module")
 def needle():
-    return import_paths([shared(NEEDLE)])
+    return import_paths([shared(NEEDLE)])[0]
 
 
 def test_the_needle_grid_is_one_figure_each_file_a_run(needle):
@@ -392,7 +392,7 @@ def test_the_needle_folder_loads_from_a_data_folder_and_a_zip(tmp_path, needle):
     assert figure.n_cells == 330 and figure.spec.facets == ("run", "model")
     assert figure.value(run="OpenAI_OriginalResults", model="OpenAI_Original_Results",
                         depth_percent="86", token_limit="128000") == 3.0
-    from_zip = import_bytes(zipped(NEEDLE, "OpenAI_Original_Results"), "needle.zip")
+    from_zip = import_bytes(zipped(NEEDLE, "OpenAI_Original_Results"), "needle.zip")[0]
     assert from_zip.tidy.to_dict("list") == needle_expected()
     assert from_zip.warnings == NEEDLE_WARNINGS
     # a zip of the files alone: the model is the zip's name
@@ -400,12 +400,12 @@ def test_the_needle_folder_loads_from_a_data_folder_and_a_zip(tmp_path, needle):
     with zipfile.ZipFile(buf, "w") as z:
         for name in NEEDLE_FILES:
             z.write(NEEDLE / name, name)
-    assert import_bytes(buf.getvalue(), "gpt4.zip").tidy.to_dict("list") == \
+    assert import_bytes(buf.getvalue(), "gpt4.zip")[0].tidy.to_dict("list") == \
         needle_expected("gpt4")
 
 
 def test_one_needle_file_alone_is_named_after_itself():
-    imp = import_bytes(shared(NEEDLE / NEEDLE_FILES[1]).read_bytes(), NEEDLE_FILES[1])
+    imp = import_bytes(shared(NEEDLE / NEEDLE_FILES[1]).read_bytes(), NEEDLE_FILES[1])[0]
     assert (imp.facets, imp.spec["title"]) == (["model"], NEEDLE_FILES[1])
     assert imp.warnings == ["The records name no model: the model is the name of their file "
                             "(OpenAI_OriginalResults_2). Give each record a \"model\" to name it."]
@@ -439,7 +439,7 @@ def test_a_folder_of_one_record_per_file_is_one_grid(tmp_path):
         (folder / f"gpt-4_len_{length}_depth_{depth}_results.json").write_bytes(
             needle_cell("gpt-4-1106-preview", length, depth, score, response=f"answer {i}",
                         seconds=1.5 + i / 7))
-    imp = import_paths([folder])
+    imp = import_paths([folder])[0]
     assert (imp.facets, imp.spec["y"], imp.spec["x"]) == (["model"], "depth_percent",
                                                           "context_length")
     assert imp.dims["depth_percent"] == ["0.0", "50.0", "100.0"]  # numeric order
@@ -454,7 +454,7 @@ def test_a_folder_of_one_record_per_file_is_one_grid(tmp_path):
     # a re-run of one cell with another score: each file is a run
     (folder / "rerun_len_2000_depth_50_results.json").write_bytes(
         needle_cell("gpt-4-1106-preview", 2000, 50, 10))
-    rerun = import_paths([folder])
+    rerun = import_paths([folder])[0]
     assert rerun.facets == ["run", "model"]
     assert rerun.warnings[-1] == ("1 cell is given by more than one file, 1 with different "
                                   "scores (a re-run): each file is a run (the facet 'run', "
@@ -472,7 +472,7 @@ def test_folders_of_two_models_are_panels(tmp_path):
         (tmp_path / model / "results.json").write_text(json.dumps(
             [{"context_length": c, "depth_percent": d, "score": score - d // 50}
              for c in (1000, 2000) for d in (0, 50)]))
-    imp = import_paths([tmp_path])
+    imp = import_paths([tmp_path])[0]
     assert imp.dims["model"] == ["Anthropic_Original_Results", "OpenAI_Original_Results"]
     assert imp.tidy.to_dict("list") == {
         "model": ["Anthropic_Original_Results"] * 4 + ["OpenAI_Original_Results"] * 4,
@@ -485,7 +485,7 @@ def test_records_name_their_metric_range_and_standard_error():
             "f1": 0.25, "min_score": 0, "max_score": 1},
            {"model": "m", "task": "gsm8k", "accuracy": 0.75, "f1": None,
             "min_score": 0, "max_score": 1}]
-    imp = import_bytes(json.dumps(doc).encode(), "lab.json")
+    imp = import_bytes(json.dumps(doc).encode(), "lab.json")[0]
     assert (imp.facets, imp.spec["y"], imp.spec["x"]) == (["metric"], "model", "task")
     assert imp.tidy.to_dict("list") == {"metric": ["accuracy", "f1", "accuracy"],
                                         "model": ["m", "m", "m"],
@@ -497,10 +497,10 @@ def test_records_name_their_metric_range_and_standard_error():
     # one score, named by its key; a 1-10 range the file gives
     one = [{"model": "m", "context_length": c, "depth_percent": 0, "score": 7,
             "min_score": 1, "max_score": 10} for c in (1000, 2000)]
-    imp = import_bytes(json.dumps(one).encode(), "one.json")
+    imp = import_bytes(json.dumps(one).encode(), "one.json")[0]
     assert imp.spec["metric"] == {"unit": "", "name": "score", "range": [1, 10]}
     scored = [{"model": "m", "task": t, "win_rate": 0.5} for t in ("a", "b")]
-    assert import_bytes(json.dumps(scored).encode(), "w.json").spec["metric"]["name"] == \
+    assert import_bytes(json.dumps(scored).encode(), "w.json")[0].spec["metric"]["name"] == \
         "win_rate"
 
 
@@ -524,7 +524,7 @@ def test_bad_records_are_a_clear_error(doc, message):
 def test_a_record_without_a_score_is_a_missing_cell():
     doc = [{"model": "m", "task": "a", "score": 1}, {"model": "m", "task": "b", "score": None},
            {"model": "m", "task": "c", "score": 0.5}]
-    imp = import_bytes(json.dumps(doc).encode(), "x.json")
+    imp = import_bytes(json.dumps(doc).encode(), "x.json")[0]
     assert imp.tidy.to_dict("list") == {"model": ["m", "m"], "task": ["a", "c"],
                                         "value": ["1", "0.5"]}
     assert imp.warnings == ["x.json: 1 record gives no score (null); its cell is missing."]
@@ -544,7 +544,7 @@ LM_EVAL_SAMPLES = nearest_message("lm-evaluation-harness per-sample records (sam
 def test_lm_eval_samples_alone_are_per_item_records_named_by_their_folder():
     """Without the results file of their timestamp, the records' model is their folder's name;
     a line of them as JSON Lines or as one JSON object reads the same."""
-    imp = import_paths([shared(SAMPLES)])
+    imp = import_paths([shared(SAMPLES)])[0]
     assert imp.format == "lm-eval"
     assert imp.warnings == [f"{SAMPLES.name} has no results file of its timestamp among the "
                             f"files to name its model: it is named after its folder, "
@@ -555,7 +555,7 @@ def test_lm_eval_samples_alone_are_per_item_records_named_by_their_folder():
            b'"metrics": ["exact_match"], "doc_hash": "ab", "exact_match": 1.0}'
     for data, name in ((line + b"\n" + line.replace(b'"doc_id": 0', b'"doc_id": 1') + b"\n",
                         "samples_t_2026-01-01T00-00-00.jsonl"), (line, "s.json")):
-        imp = import_bytes(data, f"run/{name}")
+        imp = import_bytes(data, f"run/{name}")[0]
         assert imp.tidy["value"].tolist() == ["1.0"]
         assert imp.items[["item", "score", "target"]].values.tolist() == \
             [[str(i), 1.0, "2"] for i in range(len(imp.items))]
@@ -565,7 +565,7 @@ def test_a_zip_of_samples_only_reads_them():
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
         z.write(shared(SAMPLES), f"run/{SAMPLES.name}")
-    imp = import_bytes(buf.getvalue(), "run.zip")
+    imp = import_bytes(buf.getvalue(), "run.zip")[0]
     assert imp.items["model"].unique().tolist() == ["run"]
     assert len(imp.items) == 10
 
@@ -582,7 +582,7 @@ def test_a_lighteval_details_parquet_of_an_older_lighteval_is_read():
         "specifics": [{"kind": "mc"}]})
     buf = io.BytesIO()
     pq.write_table(table, buf)
-    imp = import_bytes(buf.getvalue(), "details_arc_2024.parquet")
+    imp = import_bytes(buf.getvalue(), "details_arc_2024.parquet")[0]
     assert imp.format == "lighteval"
     assert imp.items.to_dict("records") == [
         {"model": "details_arc_2024", "metric": "em", "task": "arc_2024", "item": "0",
@@ -616,4 +616,4 @@ def test_a_data_folder_serves_the_leaderboard_one_folder_down(tmp_path):
     copy = tmp_path / "alpaca-eval"
     shutil.copytree(shared(ALPACA).parents[1], copy, ignore=shutil.ignore_patterns("results"))
     (served,) = load_folder(copy)
-    assert served.cells.equals(figure_of(import_bytes(ALPACA.read_bytes(), ALPACA.name)).cells)
+    assert served.cells.equals(figure_of(import_bytes(ALPACA.read_bytes(), ALPACA.name)[0]).cells)

@@ -6,15 +6,15 @@ from __future__ import annotations
 import pytest
 
 from evalmaps.catalog.imports import figure_of, import_bytes
+from evalmaps.catalog.shaping import FRACTIONS_NOTE
 from evalmaps.core.figure import Metric
 from evalmaps.readers.base import ImportOptions
-from evalmaps.readers.table import FRACTIONS_NOTE
 
 FRACTIONS = b"model,task,value\na,x,0.5\na,y,0.75\nb,x,0.25\nb,y,1\n"
 
 
 def metric_of(data: bytes, options: ImportOptions | None = None):
-    figure = figure_of(import_bytes(data, "f.csv", options or ImportOptions()))
+    figure = figure_of(import_bytes(data, "f.csv", options or ImportOptions())[0])
     return figure.spec.metric, figure.spec.notes
 
 

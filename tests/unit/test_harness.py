@@ -42,7 +42,7 @@ def shared(folder: Path) -> Path:
 
 def refused(data: bytes, name: str, **kwargs) -> str:
     with pytest.raises(ImportFailed) as info:
-        import_bytes(data, name, **kwargs)
+        import_bytes(data, name, **kwargs)[0]
     message = str(info.value)
     assert message.startswith(name) and "\n" not in message and "Traceback" not in message
     return message
@@ -91,14 +91,14 @@ def test_detection_reads_the_content_not_the_name(tmp_path):
     assert detect(b"model,type,value\nm,a,1\n") == "csv"
     assert detect(b'{"name": "x", "deps": {"a": 1}}') == "json"
     # an lm-eval file named .csv is still lm-eval results
-    imp = import_bytes(as_bytes(lm_eval_04()), "results.csv")
+    imp = import_bytes(as_bytes(lm_eval_04()), "results.csv")[0]
     assert imp.format == "lm-eval"
 
 
 # ------------------------------------------------------------------------------- lm-eval
 
 def test_lm_eval_04_whole_result():
-    imp = import_bytes(as_bytes(lm_eval_04()), "results_2024.json")
+    imp = import_bytes(as_bytes(lm_eval_04()), "results_2024.json")[0]
     assert imp.format == "lm-eval"
     # one checkpoint: the tasks are the columns (one step would be 3 panels of one cell each)
     assert (imp.spec["y"], imp.spec["x"], imp.facets) == ("model", "task", ["metric", "step"])
@@ -122,7 +122,7 @@ def test_lm_eval_04_whole_result():
 
 def test_lm_eval_without_a_checkpoint_is_model_by_task():
     doc = lm_eval_04(config={"model_args": "pretrained=org/tiny"})
-    imp = import_bytes(as_bytes(doc), "r.json")
+    imp = import_bytes(as_bytes(doc), "r.json")[0]
     assert (imp.spec["y"], imp.spec["x"], imp.facets) == ("model", "task", ["metric"])
     assert imp.to_csv().splitlines()[:2] == ["metric,model,task,value,se",
                                              "acc,org/tiny,mmlu_anatomy,0.5,0.04"]
@@ -130,11 +130,11 @@ def test_lm_eval_without_a_checkpoint_is_model_by_task():
 
 def test_lm_eval_model_name_then_folder_name(tmp_path):
     doc = lm_eval_04(config={"model_args": "dtype=float16"})
-    assert import_bytes(as_bytes(doc), "r.json").dims["model"] == ["org/tiny"]
+    assert import_bytes(as_bytes(doc), "r.json")[0].dims["model"] == ["org/tiny"]
     del doc["model_name"]
     (tmp_path / "my-model").mkdir()
     (tmp_path / "my-model" / "r.json").write_bytes(as_bytes(doc))
-    imp = import_paths([tmp_path / "my-model" / "r.json"])
+    imp = import_paths([tmp_path / "my-model" / "r.json"])[0]
     assert imp.dims["model"] == ["my-model"]
     assert "it is named after its folder, 'my-model'" in imp.warnings[0]
 
@@ -144,7 +144,7 @@ def test_lm_eval_checkpoint_from_the_file_name(tmp_path):
         doc = {"results": {"piqa": {"acc": acc, "acc_stderr": 0.01}}, "versions": {"piqa": 0},
                "config": {"model_args": "pretrained=org/m"}}
         (tmp_path / f"m_step{step}.json").write_bytes(as_bytes(doc))
-    imp = import_paths([tmp_path])
+    imp = import_paths([tmp_path])[0]
     assert imp.to_csv() == ("task,metric,model,step,value,se\n"
                             "piqa,acc,org/m,1000,0.25,0.01\n"
                             "piqa,acc,org/m,500,0.2,0.01\n")
@@ -153,7 +153,7 @@ def test_lm_eval_checkpoint_from_the_file_name(tmp_path):
 
 def test_lm_eval_real_regression_file_whole_result():
     path = shared(LM_EVAL) / "cpu_regression_expected.json"
-    imp = import_paths([path])
+    imp = import_paths([path])[0]
     # no model in the file: named after its folder; stderr "N/A": no se column at all
     assert imp.to_csv() == (
         "metric,model,task,value\n"
@@ -173,7 +173,7 @@ def test_lm_eval_real_regression_file_whole_result():
 
 def test_lm_eval_real_cli_output_whole_result():
     path = shared(LM_EVAL) / "results_2025-01-21T00-40-03.356274.json"
-    imp = import_bytes(path.read_bytes(), path.name)
+    imp = import_bytes(path.read_bytes(), path.name)[0]
     raw = json.loads(path.read_text())
     model = raw["model_name"]  # model_args has no pretrained=
     assert imp.to_csv(for_spreadsheets=False) == (
@@ -183,7 +183,7 @@ def test_lm_eval_real_cli_output_whole_result():
 
 def test_pythia_folder_is_one_figure_that_keeps_every_number():
     folder = shared(PYTHIA)
-    imp = import_paths([folder])
+    imp = import_paths([folder])[0]
     files = sorted(folder.rglob("*.json"))
     assert len(files) == 216
     assert {k: len(v) for k, v in imp.dims.items()} == {"task": 87, "metric": 5, "model": 8,
@@ -210,7 +210,7 @@ def test_pythia_folder_is_one_figure_that_keeps_every_number():
 
 def test_inspect_eval_log_whole_result():
     path = shared(INSPECT) / POPULARITY_EVAL
-    imp = import_bytes(path.read_bytes(), path.name)
+    imp = import_bytes(path.read_bytes(), path.name)[0]
     assert imp.format == "inspect"
     # its samples are per-item records: the model a facet, n the items (whose mean is 0.8 too)
     assert (imp.spec["y"], imp.spec["x"], imp.facets) == ("metric", "task", ["model", "scorer"])
@@ -224,7 +224,7 @@ def test_inspect_json_logs_and_eval_logs_combine():
     folder = shared(INSPECT)
     paths = [folder / "mmlu-summary-choices.eval", folder / "mmlu-no-summary-choices.eval",
              folder / POPULARITY_JSON, folder / NO_SAMPLES_JSON, folder / EMPTY_EVAL]
-    imp = import_paths(paths)
+    imp = import_paths(paths)[0]
     assert imp.to_csv() == (  # the log without samples has no n
         "model,scorer,metric,task,value,n,se\n"
         "openai/gpt-4o,choice,accuracy,inspect_evals/mmlu_0_shot,0.0,1,0.0\n"
@@ -243,7 +243,7 @@ def test_inspect_json_logs_and_eval_logs_combine():
 def test_runs_with_different_values_become_a_run_facet_never_averaged():
     """The whole shared folder: two popularity logs give different scores for one model and
     task, so each log is a run (a facet named by its file); every value as its log gives it."""
-    imp = import_paths([shared(INSPECT)])
+    imp = import_paths([shared(INSPECT)])[0]
     assert imp.facets == ["model", "run", "scorer"]  # per-item records: the model a facet
     mini, gpt4o = "openai/gpt-4o-mini", "openai/gpt-4o"
     assert imp.to_csv() == (
@@ -266,7 +266,7 @@ def test_two_lm_eval_runs_with_different_values_are_refused_naming_both(tmp_path
             "results": {"arc_easy": {"acc,none": acc}},
             "config": {"model_args": "pretrained=m"}}))
     with pytest.raises(ImportFailed) as info:
-        import_paths([tmp_path])
+        import_paths([tmp_path])[0]
     assert "results_0.json and results_1.json both give the cell" in str(info.value)
     assert str(info.value).endswith("Import one of the two runs, not both.")
 
@@ -291,7 +291,7 @@ def test_a_zip_of_results_is_one_figure():
                  "config": {"model_args": "pretrained=org/m"}}))
         z.writestr("runs/README.md", "notes")
         z.writestr("runs/samples_piqa.jsonl", '{"doc_id": 0}\n{"doc_id": 1}\n')
-    imp = import_bytes(buf.getvalue(), "runs.zip")
+    imp = import_bytes(buf.getvalue(), "runs.zip")[0]
     assert imp.to_csv() == ("task,metric,model,step,value,se\n"
                             "piqa,acc,org/m,1,0.1,0.01\npiqa,acc,org/m,2,0.2,0.01\n")
     assert imp.warnings == ["Not results, skipped: samples_piqa.jsonl."]
@@ -301,16 +301,16 @@ def test_json_lines_and_parquet_import_as_tables():
     lines = (b'{"model": "m", "type": "a", "value": 50.5, "se": null}\n'
              b'{"model": "m", "type": "b", "value": 60, "se": 1.5}\n')
     csv = b"model,type,value,se\nm,a,50.5,\nm,b,60,1.5\n"
-    from_csv = import_bytes(csv, "t.csv")
+    from_csv = import_bytes(csv, "t.csv")[0]
     for data in (lines, json.dumps(json.loads(b"[" + lines.replace(b"}\n{", b"},{")[:-1] + b"]"))
                  .encode()):
-        imp = import_bytes(data, "t.jsonl")
+        imp = import_bytes(data, "t.jsonl")[0]
         assert (imp.format, imp.to_csv(), imp.spec["x"]) == \
             (from_csv.format, from_csv.to_csv(), from_csv.spec["x"])
     buf = io.BytesIO()
     pq.write_table(pa.table({"model": ["m", "m"], "type": ["a", "b"], "value": [50.5, 60.0],
                              "se": [None, 1.5]}), buf)
-    imp = import_bytes(buf.getvalue(), "t.bin")  # Parquet by its magic, whatever the name
+    imp = import_bytes(buf.getvalue(), "t.bin")[0]  # Parquet by its magic, whatever the name
     assert imp.to_csv() == "model,type,value,se\nm,a,50.5,\nm,b,60,1.5\n"
 
 
@@ -352,7 +352,7 @@ def test_mixing_a_checkpoint_run_with_a_file_without_one_is_refused(tmp_path):
     (tmp_path / "m_step1.json").write_bytes(as_bytes(doc))
     (tmp_path / "final.json").write_bytes(as_bytes(doc))
     with pytest.raises(ImportFailed) as info:
-        import_paths([tmp_path])
+        import_paths([tmp_path])[0]
     assert str(info.value).endswith(
         "some files give a checkpoint (step) and final.json does not (no revision=stepN in its "
         "config, no _stepN in its name). Import the checkpoints of one run only, or rename the "
@@ -364,7 +364,7 @@ def test_lm_eval_and_inspect_do_not_mix(tmp_path):
     (tmp_path / "b.json").write_bytes(as_bytes(
         {"eval": {"model": "m", "task": "t"}, "results": {"scores": []}}))
     with pytest.raises(ImportFailed) as info:
-        import_paths([tmp_path])
+        import_paths([tmp_path])[0]
     assert str(info.value).endswith("these files mix lm-evaluation-harness results files and "
                                     "Inspect logs. Import each kind separately.")
 
@@ -381,7 +381,7 @@ def test_a_data_folder_of_harness_files_is_one_figure(tmp_path):
 
 
 def test_x_and_y_can_be_chosen():
-    imp = import_bytes(as_bytes(lm_eval_04()), "r.json", ImportOptions(x="model", y="task"))
+    imp = import_bytes(as_bytes(lm_eval_04()), "r.json", ImportOptions(x="model", y="task"))[0]
     assert (imp.spec["y"], imp.spec["x"], imp.facets) == ("task", "model", ["metric", "step"])
 
 

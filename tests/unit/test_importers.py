@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from evalmaps.catalog.imported import Imported
 from evalmaps.catalog.imports import figure_of, import_bytes
 from evalmaps.core.errors import DataError
 from evalmaps.readers.base import DEFAULT_MAX_BYTES, ImportFailed, ImportOptions
-from evalmaps.readers.table import Imported
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -29,7 +29,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 # --------------------------------------------------------------------------- helpers
 
 def load(name: str, mapping: ImportOptions | None = None) -> Imported:
-    return import_bytes((FIXTURES / name).read_bytes(), name, mapping)
+    return import_bytes((FIXTURES / name).read_bytes(), name, mapping)[0]
 
 
 def sentences(text: str) -> int:
@@ -39,7 +39,7 @@ def sentences(text: str) -> int:
 
 def refused(data: bytes, name: str, mapping: ImportOptions | None = None, **kwargs) -> ImportFailed:
     with pytest.raises(ImportFailed) as info:
-        import_bytes(data, name, mapping, **kwargs)
+        import_bytes(data, name, mapping, **kwargs)[0]
     err = info.value
     assert isinstance(err, DataError)
     message = str(err)
@@ -201,7 +201,7 @@ def test_xy_override_same_dimension_twice_is_an_error():
 
 def test_replicate_override_names_a_column_to_average():
     data = b"model,type,run_id,value\nm,a,r1,10\nm,a,r2,20\nm,b,r1,30\n"
-    imp = import_bytes(data, "runs.csv", ImportOptions(replicate="run_id"))
+    imp = import_bytes(data, "runs.csv", ImportOptions(replicate="run_id"))[0]
     assert imp.replicate == "run_id" and imp.replicates == 2
     assert imp.facets == [] and (imp.spec["x"], imp.spec["y"]) == ("type", "model")
     fig = figure_of(imp)
@@ -212,13 +212,13 @@ def test_replicate_override_names_a_column_to_average():
 
 def test_replicate_auto_detects_a_seed_column_in_a_tidy_file():
     data = b"model,type,seed,value\nm,a,1,10\nm,a,2,20\n"
-    imp = import_bytes(data, "seeds.csv")
+    imp = import_bytes(data, "seeds.csv")[0]
     assert imp.replicate == "seed" and figure_of(imp).value(model="m", type="a") == 15.0
 
 
 def test_replicate_none_keeps_the_seed_column_as_a_dimension():
     data = b"model,type,seed,value\nm,a,1,10\nm,a,2,20\n"
-    imp = import_bytes(data, "seeds.csv", ImportOptions(replicate=""))
+    imp = import_bytes(data, "seeds.csv", ImportOptions(replicate=""))[0]
     assert imp.replicate is None and imp.replicates == 1
     assert imp.spec["x"] == "seed" and imp.n_cells == 2
     assert figure_of(imp).value(model="m", type="a", seed="2") == 20.0
@@ -297,10 +297,10 @@ def test_one_column_file():
 
 
 def test_semicolon_and_tab_files_are_read_with_a_warning():
-    semi = import_bytes(b"model;type;value\nm;a;1.5\n", "semi.csv")
+    semi = import_bytes(b"model;type;value\nm;a;1.5\n", "semi.csv")[0]
     assert figure_of(semi).value(model="m", type="a") == 1.5
     assert any("semicolon" in w for w in semi.warnings)
-    tab = import_bytes(b"model\ttype\tvalue\nm\ta\t2.5\n", "tab.csv")
+    tab = import_bytes(b"model\ttype\tvalue\nm\ta\t2.5\n", "tab.csv")[0]
     assert figure_of(tab).value(model="m", type="a") == 2.5
     assert any("tab" in w for w in tab.warnings)
 
@@ -383,7 +383,7 @@ def test_negative_value_outside_the_default_range():
 
 def test_metric_range_none_accepts_any_finite_number():
     imp = import_bytes(b"model,type,value\nm,a,101\nm,b,-3.5\n", "free.csv",
-                       ImportOptions(metric_range=None))
+                       ImportOptions(metric_range=None))[0]
     fig = figure_of(imp)
     assert fig.value(model="m", type="a") == 101.0 and fig.value(model="m", type="b") == -3.5
 
@@ -401,7 +401,7 @@ def test_duplicate_cells_with_conflicting_values():
 
 
 def test_duplicate_cells_with_identical_values_are_merged_with_a_warning():
-    imp = import_bytes(b"model,type,value\nm,a,10\nm,a,10\nm,b,20\n", "same.csv")
+    imp = import_bytes(b"model,type,value\nm,a,10\nm,a,10\nm,b,20\n", "same.csv")[0]
     assert imp.n_cells == 2
     assert any("merged" in w for w in imp.warnings)
 
@@ -409,7 +409,7 @@ def test_duplicate_cells_with_identical_values_are_merged_with_a_warning():
 def test_a_repeated_replicate_row_is_not_counted_twice():
     data = (b"model,seed,type_1_len_1,type_1_len_2\n"
             b"m,1,10,50\nm,1,10,50\nm,2,40,60\n")  # seed 1 pasted twice, as in results_core.csv
-    imp = import_bytes(data, "repeat.csv")
+    imp = import_bytes(data, "repeat.csv")[0]
     c = cell(imp, model="m", type="1", len="1")
     assert c["n"] == "2" and float(c["value"]) == 25.0
 
@@ -437,7 +437,7 @@ def test_file_over_the_size_limit():
     err = refused(data, "big.csv", max_bytes=100)
     says(str(err), "limit", "split it")
     # exactly at the limit is fine
-    assert import_bytes(data[:100].rsplit(b"\n", 1)[0] + b"\n", "edge.csv", max_bytes=100)
+    assert import_bytes(data[:100].rsplit(b"\n", 1)[0] + b"\n", "edge.csv", max_bytes=100)[0]
 
 
 def _stated_mb(message: str) -> tuple[float, float]:
@@ -460,7 +460,7 @@ SCRIPT = "<script>alert(1)</script>"
 
 def test_html_labels_are_imported_unchanged_as_text():
     data = f'model,type,value\n{SCRIPT},a,10\n"<b>bold</b> & co",a,20\n'.encode()
-    imp = import_bytes(data, "html.csv")
+    imp = import_bytes(data, "html.csv")[0]
     assert imp.dims["model"] == [SCRIPT, "<b>bold</b> & co"]
     fig = figure_of(imp)
     assert fig.spec.dims["model"].labels == (SCRIPT, "<b>bold</b> & co")
@@ -469,7 +469,7 @@ def test_html_labels_are_imported_unchanged_as_text():
 
 
 def test_html_in_a_file_name_and_column_name_stays_text():
-    imp = import_bytes(f"model,{SCRIPT},value\nm,a,1\n".encode(), "x.csv")
+    imp = import_bytes(f"model,{SCRIPT},value\nm,a,1\n".encode(), "x.csv")[0]
     assert figure_of(imp).value(model="m", **{SCRIPT: "a"}) == 1.0
 
 
@@ -479,7 +479,7 @@ def test_formula_like_labels_are_neutralised_in_csv_and_numbers_stay_numbers():
             b"@SUM(A1),-cmd,2\n"
             b"-1,-2.5,3\n"
             b"plain,1e3,4\n")
-    imp = import_bytes(data, "formula.csv")
+    imp = import_bytes(data, "formula.csv")[0]
     # the import itself keeps the text as given
     assert imp.dims["model"] == ['=HYPERLINK("http://x")', "@SUM(A1)", "-1", "plain"]
     assert figure_of(imp).value(model="@SUM(A1)", type="-cmd") == 2.0
@@ -491,14 +491,14 @@ def test_formula_like_labels_are_neutralised_in_csv_and_numbers_stay_numbers():
 
 def test_negative_values_stay_numbers_in_csv():
     imp = import_bytes(b"model,type,value\nm,a,-5\nm,b,-0.25\n", "neg.csv",
-                       ImportOptions(metric_range=None))
+                       ImportOptions(metric_range=None))[0]
     rows = list(csv.DictReader(io.StringIO(imp.to_csv())))
     assert [r["value"] for r in rows] == ["-5", "-0.25"]
 
 
 def test_to_csv_of_a_wide_import_round_trips_through_the_tidy_importer():
     imp = load("wide_small.csv")
-    again = import_bytes(imp.to_csv().encode(), "again.csv", ImportOptions(format="tidy"))
+    again = import_bytes(imp.to_csv().encode(), "again.csv", ImportOptions(format="tidy"))[0]
     assert again.format == "tidy"
     fig, fig2 = figure_of(imp), figure_of(again)
     assert fig2.n_cells == fig.n_cells
@@ -532,7 +532,7 @@ def test_any_small_tidy_table_round_trips_exactly(table):
     writer.writerow([ydim, xdim, "value"])
     for (ylab, xlab), value in cells.items():
         writer.writerow([ylab, xlab, repr(value)])
-    imp = import_bytes(buf.getvalue().encode(), "random.csv")
+    imp = import_bytes(buf.getvalue().encode(), "random.csv")[0]
     assert imp.format == "tidy"
     assert (imp.spec["y"], imp.spec["x"]) == (ydim, xdim)
     assert imp.n_cells == len(cells)
@@ -543,7 +543,7 @@ def test_any_small_tidy_table_round_trips_exactly(table):
 
 
 def test_tidy_sd_and_n_columns_are_kept():
-    imp = import_bytes(b"model,type,value,sd,n\nm,a,50,2.5,3\nm,b,60,1.0,4\n", "withsd.csv")
+    imp = import_bytes(b"model,type,value,sd,n\nm,a,50,2.5,3\nm,b,60,1.0,4\n", "withsd.csv")[0]
     c = cell(imp, model="m", type="a")
     assert (c.get("sd"), c.get("n")) == ("2.5", "3")
     row = figure_of(imp).cells.iloc[0]
@@ -553,7 +553,7 @@ def test_tidy_sd_and_n_columns_are_kept():
 def test_tidy_se_column_is_kept_as_a_grid_and_in_the_cells_api():
     from evalmaps.views.payloads import grid_cells
 
-    imp = import_bytes(b"model,type,value,se\nm,a,50,2.5\nm,b,60,\n", "withse.csv")
+    imp = import_bytes(b"model,type,value,se\nm,a,50,2.5\nm,b,60,\n", "withse.csv")[0]
     assert list(imp.dims) == ["model", "type"]
     fig = figure_of(imp)
     assert [(r["type"], r["value"], r["se"]) for _, r in fig.cells.iterrows()][0] == ("a", 50.0, 2.5)
@@ -562,7 +562,7 @@ def test_tidy_se_column_is_kept_as_a_grid_and_in_the_cells_api():
 
 
 def test_tidy_sd_and_n_columns_are_not_dimensions():
-    imp = import_bytes(b"model,type,value,sd,n\nm,a,50,2.5,3\nm,b,60,1.0,4\n", "withsd.csv")
+    imp = import_bytes(b"model,type,value,sd,n\nm,a,50,2.5,3\nm,b,60,1.0,4\n", "withsd.csv")[0]
     assert list(imp.dims) == ["model", "type"] and imp.n_cells == 2
     assert figure_of(imp).value(model="m", type="b") == 60.0
 
@@ -602,7 +602,7 @@ def test_a_control_character_inside_a_label_is_refused(label, code):
 
 
 def test_control_characters_around_a_label_are_stripped_like_spaces():
-    imported = import_bytes(b'model,type,len,value\nm1,"\ta\t",1,5\nm1," b\x1f",2,6\n', "t.csv")
+    imported = import_bytes(b'model,type,len,value\nm1,"\ta\t",1,5\nm1," b\x1f",2,6\n', "t.csv")[0]
     assert imported.dims["type"] == ["a", "b"]
 
 
@@ -635,7 +635,7 @@ def test_cell_columns_in_different_patterns_are_named_not_read_as_a_matrix(fmt):
 
 
 def test_cell_columns_in_different_patterns_import_as_a_matrix_when_asked():
-    imp = import_bytes(MIXED, "mixed.csv", ImportOptions(format="matrix"))
+    imp = import_bytes(MIXED, "mixed.csv", ImportOptions(format="matrix"))[0]
     assert imp.to_csv() == ("model,column,value\nm,type_1_len_1,1\nm,type_1_size_2,2\n"
                             "m,window_3_ratio_0.1,3\n")
 
@@ -653,7 +653,7 @@ SEEDS = b"model,seed,accuracy\na,1,50\na,2,52\nb,1,60\nb,2,61.5\nc,1,70\n"
 @pytest.mark.parametrize("fmt", ["auto", "matrix"])
 def test_replicate_rows_of_one_metric_are_averaged(fmt):
     # before: a matrix with 'seed' and 'accuracy' as its columns (and a clash per model)
-    imp = import_bytes(SEEDS, "seeds.csv", ImportOptions(format=fmt))
+    imp = import_bytes(SEEDS, "seeds.csv", ImportOptions(format=fmt))[0]
     assert (imp.format, imp.spec["y"], imp.spec["x"], imp.replicate, imp.replicates) == \
         ("matrix", "model", "metric", "seed", 2)
     assert imp.to_csv() == ("model,metric,value,sd,n\n"
@@ -667,7 +667,7 @@ def test_replicate_rows_of_one_metric_are_averaged(fmt):
 
 def test_several_metrics_per_replicate_row_and_no_replicate_when_asked():
     data = b"model,run,accuracy,f1\na,1,50,40\na,2,52,42\n"
-    imp = import_bytes(data, "runs.csv")
+    imp = import_bytes(data, "runs.csv")[0]
     assert imp.to_csv() == ("model,metric,value,sd,n\n"
                             f"a,accuracy,51.0,{math.sqrt(2)!r},2\n"
                             f"a,f1,41.0,{math.sqrt(2)!r},2\n")
@@ -675,7 +675,7 @@ def test_several_metrics_per_replicate_row_and_no_replicate_when_asked():
     err = refused(data, "runs.csv", ImportOptions(replicate=""))
     says(str(err), "given more than once with different values")
     plain = import_bytes(b"model,seed,accuracy\na,1,50\nb,2,60\n", "p.csv",
-                         ImportOptions(replicate=""))
+                         ImportOptions(replicate=""))[0]
     assert plain.to_csv() == "model,column,value\na,seed,1\nb,seed,2\na,accuracy,50\nb,accuracy,60\n"
 
 
@@ -683,7 +683,7 @@ def test_the_format_is_detected_with_the_replicate_column_chosen():
     """A text seed column is a matrix's replicate column; with none chosen ('') it is a column
     like any other, and a matrix's columns after the first must be numbers: not recognised."""
     data = b"model,seed,accuracy\na,s1,50\na,s2,52\n"
-    assert import_bytes(data, "runs.csv").to_csv() == (
+    assert import_bytes(data, "runs.csv")[0].to_csv() == (
         f"model,metric,value,sd,n\na,accuracy,51.0,{math.sqrt(2)!r},2\n")
     err = refused(data, "runs.csv", ImportOptions(replicate=""))
     assert str(err) == ("runs.csv: the format is not recognised: there is no 'value' column "
@@ -705,7 +705,7 @@ def test_a_long_table_with_a_score_column_of_its_own_name_is_told_to_rename_it()
         "If each row is one cell, rename its score column ('solved') to 'value'; else choose "
         "the format, or reshape the file.")
     renamed = data.replace(b"solved", b"value", 1)
-    assert import_bytes(renamed, "counts.csv").to_csv() == (
+    assert import_bytes(renamed, "counts.csv")[0].to_csv() == (
         "model,task,step,value\nm1,t1,1,4\nm1,t1,2,7\nm2,t1,1,6\nm2,t1,2,3\n")
     # no column of numbers: nothing to rename, the plain advice
     assert str(refused(b"model,task,note\nm1,t1,x\nm2,t1,y\n", "t.csv")).endswith(

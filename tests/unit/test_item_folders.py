@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from evalmaps.catalog.imports import import_bytes, import_sources
+from evalmaps.catalog.imports import _import_sources, import_bytes
 from evalmaps.readers.base import ImportFailed, ImportOptions
 from evalmaps.readers.items import file_label, item_options
 
@@ -49,8 +49,8 @@ def test_file_label_is_the_files_name_without_its_extensions(name, label):
 
 
 def test_a_folder_of_one_file_per_model_is_one_figure_named_by_file():
-    imp = import_sources([("out/llama-7b.json", SEVEN), ("out/llama-13b.json", THIRTEEN)], "out",
-                         OPTIONS, searched=True)
+    imp = _import_sources([("out/llama-7b.json", SEVEN), ("out/llama-13b.json", THIRTEEN)], "out",
+                          OPTIONS, searched=True)[0]
     assert (imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == (["model"], "category", "metric")
     assert imp.spec["dims"]["model"]["labels"] == ["llama-7b", "llama-13b"]  # natural order
     by_hand = {("llama-7b", "law"): (0.5, 2), ("llama-7b", "math"): (1.0, 1),
@@ -71,21 +71,21 @@ def test_a_zip_of_zips_uploaded_is_the_same_one_figure_with_by_tool():
     data = zipped({"mmlu/a/llama-7b.zip": zipped({"llama-7b.json": SEVEN}),
                    "mmlu/a/llama-13b.zip": zipped({"llama-13b.json": THIRTEEN})})
     (imp,) = import_bytes(data, "mmlu.zip", OPTIONS, by_tool=True)
-    alone = import_sources([("llama-7b.json", SEVEN), ("llama-13b.json", THIRTEEN)], "x",
-                           OPTIONS, searched=True)
+    alone = _import_sources([("llama-7b.json", SEVEN), ("llama-13b.json", THIRTEEN)], "x",
+                            OPTIONS, searched=True)[0]
     assert imp.tidy.sort_values(["model", "category"], ignore_index=True).equals(
         alone.tidy.sort_values(["model", "category"], ignore_index=True))
 
 
 def test_one_file_with_file_label_names_its_model_after_itself():
-    imp = import_bytes(SEVEN, "dir/llama-7b.json", OPTIONS)
+    imp = import_bytes(SEVEN, "dir/llama-7b.json", OPTIONS)[0]
     assert imp.spec["dims"]["model"]["labels"] == ["llama-7b"]
 
 
 def test_files_of_one_model_each_without_a_model_are_refused_naming_the_option():
     options = ImportOptions(item="question_id", correct=("pred", "answer"))
     with pytest.raises(ImportFailed) as err:
-        import_sources([("out/a.json", SEVEN), ("out/b.json", THIRTEEN)], "out", options,
+        _import_sources([("out/a.json", SEVEN), ("out/b.json", THIRTEEN)], "out", options,
                        searched=True)
     assert str(err.value) == (
         "out: item '1' is in both a.json and b.json, in the same cell. Name each file's model "
@@ -97,7 +97,7 @@ def test_an_error_in_a_combined_table_names_its_file_and_row():
     bad = b"model,question_id,score\nB,1,1\nB,2,maybe\n"
     good = b"model,question_id,score\nA,1,1\nA,2,0\n"
     with pytest.raises(ImportFailed) as err:
-        import_sources([("f/a.csv", good), ("f/b.csv", bad)], "f",
+        _import_sources([("f/a.csv", good), ("f/b.csv", bad)], "f",
                        ImportOptions(item="question_id"), searched=True)
     assert str(err.value).startswith("f/b.csv, row 3, column 'score': the score 'maybe'")
 
@@ -107,10 +107,10 @@ def test_tables_of_other_columns_are_a_figure_each_or_refused():
     sources = [("f/a.json", SEVEN), ("f/c.csv", other)]
     options = ImportOptions(item="question_id", correct=("pred", "answer"))
     with pytest.raises(ImportFailed) as err:
-        import_sources(sources, "f", options, searched=True)
+        _import_sources(sources, "f", options, searched=True)
     assert str(err.value) == ("f: the per-item tables a.json and c.csv have different columns, "
                               "so they are not one figure. Import them one at a time.")
-    figures = import_sources(sources, "f", options, searched=True, by_tool=True)
+    figures = _import_sources(sources, "f", options, searched=True, by_tool=True)
     assert [f.spec["dims"].get("category", {}).get("labels") for f in figures] == [
         ["law", "math"], None]
 
@@ -122,7 +122,7 @@ def test_tables_of_other_columns_are_a_figure_each_or_refused():
 ])
 def test_per_item_records_without_item_name_the_options(data, name, message):
     with pytest.raises(ImportFailed) as err:
-        import_bytes(data, name)
+        import_bytes(data, name)[0]
     assert str(err.value) == (
         f"{name}: this table looks like per-item records (one row per item), not cells, and was "
         f"imported without --item. Import it with {message} (on the Data page: Per-item "
@@ -147,7 +147,7 @@ def test_item_options_are_named_only_for_records_that_look_per_item(columns, row
 
 
 def test_a_table_of_cells_with_an_id_column_still_imports():
-    imp = import_bytes(b"id,score\n1,0.5\n2,0.7\n", "cells.csv")  # a matrix: id x score
+    imp = import_bytes(b"id,score\n1,0.5\n2,0.7\n", "cells.csv")[0]  # a matrix: id x score
     assert imp.format != "items" and imp.n_cells == 2
 
 
@@ -167,7 +167,7 @@ def test_fifty_files_of_one_model_each_sharing_their_items_are_one_figure():
             rows.append((q, category, "A", "A" if right else "B"))
             by_hand.setdefault((f"model-{m}", category), []).append(float(right))
         sources.append((f"out/model-{m}.json", records(*rows)))
-    imp = import_sources(sources, "out", OPTIONS, searched=True)
+    imp = _import_sources(sources, "out", OPTIONS, searched=True)[0]
     assert imp.spec["facets"] == ["model"]
     assert imp.spec["dims"]["model"]["labels"] == [f"model-{m}" for m in range(50)]  # natural
     got = {(r["model"], r["category"]): (float(r["value"]), int(r["n"]))

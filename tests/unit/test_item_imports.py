@@ -18,7 +18,7 @@ import pytest
 
 from evalmaps.catalog import items as item_store
 from evalmaps.catalog.folders import load_folder, write_import
-from evalmaps.catalog.imports import figure_of, import_bytes, import_paths, import_paths_by_tool
+from evalmaps.catalog.imports import figure_of, import_bytes, import_paths
 from evalmaps.catalog.load import load_catalog
 from evalmaps.readers.base import ImportFailed, ImportOptions
 from evalmaps.readers.items import value_to_float
@@ -45,7 +45,7 @@ def shared(path: Path) -> Path:
 
 def refused(data: bytes, name: str, options: ImportOptions | None = None) -> str:
     with pytest.raises(ImportFailed) as info:
-        import_bytes(data, name, options)
+        import_bytes(data, name, options)[0]
     message = str(info.value)
     assert message.startswith(name) and "\n" not in message
     return message
@@ -63,7 +63,7 @@ def test_value_to_float_reads_as_inspect_does():
 def test_inspect_samples_give_the_logs_reported_accuracy():
     """Each log's accuracy (results.scores) is the mean of its samples' letters, C=1, I=0."""
     paths = [shared(INSPECT) / n for n in ("data_arc_qwen.json", "data_arc_sonnet.json")]
-    imp = import_paths(paths)
+    imp = import_paths(paths)[0]
     assert (imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == (["model", "scorer"], "metric",
                                                                    "task")
     assert imp.warnings == []  # no cell's samples disagree with the log
@@ -93,8 +93,8 @@ def test_an_eval_zip_reads_its_samples_folder():
         z.writestr("header.json", json.dumps(header))
         for s in log["samples"]:
             z.writestr(f"samples/{s['id']}_epoch_{s['epoch']}.json", json.dumps(s))
-    from_zip = import_bytes(buf.getvalue(), "arc.eval")
-    from_json = import_paths([INSPECT / "data_arc_qwen.json"])
+    from_zip = import_bytes(buf.getvalue(), "arc.eval")[0]
+    from_json = import_paths([INSPECT / "data_arc_qwen.json"])[0]
     assert from_zip.to_csv() == from_json.to_csv()
     assert from_zip.items.equals(from_json.items)
 
@@ -102,7 +102,7 @@ def test_an_eval_zip_reads_its_samples_folder():
 # ------------------------------------------------------------------------ lm-eval's samples
 
 def test_lm_eval_samples_join_their_results_file():
-    imp = import_paths([shared(LM_EVAL)])
+    imp = import_paths([shared(LM_EVAL)])[0]
     results = json.loads(next(LM_EVAL.glob("results_*.json")).read_text())
     lines = [json.loads(line) for line in next(LM_EVAL.glob("samples_*.jsonl")).open()]
     model = "RylanSchaeffer/mem_Qwen3-93M_minerva_math_rep_0_sbst_1.0000_epch_1_ot_1"
@@ -128,7 +128,7 @@ def test_samples_that_disagree_with_the_results_keep_the_results_value(tmp_path)
     (tmp_path / "samples_t_2026-01-01T00-00-00.jsonl").write_text("".join(
         json.dumps({"doc_id": i, "filter": "none", "metrics": ["acc"], "doc_hash": "h",
                     "acc": v}) + "\n" for i, v in enumerate([1.0, 0.0])))
-    imp = import_paths([tmp_path])
+    imp = import_paths([tmp_path])[0]
     assert imp.tidy[["model", "value", "n"]].values.tolist() == [["m", "0.75", "2"]]
     assert imp.warnings == ["The per-item records do not give the results' value of 1 cell(s) "
                             "(a run on part of the items?); the cells keep the results' values: "
@@ -140,7 +140,7 @@ def test_samples_that_disagree_with_the_results_keep_the_results_value(tmp_path)
 def test_livecodebench_cells_are_the_mean_of_each_problems_pass_at_1():
     path = next(LCB.rglob("*_eval_all.json"))
     problems = json.loads(path.read_text())
-    imp = import_paths([LCB])
+    imp = import_paths([LCB])[0]
     assert (imp.format, imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == \
         ("livecodebench", ["model"], "difficulty", "platform")
     assert imp.spec["metric"]["name"] == "pass@1"
@@ -164,7 +164,7 @@ WIN_RATES = {"FuseChat-Llama-3.2-3B-Instruct": 51.2967, "phi-2": 2.3502,
 def test_alpaca_eval_judgements_give_the_leaderboards_win_rates(tmp_path, capsys):
     """A folder of AlpacaEval annotations.json: per-item records whose mean is each model's
     leaderboard win rate, each cell the mean of preference - 1 over its instructions."""
-    imp = import_paths([shared(ALPACA)])  # the leaderboard CSV beside them is skipped
+    imp = import_paths([shared(ALPACA)])[0]  # the leaderboard CSV beside them is skipped
     assert (imp.format, imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == (
         "alpaca-eval", ["model"], "dataset", "annotator")
     assert imp.spec["metric"]["name"] == "win rate" and imp.spec["metric"]["range"] == [0, 1]
@@ -198,10 +198,10 @@ def test_a_json_file_that_is_not_results_is_skipped_in_a_folder(tmp_path, capsys
     (folder / "tidy_small.csv").write_bytes((ROOT / "tests" / "fixtures" / "tidy_small.csv")
                                             .read_bytes())
     (folder / "log.json").write_text('[{"step": 1, "config": {"lr": 0.1}}]')
-    (figure,) = import_paths_by_tool([folder])
+    (figure,) = import_paths([folder], by_tool=True)
     assert figure.warnings == ["Not results, skipped: log.json."]
     assert "Not results, skipped: log.json." in figure.spec["notes"]
-    assert figure.tidy.equals(import_paths([folder / "tidy_small.csv"]).tidy)
+    assert figure.tidy.equals(import_paths([folder / "tidy_small.csv"])[0].tidy)
     assert cli(["import", str(folder / "log.json")]) == 2  # given by name: refused, saying why
     assert capsys.readouterr().err.endswith("log.json, row 1: the key 'config' holds a nested "
                                             "value; a table's cells are text or numbers. "
@@ -209,7 +209,7 @@ def test_a_json_file_that_is_not_results_is_skipped_in_a_folder(tmp_path, capsys
 
 
 def test_lighteval_details_join_the_results_of_their_timestamp():
-    imp = import_paths([LIGHTEVAL])
+    imp = import_paths([LIGHTEVAL])[0]
     results = json.loads(next(LIGHTEVAL.rglob("results_*.json")).read_text())
     assert imp.tidy[["model", "task", "metric", "value", "n", "se"]].values.tolist() == [
         ["org/m", "arc:challenge", "acc",
@@ -235,7 +235,7 @@ def mmlu_by_hand(path: Path) -> dict[str, tuple[float, int]]:
 
 def test_mmlu_pro_outputs_compare_pred_with_answer():
     path = shared(MMLU_PRO) / "model_outputs_Llama-2-7b-hf_5shots.zip"
-    imp = import_paths([path], ImportOptions(**MMLU_OPTIONS, fixed={"model": "Llama-2-7B"}))
+    imp = import_paths([path], ImportOptions(**MMLU_OPTIONS, fixed={"model": "Llama-2-7B"}))[0]
     assert (imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == (["model"], "category", "metric")
     assert len(imp.items) == 12_032 and imp.items["item"].is_unique
     got = {r["category"]: (float(r["value"]), int(r["n"])) for r in imp.tidy.to_dict("records")}
@@ -287,7 +287,7 @@ def test_a_grouping_of_the_items_stays_a_dimension():
         letter = "ABCD"[i % 4]
         rows.append(f"{i},{'law' if i % 3 else 'math'},{letter},{i % 4 + (i == 7)},{letter}")
     imp = import_bytes("\n".join(rows).encode(), "items.csv",
-                       ImportOptions(**MMLU_OPTIONS, fixed={"model": "m"}))
+                       ImportOptions(**MMLU_OPTIONS, fixed={"model": "m"}))[0]
     assert (imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == (["model"], "category",
                                                                    "metric")
     assert [w for w in imp.warnings if "answer_index" in w]
@@ -296,8 +296,8 @@ def test_a_grouping_of_the_items_stays_a_dimension():
 def test_drop_leaves_a_column_out_of_the_dimensions(tmp_path, capsys):
     csv = b"question_id,category,level,answer,pred\n1,law,1,A,A\n2,law,2,B,C\n3,math,1,C,C\n"
     options = ImportOptions(**MMLU_OPTIONS, fixed={"model": "m"})
-    assert import_bytes(csv, "items.csv", options).spec["x"] == "level"
-    imp = import_bytes(csv, "items.csv", dataclasses.replace(options, drop=("level",)))
+    assert import_bytes(csv, "items.csv", options)[0].spec["x"] == "level"
+    imp = import_bytes(csv, "items.csv", dataclasses.replace(options, drop=("level",)))[0]
     assert (imp.spec["y"], imp.spec["x"]) == ("category", "metric")
     assert "Left out of the dimensions with --drop: level." in imp.spec["notes"]
     assert imp.tidy[["category", "value", "n"]].values.tolist() == [["law", "0.5", "2"],
@@ -325,7 +325,7 @@ def test_rename_names_the_models_a_folder_of_files_gives(capsys):
     assert summary["dims"]["model"] == 2
     imp = import_paths(paths, ImportOptions(**MMLU_OPTIONS, fixed={"model": "{file}"}, rename=(
         ("model", "model_outputs_Llama-2-7b-hf_5shots", "Llama-2-7B"),
-        ("model", "model_outputs_Llama-2-13b-hf_5shots", "Llama 2 13B"))))
+        ("model", "model_outputs_Llama-2-13b-hf_5shots", "Llama 2 13B"))))[0]
     assert imp.dims["model"] == ["Llama 2 13B", "Llama-2-7B"]
     assert set(imp.items["model"]) == {"Llama 2 13B", "Llama-2-7B"}
     for model, path in zip(("Llama-2-7B", "Llama 2 13B"), paths):
@@ -355,24 +355,24 @@ def test_the_model_may_be_chosen_as_an_axis():
     paths = [shared(MMLU_PRO) / f"model_outputs_{m}_5shots.zip" for m in ("Llama-2-7b-hf",
                                                                            "Llama-2-13b-hf")]
     options = ImportOptions(**MMLU_OPTIONS, fixed={"model": "{file}"}, y="model")
-    imp = import_paths(paths, options)
+    imp = import_paths(paths, options)[0]
     assert (imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == ([], "model", "category")
     for path in paths:
         rows = imp.tidy[imp.tidy["model"] == path.name.removesuffix(".zip")]
         assert {r["category"]: (float(r["value"]), int(r["n"])) for r in rows.to_dict("records")
                 } == mmlu_by_hand(path)
-    flipped = import_paths(paths, dataclasses.replace(options, x="model", y=None))
+    flipped = import_paths(paths, dataclasses.replace(options, x="model", y=None))[0]
     assert (flipped.spec["facets"], flipped.spec["y"], flipped.spec["x"]) == ([], "category",
                                                                                "model")
     with pytest.raises(ImportFailed, match="x and y must be different dimensions."):
-        import_paths(paths, dataclasses.replace(options, x="model"))
+        import_paths(paths, dataclasses.replace(options, x="model"))[0]
 
 
 def test_a_plain_per_item_table_with_samples():
     csv = (b"model,task,item,sample,score\n"
            b"A,t,1,0,1\nA,t,1,1,0\nA,t,2,0,1\nA,t,2,1,1\nB,t,1,0,0\nB,t,1,1,0\nB,t,2,0,true\n"
            b"B,t,2,1,no\n")
-    imp = import_bytes(csv, "per-item.csv")
+    imp = import_bytes(csv, "per-item.csv")[0]
     assert (imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == (["model"], "task", "metric")
     assert imp.tidy.to_dict("records") == [
         {"model": "A", "task": "t", "metric": "score", "value": "0.75", "n": "2"},
@@ -421,7 +421,7 @@ def test_import_o_writes_the_records_beside_the_cells_and_serve_loads_them(tmp_p
     assert sorted(p.name for p in (tmp_path / "arc.items").iterdir()) == ["scores.parquet",
                                                                            "texts.parquet"]
     assert json.loads((tmp_path / "arc.figure.json").read_text())["items"] == "arc.items"
-    imported = import_paths(paths)
+    imported = import_paths(paths)[0]
     for cache in (None, tmp_path / "cache"):
         (figure,) = load_folder(tmp_path, cache_dir=cache)
         assert figure.items is not None and figure.items.dims == figure.spec.dim_names
@@ -529,10 +529,10 @@ def test_figure_at_k_matches_direct_enumeration(tmp_path):
 
 
 def test_max_k_is_1_without_items_or_with_scores_other_than_0_or_1(tmp_path):
-    imp = import_bytes(b"model,task,item,sample,score\nA,t,1,0,0.5\nA,t,1,1,1\n", "x.csv")
+    imp = import_bytes(b"model,task,item,sample,score\nA,t,1,0,0.5\nA,t,1,1,1\n", "x.csv")[0]
     figure = item_store_figure(imp, tmp_path)
     assert item_store.max_k(figure) == 1
-    imp = import_bytes(b"model,task,value\nA,t,1\nB,t,2\n", "y.csv")
+    imp = import_bytes(b"model,task,value\nA,t,1\nB,t,2\n", "y.csv")[0]
     assert item_store.max_k(figure_of(imp)) == 1
 
 
@@ -543,7 +543,7 @@ def item_store_figure(imported, folder):
 
 
 def test_write_import_without_records_writes_no_items_folder(tmp_path):
-    imported = import_bytes(b"model,task,value\nA,t,1\nB,t,2\n", "y.csv")
+    imported = import_bytes(b"model,task,value\nA,t,1\nB,t,2\n", "y.csv")[0]
     write_import(imported, tmp_path / "y.csv")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["y.csv", "y.figure.json"]
     assert "items" not in json.loads((tmp_path / "y.figure.json").read_text())
@@ -566,8 +566,8 @@ def test_a_parquet_per_item_table_reads_as_its_csv_does(tmp_path):
     frame["sample"] = frame.groupby(["model", "config", "bench", "item"]).cumcount()
     buf = io.BytesIO()
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), buf)
-    fast = import_bytes(buf.getvalue(), "items.parquet")
-    slow = import_bytes(frame.to_csv(index=False).encode(), "items.csv")
+    fast = import_bytes(buf.getvalue(), "items.parquet")[0]
+    slow = import_bytes(frame.to_csv(index=False).encode(), "items.csv")[0]
     assert isinstance(fast.items, pa.Table) and isinstance(slow.items, pd.DataFrame)
     assert fast.spec["dims"] == slow.spec["dims"] and fast.spec["notes"] == [
         n.replace("items.csv", "items.parquet") for n in slow.spec["notes"]]
@@ -591,7 +591,7 @@ def test_a_per_item_table_with_harness_results_is_refused(tmp_path):
     (tmp_path / "items.csv").write_text("model,task,item,score\nA,t,1,1\n")
     results = shared(LM_EVAL) / "results_2026-01-21T03-44-18.458309.json"
     with pytest.raises(ImportFailed) as info:
-        import_paths([tmp_path / "items.csv", results])
+        import_paths([tmp_path / "items.csv", results])[0]
     assert str(info.value) == ("2 paths: items.csv is a table, the other files are harness "
                                "results. Import the table on its own.")
 
@@ -604,7 +604,7 @@ def test_mmlu_pro_items_keep_the_question_and_the_models_answer_text():
     with zipfile.ZipFile(source) as archive:
         (name,) = archive.namelist()
         rows = {str(r["question_id"]): r for r in json.loads(archive.read(name))}
-    imp = import_paths([source], ImportOptions(**MMLU_OPTIONS, fixed={"model": "{file}"}))
+    imp = import_paths([source], ImportOptions(**MMLU_OPTIONS, fixed={"model": "{file}"}))[0]
     assert {"prompt", "target", "response"} <= set(imp.items.columns)
     for _, got in imp.items.head(50).iterrows():
         want = rows[got["item"]]
@@ -624,7 +624,7 @@ def test_swe_bench_results_score_every_system_on_every_instance_named():
     files = sorted(SWE.rglob("results.json"))
     docs = {path.parents[1].name: json.loads(path.read_text()) for path in files}
     named = sorted({i for doc in docs.values() for ids in doc.values() for i in ids})
-    imp = import_paths([SWE])
+    imp = import_paths([SWE])[0]
     assert (imp.format, imp.spec["facets"], imp.spec["y"], imp.spec["x"]) == (
         "swe-bench", ["model"], "split", "repo")
     assert imp.spec["metric"]["name"] == "resolved" and imp.spec["metric"]["range"] == [0, 1]
@@ -658,7 +658,7 @@ def test_cluster_on_a_harness_results_folder_is_refused_not_ignored():
     """--cluster groups a per-item table's items by one of its columns; an evaluation tool's
     files keep no such column, so the option is refused with the reason, never dropped."""
     with pytest.raises(ImportFailed) as info:
-        import_paths([SWE], ImportOptions(cluster="src"))
+        import_paths([SWE], ImportOptions(cluster="src"))[0]
     message = str(info.value)
     assert "--cluster src groups the items of a per-item table by one of its columns, and " \
            "these are SWE-bench results files, which keep no such column." in message

@@ -89,13 +89,13 @@ def test_the_arrow_path_gives_the_cells_pandas_gives(case, row_group):
     data = parquet(frame, row_group)
     if wrong is not None:  # refused as the general path refuses it, naming the problem
         with pytest.raises(ImportFailed) as fast:
-            import_bytes(data, "items.parquet")
+            import_bytes(data, "items.parquet")[0]
         with pytest.raises(ImportFailed) as slow:
-            import_bytes(frame.to_csv(index=False).encode(), "items.csv")
+            import_bytes(frame.to_csv(index=False).encode(), "items.csv")[0]
         assert str(fast.value).replace("items.parquet", "items.csv") == str(slow.value)
         assert ("appears twice" if wrong == "twice" else "is not a number") in str(fast.value)
         return
-    fast = import_bytes(data, "items.parquet")
+    fast = import_bytes(data, "items.parquet")[0]
     assert isinstance(fast.items, pa.Table)  # the Arrow path took it
     expected = reference(frame)
     got = fast.tidy.sort_values(DIMS, ignore_index=True)
@@ -112,7 +112,7 @@ def test_the_arrow_path_gives_the_cells_pandas_gives(case, row_group):
     fraction = bool(frame["score"].between(0, 1).all())
     assert fast.spec["metric"]["range"] == ([0.0, 1.0] if fraction else None)
     # the same rows as CSV (the general path): the same figure, to the last digit
-    slow = import_bytes(frame.to_csv(index=False).encode(), "items.csv")
+    slow = import_bytes(frame.to_csv(index=False).encode(), "items.csv")[0]
     assert fast.spec["dims"] == slow.spec["dims"]
     assert fast.spec["notes"] == [n.replace("items.csv", "items.parquet")
                                   for n in slow.spec["notes"]]
@@ -135,8 +135,8 @@ def test_the_arrow_paths_records_are_the_general_paths(tmp_path_factory, case, r
     frame, wrong, _ = case
     if wrong is not None:
         return
-    fast = import_bytes(parquet(frame, row_group), "items.parquet")
-    slow = import_bytes(frame.to_csv(index=False).encode(), "items.csv")
+    fast = import_bytes(parquet(frame, row_group), "items.parquet")[0]
+    slow = import_bytes(frame.to_csv(index=False).encode(), "items.csv")[0]
     folder = tmp_path_factory.mktemp("records")
     a = item_store.save(folder / "a", list(fast.spec["dims"]), fast.items)
     b = item_store.save(folder / "b", list(slow.spec["dims"]), slow.items)

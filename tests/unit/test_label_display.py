@@ -62,7 +62,7 @@ def test_the_bundle_shows_labels_as_the_app_does(tmp_path):
     rows = [f"{RLO},{TEMPLATE},t1,0.5", f"{RLO},{TEMPLATE},t2,0.25", f"b,{TEMPLATE},t1,0.5",
             "b,c,t2,0.25"]
     figure = figure_of(import_bytes(("suite,model,task,value\n" + "\n".join(rows) + "\n").encode(),
-                                    "labels.csv"))
+                                    "labels.csv")[0])
     assert figure.spec.facets == ("suite",)
     site = tmp_path / "site"
     bundle.write_site(Catalog([figure]), site, pairs=[])

@@ -24,10 +24,10 @@ HUGE = "y" * 3_000_000  # over pyarrow's block: read by the reference (csv modul
 def test_a_csv_field_longer_than_the_csv_modules_limit_is_read(text, quoted):
     field = f'"{text}"' if quoted else text
     data = f"model,task,value,note\nm1,t1,0.5,{field}\nm2,t1,0.25,short\n".encode()
-    imported = import_bytes(data, "long.csv")
+    imported = import_bytes(data, "long.csv")[0]
     assert imported.format == "tidy" and imported.n_cells == 2
     records = f"item,score,response\nq1,1,{field}\nq2,0,no\n".encode()
-    items = import_bytes(records, "items.csv", ImportOptions(fixed={"model": "m"})).items
+    items = import_bytes(records, "items.csv", ImportOptions(fixed={"model": "m"}))[0].items
     assert items is not None and len(items) == 2
 
 
@@ -37,7 +37,7 @@ def test_json_lines_with_long_lines_are_read_as_json_lines():
     data = ("\n".join(rows) + "\n").encode()
     assert jsonl.sniff(Probe(data))
     assert jsonl.sniff(Probe(b"\xef\xbb\xbf" + b" \n" * 100 + data))  # blank lines before it
-    imported = import_bytes(data, "long.jsonl")
+    imported = import_bytes(data, "long.jsonl")[0]
     assert imported.format == "tidy" and imported.n_cells == 3
     assert not jsonl.sniff(Probe(b"model,task\n" + data))  # a CSV stays a CSV
 
@@ -48,13 +48,13 @@ def test_an_error_quotes_at_most_a_few_hundred_characters_of_a_file():
     with pytest.raises(ImportFailed) as err:
         import_bytes(("\n".join(json.dumps({"model": "m", "task": "t", "value": 0.5,
                                             "prompt": LONG[:100_000]}) for _ in range(3))
-                      + "\n").encode(), "long.jsonl", ImportOptions(item="task2"))
+                      + "\n").encode(), "long.jsonl", ImportOptions(item="task2"))[0]
     assert str(err.value) == ("long.jsonl: there is no item column 'task2' (the columns are "
                               "model, task, value, prompt). Name the column that holds each "
                               "item's id with --item COLUMN.")
     with pytest.raises(ImportFailed) as err:  # a header of 200,000 characters, named
         import_bytes(f"model,{LONG},value\nm,t,0.5\n".encode(), "f.csv",
-                     ImportOptions(item="task"))
+                     ImportOptions(item="task"))[0]
     message = str(err.value)
     assert len(message) <= 400, len(message)
     assert message.startswith("f.csv: there is no item column 'task' (the columns are model, xxx")
@@ -76,7 +76,7 @@ def test_an_error_quotes_at_most_a_few_hundred_characters_of_a_file():
     for (what, text), opts, name in itertools.product(texts.items(), options,
                                                       ("f.csv", "f.jsonl", "f.json")):
         try:
-            import_bytes(text.encode(), name, opts)
+            import_bytes(text.encode(), name, opts)[0]
         except DataError as exc:
             if len(str(exc)) > 1000:
                 long_errors.append((what, name, len(str(exc)), str(exc)[:120]))

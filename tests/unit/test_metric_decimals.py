@@ -35,7 +35,7 @@ ROWS = ["gpt4_1106_preview", "gpt4_0314", "claude"]
 def alpaca():
     if not ALPACA.exists():
         pytest.skip(f"{ALPACA} is absent: tests of real tool output skipped")
-    return figure_of(import_bytes(ALPACA.read_bytes(), ALPACA.name))
+    return figure_of(import_bytes(ALPACA.read_bytes(), ALPACA.name)[0])
 
 
 def panel(figure, metric: str):

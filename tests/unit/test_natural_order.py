@@ -38,7 +38,7 @@ def test_results_files_import_in_natural_order(tmp_path):
             doc = {"results": {task: {"acc,none": 0.5}}, "versions": {},
                    "config": {"model_args": f"pretrained=EleutherAI/{model}"}}
             (tmp_path / f"{model}-{task}.json").write_text(json.dumps(doc), encoding="utf-8")
-    imported = import_paths([tmp_path])
+    imported = import_paths([tmp_path])[0]
     assert imported.dims["model"] == ["EleutherAI/pythia-70m", "EleutherAI/pythia-160m",
                                       "EleutherAI/pythia-1.4b", "EleutherAI/pythia-12b"]
     assert imported.dims["task"] == ["arc", "task9", "task10"]
@@ -47,7 +47,7 @@ def test_results_files_import_in_natural_order(tmp_path):
 def test_a_table_keeps_the_order_its_file_gives():
     from evalmaps.catalog.imports import import_bytes
 
-    imported = import_bytes(b"model,task,value\nzeta,b,1\nalpha,a,2\n", "t.csv")
+    imported = import_bytes(b"model,task,value\nzeta,b,1\nalpha,a,2\n", "t.csv")[0]
     assert imported.dims["model"] == ["zeta", "alpha"]
 
 
@@ -55,6 +55,6 @@ def test_the_pythia_sweep_lists_its_models_by_size():
     folder = SHARED / "external" / "pythia-evals" / "pythia-v1"
     if not folder.is_dir():
         pytest.skip("../shared/external is absent")
-    imported = import_paths([folder])
+    imported = import_paths([folder])[0]
     assert imported.dims["model"] == [f"EleutherAI/pythia-v1.1-{s}" for s in PYTHIA_SIZES
                                       if s != "1b"]

@@ -22,7 +22,7 @@ def test_the_arc_logs_are_paired_on_their_three_common_items(tmp_path):
     if not INSPECT.is_dir():
         pytest.skip(f"{INSPECT} is absent: tests of real tool output skipped")
     folder = INSPECT
-    imported = import_paths([folder / "data_arc_qwen.json", folder / "data_arc_sonnet.json"])
+    imported = import_paths([folder / "data_arc_qwen.json", folder / "data_arc_sonnet.json"])[0]
     figure = with_items(figure_of(imported), imported, tmp_path)
     sonnet, qwen = (f"{figure.id}:{slug}" for slug in (
         "anthropic-claude-sonnet-4-0-choice", "ollama-qwen2-5-0-5b-choice"))

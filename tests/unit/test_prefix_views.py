@@ -28,7 +28,7 @@ def figure():
                 rows.append(f"{task},{PREFIX}{model},{step},{0.2 + k / 10 + step / 10**5:.4f}")
     options = ImportOptions(format="tidy", x="step", y="model", metric="acc", unit="",
                             metric_range=(0.0, 1.0))
-    return figure_of(import_bytes("\n".join(rows).encode(), "pythia.csv", options))
+    return figure_of(import_bytes("\n".join(rows).encode(), "pythia.csv", options)[0])
 
 
 def first_view(figure):

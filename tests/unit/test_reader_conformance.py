@@ -191,7 +191,7 @@ def test_a_lab_reader_registered_at_run_time_is_detected_and_imported(lab):
     assert readers.first_bytes("lab-scores") == (b"{",)
     assert readers.detect(LAB_SAMPLES[0].data) == "lab-scores"
     assert readers.detect(b"model,task,value\nm,t,1\n") == "csv"
-    imported = import_bytes(LAB_SAMPLES[0].data, "m1.json")
+    imported = import_bytes(LAB_SAMPLES[0].data, "m1.json")[0]
     assert imported.format == "lab-scores"
     assert (imported.spec["y"], imported.spec["x"]) == ("model", "task")
     assert imported.tidy.to_dict("list") == {"model": ["m1", "m1"], "task": ["arc", "gsm8k"],
@@ -199,7 +199,7 @@ def test_a_lab_reader_registered_at_run_time_is_detected_and_imported(lab):
     assert figure_of(imported).value(model="m1", task="gsm8k") == 0.25
     assert "our lab's score JSON" in readers.described()
     with pytest.raises(ImportFailed, match="the score of arc is not a number"):
-        import_bytes(b'{"lab": "m", "scores": {"arc": "high"}}', "bad.json")
+        import_bytes(b'{"lab": "m", "scores": {"arc": "high"}}', "bad.json")[0]
 
 
 def test_a_lab_reader_is_tried_before_the_reader_it_names_and_by_path(monkeypatch):

@@ -102,7 +102,7 @@ def test_the_docs_example_reader_reads_its_format(lab_reader):
                            {"model": "m1", "task": "gsm8k", "score": 0.25}]}
     data = json.dumps(doc).encode()
     assert readers.detect(data) == "lab-json"
-    imported = import_bytes(data, "lab.json")
+    imported = import_bytes(data, "lab.json")[0]
     assert imported.format == "lab-json"
     assert (imported.spec["y"], imported.spec["x"]) == ("model", "task")
     assert imported.tidy.to_dict("list") == {"model": ["m1", "m2", "m1"],
@@ -112,7 +112,7 @@ def test_the_docs_example_reader_reads_its_format(lab_reader):
     assert figure.value(model="m2", task="arc") == 0.75
     assert "our lab's results JSON" in readers.described()
     with pytest.raises(ImportFailed, match="each entry needs a model, a task and a numeric score"):
-        import_bytes(json.dumps({"lab_results": [{"model": "m"}]}).encode(), "bad.json")
+        import_bytes(json.dumps({"lab_results": [{"model": "m"}]}).encode(), "bad.json")[0]
 
 
 def test_reading_a_csv_imports_only_the_readers_of_text():

@@ -26,7 +26,7 @@ LIMITS = uploads.Budget(max_bytes=20 * 2**20, seconds=30, memory_mb=1024)
 
 
 def imported_entry(name="tidy_small.csv"):
-    imported = import_bytes((FIXTURES / name).read_bytes(), name)
+    imported = import_bytes((FIXTURES / name).read_bytes(), name)[0]
     return uploads.upload_spec(imported.spec), imported.to_csv(for_spreadsheets=False), imported
 
 
@@ -200,7 +200,7 @@ def test_preview_and_store_through_the_child_process(tmp_path):
     data = (FIXTURES / "wide_small.csv").read_bytes()
     store, key = staged(tmp_path, data, "wide_small.csv")
     seen = uploads.preview(store, key, ImportOptions(), LIMITS)
-    imported = import_bytes(data, "wide_small.csv")
+    imported = import_bytes(data, "wide_small.csv")[0]
     assert seen == {"name": "wide_small.csv", "summary": imported.summary(),
                     "columns": list(imported.columns), "dims": list(imported.spec["dims"]),
                     "x": "len", "y": "type", "replicate": "seed", "tool": "",  # a table
@@ -216,7 +216,7 @@ def test_an_import_error_comes_back_as_its_message(tmp_path):
         uploads.preview(store, key, ImportOptions(), LIMITS)
     expected = None
     try:
-        figure_of(import_bytes(b"type,len,value\na,1,5\nb,2,abc\n", "bad.csv"))
+        figure_of(import_bytes(b"type,len,value\na,1,5\nb,2,abc\n", "bad.csv")[0])
     except EvalmapsError as exc:
         expected = str(exc)
     assert str(err.value) == expected
@@ -329,11 +329,11 @@ def test_an_upload_of_several_tables_keeps_one_figure_per_table(tmp_path):
     folder = ROOT.parent / "shared" / "external" / "meta-learning-logic"
     if not folder.exists():
         pytest.skip(f"{folder} is absent: tests of real tool output skipped")
-    from evalmaps.catalog.imports import import_paths_by_tool
+    from evalmaps.catalog.imports import import_paths
 
     store, key = staged(tmp_path, zipped(folder), "meta-learning-logic.zip")
     seen = uploads.preview(store, key, ImportOptions(), LIMITS)
-    expected = import_paths_by_tool([folder])
+    expected = import_paths([folder], by_tool=True)
     assert [f["title"] for f in seen["figures"]] == [i.spec["title"] for i in expected] \
         == ["results_core.csv", "results_short-to-long.csv"]
     fids = uploads.store_upload(store, key, ImportOptions(), LIMITS)

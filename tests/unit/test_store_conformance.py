@@ -42,7 +42,7 @@ def opened(where: str, **bounds) -> Store:
 
 
 def imported(name="tidy_small.csv", data: bytes | None = None):
-    one = import_bytes((FIXTURES / name).read_bytes() if data is None else data, name)
+    (one,) = import_bytes((FIXTURES / name).read_bytes() if data is None else data, name)
     return uploads.upload_spec(one.spec), one.to_csv(for_spreadsheets=False), one
 
 

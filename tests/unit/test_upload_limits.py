@@ -36,7 +36,7 @@ def test_a_zip_under_the_limit_that_unzips_past_it_is_read():
     data, unzipped = zipped_table(60_000)
     limit = MB
     assert len(data) < limit < unzipped < UNZIPPED_FACTOR * limit
-    imported = import_bytes(data, "results.zip", max_bytes=limit)
+    imported = import_bytes(data, "results.zip", max_bytes=limit)[0]
     assert imported.dims["model"] == ["m0", "m1", "m2"] and len(imported.tidy) == 60_000
 
 
@@ -45,13 +45,13 @@ def test_a_zip_that_unzips_past_its_own_limit_is_refused_saying_so():
     limit = unzipped // (UNZIPPED_FACTOR + 1)  # the zip is sent, but unzips past 10x
     assert len(data) < limit
     with pytest.raises(ImportFailed, match=r"over the [0-9.]+ MB an upload may unzip to"):
-        import_bytes(data, "results.zip", max_bytes=limit)
+        import_bytes(data, "results.zip", max_bytes=limit)[0]
 
 
 def test_what_is_sent_is_what_the_upload_limit_counts():
     data, _ = zipped_table(60_000)
     with pytest.raises(ImportFailed, match="MB limit"):
-        import_bytes(data, "results.zip", max_bytes=len(data) - 1)
+        import_bytes(data, "results.zip", max_bytes=len(data) - 1)[0]
 
 
 def test_an_uploads_texts_count_at_their_expanded_size():
@@ -67,8 +67,8 @@ def test_an_uploads_texts_count_at_their_expanded_size():
     limit = MB  # the upload limit: what it may unzip to is ten times that, 10 MB
     assert len(data) < 64 * 1024 and 60 * len(text) > UNZIPPED_FACTOR * limit
     with pytest.raises(ImportFailed, match=r"texts come to 11\.\d MB, over the 10 MB"):
-        import_bytes(data, "records.parquet", max_bytes=limit)
+        import_bytes(data, "records.parquet", max_bytes=limit)[0]
     small = pd.DataFrame(frame.assign(prompt=["short"] * 60))
     buf = io.BytesIO()
     small.to_parquet(buf)
-    assert import_bytes(buf.getvalue(), "records.parquet", max_bytes=limit).items is not None
+    assert import_bytes(buf.getvalue(), "records.parquet", max_bytes=limit)[0].items is not None

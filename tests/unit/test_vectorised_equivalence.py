@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from evalmaps.catalog import columnar
 from evalmaps.catalog.load import MAX_DECIMALS, parse_spec, validate_cells
 from evalmaps.core.errors import DataError
 from evalmaps.core.text import NEUTRALISED_PREFIXES, neutralise
@@ -211,11 +212,11 @@ def test_empty_texts_are_found_in_chunks_slices_and_nulls(texts, cut, large, ski
 
 def test_big_columns_encode_in_threads_as_they_would_one_by_one():
     rng = np.random.default_rng(5)
-    n = fastcsv.PARALLEL_ROWS + 1
+    n = columnar.PARALLEL_ROWS + 1
     columns = [fastcsv.as_text(pd.Series(rng.choice(pool, n), dtype="str"))
                for pool in (["a", "b"], [f"w{i}" for i in range(50)], ["", "x", "y"])]
-    got = fastcsv.encode_all(columns)
-    want = [fastcsv.encode(c) for c in columns]
+    got = columnar.encode_all(columns)
+    want = [columnar.encode(c) for c in columns]
     assert [labels for labels, _ in got] == [labels for labels, _ in want]
     assert all(np.array_equal(g, w) for (_, g), (_, w) in zip(got, want))
     assert [labels for labels, _ in got][0] in (["a", "b"], ["b", "a"])
@@ -243,10 +244,10 @@ NUMBER_TEXT = st.one_of(
 def test_values_are_the_nearest_double_even_where_pandas_is_not():
     col = fastcsv.as_text(pd.Series(["+3E23", "5", ""], dtype="str"))
     assert pd.to_numeric(pd.Series(["+3E23"])).iloc[0] != 3e23  # pandas' parser is off here
-    values, _ = fastcsv.pandas_numbers(col)
+    values, _ = columnar.pandas_numbers(col)
     assert values[0] == 3e23 and values[1] == 5.0 and np.isnan(values[2])
     mixed = fastcsv.as_text(pd.Series(["+3E23", "1_000"], dtype="str"))  # the pandas fallback
-    values, _ = fastcsv.pandas_numbers(mixed)
+    values, _ = columnar.pandas_numbers(mixed)
     assert values[0] == 3e23 and np.isnan(values[1])
 
 
@@ -263,7 +264,7 @@ def test_numbers_read_as_pandas_and_python_read_them(texts):
     for i, t in enumerate(texts):  # pandas decides what is a number; its value is the nearest
         if np.isfinite(want[i]):   # double (pandas' own parser is off on '+3E23')
             want[i] = want[i] if (want[i] == 0 and integers) else float(t)
-    got, given_ = fastcsv.pandas_numbers(col)
+    got, given_ = columnar.pandas_numbers(col)
     assert np.array_equal(got, want, equal_nan=True), (texts, got, want)
     numbers = ~np.isnan(want)  # a NaN is refused whatever its sign
     assert np.array_equal(np.signbit(got[numbers]), np.signbit(want[numbers])), texts
@@ -274,8 +275,8 @@ def test_numbers_read_as_pandas_and_python_read_them(texts):
             return math.isfinite(float(t))
         except ValueError:
             return False
-    assert fastcsv.python_numbers(col).tolist() == [finite(t) for t in texts]
-    bad, numbers, parsed = fastcsv.value_numbers(col)
+    assert columnar.python_numbers(col).tolist() == [finite(t) for t in texts]
+    bad, numbers, parsed = columnar.value_numbers(col)
     assert bad.tolist() == [t != "" and not finite(t) for t in texts]
     assert np.array_equal(numbers, want, equal_nan=True)
     if parsed is not None:
@@ -289,7 +290,7 @@ def test_numbers_read_as_pandas_and_python_read_them(texts):
                                  ".25", "123.4567"]), max_size=8))
 def test_decimals_are_counted_as_the_text_writes_them(texts):
     col = fastcsv.as_text(pd.Series(texts, dtype="str"))
-    assert fastcsv.decimals_written(col, MAX_DECIMALS) == max(
+    assert columnar.decimals_written(col, MAX_DECIMALS) == max(
         (_decimals(t) for t in texts if t), default=0)
 
 
@@ -313,19 +314,21 @@ def test_csv_writer_matches_pandas_to_csv(table):
         # a header cell is neutralised as a value is
         (frame.map(fn).rename(columns=fn) if fn else frame).to_csv(buf, index=False,
                                                                    lineterminator="\n")
-        assert fastcsv.write_csv(frame, fn, prefixes) == buf.getvalue()
+        assert columnar.write_csv(frame, fn, prefixes) == buf.getvalue()
 
 
 # ------------------------------------------------------ the whole import, and catalog loading
 
 from types import SimpleNamespace  # noqa: E402
 
+from evalmaps.catalog import shaping as table  # noqa: E402
 from evalmaps.catalog.imports import figure_of, import_bytes  # noqa: E402
-from evalmaps.readers import csvfile, table  # noqa: E402
+from evalmaps.readers import csvfile  # noqa: E402
 from evalmaps.readers.base import ImportOptions  # noqa: E402
 
 # the importer as one module, as the reference is
-fast_importers = SimpleNamespace(import_bytes=import_bytes, ImportOptions=ImportOptions,
+fast_importers = SimpleNamespace(import_bytes=lambda *a, **k: import_bytes(*a, **k)[0],
+                                 ImportOptions=ImportOptions,
                                  figure_of=figure_of, read_table=csvfile.read_table,
                                  detect_format=table.detect_format,
                                  _matrix_replicate=table._matrix_replicate)

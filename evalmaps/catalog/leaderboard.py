@@ -1,7 +1,7 @@
 """Leaderboards, a table shape: one row per model, a column per score, standard errors beside
 their scores, text columns (AlpacaEval's CSVs, the Open LLM Leaderboard's export).
 
-:mod:`evalmaps.readers.table` calls this module for the shape ``leaderboard`` (detected, or
+:mod:`evalmaps.catalog.shaping` calls this module for the shape ``leaderboard`` (detected, or
 chosen in the Data page's format menu); the file itself is read by its own reader (CSV, Parquet,
 JSON Lines). The columns' roles:
 
@@ -36,9 +36,9 @@ from pathlib import PurePosixPath
 import numpy as np
 import pandas as pd
 
+from evalmaps.catalog import columnar
 from evalmaps.core.figure import slugify
 from evalmaps.core.names import RESERVED_NAMES
-from evalmaps.readers import fastcsv
 from evalmaps.readers.base import ImportFailed
 
 NAME = "leaderboard"
@@ -74,7 +74,7 @@ def _given(values: pd.Series) -> pd.Series:
 def _numeric(values: pd.Series) -> bool:
     """Whether a column holds numbers: every cell given is one, and one is given at least."""
     given = _given(values)
-    return bool(len(given)) and bool(fastcsv.python_numbers(fastcsv.as_text(given)).all())
+    return bool(len(given)) and bool(columnar.python_numbers(columnar.as_text(given)).all())
 
 
 def _model_column(frame: pd.DataFrame) -> str | None:
@@ -171,8 +171,8 @@ def _dim_name(column: str, taken: set[str]) -> str:
     return name
 
 
-def import_leaderboard(frame: pd.DataFrame, name: str, mapping, warnings: list[str]):
-    """The leaderboard shape (:func:`evalmaps.readers.table.import_table`'s importer): the
+def import_leaderboard(frame: pd.DataFrame, name: str, options, warnings: list[str]):
+    """The leaderboard shape (:func:`evalmaps.catalog.shaping.import_table`'s importer): the
     long table of cells (value and se texts), the dimensions (facets, y, x) and no replicate."""
     found = roles(frame)
     if found is None:

@@ -1,5 +1,6 @@
-"""Tables of results -> a tidy figure: the three shapes a table comes in, auto-detected and
-overridable. A CSV, Parquet or JSON Lines reader gives the table; this shapes it.
+"""Shaping: a table of results -> a tidy figure (an :class:`~evalmaps.catalog.imported.Imported`),
+in the shapes a table comes in, auto-detected and overridable. A reader (CSV, Parquet, JSON
+Lines) gives the table as texts; this shapes it, in the catalog, once for every format.
 
 - ``tidy``: one row per cell: dimension columns, ``value``, optional ``sd`` and ``n``.
 - ``wide``: results tables as papers publish them: metadata columns plus one column per cell
@@ -7,7 +8,7 @@ overridable. A CSV, Parquet or JSON Lines reader gives the table; this shapes it
   replicate column (``seed``) is averaged into ``value`` with ``sd`` and ``n``.
 - ``matrix``: as pasted from a paper: first column the row labels, header the column labels.
 - ``leaderboard``: one row per model, a column per score, standard errors beside their scores,
-  text columns (:mod:`evalmaps.readers.leaderboard`).
+  text columns (:mod:`evalmaps.catalog.leaderboard`).
 
 Every problem is an :class:`ImportFailed` (a DataError) whose message names the file, row or
 column and says what to do. Nothing here reads the network or runs anything from the file.
@@ -17,17 +18,17 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
+from evalmaps.catalog import columnar, leaderboard
+from evalmaps.catalog.imported import Imported
 from evalmaps.core.figure import short_slug, slugify
 from evalmaps.core.names import RESERVED_NAMES as RESERVED_DIM_NAMES
 from evalmaps.core.text import natural_key, places
-from evalmaps.readers import fastcsv, leaderboard
 from evalmaps.readers.base import ImportFailed, ImportOptions, control_problem
 
 FORMATS = ("auto", "tidy", "wide", "matrix", "leaderboard")
@@ -42,72 +43,6 @@ CELL_RE = re.compile(r"^([A-Za-z]+)_([^_]+)_([A-Za-z]+)_([^_]+)$")
 OPTIONAL = ("sd", "n", "se")
 
 
-@dataclass
-class Imported:
-    """The result of an import: a catalog entry and tidy cells (strings), plus what was seen."""
-
-    format: str
-    spec: dict
-    tidy: pd.DataFrame
-    facets: list[str]
-    replicate: str | None
-    replicates: int  # most replicates behind one cell (1 = none averaged)
-    dims: dict[str, list[str]]
-    warnings: list[str] = field(default_factory=list)
-    # the tidy dims' distinct labels and each row's position among them, when the import has
-    # them already (validation then does not hash the labels again); not part of the result
-    _encodings: dict | None = field(default=None, repr=False, compare=False)
-    columns: list[str] = field(default_factory=list)  # the file's header, as read
-    # with the encodings, when pyarrow read every value: the values as validation reads them
-    # (pandas' choice of what is a number), which it then does not parse again
-    _numbers: np.ndarray | None = field(default=None, repr=False, compare=False)
-    # the per-item records behind the cells, when it has them (evalmaps.readers.items): the
-    # dims' columns, item, sample, score and any of prompt/target/response
-    items: pd.DataFrame | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def n_cells(self) -> int:
-        return int((self.tidy["value"] != "").sum())
-
-    def to_csv(self, for_spreadsheets: bool = True) -> str:
-        """The tidy cells as CSV. An export (the default) neutralises text that a spreadsheet
-        would run as a formula; ``for_spreadsheets=False`` keeps the labels as they are, for
-        the app's own use (a session's upload)."""
-        return self.to_csv_bytes(for_spreadsheets).decode("utf-8")
-
-    def to_csv_bytes(self, for_spreadsheets: bool = True) -> bytes:
-        """:meth:`to_csv` as UTF-8 bytes, without building the text in between."""
-        return b"".join(self._csv_parts(for_spreadsheets))
-
-    def write_csv(self, path, for_spreadsheets: bool = True) -> None:
-        """Write :meth:`to_csv` to ``path`` (UTF-8), without building it whole in memory."""
-        with open(path, "wb") as out:
-            for part in self._csv_parts(for_spreadsheets):
-                out.write(part)
-
-    def _csv_parts(self, for_spreadsheets: bool) -> list:
-        from evalmaps.core.text import NEUTRALISED_PREFIXES, neutralise
-
-        with fastcsv.lean_memory():
-            if not for_spreadsheets:
-                return fastcsv.write_csv_parts(self.tidy)
-            return fastcsv.write_csv_parts(self.tidy, neutralise, NEUTRALISED_PREFIXES)
-
-    def summary(self) -> dict:
-        return {"format": self.format, "x": self.spec["x"], "y": self.spec["y"],
-                "facets": self.facets, "replicate": self.replicate, "replicates": self.replicates,
-                "dims": {k: len(v) for k, v in self.dims.items()}, "cells": self.n_cells,
-                "warnings": self.warnings}
-
-
-def check_header(head: list[str], name: str) -> None:
-    if any(h == "" for h in head[1:]) or len(set(head)) != len(head):
-        dup = [h for h, c in Counter(head).items() if c > 1 or h == ""]
-        raise ImportFailed(f"the header has an empty or repeated column name "
-                           f"({', '.join(repr(d) for d in dup)}). Give every column its own "
-                           f"name.", file=name)
-
-
 def _is_number(text: str) -> bool:
     try:
         return math.isfinite(float(text))
@@ -116,16 +51,16 @@ def _is_number(text: str) -> bool:
 
 
 def _numeric_share(values) -> float:
-    text = fastcsv.as_text(values)
+    text = columnar.as_text(values)
     given = pc.filter(text, pc.fill_null(pc.not_equal(text, ""), True))
-    return float(fastcsv.python_numbers(given).mean()) if len(given) else 0.0
+    return float(columnar.python_numbers(given).mean()) if len(given) else 0.0
 
 
 def _not_numbers(values) -> np.ndarray:
     """Where a text is neither empty nor a finite number (as ``float()`` reads it)."""
-    text = fastcsv.as_text(values)
+    text = columnar.as_text(values)
     empty = pc.fill_null(pc.equal(text, ""), False).to_numpy(zero_copy_only=False)
-    return ~empty & ~fastcsv.python_numbers(text)
+    return ~empty & ~columnar.python_numbers(text)
 
 
 def cell_pattern(columns: list[str], name: str) -> tuple[tuple[str, str], list[str]] | None:
@@ -168,15 +103,15 @@ def cell_pattern(columns: list[str], name: str) -> tuple[tuple[str, str], list[s
     return key, cols
 
 
-def detect_format(frame: pd.DataFrame, name: str, mapping: ImportOptions | None = None) -> str:
-    """The file's format (tidy, wide, matrix) from its columns. ``mapping``: the user's choices;
+def detect_format(frame: pd.DataFrame, name: str, options: ImportOptions | None = None) -> str:
+    """The file's format (tidy, wide, matrix) from its columns. ``options``: the user's choices;
     its replicate column ('' for none) decides which columns a matrix averages over."""
     columns = list(frame.columns)
     if "value" in [c.lower() for c in columns]:
         return "tidy"
     if cell_pattern(columns, name):
         return "wide"
-    replicate = _matrix_replicate(columns, mapping)
+    replicate = _matrix_replicate(columns, options)
     values = [c for c in columns[1:] if c != replicate]
     numbers = bool(values) and all(_numeric_share(frame[c]) == 1.0 or (frame[c] == "").all()
                                    for c in values)
@@ -228,8 +163,8 @@ def _averaged(cells: pd.DataFrame, keys: list[str], name: str, replicate: str | 
     keys' encodings of the rows returned, when they come for free. ``numbers_out``: filled with
     the returned rows' values as validation reads them (``"value"``), when those rows are the
     given ones unchanged and ``parsed`` is known (pyarrow read every value)."""
-    given = ~fastcsv.empty(fastcsv.as_text(cells["value"]))
-    present = cells if given.all() else fastcsv.filter_rows(cells, given)
+    given = ~columnar.empty(columnar.as_text(cells["value"]))
+    present = cells if given.all() else columnar.filter_rows(cells, given)
     present = present.copy()
     present["v"] = parsed[given] if parsed is not None else _floats(present["value"])
     if replicate is not None:  # the same replicate of a cell twice: merge repeats, refuse clashes
@@ -243,9 +178,9 @@ def _averaged(cells: pd.DataFrame, keys: list[str], name: str, replicate: str | 
         if encodings is not None:
             encodings.update(found)
         if found and parsed is not None and numbers_out is not None:
-            # as fastcsv.stripped_numbers reads these rows' texts (its cast is parsed[given])
-            numbers_out["value"] = fastcsv.pandas_numbers(
-                fastcsv.chunked(fastcsv.as_text(present["value"])), present["v"].to_numpy())[0]
+            # as columnar.stripped_numbers reads these rows' texts (its cast is parsed[given])
+            numbers_out["value"] = columnar.pandas_numbers(
+                columnar.chunked(columnar.as_text(present["value"])), present["v"].to_numpy())[0]
         out = present[keys].copy()
         out["value"] = present["value"]
         for col in OPTIONAL:  # a tidy file's own sd and n are kept
@@ -264,7 +199,7 @@ def _averaged(cells: pd.DataFrame, keys: list[str], name: str, replicate: str | 
 def _floats(values: pd.Series) -> np.ndarray:
     """Texts of numbers (as ``float()`` reads them) -> floats; pyarrow reads the plain ones."""
     try:
-        return fastcsv.to_floats(fastcsv.as_text(values))
+        return columnar.to_floats(columnar.as_text(values))
     except ValueError:
         return values.astype(float).to_numpy()
 
@@ -274,8 +209,8 @@ def _unique(present: pd.DataFrame, keys: list[str], name: str, warnings: list[st
     """One row per key: identical repeats are merged (with a warning), different values refused.
 
     ``encodings``: filled with the keys' encodings when no row repeats (the rows returned)."""
-    found = fastcsv.encode_all([fastcsv.as_text(present[k]) for k in keys])
-    if not fastcsv.any_repeated(found):
+    found = columnar.encode_all([columnar.as_text(present[k]) for k in keys])
+    if not columnar.any_repeated(found):
         if encodings is not None:
             encodings.update(zip(keys, found))
         return present
@@ -313,7 +248,7 @@ def _facet_columns(frame: pd.DataFrame, meta: list[str], replicate: str | None,
     return facets
 
 
-def import_tidy(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings: list[str]):
+def import_tidy(frame: pd.DataFrame, name: str, options: ImportOptions, warnings: list[str]):
     given = list(frame.columns)
     cols = {c.lower(): c for c in frame.columns}
     value_col = cols["value"] if "value" in cols else None
@@ -324,7 +259,7 @@ def import_tidy(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings
     for opt in OPTIONAL:
         if opt in cols and cols[opt] != opt:
             frame = frame.rename(columns={cols[opt]: opt})
-    replicate = _replicate(list(frame.columns), mapping, name)
+    replicate = _replicate(list(frame.columns), options, name)
     dims = [c for c in frame.columns if c not in ("value", *OPTIONAL) and c != replicate]
     if len(dims) < 2:
         raise ImportFailed("a tidy file needs at least two dimension columns (one for the rows, "
@@ -335,7 +270,7 @@ def import_tidy(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings
     return frame, dims, replicate
 
 
-def import_wide(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings: list[str]):
+def import_wide(frame: pd.DataFrame, name: str, options: ImportOptions, warnings: list[str]):
     found = cell_pattern(list(frame.columns), name)
     if not found:
         single = [c for c in frame.columns if CELL_RE.match(c)]
@@ -347,7 +282,7 @@ def import_wide(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings
                            "wide results table. Choose another format.", file=name)
     (d1, d2), cell_cols = found
     meta = [c for c in frame.columns if c not in cell_cols]
-    replicate = _replicate(meta, mapping, name)
+    replicate = _replicate(meta, options, name)
     facets = _facet_columns(frame, meta, replicate, warnings)
     keep = facets + ([replicate] if replicate else [])
     long = frame[keep + cell_cols].melt(id_vars=keep, value_vars=cell_cols, var_name="_cell",
@@ -359,19 +294,19 @@ def import_wide(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings
     return long, [*facets, dim1, dim2], replicate
 
 
-def _matrix_replicate(columns: list[str], mapping: ImportOptions | None) -> str | None:
+def _matrix_replicate(columns: list[str], options: ImportOptions | None) -> str | None:
     """A matrix's replicate column: the one chosen, else one named seed/run/... after the first
     (``model,seed,accuracy``: rows are replicates of the metric columns); '' chooses none."""
     if len(columns) < 3:  # a replicate column and nothing else to average: a plain column
         return None
-    if mapping is not None and mapping.replicate is not None:
-        return mapping.replicate if mapping.replicate in columns[1:] else None
+    if options is not None and options.replicate is not None:
+        return options.replicate if options.replicate in columns[1:] else None
     return next((c for c in columns[1:] if c.lower() in REPLICATE_NAMES), None)
 
 
-def import_matrix(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnings: list[str]):
+def import_matrix(frame: pd.DataFrame, name: str, options: ImportOptions, warnings: list[str]):
     first = frame.columns[0]
-    replicate = _matrix_replicate(list(frame.columns), mapping)
+    replicate = _matrix_replicate(list(frame.columns), options)
     for col in frame.columns[1:]:
         if col == replicate:
             continue
@@ -401,15 +336,15 @@ def import_matrix(frame: pd.DataFrame, name: str, mapping: ImportOptions, warnin
     return long, [ydim, xdim], replicate
 
 
-def _replicate(columns: list[str], mapping: ImportOptions, name: str) -> str | None:
-    if mapping.replicate == "":
+def _replicate(columns: list[str], options: ImportOptions, name: str) -> str | None:
+    if options.replicate == "":
         return None
-    if mapping.replicate:
-        if mapping.replicate not in columns:
-            raise ImportFailed(f"the replicate column '{mapping.replicate}' is not in the file "
+    if options.replicate:
+        if options.replicate not in columns:
+            raise ImportFailed(f"the replicate column '{options.replicate}' is not in the file "
                                f"(columns: {', '.join(columns)}). Choose one of those, or none.",
                                file=name)
-        return mapping.replicate
+        return options.replicate
     return next((c for c in columns if c.lower() in REPLICATE_NAMES), None)
 
 
@@ -418,11 +353,11 @@ def _refuse_controls(frame: pd.DataFrame, name: str) -> None:
     break inside a quoted field; DEL; C1): the first one, row by row, is named with its row and
     column. Fields are stripped already: surrounding whitespace is not in them."""
     for head in frame.columns:
-        if fastcsv.CONTROL_RE.search(str(head)):
+        if columnar.CONTROL_RE.search(str(head)):
             raise ImportFailed(control_problem(str(head), "column name"), file=name, row=1)
     first = None  # (row, column position)
     for j, col in enumerate(frame.columns):
-        i = fastcsv.first_control(fastcsv.as_text(frame.iloc[:, j]))
+        i = columnar.first_control(columnar.as_text(frame.iloc[:, j]))
         if i >= 0 and (first is None or i < first[0]):
             first = (i, j)
     if first is not None:
@@ -431,21 +366,21 @@ def _refuse_controls(frame: pd.DataFrame, name: str) -> None:
                            column=str(frame.columns[j]))
 
 
-def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None = None,
+def import_table(frame: pd.DataFrame, name: str, options: ImportOptions | None = None,
                  warnings: list[str] | None = None) -> Imported:
-    mapping = mapping or ImportOptions()
+    options = options or ImportOptions()
     warnings = list(warnings or [])
     _refuse_controls(frame, name)
-    fmt = detect_format(frame, name, mapping) if mapping.format == "auto" else mapping.format
+    fmt = detect_format(frame, name, options) if options.format == "auto" else options.format
     if fmt not in FORMATS[1:]:
         raise ImportFailed(f"unknown format '{fmt}'. Use one of {', '.join(FORMATS)}.", file=name)
     importer = {"tidy": import_tidy, "wide": import_wide, "matrix": import_matrix,
                 "leaderboard": leaderboard.import_leaderboard}[fmt]
-    long, dims, replicate = importer(frame, name, mapping, warnings)
+    long, dims, replicate = importer(frame, name, options, warnings)
 
     # numbers: refuse what is not a finite number, naming the first offender
     values = long["value"]
-    bad, numbers, parsed = fastcsv.value_numbers(fastcsv.as_text(values))
+    bad, numbers, parsed = columnar.value_numbers(columnar.as_text(values))
     if bad.any():
         i = int(bad.argmax())
         where = {d: long[d].iloc[i] for d in dims}
@@ -453,24 +388,24 @@ def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None =
         raise ImportFailed(f"'{values.iloc[i]}' is not a finite number (cell {coords}). Write a "
                            f"number, or leave the cell empty if there is no result.", file=name)
 
-    x, y = _axes(long, dims, mapping, name)
+    x, y = _axes(long, dims, options, name)
     facets = [d for d in dims if d not in (x, y)]
-    if fmt != "leaderboard" and _fractions(mapping, numbers):
-        mapping = replace(mapping, metric_range=(0.0, 1.0), unit="")
+    if fmt != "leaderboard" and _fractions(options, numbers):
+        options = replace(options, metric_range=(0.0, 1.0), unit="")
         notes = [FRACTIONS_NOTE]
     else:
         notes = []
     # every given value, before any averaging (a leaderboard's scores have each their own
     # range: leaderboard.describe)
-    if mapping.metric_range is not None and fmt != "leaderboard":
-        lo, hi = mapping.metric_range
+    if options.metric_range is not None and fmt != "leaderboard":
+        lo, hi = options.metric_range
         with np.errstate(invalid="ignore"):
             out = (numbers < lo) | (numbers > hi)
         if out.any():
             i = int(out.argmax())
             coords = ", ".join(f"{d} {long[d].iloc[i]}" for d in (*facets, y, x))
             raise ImportFailed(f"the value {long['value'].iloc[i]} (cell {coords}) is outside "
-                               f"the range of {mapping.metric} ({lo:g} to {hi:g}). Fix the number, "
+                               f"the range of {options.metric} ({lo:g} to {hi:g}). Fix the number, "
                                f"or set the metric's range.", file=name)
     for opt in OPTIONAL:  # 'SD' is read as 'sd': unless there is one too (kept when no replicate)
         if replicate is None and list(long.columns).count(opt) > 1:
@@ -482,7 +417,7 @@ def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None =
                                   encodings, known)
     if cells.empty:
         raise ImportFailed("the file holds no values. Fill in at least one cell.", file=name)
-    natural = mapping.order == "natural"
+    natural = options.order == "natural"
     labels = {d: _order(encodings[d][0], distinct=True, natural=natural) if d in encodings
               else _order(cells[d], natural=natural)
               for d in (*facets, y, x)}
@@ -490,31 +425,32 @@ def import_table(frame: pd.DataFrame, name: str, mapping: ImportOptions | None =
         "id": "import-" + short_slug(name.rsplit("/", 1)[-1].rsplit(".", 1)[0]),
         "file": name,
         "title": name.rsplit("/", 1)[-1],
-        "metric": {"name": mapping.metric, "unit": mapping.unit,
-                   "range": list(mapping.metric_range) if mapping.metric_range else None},
+        "metric": {"name": options.metric, "unit": options.unit,
+                   "range": list(options.metric_range) if options.metric_range else None},
         "x": x, "y": y, "facets": facets,
         "dims": {d: {"title": d.replace("_", " ").capitalize(), "labels": labels[d]}
                  for d in (*facets, y, x)},
         "colorscale": "Viridis",
-        "zrange": list(mapping.metric_range) if mapping.metric_range else None,
+        "zrange": list(options.metric_range) if options.metric_range else None,
         "provenance": "imported",
         "source": {"file": name.rsplit("/", 1)[-1]},
         "notes": [f"Imported from {name.rsplit('/', 1)[-1]} ({fmt} format)."]
         + ([f"Each value is the mean over the '{replicate}' replicates (sd and n kept)."]
            if replicate else []) + notes + warnings,
     }
-    if mapping.metric_range is None:
+    if options.metric_range is None:
         spec.pop("zrange")
     if fmt == "leaderboard":
         leaderboard.describe(spec, cells, frame, warnings)
     if replicate:  # means: one more decimal than the inputs carry
-        text = fastcsv.as_text(long["value"])
+        text = columnar.as_text(long["value"])
         given = pc.filter(text, pc.fill_null(pc.not_equal(text, ""), True))
-        spec["decimals"] = places(1 + fastcsv.decimals_written(given, exponent=0))
+        spec["decimals"] = places(1 + columnar.decimals_written(given, exponent=0))
     complete = len(encodings) == len(labels)
     return Imported(fmt, spec, cells, facets, replicate, replicates, labels, warnings,
-                    encodings if complete else None, columns=[str(c) for c in frame.columns],
-                    _numbers=known.get("value") if complete else None)
+                    encodings=encodings if complete else None,
+                    columns=[str(c) for c in frame.columns],
+                    value_numbers=known.get("value") if complete else None)
 
 
 FRACTIONS_NOTE = ("Every value lies between 0 and 1: read as fractions (0 to 1; the Percent switch "
@@ -522,27 +458,27 @@ FRACTIONS_NOTE = ("Every value lies between 0 and 1: read as fractions (0 to 1; 
                   "or evalmaps import --percent).")
 
 
-def _fractions(mapping: ImportOptions, numbers: np.ndarray) -> bool:
+def _fractions(options: ImportOptions, numbers: np.ndarray) -> bool:
     """Whether a table given the default metric (0 to 100, %) holds fractions: every value in
     [0, 1] and one at least not 0 or 1 (a table of 0s and 1s could be either: left as given)."""
-    if not (mapping.guess_fractions and mapping.unit == "%" and mapping.metric_range == (0.0, 100.0)):
+    if not (options.guess_fractions and options.unit == "%" and options.metric_range == (0.0, 100.0)):
         return False
     finite = numbers[np.isfinite(numbers)]
     return bool(len(finite) and finite.min() >= 0 and finite.max() <= 1
                 and ((finite > 0) & (finite < 1)).any())
 
 
-def _axes(long: pd.DataFrame, dims: list[str], mapping: ImportOptions, name: str) -> tuple[str, str]:
-    for role, chosen in (("x", mapping.x), ("y", mapping.y)):
+def _axes(long: pd.DataFrame, dims: list[str], options: ImportOptions, name: str) -> tuple[str, str]:
+    for role, chosen in (("x", options.x), ("y", options.y)):
         if chosen is not None and chosen not in dims:
             raise ImportFailed(f"the {role} dimension '{chosen}' is not among the file's "
                                f"dimensions ({', '.join(dims)}).", file=name)
-    if mapping.x and mapping.y:
-        if mapping.x == mapping.y:
+    if options.x and options.y:
+        if options.x == options.y:
             raise ImportFailed("x and y must be different dimensions.", file=name)
-        return mapping.x, mapping.y
+        return options.x, options.y
     # defaults: the last two dimensions are y then x (wide: type then len; matrix: row, column)
-    rest = [d for d in dims if d not in (mapping.x, mapping.y)]
-    x = mapping.x or rest.pop()
-    y = mapping.y or [d for d in rest if d != x].pop()
+    rest = [d for d in dims if d not in (options.x, options.y)]
+    x = options.x or rest.pop()
+    y = options.y or [d for d in rest if d != x].pop()
     return x, y
