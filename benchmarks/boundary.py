@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import re
 import statistics
 import sys
 import tempfile
@@ -74,17 +75,38 @@ def layout_request(server: Gunicorn, path: str, repeat: int) -> tuple[float, int
     return statistics.median(times[1:]), size
 
 
+SCRIPT = re.compile(r'<script( type="[^"]*")?[^>]* src="([^"]+)"')
+
+
+def scripts_sent(server: Gunicorn, path: str) -> tuple[float, int]:
+    """KB of the scripts the page at ``path`` runs, as sent (Accept-Encoding gzip, br), and
+    how many files (inert tags, which the browser neither fetches nor runs, left out)."""
+    page = request(server.port, "GET", path, headers={"Accept-Encoding": "identity"})
+    srcs = [src for kind, src in SCRIPT.findall(page.body.decode()) if not kind]
+    sent = 0
+    for src in srcs:
+        r = request(server.port, "GET", src, headers={"Accept-Encoding": "gzip, br"})
+        if r.status != 200:
+            raise RuntimeError(f"{src} answered {r.status}")
+        sent += len(r.body)
+    return sent / 1024, len(srcs)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--runs", type=int, default=5, help="paints of each page a round")
-    parser.add_argument("--only", default="", help=f"hooks to measure (default all): "
+    parser.add_argument("--only", default="", help=f"hooks to measure (default all; "
+                                                   f"a+b: a server without both): "
                                                    f"{', '.join(HOOKS)}")
+    parser.add_argument("--timeout", type=float, default=90,
+                        help="seconds a page may take to paint; a server whose page does not "
+                             "paint in the warm-ups is left out, and the table says so")
     parser.add_argument("--quick", action="store_true", help="small sweeps: checks the script")
     parser.add_argument("--out", type=Path, default=run.RESULTS)
     args = parser.parse_args(argv)
     hooks = [h.strip() for h in args.only.split(",") if h.strip()] or list(HOOKS)
-    unknown = set(hooks) - set(HOOKS)
+    unknown = {part for h in hooks for part in h.split("+")} - set(HOOKS)
     if unknown:
         parser.error(f"unknown hook {', '.join(sorted(unknown))}; choose from {', '.join(HOOKS)}")
     started = dt.datetime.now(dt.timezone.utc)
@@ -97,12 +119,13 @@ def main(argv: list[str] | None = None) -> int:
         ctx.csv[sweep.id] = sweep.write_catalog_folder(ctx.folders[sweep.id])
     folders = [ctx.folders[s.id] for s in ctx.sweeps]
     variants = ["all", *hooks]
-    servers = {name: Gunicorn(folders, app=APP, env={ENV: "" if name == "all" else name})
+    servers = {name: Gunicorn(folders, app=APP, env={ENV: "" if name == "all" else name.replace("+", ",")})
                for name in variants}
     pages = run.paint_pages(ctx)
     paint = {}  # (round, page, variant) -> [ms]
     shift = {}  # (page, variant) -> [cls]
     server_side = {}  # (round, what, variant) -> value
+    failed = {}  # variant -> why it was left out
     static = floors.StaticServer()
     browser = None
     try:
@@ -116,9 +139,18 @@ def main(argv: list[str] | None = None) -> int:
                 urls = {name: servers[name].base + path for name in variants}
                 if r == 0:
                     log(f"warm-ups: {path}")
-                    for name in variants:
-                        for _ in range(2):
-                            browser.paint(urls[name], expected)
+                    for name in list(variants):
+                        try:
+                            for _ in range(2):
+                                browser.paint(urls[name], expected, args.timeout)
+                        except TimeoutError as exc:
+                            if name == "all":
+                                raise
+                            failed[name] = f"{path} did not paint: {exc}"
+                            log(f"{name}: left out: {failed[name]}")
+                            variants.remove(name)
+                            del urls[name]
+                            continue
                         if name == "all":
                             boxes = [(b["width"], b["height"]) for b in browser.graph_boxes()]
                     floor_urls[n] = static.publish(f"floor{n}.html", floors.static_page(
@@ -133,12 +165,26 @@ def main(argv: list[str] | None = None) -> int:
                 for k in range(args.runs):
                     turn = order[k % len(order):] + order[:k % len(order)]
                     for name in turn:
-                        ms = browser.paint(urls[name], expected)
+                        ms = browser.paint(urls[name], expected, args.timeout)
                         paint.setdefault((r, n, name), []).append(ms)
                         if name != "floor":
                             shift.setdefault((n, name), []).append(
                                 browser.driver.execute_async_script(CLS))
             for name in variants:
+                if r == 0:
+                    kb, files = scripts_sent(servers[name], pages[0][1])
+                    server_side[(r, "scripts of / as sent (br): KB", name)] = kb
+                    server_side[(r, "scripts of /: files", name)] = files
+                if r == 0 and name == "all":  # components/reuse.py: the payload section's row
+                    sub = run.Context(args.quick, ctx.sweeps, tmp, log)
+                    sub.server = servers[name]
+                    swap = run.swap_row(sub)
+                    if swap.failed:
+                        raise RuntimeError(f"the swap row failed: {swap.failed}")
+                    server_side[(r, "compare swap answer, page holding its maps: KB", name)] = \
+                        swap.evalmaps
+                    server_side[(r, "compare swap answer, page holding no maps: KB", name)] = \
+                        swap.floor
                 if name not in SERVER_SIDE:
                     continue
                 server = servers[name]
@@ -162,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
 
     text = report(args, pages, variants, paint, shift, server_side, commit, dirty, load_before,
                   versions)
+    text += "".join(f"- without {name}: left out, {why}\n" for name, why in failed.items())
     print(text, end="")
     args.out.mkdir(parents=True, exist_ok=True)
     path = run.result_path(args.out, started, commit + "-boundary")
@@ -201,7 +248,7 @@ def report(args, pages, variants, paint, shift, server_side, commit, dirty, load
         lines.append("")
     whats = sorted({w for _, w, _ in server_side})
     if whats:
-        names = [v for v in variants if v in SERVER_SIDE]
+        names = variants
         lines += ["### Server side (median of rounds; each round's value in brackets)", "",
                   "| what | " + " | ".join(f"without {v}" if v != "all" else "the app"
                                            for v in names) + " |",
@@ -211,7 +258,8 @@ def report(args, pages, variants, paint, shift, server_side, commit, dirty, load
             for v in names:
                 vals = [server_side[(r, what, v)] for r in range(args.rounds)
                         if (r, what, v) in server_side]
-                cells.append(f"{med(vals):.1f} ({', '.join(f'{x:.1f}' for x in vals)})")
+                cells.append(f"{med(vals):.1f} ({', '.join(f'{x:.1f}' for x in vals)})"
+                             if vals else "")
             lines.append(f"| {what} | " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)

@@ -12,6 +12,7 @@ serving a copy of ``assets/`` with the hook's line taken out. Everything else is
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import tempfile
@@ -37,6 +38,13 @@ def _python(owner, *names):
     return off
 
 
+def _eager_loading() -> None:
+    """Dash's own means instead of ``load_plotly_up_front``: ``Dash(eager_loading=True)``,
+    every async chunk of every component library with the page's scripts."""
+    web.Dash = functools.partial(dash.Dash, eager_loading=True)
+    dash_internals.load_plotly_up_front = _nothing
+
+
 def _first_page() -> None:
     web.page_container = lambda app: dash.page_container  # Dash Pages' empty container
     web.referred_url = lambda app: None  # and the navbar as Dash Pages' callbacks fill it
@@ -49,6 +57,8 @@ ASSET_EDITS = {
                                 'resolveLazyComponents);', ""),
     # a figure drawn as it comes, then fitted (and drawn again) once drawn
     "prefit": ("export.js", "if (!lib.fit || !fig || !fig.layout) {", "if (true) {"),
+    # the layout and the callbacks asked for once Dash's scripts have run, not while they load
+    "preload": ("nav.js", "  uploadsCookie();\n  preload();", "  uploadsCookie();"),
 }
 
 HOOKS = {
@@ -60,6 +70,7 @@ HOOKS = {
     "bundle": _python(web, "bundle_scripts"),
     "grid-on-demand": _python(web, "grid_on_demand"),
     "up-front": _python(dash_internals, "load_plotly_up_front"),
+    "eager-loading": _eager_loading,  # up-front, by Dash's public option
     "polyfill": _python(dash_internals, "drop_legacy_polyfill"),
     "table": _python(dash_internals, "drop_unused_table"),
     **{name: None for name in ASSET_EDITS},
