@@ -20,6 +20,8 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import re
+import shutil
+import signal
 import statistics
 import sys
 import tempfile
@@ -99,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help=f"hooks to measure (default all; "
                                                    f"a+b: a server without both): "
                                                    f"{', '.join(HOOKS)}")
+    parser.add_argument("--pages", default="0,1,2",
+                        help="which of the paint section's pages (0: Browse, 8 panels; 1: Browse, "
+                             "one large panel; 2: Compare), comma-separated")
+    parser.add_argument("--warmups", type=int, default=2, help="warm-up paints of each server")
     parser.add_argument("--timeout", type=float, default=90,
                         help="seconds a page may take to paint; a server whose page does not "
                              "paint in the warm-ups is left out, and the table says so")
@@ -109,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = {part for h in hooks for part in h.split("+")} - set(HOOKS)
     if unknown:
         parser.error(f"unknown hook {', '.join(sorted(unknown))}; choose from {', '.join(HOOKS)}")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped"))  # the servers stop too
     started = dt.datetime.now(dt.timezone.utc)
     commit, dirty = run.git_commit()
     load_before = run.load_average()
@@ -121,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     variants = ["all", *hooks]
     servers = {name: Gunicorn(folders, app=APP, env={ENV: "" if name == "all" else name.replace("+", ",")})
                for name in variants}
-    pages = run.paint_pages(ctx)
+    every = run.paint_pages(ctx)
+    pages = [every[int(k)] for k in args.pages.split(",")]
     paint = {}  # (round, page, variant) -> [ms]
     shift = {}  # (page, variant) -> [cls]
     server_side = {}  # (round, what, variant) -> value
@@ -141,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
                     log(f"warm-ups: {path}")
                     for name in list(variants):
                         try:
-                            for _ in range(2):
+                            for _ in range(args.warmups):
                                 browser.paint(urls[name], expected, args.timeout)
                         except TimeoutError as exc:
                             if name == "all":
@@ -157,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
                         grids, sweep.x_labels, sweep.y_labels, boxes,
                         zranges=[(0, 100)] * (len(grids) - 1) + [
                             (-100, 100) if path.startswith("/compare") else (0, 100)]))
-                    for _ in range(2):
+                    for _ in range(args.warmups):
                         browser.paint(floor_urls[n], expected)
                 urls["floor"] = floor_urls[n]
                 order = [*variants, "floor"]
@@ -205,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         static.close()
         for server in servers.values():
             server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
 
     text = report(args, pages, variants, paint, shift, server_side, commit, dirty, load_before,
                   versions)

@@ -12,6 +12,7 @@ serving a copy of ``assets/`` with the hook's line taken out. Everything else is
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import shutil
@@ -78,8 +79,11 @@ HOOKS = {
 
 
 def assets_without(names: set[str]) -> Path:
-    """A copy of ``assets/`` with the browser-side hooks ``names`` taken out."""
-    folder = Path(tempfile.mkdtemp(prefix="evalmaps-bench-assets-")) / "assets"
+    """A copy of ``assets/`` with the browser-side hooks ``names`` taken out (in a temporary
+    folder removed when the server ends)."""
+    top = tempfile.mkdtemp(prefix="evalmaps-bench-assets-")
+    atexit.register(shutil.rmtree, top, ignore_errors=True)
+    folder = Path(top) / "assets"
     shutil.copytree(runfile("assets"), folder)
     for name in names:
         file, installs, becomes = ASSET_EDITS[name]
