@@ -82,7 +82,8 @@ def assets_without(names: set[str]) -> Path:
     """A copy of ``assets/`` with the browser-side hooks ``names`` taken out (in a temporary
     folder removed when the server ends)."""
     top = tempfile.mkdtemp(prefix="evalmaps-bench-assets-")
-    atexit.register(shutil.rmtree, top, ignore_errors=True)
+    master = os.getpid()  # not when a gunicorn worker (a fork) exits
+    atexit.register(lambda: os.getpid() == master and shutil.rmtree(top, ignore_errors=True))
     folder = Path(top) / "assets"
     shutil.copytree(runfile("assets"), folder)
     for name in names:
