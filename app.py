@@ -86,7 +86,6 @@ def create_app(settings: Settings | None = None) -> Dash:
     dash_internals.title_callback_on_change(app)
     dash_internals.load_plotly_up_front()
     dash_internals.drop_legacy_polyfill()
-    dash_internals.drop_unused_table()
     app.server.extensions["evalmaps"] = {
         "catalog": catalog, "settings": settings, "problems": loaded.problems,
         "store": upload_store(settings),

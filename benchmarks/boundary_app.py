@@ -73,7 +73,6 @@ HOOKS = {
     "up-front": _python(dash_internals, "load_plotly_up_front"),
     "eager-loading": _eager_loading,  # up-front, by Dash's public option
     "polyfill": _python(dash_internals, "drop_legacy_polyfill"),
-    "table": _python(dash_internals, "drop_unused_table"),
     **{name: None for name in ASSET_EDITS},
 }
 
