@@ -88,7 +88,6 @@ def create_app(settings: Settings | None = None) -> Dash:
     dash_internals.title_callback_on_change(app)
     dash_internals.load_plotly_up_front()
     dash_internals.drop_legacy_polyfill()
-    dash_internals.drop_unused_table()
     # what the app serves: one frozen snapshot, swapped whole (evalmaps.service.snapshot)
     app.server.extensions["evalmaps"] = Served(Snapshot(
         catalog, loaded.problems, store=upload_store(settings),

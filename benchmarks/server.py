@@ -63,8 +63,9 @@ class Gunicorn:
     ``gunicorn.conf.py`` there applies), in its own process group; ``stop`` ends that group."""
 
     def __init__(self, extra_dirs: list[Path], workers: int = 2, env: dict[str, str] | None = None,
-                 args: list[str] | None = None):
+                 args: list[str] | None = None, app: str = "app:server"):
         self.extra_dirs = extra_dirs
+        self.app = app  # what gunicorn serves (benchmarks/boundary.py: a variant of the app)
         self.workers = workers
         self.env = env or {}  # extra environment (EVALMAPS_* settings) for this server
         self.args = args or []  # extra gunicorn arguments (over gunicorn.conf.py)
@@ -86,7 +87,7 @@ class Gunicorn:
         env.pop("EVALMAPS_DEBUG", None)
         env.update(self.env)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "app:server", "--workers", str(self.workers),
+            [sys.executable, "-m", "gunicorn", self.app, "--workers", str(self.workers),
              "--bind", f"{HOST}:{self.port}", *self.args],
             cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL, start_new_session=True)

@@ -1,10 +1,14 @@
-"""Every use of a private name of Dash, dcc, dash_table or Plotly (Python), in one place.
+"""Every use of a private name of Dash, dcc or Plotly (Python), in one place.
 
 Each hook below buys something measured (its docstring says what, and how it was measured) by
 reaching past Dash's public API. A Dash minor release may rename or reshape any of them without
 notice; ``tests/unit/test_dash_internals.py`` checks, one test per hook, that the installed Dash
 still has what the hook relies on (and fails naming the hook), and that no other module of the
 app uses a private Dash or Plotly name. pyproject.toml pins Dash to the minor versions tested.
+
+Which hooks stay, what each buys measured with and without it (``benchmarks/boundary.py``), and
+which Dash 4 means were weighed against each: docs/architecture.md, "The Dash boundary". What
+the browser does to the same end is named in :data:`IN_THE_BROWSER`.
 
 Most of them change Dash's behaviour for the whole process (every app in it), as they did where
 they were before: the app applies them once, in ``app.create_app``.
@@ -22,9 +26,26 @@ import dash
 import dash._callback
 import dash._dash_renderer
 import dash._pages
-from dash import dash_table, dcc
+from dash import dcc
 from dash.development.base_component import Component
 from plotly.io.json import to_json_plotly
+
+# assets/<file>: what it makes Dash or plotly.js do less (or sooner), and what of theirs it
+# relies on; the browser's half of the boundary (docs/architecture.md, "The Dash boundary")
+IN_THE_BROWSER = {
+    "lazy.js": "dcc's lazy menus, sliders, graphs and drops resolved before the first page "
+               "renders (their code comes with the page: load_plotly_up_front); AG Grid's "
+               "stand-in until its code loads (layouts._first_page.grid_on_demand). Relies on "
+               "window.dash_core_components and window.dash_ag_grid as Dash finds components.",
+    "export.js": "Plotly.newPlot and Plotly.react wrapped, so that a figure is fitted to its "
+                 "chart before plotly.js draws it (evalmapsLib.fit.prefit in evalmaps-fit.js): "
+                 "drawn once, not drawn and then fitted and drawn again.",
+    "evalmaps-plotly-internals.js": "every private name of plotly.js (gd._fullLayout, the "
+                                    "axes' geometry, Plotly.Fx), read by the overlays, the "
+                                    "fitting and the keyboard.",
+    "nav.js": "Dash's /_dash-layout and /_dash-dependencies asked for while the scripts load "
+              "(a preload Dash's own fetch then takes).",
+}
 
 # ------------------------------------------------------------------------ serialising JSON
 
@@ -77,17 +98,6 @@ def drop_legacy_polyfill() -> None:
             paths = dependency.get(key) or {}
             for mode, listed in paths.items():
                 paths[mode] = [p for p in listed if LEGACY_POLYFILL not in p]
-
-
-def drop_unused_table() -> None:
-    """dash_table's bundle (34 KB), which Dash puts on every page because ``dash`` imports the
-    package (private: ``dash_table._js_dist``, its script list), marked dynamic: Dash then
-    writes no tag for it (commit 89814c7). No page shows a DataTable (the tables are AG Grids;
-    ``test_first_page`` checks every page's layout). It is still served, for a page that would
-    load it. For the whole process."""
-    for script in dash_table._js_dist:
-        if "async" not in script:  # its lazy chunks are fetched only by the bundle anyway
-            script["dynamic"] = True
 
 
 # the lazy chunks the pages render in their first paint: dcc's menus, sliders, graphs and the

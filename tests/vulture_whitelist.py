@@ -31,6 +31,7 @@ pressed  # layouts/compare.py sync(): the buttons trigger it; their count is not
 SCALE_CHOICES, contrast  # evalmaps/figures/theme.py: the colour scales offered, WCAG contrast (test_colour)
 CLASSES  # evalmaps/analysis/trends.py: the trend classes a line may get (test_trends_properties)
 CATALOG_FIELDS, CATALOG_KEYS  # evalmaps/catalog/load.py: what test_docs checks docs/formats.md lists
+IN_THE_BROWSER  # components/dash_internals.py: the browser's half of the Dash boundary (test_dash_internals)
 
 # per-item records (issue 27): read by the catalog that serves item figures
 cell_values  # evalmaps/catalog/items.py: ItemRecords.cell_values (tests/unit/test_items_store.py)

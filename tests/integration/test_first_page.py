@@ -205,7 +205,7 @@ def test_the_pages_that_show_a_grid_say_so(client, dash_app):
     """Each page whose layout holds an AG Grid is registered with ``shows_grid``, and no other:
     a page that showed one unregistered would wait for the bundle before drawing it (Compare's,
     its items panel, comes with the page when its URL opens a cell: ``shows_grid="cell"``). No page
-    shows a DataTable, whose bundle no page loads (dash_internals.drop_unused_table)."""
+    shows a DataTable."""
     import dash
     import dash_ag_grid as dag
     from dash import dash_table
@@ -227,7 +227,6 @@ def test_the_pages_that_show_a_grid_say_so(client, dash_app):
         if any(isinstance(node, dag.AgGrid) for node in nodes):
             with_grid.add(page["path"])
         assert not any(isinstance(node, dash_table.DataTable) for node in nodes), page["path"]
-        assert "dash_table/" not in client.get(page["path"]).get_data(as_text=True)
     assert with_grid == flagged == {"/trends", "/data", "/compare", "/rank"}
 
 

@@ -160,23 +160,6 @@ def test_drop_legacy_polyfill_drops_it_from_the_renderers_dependencies(dash_app,
     assert _renderer_paths(pristine) == paths
 
 
-def test_drop_unused_table_leaves_its_bundle_out_of_every_page(dash_app, client):
-    from dash import dash_table
-
-    hook = "drop_unused_table"
-    scripts = private(dash_table, "_js_dist", "dash_table", hook)
-    bundles = [s for s in scripts if isinstance(s, dict) and "async" not in s
-               and str(s.get("relative_package_path", "")).endswith(".js")]
-    expect(bundles, "dash_table._js_dist", "it lists no bundle that is not async", hook)
-    assert all(s.get("dynamic") is True for s in bundles)  # as the app left them
-    tags = di.page_script_tags(dash_app)
-    expect("dash_table/" not in tags, "dash_table._js_dist",
-           "a script marked dynamic still gets a tag in the page", hook)
-    for script in bundles:  # still served, for a page that would load it
-        path = script["relative_package_path"]
-        assert client.get(f"/_dash-component-suites/dash/{path}").status_code == 200, path
-
-
 def test_load_plotly_up_front_writes_their_tags_with_the_pages(dash_app):
     hook = "load_plotly_up_front"
     scripts = private(dcc, "_js_dist", "dcc", hook)
@@ -494,3 +477,22 @@ def test_the_scan_finds_private_names(source, expected):
     members = _private_members()
     found = [what for _, what in private_uses(source, members, {"_pages_location"})]
     assert found == expected
+
+
+# ------------------------------------------------------------------------ the browser's half
+
+PLOTLY_JS_PRIVATE = re.compile(r"\._full(?:Layout|Data)\b|\._d3locale\b|\bPlotly\.Fx\b|"
+                               r"\.(?:_length|_offset|_categories)\b")
+
+
+def test_the_browsers_half_of_the_boundary_is_named_in_one_place():
+    """Each asset :data:`~components.dash_internals.IN_THE_BROWSER` names exists, and plotly.js's
+    private names are read in assets/evalmaps-plotly-internals.js alone."""
+    assets = ROOT / "assets"
+    assert all((assets / name).is_file() for name in di.IN_THE_BROWSER)
+    elsewhere = [f"{path.name}:{n}" for path in sorted(assets.glob("*.js"))
+                 if path.name != "evalmaps-plotly-internals.js"
+                 for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if PLOTLY_JS_PRIVATE.search(line)]
+    assert not elsewhere, f"plotly.js's private names outside its accessors: {elsewhere}"
+    assert PLOTLY_JS_PRIVATE.search("return gd._fullLayout.xaxis._length;")  # the scan sees them
