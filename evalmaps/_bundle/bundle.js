@@ -775,13 +775,34 @@
                      reversescale: !isDelta && !f.higher,
                      colorbar: {title: {text: isDelta ? "B \u2212 A" + (f.higher ? "" : " (blue: B better)") :
                        esc(api.a.metric.name), side: "right"}, thickness: 14}};
-      if (isDelta) {
-        trace.text = ys.map(function (y) { return xs.map(function (x) { const c = at[y + "\u0000" + x]; return c ? esc(readoutOf(ys.indexOf(y), xs.indexOf(x)).split(" — ")[1]) : ""; }); });
-      } else {
+      if (!isDelta) {
         trace.text = m[3].map(function (row) { return row.map(esc); });
       }
-      trace.hovertemplate = esc(api.dims.y.title) + " %{y} · " + esc(api.dims.x.title) +
-        " %{x} · %{text}<extra></extra>";
+      // the hover: a transparent map over the values per hover template, holding the values of
+      // the cells that take it (plotly.js has one template per heatmap trace); the templates and the numbers
+      // they read are written in Python (evalmaps.figures.compare.browser_hovers, the live
+      // maps' own), so no hover word is composed here
+      trace.hoverinfo = "skip";
+      const hover = data.hover[m[0]];
+      const overlays = [];
+      hover.templates.forEach(function (template, k) {
+        let cells = 0;
+        const z = hover.which.map(function (row, i) {  // the values (what %{z} reads), 0 in gaps
+          return row.map(function (w, j) {
+            if (w !== k) {
+              return null;
+            }
+            cells += 1;
+            return finite(dz[i][j]) ? dz[i][j] : 0;
+          });
+        });
+        if (cells > 0) {
+          overlays.push({type: "heatmap", x: xShown, y: yShown, z: z, customdata: hover.customdata,
+                         hovertemplate: template, hoverongaps: false, showscale: false,
+                         colorscale: [[0, "rgba(0,0,0,0)"], [1, "rgba(0,0,0,0)"]], zmin: 0, zmax: 1,
+                         xgap: 1, ygap: 1, meta: {role: "hover"}});
+        }
+      });
       if (xs.length <= data.limits.textColumns && ys.length <= data.limits.textRows) {
         trace.texttemplate = isDelta ? "%{z:+." + Math.max(f.delta[0] - (sideA.percent ? 2 : 0), 0) + (sideA.percent ? "%" : "f") + "}" : "%{text}";
       }
@@ -809,7 +830,7 @@
         layout.xaxis.tickmode = "array";
         layout.xaxis.tickvals = xShown.filter(function (_, j) { return j % xStep === 0; });
       }
-      window.Plotly.newPlot(frame.gd, [trace], layout, config("compare-" + m[0], data.theme));
+      window.Plotly.newPlot(frame.gd, [trace].concat(overlays), layout, config("compare-" + m[0], data.theme));
       const outline = el("div", {"class": "compare-outline", hidden: true});
       frame.holder.querySelector(".heatmap-keys").appendChild(outline);
       outlines.push({key: m[0], gd: frame.gd, outline: outline, frame: frame.holder.querySelector(".heatmap-keys")});

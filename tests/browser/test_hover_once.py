@@ -2,7 +2,11 @@
 same words on the live Browse page and on the static site's page of the figure (evalmaps bundle),
 for a plain cell, a cell with a standard error, an unreported cell and an illustrative figure's
 cell. (A figure with per-item records is left out: the live page adds what its items give, a
-standard error and the item counts, and the static site does not carry the items.)"""
+standard error and the item counts, and the static site does not carry the items.)
+
+Compare's too (evalmaps.figures.compare): the same cell of A, B and B − A reads the same words on
+the live /compare page and on the site's Compare page, for a plain pair, a pair with standard
+errors and a pair tested on its items (the paired test and the power lines)."""
 
 from __future__ import annotations
 
@@ -24,10 +28,19 @@ CELLS = [
 ]
 
 
+# A, B (the site's Compare pages in this order), x label, y label
+PAIRS = [
+    ("dynts-llama-vs-qwen:r1-llama", "dynts-llama-vs-qwen:r1-qwen", "0.4", "2000"),
+    ("pythia-zero-shot:arc-easy-acc", "pythia-zero-shot:arc-easy-acc-norm", "1", "70m"),
+    ("mmlu-pro:llama-2-7b", "mmlu-pro:llama-2-13b", "accuracy", "biology"),
+]
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, catalog):
     out = tmp_path_factory.mktemp("bundle") / "site"
-    bundle.write_site(catalog, out, figure_ids=sorted({c[0] for c in CELLS}), pairs=[])
+    bundle.write_site(catalog, out, figure_ids=sorted({c[0] for c in CELLS}),
+                      pairs=[(a, b) for a, b, *_ in PAIRS])
     return out
 
 
@@ -53,4 +66,30 @@ def test_a_cells_hover_reads_the_same_live_and_in_the_static_site(dash_duo, dash
     assert " ± " in read["pythia-zero-shot"] and " se" in read["pythia-zero-shot"]
     assert "not reported" in read["dynts-r1-llama-benchmarks"]
     assert "ILLUSTRATIVE" in read["acemath-training-progress"]
+    assert dash_duo.get_logs() == []
+
+
+def test_a_compare_cells_hover_reads_the_same_live_and_in_the_static_site(dash_duo, dash_app,
+                                                                          site):
+    dash_duo.start_server(dash_app)
+    driver = dash_duo.driver
+    read = {}
+    for k, (a, b, x, y) in enumerate(PAIRS, 1):
+        dash_duo.wait_for_page(url=f"{dash_duo.server_url}/compare?a={a}&b={b}")
+        dash_duo.wait_for_element(f'{graph_selector("compare", "delta")} .nsewdrag', timeout=20)
+        live = {m: hover_cell(dash_duo, graph_selector("compare", m), x, y)
+                for m in ("a", "b", "delta")}
+        driver.get((site / f"compare/{k}.html").as_uri())
+        until(lambda: len(driver.find_elements(
+            By.CSS_SELECTOR, ".heatmap-panel[data-map] .nsewdrag")) == 3, timeout=20)
+        static = {m: hover_cell(dash_duo, f'.heatmap-panel[data-map="{m}"]', x, y)
+                  for m in ("a", "b", "delta")}
+        read[k] = live
+        assert static == live, (a, b, x, y)
+    # the cases are what they claim to be
+    assert read[1]["a"].startswith("Local Window Size 2000 · Ratio 0.4")
+    assert "Pass@1 52.5" in read[1]["a"] and "Pass@1 56.3" in read[1]["b"]
+    assert "B − A +3.8" in read[1]["delta"] and "A 52.5 · B 56.3" in read[1]["delta"]
+    assert " se" in read[2]["a"] and "SE " in read[2]["delta"]
+    assert "paired" in read[3]["delta"] and "smallest difference" in read[3]["delta"]
     assert dash_duo.get_logs() == []
