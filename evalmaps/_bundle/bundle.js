@@ -220,18 +220,12 @@
     if (zrange) {
       lo = zrange[0];
       hi = zrange[1];
-    } else {
-      let a = Infinity, b = -Infinity;
-      main.forEach(function (r) { r.forEach(function (v) { if (finite(v)) { a = Math.min(a, v); b = Math.max(b, v); } }); });
-      Object.keys(groups).forEach(function (g) {
-        groups[g].cells.forEach(function (c) { a = Math.min(a, c[2]); b = Math.max(b, c[2]); });
-      });
-      if (a > b) {
-        a = 0;
-        b = 1;
-      }
-      lo = a < b ? a : a - 0.5;
-      hi = a < b ? b : b + 0.5;
+    } else {  // its own extent (evalmapsLib.slice.extent), over every cell shown; [0, 1] for none
+      const own = S.extent(main.concat(Object.keys(groups).map(function (g) {
+        return groups[g].cells.map(function (c) { return c[2]; });
+      })));
+      lo = own ? own[0] : 0;
+      hi = own ? own[1] : 1;
     }
     const readable = ny <= L.textRows && nx <= L.textColumns;
     const colorbar = {title: {text: view.shown.label + (log ? " (log)" : ""), side: "right"},
