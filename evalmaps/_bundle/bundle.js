@@ -773,9 +773,10 @@
         trace.text = m[3].map(function (row) { return row.map(esc); });
       }
       // the hover: a transparent map over the values per hover template, holding the values of
-      // the cells that take it (plotly.js has one template per heatmap trace); the templates and the numbers
-      // they read are written in Python (evalmaps.figures.compare.browser_hovers, the live
-      // maps' own), so no hover word is composed here
+      // the cells that take it (plotly.js has one template per heatmap trace); the templates and
+      // the numbers they read are written in Python (evalmaps.figures.compare.browser_hovers,
+      // the live maps' own), so no hover word is composed here. A cell drawn blank here
+      // though its side has a value (A's and B's maps hold the common cells) takes no hover.
       trace.hoverinfo = "skip";
       const hover = data.hover[m[0]];
       const overlays = [];
@@ -783,11 +784,12 @@
         let cells = 0;
         const z = hover.which.map(function (row, i) {  // the values (what %{z} reads), 0 in gaps
           return row.map(function (w, j) {
-            if (w !== k) {
+            const v = hover.z[i][j];
+            if (w !== k || (finite(v) && !finite(dz[i][j]))) {
               return null;
             }
             cells += 1;
-            return finite(dz[i][j]) ? dz[i][j] : 0;
+            return finite(v) ? v : 0;
           });
         });
         if (cells > 0) {

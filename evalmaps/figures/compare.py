@@ -462,18 +462,20 @@ def compare_figures(al: Alignment, color: str, show_values: bool,
 # --------------------------------------------------------------------------- the static site
 
 def _browser_hover(present: str, special, customdata: np.ndarray | None,
-                   shape: tuple[int, int]) -> dict:
+                   z: np.ndarray) -> dict:
     """A map's hover as the static site's Compare page reads it: its ``templates`` (the
     present cells' first, then each :class:`Special` group's, as the live map's traces carry
-    them), ``which`` template each cell takes (rows top to bottom), and the ``customdata`` they
-    read (None where missing; absent when the templates read none)."""
+    them), ``which`` template each cell takes (rows top to bottom), the values ``z`` the live
+    map holds and the ``customdata`` they read (None where missing; customdata absent when the
+    templates read none)."""
     templates = [present + "<extra></extra>"]
-    which = np.zeros(shape, dtype=int)
+    which = np.zeros(z.shape, dtype=int)
     for group in special:
         if group.mask.any():
             templates.append(group.hovertemplate + "<extra></extra>")
             which[group.mask] = len(templates) - 1
-    out = {"templates": templates, "which": which.tolist()}
+    out = {"templates": templates, "which": which.tolist(),
+           "z": [[None if v != v else float(v) for v in row] for row in z]}
     if customdata is not None:
         out["customdata"] = [[[None if v != v else float(v) for v in cell] for cell in row]
                              for row in customdata]
@@ -492,9 +494,9 @@ def browser_hovers(al: Alignment) -> dict:
         present, missing, customdata, groups, _ = side_hovers(al, which)
         grid = al.za if which == "a" else al.zb
         out[which] = _browser_hover(present, (Special(~np.isfinite(grid), missing), *groups),
-                                    customdata, al.delta.shape)
+                                    customdata, grid)
     columns = delta_hovers(al)[2].shape[-1]
     present, special, customdata = delta_hovers(al, f"customdata[{columns}]")
     customdata = np.concatenate([customdata, (al.delta * delta_scale(al))[..., None]], axis=-1)
-    out["delta"] = _browser_hover(present, special, customdata, al.delta.shape)
+    out["delta"] = _browser_hover(present, special, customdata, al.delta)
     return out

@@ -6,7 +6,8 @@ standard error and the item counts, and the static site does not carry the items
 
 Compare's too (evalmaps.figures.compare): the same cell of A, B and B − A reads the same words on
 the live /compare page and on the site's Compare page, for a plain pair, a pair with standard
-errors and a pair tested on its items (the paired test and the power lines)."""
+errors, a pair tested on its items (the paired test and the power lines) and a cell B does not
+report."""
 
 from __future__ import annotations
 
@@ -28,11 +29,15 @@ CELLS = [
 ]
 
 
-# A, B (the site's Compare pages in this order), x label, y label
+# A, B (the site's Compare pages in this order), x label, y label, the maps read (the site's A
+# map holds the common cells: it leaves blank, without a hover, a cell only A reports)
 PAIRS = [
-    ("dynts-llama-vs-qwen:r1-llama", "dynts-llama-vs-qwen:r1-qwen", "0.4", "2000"),
-    ("pythia-zero-shot:arc-easy-acc", "pythia-zero-shot:arc-easy-acc-norm", "1", "70m"),
-    ("mmlu-pro:llama-2-7b", "mmlu-pro:llama-2-13b", "accuracy", "biology"),
+    ("dynts-llama-vs-qwen:r1-llama", "dynts-llama-vs-qwen:r1-qwen", "0.4", "2000", "a b delta"),
+    ("pythia-zero-shot:arc-easy-acc", "pythia-zero-shot:arc-easy-acc-norm", "1", "70m",
+     "a b delta"),
+    ("mmlu-pro:llama-2-7b", "mmlu-pro:llama-2-13b", "accuracy", "biology", "a b delta"),
+    ("dynts-llama-vs-qwen:r1-llama", "dynts-r1-llama-benchmarks:r1-llama-amc23", "0.3", "2000",
+     "b delta"),
 ]
 
 
@@ -74,16 +79,16 @@ def test_a_compare_cells_hover_reads_the_same_live_and_in_the_static_site(dash_d
     dash_duo.start_server(dash_app)
     driver = dash_duo.driver
     read = {}
-    for k, (a, b, x, y) in enumerate(PAIRS, 1):
+    for k, (a, b, x, y, maps) in enumerate(PAIRS, 1):
         dash_duo.wait_for_page(url=f"{dash_duo.server_url}/compare?a={a}&b={b}")
         dash_duo.wait_for_element(f'{graph_selector("compare", "delta")} .nsewdrag', timeout=20)
         live = {m: hover_cell(dash_duo, graph_selector("compare", m), x, y)
-                for m in ("a", "b", "delta")}
+                for m in maps.split()}
         driver.get((site / f"compare/{k}.html").as_uri())
         until(lambda: len(driver.find_elements(
             By.CSS_SELECTOR, ".heatmap-panel[data-map] .nsewdrag")) == 3, timeout=20)
         static = {m: hover_cell(dash_duo, f'.heatmap-panel[data-map="{m}"]', x, y)
-                  for m in ("a", "b", "delta")}
+                  for m in maps.split()}
         read[k] = live
         assert static == live, (a, b, x, y)
     # the cases are what they claim to be
@@ -92,4 +97,10 @@ def test_a_compare_cells_hover_reads_the_same_live_and_in_the_static_site(dash_d
     assert "B − A +3.8" in read[1]["delta"] and "A 52.5 · B 56.3" in read[1]["delta"]
     assert " se" in read[2]["a"] and "SE " in read[2]["delta"]
     assert "paired" in read[3]["delta"] and "smallest difference" in read[3]["delta"]
+    assert "not reported" in read[4]["b"] and "not comparable" in read[4]["delta"]
+    # the site's A map (the page open) draws that cell blank, and no hover there gives a value
+    held = driver.execute_script(
+        "const gd = document.querySelector('.heatmap-panel[data-map=\"a\"] .js-plotly-plot');"
+        "return gd.data.map(t => t.z[1][2]);")  # row 2000, column 0.3
+    assert held[0] is None and all(v is None for v in held[1:]), held
     assert dash_duo.get_logs() == []
