@@ -781,7 +781,7 @@
       const hover = data.hover[m[0]];
       const overlays = [];
       hover.templates.forEach(function (template, k) {
-        let cells = 0;
+        let cells = 0, values = 0;
         const z = hover.which.map(function (row, i) {  // the values (what %{z} reads), 0 in gaps
           return row.map(function (w, j) {
             const v = hover.z[i][j];
@@ -789,6 +789,7 @@
               return null;
             }
             cells += 1;
+            values += finite(v) ? 1 : 0;
             return finite(v) ? v : 0;
           });
         });
@@ -796,7 +797,9 @@
           overlays.push({type: "heatmap", x: xShown, y: yShown, z: z, customdata: hover.customdata,
                          hovertemplate: template, hoverongaps: false, showscale: false,
                          colorscale: [[0, "rgba(0,0,0,0)"], [1, "rgba(0,0,0,0)"]], zmin: 0, zmax: 1,
-                         xgap: 1, ygap: 1, meta: {role: "hover"}});
+                         xgap: 1, ygap: 1,
+                         // the keyboard's cells (evalmaps-keys.js): values, or gaps ("not reported")
+                         meta: values ? {role: "value"} : {}});
         }
       });
       if (xs.length <= data.limits.textColumns && ys.length <= data.limits.textRows) {

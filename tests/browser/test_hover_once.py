@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 from dash.testing.wait import until
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from evalmaps.service import bundle
 from tests.browser.helpers import graph_selector, hover_cell
@@ -104,3 +105,22 @@ def test_a_compare_cells_hover_reads_the_same_live_and_in_the_static_site(dash_d
         "return gd.data.map(t => t.z[1][2]);")  # row 2000, column 0.3
     assert held[0] is None and all(v is None for v in held[1:]), held
     assert dash_duo.get_logs() == []
+
+
+def test_the_keyboard_says_a_site_compare_cell_as_its_hover_does(dash_duo, site):
+    """The site's Compare maps' keyboard (evalmaps-keys.js) reads a cell from the hover's own
+    template and values: its live region says the cell's words with its value filled in."""
+    driver = dash_duo.driver
+    driver.get((site / "compare/1.html").as_uri())
+    until(lambda: len(driver.find_elements(
+        By.CSS_SELECTOR, ".heatmap-panel[data-map] .nsewdrag")) == 3, timeout=20)
+    said = {}
+    for m in ("a", "delta"):
+        frame = driver.find_element(By.CSS_SELECTOR, f'.heatmap-panel[data-map="{m}"] .heatmap-keys')
+        driver.execute_script("arguments[0].focus();", frame)
+        frame.send_keys(Keys.ARROW_RIGHT, Keys.ARROW_DOWN)  # Ratio 0.2, Local Window Size 2000
+        live = driver.find_element(By.CSS_SELECTOR, f'.heatmap-panel[data-map="{m}"] .heatmap-live')
+        until(lambda: "Ratio 0.2" in live.text, timeout=5)
+        said[m] = live.text
+    assert said == {"a": "Local Window Size 2000 · Ratio 0.2 · Pass@1 51.7 · A: R1-Llama",
+                    "delta": "Local Window Size 2000 · Ratio 0.2 · B − A +0.2 · A 51.7 · B 51.9"}
