@@ -796,7 +796,7 @@
         if (cells > 0) {
           overlays.push({type: "heatmap", x: xShown, y: yShown, z: z, customdata: hover.customdata,
                          hovertemplate: template, hoverongaps: false, showscale: false,
-                         colorscale: [[0, "rgba(0,0,0,0)"], [1, "rgba(0,0,0,0)"]], zmin: 0, zmax: 1,
+                         colorscale: data.hover.colorscale, zmin: 0, zmax: 1,
                          xgap: 1, ygap: 1,
                          // the keyboard's cells (evalmaps-keys.js): values, or gaps ("not reported")
                          meta: values ? {role: "value"} : {}});

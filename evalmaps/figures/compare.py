@@ -34,6 +34,7 @@ from evalmaps.analysis.slicing import COLOR_MODES
 from evalmaps.core import text as fmt
 from evalmaps.figures import theme
 from evalmaps.figures.heatmap import (
+    TRANSPARENT,
     Special,
     TraceSpec,
     heatmap_layout,
@@ -485,10 +486,11 @@ def _browser_hover(present: str, special, customdata: np.ndarray | None,
 def browser_hovers(al: Alignment) -> dict:
     """The hover of A, B and B − A for the static site's Compare page (``a``, ``b``, ``delta``:
     :func:`_browser_hover`), made by the functions the live maps' hovers are made by
-    (:func:`side_hovers`, :func:`delta_hovers`), so the site composes no hover text. B − A's
-    templates read the difference from a customdata column of its own (in shown units, as the
-    live map's ``z``): the site's B − A map holds the difference as a fraction, and its power
-    switch recolours it by the mde while the hover keeps B − A."""
+    (:func:`side_hovers`, :func:`delta_hovers`), so the site composes no hover text;
+    ``colorscale``: the hover maps' (transparent, over the values). B − A's templates read the
+    difference from a customdata column of its own (in shown units, as the live map's ``z``):
+    the site's B − A map holds it in the values' own units (a fraction, not points), and its
+    power switch recolours it by the mde while the hover keeps B − A."""
     out = {}
     for which in ("a", "b"):
         present, missing, customdata, groups, _ = side_hovers(al, which)
@@ -499,4 +501,5 @@ def browser_hovers(al: Alignment) -> dict:
     present, special, customdata = delta_hovers(al, f"customdata[{columns}]")
     customdata = np.concatenate([customdata, (al.delta * delta_scale(al))[..., None]], axis=-1)
     out["delta"] = _browser_hover(present, special, customdata, al.delta)
+    out["colorscale"] = TRANSPARENT  # the hover's maps are drawn over the values, unseen
     return out
