@@ -212,14 +212,7 @@
       });
     }
     out.forEach(function (v) {
-      let lo = Infinity, hi = -Infinity;
-      for (let k = 0; k < v.z.length; k++) {
-        if (finite(v.z[k])) {
-          lo = Math.min(lo, v.z[k]);
-          hi = Math.max(hi, v.z[k]);
-        }
-      }
-      v.range = lo <= hi ? [lo, hi] : null;
+      v.range = finiteRange(v.z);
       v.logNote = null;
       if (state.zscale === "log") {
         if (v.metric.range) {
@@ -236,6 +229,41 @@
   }
 
   /* ------------------------------------------------------------------ colour ranges */
+
+  /* evalmaps.figures.heatmap.finite_range: [lowest, highest] finite value of ``values`` (an
+   * array or typed array of numbers, or of rows of them; null and NaN are gaps), null when
+   * there is none. */
+  function finiteRange(values) {
+    let lo = Infinity, hi = -Infinity;
+    const add = function (v) {
+      if (finite(v)) {
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
+    };
+    for (let k = 0; k < values.length; k++) {
+      const v = values[k];
+      if (v !== null && typeof v === "object") {
+        for (let j = 0; j < v.length; j++) {
+          add(v[j]);
+        }
+      } else {
+        add(v);
+      }
+    }
+    return lo <= hi ? [lo, hi] : null;
+  }
+
+  /* evalmaps.figures.heatmap.extent: a map's own colour range, the range plotly.js would pick
+   * (:func:`finiteRange`), a single value widened by 0.5 each way; null when no value is
+   * there. */
+  function extent(values) {
+    const r = finiteRange(values);
+    if (r === null) {
+      return null;
+    }
+    return r[0] < r[1] ? r : [r[0] - 0.5, r[1] + 0.5];
+  }
 
   function sameScale(a, b) {
     return a.name === b.name && a.unit === b.unit && a.higher === b.higher;
@@ -314,5 +342,6 @@
 
   lib.slice = {finite: finite, naturalKey: naturalKey, compareKeys: compareKeys,
                descending: descending, rowScores: rowScores, rowOrder: rowOrder,
-               isFraction: isFraction, views: views, colorRange: colorRange, logTicks: logTicks};
+               isFraction: isFraction, views: views, finiteRange: finiteRange,
+               extent: extent, colorRange: colorRange, logTicks: logTicks};
 })();

@@ -220,18 +220,12 @@
     if (zrange) {
       lo = zrange[0];
       hi = zrange[1];
-    } else {
-      let a = Infinity, b = -Infinity;
-      main.forEach(function (r) { r.forEach(function (v) { if (finite(v)) { a = Math.min(a, v); b = Math.max(b, v); } }); });
-      Object.keys(groups).forEach(function (g) {
-        groups[g].cells.forEach(function (c) { a = Math.min(a, c[2]); b = Math.max(b, c[2]); });
-      });
-      if (a > b) {
-        a = 0;
-        b = 1;
-      }
-      lo = a < b ? a : a - 0.5;
-      hi = a < b ? b : b + 0.5;
+    } else {  // its own extent (evalmapsLib.slice.extent), over every cell shown; [0, 1] for none
+      const own = S.extent(main.concat(Object.keys(groups).map(function (g) {
+        return groups[g].cells.map(function (c) { return c[2]; });
+      })));
+      lo = own ? own[0] : 0;
+      hi = own ? own[1] : 1;
     }
     const readable = ny <= L.textRows && nx <= L.textColumns;
     const colorbar = {title: {text: view.shown.label + (log ? " (log)" : ""), side: "right"},
@@ -775,13 +769,39 @@
                      reversescale: !isDelta && !f.higher,
                      colorbar: {title: {text: isDelta ? "B \u2212 A" + (f.higher ? "" : " (blue: B better)") :
                        esc(api.a.metric.name), side: "right"}, thickness: 14}};
-      if (isDelta) {
-        trace.text = ys.map(function (y) { return xs.map(function (x) { const c = at[y + "\u0000" + x]; return c ? esc(readoutOf(ys.indexOf(y), xs.indexOf(x)).split(" — ")[1]) : ""; }); });
-      } else {
+      if (!isDelta) {
         trace.text = m[3].map(function (row) { return row.map(esc); });
       }
-      trace.hovertemplate = esc(api.dims.y.title) + " %{y} · " + esc(api.dims.x.title) +
-        " %{x} · %{text}<extra></extra>";
+      // the hover: a transparent map over the values per hover template, holding the values of
+      // the cells that take it (plotly.js has one template per heatmap trace); the templates and
+      // the numbers they read are written in Python (evalmaps.figures.compare.browser_hovers,
+      // the live maps' own), so no hover word is composed here. A cell drawn blank here
+      // though its side has a value (A's and B's maps hold the common cells) takes no hover.
+      trace.hoverinfo = "skip";
+      const hover = data.hover[m[0]];
+      const overlays = [];
+      hover.templates.forEach(function (template, k) {
+        let cells = 0, values = 0;
+        const z = hover.which.map(function (row, i) {  // the values (what %{z} reads), 0 in gaps
+          return row.map(function (w, j) {
+            const v = hover.z[i][j];
+            if (w !== k || (finite(v) && !finite(dz[i][j]))) {
+              return null;
+            }
+            cells += 1;
+            values += finite(v) ? 1 : 0;
+            return finite(v) ? v : 0;
+          });
+        });
+        if (cells > 0) {
+          overlays.push({type: "heatmap", x: xShown, y: yShown, z: z, customdata: hover.customdata,
+                         hovertemplate: template, hoverongaps: false, showscale: false,
+                         colorscale: data.hover.colorscale, zmin: 0, zmax: 1,
+                         xgap: 1, ygap: 1,
+                         // the keyboard's cells (evalmaps-keys.js): values, or gaps ("not reported")
+                         meta: values ? {role: "value"} : {}});
+        }
+      });
       if (xs.length <= data.limits.textColumns && ys.length <= data.limits.textRows) {
         trace.texttemplate = isDelta ? "%{z:+." + Math.max(f.delta[0] - (sideA.percent ? 2 : 0), 0) + (sideA.percent ? "%" : "f") + "}" : "%{text}";
       }
@@ -809,7 +829,7 @@
         layout.xaxis.tickmode = "array";
         layout.xaxis.tickvals = xShown.filter(function (_, j) { return j % xStep === 0; });
       }
-      window.Plotly.newPlot(frame.gd, [trace], layout, config("compare-" + m[0], data.theme));
+      window.Plotly.newPlot(frame.gd, [trace].concat(overlays), layout, config("compare-" + m[0], data.theme));
       const outline = el("div", {"class": "compare-outline", hidden: true});
       frame.holder.querySelector(".heatmap-keys").appendChild(outline);
       outlines.push({key: m[0], gd: frame.gd, outline: outline, frame: frame.holder.querySelector(".heatmap-keys")});

@@ -34,6 +34,7 @@ from evalmaps.analysis.slicing import COLOR_MODES
 from evalmaps.core import text as fmt
 from evalmaps.figures import theme
 from evalmaps.figures.heatmap import (
+    TRANSPARENT,
     Special,
     TraceSpec,
     heatmap_layout,
@@ -457,3 +458,48 @@ def compare_figures(al: Alignment, color: str, show_values: bool,
             side_figure(al, "b", zrange, show_values=show_values, showscale=True,
                         dtype=values[1]),
             third)
+
+
+# --------------------------------------------------------------------------- the static site
+
+def _browser_hover(present: str, special, customdata: np.ndarray | None,
+                   z: np.ndarray) -> dict:
+    """A map's hover as the static site's Compare page reads it: its ``templates`` (the
+    present cells' first, then each :class:`Special` group's, as the live map's traces carry
+    them), ``which`` template each cell takes (rows top to bottom), the values ``z`` the live
+    map holds and the ``customdata`` they read (None where missing; customdata absent when the
+    templates read none)."""
+    templates = [present + "<extra></extra>"]
+    which = np.zeros(z.shape, dtype=int)
+    for group in special:
+        if group.mask.any():
+            templates.append(group.hovertemplate + "<extra></extra>")
+            which[group.mask] = len(templates) - 1
+    out = {"templates": templates, "which": which.tolist(),
+           "z": [[None if v != v else float(v) for v in row] for row in z]}
+    if customdata is not None:
+        out["customdata"] = [[[None if v != v else float(v) for v in cell] for cell in row]
+                             for row in customdata]
+    return out
+
+
+def browser_hovers(al: Alignment) -> dict:
+    """The hover of A, B and B − A for the static site's Compare page (``a``, ``b``, ``delta``:
+    :func:`_browser_hover`), made by the functions the live maps' hovers are made by
+    (:func:`side_hovers`, :func:`delta_hovers`), so the site composes no hover text;
+    ``colorscale``: the hover maps' (transparent, over the values). B − A's templates read the
+    difference from a customdata column of its own (in shown units, as the live map's ``z``):
+    the site's B − A map holds it in the values' own units (a fraction, not points), and its
+    power switch recolours it by the mde while the hover keeps B − A."""
+    out = {}
+    for which in ("a", "b"):
+        present, missing, customdata, groups, _ = side_hovers(al, which)
+        grid = al.za if which == "a" else al.zb
+        out[which] = _browser_hover(present, (Special(~np.isfinite(grid), missing), *groups),
+                                    customdata, grid)
+    columns = delta_hovers(al)[2].shape[-1]
+    present, special, customdata = delta_hovers(al, f"customdata[{columns}]")
+    customdata = np.concatenate([customdata, (al.delta * delta_scale(al))[..., None]], axis=-1)
+    out["delta"] = _browser_hover(present, special, customdata, al.delta)
+    out["colorscale"] = TRANSPARENT  # the hover's maps are drawn over the values, unseen
+    return out

@@ -40,6 +40,7 @@ from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog, Figure, Panel, slugify
 from evalmaps.core.runfiles import runfile
+from evalmaps.figures import compare as figures_compare
 from evalmaps.figures import heatmap, hover, theme
 from evalmaps.views import CompareView
 from evalmaps.views.source import source_items
@@ -378,6 +379,7 @@ def compare_data(view: CompareView, payload: dict) -> dict:
     return {"api": payload, "theme": theme.browser_theme(), "limits": heatmap.browser_limits(),
             "short": [al.a.short, al.b.short], "range": [lo, hi], "paired": paired,
             "power": power_data(al),
+            "hover": figures_compare.browser_hovers(al),  # the live maps' hover templates
             "deltaRange": list(comparing.delta_range(al)),
             "format": {**side, "delta": [al.decimals, al.min_decimals],
                                        "higher": al.higher_is_better,

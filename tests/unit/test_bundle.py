@@ -313,3 +313,42 @@ def test_cluster_on_a_pair_whose_items_do_not_keep_it_is_one_sentence(tmp_path, 
     assert err.startswith("evalmaps: --cluster src: the Compare page of ") and err.count("\n") == 1
     assert f"cannot be clustered, as its {side}; " in err and err.count(". ") == 0, err
     assert not out.exists()
+
+@pytest.mark.parametrize("pair", [PAIR, ("pythia-zero-shot:arc-easy-acc",
+                                          "pythia-zero-shot:arc-easy-acc-norm"),
+                                  ("mmlu-pro:llama-2-7b", "mmlu-pro:llama-2-13b")])
+def test_a_compare_pages_hover_templates_are_the_live_maps(catalog, pair):
+    """The site's Compare maps hover with the live maps' templates (issue 36 step 3): A's and
+    B's are the live A and B maps' own, B − A's read the difference from a customdata column of
+    their own (the site's power switch recolours z) and are otherwise the live map's, and each
+    cell's column holds B − A in shown units."""
+    import re
+
+    from components.compare import compare_figures
+
+    (view,) = bundle.compare_pages(catalog, [pair])
+    data = bundle.compare_data(view, view.to_dict())["hover"]
+    al = view.alignment
+    live = compare_figures(al, "shared", True)
+
+    def templates(figure):
+        return {t["hovertemplate"] for t in figure["data"] if t.get("hovertemplate")}
+
+    ny, nx = al.delta.shape
+    for key, figure in zip(("a", "b", "delta"), live):
+        mine = data[key]
+        assert len(mine["which"]) == ny and {len(row) for row in mine["which"]} == {nx}
+        used = {mine["templates"][k] for row in mine["which"] for k in row}
+        if key == "delta":
+            column = len(mine["customdata"][0][0]) - 1
+            used = {re.sub(rf"%\{{customdata\[{column}\]", "%{z", t) for t in used}
+            times = 100 if al.a.metric.percent else 1
+            for i in range(ny):
+                for j in range(nx):
+                    got = mine["customdata"][i][j][column]
+                    want = al.delta[i, j] * times
+                    assert (got is None and want != want) or got == pytest.approx(want)
+        # every live group's, and the present cells' where any cell takes it (a paired map's
+        # cells may all be in groups)
+        assert templates(figure) - {figure["data"][0]["hovertemplate"]} <= used <= \
+            templates(figure), key
