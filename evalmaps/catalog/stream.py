@@ -227,7 +227,7 @@ def _cells_from_parquet(records: item_store.SpooledRecords) -> pd.DataFrame:
         out["n_samples"].append(most)
 
     with _connection(records.folder) as con:
-        batches = con.execute(sql, [str(records.records().scores_path)]).fetch_record_batch(
+        batches = con.sql(sql, params=[str(records.records().scores_path)]).to_arrow_reader(
             1 << 16)
         for batch in batches:
             columns = [batch.column(i).to_pylist() for i in range(len(dims))]
