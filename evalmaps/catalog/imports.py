@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path, PurePosixPath
 
 import pandas as pd
@@ -18,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from evalmaps import readers
+from evalmaps.catalog import stream
 from evalmaps.catalog.load import frame_columns, parse_spec, validate_cells, validate_columns
 from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Figure, short_slug
@@ -114,16 +116,34 @@ def import_paths_by_tool(paths, options: ImportOptions | None = None) -> list[Im
 
 
 def _streamed(paths, options: ImportOptions | None, by_tool: bool):
-    """Per-item tables (``--item`` or ``--correct`` given) read one file at a time
-    (:func:`evalmaps.catalog.stream.import_paths`); None for anything else."""
+    """Per-item tables (``--item`` or ``--correct`` given) of two files or more, read one file
+    at a time (:func:`evalmaps.catalog.stream.item_tables`); None for anything else."""
     if options is None or not (options.item or options.correct):
         return None
-    from evalmaps.catalog import stream
-
+    listed, name = _sources_listed(paths)
+    if len(listed) < 2:
+        return None
+    tables = _tables_of(listed, options)
     try:
-        return stream.import_paths(paths, options, by_tool)
+        first = [t for t in (next(tables, None), next(tables, None)) if t is not None]
+        if len(first) < 2:
+            return None  # one table: imported as a table is
+        return stream.item_tables(chain(first, tables), name, options, None, by_tool, HOOKS)
     except stream.NotStreamed:
         return None  # harness results among them: read as they are
+
+
+def _tables_of(listed: list[tuple[Path, bool]], options: ImportOptions):
+    """Each table of the files, a file read (a zip unzipped) only when the tables before it
+    are done; a file of harness results raises :class:`evalmaps.catalog.stream.NotStreamed` (a
+    file a search found that is not results is passed over, as :func:`finish_sources` passes
+    over it)."""
+    for path, searched in listed:
+        found = read_source(path.as_posix(), _read(path), searched, options, None)
+        if found.readings:
+            raise stream.NotStreamed(path.as_posix())
+        while found.tables:
+            yield found.tables.pop(0)
 
 
 def _sources_listed(paths) -> tuple[list[tuple[Path, bool]], str]:
@@ -243,10 +263,8 @@ def finish_sources(found: Found, name: str, options: ImportOptions | None = None
     if not tables:
         raise ImportFailed(f"no results were found: none of {readers.described()}. Give the "
                            f"files themselves or the folder that holds them.", file=name)
-    if len(tables) > 1:
-        from evalmaps.catalog.stream import item_tables  # one table at a time
-
-        combined = item_tables(tables, name, options, max_bytes, by_tool)
+    if len(tables) > 1:  # per-item tables: one at a time
+        combined = stream.item_tables(tables, name, options, max_bytes, by_tool, HOOKS)
         if combined is not None:
             return combined
     if len(tables) > 1 and by_tool:  # a folder of tables: one figure each
@@ -430,6 +448,11 @@ def items_import(records, dims: list[str], metric: str, name: str,
     imported.format = "items"
     imported.items = records
     return imported
+
+
+# what the streamed import of per-item tables (below this module) uses of it
+HOOKS = stream.Hooks(items_import=items_import, text_chars=text_chars,
+                     within=lambda chars, max_bytes, name: _within(chars, max_bytes, name))
 
 
 def map_axes(dims: list[str], records: list[tuple[str, dict]],

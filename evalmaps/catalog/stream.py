@@ -10,9 +10,8 @@ its cells (:func:`evalmaps.readers.items.summarise`, the same numbers as an impo
 together). Where two files share a cell (files split by category, say), the cells, and the check
 that no item is twice in one cell, come from the Parquet instead (DuckDB, within a memory limit).
 
-:func:`import_paths` does the same for files on disk, reading each file only when its turn
-comes (a zip: its members one zip at a time); :func:`evalmaps.catalog.imports.import_paths`
-hands its per-item imports to it.
+:func:`evalmaps.catalog.imports.import_paths` hands it the tables of files on disk as it asks
+for them, each file read only when its turn comes (a zip: its members one zip at a time).
 """
 
 from __future__ import annotations
@@ -21,9 +20,10 @@ import bisect
 import math
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 import pyarrow as pa
@@ -42,6 +42,17 @@ DUCKDB_MEMORY = "256MB"  # what DuckDB may hold for cells that span files (it sp
 class NotStreamed(Exception):
     """The files are not per-item tables only (harness results among them): the import that
     holds every file at once reads them."""
+
+
+class Hooks(NamedTuple):
+    """What the import above this module lends it (it imports this module, so this one does
+    not import it): ``items_import(records, dims, metric, name, notes, warnings, summary=)``,
+    the import of records; ``text_chars(frame)``, a table's characters of text; ``within(chars,
+    max_bytes, name)``, the refusal of an upload whose texts come to more than it may."""
+
+    items_import: Callable
+    text_chars: Callable
+    within: Callable
 
 
 class _Group:
@@ -130,11 +141,9 @@ class _Group:
                 writer.close()
         self._scores = self._texts = None
 
-    def finish(self, name: str, options: ImportOptions):
+    def finish(self, name: str, options: ImportOptions, items_import: Callable):
         """The import of the group's records (their cells from the Parquet where files share
-        cells)."""
-        from evalmaps.catalog.imports import items_import
-
+        cells), made by ``items_import`` (:class:`Hooks`)."""
         self.close()
         self._check_renames(options.rename)
         records = item_store.SpooledRecords(self.folder, self.dims, self.rows, self.text_chars)
@@ -246,13 +255,15 @@ def _cells_from_parquet(records: item_store.SpooledRecords) -> pd.DataFrame:
 
 
 def item_tables(tables: Iterable[tuple[str, Probe, str]], name: str, options: ImportOptions,
-                max_bytes: int | None, by_tool: bool):
+                max_bytes: int | None, by_tool: bool, hooks: Hooks):
     """Per-item tables (``--item``/``--correct`` given, or each with ``item`` and ``score``
     columns) -> ONE figure of all their records, the tables of the same columns together (a
     folder of one file per model, named by ``--set model={file}``), read and written one table
     at a time (the module's docstring); tables of other columns make a figure each with
     ``by_tool``, else are refused. None when the tables are not all per-item records (they
-    import as tables do)."""
+    import as tables do). ``tables`` may be read as they are asked for (a folder's files, one at
+    a time: :func:`evalmaps.catalog.imports.import_paths`); a file of other results among them
+    raises :class:`NotStreamed` there."""
     groups: dict[tuple[str, ...], _Group] = {}
     expanded = 0  # the texts' characters, as read: a Parquet file of 2 KB may hold 100 MB
     try:
@@ -269,10 +280,10 @@ def item_tables(tables: Iterable[tuple[str, Probe, str]], name: str, options: Im
             del probe
             if not item_records.is_item_table(frame.columns, options):
                 return None
-            chars = _text_chars(frame)
+            chars = hooks.text_chars(frame)
             if max_bytes is not None:  # an upload: its texts count against what it may unzip to
                 expanded += chars
-                _within(expanded, max_bytes, name)
+                hooks.within(expanded, max_bytes, name)
             columns = tuple(sorted(str(c).strip() for c in frame.columns))
             group = groups.get(columns)
             if group is None:
@@ -287,7 +298,8 @@ def item_tables(tables: Iterable[tuple[str, Probe, str]], name: str, options: Im
             group.warnings += reading.warnings
             group.text_chars += chars
             del frame, reading
-        figures = [group.finish(name if len(groups) == 1 else group.first, options)
+        figures = [group.finish(name if len(groups) == 1 else group.first, options,
+                                hooks.items_import)
                    for group in groups.values()]
     except BaseException:
         for group in groups.values():
@@ -295,59 +307,3 @@ def item_tables(tables: Iterable[tuple[str, Probe, str]], name: str, options: Im
             item_store._remove_spool(str(group.folder), os.getpid())
         raise
     return figures if by_tool else figures[0]
-
-
-def _text_chars(frame: pd.DataFrame) -> int:
-    from evalmaps.catalog.imports import text_chars
-
-    return text_chars(frame)
-
-
-def _within(chars: int, max_bytes: int, name: str) -> None:
-    from evalmaps.catalog.imports import _within as within
-
-    within(chars, max_bytes, name)
-
-
-# ------------------------------------------------------------------------- files on disk
-
-def files_of(paths) -> tuple[list[tuple[Path, bool]], str]:
-    """The files ``paths`` name (folders searched recursively, as an import searches them),
-    each with whether a search found it, and a name for all of them; none is read."""
-    from evalmaps.catalog.imports import _sources_listed
-
-    return _sources_listed(paths)
-
-
-def import_paths(paths, options: ImportOptions, by_tool: bool = False):
-    """:func:`evalmaps.catalog.imports.import_paths` (``by_tool``: ``import_paths_by_tool``) of
-    per-item tables, each file read when its turn comes and let go once its records are
-    written. Raises :class:`NotStreamed` when the files are not per-item tables only (harness
-    results among them); None when they are fewer than two tables, or not per-item records."""
-    listed, name = files_of(paths)
-    if len(listed) < 2:
-        return None
-    tables = _tables_of(listed, options)
-    first = next(tables, None)
-    second = next(tables, None)
-    if second is None:
-        return None  # one table: imported as a table is
-    from itertools import chain
-
-    return item_tables(chain([first, second], tables), name, options, None, by_tool)
-
-
-def _tables_of(listed: list[tuple[Path, bool]], options: ImportOptions
-               ) -> Iterator[tuple[str, Probe, str]]:
-    """Each table of the files, a file read (a zip unzipped) only when the tables before it are
-    done; a file of harness results raises :class:`NotStreamed` (a file a search found that is
-    not results is passed over, as the import of all the files at once passes over it)."""
-    from evalmaps.catalog.imports import _read, read_source
-
-    for path, searched in listed:
-        found = read_source(path.as_posix(), _read(path), searched, options, None)
-        if found.readings:
-            raise NotStreamed(path.as_posix())
-        while found.tables:
-            yield found.tables.pop(0)
-

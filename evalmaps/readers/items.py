@@ -19,11 +19,13 @@ item (or per item and sample), is imported by :func:`import_items`:
   so that a folder of one file per model is one figure (:func:`evalmaps.catalog.imports`
   combines per-item tables of the same columns).
 
-The dimensions are the other columns that hold labels: not free text, at most
-:data:`MAX_LABELS` labels, not the same in every row, not the reference written another way
-(a column one-to-one with it, such as an answer's index: a property of each item; one-to-one
-but for a few bad source rows too, with a warning naming them: :func:`_restates`) and not
-named by ``--drop COL``; columns left out are named in a note. ``--rename DIM:OLD=NEW`` shows a
+The dimensions are the other columns that hold labels, by what they are (:func:`_dimensions`):
+the model, ``-x``, ``-y`` and ``--rename``'s DIM whatever their count of labels; a column that
+tells rows of one item apart; and a property of each item that groups the items in at most
+:data:`MAX_LABELS` groups, unless it restates the reference (a column one-to-one with it, such
+as an answer's index; one-to-one but for a few bad source rows too, with a warning naming
+them: :func:`_restates`). Free text, an empty column and ``--drop COL`` never are; columns left
+out are named in a note with their reasons. ``--rename DIM:OLD=NEW`` shows a
 label under another name. The model (``--set model=...`` or a ``model`` column) is a facet, so
 that Compare can put two models side by side, unless ``-x`` or ``-y`` names it; with a single
 other dimension, x is ``metric`` (one label).
@@ -46,7 +48,7 @@ TEXT_COLUMNS = ("prompt", "target", "response")
 # generated_text), tried in order where the column of TEXT_COLUMNS' own name is absent
 TEXT_ALIASES = {"prompt": ("question", "input", "instruction", "problem"),
                 "response": ("generated_text", "output", "completion", "model_output")}
-MAX_LABELS = 50  # a column with more labels is an item's attribute, not a dimension
+MAX_LABELS = 50  # a property of each item with more labels is an attribute, not a grouping
 MAX_LABEL = 100  # a longer text is free text, not a label
 # Inspect's letter values, as inspect_ai.scorer.value_to_float maps them
 LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
