@@ -41,10 +41,10 @@ from benchmarks import live as live_bench  # noqa: E402
 from benchmarks.server import Gunicorn, request, rss_mb  # noqa: E402
 from benchmarks.sweeps import Sweep, sweeps  # noqa: E402
 
-SECTIONS = ("load", "items", "rank", "cli", "callback", "payload", "paint", "transfer", "throughput",
-            "soak", "uploads", "lighthouse", "live", "objects")
+SECTIONS = ("load", "items", "rank", "cli", "lab", "callback", "payload", "paint", "transfer",
+            "throughput", "soak", "uploads", "lighthouse", "live", "objects")
 # sections that need none of the sweeps written
-OWN_DATA = {"soak", "uploads", "live", "rank", "cli", "objects"}
+OWN_DATA = {"soak", "uploads", "live", "rank", "cli", "lab", "objects"}
 SERVER_SECTIONS = {"callback", "payload", "paint", "transfer", "throughput", "lighthouse"}
 JSON = {"Content-Type": "application/json"}
 # the upload budget of the soak and uploads server, low on purpose: below what importing the
@@ -1556,6 +1556,78 @@ def section_cli(ctx: "Context") -> list[Row]:
     return [row]
 
 
+# ----------------------------------------------------------------------------- lab
+
+LAB_MODELS = (50, 200, 1000)
+LAB_GB = 1.0  # issue 41: at 200 models, at most 1 GB peak RSS
+
+
+def lab_once(what: str, folder: Path, out: Path, timeout: float = 3600) -> dict:
+    """``benchmarks/lab.py import|floor`` in a fresh process: its time, CPU time, peak RSS."""
+    shutil.rmtree(out, ignore_errors=True)
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "lab.py"), what,
+                           str(folder), str(out)], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT)
+    shutil.rmtree(out, ignore_errors=True)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        raise RuntimeError(f"{what} exited with {proc.returncode}: "
+                           f"{(proc.stderr.strip().splitlines() or ['no output'])[-1]}")
+    return json.loads(lines[-1])
+
+
+def section_lab(ctx: "Context") -> list[Row]:
+    """Issue 41: a lab's folder of N models' per-item zips in MMLU-Pro's layout
+    (``benchmarks/lab.py``), ``evalmaps import DIR --item question_id --correct pred=answer
+    --set model={file} -o lab.csv`` in a fresh process against the streaming floor (orjson ->
+    Arrow -> Parquet, one file at a time) in a fresh process, taken in turn: time, CPU time and
+    peak RSS."""
+    from benchmarks import lab
+
+    counts = (3, 6) if ctx.quick else LAB_MODELS
+    rows = []
+    for models in counts:
+        records = models * lab.ITEMS
+        folder = ctx.tmp / f"lab-{models}"
+        ctx.log(f"lab: writing {models} models' zips")
+        lab.make(folder, models)
+        at_goal = models == 200
+        time_row = Row(f"lab: import {models} models ({records / 1e6:.2g}M records): time",
+                       "s", "≤ 2x" if at_goal else "—",
+                       within=ratio_at_most(2.0) if at_goal else None)
+        cpu_row = Row(f"lab: import {models} models: CPU time (user + system)", "s")
+        rss_row = Row(f"lab: import {models} models: peak RSS", "MB",
+                      f"≤ {LAB_GB * 1024:.0f} MB" if at_goal else
+                      ("completes" if models == 1000 else "—"),
+                      within=value_at_most(LAB_GB * 1024) if at_goal else
+                      ((lambda value, ratio: True) if models == 1000 else None))
+        ctx.log(f"lab: {models} models: evalmaps import and the floor")
+        found: dict[str, dict] = {}
+
+        def measure(folder=folder, found=found):
+            found["floor"] = lab_once("floor", folder, ctx.tmp / "lab-floor-out")
+            found["import"] = lab_once("import", folder, ctx.tmp / "lab-import-out")
+            return found["import"]["seconds"], found["floor"]["seconds"]
+
+        attempt(time_row, measure, ctx.log)
+        if found.get("import") and found.get("floor"):
+            cpu_row.evalmaps, cpu_row.floor = (found[k]["cpu_seconds"] for k in ("import", "floor"))
+            rss_row.evalmaps, rss_row.floor = (found[k]["peak_mb"] for k in ("import", "floor"))
+        else:
+            cpu_row.failed = rss_row.failed = time_row.failed
+        rows += [time_row, cpu_row, rss_row]
+        shutil.rmtree(folder, ignore_errors=True)
+    ctx.notes.append(f"lab: folders of {', '.join(map(str, counts))} models' zips in MMLU-Pro's "
+                     f"layout ({lab.ITEMS:,} items in {len(lab.CATEGORIES)} categories a model, "
+                     f"about 3.5 MB zipped, 14.8 MB unzipped; {lab.DISTINCT} distinct models, "
+                     f"the others copies under their own names), evalmaps import DIR "
+                     f"{' '.join(lab.OPTIONS)} -o lab.csv against the floor: each zip unzipped, "
+                     f"parsed by orjson, its records as Arrow columns written to a scores and a "
+                     f"texts Parquet file (zstd), one file at a time; each a fresh process, one "
+                     f"run each, the floor first. Peak RSS: VmHWM.")
+    return rows
+
+
 # ----------------------------------------------------------------------------- live
 
 def section_objects(ctx: "Context") -> list[Row]:
@@ -1690,6 +1762,7 @@ def idle_cpu_row(ctx: "Context", server: Gunicorn, browser, fid: str) -> Row:
 
 
 SECTION_FUNCS = {"load": section_load, "items": section_items, "rank": section_rank,
+                 "lab": section_lab,
                  "cli": section_cli,
                  "callback": section_callback,
                  "payload": section_payload, "paint": section_paint, "transfer": section_transfer,

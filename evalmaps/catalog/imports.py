@@ -18,15 +18,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path, PurePosixPath
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from evalmaps import readers
-from evalmaps.catalog import columnar
+from evalmaps.catalog import columnar, stream
 from evalmaps.catalog.imported import Imported
 from evalmaps.catalog.load import frame_columns, parse_spec, validate_cells, validate_columns
 from evalmaps.catalog.shaping import import_table
@@ -109,33 +109,74 @@ def import_paths(paths, options: ImportOptions | None = None,
     Always a list. Without ``by_tool``, a list of one figure: files of several tools, or
     several tables, are refused. With it, files of several tools (a folder holding the EvalPlus
     leaderboard and EvalPerf results) make one figure per tool, and a folder of tables one
-    figure per table: what ``evalmaps import`` writes."""
+    figure per table: what ``evalmaps import`` writes. Per-item tables are read one file at a
+    time (:mod:`evalmaps.catalog.stream`)."""
+    streamed = _streamed(paths, options, by_tool=by_tool)
+    if streamed is not None:
+        return streamed
     sources, name, searched = _sources(paths)
     return _import_sources(sources, name, options, max_bytes=None, searched=searched,
                            by_tool=by_tool)
 
 
-def _sources(paths) -> tuple[list[tuple[str, bytes]], str, bool]:
-    """The files' names and bytes (folders searched recursively), a name for all of them, and
-    whether any came from a search."""
+def _streamed(paths, options: ImportOptions | None, by_tool: bool):
+    """Per-item tables (``--item`` or ``--correct`` given) of two files or more, read one file
+    at a time (:func:`evalmaps.catalog.stream.item_tables`); None for anything else."""
+    if options is None or not (options.item or options.correct):
+        return None
+    listed, name = _sources_listed(paths)
+    if len(listed) < 2:
+        return None
+    tables = _tables_of(listed, options)
+    try:
+        first = [t for t in (next(tables, None), next(tables, None)) if t is not None]
+        if len(first) < 2:
+            return None  # one table: imported as a table is
+        return stream.item_tables(chain(first, tables), name, options, None, by_tool, HOOKS)
+    except stream.NotStreamed:
+        return None  # harness results among them: read as they are
+
+
+def _tables_of(listed: list[tuple[Path, bool]], options: ImportOptions):
+    """Each table of the files, a file read (a zip unzipped) only when the tables before it
+    are done; a file of harness results raises :class:`evalmaps.catalog.stream.NotStreamed` (a
+    file a search found that is not results is passed over, as :func:`finish_sources` passes
+    over it)."""
+    for path, searched in listed:
+        found = read_source(path.as_posix(), _read(path), searched, options, None)
+        if found.readings:
+            raise stream.NotStreamed(path.as_posix())
+        while found.tables:
+            yield found.tables.pop(0)
+
+
+def _sources_listed(paths) -> tuple[list[tuple[Path, bool]], str]:
+    """The files ``paths`` name (folders searched recursively), each with whether a search found
+    it, and a name for all of them; none is read."""
     paths = [Path(p) for p in paths]
     if not paths:
         raise ImportFailed("no file was given. Give one or more files, folders or zips.")
-    sources: list[tuple[str, bytes]] = []
-    searched = False
+    listed: list[tuple[Path, bool]] = []
     for path in paths:
         if path.is_dir():
-            searched = True
             found = sorted(p for p in path.rglob("*") if p.is_file()
                            and p.suffix.lower() in SUFFIXES and not p.name.startswith("."))
             if not found:
                 raise ImportFailed("the folder holds no results files (.json, .eval, .csv, "
                                    ".parquet, .jsonl, .zip).", file=str(path))
-            sources += [(p.as_posix(), _read(p)) for p in found]
+            listed += [(p, True) for p in found]
         else:
-            sources.append((path.as_posix(), _read(path)))
+            listed.append((path, False))
     name = paths[0].as_posix() if len(paths) == 1 else f"{len(paths)} paths"
-    return sources, name, searched
+    return listed, name
+
+
+def _sources(paths) -> tuple[list[tuple[str, bytes]], str, bool]:
+    """The files' names and bytes (folders searched recursively), a name for all of them, and
+    whether any came from a search."""
+    listed, name = _sources_listed(paths)
+    sources = [(path.as_posix(), _read(path)) for path, _ in listed]
+    return sources, name, any(searched for _, searched in listed)
 
 
 def _import_sources(sources: list[tuple[str, bytes]], name: str,
@@ -229,8 +270,8 @@ def finish_sources(found: Found, name: str, options: ImportOptions | None = None
     if not tables:
         raise ImportFailed(f"no results were found: none of {readers.described()}. Give the "
                            f"files themselves or the folder that holds them.", file=name)
-    if len(tables) > 1:
-        combined = _item_tables(tables, name, options, max_bytes, by_tool)
+    if len(tables) > 1:  # per-item tables: one at a time
+        combined = stream.item_tables(tables, name, options, max_bytes, by_tool, HOOKS)
         if combined is not None:
             return combined
     if len(tables) > 1 and by_tool:  # a folder of tables: one figure each
@@ -267,43 +308,6 @@ def _each_table(tables: list[tuple[str, Probe, str]], given: list[str],
     return figures
 
 
-def _item_tables(tables: list[tuple[str, Probe, str]], name: str, options: ImportOptions,
-                 max_bytes: int | None, by_tool: bool) -> list[Imported] | None:
-    """Several per-item tables (``--item``/``--correct`` given, or each with ``item`` and
-    ``score`` columns) -> ONE figure of all their records, the tables of the same columns
-    together (a folder of one file per model, named by ``--set model={file}``); tables of other
-    columns make a figure each with ``by_tool``, else are refused. None when the tables are not
-    all per-item records (they import as tables do)."""
-    frames: dict[tuple[str, ...], list[tuple[str, pd.DataFrame]]] = {}
-    warnings: dict[str, list[str]] = {}  # what each file's reader said, kept with its figure
-    expanded = 0  # the texts' characters, as read: a Parquet file of 2 KB may hold 100 MB
-    for file, probe, kind in tables:
-        try:
-            with columnar.lean_memory():
-                reading = readers.reader(kind).read(probe, file, options, max_bytes)
-            frame, warnings[file] = reading.table, reading.warnings
-        except DataError:
-            if options.item or options.correct:
-                raise
-            return None  # not records the user named: the tables' own import says what is wrong
-        if not item_records.is_item_table(frame.columns, options):
-            return None
-        if max_bytes is not None:  # an upload: its texts count against what it may unzip to
-            expanded += text_chars(frame)
-            _within(expanded, max_bytes, name)
-        columns = tuple(sorted(str(c).strip() for c in frame.columns))
-        frames.setdefault(columns, []).append((file, frame))
-    if len(frames) > 1 and not by_tool:
-        (one, _), (other, _) = (group[0] for group in frames.values())
-        raise ImportFailed(f"the per-item tables {short(one)} and {short(other)} have different "
-                           f"columns, so they are not one figure. Import them one at a time.",
-                           file=name)
-    figures = [_item_group(group, name if len(frames) == 1 else group[0][0], options,
-                           list(dict.fromkeys(w for file, _ in group for w in warnings[file])))
-               for group in frames.values()]
-    return figures
-
-
 def text_chars(frame) -> int:
     """The characters of a table's text columns (what its records keep as texts and labels): a
     pandas DataFrame or an Arrow table."""
@@ -322,36 +326,6 @@ def text_chars(frame) -> int:
         lengths = values.astype("string").str.len()
         total += int(lengths.sum(skipna=True))
     return total
-
-
-def _item_group(group: list[tuple[str, pd.DataFrame]], name: str,
-                options: ImportOptions, warnings: list[str]) -> Imported:
-    """Per-item tables of the same columns -> one import of all their records (``warnings``:
-    what their readers said)."""
-    if len(group) == 1:
-        file, frame = group[0]
-        notes: list[str] = []
-        records, dims, metric = item_records.import_items(frame, file, options, notes,
-                                                          warnings=warnings)
-        return items_import(records, dims, metric, file, notes, warnings)
-    frame = pd.concat([f.rename(columns=lambda c: str(c).strip()) for _, f in group],
-                      ignore_index=True)
-    starts = [0]
-    for _, f in group:
-        starts.append(starts[-1] + len(f))
-    files = pd.Series(np.repeat([file for file, _ in group], [len(f) for _, f in group]))
-    notes = [f"The per-item records of {len(group)} files: "
-             f"{', '.join(short(f) for f, _ in group[:5])}{' ...' if len(group) > 5 else ''}."]
-    try:
-        records, dims, metric = item_records.import_items(frame, name, options, notes, files,
-                                                          warnings)
-    except ImportFailed as exc:
-        if exc.row is None:
-            raise
-        at = next(i for i in range(len(group)) if exc.row - 2 < starts[i + 1])
-        raise ImportFailed(exc.problem, file=group[at][0], row=exc.row - starts[at],
-                           column=exc.column) from None
-    return items_import(records, dims, metric, name, notes, warnings)
 
 
 def _table(file: str, probe: Probe, kind: str, options: ImportOptions | None,
@@ -444,12 +418,16 @@ ITEM_DECIMALS = 4  # a mean over items, a fraction: two decimals as a percent (1
 
 
 def items_import(records, dims: list[str], metric: str, name: str,
-                 notes: list[str], warnings: list[str], grouped=None) -> Imported:
+                 notes: list[str], warnings: list[str], grouped=None,
+                 summary: tuple[pd.DataFrame, bool] | None = None) -> Imported:
     """Per-item records (dims, item, sample, score, texts) -> an import whose cells are their
     means (:func:`evalmaps.readers.items.summarise`), each with its item count ``n``, and which
     keeps the records (``Imported.items``). Scores within 0..1 make a fraction (shown as a
-    percent)."""
-    if grouped is not None:  # records in Arrow, grouped by item already, scores' range known
+    percent). ``summary``: the cells, and whether every score is within 0..1, worked out already
+    (records kept as Parquet: :mod:`evalmaps.catalog.stream`)."""
+    if summary is not None:
+        cells, fraction = summary
+    elif grouped is not None:  # records in Arrow, grouped by item already, scores' range known
         cells = item_records.summarise_grouped(grouped, dims)
         low, high = grouped[3]
         fraction = 0 <= low and high <= 1
@@ -476,6 +454,11 @@ def items_import(records, dims: list[str], metric: str, name: str,
     imported.format = "items"
     imported.items = records
     return imported
+
+
+# what the streamed import of per-item tables (below this module) uses of it
+HOOKS = stream.Hooks(items_import=items_import, text_chars=text_chars,
+                     within=lambda chars, max_bytes, name: _within(chars, max_bytes, name))
 
 
 def map_axes(dims: list[str], records: list[tuple[str, dict]],

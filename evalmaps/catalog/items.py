@@ -239,27 +239,10 @@ class ItemRecords:
               texts: pd.DataFrame | None = None) -> ItemRecords:
         """Keep ``scores`` (dims, ``item``, optional ``sample``, ``score``) and ``texts`` (dims,
         ``item``, any of prompt/target/response) in ``folder``, sorted by dims and item."""
-        dims = tuple(dims)
-        frame = pd.DataFrame({d: scores[d].astype(str) for d in dims})
-        frame["item"] = scores["item"].astype(str)
-        frame["sample"] = (scores["sample"].astype("int64") if "sample" in scores
-                           else np.zeros(len(scores), dtype="int64"))
-        frame["score"] = scores["score"].astype("float64")
-        for column in cluster_columns(scores.columns):
-            frame[column] = scores[column].astype(str)
-        frame = frame.sort_values([*dims, "item", "sample"], kind="stable", ignore_index=True)
-        _write(pa.Table.from_pandas(frame, preserve_index=False), Path(folder) / SCORES)
-        if texts is not None and len(texts):
-            kept = [c for c in TEXT_COLUMNS if c in texts]
-            tframe = pd.DataFrame({d: texts[d].astype(str) for d in dims})
-            tframe["item"] = texts["item"].astype(str)
-            if "sample" in texts:
-                tframe["sample"] = texts["sample"].astype("int64")
-            for column in kept:
-                tframe[column] = texts[column].astype(object).where(texts[column].notna(), None)
-                tframe[column] = tframe[column].map(lambda v: v if v is None else str(v))
-            tframe = tframe.sort_values([*dims, "item"], kind="stable", ignore_index=True)
-            _write(pa.Table.from_pandas(tframe, preserve_index=False), Path(folder) / TEXTS)
+        scores_table, texts_table = record_tables(dims, scores, texts)
+        _write(scores_table, Path(folder) / SCORES)
+        if texts_table is not None:
+            _write(texts_table, Path(folder) / TEXTS)
         return cls(folder, dims)
 
     @property
@@ -487,6 +470,126 @@ class ItemRecords:
         return {str(row[0]) for row in rows}
 
 
+def record_tables(dims: Sequence[str], scores: pd.DataFrame, texts: pd.DataFrame | None = None
+                  ) -> tuple[pa.Table, pa.Table | None]:
+    """What :meth:`ItemRecords.write` keeps, as Arrow tables: the scores (dims and ``item`` as
+    text, ``sample``, ``score``, clusters) sorted by dims, item and sample, and the texts (None
+    when there are none) sorted by dims and item."""
+    dims = tuple(dims)
+    frame = pd.DataFrame({d: scores[d].astype(str) for d in dims})
+    frame["item"] = scores["item"].astype(str)
+    frame["sample"] = (scores["sample"].astype("int64") if "sample" in scores
+                       else np.zeros(len(scores), dtype="int64"))
+    frame["score"] = scores["score"].astype("float64")
+    for column in cluster_columns(scores.columns):
+        frame[column] = scores[column].astype(str)
+    frame = frame.sort_values([*dims, "item", "sample"], kind="stable", ignore_index=True)
+    scores_table = pa.Table.from_pandas(frame, preserve_index=False)
+    if texts is None or not len(texts):
+        return scores_table, None
+    kept = [c for c in TEXT_COLUMNS if c in texts]
+    tframe = pd.DataFrame({d: texts[d].astype(str) for d in dims})
+    tframe["item"] = texts["item"].astype(str)
+    if "sample" in texts:
+        tframe["sample"] = texts["sample"].astype("int64")
+    for column in kept:
+        tframe[column] = texts[column].astype(object).where(texts[column].notna(), None)
+        tframe[column] = tframe[column].map(lambda v: v if v is None else str(v))
+    tframe = tframe.sort_values([*dims, "item"], kind="stable", ignore_index=True)
+    schema = pa.schema([*(pa.field(c, pa.string()) for c in (*dims, "item")),
+                        *([pa.field("sample", pa.int64())] if "sample" in tframe else []),
+                        *(pa.field(c, pa.string()) for c in kept)])
+    return scores_table, pa.Table.from_pandas(tframe, schema=schema, preserve_index=False)
+
+
+class SpooledRecords:
+    """Per-item records written already, as they came, to Parquet in a temporary folder of this
+    process (``scores.parquet``, and ``texts.parquet`` where they have texts), as an import
+    that streams them file by file makes them (:mod:`evalmaps.catalog.stream`): what an
+    import's ``items`` is then, in place of the records in memory. :func:`save` puts them
+    where a figure keeps its records; the folder goes with the object (or with the process)."""
+
+    def __init__(self, folder: str | Path, dims: Sequence[str], rows: int,
+                 text_chars: int = 0) -> None:
+        import weakref
+
+        self.folder = Path(folder)
+        self.dims = tuple(dims)
+        self.rows = rows
+        self.text_chars = text_chars  # the characters of the records' texts and labels
+        self._finalizer = weakref.finalize(self, _remove_spool, str(self.folder), os.getpid())
+
+    def __len__(self) -> int:
+        return self.rows
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.rows, len(pq.read_schema(self.folder / SCORES).names)
+
+    def records(self) -> ItemRecords:
+        """The records where they are, to query."""
+        return ItemRecords(self.folder, self.dims)
+
+    def to_pandas(self) -> pd.DataFrame:
+        """The records in memory, as an import that does not stream gives them (dims, item,
+        sample, score, clusters, texts): for a small import only."""
+        frame = pq.read_table(self.folder / SCORES).to_pandas()
+        if (self.folder / TEXTS).is_file():
+            texts = pq.read_table(self.folder / TEXTS).to_pandas()
+            key = [*self.dims, "item", *(["sample"] if "sample" in texts else [])]
+            frame = frame.merge(texts, on=key, how="left")
+        return frame
+
+    def save(self, folder: str | Path) -> ItemRecords:
+        """Copy the records into ``folder`` (each file whole: written aside, then renamed)."""
+        import shutil
+
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in (SCORES, TEXTS):
+            source = self.folder / name
+            if not source.is_file():
+                continue
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".parquet")
+            os.close(fd)
+            try:
+                shutil.copyfile(source, tmp)
+                os.chmod(tmp, 0o644)
+                os.replace(tmp, folder / name)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        return ItemRecords(folder, self.dims)
+
+    def digest(self) -> str:
+        """A hash of the records' content: of their Parquet files' bytes, read a block at a
+        time."""
+        import hashlib
+
+        h = hashlib.sha256(",".join(self.dims).encode())
+        for name in (SCORES, TEXTS):
+            path = self.folder / name
+            if path.is_file():
+                h.update(b"\0" + name.encode() + b"\0")
+                with open(path, "rb") as f:
+                    for block in iter(lambda: f.read(1 << 20), b""):
+                        h.update(block)
+        return h.hexdigest()
+
+    def remove(self) -> None:
+        """Remove the folder now (else when the object goes)."""
+        self._finalizer()
+
+
+def _remove_spool(folder: str, pid: int) -> None:
+    """Remove a spool folder of the process ``pid``, when this is it (a forked child's copy of
+    the object leaves the folder to the process that made it)."""
+    import shutil
+
+    if os.getpid() == pid:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def cluster_columns(columns) -> list[str]:
     """The columns of records that keep clusters (``cluster:COL``), in their order."""
     return [str(c) for c in columns if str(c).startswith(CLUSTER_PREFIX)]
@@ -510,7 +613,12 @@ def _empty() -> ItemScores:
 
 def save(folder: str | Path, dims: Sequence[str], records: pd.DataFrame) -> ItemRecords:
     """Keep an import's per-item records (dims, item, sample, score, any texts) in ``folder``:
-    the scores apart from the texts (:meth:`ItemRecords.write`)."""
+    the scores apart from the texts (:meth:`ItemRecords.write`); records spooled to Parquet
+    already (:class:`SpooledRecords`) are copied as they are."""
+    if isinstance(records, SpooledRecords):
+        if tuple(dims) != records.dims:
+            raise ValueError(f"the records' dimensions are {records.dims}, not {tuple(dims)}")
+        return records.save(folder)
     if isinstance(records, pa.Table):  # the Arrow path's records: dims as text, no texts
         order = [(d, "ascending") for d in (*dims, "item", "sample")]
         text = {c: records.column(c).cast(pa.string()) for c in (*dims, "item")}
@@ -529,6 +637,8 @@ def digest(records: pd.DataFrame) -> str:
     """A hash of per-item records' content (what a cache or a store keys them by)."""
     import hashlib
 
+    if isinstance(records, SpooledRecords):
+        return records.digest()
     if isinstance(records, pa.Table):
         sink = pa.BufferOutputStream()
         with pa.ipc.new_stream(sink, records.schema) as writer:

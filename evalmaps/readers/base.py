@@ -287,6 +287,15 @@ def check_header(head: list[str], name: str) -> None:
 
 
 def parse_json(data: bytes):
+    """The JSON document ``data`` holds (UTF-8, a BOM allowed), as :func:`json.loads` reads it;
+    None when it holds none. orjson reads it (several times faster); what orjson refuses and
+    the json module takes (NaN, integers past 64 bits, lone surrogates) the json module reads."""
+    import orjson
+
+    try:
+        return orjson.loads(data[3:] if data[:3] == b"\xef\xbb\xbf" else data)
+    except orjson.JSONDecodeError:
+        pass
     try:
         return json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError, RecursionError):

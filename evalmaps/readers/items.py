@@ -19,11 +19,13 @@ item (or per item and sample), is imported by :func:`import_items`:
   so that a folder of one file per model is one figure (:func:`evalmaps.catalog.imports`
   combines per-item tables of the same columns).
 
-The dimensions are the other columns that hold labels: not free text, at most
-:data:`MAX_LABELS` labels, not the same in every row, not the reference written another way
-(a column one-to-one with it, such as an answer's index: a property of each item; one-to-one
-but for a few bad source rows too, with a warning naming them: :func:`_restates`) and not
-named by ``--drop COL``; columns left out are named in a note. ``--rename DIM:OLD=NEW`` shows a
+The dimensions are the other columns that hold labels, by what they are (:func:`_dimensions`):
+the model, ``-x``, ``-y`` and ``--rename``'s DIM whatever their count of labels; a column that
+tells rows of one item apart; and a property of each item that groups the items in at most
+:data:`MAX_LABELS` groups, unless it restates the reference (a column one-to-one with it, such
+as an answer's index; one-to-one but for a few bad source rows too, with a warning naming
+them: :func:`_restates`). Free text, an empty column and ``--drop COL`` never are; columns left
+out are named in a note with their reasons. ``--rename DIM:OLD=NEW`` shows a
 label under another name. The model (``--set model=...`` or a ``model`` column) is a facet, so
 that Compare can put two models side by side, unless ``-x`` or ``-y`` names it; with a single
 other dimension, x is ``metric`` (one label).
@@ -46,7 +48,7 @@ TEXT_COLUMNS = ("prompt", "target", "response")
 # generated_text), tried in order where the column of TEXT_COLUMNS' own name is absent
 TEXT_ALIASES = {"prompt": ("question", "input", "instruction", "problem"),
                 "response": ("generated_text", "output", "completion", "model_output")}
-MAX_LABELS = 50  # a column with more labels is an item's attribute, not a dimension
+MAX_LABELS = 50  # a property of each item with more labels is an attribute, not a grouping
 MAX_LABEL = 100  # a longer text is free text, not a label
 # Inspect's letter values, as inspect_ai.scorer.value_to_float maps them
 LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
@@ -210,13 +212,15 @@ def _texts(frame: pd.DataFrame, lower: dict[str, str], exclude: set[str]) -> dic
 
 def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
                  notes: list[str], files: pd.Series | None = None,
-                 warnings: list[str] | None = None) -> tuple[pd.DataFrame, list[str], str]:
+                 warnings: list[str] | None = None,
+                 dims_of: list[str] | None = None) -> tuple[pd.DataFrame, list[str], str]:
     """A per-item table (texts) -> its items (dims, item, sample, score, texts), its dims
     (facets first, then y and x) and the metric's name. See the module's docstring.
     ``files``: each row's file, when the rows of several files are read as one table (their
     ``{file}`` labels differ; errors name the file). ``warnings``: where to say what the user
     should check (a column left out of the dimensions because of a few bad rows); else the
-    ``notes``."""
+    ``notes``. ``dims_of``: the dimension columns, decided already (by the first of several
+    tables of the same columns read one at a time: :mod:`evalmaps.catalog.stream`)."""
     frame = frame.rename(columns=lambda c: str(c).strip())
     columns = list(frame.columns)
     lower = {c.lower(): c for c in columns}
@@ -291,30 +295,13 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
     if needed:
         raise ImportFailed(f"--drop names the column {needed[0]!r}, which holds the items' ids "
                            f"or scores. Drop another column, or leave --drop out.", file=name)
-    dims, left_out = [], []
-    reference = frame[options.correct[1]].astype(str) if options.correct else None
-    for col in columns:
-        if col in used or col in options.fixed or col in options.drop:
-            continue
-        values = frame[col].astype(str)
-        distinct = values.nunique()
-        if distinct > MAX_LABELS or (distinct < 2 and values.iloc[0].strip() == "") \
-                or _free_text(values):
-            left_out.append(col)
-        elif reference is not None and _one_to_one(values, reference):
-            left_out.append(col)  # the reference written another way (an answer's index)
-        elif reference is not None and (off := _restates(values, reference, ids)) is not None:
-            left_out.append(col)  # the same, but for a few items whose two disagree
-            said = "; ".join(f"{item_col} {i!r}: {options.correct[1]} {r!r}, {col} {v!r}"
-                             for i, r, v in off[:3])
-            (notes if warnings is None else warnings).append(
-                f"The column {col!r} is the reference {options.correct[1]!r} written another "
-                f"way (a property of each item), but the two disagree in {len(off)} row"
-                f"{'s' if len(off) > 1 else ''} ({said}{'; ...' if len(off) > 3 else ''}); it "
-                f"is left out of the dimensions. Check those rows of the source; --drop COL "
-                f"leaves out any other column.")
-        else:
-            dims.append(col)
+    if dims_of is not None:  # decided already, by the first table of a stream of them
+        dims, left_out = [c for c in dims_of if c in frame and c not in options.fixed], []
+        reasons: dict[str, str] = {}
+    else:
+        dims, reasons = _dimensions(frame, columns, used, options, ids, sample, item_col, name,
+                                    notes if warnings is None else warnings)
+        left_out = [c for c in reasons if c not in options.drop]
     out = pd.DataFrame({**{d: frame[d].astype(str).str.strip() for d in dims},
                         **{d: v.to_numpy() for d, v in
                            _fixed(options, name, files, len(frame)).items()}})
@@ -369,17 +356,99 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
                                    f"file's model after the file with --set model={FILE} (on "
                                    f"the Data page: model from the file name), or import the "
                                    f"files one at a time.", file=name)
-        raise ImportFailed(f"item {out[ITEM].iloc[i]!r} appears twice in one cell with the same "
-                           f"sample. Keep one row per item (and sample), or number the samples "
-                           f"in a 'sample' column.", file=name, row=i + 2)
+        raise ImportFailed(_twice(frame, out, dims, i, reasons), file=name, row=i + 2)
     if left_out:
-        notes.append(f"Columns not used as dimensions (free text, empty, more than "
-                     f"{MAX_LABELS} labels, or the reference written another way): "
-                     f"{', '.join(left_out[:10])}"
+        said = [f"{c} ({reasons[c]})" for c in left_out[:10]]
+        notes.append(f"Columns not used as dimensions: {', '.join(said)}"
                      f"{' ...' if len(left_out) > 10 else ''}.")
     if options.drop:
         notes.append(f"Left out of the dimensions with --drop: {', '.join(options.drop)}.")
     return out, dims, metric
+
+
+def _twice(frame: pd.DataFrame, out: pd.DataFrame, dims: list[str], i: int,
+           reasons: dict[str, str]) -> str:
+    """What to say of the row ``i`` whose item and sample another row of its cell has: the
+    columns left out of the dimensions that tell the two rows apart, each with why it was left
+    out, or that nothing does."""
+    key = out.iloc[i][[*dims, ITEM, SAMPLE]].tolist()
+    first = int((out[[*dims, ITEM, SAMPLE]] == key).all(axis=1).to_numpy().argmax())
+    apart = [c for c in reasons if c in frame
+             and str(frame[c].iloc[first]).strip() != str(frame[c].iloc[i]).strip()]
+    head = f"item {out[ITEM].iloc[i]!r} appears twice in one cell with the same sample"
+    if apart:
+        said = "; ".join(f"{c!r} is {reasons[c]}" for c in apart[:3])
+        return (f"{head}: its two rows differ only in columns that are not dimensions ({said}). "
+                f"Keep one row per item and sample, or make the column that tells them apart a "
+                f"dimension (name it with -x or -y, or give each file its label with --set).")
+    return (f"{head}, and no other column tells the two rows apart. Keep one row per item (and "
+            f"sample), or number the samples in a 'sample' column.")
+
+
+def _dimensions(frame: pd.DataFrame, columns: list[str], used: set[str], options: ImportOptions,
+                ids: pd.Series, sample: np.ndarray, item_col: str, name: str,
+                warnings: list[str]) -> tuple[list[str], dict[str, str]]:
+    """Which of a per-item table's columns are dimensions, by what they are, and why each other
+    column is not (column -> the reason, in the words of the import's note).
+
+    A column is a dimension when it is named as one (the model, ``model`` or ``model_name``;
+    the ``-x`` or ``-y`` of the import; the DIM of a ``--rename``), whatever its count of labels;
+    or when its labels tell apart rows of the same item and sample (the run, the seed, the
+    model under another name: without it the item would be twice in one cell), unless each of
+    its labels is on a single row (a time stamp, an id of the row). Any other column with
+    labels is a property of each item; it is a dimension when it groups the items in at most
+    :data:`MAX_LABELS` groups (the category, the subject), and not when it has more (the source
+    of each question) or restates the reference (an answer's index beside its letter). Free
+    text (a label with a line break or over :data:`MAX_LABEL` characters), a column with no
+    label and ``--drop COL`` are never dimensions."""
+    named = {c for c in columns if c.lower() in MODEL_NAMES}
+    named |= {c for c in (options.x, options.y) if c}
+    named |= {dim for dim, _, _ in options.rename}
+    reference = frame[options.correct[1]].astype(str) if options.correct else None
+    # each row's item and sample as one code: rows that share one are what a dimension tells apart
+    item_code = pd.factorize(ids)[0].astype(np.int64)
+    key = item_code * (int(sample.max()) + 1 if len(sample) else 1) + sample
+    repeats = bool(pd.Series(key).duplicated().any())
+    dims, reasons = [], {}
+    for col in columns:
+        if col in used or col in options.fixed:
+            continue
+        if col in options.drop:
+            reasons[col] = "left out with --drop"
+            continue
+        values = frame[col].astype(str)
+        distinct = values.nunique()
+        if distinct < 2 and values.iloc[0].strip() == "":
+            reasons[col] = "empty"
+        elif _free_text(values):
+            reasons[col] = "free text"
+        elif col in named:
+            dims.append(col)
+        elif repeats and distinct * 2 <= len(values) and _tells_apart(key, values):
+            dims.append(col)  # the run, the seed: the same item under several of its labels
+        elif distinct > MAX_LABELS:
+            reasons[col] = f"a property of each item in more than {MAX_LABELS} groups"
+        elif reference is not None and _one_to_one(values, reference):
+            reasons[col] = "the reference written another way"
+        elif reference is not None and (off := _restates(values, reference, ids)) is not None:
+            reasons[col] = "the reference written another way"
+            said = "; ".join(f"{item_col} {i!r}: {options.correct[1]} {r!r}, {col} {v!r}"
+                             for i, r, v in off[:3])
+            warnings.append(
+                f"The column {col!r} is the reference {options.correct[1]!r} written another "
+                f"way (a property of each item), but the two disagree in {len(off)} row"
+                f"{'s' if len(off) > 1 else ''} ({said}{'; ...' if len(off) > 3 else ''}); it "
+                f"is left out of the dimensions. Check those rows of the source; --drop COL "
+                f"leaves out any other column.")
+        else:
+            dims.append(col)
+    return dims, reasons
+
+
+def _tells_apart(key: np.ndarray, values: pd.Series) -> bool:
+    """Whether a column's labels differ between some two rows of the same item and sample."""
+    pairs = pd.DataFrame({"k": key, "v": pd.factorize(values)[0]}).drop_duplicates()
+    return bool(pairs["k"].duplicated().any())
 
 
 CLUSTER_PREFIX = "cluster:"  # the records' column of --cluster COL is 'cluster:COL'
@@ -529,7 +598,7 @@ def import_items_arrow(table, name: str, options: ImportOptions, notes: list[str
     item = _codes(table.column(item_col))
     if item is None or _to_strip(item[1].to_pylist()):
         return None  # ids to strip or empty: the general path
-    dims, left_out, encoded = [], [], {}
+    dims, encoded = [], {}
     for col in table.column_names:
         if col in (item_col, score_col, sample_col):
             continue
@@ -538,14 +607,15 @@ def import_items_arrow(table, name: str, options: ImportOptions, notes: list[str
             return None
         chunks, dictionary = found
         labels = dictionary.to_pylist()
-        if len(labels) > MAX_LABELS or _free_text_in(labels) or _to_strip(labels):
+        named = col.lower() in MODEL_NAMES  # a dimension whatever its count of labels
+        if (len(labels) > MAX_LABELS and not named) or _free_text_in(labels) \
+                or _to_strip(labels):
             # the labels the rows use decide (a dictionary may hold more than they use)
             used = np.bincount(np.concatenate(chunks), minlength=len(labels)) > 0
             labels = [v for v, u in zip(labels, used) if u]
-            if len(labels) > MAX_LABELS or _free_text_in(labels) \
+            if (len(labels) > MAX_LABELS and not named) or _free_text_in(labels) \
                     or (len(labels) == 1 and not labels[0].strip()):
-                left_out.append(col)
-                continue
+                return None  # a column that may not be a dimension: the general path says why
             if _to_strip(labels):
                 return None  # labels to strip or empty: the general path
         dims.append(col)
@@ -596,10 +666,6 @@ def import_items_arrow(table, name: str, options: ImportOptions, notes: list[str
             [(SCORE, "mean"), (SCORE, "count")])
         per_item = (grouped.column("key").to_numpy(), grouped.column(f"{SCORE}_mean").to_numpy(),
                     grouped.column(f"{SCORE}_count").to_numpy())
-    if left_out:
-        notes.append(f"Columns not used as dimensions (free text, empty, more than "
-                     f"{MAX_LABELS} labels, or the reference written another way): "
-                     f"{', '.join(left_out[:10])}{' ...' if len(left_out) > 10 else ''}.")
     span = (float(weights.min()), float(weights.max()))
     return records, dims, "score", (per_item, labels[:-1], sizes, span)
 

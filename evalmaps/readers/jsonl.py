@@ -7,6 +7,7 @@ import json
 import math
 
 import pandas as pd
+import pyarrow as pa
 
 from evalmaps.readers import items
 from evalmaps.readers.base import (
@@ -42,11 +43,43 @@ def read(probe: Probe, file: str, options=None, max_bytes: int | None = DEFAULT_
         # per-item records (a lab's own outputs) may hold nested values (a question's options):
         # those columns are left out, as free text is
         nested_ok = options is not None and bool(options.item or options.correct)
-        frame = read_json_table(probe.data, file, nested_ok)
+        frame = read_json_table(probe.data, file, nested_ok, probe)
     except UnicodeDecodeError as exc:
         raise ImportFailed(f"the file is not UTF-8 text (byte {exc.start} cannot be read). "
                            f"Save it with UTF-8 encoding.", file=file) from None
     return Reading(NAME, file, table=frame)
+
+
+def keys_of(rows: list) -> set:
+    """Every key of the rows (each row a dict)."""
+    keys: set = set()
+    last = None
+    for _, row in rows:
+        if row.keys() != last:
+            last = row.keys()
+            keys.update(last)
+    return keys
+
+
+def _refuse_nested(row: dict, key, i: int, name: str) -> None:
+    records = items.not_cells(row)  # a lab's per-item outputs: name the options
+    if records is not None:
+        raise ImportFailed(records, file=name)
+    raise NotResults(f"the key '{str(key)[:100]}' holds a nested value; a table's "
+                     f"cells are text or numbers. Flatten it.", file=name, row=i)
+
+
+def _nested_slowly(rows: list, name: str, nested_ok: bool) -> set[str]:
+    """The columns (stripped keys) that hold a nested value, row by row and key by key (keys
+    that are not text, or have spaces around them); refused unless ``nested_ok``."""
+    nested: set[str] = set()
+    for i, row in rows:
+        for key, value in row.items():
+            if isinstance(value, (dict, list)) and nested_ok:
+                nested.add(str(key).strip())
+            elif isinstance(value, (dict, list)):
+                _refuse_nested(row, key, i, name)
+    return nested
 
 
 def _jsonl_lines(data: bytes) -> bool:
@@ -63,15 +96,18 @@ def _jsonl_lines(data: bytes) -> bool:
     return False
 
 
-def read_json_table(data: bytes, name: str, nested_ok: bool = False) -> pd.DataFrame:
+def read_json_table(data: bytes, name: str, nested_ok: bool = False,
+                    probe: Probe | None = None) -> pd.DataFrame:
     """JSON Lines (one object per line), or a JSON list of objects -> a table of texts, as a CSV
     of the same rows would read (numbers as the text of their value, null as empty).
-    ``nested_ok``: a key that holds a nested value is left out instead of refused."""
+    ``nested_ok``: a key that holds a nested value is left out instead of refused. ``probe``:
+    the bytes' probe, whose document, parsed already to tell what the file is, is not parsed
+    again."""
     text = data.decode("utf-8-sig", errors="strict") if data else ""
     stripped = text.lstrip()
     rows: list = []
     if stripped.startswith("["):
-        doc = parse_json(data)
+        doc = probe.doc if probe is not None else parse_json(data)
         if not isinstance(doc, list):
             raise ImportFailed("this JSON file is not a list of rows that can be read. Write one "
                                "JSON object per row (JSON Lines), or a CSV.", file=name)
@@ -88,21 +124,31 @@ def read_json_table(data: bytes, name: str, nested_ok: bool = False) -> pd.DataF
     if not rows:
         raise ImportFailed("the file holds no rows. Write one JSON object per row.", file=name)
     columns: dict[str, None] = {}
-    nested: set[str] = set()
+    keys = None
     for i, row in rows:
         if not isinstance(row, dict):
             raise ImportFailed("this row is not a JSON object. Write one object per row, its "
                                "keys the columns.", file=name, row=i)
-        for key, value in row.items():
-            if isinstance(value, (dict, list)) and nested_ok:
-                nested.add(str(key).strip())
-            elif isinstance(value, (dict, list)):
-                records = items.not_cells(row)  # a lab's per-item outputs: name the options
-                if records is not None:
-                    raise ImportFailed(records, file=name)
-                raise NotResults(f"the key '{str(key)[:100]}' holds a nested value; a table's "
-                                 f"cells are text or numbers. Flatten it.", file=name, row=i)
-            columns.setdefault(str(key).strip(), None)
+        if row.keys() != keys:  # a row of other keys than the row before: its new columns
+            keys = row.keys()
+            for key in keys:
+                columns.setdefault(str(key).strip(), None)
+    got: dict[str, list] = {}  # each column's values, as the rows give them
+    if any(not isinstance(k, str) or k != k.strip() for k in keys_of(rows)):
+        nested = _nested_slowly(rows, name, nested_ok)
+    else:  # each column's values looked at once, a column of texts only at a glance
+        first: dict[str, int] = {}
+        for c in columns:
+            values = got[c] = [row.get(c) for _, row in rows]
+            if not all(type(v) is str for v in values):
+                at = next((j for j, v in enumerate(values) if isinstance(v, (dict, list))), None)
+                if at is not None:
+                    first[c] = at
+        nested = set(first)
+        if first and not nested_ok:
+            i, row = rows[min(first.values())]
+            key = next(k for k, v in row.items() if isinstance(v, (dict, list)))
+            _refuse_nested(row, key, i, name)
 
     def cell(value) -> str:
         if value is None:
@@ -114,5 +160,15 @@ def read_json_table(data: bytes, name: str, nested_ok: bool = False) -> pd.DataF
                 else str(value)
         return str(value).strip()
 
-    table = {c: [cell(row.get(c)) for _, row in rows] for c in columns if c not in nested}
-    return pd.DataFrame(table, dtype="str")
+    def texts(values: list) -> list[str]:
+        if all(type(v) is str for v in values):  # the common column: texts only
+            return [v.strip() for v in values]
+        return [cell(v) for v in values]
+
+    # each column made in Arrow, as pandas keeps its texts (a sixth of the time pandas takes
+    # to make them from a list)
+    table = {c: pd.array(pa.array(texts(got.pop(c) if c in got else
+                                        [row.get(c) for _, row in rows]), pa.large_string()),
+                         dtype="str")
+             for c in columns if c not in nested}
+    return pd.DataFrame(table)

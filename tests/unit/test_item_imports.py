@@ -241,7 +241,8 @@ def test_mmlu_pro_outputs_compare_pred_with_answer():
     got = {r["category"]: (float(r["value"]), int(r["n"])) for r in imp.tidy.to_dict("records")}
     assert got == mmlu_by_hand(path)
     assert imp.spec["metric"]["range"] == [0.0, 1.0]
-    assert "answer_index, cot_content, src" in " ".join(imp.spec["notes"])
+    assert ("answer_index (the reference written another way), cot_content (empty), src (a "
+            "property of each item in more than 50 groups)") in " ".join(imp.spec["notes"])
 
 
 def mmlu_with_a_bad_row(folder: Path, models=("Llama-2-7b-hf", "Llama-2-13b-hf")) -> Path:
@@ -327,7 +328,7 @@ def test_rename_names_the_models_a_folder_of_files_gives(capsys):
         ("model", "model_outputs_Llama-2-7b-hf_5shots", "Llama-2-7B"),
         ("model", "model_outputs_Llama-2-13b-hf_5shots", "Llama 2 13B"))))[0]
     assert imp.dims["model"] == ["Llama 2 13B", "Llama-2-7B"]
-    assert set(imp.items["model"]) == {"Llama 2 13B", "Llama-2-7B"}
+    assert set(imp.items.to_pandas()["model"]) == {"Llama 2 13B", "Llama-2-7B"}
     for model, path in zip(("Llama-2-7B", "Llama 2 13B"), paths):
         rows = imp.tidy[imp.tidy["model"] == model]
         assert {r["category"]: (float(r["value"]), int(r["n"])) for r in rows.to_dict("records")
@@ -397,8 +398,9 @@ def test_a_plain_per_item_table_with_samples():
      "row 3, column 'score': the score 'right' is not a number. Write each item's score as a "
      "number (1 right, 0 wrong), true/false or yes/no."),
     (b"model,item,score\nA,1,1\nA,1,0\n", None,
-     "row 3: item '1' appears twice in one cell with the same sample. Keep one row per item "
-     "(and sample), or number the samples in a 'sample' column."),
+     "row 3: item '1' appears twice in one cell with the same sample, and no other column tells "
+     "the two rows apart. Keep one row per item (and sample), or number the samples in a "
+     "'sample' column."),
     (b"model,item,score\nA,1,1\nA,,0\n", None,
      "row 3, column 'item': an item has no id. Give every row its item's id."),
     (b"item,score\n1,1\n", None,
