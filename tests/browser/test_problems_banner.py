@@ -11,6 +11,7 @@ import pytest
 from dash.testing.wait import until
 from selenium.webdriver.common.by import By
 
+from tests.browser.helpers import texts
 from tests.servers import start_app_gunicorn, stop_gunicorn, wait_until_serving
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -49,7 +50,7 @@ def troubled(tmp_path):
 
 
 def banner_lines(driver) -> list[str]:
-    return [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#data-problems li")]
+    return texts(driver, "#data-problems li")
 
 
 def test_the_banner_lists_each_problem_as_text_and_can_be_dismissed(troubled, dash_duo):

@@ -11,10 +11,9 @@ import json
 import re
 
 import pytest
-from selenium.webdriver.common.by import By
 
 from evalmaps.core.figure import short_slug
-from tests.browser.helpers import fetch_text
+from tests.browser.helpers import fetch_text, texts
 from tests.browser.test_live import (  # noqa: F401 - fixtures
     api_version,
     browser,
@@ -93,7 +92,7 @@ def test_an_open_rank_page_draws_a_new_model_in_place(served, browser):  # noqa:
     assert pair_squares(browser) == 4
     until(lambda: table_rows(browser) == sum(len(c["models"]) for c in answer["cells"]), 10,
           "the table's rows")
-    sentences = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#rank-sentences li")]
+    sentences = texts(browser, "#rank-sentences li")
     assert sentences == [s["sentence"] for s in answer["summary"]]
     assert browser.execute_script("return window.__same_page === true")  # no reload
     assert browser.current_url == url

@@ -9,7 +9,7 @@ import pytest
 from dash.testing.wait import until
 from selenium.webdriver.common.by import By
 
-from tests.browser.helpers import close_dropdowns, screenshot
+from tests.browser.helpers import close_dropdowns, screenshot, texts
 
 pytestmark = pytest.mark.browser
 
@@ -36,8 +36,7 @@ def thousand(dash_duo, dash_app, tmp_path_factory):
 
 
 def shown_options(dash_duo) -> list[str]:
-    return [o.text.strip() for o in dash_duo.driver.find_elements(By.CSS_SELECTOR,
-                                                                  ".dash-dropdown-option")]
+    return texts(dash_duo.driver, ".dash-dropdown-option")  # in one script: the menu re-renders
 
 
 def search_menu(dash_duo, menu_css: str, typed: str) -> list[str]:
