@@ -52,8 +52,6 @@ Differences and means are rounded to 9 decimals, which only drops binary floatin
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -67,6 +65,7 @@ from evalmaps.catalog.items import records_version
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError, UnknownFigure, UnknownPanel
 from evalmaps.core.figure import Catalog, Dim, Figure, Metric, Panel
+from evalmaps.core.kept import Kept
 
 MAX_MEAN_PANELS = 16
 MAX_REF_LENGTH = 2000
@@ -898,39 +897,12 @@ def cluster_problem(al: Alignment, cluster: str) -> str | None:
     return None
 
 
-class _KeptGrids:
-    """The paired grids (:func:`evalmaps.analysis.paired.paired_grid`) made lately, keyed by
-    the version of A's and B's per-item records (:func:`evalmaps.catalog.items.records_version`:
-    a new file is a new key) and the question (their cells, ``k``, ``cluster``, the metric's
-    direction); the least recently used dropped past :attr:`limit`. Compare's page, its JSON
-    and its items panel ask the same grid again as a colour mode or a cell changes. Shared by
-    threads, under a lock; a grid's results are frozen dataclasses."""
-
-    def __init__(self, limit: int = 32) -> None:
-        self.limit = limit
-        self._kept: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key):
-        with self._lock:
-            found = self._kept.get(key)
-            if found is not None:
-                self._kept.move_to_end(key)
-            return found
-
-    def put(self, key, results: dict) -> None:
-        with self._lock:
-            self._kept[key] = dict(results)
-            self._kept.move_to_end(key)
-            while len(self._kept) > self.limit:
-                self._kept.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._kept.clear()
-
-
-PAIRED_KEPT = _KeptGrids()
+# The paired grids (:func:`evalmaps.analysis.paired.paired_grid`) made lately, keyed by the
+# version of A's and B's per-item records (:func:`evalmaps.catalog.items.records_version`: a
+# new file is a new key) and the question (their cells, ``k``, ``cluster``, the metric's
+# direction); the 32 most recently used. Compare's page, its JSON and its items panel ask the
+# same grid again as a colour mode or a cell changes; a grid's results are frozen dataclasses.
+PAIRED_KEPT = Kept(32)
 
 
 def _paired_key(al: Alignment, keys: list, k: int, cluster: str | None) -> tuple | None:
@@ -977,7 +949,7 @@ def with_paired(al: Alignment, k: int = 1, cluster: str | None = None) -> Alignm
             raise CompareError(f"The paired test cannot be made at k = {k}: {exc}. "
                                "Pick a smaller k.") from None
         if kept_as is not None:
-            PAIRED_KEPT.put(kept_as, results)
+            PAIRED_KEPT.put(kept_as, dict(results))
     paired = {at[key]: result for key, result in results.items()}
     # where A and B answered different items, the map's B - A is the paired one on the items
     # both answered (each side's own mean stays on its map), and a warning names the cells

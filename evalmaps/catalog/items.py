@@ -25,7 +25,6 @@ import functools
 import os
 import tempfile
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -37,6 +36,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from evalmaps.core.estimators import pass_at_k
+from evalmaps.core.kept import Kept
 from evalmaps.readers.items import CLUSTER_PREFIX
 
 SCORES = "scores.parquet"
@@ -99,52 +99,24 @@ _local = threading.local()
 KEPT_ITEMS = 600_000  # items of cells' answers kept per process (about 60 MB), newest first
 
 
-class _KeptCells:
-    """What :meth:`ItemRecords.cells` answered lately, keyed by the records' file as it is
-    (its path, size, time and inode: records are written once, by rename, so a new version is
-    a new key) and the question, least recently used dropped past :data:`KEPT_ITEMS` items.
-    A page that asks for the same cells again (a colour mode, ``k``, the items list, the next
-    request of the same map) then reads no Parquet. Shared by threads, under a lock; the
-    arrays handed out are read-only."""
-
-    def __init__(self, limit: int = KEPT_ITEMS) -> None:
-        self.limit = limit
-        self.size = 0
-        self._kept: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key):
-        with self._lock:
-            found = self._kept.get(key)
-            if found is not None:
-                self._kept.move_to_end(key)
-            return None if found is None else found[0]
-
-    def put(self, key, answer: dict) -> None:
-        count = sum(len(scores) for scores in answer.values())
-        if count > self.limit:
-            return
-        for scores in answer.values():
-            for array in (scores.items, scores.n, scores.total, scores.clusters,
-                          scores.squares):
-                if array is not None:
-                    array.setflags(write=False)
-        with self._lock:
-            if key in self._kept:
-                return
-            self._kept[key] = (answer, count)
-            self.size += count
-            while self.size > self.limit:
-                _, (_, dropped) = self._kept.popitem(last=False)
-                self.size -= dropped
-
-    def clear(self) -> None:
-        with self._lock:
-            self._kept.clear()
-            self.size = 0
+def _items_in(answer: dict) -> int:
+    return sum(len(scores) for scores in answer.values())
 
 
-KEPT = _KeptCells()
+# What :meth:`ItemRecords.cells` answered lately, keyed by the records' file as it is (its path,
+# size, time and inode: records are written once, by rename, so a new version is a new key) and
+# the question, the least recently used dropped past :data:`KEPT_ITEMS` items. A page that asks
+# for the same cells again (a colour mode, ``k``, the items list, the next request of the same
+# map) then reads no Parquet. The arrays handed out are read-only (:func:`_read_only`).
+KEPT = Kept(KEPT_ITEMS, weigh=_items_in)
+
+
+def _read_only(answer: dict) -> dict:
+    for scores in answer.values():
+        for array in (scores.items, scores.n, scores.total, scores.clusters, scores.squares):
+            if array is not None:
+                array.setflags(write=False)
+    return answer
 
 
 def records_version(records) -> tuple | None:
@@ -161,7 +133,7 @@ def records_version(records) -> tuple | None:
 
 def _kept_cells(query):
     """:meth:`ItemRecords.cells`, answered from :data:`KEPT` when the same records were asked
-    the same question (see :class:`_KeptCells`)."""
+    the same question (see :data:`KEPT`)."""
 
     @functools.wraps(query)
     def cells(self, *args, **kwargs):
@@ -172,7 +144,8 @@ def _kept_cells(query):
         found = KEPT.get(key)
         if found is None:
             found = query(self, *args, **kwargs)
-            KEPT.put(key, found)
+            if _items_in(found) <= KEPT.limit:  # kept: read-only from now on
+                KEPT.put(key, _read_only(found))
         return dict(found)
 
     return cells

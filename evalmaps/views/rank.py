@@ -22,7 +22,6 @@ import csv
 import io
 import threading
 import weakref
-from collections import OrderedDict
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -31,6 +30,7 @@ from evalmaps.analysis import rank as ranking
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import MAX_LISTED, MAX_QUOTED
 from evalmaps.core.figure import Catalog, Figure
+from evalmaps.core.kept import Kept
 from evalmaps.core.labels import label_prefix
 from evalmaps.views.items import figure_at_query
 from evalmaps.views.models import BadQuery, parse_filters
@@ -335,47 +335,27 @@ class _KeptRankings:
     dropped with it. Shared by threads, under a lock."""
 
     def __init__(self, limit: int = KEPT_PAIRS) -> None:
-        self.limit = limit
-        self.size = 0
-        self._kept: OrderedDict = OrderedDict()  # key -> (weakref to the figure, ranking, pairs)
-        self._lock = threading.Lock()
+        # key -> (weak reference to the figure, ranking), weighed by the ranking's pairs
+        self._kept = Kept(limit, weigh=lambda found: max(
+            sum(len(c.pairs) for c in found[1].cells), 1))
+
+    limit = property(lambda self: self._kept.limit,
+                     lambda self, value: setattr(self._kept, "limit", value))
+    size = property(lambda self: self._kept.size)
 
     def get(self, figure: Figure, key) -> ranking.Ranking | None:
-        with self._lock:
-            found = self._kept.get(key)
-            if found is None or found[0]() is not figure:
-                return None
-            self._kept.move_to_end(key)
-            return found[1]
+        found = self._kept.get(key)
+        return None if found is None or found[0]() is not figure else found[1]
 
     def put(self, figure: Figure, key, result: ranking.Ranking) -> None:
-        pairs = max(sum(len(c.pairs) for c in result.cells), 1)
-        if pairs > self.limit:
-            return
         try:
-            ref = weakref.ref(figure, lambda _ref, key=key: self.drop(key))
+            ref = weakref.ref(figure, lambda _ref, key=key: self._kept.drop(key))
         except TypeError:
             return
-        with self._lock:
-            old = self._kept.pop(key, None)
-            if old is not None:
-                self.size -= old[2]
-            self._kept[key] = (ref, result, pairs)
-            self.size += pairs
-            while self.size > self.limit:
-                _, (_, _, dropped) = self._kept.popitem(last=False)
-                self.size -= dropped
-
-    def drop(self, key) -> None:
-        with self._lock:
-            old = self._kept.pop(key, None)
-            if old is not None:
-                self.size -= old[2]
+        self._kept.put(key, (ref, result))
 
     def clear(self) -> None:
-        with self._lock:
-            self._kept.clear()
-            self.size = 0
+        self._kept.clear()
 
     def __len__(self) -> int:
         return len(self._kept)

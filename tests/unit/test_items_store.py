@@ -116,8 +116,9 @@ def test_cells_asked_again_are_the_kept_answer_until_the_records_change(tmp_path
     arrays cannot be written to); records written anew (a new version of the file) are read
     again; answers past the limit push out the least recently used."""
     from evalmaps.catalog import items as item_store
+    from evalmaps.core.kept import Kept
 
-    kept = item_store._KeptCells(limit=10)
+    kept = Kept(10, weigh=item_store._items_in)
     monkeypatch.setattr(item_store, "KEPT", kept)
     records = ItemRecords.write(tmp_path, ["model", "task"], frame())
     first = records.cells({"model": "A"}, ("task",))
