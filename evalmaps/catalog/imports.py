@@ -93,10 +93,11 @@ def import_bytes(data: bytes, name: str, options: ImportOptions | None = None,
     (no limit). What a zip may unzip to is a limit of its own
     (:func:`evalmaps.readers.zipped.unzipped_limit`), and so is each file in it.
     ``by_tool``: as :func:`import_paths`'s."""
-    if max_bytes is not None and len(data) > max_bytes:
-        return [_import_table_bytes(Probe(data), name, options, max_bytes, "csv")]  # its message
-    return _import_sources([(name, data)], name, options, zipped.unzipped_limit(max_bytes),
-                           by_tool=by_tool)
+    with columnar.lean_memory():  # an entry point (the policy: columnar.lean_memory)
+        if max_bytes is not None and len(data) > max_bytes:
+            return [_import_table_bytes(Probe(data), name, options, max_bytes, "csv")]  # its message
+        return _import_sources([(name, data)], name, options, zipped.unzipped_limit(max_bytes),
+                               by_tool=by_tool)
 
 
 def import_paths(paths, options: ImportOptions | None = None,
@@ -111,12 +112,13 @@ def import_paths(paths, options: ImportOptions | None = None,
     leaderboard and EvalPerf results) make one figure per tool, and a folder of tables one
     figure per table: what ``evalmaps import`` writes. Per-item tables are read one file at a
     time (:mod:`evalmaps.catalog.stream`)."""
-    streamed = _streamed(paths, options, by_tool=by_tool)
-    if streamed is not None:
-        return streamed
-    sources, name, searched = _sources(paths)
-    return _import_sources(sources, name, options, max_bytes=None, searched=searched,
-                           by_tool=by_tool)
+    with columnar.lean_memory():  # an entry point (the policy: columnar.lean_memory)
+        streamed = _streamed(paths, options, by_tool=by_tool)
+        if streamed is not None:
+            return streamed
+        sources, name, searched = _sources(paths)
+        return _import_sources(sources, name, options, max_bytes=None, searched=searched,
+                               by_tool=by_tool)
 
 
 def _streamed(paths, options: ImportOptions | None, by_tool: bool):
@@ -358,36 +360,35 @@ def _import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
         fast = _parquet_items(probe, name, options)
         if fast is not None:
             return fast
-    with columnar.lean_memory():
-        reading = readers.reader(kind).read(probe, name, options, max_bytes)
-        options = options or ImportOptions(format=reading.shape or "auto")
-        frame, reading.table = reading.table, None
-        if item_records.is_item_table(frame.columns, options):
-            notes: list[str] = []
-            records, dims, metric = item_records.import_items(frame, name, options, notes,
-                                                              warnings=reading.warnings)
-            del frame
-            return items_import(records, dims, metric, name, notes, reading.warnings)
-        records = item_records.not_cells(frame.columns, frame)
-        if records is not None:
-            raise ImportFailed(records, file=name)
-        return import_table(frame, name, options, reading.warnings)
+    reading = readers.reader(kind).read(probe, name, options, max_bytes)
+    options = options or ImportOptions(format=reading.shape or "auto")
+    frame, reading.table = reading.table, None
+    if item_records.is_item_table(frame.columns, options):
+        notes: list[str] = []
+        records, dims, metric = item_records.import_items(frame, name, options, notes,
+                                                          warnings=reading.warnings)
+        del frame
+        return items_import(records, dims, metric, name, notes, reading.warnings)
+    records = item_records.not_cells(frame.columns, frame)
+    if records is not None:
+        raise ImportFailed(records, file=name)
+    return import_table(frame, name, options, reading.warnings)
 
 
 def _parquet_items(probe: Probe, name: str, options: ImportOptions | None) -> Imported | None:
     """A Parquet per-item table of native types, read and summed in Arrow
     (:func:`evalmaps.readers.items.import_items_arrow`); None for any other file.
 
-    Read with pyarrow's own memory pool, as pyarrow reads a file (not within
-    :func:`columnar.lean_memory`, where a million records read twice as slowly); what the read
-    freed is handed back to the system at the end, so a worker keeps only the records."""
-    import pyarrow as pa
-
-    pool = pa.default_memory_pool()
-    try:
-        return _parquet_items_read(probe, name, options or ImportOptions(format="tidy"))
-    finally:
-        pool.release_unused()
+    Read with pyarrow's own memory pool, as pyarrow reads a file (:func:`columnar.own_pool`
+    within the import's :func:`columnar.lean_memory`, where a million records read twice as
+    slowly); what the read freed is handed back to the system at the end, so a worker keeps
+    only the records."""
+    with columnar.own_pool():
+        pool = pa.default_memory_pool()
+        try:
+            return _parquet_items_read(probe, name, options or ImportOptions(format="tidy"))
+        finally:
+            pool.release_unused()
 
 
 def _parquet_items_read(probe: Probe, name: str, options: ImportOptions) -> Imported | None:

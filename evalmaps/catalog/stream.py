@@ -30,7 +30,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from evalmaps import readers
-from evalmaps.catalog import columnar
 from evalmaps.catalog import items as item_store
 from evalmaps.core.errors import DataError
 from evalmaps.readers import items as item_records
@@ -269,8 +268,7 @@ def item_tables(tables: Iterable[tuple[str, Probe, str]], name: str, options: Im
     try:
         for file, probe, kind in tables:
             try:
-                with columnar.lean_memory():
-                    reading = readers.reader(kind).read(probe, file, options, max_bytes)
+                reading = readers.reader(kind).read(probe, file, options, max_bytes)
             except DataError:
                 if options.item or options.correct:
                     raise
@@ -293,8 +291,7 @@ def item_tables(tables: Iterable[tuple[str, Probe, str]], name: str, options: Im
                                        f"have different columns, so they are not one figure. "
                                        f"Import them one at a time.", file=name)
                 group = groups[columns] = _Group(columns, file)
-            with columnar.lean_memory():
-                group.add(file, frame, options, reading.warnings)
+            group.add(file, frame, options, reading.warnings)
             group.warnings += reading.warnings
             group.text_chars += chars
             del frame, reading
