@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from evalmaps import readers
-from evalmaps.catalog import columnar, stream
+from evalmaps.catalog import columnar, item_shaping, stream
 from evalmaps.catalog.imported import Imported
 from evalmaps.catalog.load import frame_columns, parse_spec, validate_cells, validate_columns
 from evalmaps.catalog.shaping import import_table
@@ -365,7 +365,7 @@ def _import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
     frame, reading.table = reading.table, None
     if item_records.is_item_table(frame.columns, options):
         notes: list[str] = []
-        records, dims, metric = item_records.import_items(frame, name, options, notes,
+        records, dims, metric = item_shaping.import_items(frame, name, options, notes,
                                                           warnings=reading.warnings)
         del frame
         return items_import(records, dims, metric, name, notes, reading.warnings)
@@ -377,7 +377,7 @@ def _import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
 
 def _parquet_items(probe: Probe, name: str, options: ImportOptions | None) -> Imported | None:
     """A Parquet per-item table of native types, read and summed in Arrow
-    (:func:`evalmaps.readers.items.import_items_arrow`); None for any other file.
+    (:func:`evalmaps.catalog.item_shaping.import_items_arrow`); None for any other file.
 
     Read with pyarrow's own memory pool, as pyarrow reads a file (:func:`columnar.own_pool`
     within the import's :func:`columnar.lean_memory`, where a million records read twice as
@@ -408,7 +408,7 @@ def _parquet_items_read(probe: Probe, name: str, options: ImportOptions) -> Impo
     except (pa.ArrowException, OSError, ValueError):
         return None  # the Parquet reader says what is wrong
     notes: list[str] = []
-    fast = item_records.import_items_arrow(table, name, options, notes)
+    fast = item_shaping.import_items_arrow(table, name, options, notes)
     if fast is None:
         return None
     records, dims, metric, grouped = fast
@@ -422,18 +422,18 @@ def items_import(records, dims: list[str], metric: str, name: str,
                  notes: list[str], warnings: list[str], grouped=None,
                  summary: tuple[pd.DataFrame, bool] | None = None) -> Imported:
     """Per-item records (dims, item, sample, score, texts) -> an import whose cells are their
-    means (:func:`evalmaps.readers.items.summarise`), each with its item count ``n``, and which
+    means (:func:`evalmaps.catalog.item_shaping.summarise`), each with its item count ``n``, and which
     keeps the records (``Imported.items``). Scores within 0..1 make a fraction (shown as a
     percent). ``summary``: the cells, and whether every score is within 0..1, worked out already
     (records kept as Parquet: :mod:`evalmaps.catalog.stream`)."""
     if summary is not None:
         cells, fraction = summary
     elif grouped is not None:  # records in Arrow, grouped by item already, scores' range known
-        cells = item_records.summarise_grouped(grouped, dims)
+        cells = item_shaping.summarise_grouped(grouped, dims)
         low, high = grouped[3]
         fraction = 0 <= low and high <= 1
     else:
-        cells = item_records.summarise(records, dims)
+        cells = item_shaping.summarise(records, dims)
         fraction = bool(records[item_records.SCORE].between(0, 1).all())
     frame = pd.DataFrame({**{d: cells[d].astype(str) for d in dims},
                           "value": [repr(float(v)) for v in cells["value"]],
@@ -579,7 +579,7 @@ def _with_item_cells(records: list[tuple[str, dict]], items: pd.DataFrame,
     results give a value its items do not (a --limit run's samples), the results' value stays
     and a warning says so."""
     coords = _coords_of(items)
-    summary = item_records.summarise(items, coords)
+    summary = item_shaping.summarise(items, coords)
     index = {tuple(rec.get(c) for c in coords): rec for _, rec in records}
     added, differ = [], []
     keys = summary[coords].astype(str).itertuples(index=False, name=None)
