@@ -66,6 +66,7 @@ from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError, UnknownFigure, UnknownPanel
 from evalmaps.core.figure import Catalog, Dim, Figure, Metric, Panel
 from evalmaps.core.kept import Kept
+from evalmaps.core.problems import STRICT, Problems
 
 MAX_MEAN_PANELS = 16
 MAX_REF_LENGTH = 2000
@@ -451,23 +452,22 @@ def default_axes(spec, dim: str) -> tuple[str, str]:
 
 def label_grid(spec, dim: str, y: str | None = None, x: str | None = None,
                fixed: dict[str, str] | None = None, averaged: Sequence[str] = (),
-               problems: list[str] | None = None) -> LabelGrid:
+               problems: Problems = STRICT) -> LabelGrid:
     """The grid on which two labels of ``dim`` are compared: rows ``y`` ("" for one row) and
     columns ``x`` (None: :func:`default_axes`), each other dimension fixed at its label in
     ``fixed`` (default: its first label) or, if named in ``averaged``, averaged over.
 
     A choice that does not fit (an unknown dimension or label, the compared dimension on an
     axis, a dimension fixed or averaged that is on an axis, an average over different metrics)
-    is a :class:`CompareError`; given a ``problems`` list, it is noted there instead and the
+    is a :class:`CompareError` (``problems`` strict, the default); given a
+    :class:`~evalmaps.core.problems.Problems` collector, it is noted there instead and the
     default is used."""
     if dim not in spec.dims:
         raise CompareError(f"'{fmt.clip(dim)}' is not a dimension of figure '{spec.id}'.")
 
     def refuse(message: str, instead: str) -> None:
-        """Refuse a choice; with a ``problems`` list, note it and what is done ``instead``."""
-        if problems is None:
-            raise CompareError(message + ".")
-        problems.append(f"{message}; {instead}.")
+        """Refuse a choice; with a collector, note it and what is done ``instead``."""
+        problems.add(f"{message}; {instead}.", CompareError(message + "."))
 
     title = {d: spec.dims[d].title for d in spec.dims}
     default_y, default_x = default_axes(spec, dim)

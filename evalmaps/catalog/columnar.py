@@ -29,10 +29,9 @@ _INT_RE = r"^[+-]?[0-9]+$"
 _POOL_LOCK = threading.Lock()
 
 
-_pool_users = 0
-
-
-_pool_before = None
+_pool_users = 0  # within lean_memory
+_own_users = 0  # within own_pool (inside lean_memory or not)
+_pool_before = None  # the pool put back: set while the system pool is in use
 
 
 @contextmanager
@@ -41,32 +40,63 @@ def lean_memory():
     at once, where pyarrow's own pools keep it for later (and apart from numpy's), so a load's
     peak memory stays near what it holds. With glibc, a freed block of up to 64 MB is kept for
     the load's next allocation meanwhile (see :func:`_reuse_big_blocks`). Results do not depend
-    on either. Threads may overlap: the pool in use before the first of them is put back when
-    the last one is done.
+    on either. Threads may overlap, and an entry point called by another (an import within a
+    folder load) enters it again: the pool in use before the first of them is put back when the
+    last one is done.
 
-    The policy (docs/architecture.md, "Import, one pipeline"): it is entered where a load or an
-    import begins, and what they call does not enter it again. A folder load:
-    ``load_catalog``, ``load_folder``, ``folder_files`` and a watched folder's scan (server
-    start goes through these); an import: its table reads and ``figure_of`` in
-    :mod:`evalmaps.catalog.imports`, but not a Parquet per-item table, read with pyarrow's own
-    pool (twice as fast there); and the two that stand alone, validating a stored upload's cells
-    (``validate_cells``) and writing an import's CSV. Readers do not enter it."""
-    global _pool_users, _pool_before
+    The policy (docs/architecture.md, "Import, one pipeline"): it is entered at the entry points
+    only, never below them; readers never enter it.
+
+    - a folder load, server start included: ``load_catalog``, ``load_folder`` and a watched
+      folder's scan (``evalmaps.service.live``); ``folder_files`` too, the folder load of
+      ``evalmaps manifest``;
+    - an import: ``import_paths`` and ``import_bytes``; a Parquet per-item table is read within
+      it on pyarrow's own pool (:func:`own_pool`: twice as fast there);
+    - three public steps that callers run on their own, after an import or without one:
+      ``figure_of`` (validates an import: the CLI, an upload, the Python API),
+      ``validate_cells`` (a stored upload's cells, read back by the store) and an
+      ``Imported``'s CSV (written by ``evalmaps import`` and an upload)."""
+    global _pool_users
     with _POOL_LOCK:
-        if _pool_users == 0:
-            _pool_before = pa.default_memory_pool()
-            pa.set_memory_pool(pa.system_memory_pool())
-            _reuse_big_blocks(True)
         _pool_users += 1
+        _set_pool()
     try:
         yield
     finally:
         with _POOL_LOCK:
             _pool_users -= 1
-            if _pool_users == 0:
-                pa.set_memory_pool(_pool_before)
-                _pool_before = None
-                _reuse_big_blocks(False)
+            _set_pool()
+
+
+@contextmanager
+def own_pool():
+    """pyarrow's own memory pool meanwhile, even within :func:`lean_memory` (a Parquet per-item
+    table's read, twice as fast there); the system's again after, if a load still runs."""
+    global _own_users
+    with _POOL_LOCK:
+        _own_users += 1
+        _set_pool()
+    try:
+        yield
+    finally:
+        with _POOL_LOCK:
+            _own_users -= 1
+            _set_pool()
+
+
+def _set_pool() -> None:
+    """The pool the counts ask for (the lock held): the system's while a load runs and no
+    :func:`own_pool` does, else the one in use before."""
+    global _pool_before
+    lean = _pool_users > 0 and _own_users == 0
+    if lean and _pool_before is None:
+        _pool_before = pa.default_memory_pool()
+        pa.set_memory_pool(pa.system_memory_pool())
+        _reuse_big_blocks(True)
+    elif not lean and _pool_before is not None:
+        pa.set_memory_pool(_pool_before)
+        _pool_before = None
+        _reuse_big_blocks(False)
 
 
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters

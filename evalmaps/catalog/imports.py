@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from evalmaps import readers
-from evalmaps.catalog import columnar, stream
+from evalmaps.catalog import columnar, item_shaping, stream
 from evalmaps.catalog.imported import Imported
 from evalmaps.catalog.load import frame_columns, parse_spec, validate_cells, validate_columns
 from evalmaps.catalog.shaping import import_table
@@ -93,10 +93,11 @@ def import_bytes(data: bytes, name: str, options: ImportOptions | None = None,
     (no limit). What a zip may unzip to is a limit of its own
     (:func:`evalmaps.readers.zipped.unzipped_limit`), and so is each file in it.
     ``by_tool``: as :func:`import_paths`'s."""
-    if max_bytes is not None and len(data) > max_bytes:
-        return [_import_table_bytes(Probe(data), name, options, max_bytes, "csv")]  # its message
-    return _import_sources([(name, data)], name, options, zipped.unzipped_limit(max_bytes),
-                           by_tool=by_tool)
+    with columnar.lean_memory():  # an entry point (the policy: columnar.lean_memory)
+        if max_bytes is not None and len(data) > max_bytes:
+            return [_import_table_bytes(Probe(data), name, options, max_bytes, "csv")]  # its message
+        return _import_sources([(name, data)], name, options, zipped.unzipped_limit(max_bytes),
+                               by_tool=by_tool)
 
 
 def import_paths(paths, options: ImportOptions | None = None,
@@ -111,12 +112,13 @@ def import_paths(paths, options: ImportOptions | None = None,
     leaderboard and EvalPerf results) make one figure per tool, and a folder of tables one
     figure per table: what ``evalmaps import`` writes. Per-item tables are read one file at a
     time (:mod:`evalmaps.catalog.stream`)."""
-    streamed = _streamed(paths, options, by_tool=by_tool)
-    if streamed is not None:
-        return streamed
-    sources, name, searched = _sources(paths)
-    return _import_sources(sources, name, options, max_bytes=None, searched=searched,
-                           by_tool=by_tool)
+    with columnar.lean_memory():  # an entry point (the policy: columnar.lean_memory)
+        streamed = _streamed(paths, options, by_tool=by_tool)
+        if streamed is not None:
+            return streamed
+        sources, name, searched = _sources(paths)
+        return _import_sources(sources, name, options, max_bytes=None, searched=searched,
+                               by_tool=by_tool)
 
 
 def _streamed(paths, options: ImportOptions | None, by_tool: bool):
@@ -358,36 +360,35 @@ def _import_table_bytes(probe: Probe, name: str, options: ImportOptions | None,
         fast = _parquet_items(probe, name, options)
         if fast is not None:
             return fast
-    with columnar.lean_memory():
-        reading = readers.reader(kind).read(probe, name, options, max_bytes)
-        options = options or ImportOptions(format=reading.shape or "auto")
-        frame, reading.table = reading.table, None
-        if item_records.is_item_table(frame.columns, options):
-            notes: list[str] = []
-            records, dims, metric = item_records.import_items(frame, name, options, notes,
-                                                              warnings=reading.warnings)
-            del frame
-            return items_import(records, dims, metric, name, notes, reading.warnings)
-        records = item_records.not_cells(frame.columns, frame)
-        if records is not None:
-            raise ImportFailed(records, file=name)
-        return import_table(frame, name, options, reading.warnings)
+    reading = readers.reader(kind).read(probe, name, options, max_bytes)
+    options = options or ImportOptions(format=reading.shape or "auto")
+    frame, reading.table = reading.table, None
+    if item_records.is_item_table(frame.columns, options):
+        notes: list[str] = []
+        records, dims, metric = item_shaping.import_items(frame, name, options, notes,
+                                                          warnings=reading.warnings)
+        del frame
+        return items_import(records, dims, metric, name, notes, reading.warnings)
+    records = item_records.not_cells(frame.columns, frame)
+    if records is not None:
+        raise ImportFailed(records, file=name)
+    return import_table(frame, name, options, reading.warnings)
 
 
 def _parquet_items(probe: Probe, name: str, options: ImportOptions | None) -> Imported | None:
     """A Parquet per-item table of native types, read and summed in Arrow
-    (:func:`evalmaps.readers.items.import_items_arrow`); None for any other file.
+    (:func:`evalmaps.catalog.item_shaping.import_items_arrow`); None for any other file.
 
-    Read with pyarrow's own memory pool, as pyarrow reads a file (not within
-    :func:`columnar.lean_memory`, where a million records read twice as slowly); what the read
-    freed is handed back to the system at the end, so a worker keeps only the records."""
-    import pyarrow as pa
-
-    pool = pa.default_memory_pool()
-    try:
-        return _parquet_items_read(probe, name, options or ImportOptions(format="tidy"))
-    finally:
-        pool.release_unused()
+    Read with pyarrow's own memory pool, as pyarrow reads a file (:func:`columnar.own_pool`
+    within the import's :func:`columnar.lean_memory`, where a million records read twice as
+    slowly); what the read freed is handed back to the system at the end, so a worker keeps
+    only the records."""
+    with columnar.own_pool():
+        pool = pa.default_memory_pool()
+        try:
+            return _parquet_items_read(probe, name, options or ImportOptions(format="tidy"))
+        finally:
+            pool.release_unused()
 
 
 def _parquet_items_read(probe: Probe, name: str, options: ImportOptions) -> Imported | None:
@@ -407,7 +408,7 @@ def _parquet_items_read(probe: Probe, name: str, options: ImportOptions) -> Impo
     except (pa.ArrowException, OSError, ValueError):
         return None  # the Parquet reader says what is wrong
     notes: list[str] = []
-    fast = item_records.import_items_arrow(table, name, options, notes)
+    fast = item_shaping.import_items_arrow(table, name, options, notes)
     if fast is None:
         return None
     records, dims, metric, grouped = fast
@@ -421,18 +422,18 @@ def items_import(records, dims: list[str], metric: str, name: str,
                  notes: list[str], warnings: list[str], grouped=None,
                  summary: tuple[pd.DataFrame, bool] | None = None) -> Imported:
     """Per-item records (dims, item, sample, score, texts) -> an import whose cells are their
-    means (:func:`evalmaps.readers.items.summarise`), each with its item count ``n``, and which
+    means (:func:`evalmaps.catalog.item_shaping.summarise`), each with its item count ``n``, and which
     keeps the records (``Imported.items``). Scores within 0..1 make a fraction (shown as a
     percent). ``summary``: the cells, and whether every score is within 0..1, worked out already
     (records kept as Parquet: :mod:`evalmaps.catalog.stream`)."""
     if summary is not None:
         cells, fraction = summary
     elif grouped is not None:  # records in Arrow, grouped by item already, scores' range known
-        cells = item_records.summarise_grouped(grouped, dims)
+        cells = item_shaping.summarise_grouped(grouped, dims)
         low, high = grouped[3]
         fraction = 0 <= low and high <= 1
     else:
-        cells = item_records.summarise(records, dims)
+        cells = item_shaping.summarise(records, dims)
         fraction = bool(records[item_records.SCORE].between(0, 1).all())
     frame = pd.DataFrame({**{d: cells[d].astype(str) for d in dims},
                           "value": [repr(float(v)) for v in cells["value"]],
@@ -578,7 +579,7 @@ def _with_item_cells(records: list[tuple[str, dict]], items: pd.DataFrame,
     results give a value its items do not (a --limit run's samples), the results' value stays
     and a warning says so."""
     coords = _coords_of(items)
-    summary = item_records.summarise(items, coords)
+    summary = item_shaping.summarise(items, coords)
     index = {tuple(rec.get(c) for c in coords): rec for _, rec in records}
     added, differ = [], []
     keys = summary[coords].astype(str).itertuples(index=False, name=None)

@@ -3,11 +3,11 @@
 A lab's folder holds a per-item table per model (MMLU-Pro's ``model_outputs_<model>.json``,
 imported with ``--item question_id --correct pred=answer --set model={file}``): hundreds of
 files, millions of records. :func:`item_tables` reads them one at a time, each with
-:func:`evalmaps.readers.items.import_items` (the first table decides the dimensions; the others,
-of the same columns, take them), and writes each file's records to Parquet at once
+:func:`evalmaps.catalog.item_shaping.import_items` (the first table decides the dimensions; the
+others, of the same columns, take them), and writes each file's records to Parquet at once
 (:class:`evalmaps.catalog.items.SpooledRecords`: the import's ``items``), keeping in memory only
-its cells (:func:`evalmaps.readers.items.summarise`, the same numbers as an import of them all
-together). Where two files share a cell (files split by category, say), the cells, and the check
+its cells (:func:`evalmaps.catalog.item_shaping.summarise`, the same numbers as an import of them
+all together). Where two files share a cell (files split by category, say), the cells, and the check
 that no item is twice in one cell, come from the Parquet instead (DuckDB, within a memory limit).
 
 :func:`evalmaps.catalog.imports.import_paths` hands it the tables of files on disk as it asks
@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from evalmaps import readers
-from evalmaps.catalog import columnar
+from evalmaps.catalog import item_shaping
 from evalmaps.catalog import items as item_store
 from evalmaps.core.errors import DataError
 from evalmaps.readers import items as item_records
@@ -84,7 +84,7 @@ class _Group:
         """One file's table: its records imported, written, and its cells kept."""
         notes: list[str] = []
         files = pd.Series([file] * len(frame))
-        records, dims, metric = item_records.import_items(
+        records, dims, metric = item_shaping.import_items(
             frame, file, replace(options, rename=()), notes, files, warnings, dims_of=self.dims)
         if self.dims is None:
             self.dims, self.metric, self.notes = list(dims), metric, notes
@@ -95,7 +95,7 @@ class _Group:
         for d in self.dims:  # as the files give them: --rename is checked against these
             self.labels.setdefault(d, set()).update(records[d].unique().tolist())
         self._rename(records, options.rename)
-        cells = item_records.summarise(records, self.dims)
+        cells = item_shaping.summarise(records, self.dims)
         index = len(self.files)
         for key in cells[self.dims].itertuples(index=False, name=None):
             if self.owners.setdefault(key, index) != index:
@@ -218,9 +218,9 @@ class _connection:
 
 
 def _cells_from_parquet(records: item_store.SpooledRecords) -> pd.DataFrame:
-    """:func:`evalmaps.readers.items.summarise` of records kept as Parquet: each item's mean
+    """:func:`evalmaps.catalog.item_shaping.summarise` of records kept as Parquet: each item's mean
     over its samples from DuckDB, a cell's items in one run, each cell's mean summed exactly
-    (:func:`evalmaps.readers.items.exact_mean`) a batch of rows at a time."""
+    (:func:`evalmaps.catalog.item_shaping.exact_mean`) a batch of rows at a time."""
     dims = list(records.dims)
     quoted = ", ".join(item_store._quoted(d) for d in dims)
     sql = (f'SELECT {quoted}, sum(score) / count(*) AS "__m", count(*) AS "__k" '
@@ -269,8 +269,7 @@ def item_tables(tables: Iterable[tuple[str, Probe, str]], name: str, options: Im
     try:
         for file, probe, kind in tables:
             try:
-                with columnar.lean_memory():
-                    reading = readers.reader(kind).read(probe, file, options, max_bytes)
+                reading = readers.reader(kind).read(probe, file, options, max_bytes)
             except DataError:
                 if options.item or options.correct:
                     raise
@@ -293,8 +292,7 @@ def item_tables(tables: Iterable[tuple[str, Probe, str]], name: str, options: Im
                                        f"have different columns, so they are not one figure. "
                                        f"Import them one at a time.", file=name)
                 group = groups[columns] = _Group(columns, file)
-            with columnar.lean_memory():
-                group.add(file, frame, options, reading.warnings)
+            group.add(file, frame, options, reading.warnings)
             group.warnings += reading.warnings
             group.text_chars += chars
             del frame, reading

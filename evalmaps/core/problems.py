@@ -10,6 +10,9 @@ or ``Problems(strict=True)``) raises the first problem's error instead, whose me
 file and the fix; a warning, which asks nothing of the data (a figure given another id), is
 logged. ``evalmaps.load_catalog(folder)`` is strict;
 ``evalmaps.load_catalog(folder, problems=evalmaps.Problems())`` serves what it can.
+
+Compare's grid of two labels takes one too (``label_grid``, ``grid_query``): strict, a choice
+that does not fit raises its ``CompareError``; a collector notes it and the default is used.
 """
 
 from __future__ import annotations

@@ -41,6 +41,7 @@ from evalmaps.analysis.slicing import COLOR_MODES, ZSCALES
 from evalmaps.catalog.items import max_k
 from evalmaps.core import text as fmt
 from evalmaps.core.figure import Catalog, Figure
+from evalmaps.core.problems import STRICT, Problems
 
 TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off", "")
@@ -521,11 +522,11 @@ def grid_state(state: CompareState, grid: LabelGrid, spec) -> CompareState:
                    averaged=grid.averaged)
 
 
-def grid_query(query: Query, spec, problems: list[str] | None = None) -> dict:
+def grid_query(query: Query, spec, problems: Problems = STRICT) -> dict:
     """The grid's choices a query names (:func:`evalmaps.analysis.compare.label_grid`'s
     keywords): ``ydim``, ``xdim``, ``avg`` (repeated) and a label for any dimension of the
-    figure (``<dim>=<label>``). Two labels for one dimension: the first (noted in
-    ``problems``), or a :class:`CompareError` without it."""
+    figure (``<dim>=<label>``). Two labels for one dimension: the first (noted in a
+    ``problems`` collector), or a :class:`CompareError` (strict ``problems``, the default)."""
     fixed = {}
     for dim in spec.dims:
         labels = as_list(query.get(dim))
@@ -534,9 +535,7 @@ def grid_query(query: Query, spec, problems: list[str] | None = None) -> dict:
         if len(labels) > 1:
             message = (f"Give one label of {spec.dims[dim].title.lower()} (it is fixed at one); "
                        f"the query gives {len(labels)}")
-            if problems is None:
-                raise CompareError(message + ".")
-            problems.append(f"{message}: using {fmt.clip(labels[0])}.")
+            problems.add(f"{message}: using {fmt.clip(labels[0])}.", CompareError(message + "."))
         fixed[dim] = labels[0]
     return {"y": first(query.get("ydim")), "x": first(query.get("xdim")) or None,
             "fixed": fixed, "averaged": tuple(as_list(query.get("avg")) or ())}
@@ -601,12 +600,14 @@ def parse_compare_state(query: Query, catalog: Catalog) -> CompareState:
     state = CompareState(refs[0], refs[1], color, _show_values(query), (), scale=scale, pct=pct)
     if state.labels:
         figure, dim, _ = parse_label_ref(catalog, state.a)
-        asked = grid_query(query, figure.spec, problems)
+        noted = Problems()
+        asked = grid_query(query, figure.spec, noted)
         try:
-            grid = label_grid(figure.spec, dim, problems=problems, **asked)
+            grid = label_grid(figure.spec, dim, problems=noted, **asked)
         except CompareError as exc:  # a dimension no grid can show: the default grid
-            problems.append(str(exc))
+            noted.add(str(exc))
             grid = label_grid(figure.spec, dim)
+        problems += noted
         state = grid_state(state, grid, figure.spec)
     elif any(key in query for key in GRID_KEYS):
         problems.append("ydim, xdim and avg lay out two labels of a dimension "

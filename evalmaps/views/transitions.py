@@ -31,6 +31,7 @@ from evalmaps.analysis.compare import (
 )
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog
+from evalmaps.core.problems import Problems
 from evalmaps.views.state import (
     DEFAULT_COMPARE_COLOR,
     DEFAULT_SCALE,
@@ -100,7 +101,7 @@ def shown_state(catalog: Catalog, showing: Mapping, default: tuple[str, str]) ->
     try:
         figure, dim, _ = parse_label_ref(catalog, state.a)
         grid = label_grid(figure.spec, dim, y=showing["ydim"], x=showing["xdim"] or None,
-                          fixed=fixed, averaged=averaged, problems=[])
+                          fixed=fixed, averaged=averaged, problems=Problems())
     except CompareError:
         return state
     state = grid_state(state, grid, figure.spec)
@@ -140,7 +141,7 @@ def labels_state(catalog: Catalog, state: CompareState, figure_id: str, dim: str
         picked.append(labels[0])
     if len(picked) == 1:
         picked.append(labels[(labels.index(picked[0]) + 1) % len(labels)])
-    grid = label_grid(spec, dim, fixed=fixed, problems=[])
+    grid = label_grid(spec, dim, fixed=fixed, problems=Problems())
     return grid_state(replace(state, a=label_ref(figure_id, dim, picked[0]),
                               b=label_ref(figure_id, dim, picked[1])), grid, spec)
 
@@ -218,7 +219,7 @@ def axis_picked(catalog: Catalog, state: CompareState, before: CompareState, sho
         raise Unchanged
     figure, dim, _ = parse_label_ref(catalog, state.a)
     spec = figure.spec
-    old = label_grid(spec, dim, **before.grid_args(), problems=[]) if before.labels and \
+    old = label_grid(spec, dim, **before.grid_args(), problems=Problems()) if before.labels and \
         before.a.partition(":")[0] == figure.id else label_grid(spec, dim)
     if which == "ydim":
         y = showing["ydim"] if isinstance(showing["ydim"], str) else old.y
@@ -227,7 +228,7 @@ def axis_picked(catalog: Catalog, state: CompareState, before: CompareState, sho
         x = showing["xdim"] or old.x
         y = old.y if x != old.y else old.x
     fixed, averaged = rest_choices(showing["rest_ids"] or [], showing["rest"] or [])
-    grid = label_grid(spec, dim, y=y, x=x, fixed=fixed, averaged=averaged, problems=[])
+    grid = label_grid(spec, dim, y=y, x=x, fixed=fixed, averaged=averaged, problems=Problems())
     return Move(grid_state(state, grid, spec), controls=True)
 
 

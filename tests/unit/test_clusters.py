@@ -20,9 +20,9 @@ from evalmaps.analysis.paired import (
     paired_values,
     with_error_bars,
 )
+from evalmaps.catalog.item_shaping import import_items
 from evalmaps.catalog.items import ItemRecords, ItemScores
 from evalmaps.readers.base import ImportFailed, ImportOptions, OptionError
-from evalmaps.readers.items import import_items
 
 
 def scores(ids, totals, clusters=None, n=None) -> ItemScores:

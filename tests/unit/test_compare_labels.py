@@ -27,6 +27,8 @@ from evalmaps.analysis.compare import (
 )
 from evalmaps.catalog.load import parse_spec, validate_cells
 from evalmaps.core.figure import Catalog, Figure
+from evalmaps.core.problems import Problems
+from evalmaps.views.state import grid_query
 
 PYTHIA = "pythia-zero-shot"
 A14, B28 = label_ref(PYTHIA, "model", "1.4b"), label_ref(PYTHIA, "model", "2.8b")
@@ -248,7 +250,9 @@ def test_choices_that_do_not_fit_are_refused_or_noted():
         label_grid(spec, "model", averaged=["metric"])
     with pytest.raises(CompareError, match="'nope' is not a label of metric"):
         label_grid(spec, "model", fixed={"metric": "nope"})
-    problems: list[str] = []
+    with pytest.raises(CompareError, match="The rows and the columns are both Training step.$"):
+        label_grid(spec, "model", y="step", x="step", problems=Problems(strict=True))
+    problems = Problems()
     grid = label_grid(spec, "model", y="step", x="step", fixed={"task": "arc_easy", "metric": "x"},
                       averaged=["metric"], problems=problems)
     assert (grid.y, grid.x) == ("task", "step")
@@ -261,6 +265,18 @@ def test_choices_that_do_not_fit_are_refused_or_noted():
         "Metric cannot be averaged over: its labels are different metrics (acc, acc_norm); "
         "it is fixed at one label.",
     ]
+
+
+def test_a_query_of_two_labels_for_one_dimension_is_refused_or_noted():
+    spec = CATALOG.figure(PYTHIA).spec
+    query = {"metric": ["acc_norm", "acc"], "ydim": ["task"]}
+    with pytest.raises(CompareError, match="Give one label of metric .* the query gives 2.$"):
+        grid_query(query, spec)
+    problems = Problems()
+    asked = grid_query(query, spec, problems)
+    assert asked["fixed"] == {"metric": "acc_norm"} and asked["y"] == "task"
+    assert list(problems) == ["Give one label of metric (it is fixed at one); the query gives 2: "
+                              "using acc_norm."]
 
 
 def test_picking_the_default_y_as_x_swaps_the_axes():

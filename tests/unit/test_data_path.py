@@ -376,6 +376,43 @@ def test_loads_put_pyarrows_memory_pool_back(tmp_path):
     assert pa.default_memory_pool().backend_name == before
 
 
+def test_an_import_runs_on_the_lean_pool_and_puts_the_pool_back(tmp_path, monkeypatch):
+    """The policy's import entry points: a table's shaping on the system pool, a Parquet
+    per-item table's read on pyarrow's own (even inside a load), and the pool put back."""
+    before = pa.default_memory_pool().backend_name
+    assert before != "system"  # else the test could not tell them apart
+    seen: dict[str, list[str]] = {"table": [], "parquet": []}
+    shape, read = imports.import_table, imports._parquet_items_read
+
+    def shaping(*args, **kwargs):
+        seen["table"].append(pa.default_memory_pool().backend_name)
+        return shape(*args, **kwargs)
+
+    def parquet(*args, **kwargs):
+        seen["parquet"].append(pa.default_memory_pool().backend_name)
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(imports, "import_table", shaping)
+    monkeypatch.setattr(imports, "_parquet_items_read", parquet)
+    (tmp_path / "t.csv").write_text(CSV, encoding="utf-8")
+    assert imports.import_paths([tmp_path / "t.csv"])[0].n_cells == 4
+    assert imports.import_bytes(CSV.encode(), "t.csv")[0].n_cells == 4
+    assert seen["table"] == ["system", "system"]
+    assert pa.default_memory_pool().backend_name == before
+    records = pd.DataFrame({"item": ["q1", "q2", "q1", "q2"], "model": ["A", "A", "B", "B"],
+                            "score": [1.0, 0.0, 1.0, 1.0]})
+    pq.write_table(pa.Table.from_pandas(records, preserve_index=False), tmp_path / "r.parquet")
+    with columnar.lean_memory():  # a folder load around it
+        imported = imports.import_paths([tmp_path / "r.parquet"])[0]
+        assert pa.default_memory_pool().backend_name == "system"
+    assert imported.items is not None and len(seen["parquet"]) == 1
+    assert seen["parquet"] == [before]
+    assert pa.default_memory_pool().backend_name == before
+    with pytest.raises(ImportFailed):
+        imports.import_bytes(b"\x00\x01 not a table", "bad.csv")
+    assert pa.default_memory_pool().backend_name == before
+
+
 class RecordingLibc:
     def __init__(self):
         self.calls = []

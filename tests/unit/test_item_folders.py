@@ -11,8 +11,9 @@ import zipfile
 import pytest
 
 from evalmaps.catalog.imports import _import_sources, import_bytes
+from evalmaps.catalog.item_shaping import file_label
 from evalmaps.readers.base import ImportFailed, ImportOptions
-from evalmaps.readers.items import file_label, item_options
+from evalmaps.readers.items import item_options
 
 OPTIONS = ImportOptions(item="question_id", correct=("pred", "answer"), fixed={"model": "{file}"})
 

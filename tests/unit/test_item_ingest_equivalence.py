@@ -1,4 +1,4 @@
-"""The Arrow path of a Parquet per-item table (evalmaps.readers.items.import_items_arrow: codes,
+"""The Arrow path of a Parquet per-item table (evalmaps.catalog.item_shaping.import_items_arrow: codes,
 one integer key per cell and item, bincounts) against a straightforward pandas computation of
 the same cells (groupby, math.fsum) and against the general path of the same rows as CSV, on
 random record sets: several row groups (chunks with dictionaries of their own), rows in any

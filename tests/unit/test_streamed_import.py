@@ -18,8 +18,8 @@ import pytest
 from evalmaps.catalog import items as item_store
 from evalmaps.catalog.imports import _import_sources as import_sources
 from evalmaps.catalog.imports import figure_of, import_paths
+from evalmaps.catalog.item_shaping import summarise
 from evalmaps.readers.base import ImportFailed, ImportOptions
-from evalmaps.readers.items import summarise
 
 ROOT = Path(__file__).resolve().parents[2]
 OPTIONS = ImportOptions(item="question_id", correct=("pred", "answer"), fixed={"model": "{file}"})
