@@ -362,7 +362,8 @@ def body(figure, state: RankState, answer: dict, overview=None) -> html.Div:
         graph = dcc.Graph(id=pairs_id(j), figure=fig,
                           config=graph_config(f"rank-{figure.id}", f"pairs-{j}"),
                           className="heatmap-graph rank-pairs-graph",
-                          style={**reserved_height(fig), "minWidth": f"{width}px"})
+                          style={**reserved_height(fig), "minWidth": f"{width}px",
+                                 **offscreen_style(fig, width)})
         maps.append(html.Div(keyboard_map(graph, name=f"B − A, {cell_name(cell, dims)}",
                                           missing="no pair"), className="rank-map-scroll"))
     where_style = {**reserved_height(where), "minWidth": f"{where_width(len(cells), models)}px",
@@ -474,6 +475,19 @@ def clustered_words(answer: dict) -> str:
     said = next((n for n in answer.get("notes") or [] if n.startswith("Clustered by ")),
                 f"Clustered by {answer['cluster']}.")
     return said[len("Clustered "):]  # after the line's own "Clustered: "
+
+
+def offscreen_style(fig: dict, width: int) -> dict:
+    """A pair map's graph skipped by the browser's style, layout and paint while it is far from
+    the screen (CSS ``content-visibility: auto``, its size the graph's reserved one, so that the
+    page scrolls as before): plotly.js still draws every map (the paint benchmark waits for
+    each), but the browser lays out and paints a map only near the screen, not all 14 maps of
+    1,600 px each time plotly.js measures a label while it draws the next."""
+    height = reserved_height(fig).get("minHeight")
+    if not height:
+        return {}
+    return {"contentVisibility": "auto",
+            "containIntrinsicSize": f"auto {width}px auto {height}"}
 
 
 def rank_table(answer: dict, dims: list[str], figure) -> dag.AgGrid:
