@@ -76,6 +76,20 @@ def _newest_change(path: Path) -> float:
     return newest
 
 
+def content_bytes(spec: dict, tidy_csv: str, records) -> tuple[bytes, bytes]:
+    """An upload's content as every store writes it: its entry (the spec without its id, naming
+    its records folder when it has records) and its cells."""
+    entry = {k: v for k, v in spec.items() if k != "id"}
+    if records is not None:
+        entry["items"] = ITEMS
+    return json.dumps(entry, indent=1, ensure_ascii=False).encode(), tidy_csv.encode()
+
+
+def item_dims(spec: dict) -> list[str]:
+    """The dimensions an upload's per-item records are saved by."""
+    return [*spec["facets"], spec["y"], spec["x"]]
+
+
 class StoreFull(EvalmapsError):
     """The store has no room for another figure (size or count)."""
 
@@ -249,18 +263,13 @@ class Store:
         whole or not at all."""
         from evalmaps.catalog import items
 
-        entry = {k: v for k, v in spec.items() if k != "id"}
-        if records is not None:
-            entry["items"] = ITEMS
-        spec_bytes = json.dumps(entry, indent=1, ensure_ascii=False).encode()
-        cells_bytes = tidy_csv.encode()
+        spec_bytes, cells_bytes = content_bytes(spec, tidy_csv, records)
         self._check_room(len(spec_bytes) + len(cells_bytes))
         tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=self.content_dir))
         try:
             (tmp / "cells.csv").write_bytes(cells_bytes)
             if records is not None:
-                dims = [*spec["facets"], spec["y"], spec["x"]]
-                items.save(tmp / ITEMS, dims, records)
+                items.save(tmp / ITEMS, item_dims(spec), records)
                 self._check_room(len(spec_bytes))  # the records count, being in the store
             (tmp / "spec.json").write_bytes(spec_bytes)  # last: its presence marks a whole entry
             try:
@@ -518,16 +527,12 @@ class S3Store(Store):
     def _put_content(self, content, spec: dict, tidy_csv: str, records) -> None:
         from evalmaps.catalog import items
 
-        entry = {k: v for k, v in spec.items() if k != "id"}
-        if records is not None:
-            entry["items"] = ITEMS
-        spec_bytes = json.dumps(entry, indent=1, ensure_ascii=False).encode()
-        cells_bytes = tidy_csv.encode()
+        spec_bytes, cells_bytes = content_bytes(spec, tidy_csv, records)
         self._check_room(len(spec_bytes) + len(cells_bytes))
         self.fs.pipe_file(f"{content}/cells.csv", cells_bytes)
         if records is not None:
             with tempfile.TemporaryDirectory(prefix="evalmaps-items-") as tmp:
-                items.save(Path(tmp), [*spec["facets"], spec["y"], spec["x"]], records)
+                items.save(Path(tmp), item_dims(spec), records)
                 for path in sorted(Path(tmp).iterdir()):
                     if not path.name.startswith("."):
                         self.fs.put_file(str(path), f"{content}/{ITEMS}/{path.name}")
