@@ -1,15 +1,6 @@
 """The compare view's pieces: the A, B and B - A heatmaps (:mod:`evalmaps.figures.compare`,
-re-exported here), the summary card, the panel menus and, when A and B are two labels of a
-dimension, the menus of its grid.
-
-A and B share one colour scale (A's), one (zmin, zmax) and one colour bar (on B); B - A has a
-diverging scale centred at 0 with its own bar. Hover and cell texts are Plotly templates the
-browser fills from the values (each side's decimals); labels are shown as typed. Axis ranges are
-fixed, so cell (i, j) spans the axis-domain fractions j/nx..(j+1)/nx and (rows top to bottom)
-1-(i+1)/ny..1-i/ny: the linked hover's outline (``evalmaps.compareHover`` in
-assets/evalmaps-hover.js, an overlay over the map, not a Plotly shape, so the hovered map is never
-redrawn) and, on B - A, the dotted outlines of cells whose difference is within 1.96 standard
-errors (not distinguishable) are placed that way.
+re-exported here; its docstring says how the maps are drawn), the summary card, the panel menus
+and, when A and B are two labels of a dimension, the menus of its grid.
 """
 
 from __future__ import annotations
