@@ -4,6 +4,8 @@ a tidy figure whose cells are exactly the means of their items, with the items k
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -57,3 +59,23 @@ def items_figure(folder: Path, fid: str, scores: pd.DataFrame, *, with_items: bo
     if with_items:
         figure.items = ItemRecords.write(folder, figure.spec.dim_names, scores)
     return figure
+
+
+def clustered_by_src(scores: pd.DataFrame, per: int = 5) -> pd.DataFrame:
+    """``scores`` with a cluster column ``src`` (kept as ``evalmaps import --cluster src``
+    keeps it): items q0..q{per-1} in source-0, the next ``per`` in source-1, and so on."""
+    scores["cluster:src"] = "source-" + (scores["item"].str[1:].astype(int) // per).astype(str)
+    return scores
+
+
+@contextmanager
+def serving(dash_app, figures: Iterable[Figure]) -> Iterator:
+    """The app serving its catalog with ``figures`` added (the catalog it serves, yielded), and
+    its own catalog again after."""
+    state = dash_app.server.extensions["evalmaps"]
+    before = state["catalog"]
+    state["catalog"] = before.with_figures(list(figures))
+    try:
+        yield state["catalog"]
+    finally:
+        state["catalog"] = before

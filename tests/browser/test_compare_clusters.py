@@ -22,7 +22,7 @@ from tests.browser.helpers import (
     hover_cell,
     screenshot,
 )
-from tests.items_fixture import item_scores, items_figure
+from tests.items_fixture import clustered_by_src, item_scores, items_figure, serving
 
 pytestmark = pytest.mark.browser
 
@@ -33,18 +33,12 @@ QUERY = "?a=toy-items:small&b=toy-items:large&pct=1&cluster=src"
 @pytest.fixture()
 def served(dash_duo, dash_app, tmp_path):
     """The real app with one more figure: per-item records in 8 clusters of 5 items a cell."""
-    state = dash_app.server.extensions["evalmaps"]
-    before = state["catalog"]
-    scores = item_scores(n_items=40, seed=11, chance={"small": 0.45, "large": 0.75})
-    scores["cluster:src"] = "source-" + (scores["item"].str[1:].astype(int) // 5).astype(str)
-    figure = items_figure(tmp_path / "items", "toy-items", scores)
-    state["catalog"] = before.with_figures([figure])
-    try:
+    scores = clustered_by_src(item_scores(n_items=40, seed=11,
+                                          chance={"small": 0.45, "large": 0.75}))
+    with serving(dash_app, [items_figure(tmp_path / "items", "toy-items", scores)]) as catalog:
         dash_duo.start_server(dash_app)
-        dash_duo.items_catalog = state["catalog"]
+        dash_duo.items_catalog = catalog
         yield dash_duo
-    finally:
-        state["catalog"] = before
 
 
 VALUES = """
@@ -211,19 +205,13 @@ def test_browse_and_trends_have_a_standard_errors_menu_that_writes_cluster(serve
 @pytest.fixture()
 def ranked(dash_duo, dash_app, tmp_path):
     """The real app with a figure of three models whose items keep a cluster column."""
-    state = dash_app.server.extensions["evalmaps"]
-    before = state["catalog"]
     models = ("m1", "m2", "m3")
-    scores = item_scores(models=models, n_items=40, seed=5,
-                         chance={"m1": 0.45, "m2": 0.6, "m3": 0.8})
-    scores["cluster:src"] = "source-" + (scores["item"].str[1:].astype(int) // 5).astype(str)
-    figure = items_figure(tmp_path / "ranked", "toy-ranked", scores, models=models)
-    state["catalog"] = before.with_figures([figure])
-    try:
+    scores = clustered_by_src(item_scores(models=models, n_items=40, seed=5,
+                                          chance={"m1": 0.45, "m2": 0.6, "m3": 0.8}))
+    with serving(dash_app, [items_figure(tmp_path / "ranked", "toy-ranked", scores,
+                                         models=models)]):
         dash_duo.start_server(dash_app)
         yield dash_duo
-    finally:
-        state["catalog"] = before
 
 
 def test_the_rank_page_names_its_clustered_test_and_resampling(ranked, tmp_path):

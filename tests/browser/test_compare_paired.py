@@ -15,7 +15,7 @@ from dash.testing.wait import until
 from components.compare import paired_text
 from evalmaps.analysis.compare import compare
 from tests.browser.helpers import fetch_text, graph_selector, hover_cell, screenshot
-from tests.items_fixture import item_scores, items_figure
+from tests.items_fixture import item_scores, items_figure, serving
 
 pytestmark = pytest.mark.browser
 
@@ -26,17 +26,12 @@ QUERY = "?a=toy-items:small&b=toy-items:large&pct=1"
 @pytest.fixture()
 def served(dash_duo, dash_app, tmp_path):
     """The real app with one more figure: per-item records behind every cell."""
-    state = dash_app.server.extensions["evalmaps"]
-    before = state["catalog"]
     figure = items_figure(tmp_path / "items", "toy-items",
                           item_scores(n_items=40, seed=11, chance={"small": 0.45, "large": 0.75}))
-    state["catalog"] = before.with_figures([figure])
-    try:
+    with serving(dash_app, [figure]) as catalog:
         dash_duo.start_server(dash_app)
-        dash_duo.items_catalog = state["catalog"]
+        dash_duo.items_catalog = catalog
         yield dash_duo
-    finally:
-        state["catalog"] = before
 
 
 def api(served, query: str) -> dict:

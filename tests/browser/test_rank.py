@@ -312,18 +312,14 @@ def seven(dash_duo, dash_app, tmp_path_factory):
         pytest.skip(f"{SHARED} is absent: the shared MMLU-Pro outputs are not here")
     from evalmaps.catalog.folders import load_folder
     from evalmaps.readers.base import ImportOptions
+    from tests.items_fixture import serving
 
     (figure,) = load_folder(SHARED, cache_dir=tmp_path_factory.mktemp("cache"),
                             options=ImportOptions.parse("question_id", "pred=answer",
                                                        ["model={file}"]))
-    state = dash_app.server.extensions["evalmaps"]
-    before = state["catalog"]
-    state["catalog"] = before.with_figures([figure])
-    try:
+    with serving(dash_app, [figure]):
         dash_duo.start_server(dash_app)
         yield figure
-    finally:
-        state["catalog"] = before
 
 
 def test_seven_models_rank_and_a_square_opens_compare(dash_duo, seven, tmp_path):

@@ -20,19 +20,14 @@ DESKTOP, PHONE = (1440, 1000), (390, 844)
 @pytest.fixture()
 def thousand(dash_duo, dash_app, tmp_path_factory):
     """The real app with a figure of 1,000 models (a facet), two tasks, per-item records."""
-    from tests.items_fixture import item_scores, items_figure
+    from tests.items_fixture import item_scores, items_figure, serving
 
     scores = item_scores(models=MODELS, ys=("easy",), xs=("t1", "t2"), n_items=6, seed=41)
     figure = items_figure(tmp_path_factory.mktemp("items"), "thousand", scores, models=MODELS,
                           ys=("easy",), xs=("t1", "t2"))
-    state = dash_app.server.extensions["evalmaps"]
-    before = state["catalog"]
-    state["catalog"] = before.with_figures([figure])
-    try:
+    with serving(dash_app, [figure]):
         dash_duo.start_server(dash_app)
         yield figure
-    finally:
-        state["catalog"] = before
 
 
 def shown_options(dash_duo) -> list[str]:

@@ -5,19 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.items_fixture import item_scores, items_figure
+from tests.items_fixture import item_scores, items_figure, serving
 
 
 @pytest.fixture()
 def served(dash_app, tmp_path):
-    state = dash_app.server.extensions["evalmaps"]
-    before = state["catalog"]
-    state["catalog"] = before.with_figures(
-        [items_figure(tmp_path, "toy-items", item_scores(n_items=40, samples=2, seed=8))])
-    try:
+    with serving(dash_app, [items_figure(tmp_path, "toy-items",
+                                         item_scores(n_items=40, samples=2, seed=8))]):
         yield dash_app.server.test_client()
-    finally:
-        state["catalog"] = before
 
 
 def test_paired_cells_and_summary(served):

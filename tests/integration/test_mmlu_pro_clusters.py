@@ -21,6 +21,7 @@ from evalmaps.analysis import power
 from evalmaps.catalog.folders import load_folder
 from evalmaps.core.figure import Catalog
 from evalmaps.service import cli
+from tests.items_fixture import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT.parent / "shared" / "external" / "mmlu-pro" / "eval_results"
@@ -75,13 +76,8 @@ def sides() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 @pytest.fixture()
 def served(dash_app, catalog):
-    state = dash_app.server.extensions["evalmaps"]
-    before = state["catalog"]
-    state["catalog"] = before.with_figures(list(catalog))
-    try:
+    with serving(dash_app, catalog):
         yield dash_app.server.test_client()
-    finally:
-        state["catalog"] = before
 
 
 def compare_json(client, fid: str, cluster: str | None = "src") -> dict:

@@ -261,17 +261,12 @@ def fmt_signed(value: float, places: int) -> str:
 def clustered(dash_app, tmp_path):
     """The app's catalog with one more figure: per-item records in 8 clusters of 5 items a
     cell (the column src), as ``evalmaps import --cluster src`` keeps them."""
-    from tests.items_fixture import item_scores, items_figure
+    from tests.items_fixture import clustered_by_src, item_scores, items_figure, serving
 
-    state = dash_app.server.extensions["evalmaps"]
-    before = state["catalog"]
-    scores = item_scores(n_items=40, seed=11, chance={"small": 0.45, "large": 0.75})
-    scores["cluster:src"] = "source-" + (scores["item"].str[1:].astype(int) // 5).astype(str)
-    state["catalog"] = before.with_figures([items_figure(tmp_path / "items", "toy-items", scores)])
-    try:
-        yield state["catalog"]
-    finally:
-        state["catalog"] = before
+    scores = clustered_by_src(item_scores(n_items=40, seed=11,
+                                          chance={"small": 0.45, "large": 0.75}))
+    with serving(dash_app, [items_figure(tmp_path / "items", "toy-items", scores)]) as catalog:
+        yield catalog
 
 
 def test_cluster_makes_the_compare_pages_the_clustered_compare_api_answer(clustered, client,
