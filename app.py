@@ -9,6 +9,7 @@ Flask's development server. The domain package never imports this module.
 from __future__ import annotations
 
 import json
+import re
 from importlib.metadata import version as _version
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from flask import request
 from flask_compress import Compress
 
 from components import dash_internals
-from evalmaps.core.runfiles import runfile
+from evalmaps.core.runfiles import SITE_ONLY_SCRIPTS, runfile
 from evalmaps.figures.theme import TypedArray
 from evalmaps.service import live
 from evalmaps.service.settings import Settings, served_settings
@@ -35,6 +36,8 @@ from layouts._shared import LIVE, NAV_PAGES, UPLOADS, nav_id
 
 HERE = Path(__file__).resolve().parent
 # fingerprinted by the installed Bootstrap-Flask version: cached for a year (layouts._routes.bootstrap)
+# Dash's assets_ignore: a file name of assets/ that only the static site's pages load
+SITE_ONLY = "|".join(f"^{re.escape(name)}$" for name in SITE_ONLY_SCRIPTS)
 BOOTSTRAP_CSS = f"/vendor/bootstrap/css/bootstrap.min.css?v={_version('bootstrap-flask')}"
 
 
@@ -71,6 +74,7 @@ def create_app(settings: Settings | None = None) -> Dash:
         use_pages=True,
         pages_folder=str(HERE / "layouts"),
         assets_folder=str(runfile("assets")),  # the checkout's, or the wheel's copy
+        assets_ignore=SITE_ONLY,  # the static site's own scripts: no live page calls them
         external_stylesheets=[BOOTSTRAP_CSS],
         serve_locally=True,
         title="evalmaps",

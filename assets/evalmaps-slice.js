@@ -2,9 +2,9 @@
  * order (natural, by mean, by a column; top N), their colour ranges (fixed, figure, shared, own;
  * log10) and the log colour bar's ticks. evalmaps.analysis.slicing is the reference (each
  * function names the Python it follows); tests/unit/test_slice_js.py runs both on the same views
- * and compares. Shared by the live app's scripts and the static site's pages (evalmaps bundle
- * ships this file); it reads a figure as the site's data writes it
- * (evalmaps.service.bundle.figure_data).
+ * and compares. The static site's pages load it (evalmaps bundle ships this file); the live
+ * pages slice on the server and leave it out (evalmaps.core.runfiles.SITE_ONLY_SCRIPTS). It
+ * reads a figure as the site's data writes it (evalmaps.service.bundle.figure_data).
  *
  * Internal: window.evalmapsLib.slice. Clientside callbacks: none. */
 (function () {

@@ -19,6 +19,10 @@ from __future__ import annotations
 from pathlib import Path
 
 SHARED = ("data", "assets", "gunicorn.conf.py")  # setup.py reads this assignment
+# the scripts of assets/ that only the static site's pages load (evalmaps.service.bundle ships
+# them); the live pages leave them out (app.py's ``assets_ignore``): the live app never calls
+# the in-browser slicing, which the site's pages do
+SITE_ONLY_SCRIPTS = ("evalmaps-slice.js",)
 
 PACKAGE = Path(__file__).resolve().parents[1]  # evalmaps/
 INSTALLED = PACKAGE / "_share"  # in a wheel (a checkout has none: .gitignore)

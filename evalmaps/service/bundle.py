@@ -39,7 +39,7 @@ from evalmaps.analysis.slicing import fixed_range, is_fraction, slice_panel
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog, Figure, Panel, slugify
-from evalmaps.core.runfiles import runfile
+from evalmaps.core.runfiles import SITE_ONLY_SCRIPTS, runfile
 from evalmaps.figures import compare as figures_compare
 from evalmaps.figures import heatmap, hover, theme
 from evalmaps.views import CompareView
@@ -47,8 +47,9 @@ from evalmaps.views.source import source_items
 from evalmaps.views.state import DEFAULT_COMPARE_COLOR, many_panels
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "_bundle"  # the bundle's own pages' code
+# the live app's scripts the pages share, and those only they load
 SHARED_SCRIPTS = ("evalmaps-format.js", "evalmaps-plotly-internals.js", "evalmaps-keys.js",
-                  "evalmaps-table.js", "evalmaps-slice.js")
+                  "evalmaps-table.js", *SITE_ONLY_SCRIPTS)
 OWN_FILES = ("bundle.js", "tables.js", "bundle.css")
 PLOTLY = "plotly.min.js"
 # the pages load their own files only, and ask nothing of any server (PNG and SVG downloads

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from components.dash_internals import page_script_tags
+from evalmaps.core.runfiles import SITE_ONLY_SCRIPTS
+from evalmaps.service import bundle as site
 from layouts import _routes as routes
 from layouts._first_page import ON_DEMAND, inert_grid
 
@@ -82,8 +84,9 @@ def test_the_bundle_joins_the_files_dash_would_load_in_their_order(client, dash_
     joined = parts(bundle)
     assert [src for src, _ in joined] == expected
     assert any("dash_renderer" in src for src in expected)
-    assets = sorted(path.name for path in Path(dash_app.config.assets_folder).glob("*.js"))
-    assert len(assets) > 5  # the app's own scripts, all of them, in the order of their names
+    assets = sorted(path.name for path in Path(dash_app.config.assets_folder).glob("*.js")
+                    if path.name not in SITE_ONLY_SCRIPTS)
+    assert len(assets) > 5  # the app's own scripts but the site's, in the order of their names
     assert [src.split("?")[0].rsplit("/", 1)[1] for src in expected
             if src.startswith("/assets/")] == assets
     assert any("/dash_ag_grid/" in src for src in expected) == (path == "/data")
@@ -133,3 +136,26 @@ def test_unknown_names_cost_a_look_up_not_a_bundle(client, monkeypatch):
     for k in range(5):
         assert client.get(f"/vendor/scripts/dash_renderer.{k:020d}.js").status_code == 404
     assert joins == []
+
+
+def test_the_static_sites_own_scripts_are_left_out_of_the_live_pages(client, dash_app, tmp_path):
+    """The scripts only the static site calls (evalmaps.core.runfiles.SITE_ONLY_SCRIPTS: its
+    in-browser slicing) are in no live page, neither as a tag nor in the bundle, while the
+    site made by ``evalmaps bundle`` ships each and its pages load it."""
+    assert SITE_ONLY_SCRIPTS and all((Path(dash_app.config.assets_folder) / name).is_file()
+                                     for name in SITE_ONLY_SCRIPTS)
+    for path in PAGES:
+        html = client.get(path).get_data(as_text=True)
+        _, joined = bundle_of(client, path)
+        loaded = [src for _, src in script_tags(html)] + [src for src, _ in parts(joined)]
+        assert any(src.split("?")[0].endswith("/evalmaps-keys.js") for src in loaded), path
+        for name in SITE_ONLY_SCRIPTS:
+            assert not [src for src in loaded if src.split("?")[0].endswith("/" + name)], path
+            assert name not in html, path
+    catalog = dash_app.server.extensions["evalmaps"]["catalog"]
+    figure = next(iter(catalog))
+    files = dict(site.site_files([figure], []))
+    page = files[f"figures/{site.file_names([figure])[figure.id]}.html"].decode()
+    for name in SITE_ONLY_SCRIPTS:
+        assert f"assets/{name}" in files
+        assert f'src="../assets/{name}"' in page

@@ -1,5 +1,5 @@
-"""assets/evalmaps-slice.js, the in-browser slicing the live app's scripts and the static site's
-pages share, against its reference, evalmaps.analysis.slicing: Python works out what each view
+"""assets/evalmaps-slice.js, the static site's in-browser slicing (the live pages slice on the
+server), against its reference, evalmaps.analysis.slicing: Python works out what each view
 shows (its panels, rows, columns and values, and every colour mode's range), Node runs the
 library alone (no page script) on the same figure, as the site's data writes it, and the two
 are compared."""
