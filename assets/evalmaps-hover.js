@@ -8,6 +8,9 @@
  * cell still in it: that cell is hovered again (by its labels), so the outlines and the
  * readout say it as drawn now; the keyboard's active cell does the same (evalmapsLib.keys).
  *
+ * The readout's line (readout) is the static site's Compare page's too: evalmaps bundle ships
+ * this file, whose Dash callback is then never called.
+ *
  * Internal: window.evalmapsLib.hover. Clientside callbacks: evalmaps.compareHover. */
 (function () {
   "use strict";
@@ -21,18 +24,26 @@
     return gd ? {host: host, gd: gd} : null;
   }
 
-  /* The compare readout of cell (i, j): 'Local Window Size 2000 · Ratio 0.4 — A 52.5 · B 56.3 ·
-   * B − A +3.8', from the B − A map's customdata (A, B, SE, within 1.96 SE; or A and B alone)
-   * and `cells` (evalmaps.figures.compare.readouts). */
+  /* The compare readout of cell (i, j) of the live page: the line readout() writes from the
+   * B − A map's customdata as drawn; "" before the map is drawn. */
   function compareReadout(cells, i, j) {
-    const number = lib.format.number;
     const chart = chartOf("delta");
     const full = chart && lib.plotly.fullData(chart.gd);
     const custom = full && full[0] && full[0].customdata;
     if (!custom || !custom[i]) {
       return "";
     }
-    const cell = custom[i][j];
+    return readout(cells, custom[i][j], i, j);
+  }
+
+  /* The compare readout line of cell (i, j): 'Local Window Size 2000 · Ratio 0.4 — A 52.5 ·
+   * B 56.3 · B − A +3.8', from `cell`, the cell's row of the B − A map's customdata (A, B, SE,
+   * within 1.96 SE, the paired test's columns; or A and B alone:
+   * evalmaps.figures.compare.delta_hovers), and `cells` (evalmaps.figures.compare.readouts).
+   * The one place the line is worded: the live page's readout and the static site's Compare
+   * page's (evalmaps/_bundle/bundle.js, from the same customdata and readouts in its data). */
+  function readout(cells, cell, i, j) {
+    const number = lib.format.number;
     const present = function (v) { return v !== null && v !== undefined && isFinite(v); };
     const scaled = function (v, places) { return places[2] === 100 ? v * 100 : v; };
     const unit = cells.unit || "";
@@ -178,7 +189,7 @@
     const prop = first.prop_id;
     const dot = prop.lastIndexOf(".");
     let hovered = last;
-    let readout = dc.no_update;
+    let line = dc.no_update;
     if (prop.slice(dot + 1) === "hoverData") {
       const points = (first.value && first.value.points) || [];
       if (!points.length) {
@@ -190,7 +201,7 @@
         return skip;
       }
       hovered = {i: i, j: j, source: JSON.parse(prop.slice(0, dot)).panel};
-      readout = compareReadout(cells, i, j);
+      line = compareReadout(cells, i, j);
       const chart = chartOf(hovered.source);
       pointed = {source: hovered.source, x: cells.x[j], y: cells.y[i],
                  full: chart && lib.plotly.fullData(chart.gd)};
@@ -200,10 +211,10 @@
     }
     const nx = cells.x.length, ny = cells.y.length;
     return [outline("a", hovered, nx, ny), outline("b", hovered, nx, ny),
-            outline("delta", hovered, nx, ny), readout, hovered === last ? dc.no_update : hovered];
+            outline("delta", hovered, nx, ny), line, hovered === last ? dc.no_update : hovered];
   }
 
-  lib.hover = {compareReadout: compareReadout, outline: outline, again: again};
+  lib.hover = {compareReadout: compareReadout, readout: readout, outline: outline, again: again};
 
   const clientside = window.dash_clientside = window.dash_clientside || {};
   clientside.evalmaps = Object.assign(clientside.evalmaps || {}, {compareHover: compareHover});

@@ -669,45 +669,13 @@
       }
       return c.distinguishable === true;
     };
+    // the readout line of cell (i, j): worded by the live page's own function
+    // (evalmapsLib.hover.readout, evalmaps-hover.js) from the same numbers, the B − A map's
+    // customdata (without the difference browser_hovers adds at its end) and
+    // evalmaps.figures.compare.readouts, so the line reads as the app's
     const readoutOf = function (i, j) {
-      const c = at[ys[i] + "\u0000" + xs[j]];
-      const row = api.dims.y.title || ys[i] ? api.dims.y.title + " " + ys[i] + " · " : "";
-      let line = row + api.dims.x.title + " " + xs[j] + " — ";
-      if (!c) {
-        return line + "not compared";
-      }
-      line += "A " + side(c.a, sideA) + " · B " + side(c.b, sideB) + " · B \u2212 A ";
-      if (finite(c.delta)) {
-        const t = number(sideA.percent ? c.delta * 100 : c.delta,
-                         Math.max(f.delta[0] - (sideA.percent ? 2 : 0), 0), null);
-        line += (t.charAt(0) === "-" || Number(t) === 0 ? t : "+" + t) + (f.unit || "");
-      } else {
-        line += "not comparable";
-      }
-      const p = c.paired;
-      if (p && data.paired) {
-        // the paired test, as the live app's readout writes it (evalmaps-hover.js)
-        const scale = sideA.percent ? 100 : 1;
-        const signed = function (v) {
-          const t = number(v * scale, data.paired.places, null);
-          return (t.charAt(0) === "-" || Number(t) === 0) ? t : "+" + t;
-        };
-        const sig = function (v) { return String(Number(v.toPrecision(2))); };
-        const name = data.paired.tests[p.test];
-        line += " · paired, " + p.n + " items: " + signed(p.diff) + data.paired.unit;
-        line += p.p === null ? " (" + name + ": too few items to test)" :
-          " [" + signed(p.ci_low) + ", " + signed(p.ci_high) + "], p = " + sig(p.p) +
-          " (adjusted " + sig(p.p_adjusted) + ", " + name + ": " +
-          (distinct(c) ? "distinguishable" : "not distinguishable") + ")";
-        const power = data.power && data.power.cells[c[yn] + "\u0000" + c[xn]];
-        if (power) {
-          line += " · " + power.text;  // its error bar and power, as the app writes them
-        }
-      } else if (finite(c.se)) {
-        line += " · SE " + number(sideA.percent ? c.se * 100 : c.se, f.seDecimals, null) +
-          (f.unit || "") + ", " + (c.distinguishable ? "distinguishable" : "within 1.96 SE");
-      }
-      return line;
+      const row = data.hover.delta.customdata[i][j];
+      return window.evalmapsLib.hover.readout(data.readout, row.slice(0, row.length - 1), i, j);
     };
     const grid = function (key) {
       return ys.map(function (y) {

@@ -2,11 +2,12 @@
 
 The site works from ``file://`` and from any static host, and nothing it loads comes from
 outside it: plotly.js (the installed plotly package's own file), evalmaps' browser scripts
-(the live app's number formatting, keyboard readout and table, ``assets/evalmaps-*.js``, and
-the bundle's pages, ``evalmaps/_bundle/``), an index page, a page per figure and a page per
-compared pair. Each figure's cells are a script of their own (``data/<id>.js``), loaded when its
-page opens; it registers them with ``evalmapsBundle.add(id, {...})`` (a ``<script src>``: browsers
-refuse ``fetch()`` of ``file://`` URLs).
+(the live app's number formatting, keyboard readout, table and Compare readout line,
+``assets/evalmaps-*.js``, and the bundle's pages, ``evalmaps/_bundle/``), an index page, a page
+per figure and a page per compared pair. Each figure's cells are a script of their own
+(``data/<id>.js``), loaded when its page opens; it registers them with
+``evalmapsBundle.add(id, {...})`` (a ``<script src>``: browsers refuse ``fetch()`` of
+``file://`` URLs).
 
 Everything a page writes that the live app writes from Python is worked out here, with the same
 code: the hover templates (:func:`evalmaps.figures.hover.panel_hovers`, the live maps' own
@@ -49,7 +50,7 @@ from evalmaps.views.state import DEFAULT_COMPARE_COLOR, many_panels
 SCRIPTS = Path(__file__).resolve().parents[1] / "_bundle"  # the bundle's own pages' code
 # the live app's scripts the pages share, and those only they load
 SHARED_SCRIPTS = ("evalmaps-format.js", "evalmaps-plotly-internals.js", "evalmaps-keys.js",
-                  "evalmaps-table.js", *SITE_ONLY_SCRIPTS)
+                  "evalmaps-table.js", "evalmaps-hover.js", *SITE_ONLY_SCRIPTS)
 OWN_FILES = ("bundle.js", "tables.js", "bundle.css")
 PLOTLY = "plotly.min.js"
 # the pages load their own files only, and ask nothing of any server (PNG and SVG downloads
@@ -381,6 +382,7 @@ def compare_data(view: CompareView, payload: dict) -> dict:
             "short": [al.a.short, al.b.short], "range": [lo, hi], "paired": paired,
             "power": power_data(al),
             "hover": figures_compare.browser_hovers(al),  # the live maps' hover templates
+            "readout": figures_compare.readouts(al),  # what the live readout's line reads
             "deltaRange": list(comparing.delta_range(al)),
             "format": {**side, "delta": [al.decimals, al.min_decimals],
                                        "higher": al.higher_is_better,

@@ -65,7 +65,7 @@ def test_the_site_has_its_pages_scripts_and_data(site, catalog):
     names = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
     expected = {"index.html", "assets/plotly.min.js", "assets/bundle.js", "assets/tables.js",
                 "assets/bundle.css", "assets/evalmaps-format.js", "assets/evalmaps-keys.js",
-                "assets/evalmaps-table.js", "assets/evalmaps-slice.js",
+                "assets/evalmaps-table.js", "assets/evalmaps-slice.js", "assets/evalmaps-hover.js",
                 "assets/evalmaps-plotly-internals.js", "compare/1.html", "data/compare-1.js"}
     for fid in catalog.ids:
         expected |= {f"figures/{fid}.html", f"data/{fid}.js"}
