@@ -28,7 +28,7 @@ from evalmaps.service.snapshot import Served, Snapshot
 from evalmaps.service.startup import load_data
 from evalmaps.service.store import Store, open_store
 from evalmaps.service.uploads import Budget, mark_private
-from evalmaps.views.state import NAV_RULES, nav_href
+from evalmaps.views.state import NAV_RULES, nav_href, rankable
 from layouts._first_page import grid_on_demand, inert_grid, page_container, referred_url, titled_index
 from layouts._routes import api, bundle_scripts, vendor
 from layouts._served import hold_snapshot, served
@@ -41,20 +41,23 @@ SITE_ONLY = "|".join(f"^{re.escape(name)}$" for name in SITE_ONLY_SCRIPTS)
 BOOTSTRAP_CSS = f"/vendor/bootstrap/css/bootstrap.min.css?v={_version('bootstrap-flask')}"
 
 
-def navbar(url: tuple[str, str] | None = None) -> dbc.Navbar:
+def navbar(url: tuple[str, str] | None = None, rankable_ids: list[str] | None = None) -> dbc.Navbar:
     """The top bar. ``url``: the page's (path, search) when known; its nav links then carry the
     page's slice (``evalmaps.views.state.nav_href``) and the page's link is marked active, as the nav
-    callbacks would write them."""
+    callbacks would write them. ``rankable_ids``: the figures Rank offers, which Rank's link
+    carries from a page on one of them (the nav element holds them for the browser's links)."""
     path, search = url or (None, "")
+    ranked = rankable_ids or []
     nav_pages = [p for _, p in NAV_PAGES]
-    links = [dcc.Link(name, href=nav_href(target, search) if path in nav_pages else target,
+    links = [dcc.Link(name, href=nav_href(target, search, ranked) if path in nav_pages else target,
                       id=nav_id(target),
                       className="evalmaps-nav active" if target == path else "evalmaps-nav")
              for name, target in NAV_PAGES]
     return dbc.Navbar(dbc.Container([
         dbc.NavbarBrand("evalmaps", href="/"),
         html.Span("result heatmaps of ML papers, browsable", className="navbar-text small me-auto"),
-        html.Nav(links, className="d-flex gap-1", **{"data-nav": json.dumps(NAV_RULES)}),
+        html.Nav(links, className="d-flex gap-1", **{"data-nav": json.dumps(NAV_RULES),
+                                                      "data-rankable": json.dumps(ranked)}),
     ], fluid=True), color="#1f2a44", dark=True, className="evalmaps-navbar py-2")
 
 
@@ -116,7 +119,8 @@ def create_app(settings: Settings | None = None) -> Dash:
         # set by assets/evalmaps-live.js; 0, not None, at first: a memory Store whose data is
         # None sets it as it mounts, a change that every callback it feeds is asked to handle
         dcc.Store(id=LIVE, data=0),
-        navbar(referred_url(app)),  # its links as the nav callbacks would write them
+        # its links as the nav callbacks would write them; Rank's from the figures served now
+        navbar(referred_url(app), rankable(served(state).catalog)),
         *problems_banner(served(state).problems),  # as the data is now (watched folders change)
         page_container(app),  # the first page in it (layouts._first_page)
     ])

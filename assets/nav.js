@@ -18,17 +18,23 @@
    * (data-nav: evalmaps/views/state.py NAV_RULES, which also writes the first page's links on the
    * server): Browse, Trends and Data share the figure, its facets, rows, the x range, the row
    * order and top N; each page's own keys go only to the pages that read them. Any key that is
-   * not one of the named ones is a facet (a dimension's name). */
+   * not one of the named ones is a facet (a dimension's name). Rank's link (rules.rank) carries
+   * the page's first figure when Rank can rank it (the nav element's data-rankable), first. */
   function navLinks(search) {
     const nav = document.querySelector("nav[data-nav]");
     const rules = JSON.parse((nav && nav.getAttribute("data-nav")) || "{}");
+    const rankable = JSON.parse((nav && nav.getAttribute("data-rankable")) || "[]");
     const owns = rules.own || {}, sliced = rules.sliced || [], named = rules.named || [];
     const params = new URLSearchParams(search || "");
+    const figure = params.get("figure");
     const links = Array.from(document.querySelectorAll("a.evalmaps-nav"));
     return links.map(function (a) {
       const path = a.pathname;
       const own = owns[path] || [];
       const out = new URLSearchParams();
+      if (path === rules.rank && figure !== null && rankable.indexOf(figure) >= 0) {
+        out.append("figure", figure);
+      }
       params.forEach(function (value, key) {
         if (own.indexOf(key) >= 0 || (sliced.indexOf(path) >= 0 && named.indexOf(key) < 0)) {
           out.append(key, value);

@@ -19,7 +19,7 @@ names may not take them.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qsl, quote_plus, urlencode
 
@@ -703,6 +703,9 @@ def compare_max_k(catalog: Catalog, a: str, b: str) -> int:
 # that read them. Any key not named here is a facet (a dimension's name). The server writes the
 # first page's links with :func:`nav_href`; later, ``evalmaps_nav.navLinks`` (assets/nav.js)
 # writes them in the browser from the same rules, which the nav element carries (:data:`NAV_RULES`).
+# Rank takes one figure of those it can rank (``rank``): its link carries the page's figure (the
+# first ``figure=``) when that is one of them, as the nav element lists them (``data-rankable``,
+# :func:`rankable`), else none (Rank's default figure).
 NAV_RULES: dict = {
     "own": {"/": ["color", "labels", "k", "cluster"],
             "/trends": ["transpose", "overlay", "threshold", "logx", "k", "cluster"],
@@ -711,18 +714,25 @@ NAV_RULES: dict = {
     "sliced": ["/", "/trends", "/data"],
     "named": ["color", "labels", "transpose", "overlay", "threshold", "logx", "a", "b", "ydim",
               "xdim", "avg", "format", "cell", "which", "q", "cluster", "power", "by"],
+    "rank": "/rank",
 }
 
 
-def nav_href(path: str, search: str | None) -> str:
+def nav_href(path: str, search: str | None, rankable_ids: Iterable[str] = ()) -> str:
     """The nav link to ``path`` from a page whose query is ``search`` (``location.search``), as
     the browser's ``URLSearchParams`` reads and writes it: '+' for a space, every byte but
-    letters, digits and ``*-._`` percent-encoded."""
+    letters, digits and ``*-._`` percent-encoded. ``rankable_ids``: the figures Rank offers
+    (:func:`rankable`); Rank's link carries the page's figure when it is one of them."""
     own = NAV_RULES["own"].get(path, [])
     sliced = path in NAV_RULES["sliced"]
     text = (search or "")[1:] if (search or "").startswith("?") else (search or "")
-    kept = [(key, value) for key, value in parse_qsl(text, keep_blank_values=True)
+    pairs = parse_qsl(text, keep_blank_values=True)
+    kept = [(key, value) for key, value in pairs
             if key in own or (sliced and key not in NAV_RULES["named"])]
+    if path == NAV_RULES["rank"]:  # the page's figure, first, if Rank can rank it
+        figure = next((value for key, value in pairs if key == "figure"), None)
+        if figure is not None and figure in set(rankable_ids):
+            kept.insert(0, ("figure", figure))
     query = "&".join(f"{_form(key)}={_form(value)}" for key, value in kept)
     return f"{path}?{query}" if query else path
 

@@ -22,12 +22,13 @@ PAGES = [  # URL, what is drawn, the nav links' hrefs
      {"nav-browse": "/?figure=dynts-r1-llama-benchmarks&labels=off&xmin=0.2",
       "nav-trends": "/trends?figure=dynts-r1-llama-benchmarks&xmin=0.2",
       "nav-compare": "/compare?labels=off",  # the values switch is shared with Compare
-      "nav-rank": "/rank",
+      "nav-rank": "/rank?figure=dynts-r1-llama-benchmarks",  # a figure Rank can rank
       "nav-data": "/data?figure=dynts-r1-llama-benchmarks&xmin=0.2"}),
     ("/trends?figure=short-to-long&overlay=1",
      ".trends-graph .main-svg",
      {"nav-browse": "/?figure=short-to-long", "nav-trends": "/trends?figure=short-to-long&overlay=1",
-      "nav-compare": "/compare", "nav-rank": "/rank", "nav-data": "/data?figure=short-to-long"}),
+      "nav-compare": "/compare", "nav-rank": "/rank?figure=short-to-long",
+      "nav-data": "/data?figure=short-to-long"}),
     ("/compare?color=fixed",
      ".compare-map .main-svg",
      {"nav-browse": "/?color=fixed", "nav-trends": "/trends",  # the colour range is shared
@@ -35,7 +36,8 @@ PAGES = [  # URL, what is drawn, the nav links' hrefs
     ("/rank?figure=mmlu-pro&by=category",
      ".heatmap-graph .main-svg",
      {"nav-browse": "/?figure=mmlu-pro", "nav-trends": "/trends?figure=mmlu-pro",
-      "nav-compare": "/compare", "nav-rank": "/rank?by=category", "nav-data": "/data?figure=mmlu-pro"}),
+      "nav-compare": "/compare", "nav-rank": "/rank?figure=mmlu-pro&by=category",
+      "nav-data": "/data?figure=mmlu-pro"}),
 ]
 
 
@@ -164,7 +166,7 @@ def test_the_nav_follows_the_page_after_the_first(dash_duo, dash_app):
     want = {"nav-browse": ["/?figure=short-to-long", "evalmaps-nav"],  # no Browse key on Trends
             "nav-trends": ["/trends?figure=short-to-long", "evalmaps-nav active"],
             "nav-compare": ["/compare", "evalmaps-nav"],
-            "nav-rank": ["/rank", "evalmaps-nav"],
+            "nav-rank": ["/rank?figure=short-to-long", "evalmaps-nav"],
             "nav-data": ["/data?figure=short-to-long", "evalmaps-nav"]}
     until(lambda: nav_state(dash_duo.driver)["links"] == want, timeout=10)
     assert nav_state(dash_duo.driver)["title"] == "evalmaps · Trends"
@@ -176,7 +178,7 @@ def test_the_nav_follows_the_page_after_the_first(dash_duo, dash_app):
         "nav-browse": ["/" + query, "evalmaps-nav active"],
         "nav-trends": ["/trends?figure=short-to-long", "evalmaps-nav"],
         "nav-compare": ["/compare?color=fixed", "evalmaps-nav"],
-        "nav-rank": ["/rank", "evalmaps-nav"],
+        "nav-rank": ["/rank?figure=short-to-long", "evalmaps-nav"],
         "nav-data": ["/data?figure=short-to-long", "evalmaps-nav"]}
     assert dash_duo.get_logs() == []
 
@@ -190,14 +192,50 @@ SEARCHES = ["", "?", "figure=x", "?figure=short-to-long&model=R1+Llama&rows=a%26
 def test_the_browser_writes_nav_links_as_the_server_does(dash_duo, dash_app):
     """evalmaps_nav.navLinks (the browser, after the first page) and evalmaps.views.state.nav_href (the
     server, the first page) give the same links from the same rules."""
-    from evalmaps.views.state import nav_href
+    from evalmaps.views.state import nav_href, rankable
     from layouts._shared import NAV_PAGES
 
     dash_duo.start_server(dash_app)
     dash_duo.wait_for_element(".heatmap-graph .main-svg", timeout=20)
     browser = dash_duo.driver.execute_script(
         "return arguments[0].map(s => window.dash_clientside.evalmaps_nav.navLinks(s));", SEARCHES)
-    assert browser == [[nav_href(path, search) for _, path in NAV_PAGES] for search in SEARCHES]
+    ids = rankable(dash_app.server.extensions["evalmaps"]["catalog"])
+    assert browser == [[nav_href(path, search, ids) for _, path in NAV_PAGES]
+                       for search in SEARCHES]
+    assert "/rank?figure=mmlu-pro&by=category" in browser[SEARCHES.index(
+        "?figure=mmlu-pro&by=category&model=Llama-2-7B")]
+
+
+def test_ranks_nav_link_opens_rank_on_the_pages_figure(dash_duo, dash_app, tmp_path):
+    """Rank's nav link carries the page's figure (when Rank can rank it) with the page's
+    standard errors: from a clustered Browse page on a figure that is not Rank's default,
+    Rank opens on that figure, clustered; from Compare, which names no figure, on its own
+    default (the first figure with per-item records, MMLU-Pro)."""
+    from tests.items_fixture import clustered_by_src, item_scores, items_figure, serving
+
+    scores = clustered_by_src(item_scores(n_items=40, seed=11,
+                                          chance={"small": 0.45, "large": 0.75}))
+    with serving(dash_app, [items_figure(tmp_path / "items", "toy-items", scores)]):
+        dash_duo.start_server(dash_app)
+        dash_duo.driver.get(dash_duo.server_url + "/?figure=toy-items&cluster=src")
+        dash_duo.wait_for_element(".heatmap-graph .main-svg", timeout=20)
+        dash_duo.find_element("#nav-rank").click()
+        until(lambda: "/rank" in dash_duo.driver.current_url, timeout=10)
+        until(lambda: "toy-items" in dash_duo.find_element("#rank-title").text, timeout=20)
+        assert dash_duo.driver.current_url.endswith("/rank?figure=toy-items&cluster=src")
+        dash_duo.driver.get(dash_duo.server_url + "/compare")
+        dash_duo.wait_for_element(".compare-map .main-svg", timeout=20)
+        dash_duo.find_element("#nav-rank").click()
+        until(lambda: "/rank" in dash_duo.driver.current_url, timeout=10)
+        until(lambda: "MMLU-Pro" in dash_duo.find_element("#rank-title").text, timeout=20)
+        assert dash_duo.driver.current_url.endswith("/rank")
+        assert dash_duo.get_logs() == []
+    dash_duo.driver.get(dash_duo.server_url + "/compare")
+    dash_duo.wait_for_element(".compare-map .main-svg", timeout=20)
+    dash_duo.find_element("#nav-rank").click()
+    until(lambda: "/rank" in dash_duo.driver.current_url, timeout=10)
+    dash_duo.wait_for_element("#rank-title", timeout=20)
+
 
 
 GRID_SCRIPTS = ("return performance.getEntriesByType('resource')"

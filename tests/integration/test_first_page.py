@@ -256,3 +256,16 @@ def test_no_store_of_the_first_page_starts_a_callback_as_it_mounts(client, path,
     starts = [s["id"] for s in stores if s.get("storage_type", "memory") == "memory"
               and s.get("data") is None and f"{s['id']}.data" in watched]
     assert starts == []
+
+
+def test_the_nav_element_lists_the_figures_rank_can_rank(client, dash_app):
+    """The browser's nav links read the figures Rank can rank from the nav element (its
+    ``data-rankable``), and the first page's Rank link, written by the server, carries the
+    page's figure when it is one of them."""
+    from evalmaps.views.state import rankable
+
+    layout = first_layout(client, HOST + "/?figure=mmlu-pro&cluster=src")
+    (nav,) = [n for n in _nodes(layout) if n.get("type") == "Nav"]
+    ids = rankable(dash_app.server.extensions["evalmaps"]["catalog"])
+    assert len(ids) > 1 and json.loads(nav["props"]["data-rankable"]) == ids
+    assert find(layout, "nav-rank")["props"]["href"] == "/rank?figure=mmlu-pro&cluster=src"

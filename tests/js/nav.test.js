@@ -41,6 +41,26 @@ test("navLinks: each page gets the shared slice and its own keys", function () {
                                                         "/data?d=3"]);  // repeated keys kept
 });
 
+test("navLinks: Rank's link carries the page's first figure when Rank can rank it", function () {
+  const paths = ["/", "/rank"];
+  const links = paths.map(function (path) { return element({pathname: path, href: path}); });
+  const rules = Object.assign({}, RULES, {own: Object.assign({}, RULES.own, {"/rank": ["by"]}),
+                                          named: RULES.named.concat(["by"]), rank: "/rank"});
+  const page = function (rankable) {
+    const attrs = {"data-nav": JSON.stringify(rules)};
+    if (rankable) {
+      attrs["data-rankable"] = JSON.stringify(rankable);
+    }
+    return fakeDocument({found: {"a.evalmaps-nav": links, "nav[data-nav]": element({attrs: attrs})}});
+  };
+  const nav = load({document: page(["toy", "a b"])}).dash_clientside.evalmaps_nav;
+  assert.deepEqual(here(nav.navLinks("?by=m&figure=toy&m=1")), ["/?figure=toy&m=1", "/rank?figure=toy&by=m"]);
+  assert.deepEqual(here(nav.navLinks("?figure=a+b&figure=toy")), ["/?figure=a+b&figure=toy", "/rank?figure=a+b"]);
+  assert.deepEqual(here(nav.navLinks("?figure=other&by=m")), ["/?figure=other", "/rank?by=m"]);
+  const none = load({document: page(null)}).dash_clientside.evalmaps_nav;  // no list: Rank's default
+  assert.deepEqual(here(none.navLinks("?figure=toy")), ["/?figure=toy", "/rank"]);
+});
+
 test("navLinks: without rules on the page, bare links", function () {
   const nav = load({document: navPage(null)}).dash_clientside.evalmaps_nav;
   assert.deepEqual(here(nav.navLinks("?figure=x&color=fixed")), PATHS);

@@ -276,3 +276,23 @@ def test_nav_links_carry_cluster_to_the_pages_that_read_it(path, expected):
     from evalmaps.views.state import nav_href
 
     assert nav_href(path, "?figure=toy&by=model&model=m1&cluster=src") == expected
+
+
+@pytest.mark.parametrize("search, rankable_ids, expected", [
+    ("?figure=toy&model=m1&cluster=src", ["other", "toy"], "/rank?figure=toy&cluster=src"),
+    ("?figure=toy&model=m1&cluster=src", ["other"], "/rank?cluster=src"),  # Rank's default
+    ("?figure=toy&model=m1&cluster=src", [], "/rank?cluster=src"),
+    ("?cluster=src&by=model&figure=toy", ["toy"], "/rank?figure=toy&cluster=src&by=model"),
+    ("?figure=a%20b&figure=toy", ["a b", "toy"], "/rank?figure=a+b"),  # the first figure
+    ("?figure=toy&figure=a", ["a"], "/rank"),  # the first figure only: not rankable
+    ("?a=toy%3Ax&b=toy%3Ay", ["toy"], "/rank"),  # Compare names no figure
+])
+def test_ranks_nav_link_carries_the_figure_when_rank_can_rank_it(search, rankable_ids, expected):
+    """Rank takes one figure of those it can rank: its link carries the page's (first) figure
+    when Rank can rank it, else none, for Rank's default; no other page's link changes."""
+    from evalmaps.views.state import nav_href
+
+    assert nav_href("/rank", search, rankable_ids) == expected
+    assert nav_href("/", search, rankable_ids) == nav_href("/", search)
+    assert nav_href("/trends", search, rankable_ids) == nav_href("/trends", search)
+
