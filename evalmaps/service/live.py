@@ -28,6 +28,7 @@ process that holds the same data, so that a page or a script can ask whether any
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import threading
@@ -44,6 +45,7 @@ from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Catalog, Figure
 from evalmaps.core.problems import Problems
 from evalmaps.readers.base import ImportFailed, ImportOptions
+from evalmaps.service.store import PieceStore, piece_key
 
 log = logging.getLogger("evalmaps.data")
 
@@ -100,6 +102,17 @@ class FolderReader:
         # each file's signature and when (time.monotonic(), a scan's end) it was first seen
         self._since: dict[Path, tuple[tuple, float]] = {}
         self._tables = False  # a folder of tables (else of results)
+        # what a folder of results' files gave, each read once, by one process of the host:
+        # the pieces (the cache's ``live`` folder; without a cache, a folder of this server's)
+        self.store = PieceStore(Path(cache_dir) / "live" if cache_dir is not None
+                                else _private_store())
+        self._options = json.loads(json.dumps(options.to_dict(), default=str))
+        self._held: int | None = None  # the folder's reader lock, while this process holds it
+        self._stamp = None  # the manifest this process serves (its size, time and inode)
+        self._prior: dict[str, list] = {}  # the manifest's files: path -> [signature, key]
+        self._pieces: list[str] = []  # the pieces the last put-together served, in order
+        self.following = False  # served from the manifest another process writes
+        self._manifest_due = False  # whether the last read is a manifest to write
 
     def _files(self) -> dict[Path, tuple]:
         found = {}
@@ -121,9 +134,27 @@ class FolderReader:
                 found[path] = _signature(stat)
         return found
 
+    def _lead(self) -> bool:
+        """Whether this process reads the folder's files: it holds the folder's lock (taken
+        now if no other process holds it)."""
+        if self._held is None:
+            self._held = self.store.lock(self.folder, self._options)
+            if self._held is not None:
+                found = self.store.manifest(self.folder, self._options) or {}
+                self._prior = found.get("files") or {}
+        return self._held is not None
+
+    def _let_go(self) -> None:
+        if self._held is not None:
+            os.close(self._held)
+            self._held = None
+
     def changed(self) -> bool:
         """Whether the folder's files differ from what the last :meth:`load` saw, or a file
-        is still waiting to be read or tried again."""
+        is still waiting to be read or tried again; for a process that does not read the
+        folder (another holds its lock), whether its manifest changed."""
+        if not self._lead() and self.store.stamp(self.folder, self._options) is not None:
+            return self.store.stamp(self.folder, self._options) != self._stamp
         if self._files() != self._seen:
             return True
         now = time.monotonic()
@@ -142,12 +173,66 @@ class FolderReader:
         return held >= self.settle and (held >= UNENDED or not _unended(path))
 
     def load(self, problems: Problems, initial: bool = False) -> list[Figure]:
-        """The folder's figures now (problems added). ``initial``: at start-up, files are
+        """The folder's figures now (problems added), read by the process that holds the
+        folder's lock (:meth:`_read_folder`), the others put together from the store what its
+        manifest names (:meth:`_follow`). At start-up (``initial``), the lock is let go once
+        read: a server's workers, forked after it, choose their reader among themselves."""
+        try:
+            if not self._lead():
+                manifest = self.store.manifest(self.folder, self._options)
+                if manifest is not None:
+                    self.following = True
+                    return self._follow(manifest, problems)
+            self.following = False
+            found = Problems()
+            figures = self._read_folder(found, initial)
+            for line in found:
+                problems.add(line)
+            if self._held is not None and self._manifest_due:
+                self.store.write_manifest(self.folder, self._options, {
+                    "folder": str(self.folder),
+                    "files": {str(p): [list(k.signature), k.result] for p, k in
+                              self.kept.items() if isinstance(k.result, str)},
+                    "pieces": self._pieces, "problems": list(found)})
+                self._stamp = self.store.stamp(self.folder, self._options)
+            return figures
+        finally:
+            if initial:
+                self._let_go()
+
+    def _follow(self, manifest: dict, problems: Problems) -> list[Figure]:
+        """The folder's figures as the manifest another process wrote says: its pieces put
+        together from the store, its problems; never a file of the folder read."""
+        self._stamp = self.store.stamp(self.folder, self._options)
+        pieces = [k for k in manifest.get("pieces") or [] if isinstance(k, str)]
+        for line in manifest.get("problems") or []:
+            problems.add(str(line))
+        if not pieces:
+            return []
+        missing = [k for k in pieces if not self.store.has(k)]
+        if missing:
+            problems.add(f"Not served: {self.folder}: {len(missing)} of its files' readings are "
+                         f"missing from {self.store.root}. Restart the server to read them again.")
+            return []
+        try:
+            return self._combine(pieces)
+        except DataError as exc:
+            problems.not_served(exc)
+            return []
+
+    def _combine(self, pieces: list[str]) -> list[Figure]:
+        self._pieces = list(pieces)
+        return folders.piece_figures(self.folder, [self.store.piece(k) for k in pieces],
+                                     self.store.root / "combined", self.options, self.cache_dir)
+
+    def _read_folder(self, problems: Problems, initial: bool = False) -> list[Figure]:
+        """The folder's figures from its files (problems added). ``initial``: at start-up, files are
         read at once, but for one still being written as the server starts (a table of lines
         that ends in the middle of a row, or a file that changes within :attr:`settle` seconds
         of its last change, :meth:`_still_moving`): it waits for two scans that agree, as every
         file does later, so not even the first page serves part of a file."""
         now = time.monotonic()  # before the scan: a signature seen now held from its first scan
+        self._manifest_due = False
         self._seen = self._files()
         moving: set[Path] = set()
         if initial:
@@ -171,6 +256,11 @@ class FolderReader:
                     # frames, and in them every figure and file read then, deleted or not
                     raise kept.error.with_traceback(None)
                 return kept.result
+            prior = self._prior.get(str(path))
+            if (kept is None and prior is not None and list(signature) == prior[0]
+                    and self.store.has(prior[1])):  # read before (a restart): its piece
+                self.kept[path] = _Kept(signature, result=prior[1])
+                return prior[1]
             if initial and (path in moving or _unended(path)):  # being written as we start:
                 self.pending.add(path)
                 return None
@@ -209,8 +299,10 @@ class FolderReader:
             try:
                 # tables read one by one; per-item tables (their options say so) together
                 self._tables = bool(folders._data_files(self.folder)) and not self.options.per_item
+                self._manifest_due = not self._tables
+                self._pieces = []
                 return folders._load_files(self.folder, self.cache_dir, problems, read=read,
-                                           options=self.options)
+                                           options=self.options, combine=self._combine)
             except ImportFailed as exc:
                 problems.not_served(exc)
                 return []
@@ -231,9 +323,29 @@ class FolderReader:
         return {path for path in recent if _signature_now(path) != self._seen[path]}
 
     def _read(self, path: Path):
+        """A table's figure (a folder of tables); a results file's piece (its key), put in the
+        store when it is not there yet: its bytes, name and options are its key."""
         if self._tables:
             return folders._import_file(path, self.cache_dir, self.options)
-        return folders.read_harness_file(path, self.options)
+        data = folders.read_file(path)
+        key = piece_key(data, str(path), self._options)
+        if not self.store.has(key):
+            self.store.put(key, lambda out: folders.write_piece(path, data, self.options, out),
+                           str(path))
+        return key
+
+
+def _private_store() -> Path:
+    """A store of this server's own (no cache): a temporary folder, removed when the process
+    that made it ends."""
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="evalmaps-live-")
+    pid = os.getpid()
+    atexit.register(lambda: os.getpid() == pid and shutil.rmtree(folder, ignore_errors=True))
+    return Path(folder)
 
 
 def _unended(path: Path) -> bool:
@@ -365,7 +477,8 @@ class Live:
 
     def _tick(self, events: bool) -> None:
         now = time.monotonic()
-        pending = any(r.pending for r in self.readers)
+        # pending files, or a manifest another process writes (a stat of one file): each tick
+        pending = any(r.pending or r.following for r in self.readers)
         if not (events or pending or now - self._last_scan >= RESCAN):
             return
         self._last_scan = now
