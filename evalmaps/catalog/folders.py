@@ -471,18 +471,41 @@ def _write_items_piece(found: Found, options: ImportOptions, out: Path) -> bool:
 class FolderRecords(items.ItemRecords):
     """A watched folder's per-item records, as its files' pieces hold them: the scores put
     together in one Parquet file (``folder``), the texts left in each piece's own file (read
-    together by DuckDB), so that a new file writes its own texts only."""
+    together by DuckDB), so that a new file writes its own texts only.
 
-    def __init__(self, folder: str | Path, dims, texts: list[Path], rows: int) -> None:
+    The scores file is written when first asked for (:attr:`scores_path`, or :meth:`ready`,
+    which the reading process calls once the figure is served): the figure's cells, its
+    pieces', are served at once, and a question of its items waits for their file."""
+
+    def __init__(self, folder: str | Path, dims, texts: list[Path], rows: int,
+                 scores: list[Path] | None = None) -> None:
+        import threading
+
         super().__init__(folder, dims)
         self.text_files = [str(p) for p in texts]
         self.rows = rows
+        self.score_files = list(scores or [])
+        self._writing = threading.Lock()
+
+    @property
+    def scores_path(self) -> Path:
+        return self.ready()
+
+    def ready(self) -> Path:
+        """The scores file, written first when it is not yet (by this process or another:
+        each writes it whole, under one name, and a second write gives the same bytes)."""
+        path = self.folder / items.SCORES
+        if not path.is_file():
+            with self._writing:
+                if not path.is_file():
+                    _combine_scores(self.score_files, path)
+        return path
 
     @property
     def shape(self) -> tuple[int, int]:
         import pyarrow.parquet as pq
 
-        return self.rows, len(pq.read_schema(self.scores_path).names)
+        return self.rows, len(pq.read_schema(self.score_files[0]).names)
 
     def __len__(self) -> int:
         return self.rows
@@ -523,6 +546,32 @@ class FolderRecords(items.ItemRecords):
         return {str(row[0]) for row in rows}
 
 
+_CELLS: dict[str, object] = {}  # a piece's folder -> its cells (a few rows each: kept)
+_CELLS_KEPT = 20_000  # pieces whose cells a process keeps
+
+
+def _piece_cells(piece: Path):
+    """A piece's cells (a model's dozen cells, say), read once per process: pieces never
+    change, so a folder put together again reads only its new pieces'."""
+    import pandas as pd
+
+    key = str(piece)
+    found = _CELLS.get(key)
+    if found is None:
+        if len(_CELLS) >= _CELLS_KEPT:
+            _CELLS.clear()
+        found = _CELLS[key] = pd.read_parquet(piece / "cells.parquet")
+    return found.copy()
+
+
+def _piece_description(piece: Path) -> dict:
+    key = str(piece) + "/piece.json"
+    found = _CELLS.get(key)
+    if found is None:
+        found = _CELLS[key] = json.loads((piece / "piece.json").read_text(encoding="utf-8"))
+    return found
+
+
 def piece_figures(folder: Path, pieces: list[Path], combined_root: Path,
                   options: ImportOptions = ImportOptions(), cache_dir=None) -> list[Figure]:
     """A watched folder of results' figures, from its files' pieces (:func:`write_piece`), in
@@ -532,8 +581,7 @@ def piece_figures(folder: Path, pieces: list[Path], combined_root: Path,
     a folder's are."""
     import pickle
 
-    described = [(piece, json.loads((piece / "piece.json").read_text(encoding="utf-8")))
-                 for piece in pieces]
+    described = [(piece, _piece_description(piece)) for piece in pieces]
     tables = [(p, d) for p, d in described if d["kind"] == "items"]
     others = [(p, d) for p, d in described if d["kind"] != "items"]
     founds = [pickle.loads((p / "found.pickle").read_bytes()) for p, _ in others]
@@ -567,15 +615,14 @@ def _items_figure(folder: Path, tables: list[tuple[Path, dict]], combined_root: 
                                f"Import them one at a time.", file=d["file"])
     key = hashlib.sha256(json.dumps([dims, [p.name for p, _ in tables]]).encode()).hexdigest()
     combined = Path(combined_root) / key
-    if not (combined / items.SCORES).is_file():
-        _combine_scores([p / items.SCORES for p, _ in tables], combined / items.SCORES)
     rows = sum(d["rows"] for _, d in tables)
     records = FolderRecords(combined, dims, [p / items.TEXTS for p, _ in tables
-                                             if (p / items.TEXTS).is_file()], rows)
-    cells = pd.concat([pd.read_parquet(p / "cells.parquet") for p, _ in tables],
-                      ignore_index=True)
+                                             if (p / items.TEXTS).is_file()], rows,
+                            [p / items.SCORES for p, _ in tables])
+    cells = pd.concat([_piece_cells(p) for p, _ in tables], ignore_index=True)
     files = [d["file"] for _, d in tables]
     if cells.duplicated(dims).any():  # files that share a cell: checked and counted together
+        records.ready()
         found = _twice(records, files, [d["rows"] for _, d in tables])
         if found is not None:
             raise ImportFailed(found, file=str(folder))

@@ -438,6 +438,17 @@ class Live:
         for listener in self.listeners:
             listener(snapshot)
         del snapshot
+        # the per-item records' file of a folder put together anew, written now by the process
+        # that read it (the figure is served already): not by a request that asks for them
+        for reader, (_, figures) in zip(self.readers, per_folder):
+            for figure in figures if not reader.following else ():
+                ready = getattr(figure.items, "ready", None)
+                if ready is not None:
+                    try:
+                        ready()
+                    except Exception:  # noqa: BLE001 - asked for again by the first request
+                        log.warning("Writing the per-item records of %s failed.", figure.id,
+                                    exc_info=True)
         columnar.release_memory()  # what the old snapshot alone held (a file replaced, deleted)
         return True
 
@@ -462,6 +473,10 @@ class Live:
         paths = [str(r.folder) for r in self.readers if r.folder.is_dir()]
         if not paths:
             return
+        for reader in self.readers:  # a manifest replaced wakes the processes that follow it
+            manifests = reader.store.manifest_path(reader.folder, reader._options).parent
+            manifests.mkdir(parents=True, exist_ok=True)
+            paths.append(str(manifests))
         try:
             import watchfiles
             for changes in watchfiles.watch(
