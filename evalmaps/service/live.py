@@ -112,6 +112,7 @@ class FolderReader:
         self._prior: dict[str, list] = {}  # the manifest's files: path -> [signature, key]
         self._pieces: list[str] = []  # the pieces the last put-together served, in order
         self.following = False  # served from the manifest another process writes
+        self._combined: list[Path] = []  # per-item scores files this process wrote, in order
         self._manifest_due = False  # whether the last read is a manifest to write
 
     def _files(self) -> dict[Path, tuple]:
@@ -133,6 +134,18 @@ class FolderReader:
             if not S_ISDIR(stat.st_mode):
                 found[path] = _signature(stat)
         return found
+
+    def written(self, combined: Path) -> None:
+        """The per-item scores of a put-together figure were written at ``combined``: those
+        this process wrote two versions before are removed (a process still serving an older
+        version writes them again if a request asks for them)."""
+        import shutil
+
+        if combined in self._combined:
+            return
+        self._combined.append(combined)
+        while len(self._combined) > 2:
+            shutil.rmtree(self._combined.pop(0), ignore_errors=True)
 
     def _lead(self) -> bool:
         """Whether this process reads the folder's files: it holds the folder's lock (taken
@@ -446,6 +459,7 @@ class Live:
                 if ready is not None:
                     try:
                         ready()
+                        reader.written(figure.items.folder)
                     except Exception:  # noqa: BLE001 - asked for again by the first request
                         log.warning("Writing the per-item records of %s failed.", figure.id,
                                     exc_info=True)

@@ -99,6 +99,19 @@ def test_a_reader_keeps_keys_and_a_new_file_is_read_alone(tmp_path):
     assert puts(cache)[-1].split(" ", 2)[2] == str(folder / "cat.json")
     labels = w.snapshot.catalog.figure("import-outputs").spec.dims["model"].labels
     assert labels == ("ant", "bee", "cat")
+    # the put-together scores: written once the figure is served, the older ones removed
+    combined = cache / "live" / "combined"
+    assert [p.name for p in combined.iterdir()] == [
+        w.snapshot.catalog.figure("import-outputs").items.folder.name] or len(
+        list(combined.iterdir())) == 2
+    for model, seed in (("dog", 3), ("eel", 4)):
+        model_file(folder, model, seed)
+        w.refresh()
+        time.sleep(0.1)
+        assert w.refresh()
+    figure = w.snapshot.catalog.figure("import-outputs")
+    assert figure.items.folder in list(combined.iterdir()) and len(list(combined.iterdir())) == 2
+    assert len(figure.items.cell({"model": "eel", "category": "law", "metric": "accuracy"})) == 20
 
 
 def test_a_second_reader_reads_no_file_and_a_restart_parses_nothing(tmp_path):
