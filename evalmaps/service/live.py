@@ -8,9 +8,20 @@ by its first request (:meth:`Live.ensure_running`), so that forked workers each 
 ``EVALMAPS_WATCH=poll`` makes ``watchfiles`` poll instead of waiting for events.
 
 The work follows what changed: a file whose size, time and inode are those already read is not
-read again (:class:`FolderReader` keeps what each file gave), so one new file in a folder of
-2,000 is one file read and validated; the folder's figures are then put together again from what
-was kept (a folder of results: its readings combined; a folder of tables: its figures).
+read again, so one new file in a folder of 2,000 is one file read and validated; the folder's
+figures are then put together again (a folder of tables: each table's figure, kept).
+
+A folder of results (harness files, per-item tables) is read by ONE process of the host: the
+one that holds its lock (:meth:`evalmaps.service.store.PieceStore.lock`, ``flock``, taken
+without waiting; at start-up the server's first process reads, and lets go before its workers
+fork). It reads each new or changed file alone into a piece of the store
+(:func:`evalmaps.catalog.folders.write_piece`: its cells and per-item records as Parquet, keyed
+by the file's bytes, path and the import options), keeps only the piece's key, and then replaces
+the folder's manifest whole (each file's signature and piece, the pieces served in order, the
+problems). Every other process follows the manifest (a stat each tick, and its rename wakes the
+watcher) and puts the same pieces together (:func:`evalmaps.catalog.folders.piece_figures`),
+never reading the folder; when the reader ends, the next process to find the lock free reads
+on from the manifest. A restart finds each unchanged file in the manifest and parses nothing.
 
 A file is read once two scans at least :data:`SETTLE` seconds apart (by this process's clock,
 never the file's time, which a writer or a network file system may set as it likes) agree on its
