@@ -462,7 +462,11 @@ def _write_items_piece(found: Found, options: ImportOptions, out: Path) -> bool:
             "kind": "items", "file": file, "columns": list(columns), "dims": list(group.dims),
             "metric": group.metric, "notes": group.notes,
             "warnings": list(dict.fromkeys(reading.warnings)), "fraction": group.fraction,
-            "rows": group.rows, "text_chars": chars})
+            "rows": group.rows, "text_chars": chars,
+            # the labels as the file gives them, and the renames that named one: --rename is
+            # checked against the folder's files together (:func:`_check_renames`)
+            "labels": {d: sorted(map(str, v)) for d, v in group.labels.items()},
+            "renamed": sorted(map(list, group.renamed))})
     finally:
         shutil.rmtree(group.folder, ignore_errors=True)
     return True
@@ -613,6 +617,7 @@ def _items_figure(folder: Path, tables: list[tuple[Path, dict]], combined_root: 
             raise ImportFailed(f"the dimensions of {short(d['file'])} ({', '.join(d['dims'])}) "
                                f"are not those of {short(first['file'])} ({', '.join(dims)}). "
                                f"Import them one at a time.", file=d["file"])
+    _check_renames(tables, options)
     key = hashlib.sha256(json.dumps([dims, [p.name for p, _ in tables]]).encode()).hexdigest()
     combined = Path(combined_root) / key
     rows = sum(d["rows"] for _, d in tables)
@@ -638,6 +643,24 @@ def _items_figure(folder: Path, tables: list[tuple[Path, dict]], combined_root: 
     figure.items = records
     base = "import-" + (short_slug(folder.resolve().name) or "results")
     return renamed(figure, base) if figure.id != base else figure
+
+
+def _check_renames(tables: list[tuple[Path, dict]], options: ImportOptions) -> None:
+    """``--rename`` checked as the import of the folder's files together checks it: each names
+    a label of some file, and no two labels get one name (the streamed import's own check)."""
+    from types import SimpleNamespace
+
+    from evalmaps.catalog import stream
+
+    if not options.rename:
+        return
+    labels: dict[str, set[str]] = {}
+    for _, d in tables:
+        for dim, found in d["labels"].items():
+            labels.setdefault(dim, set()).update(found)
+    renamed = {tuple(r) for _, d in tables for r in d["renamed"]}
+    seen = SimpleNamespace(labels=labels, renamed=renamed, first=tables[0][1]["file"])
+    stream._Group._check_renames(seen, options.rename)
 
 
 class _Spool:

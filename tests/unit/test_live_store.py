@@ -193,3 +193,32 @@ def test_files_that_share_cells_are_counted_together(tmp_path):
     assert w.refresh()
     (line,) = w.snapshot.problems
     assert "item '3' is in both a.json and b.json, in the same cell" in line, line
+
+
+def test_a_rename_is_checked_against_the_folder_as_its_import_checks_it(tmp_path):
+    """--rename of a label that one file has renames it; of a label no file has, the folder is
+    refused with the sentence the import of the folder gives."""
+    from dataclasses import replace
+
+    from evalmaps.core.errors import DataError
+
+    folder, cache = tmp_path / "outputs", tmp_path / "cache"
+    folder.mkdir()
+    for k, model in enumerate(("ant", "bee")):
+        model_file(folder, model, k)
+    good = replace(MMLU, rename=(("model", "bee", "Bee 7B"),))
+    w = watcher(live.FolderReader(folder, cache, good, settle=0.05))
+    w.refresh(initial=True)
+    assert w.snapshot.problems == []
+    labels = w.snapshot.catalog.figure("import-outputs").spec.dims["model"].labels
+    assert labels == tuple(figure_of(import_paths([folder], good, by_tool=True)[0]).spec
+                           .dims["model"].labels) == ("ant", "Bee 7B")
+    bad = replace(MMLU, rename=(("model", "cow", "Cow"),))
+    try:
+        import_paths([folder], bad, by_tool=True)
+    except DataError as exc:
+        said = str(exc).split(": ", 1)[1]
+    w = watcher(live.FolderReader(folder, cache, bad, settle=0.05))
+    w.refresh(initial=True)
+    (line,) = w.snapshot.problems
+    assert said.startswith("--rename model:cow=Cow: no model is labelled 'cow'") and said in line
