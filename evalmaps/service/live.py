@@ -66,6 +66,7 @@ REPORT_AFTER = 3.0  # seconds a failing file holds before it is a problem
 LINES = (".csv", ".tsv", ".txt", ".jsonl", ".ndjson")  # tables of lines, written a row at a time
 RESCAN = 2.0  # seconds between scans of the folders' sizes and times (events or not)
 TICK_MS = 500  # the watcher thread wakes at least this often while files are pending
+DROP_AFTER = 60.0  # seconds a piece no manifest names is kept (processes still serving it)
 
 
 def figure_version(figure: Figure) -> str:
@@ -125,6 +126,8 @@ class FolderReader:
         self.following = False  # served from the manifest another process writes
         self._combined: list[Path] = []  # per-item scores files this process wrote, in order
         self._manifest_due = False  # whether the last read is a manifest to write
+        self._named: set[str] = set()  # the pieces the last manifest named
+        self._dropped: dict[str, float] = {}  # pieces no longer named -> since when
 
     def _files(self) -> dict[Path, tuple]:
         found = {}
@@ -158,6 +161,23 @@ class FolderReader:
         while len(self._combined) > 2:
             shutil.rmtree(self._combined.pop(0), ignore_errors=True)
 
+    def _drop(self, now_kept: set[str]) -> None:
+        """Remove the pieces the manifest no longer names (a file replaced or removed) once
+        :data:`DROP_AFTER` seconds have passed since: a process still serving the older
+        manifest has swapped to the new one by then."""
+        import shutil
+
+        now = time.monotonic()
+        for key in self._named - now_kept:
+            self._dropped.setdefault(key, now)
+        self._named = set(now_kept)
+        for key, since in list(self._dropped.items()):
+            if key in now_kept:
+                del self._dropped[key]  # named again (a file put back as it was)
+            elif now - since >= DROP_AFTER:
+                shutil.rmtree(self.store.piece(key), ignore_errors=True)
+                del self._dropped[key]
+
     def _lead(self) -> bool:
         """Whether this process reads the folder's files: it holds the folder's lock (taken
         now if no other process holds it)."""
@@ -166,6 +186,8 @@ class FolderReader:
             if self._held is not None:
                 found = self.store.manifest(self.folder, self._options) or {}
                 self._prior = found.get("files") or {}
+                self._named = {v[1] for v in self._prior.values() if isinstance(v, list)
+                               and len(v) == 2} | set(found.get("pieces") or [])
         return self._held is not None
 
     def _let_go(self) -> None:
@@ -213,12 +235,13 @@ class FolderReader:
             for line in found:
                 problems.add(line)
             if self._held is not None and self._manifest_due:
+                files = {str(p): [list(k.signature), k.result] for p, k in self.kept.items()
+                         if isinstance(k.result, str)}
                 self.store.write_manifest(self.folder, self._options, {
-                    "folder": str(self.folder),
-                    "files": {str(p): [list(k.signature), k.result] for p, k in
-                              self.kept.items() if isinstance(k.result, str)},
-                    "pieces": self._pieces, "problems": list(found)})
+                    "folder": str(self.folder), "files": files, "pieces": self._pieces,
+                    "problems": list(found)})
                 self._stamp = self.store.stamp(self.folder, self._options)
+                self._drop({key for _, key in files.values()} | set(self._pieces))
             return figures
         finally:
             if initial:

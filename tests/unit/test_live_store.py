@@ -222,3 +222,32 @@ def test_a_rename_is_checked_against_the_folder_as_its_import_checks_it(tmp_path
     w.refresh(initial=True)
     (line,) = w.snapshot.problems
     assert said.startswith("--rename model:cow=Cow: no model is labelled 'cow'") and said in line
+
+
+def test_a_replaced_files_piece_goes_once_no_manifest_has_named_it_for_a_while(tmp_path,
+                                                                               monkeypatch):
+    folder, cache = tmp_path / "outputs", tmp_path / "cache"
+    folder.mkdir()
+    model_file(folder, "ant", 0)
+    model_file(folder, "bee", 1)
+    reader = live.FolderReader(folder, cache, MMLU, settle=0.05)
+    w = watcher(reader)
+    w.refresh(initial=True)
+    assert reader._lead()
+    pieces = cache / "live" / "pieces"
+    old = reader.kept[folder / "bee.json"].result
+
+    def replaced(seed: int) -> str:
+        model_file(folder, "bee", seed)
+        w.refresh()
+        time.sleep(0.1)
+        assert w.refresh()
+        return reader.kept[folder / "bee.json"].result
+
+    new = replaced(5)
+    assert new != old and (pieces / old).is_dir()  # kept a while: others may still serve it
+    monkeypatch.setattr(live, "DROP_AFTER", 0.0)
+    newer = replaced(6)
+    assert not (pieces / old).exists() and not (pieces / new).exists()
+    assert {p.name for p in pieces.iterdir()} == {reader.kept[folder / "ant.json"].result, newer}
+    assert w.snapshot.catalog.figure("import-outputs").spec.dims["model"].labels == ("ant", "bee")
