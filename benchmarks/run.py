@@ -1644,12 +1644,14 @@ def section_live(ctx: "Context") -> list[Row]:
     from benchmarks.browser import Browser
     from evalmaps.core.figure import short_slug
 
+    lab_rows = live_bench.lab_rows(ctx, Row, Gunicorn, request, value_at_most, ratio_at_most,
+                                   reason)
     folder = ctx.tmp / "live-sweep"
     for seed, (model, step) in enumerate([(m, s) for m in live_bench.MODELS[:2] for s in (0, 1)]):
         live_bench.write(folder, model, step, seed)
     server = Gunicorn([folder], env={"EVALMAPS_CACHE": "off", "EVALMAPS_STORE": "off"})
     ctx.log(f"live: gunicorn on {server.base}, a watched folder")
-    rows: list[Row] = []
+    rows: list[Row] = list(lab_rows)
     browser = None
     try:
         server.start()

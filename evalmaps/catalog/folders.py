@@ -271,7 +271,11 @@ def read_harness_file(path: Path, options: ImportOptions = ImportOptions()) -> F
     """One file of a folder of results, read (:func:`evalmaps.catalog.imports.read_source`). A
     ``.json`` that does not parse (cut short, or still being written) is a DataError naming it,
     not a file skipped as "not results"."""
-    data = read_file(path)
+    return read_harness_bytes(path, read_file(path), options)
+
+
+def read_harness_bytes(path: Path, data: bytes, options: ImportOptions = ImportOptions()) -> Found:
+    """:func:`read_harness_file` of the file's bytes, read already."""
     found = read_source(path.as_posix(), data, True, options, None)
     if path.suffix.lower() == ".json" and not found.readings and parse_json(data) is None:
         raise ImportFailed("the file is not valid JSON: it was cut short or is still being "
@@ -303,9 +307,11 @@ def harness_figures(folder: Path, founds: list[Found], cache_dir=None,
 
 
 def _load_files(folder: Path, cache_dir, problems: Problems = STRICT,
-                read=None, options: ImportOptions = ImportOptions()) -> list[Figure]:
+                read=None, options: ImportOptions = ImportOptions(),
+                combine=None) -> list[Figure]:
     """``read``: how one file is read (None: as it is); a watched folder's keeps what it read
-    (:mod:`evalmaps.service.live`). It returns None for a file not to be served yet. Tables
+    (:mod:`evalmaps.service.live`). It returns None for a file not to be served yet; with
+    ``combine``, what the results files' reads gave is put together by ``combine(gave)``. Tables
     that ``options`` name per-item records are read together, as ``evalmaps import DIR`` reads
     them (one file per model, ``--set model={file}``, is ONE figure), not a figure each."""
     skipped: list[DataError] = []  # links out, pipes, ...: named in the problems, never read
@@ -329,6 +335,8 @@ def _load_files(folder: Path, cache_dir, problems: Problems = STRICT,
         if not founds and read is not None:
             return []  # a watched folder whose first results are still to come
         try:
+            if combine is not None:  # a watched folder's: what ``read`` gave, put together
+                return combine(founds)
             return harness_figures(folder, founds, cache_dir, options)
         except DataError as exc:
             problems.not_served(exc)
@@ -389,3 +397,332 @@ def renamed(figure: Figure, figure_id: str) -> Figure:
     out = Figure(dataclasses.replace(figure.spec, id=figure_id), figure.cells, figure.decimals)
     out.items = figure.items
     return out
+
+
+# ------------------------------------------------------- a watched folder's files, read once each
+
+def write_piece(path: Path, data: bytes, options: ImportOptions, out: Path) -> None:
+    """What one file of a folder of results gives, read alone, written into the folder ``out``
+    (:class:`evalmaps.service.store.PieceStore`): a per-item table's cells and records as
+    Parquet (``cells.parquet``, ``scores.parquet``, ``texts.parquet``), read as the streamed
+    import reads each table (:mod:`evalmaps.catalog.stream`); any other file's readings
+    (``found.pickle``, without the file's bytes where no table needs them). ``piece.json``,
+    last, says which. Raises DataError as the file's read does."""
+    import pickle
+
+    found = read_harness_bytes(path, data, options)
+    del data
+    if not found.readings and len(found.tables) == 1 and _write_items_piece(found, options, out):
+        return
+    for _, probe, _ in found.tables:
+        probe.__dict__.pop("doc", None)  # its parsed document: read again if it is ever needed
+    (out / "found.pickle").write_bytes(pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
+    _write_json(out / "piece.json", {"kind": "found", "file": path.as_posix()})
+
+
+def _write_json(path: Path, body: dict) -> None:
+    path.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
+
+
+def _write_items_piece(found: Found, options: ImportOptions, out: Path) -> bool:
+    """A file that is one per-item table: its records and cells into ``out`` (True); False
+    when the table is not per-item records (it is kept as read)."""
+    import shutil
+
+    from evalmaps import readers
+    from evalmaps.catalog import stream
+    from evalmaps.catalog.imports import text_chars
+    from evalmaps.readers import items as item_records
+
+    file, probe, kind = found.tables[0]
+    try:
+        reading = readers.reader(kind).read(probe, file, options, None)
+    except DataError:
+        if options.item or options.correct:
+            raise
+        return False
+    frame, reading.table = reading.table, None
+    probe.__dict__.pop("doc", None)
+    if not item_records.is_item_table(frame.columns, options):
+        return False
+    columns = tuple(sorted(str(c).strip() for c in frame.columns))
+    group = stream._Group(columns, file)
+    try:
+        group.add(file, frame, options, reading.warnings)
+        chars = text_chars(frame)
+        del frame
+        group.close()
+        for name in (items.SCORES, items.TEXTS):
+            if (group.folder / name).is_file():
+                shutil.move(group.folder / name, out / name)
+        cells = group.cells[0]
+        cells[list(group.dims)] = cells[list(group.dims)].astype(str)
+        cells.to_parquet(out / "cells.parquet", index=False)
+        _write_json(out / "piece.json", {
+            "kind": "items", "file": file, "columns": list(columns), "dims": list(group.dims),
+            "metric": group.metric, "notes": group.notes,
+            "warnings": list(dict.fromkeys(reading.warnings)), "fraction": group.fraction,
+            "rows": group.rows, "text_chars": chars,
+            # the labels as the file gives them, and the renames that named one: --rename is
+            # checked against the folder's files together (:func:`_check_renames`)
+            "labels": {d: sorted(map(str, v)) for d, v in group.labels.items()},
+            "renamed": sorted(map(list, group.renamed))})
+    finally:
+        shutil.rmtree(group.folder, ignore_errors=True)
+    return True
+
+
+class FolderRecords(items.ItemRecords):
+    """A watched folder's per-item records, as its files' pieces hold them: the scores put
+    together in one Parquet file (``folder``), the texts left in each piece's own file (read
+    together by DuckDB), so that a new file writes its own texts only.
+
+    The scores file is written when first asked for (:attr:`scores_path`, or :meth:`ready`,
+    which the reading process calls once the figure is served): the figure's cells, its
+    pieces', are served at once, and a question of its items waits for their file."""
+
+    def __init__(self, folder: str | Path, dims, texts: list[Path], rows: int,
+                 scores: list[Path] | None = None) -> None:
+        import threading
+
+        super().__init__(folder, dims)
+        self.text_files = [str(p) for p in texts]
+        self.rows = rows
+        self.score_files = list(scores or [])
+        self._writing = threading.Lock()
+
+    @property
+    def scores_path(self) -> Path:
+        return self.ready()
+
+    def ready(self) -> Path:
+        """The scores file, written first when it is not yet (by this process or another:
+        each writes it whole, under one name, and a second write gives the same bytes)."""
+        path = self.folder / items.SCORES
+        if not path.is_file():
+            with self._writing:
+                if not path.is_file():
+                    _combine_scores(self.score_files, path)
+        return path
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        import pyarrow.parquet as pq
+
+        return self.rows, len(pq.read_schema(self.score_files[0]).names)
+
+    def __len__(self) -> int:
+        return self.rows
+
+    @property
+    def has_texts(self) -> bool:
+        return bool(self.text_files)
+
+    def texts(self, coords, items_) -> list[dict]:
+        if not self.text_files or not len(items_):
+            return []
+        clause, params = self._where(coords)
+        sql = (f"SELECT * EXCLUDE ({', '.join(items._quoted(d) for d in self.dims)}) "
+               f"FROM read_parquet(?, union_by_name = true) WHERE {clause} "
+               f"AND list_contains(?, item) ORDER BY ALL")
+        with self._connect() as con:
+            table = con.sql(sql, params=[self.text_files, *params, [str(i) for i in items_]]
+                            ).to_arrow_table()
+        return table.to_pylist()
+
+    def items_with_text(self, coords, needle: str) -> set[str]:
+        import pyarrow.parquet as pq
+
+        if not self.text_files or not needle:
+            return set()
+        names = set()
+        for path in self.text_files:
+            names.update(pq.read_schema(path).names)
+        kept = [c for c in items.TEXT_COLUMNS if c in names]
+        if not kept:
+            return set()
+        clause, params = self._where(coords)
+        held = " OR ".join(f"contains(lower({items._quoted(c)}), lower(?))" for c in kept)
+        sql = (f"SELECT DISTINCT item FROM read_parquet(?, union_by_name = true) "
+               f"WHERE {clause} AND ({held})")
+        with self._connect() as con:
+            rows = con.execute(sql, [self.text_files, *params, *[needle] * len(kept)]).fetchall()
+        return {str(row[0]) for row in rows}
+
+
+_CELLS: dict[str, object] = {}  # a piece's folder -> its cells (a few rows each: kept)
+_CELLS_KEPT = 20_000  # pieces whose cells a process keeps
+
+
+def _piece_cells(piece: Path):
+    """A piece's cells (a model's dozen cells, say), read once per process: pieces never
+    change, so a folder put together again reads only its new pieces'."""
+    import pandas as pd
+
+    key = str(piece)
+    found = _CELLS.get(key)
+    if found is None:
+        if len(_CELLS) >= _CELLS_KEPT:
+            _CELLS.clear()
+        found = _CELLS[key] = pd.read_parquet(piece / "cells.parquet")
+    return found.copy()
+
+
+def _piece_description(piece: Path) -> dict:
+    key = str(piece) + "/piece.json"
+    found = _CELLS.get(key)
+    if found is None:
+        found = _CELLS[key] = json.loads((piece / "piece.json").read_text(encoding="utf-8"))
+    return found
+
+
+def piece_figures(folder: Path, pieces: list[Path], combined_root: Path,
+                  options: ImportOptions = ImportOptions(), cache_dir=None) -> list[Figure]:
+    """A watched folder of results' figures, from its files' pieces (:func:`write_piece`), in
+    :func:`harness_files`' order: what :func:`harness_figures` makes of the same files read
+    together. Per-item tables' cells are their pieces' (the records' scores written once
+    under ``combined_root``, keyed by the pieces); other files' readings are put together as
+    a folder's are."""
+    import pickle
+
+    described = [(piece, _piece_description(piece)) for piece in pieces]
+    tables = [(p, d) for p, d in described if d["kind"] == "items"]
+    others = [(p, d) for p, d in described if d["kind"] != "items"]
+    founds = [pickle.loads((p / "found.pickle").read_bytes()) for p, _ in others]
+    if tables and not any(f.readings for f in founds) and not any(f.tables for f in founds):
+        return [_items_figure(folder, tables, combined_root, options)]
+    if tables:  # per-item tables among harness results: not results, as a folder's import says
+        founds.append(Found(skipped=[d["file"].rsplit("/", 1)[-1] for _, d in tables]))
+    return harness_figures(folder, founds, cache_dir, options)
+
+
+def _items_figure(folder: Path, tables: list[tuple[Path, dict]], combined_root: Path,
+                  options: ImportOptions) -> Figure:
+    import hashlib
+
+    import pandas as pd
+
+    from evalmaps.catalog import stream
+    from evalmaps.catalog.imports import items_import
+    from evalmaps.readers.base import short
+
+    first = tables[0][1]
+    dims = first["dims"]
+    for _, d in tables[1:]:
+        if d["columns"] != first["columns"]:
+            raise ImportFailed(f"the per-item tables {short(first['file'])} and "
+                               f"{short(d['file'])} have different columns, so they are not one "
+                               f"figure. Import them one at a time.", file=str(folder))
+        if d["dims"] != dims:
+            raise ImportFailed(f"the dimensions of {short(d['file'])} ({', '.join(d['dims'])}) "
+                               f"are not those of {short(first['file'])} ({', '.join(dims)}). "
+                               f"Import them one at a time.", file=d["file"])
+    _check_renames(tables, options)
+    key = hashlib.sha256(json.dumps([dims, [p.name for p, _ in tables]]).encode()).hexdigest()
+    combined = Path(combined_root) / key
+    rows = sum(d["rows"] for _, d in tables)
+    records = FolderRecords(combined, dims, [p / items.TEXTS for p, _ in tables
+                                             if (p / items.TEXTS).is_file()], rows,
+                            [p / items.SCORES for p, _ in tables])
+    cells = pd.concat([_piece_cells(p) for p, _ in tables], ignore_index=True)
+    files = [d["file"] for _, d in tables]
+    if cells.duplicated(dims).any():  # files that share a cell: checked and counted together
+        records.ready()
+        found = _twice(records, files, [d["rows"] for _, d in tables])
+        if found is not None:
+            raise ImportFailed(found, file=str(folder))
+        cells = stream._cells_from_parquet(_Spool(combined, dims))
+    several = [f"The per-item records of {len(files)} files: "
+               f"{', '.join(short(f) for f in files[:5])}"
+               f"{' ...' if len(files) > 5 else ''}."] if len(files) > 1 else []
+    name = files[0] if len(files) == 1 else folder.as_posix()
+    warnings = list(dict.fromkeys(w for _, d in tables for w in d["warnings"]))
+    imported = items_import(records, dims, first["metric"], name, several + first["notes"],
+                            warnings, summary=(cells, all(d["fraction"] for _, d in tables)))
+    figure = figure_of(imported)
+    figure.items = records
+    base = "import-" + (short_slug(folder.resolve().name) or "results")
+    return renamed(figure, base) if figure.id != base else figure
+
+
+def _check_renames(tables: list[tuple[Path, dict]], options: ImportOptions) -> None:
+    """``--rename`` checked as the import of the folder's files together checks it: each names
+    a label of some file, and no two labels get one name (the streamed import's own check)."""
+    from types import SimpleNamespace
+
+    from evalmaps.catalog import stream
+
+    if not options.rename:
+        return
+    labels: dict[str, set[str]] = {}
+    for _, d in tables:
+        for dim, found in d["labels"].items():
+            labels.setdefault(dim, set()).update(found)
+    renamed = {tuple(r) for _, d in tables for r in d["renamed"]}
+    seen = SimpleNamespace(labels=labels, renamed=renamed, first=tables[0][1]["file"])
+    stream._Group._check_renames(seen, options.rename)
+
+
+class _Spool:
+    """Records in a folder, as :func:`evalmaps.catalog.stream._cells_from_parquet` reads them."""
+
+    def __init__(self, folder: Path, dims) -> None:
+        self.folder, self.dims = Path(folder), tuple(dims)
+
+    def records(self) -> items.ItemRecords:
+        return items.ItemRecords(self.folder, self.dims)
+
+
+def _twice(records: FolderRecords, files: list[str], rows: list[int]) -> str | None:
+    """The refusal of an item given twice in one cell by two files, or None."""
+    import bisect
+    from itertools import accumulate
+
+    from evalmaps.readers import items as item_records
+    from evalmaps.readers.base import short
+
+    dims = ", ".join(items._quoted(d) for d in records.dims)
+    sql = (f"SELECT min(file_row_number), max(file_row_number), any_value(item) "
+           f"FROM read_parquet(?, file_row_number = true) GROUP BY {dims}, item, sample "
+           f"HAVING count(*) > 1 LIMIT 1")
+    with records._connect() as con:
+        found = con.execute(sql, [str(records.scores_path)]).fetchall()
+    if not found:
+        return None
+    starts = [0, *accumulate(rows)][:-1]
+    first, second, item = found[0]
+    a = files[bisect.bisect_right(starts, int(first)) - 1]
+    b = files[bisect.bisect_right(starts, int(second)) - 1]
+    return (f"item {item!r} is in both {short(a)} and {short(b)}, in the same cell. Name each "
+            f"file's model after the file with --set model={item_records.FILE} (on the Data "
+            f"page: model from the file name), or import the files one at a time.")
+
+
+def _combine_scores(paths: list[Path], out: Path) -> None:
+    """The pieces' scores, in their order, as one Parquet file written whole at ``out``."""
+    import os
+    import tempfile
+
+    import pyarrow.parquet as pq
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=".tmp-", suffix=".parquet")
+    os.close(fd)
+    try:
+        writer = None
+        for path in paths:
+            table = pq.read_table(path)
+            if writer is None:
+                writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
+            else:
+                table = table.select(writer.schema.names).cast(writer.schema)
+            writer.write_table(table, row_group_size=items.ROW_GROUP)
+            del table
+        if writer is not None:
+            writer.close()
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+

@@ -8,9 +8,20 @@ by its first request (:meth:`Live.ensure_running`), so that forked workers each 
 ``EVALMAPS_WATCH=poll`` makes ``watchfiles`` poll instead of waiting for events.
 
 The work follows what changed: a file whose size, time and inode are those already read is not
-read again (:class:`FolderReader` keeps what each file gave), so one new file in a folder of
-2,000 is one file read and validated; the folder's figures are then put together again from what
-was kept (a folder of results: its readings combined; a folder of tables: its figures).
+read again, so one new file in a folder of 2,000 is one file read and validated; the folder's
+figures are then put together again (a folder of tables: each table's figure, kept).
+
+A folder of results (harness files, per-item tables) is read by ONE process of the host: the
+one that holds its lock (:meth:`evalmaps.service.store.PieceStore.lock`, ``flock``, taken
+without waiting; at start-up the server's first process reads, and lets go before its workers
+fork). It reads each new or changed file alone into a piece of the store
+(:func:`evalmaps.catalog.folders.write_piece`: its cells and per-item records as Parquet, keyed
+by the file's bytes, path and the import options), keeps only the piece's key, and then replaces
+the folder's manifest whole (each file's signature and piece, the pieces served in order, the
+problems). Every other process follows the manifest (a stat each tick, and its rename wakes the
+watcher) and puts the same pieces together (:func:`evalmaps.catalog.folders.piece_figures`),
+never reading the folder; when the reader ends, the next process to find the lock free reads
+on from the manifest. A restart finds each unchanged file in the manifest and parses nothing.
 
 A file is read once two scans at least :data:`SETTLE` seconds apart (by this process's clock,
 never the file's time, which a writer or a network file system may set as it likes) agree on its
@@ -28,6 +39,7 @@ process that holds the same data, so that a page or a script can ask whether any
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import threading
@@ -44,6 +56,7 @@ from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Catalog, Figure
 from evalmaps.core.problems import Problems
 from evalmaps.readers.base import ImportFailed, ImportOptions
+from evalmaps.service.store import PieceStore, piece_key
 
 log = logging.getLogger("evalmaps.data")
 
@@ -53,6 +66,7 @@ REPORT_AFTER = 3.0  # seconds a failing file holds before it is a problem
 LINES = (".csv", ".tsv", ".txt", ".jsonl", ".ndjson")  # tables of lines, written a row at a time
 RESCAN = 2.0  # seconds between scans of the folders' sizes and times (events or not)
 TICK_MS = 500  # the watcher thread wakes at least this often while files are pending
+DROP_AFTER = 60.0  # seconds a piece no manifest names is kept (processes still serving it)
 
 
 def figure_version(figure: Figure) -> str:
@@ -100,6 +114,20 @@ class FolderReader:
         # each file's signature and when (time.monotonic(), a scan's end) it was first seen
         self._since: dict[Path, tuple[tuple, float]] = {}
         self._tables = False  # a folder of tables (else of results)
+        # what a folder of results' files gave, each read once, by one process of the host:
+        # the pieces (the cache's ``live`` folder; without a cache, a folder of this server's)
+        self.store = PieceStore(Path(cache_dir) / "live" if cache_dir is not None
+                                else _private_store())
+        self._options = json.loads(json.dumps(options.to_dict(), default=str))
+        self._held: int | None = None  # the folder's reader lock, while this process holds it
+        self._stamp = None  # the manifest this process serves (its size, time and inode)
+        self._prior: dict[str, list] = {}  # the manifest's files: path -> [signature, key]
+        self._pieces: list[str] = []  # the pieces the last put-together served, in order
+        self.following = False  # served from the manifest another process writes
+        self._combined: list[Path] = []  # per-item scores files this process wrote, in order
+        self._manifest_due = False  # whether the last read is a manifest to write
+        self._named: set[str] = set()  # the pieces the last manifest named
+        self._dropped: dict[str, float] = {}  # pieces no longer named -> since when
 
     def _files(self) -> dict[Path, tuple]:
         found = {}
@@ -121,9 +149,58 @@ class FolderReader:
                 found[path] = _signature(stat)
         return found
 
+    def written(self, combined: Path) -> None:
+        """The per-item scores of a put-together figure were written at ``combined``: those
+        this process wrote two versions before are removed (a process still serving an older
+        version writes them again if a request asks for them)."""
+        import shutil
+
+        if combined in self._combined:
+            return
+        self._combined.append(combined)
+        while len(self._combined) > 2:
+            shutil.rmtree(self._combined.pop(0), ignore_errors=True)
+
+    def _drop(self, now_kept: set[str]) -> None:
+        """Remove the pieces the manifest no longer names (a file replaced or removed) once
+        :data:`DROP_AFTER` seconds have passed since: a process still serving the older
+        manifest has swapped to the new one by then."""
+        import shutil
+
+        now = time.monotonic()
+        for key in self._named - now_kept:
+            self._dropped.setdefault(key, now)
+        self._named = set(now_kept)
+        for key, since in list(self._dropped.items()):
+            if key in now_kept:
+                del self._dropped[key]  # named again (a file put back as it was)
+            elif now - since >= DROP_AFTER:
+                shutil.rmtree(self.store.piece(key), ignore_errors=True)
+                del self._dropped[key]
+
+    def _lead(self) -> bool:
+        """Whether this process reads the folder's files: it holds the folder's lock (taken
+        now if no other process holds it)."""
+        if self._held is None:
+            self._held = self.store.lock(self.folder, self._options)
+            if self._held is not None:
+                found = self.store.manifest(self.folder, self._options) or {}
+                self._prior = found.get("files") or {}
+                self._named = {v[1] for v in self._prior.values() if isinstance(v, list)
+                               and len(v) == 2} | set(found.get("pieces") or [])
+        return self._held is not None
+
+    def _let_go(self) -> None:
+        if self._held is not None:
+            os.close(self._held)
+            self._held = None
+
     def changed(self) -> bool:
         """Whether the folder's files differ from what the last :meth:`load` saw, or a file
-        is still waiting to be read or tried again."""
+        is still waiting to be read or tried again; for a process that does not read the
+        folder (another holds its lock), whether its manifest changed."""
+        if not self._lead() and self.store.stamp(self.folder, self._options) is not None:
+            return self.store.stamp(self.folder, self._options) != self._stamp
         if self._files() != self._seen:
             return True
         now = time.monotonic()
@@ -142,12 +219,67 @@ class FolderReader:
         return held >= self.settle and (held >= UNENDED or not _unended(path))
 
     def load(self, problems: Problems, initial: bool = False) -> list[Figure]:
-        """The folder's figures now (problems added). ``initial``: at start-up, files are
+        """The folder's figures now (problems added), read by the process that holds the
+        folder's lock (:meth:`_read_folder`), the others put together from the store what its
+        manifest names (:meth:`_follow`). At start-up (``initial``), the lock is let go once
+        read: a server's workers, forked after it, choose their reader among themselves."""
+        try:
+            if not self._lead():
+                manifest = self.store.manifest(self.folder, self._options)
+                if manifest is not None:
+                    self.following = True
+                    return self._follow(manifest, problems)
+            self.following = False
+            found = Problems()
+            figures = self._read_folder(found, initial)
+            for line in found:
+                problems.add(line)
+            if self._held is not None and self._manifest_due:
+                files = {str(p): [list(k.signature), k.result] for p, k in self.kept.items()
+                         if isinstance(k.result, str)}
+                self.store.write_manifest(self.folder, self._options, {
+                    "folder": str(self.folder), "files": files, "pieces": self._pieces,
+                    "problems": list(found)})
+                self._stamp = self.store.stamp(self.folder, self._options)
+                self._drop({key for _, key in files.values()} | set(self._pieces))
+            return figures
+        finally:
+            if initial:
+                self._let_go()
+
+    def _follow(self, manifest: dict, problems: Problems) -> list[Figure]:
+        """The folder's figures as the manifest another process wrote says: its pieces put
+        together from the store, its problems; never a file of the folder read."""
+        self._stamp = self.store.stamp(self.folder, self._options)
+        pieces = [k for k in manifest.get("pieces") or [] if isinstance(k, str)]
+        for line in manifest.get("problems") or []:
+            problems.add(str(line))
+        if not pieces:
+            return []
+        missing = [k for k in pieces if not self.store.has(k)]
+        if missing:
+            problems.add(f"Not served: {self.folder}: {len(missing)} of its files' readings are "
+                         f"missing from {self.store.root}. Restart the server to read them again.")
+            return []
+        try:
+            return self._combine(pieces)
+        except DataError as exc:
+            problems.not_served(exc)
+            return []
+
+    def _combine(self, pieces: list[str]) -> list[Figure]:
+        self._pieces = list(pieces)
+        return folders.piece_figures(self.folder, [self.store.piece(k) for k in pieces],
+                                     self.store.root / "combined", self.options, self.cache_dir)
+
+    def _read_folder(self, problems: Problems, initial: bool = False) -> list[Figure]:
+        """The folder's figures from its files (problems added). ``initial``: at start-up, files are
         read at once, but for one still being written as the server starts (a table of lines
         that ends in the middle of a row, or a file that changes within :attr:`settle` seconds
         of its last change, :meth:`_still_moving`): it waits for two scans that agree, as every
         file does later, so not even the first page serves part of a file."""
         now = time.monotonic()  # before the scan: a signature seen now held from its first scan
+        self._manifest_due = False
         self._seen = self._files()
         moving: set[Path] = set()
         if initial:
@@ -171,6 +303,11 @@ class FolderReader:
                     # frames, and in them every figure and file read then, deleted or not
                     raise kept.error.with_traceback(None)
                 return kept.result
+            prior = self._prior.get(str(path))
+            if (kept is None and prior is not None and list(signature) == prior[0]
+                    and self.store.has(prior[1])):  # read before (a restart): its piece
+                self.kept[path] = _Kept(signature, result=prior[1])
+                return prior[1]
             if initial and (path in moving or _unended(path)):  # being written as we start:
                 self.pending.add(path)
                 return None
@@ -209,8 +346,10 @@ class FolderReader:
             try:
                 # tables read one by one; per-item tables (their options say so) together
                 self._tables = bool(folders._data_files(self.folder)) and not self.options.per_item
+                self._manifest_due = not self._tables
+                self._pieces = []
                 return folders._load_files(self.folder, self.cache_dir, problems, read=read,
-                                           options=self.options)
+                                           options=self.options, combine=self._combine)
             except ImportFailed as exc:
                 problems.not_served(exc)
                 return []
@@ -231,9 +370,29 @@ class FolderReader:
         return {path for path in recent if _signature_now(path) != self._seen[path]}
 
     def _read(self, path: Path):
+        """A table's figure (a folder of tables); a results file's piece (its key), put in the
+        store when it is not there yet: its bytes, name and options are its key."""
         if self._tables:
             return folders._import_file(path, self.cache_dir, self.options)
-        return folders.read_harness_file(path, self.options)
+        data = folders.read_file(path)
+        key = piece_key(data, str(path), self._options)
+        if not self.store.has(key):
+            self.store.put(key, lambda out: folders.write_piece(path, data, self.options, out),
+                           str(path))
+        return key
+
+
+def _private_store() -> Path:
+    """A store of this server's own (no cache): a temporary folder, removed when the process
+    that made it ends."""
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="evalmaps-live-")
+    pid = os.getpid()
+    atexit.register(lambda: os.getpid() == pid and shutil.rmtree(folder, ignore_errors=True))
+    return Path(folder)
 
 
 def _unended(path: Path) -> bool:
@@ -326,6 +485,18 @@ class Live:
         for listener in self.listeners:
             listener(snapshot)
         del snapshot
+        # the per-item records' file of a folder put together anew, written now by the process
+        # that read it (the figure is served already): not by a request that asks for them
+        for reader, (_, figures) in zip(self.readers, per_folder):
+            for figure in figures if not reader.following else ():
+                ready = getattr(figure.items, "ready", None)
+                if ready is not None:
+                    try:
+                        ready()
+                        reader.written(figure.items.folder)
+                    except Exception:  # noqa: BLE001 - asked for again by the first request
+                        log.warning("Writing the per-item records of %s failed.", figure.id,
+                                    exc_info=True)
         columnar.release_memory()  # what the old snapshot alone held (a file replaced, deleted)
         return True
 
@@ -350,6 +521,10 @@ class Live:
         paths = [str(r.folder) for r in self.readers if r.folder.is_dir()]
         if not paths:
             return
+        for reader in self.readers:  # a manifest replaced wakes the processes that follow it
+            manifests = reader.store.manifest_path(reader.folder, reader._options).parent
+            manifests.mkdir(parents=True, exist_ok=True)
+            paths.append(str(manifests))
         try:
             import watchfiles
             for changes in watchfiles.watch(
@@ -365,7 +540,8 @@ class Live:
 
     def _tick(self, events: bool) -> None:
         now = time.monotonic()
-        pending = any(r.pending for r in self.readers)
+        # pending files, or a manifest another process writes (a stat of one file): each tick
+        pending = any(r.pending or r.following for r in self.readers)
         if not (events or pending or now - self._last_scan >= RESCAN):
             return
         self._last_scan = now

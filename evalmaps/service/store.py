@@ -618,3 +618,129 @@ def open_store(root, max_bytes: int | None = None, max_figures: int | None = Non
     if objects.is_url(str(root)):
         return S3Store(str(root), max_bytes, max_figures)
     return Store(root, max_bytes, max_figures)
+
+
+# --------------------------------------------------------------------------- watched folders
+
+PIECE = "piece.json"  # a piece's description, written last: its presence marks a whole piece
+PIECE_VERSION = "1"  # part of every piece's key: a new layout reads every file again once
+
+
+class PieceStore:
+    """What watched data folders' files gave, each file read once (issue 41, part 3).
+
+    Layout of its folder (``<cache>/live``: the host's cache, on a local file system, where
+    ``fcntl.flock`` works)::
+
+        pieces/<sha256>/piece.json   what one file gave: its kind, dimensions, notes (last)
+        pieces/<sha256>/...          its cells and per-item records as Parquet, or its readings
+        combined/<sha256>/scores.parquet   a folder's per-item scores, its pieces' put together
+        folders/<sha256>.json        a folder's manifest: each file's signature and piece, the
+                                     pieces it serves in order, its problems (replaced whole)
+        folders/<sha256>.lock        the lock its reader holds (``flock``, non-blocking)
+        puts.log                     one line per piece written: pid, key, file
+
+    A piece's key is the SHA-256 of its file's bytes, its name in the folder and the import
+    options (:func:`piece_key`): the same file read with the same options is the same piece,
+    whoever reads it. Everything is written to a temporary name and renamed into place, so a
+    reader never sees half of one; two processes writing the same key write the same bytes."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    def piece(self, key: str) -> Path:
+        return self.root / "pieces" / key
+
+    def has(self, key: object) -> bool:
+        return (isinstance(key, str) and CONTENT_RE.match(key) is not None
+                and (self.piece(key) / PIECE).is_file())
+
+    def put(self, key: str, write, file: str) -> None:
+        """Write the piece ``key``: ``write(folder)`` fills a temporary folder (its
+        :data:`PIECE` last), renamed into place; the put is logged (:attr:`log`)."""
+        target = self.piece(key)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=target.parent))
+        try:
+            write(tmp)
+            try:
+                os.rename(tmp, target)
+            except OSError:
+                if not (target / PIECE).is_file():  # not a concurrent writer of the same key
+                    raise
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        line = f"{os.getpid()} {key} {file.replace(chr(10), ' ')}\n".encode()
+        fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)  # one write, appended whole (O_APPEND)
+        finally:
+            os.close(fd)
+
+    @property
+    def log(self) -> Path:
+        return self.root / "puts.log"
+
+    def combined(self, key: str) -> Path:
+        return self.root / "combined" / key
+
+    def _folder_key(self, folder: Path, options: dict) -> str:
+        body = json.dumps([str(Path(folder).absolute()), options], sort_keys=True)
+        return hashlib.sha256(body.encode()).hexdigest()
+
+    def manifest_path(self, folder: Path, options: dict) -> Path:
+        return self.root / "folders" / f"{self._folder_key(folder, options)}.json"
+
+    def manifest(self, folder: Path, options: dict) -> dict | None:
+        """The folder's manifest (None: none yet, or unreadable)."""
+        try:
+            found = json.loads(self.manifest_path(folder, options).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return found if isinstance(found, dict) else None
+
+    def stamp(self, folder: Path, options: dict):
+        """The manifest's size, time and inode now (None: there is none): a new manifest is a
+        new file (renamed into place), so a new inode."""
+        try:
+            stat = self.manifest_path(folder, options).stat()
+        except OSError:
+            return None
+        return stat.st_size, stat.st_mtime_ns, stat.st_ino
+
+    def write_manifest(self, folder: Path, options: dict, manifest: dict) -> None:
+        """Replace the folder's manifest whole (written aside, then renamed)."""
+        path = self.manifest_path(folder, options)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(manifest, out, ensure_ascii=False)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+
+    def lock(self, folder: Path, options: dict):
+        """The folder's reader lock, taken without waiting: an open file descriptor that holds
+        it (closing it lets it go), or None when another process holds it."""
+        import fcntl
+
+        path = self.manifest_path(folder, options).with_suffix(".lock")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return None
+        return fd
+
+
+def piece_key(data: bytes, name: str, options: dict) -> str:
+    """The key of the piece a file gives: its bytes, its name in its folder (``--set
+    model={file}`` takes labels from it) and the import options."""
+    h = hashlib.sha256(f"piece {PIECE_VERSION}\0{name}\0".encode())
+    h.update(json.dumps(options, sort_keys=True).encode() + b"\0")
+    h.update(data)
+    return h.hexdigest()

@@ -208,3 +208,68 @@ def test_trends_and_compare_wait_for_a_watched_folders_first_file(served):
     for page, path in pages.items():
         body = first_layout(path)
         assert f'"{page}-waiting"' not in body and fid in body, page
+
+
+def start_gunicorn(env_extra: dict[str, str], log_path: Path):
+    port = free_port()
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("EVALMAPS_")},
+           "PYTHONPATH": str(ROOT), **env_extra}
+    with open(log_path, "ab") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "app:server", "--bind",
+                                 f"{HOST}:{port}", "--workers", "2", "--graceful-timeout", "5"],
+                                cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+    base = f"http://{HOST}:{port}"
+    workers = wait_until_serving(proc, lambda: fetch(base, "/healthz")[0] == 200,
+                                 lambda: log_path.read_text(errors="replace")[-4000:], 60)
+    return proc, base, workers
+
+
+def test_two_workers_read_a_new_file_once_and_a_restart_reads_none(tmp_path):
+    """Issue 41, part 3: a folder of per-item tables served by two workers: a new model's file
+    is read by exactly one process (the store's put log has one line for it), both workers
+    serve it, with one version; a restart on the same folder and cache parses nothing."""
+    from tests.unit.test_live_store import model_file
+
+    folder, cache = tmp_path / "outputs", tmp_path / "cache"
+    folder.mkdir()
+    for k, model in enumerate(("ant", "bee")):
+        model_file(folder, model, k)
+    env = {"EVALMAPS_EXTRA_DATA": str(folder), "EVALMAPS_CACHE": str(cache),
+           "EVALMAPS_STORE": "off",
+           "EVALMAPS_DATA_OPTIONS": "--item question_id --correct pred=answer --set model={file}"}
+    log_path = tmp_path / "gunicorn.log"
+    puts = cache / "live" / "puts.log"
+
+    def answers() -> list[dict]:
+        out = []
+        for _ in range(12):  # a new connection each: both workers answer among them
+            status, _, body = fetch(base, "/api/figures/import-outputs")
+            assert status == 200, body
+            out.append(json.loads(body))
+        return out
+
+    proc, base, workers = start_gunicorn(env, log_path)
+    try:
+        assert len(puts.read_text().splitlines()) == 2  # start-up: each file read once
+        assert {a["n_cells"] for a in answers()} == {6}  # 2 models x 3 categories
+        for worker in workers:  # each worker's first request starts its watcher
+            os.kill(worker, 0)
+        model_file(folder, "cat", 2)
+        until(lambda: all(a["n_cells"] == 9 for a in answers()), 20, "the new model served")
+        time.sleep(3)  # more than a scan: no other process reads it later
+        lines = puts.read_text().splitlines()
+        assert len(lines) == 3, lines
+        pid, _, file = lines[-1].split(" ", 2)
+        assert file == str(folder / "cat.json") and int(pid) in workers, (lines, workers)
+        versions = {a["version"] for a in answers()}
+        assert len(versions) == 1, versions
+    finally:
+        assert not stop_gunicorn(proc, workers, 10)
+    logged = puts.read_text()
+    proc, base, workers = start_gunicorn(env, log_path)
+    try:
+        assert {a["version"] for a in answers()} == versions
+        assert puts.read_text() == logged  # nothing parsed again
+    finally:
+        assert not stop_gunicorn(proc, workers, 10)
