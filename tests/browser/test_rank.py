@@ -362,20 +362,28 @@ def test_seven_models_on_a_phone(dash_duo, seven, tmp_path):
 
 # --------------------------------------------------------------------------- fifty models
 
-def test_fifty_models_keep_their_squares_in_natural_order(dash_duo, dash_app, tmp_path):
-    """50 models (sizes 0.5b to 25b, listed shuffled): the maps list them by size, each pair
-    map keeps squares of at least 30 px and scrolls sideways in its frame, never squeezed."""
+SIZES = [f"lm-{k / 2:g}b" for k in range(1, 51)]
+
+
+def fifty_models(tmp_path: Path):
+    """A figure of 50 models (sizes 0.5b to 25b, listed shuffled) x 2 cells, 40 items each."""
     import numpy as np
 
     from tests.items_fixture import item_scores, items_figure
 
-    sizes = [f"lm-{k / 2:g}b" for k in range(1, 51)]
-    shuffled = list(np.random.default_rng(5).permutation(sizes))
-    chance = {m: 0.3 + 0.012 * k for k, m in enumerate(sizes)}
+    shuffled = list(np.random.default_rng(5).permutation(SIZES))
+    chance = {m: 0.3 + 0.012 * k for k, m in enumerate(SIZES)}
     scores = item_scores(models=shuffled, ys=("easy",), xs=("t1", "t2"), n_items=40,
                          chance=chance, seed=3)
-    figure = items_figure(tmp_path / "items", "fifty", scores, models=shuffled, ys=("easy",),
-                          xs=("t1", "t2"))
+    return items_figure(tmp_path / "items", "fifty", scores, models=shuffled, ys=("easy",),
+                        xs=("t1", "t2"))
+
+
+def test_fifty_models_keep_their_squares_in_natural_order(dash_duo, dash_app, tmp_path):
+    """50 models (sizes 0.5b to 25b, listed shuffled): the maps list them by size, each pair
+    map keeps squares of at least 30 px and scrolls sideways in its frame, never squeezed."""
+    sizes = SIZES
+    figure = fifty_models(tmp_path)
     state = dash_app.server.extensions["evalmaps"]
     before = state["catalog"]
     state["catalog"] = before.with_figures([figure])
@@ -398,6 +406,41 @@ def test_fifty_models_keep_their_squares_in_natural_order(dash_duo, dash_app, tm
         dash_duo.driver.execute_script(
             "document.getElementById('rank-maps').scrollIntoView({behavior: 'instant'})")
         screenshot(dash_duo.driver, "rank-fifty-1440", tmp_path)
+        assert dash_duo.get_logs() == []
+    finally:
+        state["catalog"] = before
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1440", "390"])
+def test_a_far_pair_map_keeps_its_height_when_scrolled_to(dash_duo, dash_app, tmp_path, size):
+    """50 models: the second pair map, far below the screen (skipped by the browser until it
+    comes near), takes the height it is drawn at before it is scrolled to, and the same after
+    (its upright x labels' room reserved by the server): nothing below it moves."""
+    state = dash_app.server.extensions["evalmaps"]
+    before = state["catalog"]
+    state["catalog"] = before.with_figures([fifty_models(tmp_path)])
+    try:
+        dash_duo.driver.set_window_size(*size)
+        dash_duo.start_server(dash_app)
+        open_rank(dash_duo, "?figure=fifty")
+        dash_duo.wait_for_element(f"{pairs_css(1)} .main-svg", timeout=30)
+        measure = """
+            const host = document.querySelector(arguments[0]);
+            const gd = host.querySelector('.js-plotly-plot');
+            return {box: host.getBoundingClientRect().height, top: host.getBoundingClientRect().top,
+                    drawn: gd._fullLayout.height};"""
+        far = dash_duo.driver.execute_script(measure, pairs_css(1))
+        assert far["top"] > size[1] + 1000  # far below the screen: not laid out yet
+        dash_duo.driver.execute_script(
+            "document.querySelector(arguments[0]).scrollIntoView({behavior: 'instant'})",
+            pairs_css(1))
+        dash_duo.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "requestAnimationFrame(() => requestAnimationFrame(() => done()));")
+        near = dash_duo.driver.execute_script(measure, pairs_css(1))
+        assert near["top"] < size[1]  # on the screen now
+        assert far["drawn"] > 1600 and near["drawn"] == far["drawn"]
+        assert far["box"] == near["box"] == far["drawn"] + 10  # the frame: border and padding
         assert dash_duo.get_logs() == []
     finally:
         state["catalog"] = before
