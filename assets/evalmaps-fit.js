@@ -82,8 +82,7 @@
    * or null before the first drawing. */
   function drawnLengths(gd) {
     const area = lib.plotly.plotArea(gd);
-    return area && area.x ? {x: area.x, y: area.y, l: area.l,
-                             w: lib.plotly.fullLayout(gd).width} : null;
+    return area && area.x ? {x: area.x, y: area.y, l: area.l, w: gd.clientWidth} : null;
   }
 
   /* The plot area's size a figure will be drawn at in the chart ``gd``: as drawn when the

@@ -63,25 +63,6 @@
     }
   }
 
-  /* A chart's size ({w, h}: clientWidth and clientHeight) at the next frame; the sizes of all
-   * the charts that asked before it are read together, with nothing written between. */
-  let asked = [];
-  function sizeAtNextFrame(div) {
-    return new Promise(function (resolve) {
-      asked.push({div: div, resolve: resolve});
-      if (asked.length === 1) {
-        window.requestAnimationFrame(function () {
-          const batch = asked;
-          asked = [];
-          const sizes = batch.map(function (a) {
-            return {w: a.div.clientWidth, h: a.div.clientHeight};
-          });
-          batch.forEach(function (a, k) { a.resolve(sizes[k]); });
-        });
-      }
-    });
-  }
-
   function patch(Plotly) {
     if (!Plotly || Plotly.__evalmapsExport) {
       return Plotly;
@@ -109,34 +90,23 @@
       };
     });
     /* A resize to the size the chart already has changes nothing: it is not redrawn (Dash's
-     * Graph asks for one after every first drawing, and plotly.js would draw it all again).
-     * The size is read at the next frame, every chart that asked in one pass of reads: read
-     * at once, after each chart's drawing, it would lay the page out again per chart. */
+     * Graph asks for one after every first drawing, and plotly.js would draw it all again). */
     const resize = Plotly.Plots.resize;
     Plotly.Plots.resize = function (gd) {
       const div = typeof gd === "string" ? document.getElementById(gd) : gd;
-      const self = this, args = arguments;
-      const now = function () {
-        const resized = resize.apply(self, args);
-        if (div && resized && resized.then) {  // a new size: ticks and cell text fitted to it
-          resized.then(function () {
-            div._evalmapsSettles = 0;
-            settle(div);
-          }, function () {});
-        }
-        return resized;
-      };
-      if (!div || !lib.plotly.fullLayout(div)) {
-        return now();
+      const fl = lib.plotly.fullLayout(div), own = div && div.layout;
+      if (fl && own && !own.width && Math.round(div.clientWidth) === fl.width &&
+          (own.height || Math.round(div.clientHeight) === fl.height)) {
+        return Promise.resolve(div);
       }
-      return sizeAtNextFrame(div).then(function (size) {
-        const fl = lib.plotly.fullLayout(div), own = div.layout;
-        if (fl && own && !own.width && Math.round(size.w) === fl.width &&
-            (own.height || Math.round(size.h) === fl.height)) {
-          return div;
-        }
-        return now();
-      });
+      const resized = resize.apply(this, arguments);
+      if (div && resized && resized.then) {  // a new size: ticks and cell text fitted to it
+        resized.then(function () {
+          div._evalmapsSettles = 0;
+          settle(div);
+        }, function () {});
+      }
+      return resized;
     };
     Plotly.__evalmapsExport = true;
     return Plotly;
