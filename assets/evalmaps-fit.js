@@ -116,7 +116,29 @@
       return fig;
     }
     const lengths = expectedLengths(gd, fig);
-    return (lengths && fitted(lengths, fig)) || fig;
+    const out = (lengths && fitted(lengths, fig)) || fig;
+    reserve(gd, out);
+    return out;
+  }
+
+  /* A chart that the browser skips while far from the screen (its graph's style: CSS
+   * content-visibility with the content's intrinsic size, as layouts/rank.py reserves it) is
+   * given the height of the figure it is about to be drawn at, where the server could not know
+   * it (a pair map beside others: its width, hence its labels' room, is the screen's), so that
+   * it does not change height when it comes near. Writes only (no layout read). */
+  const INTRINSIC = /^auto (\d+(?:\.\d+)?)px auto (\d+(?:\.\d+)?)px$/;
+  function reserve(gd, fig) {
+    const style = gd && gd.parentElement && gd.parentElement.style;
+    const size = style && INTRINSIC.exec(style.containIntrinsicSize || "");
+    const height = fig.layout.height;
+    if (!size || typeof height !== "number" || Number(size[2]) === height) {
+      return;
+    }
+    const frame = parseFloat(style.minHeight) - Number(size[2]);  // border and padding
+    style.containIntrinsicSize = "auto " + size[1] + "px auto " + height + "px";
+    if (isFinite(frame)) {
+      style.minHeight = (height + frame) + "px";
+    }
   }
 
   /* The chart's drawn figure fitted again at its size as drawn, or null when it fits. */

@@ -431,6 +431,27 @@ def pair_width(n: int, labels: list[str]) -> int:
     return max(MIN_MAP_PX, row_room(labels) + n * SQUARE_PX + COLORBAR_PX)
 
 
+# assets/evalmaps-fit.js, xTicks: a level x label takes about 7.5 px a character and 8 px of
+# gap; labels that do not fit level are drawn upright, each taking 7 px a character and 8 px
+# below the axis (at most 150), and the chart grows by that room less a level row's 18 px
+LEVEL_CHAR_PX, LABEL_GAP_PX, UPRIGHT_CHAR_PX, UPRIGHT_ROOM_PX, LEVEL_ROW_PX = 7.5, 8, 7, 150, 18
+
+
+def x_label_room(labels: list[str], column_px: float) -> int:
+    """The px the browser's fit (assets/evalmaps-fit.js, ``xTicks``) adds to a map's height
+    for its x labels when its columns are ``column_px`` wide: 0 while the longest label fits
+    level, else the room of upright labels less a level row. Counted as the fit counts them:
+    the axis's categories as the layout holds them (escaped), in UTF-16 units (JavaScript's
+    ``length``), not the shortened ticks."""
+    cats = theme.texts(labels)
+    if not cats or column_px <= 0:
+        return 0
+    chars = max(len(c.encode("utf-16-le")) // 2 for c in cats)
+    if math.ceil((chars * LEVEL_CHAR_PX + LABEL_GAP_PX) / column_px) <= 1:
+        return 0
+    return min(chars * UPRIGHT_CHAR_PX + LABEL_GAP_PX, UPRIGHT_ROOM_PX) - LEVEL_ROW_PX
+
+
 def outlines(cells, ny: int, nx: int, color: str, name: str) -> list[dict]:
     """The outlines of ``cells`` ((i, j) each) as path shapes in axis-domain fractions (one a
     line: a shape a square would cost plotly.js a redraw of each at 50 models): a dark line on

@@ -48,6 +48,7 @@ from components.items import k_menu
 from components.keyboard import keyboard_map
 from components.provenance import provenance_badge
 from components.rank import (
+    SQUARE_PX,
     WIDEST_COLUMN_PX,
     cell_name,
     model_order,
@@ -61,8 +62,9 @@ from components.rank import (
     varying,
     where_figure,
     where_width,
+    x_label_room,
 )
-from components.theme import graph_config, reserved_height
+from components.theme import GRAPH_FRAME_PX, graph_config, reserved_height
 from evalmaps.catalog.items import max_k
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import EvalmapsError
@@ -362,8 +364,7 @@ def body(figure, state: RankState, answer: dict, overview=None) -> html.Div:
         graph = dcc.Graph(id=pairs_id(j), figure=fig,
                           config=graph_config(f"rank-{figure.id}", f"pairs-{j}"),
                           className="heatmap-graph rank-pairs-graph",
-                          style={**reserved_height(fig), "minWidth": f"{width}px",
-                                 **offscreen_style(fig, width)})
+                          style=pair_style(fig, models, width, many))
         maps.append(html.Div(keyboard_map(graph, name=f"B − A, {cell_name(cell, dims)}",
                                           missing="no pair"), className="rank-map-scroll"))
     where_style = {**reserved_height(where), "minWidth": f"{where_width(len(cells), models)}px",
@@ -477,17 +478,44 @@ def clustered_words(answer: dict) -> str:
     return said[len("Clustered "):]  # after the line's own "Clustered: "
 
 
-def offscreen_style(fig: dict, width: int) -> dict:
+def pair_style(fig: dict, models: list[str], width: int, many: bool) -> dict:
+    """A pair map's graph's style: its least width (:func:`components.rank.pair_width`) and the
+    height it is drawn at, reserved from the first paint (:func:`drawn_height`), and skipped by
+    the browser while far from the screen (:func:`offscreen_style`). A map of many models
+    (``many``: one a row) is exactly that wide, its squares :data:`components.rank.SQUARE_PX`
+    on every screen (a wider screen would widen them and could lay its x labels out level,
+    which would change its height), and scrolls sideways in its frame where the screen is
+    narrower."""
+    height = drawn_height(fig, models, many)
+    style = {"minWidth": f"{width}px", **({"maxWidth": f"{width}px"} if many else {})}
+    if height is None:
+        return style
+    return {**style, "minHeight": f"{height}px", **offscreen_style(height, width)}
+
+
+def drawn_height(fig: dict, models: list[str], many: bool) -> int | None:
+    """The px a pair map's graph takes as drawn: its figure's height and frame
+    (:func:`components.theme.reserved_height`) and, for a map of many models (its columns
+    :data:`components.rank.SQUARE_PX` wide), the room the browser's fit gives its x labels when
+    they are upright (:func:`components.rank.x_label_room`); None for a figure without a
+    height. A map of few models shares the row with others, its width the screen's: its
+    labels' room is known only in the browser."""
+    reserved = reserved_height(fig).get("minHeight")
+    if not reserved:
+        return None
+    return int(reserved[:-2]) + (x_label_room(models, SQUARE_PX) if many else 0)
+
+
+def offscreen_style(height: int, width: int) -> dict:
     """A pair map's graph skipped by the browser's style, layout and paint while it is far from
     the screen (CSS ``content-visibility: auto``, its size the graph's reserved one, so that the
     page scrolls as before): plotly.js still draws every map (the paint benchmark waits for
     each), but the browser lays out and paints a map only near the screen, not all 14 maps of
-    1,600 px each time plotly.js measures a label while it draws the next."""
-    height = reserved_height(fig).get("minHeight")
-    if not height:
-        return {}
+    1,600 px each time plotly.js measures a label while it draws the next. ``height`` and
+    ``width``: the graph's, its frame included."""
+    inner = GRAPH_FRAME_PX  # the intrinsic size is the content's, inside border and padding
     return {"contentVisibility": "auto",
-            "containIntrinsicSize": f"auto {width}px auto {height}"}
+            "containIntrinsicSize": f"auto {width - inner}px auto {height - inner}px"}
 
 
 def rank_table(answer: dict, dims: list[str], figure) -> dag.AgGrid:

@@ -362,20 +362,28 @@ def test_seven_models_on_a_phone(dash_duo, seven, tmp_path):
 
 # --------------------------------------------------------------------------- fifty models
 
-def test_fifty_models_keep_their_squares_in_natural_order(dash_duo, dash_app, tmp_path):
-    """50 models (sizes 0.5b to 25b, listed shuffled): the maps list them by size, each pair
-    map keeps squares of at least 30 px and scrolls sideways in its frame, never squeezed."""
+SIZES = [f"lm-{k / 2:g}b" for k in range(1, 51)]
+
+
+def fifty_models(tmp_path: Path):
+    """A figure of 50 models (sizes 0.5b to 25b, listed shuffled) x 2 cells, 40 items each."""
     import numpy as np
 
     from tests.items_fixture import item_scores, items_figure
 
-    sizes = [f"lm-{k / 2:g}b" for k in range(1, 51)]
-    shuffled = list(np.random.default_rng(5).permutation(sizes))
-    chance = {m: 0.3 + 0.012 * k for k, m in enumerate(sizes)}
+    shuffled = list(np.random.default_rng(5).permutation(SIZES))
+    chance = {m: 0.3 + 0.012 * k for k, m in enumerate(SIZES)}
     scores = item_scores(models=shuffled, ys=("easy",), xs=("t1", "t2"), n_items=40,
                          chance=chance, seed=3)
-    figure = items_figure(tmp_path / "items", "fifty", scores, models=shuffled, ys=("easy",),
-                          xs=("t1", "t2"))
+    return items_figure(tmp_path / "items", "fifty", scores, models=shuffled, ys=("easy",),
+                        xs=("t1", "t2"))
+
+
+def test_fifty_models_keep_their_squares_in_natural_order(dash_duo, dash_app, tmp_path):
+    """50 models (sizes 0.5b to 25b, listed shuffled): the maps list them by size, each pair
+    map keeps squares of at least 30 px and scrolls sideways in its frame, never squeezed."""
+    sizes = SIZES
+    figure = fifty_models(tmp_path)
     state = dash_app.server.extensions["evalmaps"]
     before = state["catalog"]
     state["catalog"] = before.with_figures([figure])
@@ -401,3 +409,61 @@ def test_fifty_models_keep_their_squares_in_natural_order(dash_duo, dash_app, tm
         assert dash_duo.get_logs() == []
     finally:
         state["catalog"] = before
+
+
+def far_map_heights(dash_duo, index: int, screen: tuple[int, int]) -> tuple[dict, dict]:
+    """Pair map ``index``'s box height, top and drawn figure height while it is far below the
+    screen (skipped by the browser, content-visibility), then once scrolled to."""
+    measure = """
+        const host = document.querySelector(arguments[0]);
+        const gd = host.querySelector('.js-plotly-plot');
+        return {box: host.getBoundingClientRect().height, top: host.getBoundingClientRect().top,
+                drawn: gd._fullLayout.height};"""
+    dash_duo.wait_for_element(f"{pairs_css(index)} .main-svg", timeout=30)
+    far = dash_duo.driver.execute_script(measure, pairs_css(index))
+    assert far["top"] > screen[1] + 1000  # far below the screen: not laid out yet
+    dash_duo.driver.execute_script(
+        "document.querySelector(arguments[0]).scrollIntoView({behavior: 'instant'})",
+        pairs_css(index))
+    dash_duo.driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "requestAnimationFrame(() => requestAnimationFrame(() => done()));")
+    near = dash_duo.driver.execute_script(measure, pairs_css(index))
+    assert near["top"] < screen[1]  # on the screen now
+    return far, near
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1440", "390"])
+def test_a_far_pair_map_keeps_its_height_when_scrolled_to(dash_duo, dash_app, tmp_path, size):
+    """50 models: the second pair map, far below the screen (skipped by the browser until it
+    comes near), takes the height it is drawn at before it is scrolled to, and the same after
+    (its upright x labels' room reserved by the server): nothing below it moves."""
+    state = dash_app.server.extensions["evalmaps"]
+    before = state["catalog"]
+    state["catalog"] = before.with_figures([fifty_models(tmp_path)])
+    try:
+        dash_duo.driver.set_window_size(*size)
+        dash_duo.start_server(dash_app)
+        open_rank(dash_duo, "?figure=fifty")
+        far, near = far_map_heights(dash_duo, 1, size)
+        assert far["drawn"] > 1600 and near["drawn"] == far["drawn"]
+        assert far["box"] == near["box"] == far["drawn"] + 10  # the frame: border and padding
+        assert dash_duo.get_logs() == []
+    finally:
+        state["catalog"] = before
+
+
+def test_a_far_pair_map_of_few_models_keeps_its_height_on_a_phone(dash_duo, dash_app):
+    """Seven models on a phone: the maps share no row, each as wide as the screen, which the
+    server does not know; their x labels stand upright and the map is drawn taller than the
+    server reserved. The browser reserves the drawn height before it draws (evalmaps-fit.js),
+    so a far map is as tall before it is scrolled to as after."""
+    dash_duo.driver.set_window_size(*PHONE)
+    dash_duo.start_server(dash_app)
+    open_rank(dash_duo, "?figure=mmlu-pro")
+    far, near = far_map_heights(dash_duo, 12, PHONE)
+    reserved = dash_duo.driver.execute_script(
+        "return parseFloat(document.querySelector(arguments[0]).style.minHeight)", pairs_css(12))
+    assert near["drawn"] == far["drawn"] and reserved == far["drawn"] + 10
+    assert far["box"] == near["box"] == far["drawn"] + 10
+    assert dash_duo.get_logs() == []

@@ -508,3 +508,29 @@ def test_a_page_drawn_again_reuses_its_maps(dash_app, catalog):
     other = graphs("?figure=mmlu-pro&category=law&category=math")
     assert other[1] is not first[1] and len(other[0]) == 2
     assert "_ranking" not in page_json(dash_app, figure="mmlu-pro")
+
+
+def test_a_map_of_many_models_reserves_its_upright_labels_room(dash_app):
+    """The height the browser's fit draws a pair map at (assets/evalmaps-fit.js, xTicks), worked
+    out by hand: 34 px columns hold a level label of 3 characters (3 x 7.5 + 8 = 30.5 px), not
+    of 7 ('lm-0.5b': 60.5 px), which stands upright: 7 x 7 + 8 = 57 px below the axis, 39 more
+    than a level row; at most 150 px (a label of 25 characters: 150 - 18). A map of many models
+    is exactly its least width and reserves that height (its longest label, 'lm-12.5b', 8
+    characters: 46 px), the intrinsic size of its skipped content inside the 10 px frame; a map
+    of few models only its figure's."""
+    from layouts import rank as page
+
+    assert builders.x_label_room(["a", "abc"], 34) == 0
+    assert builders.x_label_room(["lm-0.5b", "lm-25b"], 34) == 39
+    assert builders.x_label_room(["lm-0.5b"], 61) == 0
+    assert builders.x_label_room(["x" * 25], 34) == 132
+    assert builders.x_label_room(["a<b"], 34) == 6 * 7 + 8 - 18  # "a&lt;b", as the axis holds it
+    assert builders.x_label_room(["\U0001F600abc"], 10) == 5 * 7 + 8 - 18  # UTF-16 units
+    fig = {"layout": {"height": 1629}}
+    models = [f"lm-{k / 2:g}b" for k in range(1, 51)]
+    many = page.pair_style(fig, models, 1900, True)
+    assert many["minHeight"] == "1685px" and many["minWidth"] == many["maxWidth"] == "1900px"
+    assert many["containIntrinsicSize"] == "auto 1890px auto 1675px"
+    few = page.pair_style(fig, models[:7], 600, False)
+    assert few["minHeight"] == "1639px" and "maxWidth" not in few
+    assert page.pair_style({"layout": {}}, models, 600, False) == {"minWidth": "600px"}
