@@ -135,6 +135,18 @@ class Browser:
                       rows: z.length, cols: z.length ? z[0].length : 0};
             });""")
 
+    def graph_figures(self) -> list[dict]:
+        """Each painted graph's figure as drawn (its traces and layout, typed arrays as plain
+        lists), in document order: what a static page hands ``Plotly.newPlot`` to draw the
+        same maps."""
+        return self.driver.execute_script("""
+            function plain(key, value) {
+              return ArrayBuffer.isView(value) ? Array.from(value) : value;
+            }
+            return Array.from(document.querySelectorAll('.js-plotly-plot')).map(function (gd) {
+              return JSON.parse(JSON.stringify({data: gd.data, layout: gd.layout}, plain));
+            });""")
+
     def transferred(self, idle_ms: float = 750, timeout: float = 60.0) -> dict:
         """Bytes over the wire of this document so far (navigation + every resource entry),
         once no new resource has appeared for ``idle_ms``."""

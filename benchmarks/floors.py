@@ -81,6 +81,27 @@ def static_page(grids: list[np.ndarray], x_labels: list[str], y_labels: list[str
     return STATIC_PAGE.format(divs=divs, figs=orjson.dumps(figs).decode())
 
 
+FIGURES_PAGE = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>static floor: the page's own figures</title>
+<style>body {{ margin: 0; font-family: sans-serif; }} .g {{ margin: 4px; }}</style>
+<script src="plotly.min.js"></script></head>
+<body>{divs}
+<script>
+var FIGS = {figs};
+FIGS.forEach(function (f, i) {{
+  Plotly.newPlot('g' + i, f.data, f.layout, {{displaylogo: false}});
+}});
+</script></body></html>
+"""
+
+
+def figures_page(figures: list[dict]) -> str:
+    """The HTML of a static page drawing ``figures`` (Plotly figure dicts: ``data``,
+    ``layout``) with ``Plotly.newPlot``, one graph each: a page's own maps without the app."""
+    divs = "".join(f'<div class="g" id="g{i}"></div>' for i in range(len(figures)))
+    return FIGURES_PAGE.format(divs=divs, figs=orjson.dumps(figures).decode())
+
+
 HOVER = "%{y} · %{x} · %{z:.1f}<extra></extra>"
 
 

@@ -1461,6 +1461,8 @@ def rank_paint_rows(ctx: "Context") -> list[Row]:
     row = Row(f"paint /rank, {models} models x {cells} cells ({cells} pair maps and the where "
               f"map)", "ms", "≤ 1.5x" if not ctx.quick else "—",
               within=ratio_at_most(1.5) if not ctx.quick else None)
+    own = Row(f"paint /rank, {models} models, against a static page drawing the page's own "
+              f"figures (the same traces, outlines, labels and sizes)", "ms")
     static = floors.StaticServer()
 
     def measure():
@@ -1486,6 +1488,19 @@ def rank_paint_rows(ctx: "Context") -> list[Row]:
 
             app, floor, _ = paint_against_floor(browser, static, url, cells + 1, cells + 1,
                                                 floor_page, "rank-floor.html", ctx.paint_repeat)
+            # the second floor: the figures this page drew, drawn by Plotly alone, so that the
+            # ratio splits what the maps hold (labels, outlines) from what the app adds
+            browser.paint(url, cells + 1)
+            figures = browser.graph_figures()
+
+            def own_floor():
+                app_own, floor_own, _ = paint_against_floor(
+                    browser, static, url, cells + 1, cells + 1,
+                    lambda boxes: floors.figures_page(figures), "rank-own.html",
+                    ctx.paint_repeat)
+                return app_own, floor_own
+
+            attempt(own, own_floor, ctx.log)
             return app, floor
         finally:
             browser.close()
@@ -1499,8 +1514,10 @@ def rank_paint_rows(ctx: "Context") -> list[Row]:
                      f"{items} items, seeded): ms until every map is drawn, as the paint rows; "
                      f"floor = a static page drawing grids of the same shapes at the same sizes "
                      f"(Plotly.newPlot, typed arrays); medians of {ctx.paint_repeat} after two "
-                     f"warm-ups each.")
-    return [row]
+                     f"warm-ups each. The second row's floor draws the figures the page drew "
+                     f"(read from each graph's data and layout after it painted) with "
+                     f"Plotly.newPlot on a static page; the page is measured again beside it.")
+    return [row, own]
 
 
 # ----------------------------------------------------------------------------- cli
