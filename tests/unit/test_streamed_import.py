@@ -209,3 +209,38 @@ def test_forty_models_import_within_an_address_space_the_whole_folder_exceeds(tm
                                "OPENBLAS_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"})
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["cells", str(40 * 14), "records", str(40 * 12_032)]
+
+
+# ------------------------------------------------------------------ the streamed path's Arrow work
+
+@pytest.mark.parametrize("seed", range(6))
+def test_record_tables_in_arrow_are_those_pandas_makes(seed):
+    """stream._record_tables (Arrow) keeps, for one file's records, the very tables that
+    items.record_tables (pandas) makes: columns, types, sort order (stable: an item's samples
+    in their order), missing texts."""
+    from evalmaps.catalog import stream
+    from evalmaps.catalog.item_shaping import import_items
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    rows = pd.DataFrame({
+        "model": rng.choice(["m-b", "m-a", "ü-model"], n),
+        "category": rng.choice(["law", "math", "Z", "é"], n),
+        "question_id": rng.integers(0, 40, n).astype(str),
+        "sample": np.arange(n) % 3,
+        "score": rng.choice(["1", "0", "0.25"], n),
+        "group": rng.choice(["g1", "g2"], n),
+        "prompt": rng.choice(["", "why?", "how, then?"], n),
+        "response": rng.choice(["", "because", "ok"], n),
+    }).drop_duplicates(["model", "category", "question_id", "sample"], ignore_index=True)
+    rows["group"] = rows.groupby("question_id")["group"].transform("first")
+    rows = rows.astype(str)
+    options = ImportOptions(item="question_id", cluster="group" if seed % 2 else None)
+    records, dims, _ = import_items(rows, "t.csv", options, [], warnings=[])
+    texts = records[[*dims, "item", "sample", "prompt", "response"]]
+    want = item_store.record_tables(dims, records, texts)
+    got = stream._record_tables(list(dims), records, texts)
+    for a, b in zip(want, got):
+        assert b.schema.equals(a.schema, check_metadata=False)
+        assert b.equals(a)
+    assert got[1].column("prompt").null_count == int((rows["prompt"] == "").sum())
