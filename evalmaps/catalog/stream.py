@@ -7,7 +7,10 @@ files, millions of records. :func:`item_tables` reads them one at a time, each w
 others, of the same columns, take them), and writes each file's records to Parquet at once
 (:class:`evalmaps.catalog.items.SpooledRecords`: the import's ``items``), keeping in memory only
 its cells (:func:`evalmaps.catalog.item_shaping.summarise`, the same numbers as an import of them
-all together). Where two files share a cell (files split by category, say), the cells, and the check
+all together), and giving what the file's tables freed back to the system (``malloc_trim``:
+without it, the resident set grew by a third of a MB a file, the freed blocks not reused in
+place: 345 MB at 200 models and 620 MB at 1,000, against 278 MB at 200 with it, for 4% more
+CPU). Where two files share a cell (files split by category, say), the cells, and the check
 that no item is twice in one cell, come from the Parquet instead (DuckDB, within a memory limit).
 
 :func:`evalmaps.catalog.imports.import_paths` hands it the tables of files on disk as it asks
@@ -337,6 +340,8 @@ def item_tables(tables: Iterable[tuple[str, Probe, str]], name: str, options: Im
             group.warnings += reading.warnings
             group.text_chars += chars
             del frame, reading
+            columnar.release_memory()  # what the file's tables freed, given back (the module's
+            # docstring: memory bounded by the largest file)
         figures = [group.finish(name if len(groups) == 1 else group.first, options,
                                 hooks.items_import)
                    for group in groups.values()]
