@@ -13,6 +13,8 @@ _.binary_location  # benchmarks/browser.py: selenium's Chrome options
 _.log_message  # benchmarks/floors.py: http.server's hook, overridden to stay quiet
 _.load_config  # evalmaps/service/server.py: gunicorn's BaseApplication hook
 
+_.seekable  # evalmaps/catalog/imports.py _Window: the io protocol, asked by zipfile and io
+
 # module-level __getattr__ (PEP 562): Python calls it
 __getattr__  # evalmaps/__init__.py, app.py
 

@@ -50,8 +50,8 @@ def lean_memory():
     - a folder load, server start included: ``load_catalog``, ``load_folder`` and a watched
       folder's scan (``evalmaps.service.live``); ``folder_files`` too, the folder load of
       ``evalmaps manifest``;
-    - an import: ``import_paths`` and ``import_bytes``; a Parquet per-item table is read within
-      it on pyarrow's own pool (:func:`own_pool`: twice as fast there);
+    - an import: ``import_paths``, ``import_bytes`` and ``import_file``; a Parquet per-item
+      table is read within it on pyarrow's own pool (:func:`own_pool`: twice as fast there);
     - three public steps that callers run on their own, after an import or without one:
       ``figure_of`` (validates an import: the CLI, an upload, the Python API),
       ``validate_cells`` (a stored upload's cells, read back by the store) and an

@@ -9,15 +9,19 @@ folder's file is validated. Pure: no Dash, nothing run from a file.
 
 The entry points are the callers' (docs/architecture.md, "Import, one pipeline"), each taking
 one :class:`~evalmaps.readers.base.ImportOptions` as ``options`` and returning a list:
-:func:`import_paths` (``evalmaps import``, ``evalmaps.read``), :func:`import_bytes` (the Data
-page's uploads, a data folder's table), and :func:`read_source` with :func:`finish_sources` (a
-watched folder, file by file). :func:`items_import` shapes per-item records already read.
+:func:`import_paths` (``evalmaps import``, ``evalmaps.read``), :func:`import_file` (the Data
+page's uploads, from the staged file on disk), :func:`import_bytes` (a data folder's table),
+and :func:`read_source` with :func:`finish_sources` (a watched folder, file by file).
+:func:`items_import` shapes per-item records already read.
 """
 
 from __future__ import annotations
 
+import io
+import zipfile
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import chain
 from pathlib import Path, PurePosixPath
 
@@ -30,7 +34,7 @@ from evalmaps.catalog import columnar, item_shaping, stream
 from evalmaps.catalog.imported import Imported
 from evalmaps.catalog.load import frame_columns, parse_spec, validate_cells, validate_columns
 from evalmaps.catalog.shaping import import_table
-from evalmaps.core.errors import DataError
+from evalmaps.core.errors import DataError, EvalmapsError
 from evalmaps.core.figure import Figure, short_slug
 from evalmaps.readers import items as item_records
 from evalmaps.readers import nearest, zipped
@@ -98,6 +102,121 @@ def import_bytes(data: bytes, name: str, options: ImportOptions | None = None,
             return [_import_table_bytes(Probe(data), name, options, max_bytes, "csv")]  # its message
         return _import_sources([(name, data)], name, options, zipped.unzipped_limit(max_bytes),
                                by_tool=by_tool)
+
+
+def import_file(path, name: str, options: ImportOptions | None = None,
+                max_bytes: int | None = DEFAULT_MAX_BYTES, by_tool: bool = False,
+                start: int = 0) -> list[Imported]:
+    """:func:`import_bytes` of a file on disk (from byte ``start``: a staged upload's bytes
+    follow its name), with what it gives: the Data page's uploads. A zip of per-item tables (a
+    folder of one file per model) is read a member at a time, each member's records written
+    as they come (:mod:`evalmaps.catalog.stream`), so that memory is bounded by its largest
+    member, not by how many it holds; anything else is read whole, as :func:`import_bytes`
+    reads it. The figures and the errors are import_bytes's."""
+    with columnar.lean_memory(), open(path, "rb") as raw:
+        opened = _Window(raw, start)
+        size = opened.seek(0, 2)
+        opened.seek(0)
+        if max_bytes is None or size <= max_bytes:
+            streamed = _streamed_zip(opened, name, options, max_bytes, by_tool)
+            if streamed is not None:
+                return streamed
+        opened.seek(0)
+        data = opened.read()
+    return import_bytes(data, name, options, max_bytes, by_tool)
+
+
+class _Window(io.RawIOBase):
+    """A file from byte ``start`` on, as a file of its own (seekable): what a zip reader takes."""
+
+    def __init__(self, raw, start: int) -> None:
+        self.raw, self.start = raw, start
+        raw.seek(start)
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        return self.raw.readinto(buffer)
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        if whence == 0:
+            offset += self.start
+        return self.raw.seek(offset, whence) - self.start
+
+    def tell(self) -> int:
+        return self.raw.tell() - self.start
+
+
+class _FileProbe(Probe):
+    """A :class:`Probe` of a file on disk that reads the file whole only when a reader's
+    ``sniff`` asks for all its bytes (``data``): a zip's names come from the file."""
+
+    def __init__(self, opened) -> None:  # noqa: D107 - no Probe.__init__: no bytes read yet
+        self.opened = opened
+        opened.seek(0)
+        first = opened.read(1 << 16)
+        self.head = first.lstrip(b"\xef\xbb\xbf \t\r\n")[:64]
+        self._first = first[:4]
+
+    @cached_property
+    def data(self) -> bytes:  # type: ignore[override]
+        self.opened.seek(0)
+        return self.opened.read()
+
+    @property
+    def is_zip(self) -> bool:
+        return self._first in (b"PK\x03\x04", b"PK\x05\x06")
+
+    @cached_property
+    def zip_names(self) -> list[str] | None:
+        if not self.is_zip:
+            return None
+        try:
+            self.opened.seek(0)
+            return zipfile.ZipFile(self.opened).namelist()
+        except (zipfile.BadZipFile, OSError, ValueError):
+            return None
+
+
+def _streamed_zip(opened, name: str, options: ImportOptions | None, max_bytes: int | None,
+                  by_tool: bool) -> list[Imported] | None:
+    """A zip's per-item tables read one member at a time (:func:`import_file`); None where the
+    file is not a zip of two or more per-item tables, or where reading them so meets something
+    the whole import reads otherwise (harness results among them) or refuses (it is read
+    whole then, and says so as it would)."""
+    probe = _FileProbe(opened)
+    if not probe.is_zip or readers.detect(probe) != "zip" or "data" in probe.__dict__:
+        return None  # not a zip (or a reader read it whole to tell): read whole
+    options = options or ImportOptions()
+    limit = zipped.unzipped_limit(max_bytes)
+    opened.seek(0)
+    tables = _member_tables(zipped.each_member(opened, name, limit), options, limit)
+    try:
+        first = [t for t in (next(tables, None), next(tables, None)) if t is not None]
+        if len(first) < 2:
+            return None  # one table, or none: as import_bytes reads it
+        return stream.item_tables(chain(first, tables), name, options, limit, by_tool, HOOKS)
+    except (stream.NotStreamed, EvalmapsError):
+        return None  # the whole import gives these files' figures, or its own refusal
+    finally:
+        tables.close()
+
+
+def _member_tables(members, options: ImportOptions, max_bytes: int | None):
+    """Each table of a zip's members (:func:`read_source` of each, as found by a search), a
+    member read when the tables before it are done; harness results raise
+    :class:`evalmaps.catalog.stream.NotStreamed`."""
+    for file, data in members:
+        found = read_source(file, data, True, options, max_bytes)
+        del data
+        if found.readings:
+            raise stream.NotStreamed(file)
+        while found.tables:
+            yield found.tables.pop(0)
 
 
 def import_paths(paths, options: ImportOptions | None = None,

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from evalmaps.readers.base import SUFFIXES, ImportFailed, ImportOptions, short
+from evalmaps.readers.fastcsv import as_text
 from evalmaps.readers.items import (
     FILE,
     ITEM,
@@ -60,9 +61,25 @@ def summarise(items: pd.DataFrame, coords: list[str]) -> pd.DataFrame:
     dimension takes: lighteval has a dimension ``samples``)."""
     per_item = (items.groupby([*coords, ITEM], sort=False, observed=True)[SCORE]
                 .agg(["mean", "size"]).reset_index())
-    return (per_item.groupby(coords, sort=False, observed=True)
-            .agg(value=("mean", exact_mean), n_items=("mean", "size"), n_samples=("size", "max"))
-            .reset_index())
+    cell = per_item.groupby(coords, sort=False, observed=True).ngroup().to_numpy() \
+        if coords and len(per_item) else None
+    if cell is None or (cell < 0).any():  # a cell's label missing: pandas' own way
+        return (per_item.groupby(coords, sort=False, observed=True)
+                .agg(value=("mean", exact_mean), n_items=("mean", "size"),
+                     n_samples=("size", "max"))
+                .reset_index())
+    # the same, each cell's items as one run (the cells in their first item's order, as
+    # pandas gives them): a Python call per cell for its exact sum, not pandas' per group
+    order = np.argsort(cell, kind="stable")
+    starts = np.flatnonzero(np.r_[True, cell[order][1:] != cell[order][:-1]])
+    stops = np.r_[starts[1:], len(order)]
+    means = per_item["mean"].to_numpy()[order].tolist()
+    out = per_item[coords].iloc[order[starts]].reset_index(drop=True)
+    out["value"] = np.array([exact_mean(means[a:b]) for a, b in zip(starts, stops)],
+                            dtype=np.float64)
+    out["n_items"] = (stops - starts).astype(np.int64)
+    out["n_samples"] = np.maximum.reduceat(per_item["size"].to_numpy()[order], starts)
+    return out
 
 
 def exact_mean(values) -> float:
@@ -97,6 +114,32 @@ def _fixed(options: ImportOptions, name: str, files: pd.Series | None,
         else:
             out[dim] = pd.Series([label.replace(FILE, file_label(name))] * rows, dtype=str)
     return out
+
+
+def _in_arrow(values: pd.Series) -> bool:
+    """Whether a column is texts that pyarrow keeps (pandas' ``str``), none missing."""
+    return isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "pyarrow" \
+        and not values.hasnans
+
+
+def _positional(values: pd.Series):
+    """A column's values to put in another table row by row (not by its index): kept in Arrow
+    where they are texts there (``to_numpy`` would make each a Python object, for pandas to
+    turn back into Arrow)."""
+    return values.array if _in_arrow(values) else values.to_numpy()
+
+
+def _text_or_none(values: pd.Series):
+    """An item's texts as the records keep them: an empty text missing (None), the others as
+    they are; in Arrow where the texts are there."""
+    if _in_arrow(values):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        texts = as_text(values)
+        kept = pc.if_else(pc.equal(texts, ""), pa.scalar(None, texts.type), texts)
+        return pd.array(kept, dtype=values.dtype)
+    return values.astype(object).where(values.astype(str) != "", None).to_numpy()
 
 
 def _free_text(values: pd.Series) -> bool:
@@ -228,7 +271,7 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
                                     notes if warnings is None else warnings)
         left_out = [c for c in reasons if c not in options.drop]
     out = pd.DataFrame({**{d: frame[d].astype(str).str.strip() for d in dims},
-                        **{d: v.to_numpy() for d, v in
+                        **{d: _positional(v) for d, v in
                            _fixed(options, name, files, len(frame)).items()}})
     for d in out.columns:
         if (out[d] == "").any():
@@ -261,11 +304,11 @@ def import_items(frame: pd.DataFrame, name: str, options: ImportOptions,
         others.insert(len(others) - 1, options.y)
     dims = [*models, *others]
     out = out[dims]
-    out[ITEM] = ids.to_numpy()
+    out[ITEM] = _positional(ids)
     out[SAMPLE] = sample
     out[SCORE] = score
     for column, values in texts.items():
-        out[column] = values.astype(object).where(values.astype(str) != "", None).to_numpy()
+        out[column] = _text_or_none(values)
     if options.cluster is not None:
         out[cluster_column(options.cluster)] = _clusters(frame[options.cluster], out, dims,
                                                          options.cluster, name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from operator import itemgetter
 
 import pandas as pd
 import pyarrow as pa
@@ -103,11 +104,14 @@ def read_json_table(data: bytes, name: str, nested_ok: bool = False,
     ``nested_ok``: a key that holds a nested value is left out instead of refused. ``probe``:
     the bytes' probe, whose document, parsed already to tell what the file is, is not parsed
     again."""
-    text = data.decode("utf-8-sig", errors="strict") if data else ""
+    doc = probe.doc if probe is not None else None
+    # a JSON list parsed already is UTF-8 that reads: not decoded again only to be looked at
+    text = "" if isinstance(doc, list) else \
+        data.decode("utf-8-sig", errors="strict") if data else ""
     stripped = text.lstrip()
     rows: list = []
-    if stripped.startswith("["):
-        doc = probe.doc if probe is not None else parse_json(data)
+    if isinstance(doc, list) or stripped.startswith("["):
+        doc = doc if probe is not None else parse_json(data)
         if not isinstance(doc, list):
             raise ImportFailed("this JSON file is not a list of rows that can be read. Write one "
                                "JSON object per row (JSON Lines), or a CSV.", file=name)
@@ -125,22 +129,30 @@ def read_json_table(data: bytes, name: str, nested_ok: bool = False,
         raise ImportFailed("the file holds no rows. Write one JSON object per row.", file=name)
     columns: dict[str, None] = {}
     keys = None
+    changes = 0  # how often a row's keys are not the row's before
     for i, row in rows:
         if not isinstance(row, dict):
             raise ImportFailed("this row is not a JSON object. Write one object per row, its "
                                "keys the columns.", file=name, row=i)
         if row.keys() != keys:  # a row of other keys than the row before: its new columns
             keys = row.keys()
+            changes += 1
             for key in keys:
                 columns.setdefault(str(key).strip(), None)
     got: dict[str, list] = {}  # each column's values, as the rows give them
+    only_texts: set[str] = set()  # the columns of texts only
     if any(not isinstance(k, str) or k != k.strip() for k in keys_of(rows)):
         nested = _nested_slowly(rows, name, nested_ok)
     else:  # each column's values looked at once, a column of texts only at a glance
         first: dict[str, int] = {}
+        dicts = [row for _, row in rows]
         for c in columns:
-            values = got[c] = [row.get(c) for _, row in rows]
-            if not all(type(v) is str for v in values):
+            # every row has every key when no row's keys differ from the first's
+            values = got[c] = list(map(itemgetter(c), dicts)) if changes == 1 else \
+                [row.get(c) for row in dicts]
+            if all(type(v) is str for v in values):
+                only_texts.add(c)
+            else:
                 at = next((j for j, v in enumerate(values) if isinstance(v, (dict, list))), None)
                 if at is not None:
                     first[c] = at
@@ -160,15 +172,14 @@ def read_json_table(data: bytes, name: str, nested_ok: bool = False,
                 else str(value)
         return str(value).strip()
 
-    def texts(values: list) -> list[str]:
-        if all(type(v) is str for v in values):  # the common column: texts only
+    def texts(c: str) -> list[str]:
+        values = got.pop(c) if c in got else [row.get(c) for _, row in rows]
+        if c in only_texts or all(type(v) is str for v in values):  # the common column
             return [v.strip() for v in values]
         return [cell(v) for v in values]
 
     # each column made in Arrow, as pandas keeps its texts (a sixth of the time pandas takes
     # to make them from a list)
-    table = {c: pd.array(pa.array(texts(got.pop(c) if c in got else
-                                        [row.get(c) for _, row in rows]), pa.large_string()),
-                         dtype="str")
+    table = {c: pd.array(pa.array(texts(c), pa.large_string()), dtype="str")
              for c in columns if c not in nested}
     return pd.DataFrame(table)

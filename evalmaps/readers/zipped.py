@@ -40,8 +40,15 @@ def members(data: bytes, name: str, max_bytes: int | None) -> list[tuple[str, by
     """A zip of results -> its files (name inside the zip, bytes); nothing is extracted.
     ``max_bytes``: what all the files together may expand to (an upload's
     :func:`unzipped_limit`; None: no limit)."""
+    return list(each_member(io.BytesIO(data), name, max_bytes))
+
+
+def each_member(opened, name: str, max_bytes: int | None):
+    """:func:`members` of a zip opened as a file (seekable), each member read only when asked
+    for: one member's bytes in memory at a time. Every member's size is checked before the
+    first is read."""
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
+        archive = zipfile.ZipFile(opened)
         if "[Content_Types].xml" in archive.namelist():
             raise ImportFailed("the file is an office document (a spreadsheet workbook?), not a "
                                "table. Export it as CSV (comma-separated, UTF-8) and try again.",
@@ -57,8 +64,8 @@ def members(data: bytes, name: str, max_bytes: int | None) -> list[tuple[str, by
                                f"MB, over the {max_bytes / 2**20:g} MB an upload may unzip to. "
                                "Upload fewer files at a time, or serve the folder with evalmaps "
                                "serve --data.", file=name)
-        return [(f"{name}/{i.filename}", archive.read(i)) for i in sorted(
-            infos, key=lambda i: i.filename)]
+        for info in sorted(infos, key=lambda i: i.filename):
+            yield f"{name}/{info.filename}", archive.read(info)
     except ImportFailed:
         raise
     except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError):

@@ -11,9 +11,8 @@ by id (``?figure=upload-...``): :func:`catalog_with` adds them to the built-in c
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-from evalmaps.catalog.imports import figure_of, import_bytes
+from evalmaps.catalog.imports import figure_of, import_file
 from evalmaps.core.errors import EvalmapsError
 from evalmaps.core.figure import Catalog
 from evalmaps.readers.base import ImportOptions
@@ -51,8 +50,10 @@ def upload_spec(imported_spec: dict) -> dict:
 def _import(path: str, name: str, options: ImportOptions, max_bytes: int) -> list:
     """A staged file's figures, grouped as ``evalmaps import`` groups them (a zip of a folder
     holding two tools' results, or several tables: one figure each), each validated."""
-    _, _, data = Path(path).read_bytes().partition(b"\n")  # a staged file: name, then bytes
-    imported = import_bytes(data, name, options, max_bytes=max_bytes, by_tool=True)
+    with open(path, "rb") as staged:  # a staged file: its name, a line, then its bytes
+        start = len(staged.readline())
+    # read from the disk: a zip's members one at a time, not the whole file in memory
+    imported = import_file(path, name, options, max_bytes=max_bytes, by_tool=True, start=start)
     if len(imported) > MAX_FIGURES:
         raise EvalmapsError(f"{name} holds {len(imported)} figures; an upload keeps at most "
                             f"{MAX_FIGURES}. Upload fewer files at a time, or serve the folder "

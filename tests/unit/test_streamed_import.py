@@ -209,3 +209,158 @@ def test_forty_models_import_within_an_address_space_the_whole_folder_exceeds(tm
                                "OPENBLAS_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"})
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["cells", str(40 * 14), "records", str(40 * 12_032)]
+
+
+# ------------------------------------------------------------------ the streamed path's Arrow work
+
+@pytest.mark.parametrize("seed", range(6))
+def test_record_tables_in_arrow_are_those_pandas_makes(seed):
+    """stream._record_tables (Arrow) keeps, for one file's records, the very tables that
+    items.record_tables (pandas) makes: columns, types, sort order (stable: an item's samples
+    in their order), missing texts."""
+    from evalmaps.catalog import stream
+    from evalmaps.catalog.item_shaping import import_items
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    rows = pd.DataFrame({
+        "model": rng.choice(["m-b", "m-a", "ü-model"], n),
+        "category": rng.choice(["law", "math", "Z", "é"], n),
+        "question_id": rng.integers(0, 40, n).astype(str),
+        "sample": np.arange(n) % 3,
+        "score": rng.choice(["1", "0", "0.25"], n),
+        "group": rng.choice(["g1", "g2"], n),
+        "prompt": rng.choice(["", "why?", "how, then?"], n),
+        "response": rng.choice(["", "because", "ok"], n),
+    }).drop_duplicates(["model", "category", "question_id", "sample"], ignore_index=True)
+    rows["group"] = rows.groupby("question_id")["group"].transform("first")
+    rows = rows.astype(str)
+    options = ImportOptions(item="question_id", cluster="group" if seed % 2 else None)
+    records, dims, _ = import_items(rows, "t.csv", options, [], warnings=[])
+    texts = records[[*dims, "item", "sample", "prompt", "response"]]
+    want = item_store.record_tables(dims, records, texts)
+    got = stream._record_tables(list(dims), records, texts)
+    for a, b in zip(want, got):
+        assert b.schema.equals(a.schema, check_metadata=False)
+        assert b.equals(a)
+    assert got[1].column("prompt").null_count == int((rows["prompt"] == "").sum())
+
+
+# ------------------------------------------------------------------ uploads read from the disk
+
+def staged(folder: Path, members: dict[str, bytes], name: str = "lab.zip") -> Path:
+    """A staged upload as the store keeps it (its name, a line, then the zip's bytes)."""
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for member, data in members.items():
+            archive.writestr(member, data)
+    path = folder / "staged"
+    path.write_bytes(name.encode() + b"\n" + buffer.getvalue())
+    return path
+
+
+def outcome(fn):
+    """An import's figures as what they show (entry, cells, records), or its refusal."""
+    try:
+        found = fn()
+    except ImportFailed as exc:
+        return "refused", str(exc)
+    def records(items):
+        if items is None:
+            return None
+        frame = items.to_pandas() if hasattr(items, "to_pandas") else items
+        return frame.sort_values(list(frame.columns[:4]), ignore_index=True).to_dict("records")
+
+    return [(i.spec, i.tidy.to_dict("records"), records(i.items)) for i in found]
+
+
+def same_as_whole(path: Path, options: ImportOptions, max_bytes: int = 20 * 2**20):
+    """import_file of a staged upload (streamed where it can) against import_bytes of its
+    bytes (the import that reads them whole): the same figures, or the same refusal."""
+    from evalmaps.catalog.imports import import_bytes, import_file
+
+    blob = path.read_bytes()
+    start = blob.index(b"\n") + 1
+    whole = outcome(lambda: import_bytes(blob[start:], "lab.zip", options, max_bytes,
+                                         by_tool=True))
+    streamed = outcome(lambda: import_file(path, "lab.zip", options, max_bytes, by_tool=True,
+                                           start=start))
+    assert streamed == whole
+    return streamed
+
+
+def test_an_uploaded_zip_of_models_streams_into_the_figure_of_the_whole_zip(tmp_path,
+                                                                             monkeypatch):
+    from evalmaps.catalog import stream
+
+    folder = lab_folder(tmp_path / "lab", models=5, n_items=60)
+    members = {f"lab/{p.name}": p.read_bytes() for p in sorted(folder.glob("*.json"))}
+    path = staged(tmp_path, members)
+    read = []  # the members' tables, as the streamed import asks for them
+    real = stream.item_tables
+
+    def spy(tables, *args, **kwargs):
+        return real((read.append(t[0]) or t for t in tables), *args, **kwargs)
+
+    monkeypatch.setattr(stream, "item_tables", spy)
+    (figure,) = same_as_whole(path, OPTIONS)
+    assert read == [f"lab.zip/{m}" for m in members] * 2  # streamed, then read whole
+    got = {(r["model"], r["category"]): (float(r["value"]), int(r["n"])) for r in figure[1]}
+    assert got == by_hand(folder)
+
+
+def test_an_upload_that_cannot_stream_is_read_whole_with_the_same_outcome(tmp_path):
+    """Harness results among the tables (the tables are skipped, as a search skips them), an
+    error in the last table, a lone table, a file that is no zip: as import_bytes has them."""
+    folder = lab_folder(tmp_path / "lab", models=3, n_items=30)
+    tables = {f"lab/{p.name}": p.read_bytes() for p in sorted(folder.glob("*.json"))}
+    results = (ROOT / "tests/fixtures/formats/bigcode/starcoder/evaluation_results.json"
+               ).read_bytes()
+    (mixed,) = same_as_whole(staged(tmp_path, {**tables, "lab/zz/results.json": results}),
+                             OPTIONS)
+    assert mixed[0]["source"]["tool"] != ""  # the harness results' figure
+    broken = {**tables, "lab/model-9999.json": b'[{"question_id": "1", "category": "x"}]'}
+    refused = same_as_whole(staged(tmp_path, broken), OPTIONS)
+    assert refused[0] == "refused" and "pred" in refused[1]
+    (one,) = same_as_whole(staged(tmp_path, dict(list(tables.items())[:1])), OPTIONS)
+    assert {r["model"] for r in one[1]} == {"model-0000"}
+    plain = tmp_path / "plain"
+    plain.write_bytes(b"t.csv\n" + csv_of([{"model": "m", "question_id": "1", "score": 1}]))
+    assert same_as_whole(plain, ImportOptions(item="question_id"))
+
+
+UPLOAD_LIMIT_MB = 768  # the address space of an upload's import of 40 models: 2.4 GB before
+
+UPLOAD_CHILD = textwrap.dedent("""
+    import resource, sys
+    sys.path.insert(0, sys.argv[1])
+    from evalmaps.service.uploads import preview_in_child
+    from evalmaps.readers.base import ImportOptions
+    limit = int(sys.argv[3]) * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    found = preview_in_child(sys.argv[2], "lab.zip", ImportOptions(
+        item="question_id", correct=("pred", "answer"), fixed={"model": "{file}"}), 80 * 2**20)
+    print("cells", found["summary"]["cells"], "models", found["summary"]["dims"]["model"])
+""")
+
+
+def test_an_uploaded_zip_of_forty_models_imports_within_a_bounded_address_space(tmp_path):
+    """An upload's zip of 40 models (75 MB, unzipping to 300 MB) previews, as the Data page's
+    child process does, under an address-space limit (RLIMIT_AS) of 768 MB (measured: 1.56 GB
+    of address space without a limit, 0.22 GB resident, and it passes at 512 MB); the import
+    that read the staged file whole and unzipped every member at once took 2.4 GB of address
+    space (1.1 GB resident) and crashed under 1 GB."""
+    folder = lab_folder(tmp_path / "lab", models=40, n_items=12_032, text_words=80)
+    members = {f"lab/{p.name}": p.read_bytes() for p in sorted(folder.glob("*.json"))}
+    path = staged(tmp_path, members)
+    del members
+    done = subprocess.run([sys.executable, "-c", UPLOAD_CHILD, str(ROOT), str(path),
+                           str(UPLOAD_LIMIT_MB)],
+                          capture_output=True, text=True, timeout=900, cwd=tmp_path,
+                          env={"PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1",
+                               "OPENBLAS_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["cells", str(40 * 14), "models", "40"]
