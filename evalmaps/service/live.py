@@ -128,6 +128,8 @@ class FolderReader:
         self._manifest_due = False  # whether the last read is a manifest to write
         self._named: set[str] = set()  # the pieces the last manifest named
         self._dropped: dict[str, float] = {}  # pieces no longer named -> since when
+        self._good: list[Figure] | None = None  # the last figures its pieces made
+        self._bad: str | None = None  # why the last put-together served ``_good`` instead
 
     def _files(self) -> dict[Path, tuple]:
         found = {}
@@ -223,17 +225,23 @@ class FolderReader:
         folder's lock (:meth:`_read_folder`), the others put together from the store what its
         manifest names (:meth:`_follow`). At start-up (``initial``), the lock is let go once
         read: a server's workers, forked after it, choose their reader among themselves."""
+        self._bad = None
         try:
             if not self._lead():
                 manifest = self.store.manifest(self.folder, self._options)
                 if manifest is not None:
                     self.following = True
-                    return self._follow(manifest, problems)
+                    figures = self._follow(manifest, problems)
+                    if self._bad is not None:
+                        problems.add(self._bad)
+                    return figures
             self.following = False
             found = Problems()
             figures = self._read_folder(found, initial)
             for line in found:
                 problems.add(line)
+            if self._bad is not None:
+                problems.add(self._bad)
             if self._held is not None and self._manifest_due:
                 files = {str(p): [list(k.signature), k.result] for p, k in self.kept.items()
                          if isinstance(k.result, str)}
@@ -268,9 +276,51 @@ class FolderReader:
             return []
 
     def _combine(self, pieces: list[str]) -> list[Figure]:
+        """The pieces put together. A piece that is not what the server writes
+        (:class:`evalmaps.catalog.folders.BadPiece`: changed or cut short in the store) is read
+        again from its file by the process that reads the folder; where it cannot be, the
+        folder's last good figures stay served and the problem says why (none yet: raised)."""
         self._pieces = list(pieces)
+        try:
+            figures = self._put_together(pieces)
+        except folders.BadPiece as exc:
+            figures = None
+            if not self.following and self._read_again(exc.piece.name):
+                try:
+                    figures = self._put_together(pieces)
+                except folders.BadPiece as again:
+                    exc = again
+            if figures is None:
+                if self._good is None:
+                    raise exc from None
+                log.warning("%s", exc.message)
+                self._bad = (f"{self.folder}: {exc.message} Until then, its figures as "
+                             f"last read stay served.")
+                return list(self._good)
+        self._good = figures
+        return figures
+
+    def _put_together(self, pieces: list[str]) -> list[Figure]:
         return folders.piece_figures(self.folder, [self.store.piece(k) for k in pieces],
                                      self.store.root / "combined", self.options, self.cache_dir)
+
+    def _read_again(self, key: str) -> bool:
+        """Write the piece ``key`` again from its file (True), when the file still gives it."""
+        import shutil
+
+        paths = [p for p, k in self.kept.items() if k.result == key]
+        shutil.rmtree(self.store.piece(key), ignore_errors=True)
+        folders.forget_piece(self.store.piece(key))
+        for path in paths:
+            try:
+                data = folders.read_file(path)
+                if piece_key(data, str(path), self._options) != key:
+                    return False  # changed meanwhile: the next scan reads it
+                self.store.put(key, lambda out: folders.write_piece(path, data, self.options,
+                                                                    out), str(path))
+            except DataError:
+                return False
+        return bool(paths)
 
     def _read_folder(self, problems: Problems, initial: bool = False) -> list[Figure]:
         """The folder's figures from its files (problems added). ``initial``: at start-up, files are
