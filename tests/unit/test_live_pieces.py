@@ -24,10 +24,15 @@ from evalmaps.readers.base import ImportOptions, Note
 from evalmaps.service import live
 from evalmaps.service.startup import assemble
 
-EXTERNAL = Path(__file__).resolve().parents[3] / "shared" / "external"
-if not EXTERNAL.is_dir():
-    EXTERNAL = Path("/work/shared/external")
-HELM = sorted((EXTERNAL / "helm").glob("*=*"))
+EXTERNAL = Path(__file__).resolve().parents[2].parent / "shared" / "external"
+
+
+@pytest.fixture()
+def external() -> Path:
+    """The shared material: real files of each tool (read, copied into a watched folder)."""
+    if not EXTERNAL.is_dir():
+        pytest.skip(f"{EXTERNAL} is absent: tests of real tool output skipped")
+    return EXTERNAL
 
 
 def copied(folder: Path, sources: list[Path]) -> Path:
@@ -63,18 +68,18 @@ def served(folder: Path, cache: Path, options: ImportOptions = ImportOptions()):
 
 
 KINDS = {
-    "lm-eval": lambda tmp: copied(tmp / "lm", [
-        EXTERNAL / "lm-eval" / "results_2025-01-21T00-40-03.356274.json"]),
-    "inspect": lambda tmp: copied(tmp / "insp", sorted(
-        p for p in (EXTERNAL / "inspect").iterdir() if p.suffix in (".eval", ".json"))),
-    "lighteval": lambda tmp: copied(tmp / "light", [
-        EXTERNAL / "lighteval" / "open_llm_leaderboard"]),
-    "helm": lambda tmp: copied(tmp / "helm", HELM),
-    "evalplus": lambda tmp: copied(tmp / "plus", [EXTERNAL / "evalplus" / "results.json"]),
-    "csv-in-zip": lambda tmp: zipped(tmp / "table", "results.zip", [
-        EXTERNAL / "meta-learning-logic" / "results_core.csv"]),
-    "zip-of-results": lambda tmp: zipped(tmp / "zipped", "runs.zip", sorted(
-        (EXTERNAL / "lighteval" / "open_llm_leaderboard").rglob("*.json"))),
+    "lm-eval": lambda tmp, ext: copied(tmp / "lm", [
+        ext / "lm-eval" / "results_2025-01-21T00-40-03.356274.json"]),
+    "inspect": lambda tmp, ext: copied(tmp / "insp", sorted(
+        p for p in (ext / "inspect").iterdir() if p.suffix in (".eval", ".json"))),
+    "lighteval": lambda tmp, ext: copied(tmp / "light", [
+        ext / "lighteval" / "open_llm_leaderboard"]),
+    "helm": lambda tmp, ext: copied(tmp / "helm", sorted((ext / "helm").glob("*=*"))),
+    "evalplus": lambda tmp, ext: copied(tmp / "plus", [ext / "evalplus" / "results.json"]),
+    "csv-in-zip": lambda tmp, ext: zipped(tmp / "table", "results.zip", [
+        ext / "meta-learning-logic" / "results_core.csv"]),
+    "zip-of-results": lambda tmp, ext: zipped(tmp / "zipped", "runs.zip", sorted(
+        (ext / "lighteval" / "open_llm_leaderboard").rglob("*.json"))),
 }
 
 
@@ -96,8 +101,8 @@ def same_figure(mine, imported, cache: Path) -> None:
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
-def test_a_piece_put_together_is_the_import_of_the_same_files(tmp_path, kind):
-    folder = KINDS[kind](tmp_path)
+def test_a_piece_put_together_is_the_import_of_the_same_files(tmp_path, kind, external):
+    folder = KINDS[kind](tmp_path, external)
     reader, w = served(folder, tmp_path / "cache")
     assert w.snapshot.problems == []
     figures = [f for f in w.snapshot.catalog if f.id.startswith("import-")]
@@ -169,8 +174,10 @@ def test_a_frame_reads_back_with_its_dtypes_and_missing_values(tmp_path):
 
 # ------------------------------------------------------------------ pieces that are not ours
 
-def lm_folder(tmp_path: Path) -> Path:
-    return KINDS["lm-eval"](tmp_path)
+@pytest.fixture()
+def lm_folder(tmp_path, external) -> Path:
+    """lm-eval's results file (from the shared material), alone in a watched folder."""
+    return KINDS["lm-eval"](tmp_path, external)
 
 
 def only_piece(reader) -> Path:
@@ -178,14 +185,14 @@ def only_piece(reader) -> Path:
     return reader.store.piece(key)
 
 
-def test_no_piece_file_is_a_pickle_and_a_hostile_one_runs_nothing(tmp_path):
+def test_no_piece_file_is_a_pickle_and_a_hostile_one_runs_nothing(tmp_path, lm_folder):
     """A piece rewritten as the old layout was, with a pickle whose loading would write a
     file: a process that puts the folder together reads no pickle, says the piece is not
     valid, and nothing runs."""
     import pickle
 
     assert "pickle" not in Path(folders.__file__).read_text(encoding="utf-8")
-    folder, cache = lm_folder(tmp_path), tmp_path / "cache"
+    folder, cache = lm_folder, tmp_path / "cache"
     reader, w = served(folder, cache)
     assert reader._lead()  # the reader of the folder from now on
     piece = only_piece(reader)
@@ -227,8 +234,8 @@ def test_no_piece_file_is_a_pickle_and_a_hostile_one_runs_nothing(tmp_path):
     ('["found"]', "piece.json is not an object naming its file"),
     ('{"kind": "items", "file": "x.json", "rows": "many"}', "is not a"),
 ])
-def test_a_malformed_description_is_one_clear_sentence(tmp_path, written, why):
-    folder, cache = lm_folder(tmp_path), tmp_path / "cache"
+def test_a_malformed_description_is_one_clear_sentence(tmp_path, lm_folder, written, why):
+    folder, cache = lm_folder, tmp_path / "cache"
     reader, _ = served(folder, cache)
     piece = only_piece(reader)
     (piece / "piece.json").write_text(written)
@@ -239,8 +246,9 @@ def test_a_malformed_description_is_one_clear_sentence(tmp_path, written, why):
     assert why in said and said.endswith("Remove it: the file is read again."), said
 
 
-def test_a_corrupted_piece_keeps_the_last_good_figure_and_its_reader_reads_it_again(tmp_path):
-    folder, cache = lm_folder(tmp_path), tmp_path / "cache"
+def test_a_corrupted_piece_keeps_the_last_good_figure_and_its_reader_reads_it_again(
+        tmp_path, lm_folder):
+    folder, cache = lm_folder, tmp_path / "cache"
     first, a = served(folder, cache)
     good = a.snapshot.versions
     assert first._lead()
