@@ -434,6 +434,9 @@ class BadPiece(DataError):
                          f"is not valid ({problem}). Remove it: the file is read again.")
 
 
+_PLAIN = frozenset((str, int, bool, type(None)))  # what JSON holds exactly, as it is
+
+
 def _encode(value):
     """``value`` as JSON holds it, exactly: str, int, bool, None, lists and dicts of text keys
     as they are, a float as its shortest repr (read back bit for bit), and tagged objects for
@@ -455,6 +458,8 @@ def _encode(value):
         return {_TAG: "tuple", "v": [_encode(v) for v in value]}
     if kind is dict:
         if all(type(k) is str for k in value) and _TAG not in value:
+            if _PLAIN.issuperset(map(type, value.values())):
+                return value  # a record of texts: as it is (the most common, by far)
             return {k: _encode(v) for k, v in value.items()}
         return {_TAG: "dict", "v": [[_encode(k), _encode(v)] for k, v in value.items()]}
     raise DataError(f"a reading holds a value of type {kind.__name__}, which a watched folder's "
@@ -542,7 +547,10 @@ def _write_found(found: Found, out: Path) -> None:
     Parquet (:func:`_write_frame`), the tables' and an archive's files' bytes as raw files."""
     readings = []
     for i, r in enumerate(found.readings):
-        entry = {"reader": r.reader, "file": r.file, "records": _encode(r.records),
+        records = _encode(r.records)
+        entry = {"reader": r.reader, "file": r.file, "records": records,
+                 # no value tagged (what readers give): read back without a walk through them
+                 "plain": records == r.records,
                  "lower": _encode(r.lower), "metrics": _encode(r.metrics),
                  "warnings": _encode(r.warnings), "notes": _encode(r.notes), "shape": r.shape}
         for part in ("table", "items"):
@@ -561,7 +569,29 @@ def _write_found(found: Found, out: Path) -> None:
         tables.append({"file": file, "kind": kind, "data": f"table-{i}.bin"})
     body = {"readings": readings, "tables": tables, "given": _encode(found.given),
             "skipped": _encode(found.skipped)}
-    (out / FOUND_JSON).write_text(json.dumps(body, allow_nan=False), encoding="ascii")
+    (out / FOUND_JSON).write_bytes(_json_bytes(body))
+
+
+def _json_bytes(body) -> bytes:
+    """:func:`_encode`'s ``body`` as JSON text: orjson's (a float as its shortest repr, as the
+    json module writes it), or the json module's for what orjson refuses (integers past 64
+    bits, lone surrogates), ASCII."""
+    import orjson
+
+    try:
+        return orjson.dumps(body)
+    except TypeError:
+        return json.dumps(body, allow_nan=False).encode("ascii")
+
+
+def _json_of(data: bytes):
+    """:func:`_json_bytes`' body back (ValueError: not JSON)."""
+    import orjson
+
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data.decode("utf-8"))
 
 
 def _read_found(piece: Path, described: dict) -> Found:
@@ -586,7 +616,7 @@ def _read_found(piece: Path, described: dict) -> Found:
     try:
         if described.get("found") != FOUND_JSON:
             raise ValueError(f"its description names no {FOUND_JSON}")
-        body = json.loads((piece / FOUND_JSON).read_text(encoding="ascii"))
+        body = _json_of((piece / FOUND_JSON).read_bytes())
         if not (isinstance(body, dict) and isinstance(body.get("readings"), list)
                 and isinstance(body.get("tables"), list)):
             raise ValueError(f"{FOUND_JSON} is not an object with readings and tables")
@@ -597,14 +627,18 @@ def _read_found(piece: Path, described: dict) -> Found:
             if not isinstance(entry, dict) or entry.get("reader") not in known:
                 raise ValueError("a reading names no known reader")
             r = Reading(entry["reader"], entry.get("file"))
-            r.records, r.lower, r.metrics = (_decode(entry.get(k)) for k in
-                                             ("records", "lower", "metrics"))
+            plain = entry.get("plain") is True
+            r.records = entry.get("records") if plain else _decode(entry.get("records"))
+            r.lower, r.metrics = _decode(entry.get("lower")), _decode(entry.get("metrics"))
             r.warnings = texts(_decode(entry.get("warnings")), "warnings")
             r.notes = texts(_decode(entry.get("notes")), "notes")
             r.shape = entry.get("shape")
-            if not (isinstance(r.file, str) and isinstance(r.records, list)
-                    and all(isinstance(x, dict) for x in r.records)
+            if not (isinstance(r.file, str) and _records(r.records)
                     and isinstance(r.lower, dict) and isinstance(r.metrics, dict)
+                    and all(isinstance(k, str) and isinstance(v, bool)
+                            for k, v in r.lower.items())
+                    and all(isinstance(k, str) and isinstance(v, dict)
+                            for k, v in r.metrics.items())
                     and (r.shape is None or isinstance(r.shape, str))):
                 raise ValueError("a reading's records, metrics or shape are malformed")
             for part in ("table", "items"):
@@ -628,6 +662,20 @@ def _read_found(piece: Path, described: dict) -> Found:
             raise
         raise BadPiece(piece, _why(exc)) from None
     return found
+
+
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
+def _records(records) -> bool:
+    """Whether ``records`` are a reading's: dicts of text keys with a value, each a scalar."""
+    if not isinstance(records, list):
+        return False
+    for rec in records:
+        if type(rec) is not dict or "value" not in rec or not _SCALARS.issuperset(
+                map(type, rec.values())) or not all(type(k) is str for k in rec):
+            return False
+    return True
 
 
 def _why(exc: Exception) -> str:

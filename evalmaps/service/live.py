@@ -277,26 +277,32 @@ class FolderReader:
 
     def _combine(self, pieces: list[str]) -> list[Figure]:
         """The pieces put together. A piece that is not what the server writes
-        (:class:`evalmaps.catalog.folders.BadPiece`: changed or cut short in the store) is read
-        again from its file by the process that reads the folder; where it cannot be, the
-        folder's last good figures stay served and the problem says why (none yet: raised)."""
-        self._pieces = list(pieces)
-        try:
-            figures = self._put_together(pieces)
-        except folders.BadPiece as exc:
-            figures = None
-            if not self.following and self._read_again(exc.piece.name):
-                try:
-                    figures = self._put_together(pieces)
-                except folders.BadPiece as again:
-                    exc = again
-            if figures is None:
-                if self._good is None:
-                    raise exc from None
-                log.warning("%s", exc.message)
-                self._bad = (f"{self.folder}: {exc.message} Until then, its figures as "
-                             f"last read stay served.")
-                return list(self._good)
+        (:class:`evalmaps.catalog.folders.BadPiece`: changed or cut short in the store, or of
+        an older layout that a manifest still names) is read again from its file by the
+        process that reads the folder; where it cannot be, the folder's last good figures stay
+        served and the problem says why (none yet: raised)."""
+        pieces = list(pieces)
+        self._pieces = pieces
+        read_again: set[str] = set()
+        while True:
+            try:
+                figures = self._put_together(pieces)
+                break
+            except folders.BadPiece as exc:
+                key = exc.piece.name
+                new = None
+                if not self.following and key not in read_again:
+                    new = self._read_again(key)
+                if new is None:
+                    if self._good is None:
+                        raise
+                    log.warning("%s", exc.message)
+                    self._bad = (f"{self.folder}: {exc.message} Until then, its figures as "
+                                 f"last read stay served.")
+                    return list(self._good)
+                read_again.add(new)
+                pieces = [new if k == key else k for k in pieces]
+                self._pieces = pieces
         self._good = figures
         return figures
 
@@ -304,23 +310,28 @@ class FolderReader:
         return folders.piece_figures(self.folder, [self.store.piece(k) for k in pieces],
                                      self.store.root / "combined", self.options, self.cache_dir)
 
-    def _read_again(self, key: str) -> bool:
-        """Write the piece ``key`` again from its file (True), when the file still gives it."""
+    def _read_again(self, key: str) -> str | None:
+        """The piece ``key``'s file read again into the store: its piece's key now (the same,
+        unless the file changed or the piece was of an older layout), or None when no file
+        this process read gives it, or the file fails."""
         import shutil
 
         paths = [p for p, k in self.kept.items() if k.result == key]
         shutil.rmtree(self.store.piece(key), ignore_errors=True)
         folders.forget_piece(self.store.piece(key))
-        for path in paths:
-            try:
-                data = folders.read_file(path)
-                if piece_key(data, str(path), self._options) != key:
-                    return False  # changed meanwhile: the next scan reads it
-                self.store.put(key, lambda out: folders.write_piece(path, data, self.options,
+        if len(paths) != 1:
+            return None
+        path = paths[0]
+        try:
+            data = folders.read_file(path)
+            new = piece_key(data, str(path), self._options)
+            if not self.store.has(new):
+                self.store.put(new, lambda out: folders.write_piece(path, data, self.options,
                                                                     out), str(path))
-            except DataError:
-                return False
-        return bool(paths)
+        except DataError:
+            return None
+        self.kept[path] = _Kept(self.kept[path].signature, result=new)
+        return new
 
     def _read_folder(self, problems: Problems, initial: bool = False) -> list[Figure]:
         """The folder's figures from its files (problems added). ``initial``: at start-up, files are

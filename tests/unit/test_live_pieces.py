@@ -246,6 +246,26 @@ def test_a_malformed_description_is_one_clear_sentence(tmp_path, lm_folder, writ
     assert why in said and said.endswith("Remove it: the file is read again."), said
 
 
+@pytest.mark.parametrize("reading, why", [
+    ({"reader": "lm-eval", "file": "x", "records": [{"model": "m"}]}, "records, metrics"),
+    ({"reader": "lm-eval", "file": "x", "records": [{"value": [1]}]}, "records, metrics"),
+    ({"reader": "lm-eval", "file": "x", "records": [], "lower": {"acc": "yes"}}, "metrics"),
+    ({"reader": "lm-eval", "file": "x", "records": [], "items": {"file": "../x.parquet"}},
+     "a table's description is malformed"),
+    ({"reader": "lm-eval", "file": "x", "records": [], "members": [["a", "/etc/passwd"]]},
+     "a file of it is not named"),
+])
+def test_readings_that_are_not_as_written_are_refused(tmp_path, lm_folder, reading, why):
+    folder, cache = lm_folder, tmp_path / "cache"
+    reader, _ = served(folder, cache)
+    piece = only_piece(reader)
+    body = {"readings": [{"lower": {}, "metrics": {}, "warnings": [], "notes": [], **reading}],
+            "tables": [], "given": [], "skipped": []}
+    (piece / "found.json").write_text(json.dumps(body))
+    with pytest.raises(folders.BadPiece, match=why):
+        folders.piece_figures(folder, [piece], cache / "combined")
+
+
 def test_a_corrupted_piece_keeps_the_last_good_figure_and_its_reader_reads_it_again(
         tmp_path, lm_folder):
     folder, cache = lm_folder, tmp_path / "cache"
@@ -271,3 +291,39 @@ def test_a_corrupted_piece_keeps_the_last_good_figure_and_its_reader_reads_it_ag
     assert json.loads((piece / "found.json").read_text())["readings"][0]["reader"] == "lm-eval"
     b.refresh(initial=True)  # put together again (as a new manifest makes it)
     assert b.snapshot.problems == [] and b.snapshot.versions == good
+
+
+def test_a_manifest_naming_a_piece_of_the_old_layout_reads_the_file_again(tmp_path, lm_folder):
+    """After an upgrade the folder's manifest still names the file's piece as the old layout
+    wrote it (a pickle: here one that would write a file when loaded). The process that reads
+    the folder writes the file's piece again, data only, and serves it; nothing runs."""
+    import pickle
+
+    folder, cache = lm_folder, tmp_path / "cache"
+    reader, w = served(folder, cache)
+    good = w.snapshot.versions
+    key = only_piece(reader).name
+    old = "0" * 64
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (exec, (f"open({str(marker)!r}, 'w').close()",))
+
+    piece = reader.store.piece(old)
+    piece.mkdir()
+    (piece / "found.pickle").write_bytes(pickle.dumps(Payload()))
+    (piece / "piece.json").write_text(json.dumps({"kind": "found", "file": "x.json"}))
+    shutil.rmtree(reader.store.piece(key))
+    manifest = reader.store.manifest(folder, reader._options)
+    manifest["files"] = {p: [sig, old] for p, (sig, _) in manifest["files"].items()}
+    manifest["pieces"] = [old]
+    reader.store.write_manifest(folder, reader._options, manifest)
+    again, w2 = served(folder, cache)
+    assert not again.following and again.reads == 0  # the file's signature: as in the manifest
+    assert w2.snapshot.problems == [] and w2.snapshot.versions == good
+    assert not marker.exists() and not piece.exists()
+    assert only_piece(again).name == key and sorted(
+        p.name for p in reader.store.piece(key).iterdir()) == ["found.json", "piece.json"]
+    written = again.store.manifest(folder, again._options)
+    assert written["pieces"] == [key] and [v[1] for v in written["files"].values()] == [key]
