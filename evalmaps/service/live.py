@@ -128,6 +128,8 @@ class FolderReader:
         self._manifest_due = False  # whether the last read is a manifest to write
         self._named: set[str] = set()  # the pieces the last manifest named
         self._dropped: dict[str, float] = {}  # pieces no longer named -> since when
+        self._good: list[Figure] | None = None  # the last figures its pieces made
+        self._bad: str | None = None  # why the last put-together served ``_good`` instead
 
     def _files(self) -> dict[Path, tuple]:
         found = {}
@@ -223,17 +225,23 @@ class FolderReader:
         folder's lock (:meth:`_read_folder`), the others put together from the store what its
         manifest names (:meth:`_follow`). At start-up (``initial``), the lock is let go once
         read: a server's workers, forked after it, choose their reader among themselves."""
+        self._bad = None
         try:
             if not self._lead():
                 manifest = self.store.manifest(self.folder, self._options)
                 if manifest is not None:
                     self.following = True
-                    return self._follow(manifest, problems)
+                    figures = self._follow(manifest, problems)
+                    if self._bad is not None:
+                        problems.add(self._bad)
+                    return figures
             self.following = False
             found = Problems()
             figures = self._read_folder(found, initial)
             for line in found:
                 problems.add(line)
+            if self._bad is not None:
+                problems.add(self._bad)
             if self._held is not None and self._manifest_due:
                 files = {str(p): [list(k.signature), k.result] for p, k in self.kept.items()
                          if isinstance(k.result, str)}
@@ -268,9 +276,62 @@ class FolderReader:
             return []
 
     def _combine(self, pieces: list[str]) -> list[Figure]:
-        self._pieces = list(pieces)
+        """The pieces put together. A piece that is not what the server writes
+        (:class:`evalmaps.catalog.folders.BadPiece`: changed or cut short in the store, or of
+        an older layout that a manifest still names) is read again from its file by the
+        process that reads the folder; where it cannot be, the folder's last good figures stay
+        served and the problem says why (none yet: raised)."""
+        pieces = list(pieces)
+        self._pieces = pieces
+        read_again: set[str] = set()
+        while True:
+            try:
+                figures = self._put_together(pieces)
+                break
+            except folders.BadPiece as exc:
+                key = exc.piece.name
+                new = None
+                if not self.following and key not in read_again:
+                    new = self._read_again(key)
+                if new is None:
+                    if self._good is None:
+                        raise
+                    log.warning("%s", exc.message)
+                    self._bad = (f"{self.folder}: {exc.message} Until then, its figures as "
+                                 f"last read stay served.")
+                    return list(self._good)
+                read_again.add(new)
+                pieces = [new if k == key else k for k in pieces]
+                self._pieces = pieces
+        self._good = figures
+        return figures
+
+    def _put_together(self, pieces: list[str]) -> list[Figure]:
         return folders.piece_figures(self.folder, [self.store.piece(k) for k in pieces],
                                      self.store.root / "combined", self.options, self.cache_dir)
+
+    def _read_again(self, key: str) -> str | None:
+        """The piece ``key``'s file read again into the store: its piece's key now (the same,
+        unless the file changed or the piece was of an older layout), or None when no file
+        this process read gives it, or the file fails."""
+        import shutil
+
+        paths = [p for p, k in self.kept.items() if k.result == key]
+        shutil.rmtree(self.store.piece(key), ignore_errors=True)
+        folders.forget_piece(self.store.piece(key))
+        if len(paths) != 1:
+            return None
+        path = paths[0]
+        try:
+            data = folders.read_file(path)
+            new = piece_key(data, str(path), self._options)
+            if not self.store.has(new):
+                self.store.put(new, lambda out: folders.write_piece(path, data, self.options,
+                                                                    out), str(path))
+        except DataError:
+            return None
+        self.kept[path] = _Kept(self.kept[path].signature, result=new)
+        return new
 
     def _read_folder(self, problems: Problems, initial: bool = False) -> list[Figure]:
         """The folder's figures from its files (problems added). ``initial``: at start-up, files are

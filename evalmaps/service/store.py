@@ -623,7 +623,8 @@ def open_store(root, max_bytes: int | None = None, max_figures: int | None = Non
 # --------------------------------------------------------------------------- watched folders
 
 PIECE = "piece.json"  # a piece's description, written last: its presence marks a whole piece
-PIECE_VERSION = "1"  # part of every piece's key: a new layout reads every file again once
+# part of every piece's key: a new layout reads every file again once (2: no pickle in a piece)
+PIECE_VERSION = "2"
 
 
 class PieceStore:
@@ -634,6 +635,7 @@ class PieceStore:
 
         pieces/<sha256>/piece.json   what one file gave: its kind, dimensions, notes (last)
         pieces/<sha256>/...          its cells and per-item records as Parquet, or its readings
+                                     as data only (found.json, Parquet, raw bytes: no pickle)
         combined/<sha256>/scores.parquet   a folder's per-item scores, its pieces' put together
         folders/<sha256>.json        a folder's manifest: each file's signature and piece, the
                                      pieces it serves in order, its problems (replaced whole)
