@@ -398,7 +398,10 @@ class FolderReader:
                     return list(load_catalog(self.folder, cache_dir=self.cache_dir,
                                              problems=problems, manifest_check="flag"))
                 if self.folder.is_dir():
-                    return []  # nothing in it yet: a sweep about to start
+                    # nothing in it (yet, or any more): a manifest of no pieces, so that the
+                    # processes that follow it stop serving what its files gave at once
+                    self._manifest_due, self._pieces = True, []
+                    return []  # a sweep about to start, or every file removed
                 return folders.load_folder(self.folder, self.cache_dir, problems, self.options)
             except DataError as exc:
                 problems.not_served(exc)

@@ -251,3 +251,31 @@ def test_a_replaced_files_piece_goes_once_no_manifest_has_named_it_for_a_while(t
     assert not (pieces / old).exists() and not (pieces / new).exists()
     assert {p.name for p in pieces.iterdir()} == {reader.kept[folder / "ant.json"].result, newer}
     assert w.snapshot.catalog.figure("import-outputs").spec.dims["model"].labels == ("ant", "bee")
+
+
+def test_every_file_removed_is_gone_from_the_processes_that_follow_at_once(tmp_path):
+    """The reader of a folder whose files are all removed writes a manifest of no pieces, so
+    a process that follows it stops serving the figure on its next look (it served the last
+    pieces until the next rescan before)."""
+    folder, cache = tmp_path / "outputs", tmp_path / "cache"
+    folder.mkdir()
+    for k, model in enumerate(("ant", "bee")):
+        model_file(folder, model, k)
+    first = live.FolderReader(folder, cache, MMLU, settle=0.05)
+    a = watcher(first)
+    a.refresh(initial=True)
+    assert first._lead()
+    second = live.FolderReader(folder, cache, MMLU, settle=0.05)
+    b = watcher(second)
+    b.refresh(initial=True)
+    assert second.following and "import-outputs" in b.snapshot.versions
+    for path in list(folder.iterdir()):
+        path.unlink()
+    assert a.refresh() and "import-outputs" not in a.snapshot.versions
+    assert second.changed() and b.refresh()  # the manifest changed: nothing to put together
+    assert "import-outputs" not in b.snapshot.versions and second.reads == 0
+    model_file(folder, "ant", 0)  # a file back: served again by both
+    a.refresh()
+    time.sleep(0.1)
+    assert a.refresh() and "import-outputs" in a.snapshot.versions
+    assert b.refresh() and b.snapshot.versions == a.snapshot.versions
