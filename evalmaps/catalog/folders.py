@@ -714,7 +714,7 @@ def _write_items_piece(found: Found, options: ImportOptions, out: Path) -> bool:
     if not item_records.is_item_table(frame.columns, options):
         return False
     columns = tuple(sorted(str(c).strip() for c in frame.columns))
-    group = stream._Group(columns, file)
+    group = stream.Group(columns, file)
     try:
         group.add(file, frame, options, reading.warnings)
         chars = text_chars(frame)
@@ -955,7 +955,7 @@ def _items_figure(folder: Path, tables: list[tuple[Path, dict]], combined_root: 
         found = _twice(records, files, [d["rows"] for _, d in tables])
         if found is not None:
             raise ImportFailed(found, file=str(folder))
-        cells = stream._cells_from_parquet(_Spool(combined, dims))
+        cells = stream.cells_from_parquet(_Spool(combined, dims))
     several = [f"The per-item records of {len(files)} files: "
                f"{', '.join(short(f) for f in files[:5])}"
                f"{' ...' if len(files) > 5 else ''}."] if len(files) > 1 else []
@@ -972,8 +972,6 @@ def _items_figure(folder: Path, tables: list[tuple[Path, dict]], combined_root: 
 def _check_renames(tables: list[tuple[Path, dict]], options: ImportOptions) -> None:
     """``--rename`` checked as the import of the folder's files together checks it: each names
     a label of some file, and no two labels get one name (the streamed import's own check)."""
-    from types import SimpleNamespace
-
     from evalmaps.catalog import stream
 
     if not options.rename:
@@ -983,12 +981,11 @@ def _check_renames(tables: list[tuple[Path, dict]], options: ImportOptions) -> N
         for dim, found in d["labels"].items():
             labels.setdefault(dim, set()).update(found)
     renamed = {tuple(r) for _, d in tables for r in d["renamed"]}
-    seen = SimpleNamespace(labels=labels, renamed=renamed, first=tables[0][1]["file"])
-    stream._Group._check_renames(seen, options.rename)
+    stream.check_renames(labels, renamed, tables[0][1]["file"], options.rename)
 
 
 class _Spool:
-    """Records in a folder, as :func:`evalmaps.catalog.stream._cells_from_parquet` reads them."""
+    """Records in a folder, as :func:`evalmaps.catalog.stream.cells_from_parquet` reads them."""
 
     def __init__(self, folder: Path, dims) -> None:
         self.folder, self.dims = Path(folder), tuple(dims)

@@ -60,7 +60,7 @@ class Hooks(NamedTuple):
     within: Callable
 
 
-class _Group:
+class Group:
     """The per-item tables of one set of columns, as they are written."""
 
     def __init__(self, columns: tuple[str, ...], first: str) -> None:
@@ -154,7 +154,7 @@ class _Group:
         records = item_store.SpooledRecords(self.folder, self.dims, self.rows, self.text_chars)
         if self.shared:
             self._check_twice(records, name)
-            cells = _cells_from_parquet(records)
+            cells = cells_from_parquet(records)
         else:
             cells = pd.concat(self.cells, ignore_index=True)
         self.cells = []
@@ -168,17 +168,7 @@ class _Group:
                             warnings, summary=(cells, self.fraction))
 
     def _check_renames(self, rename) -> None:
-        for dim, old, new in rename:
-            if (dim, old, new) not in self.renamed:
-                labels = sorted(self.labels.get(dim, ()))
-                shown = ", ".join(labels[:8]) + (" ..." if len(labels) > 8 else "")
-                raise ImportFailed(f"--rename {dim}:{old}={new}: no {dim} is labelled {old!r} (the "
-                                   f"labels are {shown}). Give one of them.", file=self.first)
-        for dim, old, new in rename:
-            others = [o for d, o, n in rename if d == dim and n == new and o != old]
-            if new != old and (others or _kept_label(self.labels[dim], new, dim, rename)):
-                raise ImportFailed(f"--rename {dim}:{old}={new} would give two {dim} labels the "
-                                   f"one name {new!r}. Give each its own name.", file=self.first)
+        check_renames(self.labels, self.renamed, self.first, rename)
 
     def _check_twice(self, records: item_store.SpooledRecords, name: str) -> None:
         """Refuse an item given twice in one cell by two files (cells shared by files)."""
@@ -238,6 +228,23 @@ def _in_arrow(values: pd.Series) -> bool:
     return isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "pyarrow"
 
 
+def check_renames(labels: dict[str, set[str]], renamed: set, first: str, rename) -> None:
+    """Refuse a ``--rename`` that names no label of the tables read (``labels``: dimension ->
+    the labels they hold; ``renamed``: the renames that met a label), or that gives two labels
+    one name. ``first``: the first file's name, which the refusal names."""
+    for dim, old, new in rename:
+        if (dim, old, new) not in renamed:
+            found = sorted(labels.get(dim, ()))
+            shown = ", ".join(found[:8]) + (" ..." if len(found) > 8 else "")
+            raise ImportFailed(f"--rename {dim}:{old}={new}: no {dim} is labelled {old!r} (the "
+                               f"labels are {shown}). Give one of them.", file=first)
+    for dim, old, new in rename:
+        others = [o for d, o, n in rename if d == dim and n == new and o != old]
+        if new != old and (others or _kept_label(labels[dim], new, dim, rename)):
+            raise ImportFailed(f"--rename {dim}:{old}={new} would give two {dim} labels the "
+                               f"one name {new!r}. Give each its own name.", file=first)
+
+
 def _kept_label(labels: set[str], new: str, dim: str, rename) -> bool:
     """Whether ``new`` is a label of its own after the renames (one not renamed away)."""
     away = {o for d, o, _ in rename if d == dim}
@@ -261,7 +268,7 @@ class _connection:
         self.con.close()
 
 
-def _cells_from_parquet(records: item_store.SpooledRecords) -> pd.DataFrame:
+def cells_from_parquet(records: item_store.SpooledRecords) -> pd.DataFrame:
     """:func:`evalmaps.catalog.item_shaping.summarise` of records kept as Parquet: each item's mean
     over its samples from DuckDB, a cell's items in one run, each cell's mean summed exactly
     (:func:`evalmaps.catalog.item_shaping.exact_mean`) a batch of rows at a time."""
@@ -308,7 +315,7 @@ def item_tables(tables: Iterable[tuple[str, Probe, str]], name: str, options: Im
     import as tables do). ``tables`` may be read as they are asked for (a folder's files, one at
     a time: :func:`evalmaps.catalog.imports.import_paths`); a file of other results among them
     raises :class:`NotStreamed` there."""
-    groups: dict[tuple[str, ...], _Group] = {}
+    groups: dict[tuple[str, ...], Group] = {}
     expanded = 0  # the texts' characters, as read: a Parquet file of 2 KB may hold 100 MB
     try:
         for file, probe, kind in tables:
@@ -335,7 +342,7 @@ def item_tables(tables: Iterable[tuple[str, Probe, str]], name: str, options: Im
                     raise ImportFailed(f"the per-item tables {short(other)} and {short(file)} "
                                        f"have different columns, so they are not one figure. "
                                        f"Import them one at a time.", file=name)
-                group = groups[columns] = _Group(columns, file)
+                group = groups[columns] = Group(columns, file)
             group.add(file, frame, options, reading.warnings)
             group.warnings += reading.warnings
             group.text_chars += chars
