@@ -42,6 +42,12 @@ PAIRS = [
 ]
 
 
+def readout_of(driver, x: str) -> str:
+    """Compare's readout line once it says the hovered cell (its column ``x``)."""
+    until(lambda: f" {x} — " in driver.find_element(By.ID, "compare-readout").text, timeout=5)
+    return driver.find_element(By.ID, "compare-readout").text
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, catalog):
     out = tmp_path_factory.mktemp("bundle") / "site"
@@ -84,12 +90,14 @@ def test_a_compare_cells_hover_reads_the_same_live_and_in_the_static_site(dash_d
         dash_duo.wait_for_page(url=f"{dash_duo.server_url}/compare?a={a}&b={b}")
         dash_duo.wait_for_element(f'{graph_selector("compare", "delta")} .nsewdrag', timeout=20)
         live = {m: hover_cell(dash_duo, graph_selector("compare", m), x, y)
-                for m in maps.split()}
+                for m in maps.split()}  # B − A last: the readout is its cell's
+        live["readout"] = readout_of(driver, x)
         driver.get((site / f"compare/{k}.html").as_uri())
         until(lambda: len(driver.find_elements(
             By.CSS_SELECTOR, ".heatmap-panel[data-map] .nsewdrag")) == 3, timeout=20)
         static = {m: hover_cell(dash_duo, f'.heatmap-panel[data-map="{m}"]', x, y)
                   for m in maps.split()}
+        static["readout"] = readout_of(driver, x)
         read[k] = live
         assert static == live, (a, b, x, y)
     # the cases are what they claim to be
@@ -99,6 +107,15 @@ def test_a_compare_cells_hover_reads_the_same_live_and_in_the_static_site(dash_d
     assert " se" in read[2]["a"] and "SE " in read[2]["delta"]
     assert "paired" in read[3]["delta"] and "smallest difference" in read[3]["delta"]
     assert "not reported" in read[4]["b"] and "not comparable" in read[4]["delta"]
+    # the line under the maps (the readout) is worded once (evalmaps-hover.js's ``readout``,
+    # from evalmaps.figures.compare.readouts): the same on both pages, for the same cases
+    assert read[1]["readout"] == ("Local Window Size 2000 · Ratio 0.4 — A 52.5 · B 56.3 · "
+                                  "B − A +3.8"), read[1]["readout"]
+    assert " · SE " in read[2]["readout"], read[2]["readout"]
+    assert (" · paired, " in read[3]["readout"]
+            and "smallest difference these" in read[3]["readout"]), read[3]["readout"]
+    assert ("B not reported" in read[4]["readout"]
+            and "B − A not comparable" in read[4]["readout"]), read[4]["readout"]
     # the site's A map (the page open) draws that cell blank, and no hover there gives a value
     held = driver.execute_script(
         "const gd = document.querySelector('.heatmap-panel[data-map=\"a\"] .js-plotly-plot');"
@@ -124,39 +141,7 @@ def test_the_keyboard_says_a_site_compare_cell_as_its_hover_does(dash_duo, site)
         said[m] = live.text
     assert said == {"a": "Local Window Size 2000 · Ratio 0.2 · Pass@1 51.7 · A: R1-Llama",
                     "delta": "Local Window Size 2000 · Ratio 0.2 · B − A +0.2 · A 51.7 · B 51.9"}
-
-
-def test_a_compare_cells_readout_reads_the_same_live_and_in_the_static_site(dash_duo, dash_app,
-                                                                            site):
-    """The line under Compare's maps (the readout) is worded once (evalmaps-hover.js's
-    ``readout``, from evalmaps.figures.compare.readouts): a hover on the same cell of B − A
-    writes the same line on the live page and on the site's page, for the same cases as the
-    hover (standard errors; the paired test with its error bar and power; a cell B does not
-    report), and a keyboard move on the site says it too."""
-    dash_duo.start_server(dash_app)
-    driver = dash_duo.driver
-    read = {}
-    for k, (a, b, x, y, _) in enumerate(PAIRS, 1):
-        dash_duo.wait_for_page(url=f"{dash_duo.server_url}/compare?a={a}&b={b}")
-        dash_duo.wait_for_element(f'{graph_selector("compare", "delta")} .nsewdrag', timeout=20)
-        hover_cell(dash_duo, graph_selector("compare", "delta"), x, y)
-        until(lambda: f" {x} — " in driver.find_element(By.ID, "compare-readout").text,
-              timeout=5)
-        live = driver.find_element(By.ID, "compare-readout").text
-        driver.get((site / f"compare/{k}.html").as_uri())
-        until(lambda: len(driver.find_elements(
-            By.CSS_SELECTOR, ".heatmap-panel[data-map] .nsewdrag")) == 3, timeout=20)
-        hover_cell(dash_duo, '.heatmap-panel[data-map="delta"]', x, y)
-        until(lambda: f" {x} — " in driver.find_element(By.ID, "compare-readout").text,
-              timeout=5)
-        read[k] = live
-        assert driver.find_element(By.ID, "compare-readout").text == live, (a, b, x, y)
-    # the cases are what they claim to be
-    assert read[1] == ("Local Window Size 2000 · Ratio 0.4 — A 52.5 · B 56.3 · B − A +3.8"), read[1]
-    assert " · SE " in read[2], read[2]
-    assert " · paired, " in read[3] and "smallest difference these" in read[3], read[3]
-    assert "B not reported" in read[4] and "B − A not comparable" in read[4], read[4]
-    # the site's keyboard: a move on B − A writes the line of the cell it lands on
+    # a keyboard move on B − A writes the readout line of the cell it lands on, as a hover does
     driver.get((site / "compare/3.html").as_uri())
     until(lambda: len(driver.find_elements(
         By.CSS_SELECTOR, ".heatmap-panel[data-map] .nsewdrag")) == 3, timeout=20)
@@ -165,4 +150,3 @@ def test_a_compare_cells_readout_reads_the_same_live_and_in_the_static_site(dash
     frame.send_keys(Keys.ARROW_RIGHT)
     until(lambda: " — A " in driver.find_element(By.ID, "compare-readout").text, timeout=5)
     assert " · paired, " in driver.find_element(By.ID, "compare-readout").text
-    assert dash_duo.get_logs() == []
