@@ -40,6 +40,15 @@ def model_file(folder: Path, model: str, seed: int, n: int = 60) -> Path:
     return out
 
 
+def two_models(tmp_path: Path) -> tuple[Path, Path]:
+    """A folder of results of the models ant and bee (MMLU-Pro's layout), and a cache beside."""
+    folder, cache = tmp_path / "outputs", tmp_path / "cache"
+    folder.mkdir()
+    for k, model in enumerate(("ant", "bee")):
+        model_file(folder, model, k)
+    return folder, cache
+
+
 def watcher(reader):
     return live.Live([reader], lambda per, problems: (assemble(Catalog([]), per, problems),
                                                       problems), lambda snapshot: None)
@@ -81,10 +90,7 @@ def test_pieces_put_together_are_the_import_of_the_folder(tmp_path):
 
 
 def test_a_reader_keeps_keys_and_a_new_file_is_read_alone(tmp_path):
-    folder, cache = tmp_path / "outputs", tmp_path / "cache"
-    folder.mkdir()
-    for k, model in enumerate(("ant", "bee")):
-        model_file(folder, model, k)
+    folder, cache = two_models(tmp_path)
     reader = live.FolderReader(folder, cache, MMLU, settle=0.05)
     w = watcher(reader)
     w.refresh(initial=True)
@@ -115,10 +121,7 @@ def test_a_reader_keeps_keys_and_a_new_file_is_read_alone(tmp_path):
 
 
 def test_a_second_reader_reads_no_file_and_a_restart_parses_nothing(tmp_path):
-    folder, cache = tmp_path / "outputs", tmp_path / "cache"
-    folder.mkdir()
-    for k, model in enumerate(("ant", "bee")):
-        model_file(folder, model, k)
+    folder, cache = two_models(tmp_path)
     first = live.FolderReader(folder, cache, MMLU, settle=0.05)
     a = watcher(first)
     a.refresh(initial=True)
@@ -202,10 +205,7 @@ def test_a_rename_is_checked_against_the_folder_as_its_import_checks_it(tmp_path
 
     from evalmaps.core.errors import DataError
 
-    folder, cache = tmp_path / "outputs", tmp_path / "cache"
-    folder.mkdir()
-    for k, model in enumerate(("ant", "bee")):
-        model_file(folder, model, k)
+    folder, cache = two_models(tmp_path)
     good = replace(MMLU, rename=(("model", "bee", "Bee 7B"),))
     w = watcher(live.FolderReader(folder, cache, good, settle=0.05))
     w.refresh(initial=True)
@@ -257,10 +257,7 @@ def test_every_file_removed_is_gone_from_the_processes_that_follow_at_once(tmp_p
     """The reader of a folder whose files are all removed writes a manifest of no pieces, so
     a process that follows it stops serving the figure on its next look (it served the last
     pieces until the next rescan before)."""
-    folder, cache = tmp_path / "outputs", tmp_path / "cache"
-    folder.mkdir()
-    for k, model in enumerate(("ant", "bee")):
-        model_file(folder, model, k)
+    folder, cache = two_models(tmp_path)
     first = live.FolderReader(folder, cache, MMLU, settle=0.05)
     a = watcher(first)
     a.refresh(initial=True)
