@@ -318,11 +318,17 @@ def test_a_zip_of_two_tools_results_keeps_both_figures_with_their_links(served, 
         "arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", add)
     add.click()
     served.wait_for_element("#data-kept-card", timeout=20)
-    titles = [e.text for e in served.driver.find_elements(By.CSS_SELECTOR, ".kept-title")]
-    assert titles == ["results.json", "evalplus.zip (2 EvalPerf results files)"]
-    links = [e.get_attribute("href") for e in
-             served.driver.find_elements(By.CSS_SELECTOR, ".kept-browse")]
-    shared = [e.text for e in served.driver.find_elements(By.CSS_SELECTOR, ".kept-link")]
+    # the card may be drawn again while it is read (the kept list updates after the upload), so
+    # each list is read in one script, at one moment, and the titles until they are complete
+    def texts(selector, attribute="innerText"):
+        return served.driver.execute_script(
+            "return Array.from(document.querySelectorAll(arguments[0]), e => e[arguments[1]])",
+            selector, attribute)
+
+    expected = ["results.json", "evalplus.zip (2 EvalPerf results files)"]
+    until(lambda: texts(".kept-title") == expected, timeout=10)
+    links = texts(".kept-browse", "href")
+    shared = texts(".kept-link")
     assert links == shared and all("/?figure=upload-" in link for link in links)
     # the Data page shows the first; this browser's menus list both
     until(lambda: "results.json" in served.find_element("#data-title").text, timeout=10)
