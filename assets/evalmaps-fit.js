@@ -79,15 +79,18 @@
   }
 
   /* The plot area's size ({x, y} px), its left margin (l) and the chart's width (w) as drawn,
-   * or null before the first drawing. */
+   * or null before the first drawing. All from plotly.js's own record of the drawing: reading
+   * the chart's size from the page would make the browser lay the whole page out again, once
+   * a chart, while charts are still being drawn. */
   function drawnLengths(gd) {
-    const area = lib.plotly.plotArea(gd);
-    return area && area.x ? {x: area.x, y: area.y, l: area.l, w: gd.clientWidth} : null;
+    const area = lib.plotly.plotArea(gd), fl = area && lib.plotly.fullLayout(gd);
+    return area && area.x ? {x: area.x, y: area.y, l: area.l, w: fl.width} : null;
   }
 
   /* The plot area's size a figure will be drawn at in the chart ``gd``: as drawn when the
    * chart is drawn at the figure's height and margins, else from the chart's width, the
-   * figure's height and margins, and about COLORBAR px for a colour bar. */
+   * figure's height and margins, and about COLORBAR px for a colour bar that the right margin
+   * does not already hold (the figures evalmaps builds give it its room: meta.evalmaps.bar). */
   const COLORBAR = 90;
   function expectedLengths(gd, fig) {
     const layout = fig.layout, m = layout.margin || {}, fl = lib.plotly.fullLayout(gd);
@@ -101,7 +104,8 @@
     if (!width || !height) {
       return null;
     }
-    const bar = (fig.data || []).some(function (t) {
+    const meta = (layout.meta && layout.meta.evalmaps) || {};
+    const bar = !meta.bar && (fig.data || []).some(function (t) {
       return t.showscale === true || (t.type === "heatmap" && t.showscale === undefined);
     });
     const side = function (v, d) { return typeof v === "number" ? v : d; };

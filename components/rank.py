@@ -28,6 +28,7 @@ from components.heatmap import (
     heatmap_traces,
     left_margin,
     panel_height,
+    place_bar,
     style_meta,
     tick_label,
 )
@@ -50,7 +51,7 @@ TEST_NAMES = {
 }
 SQUARE_PX = 34  # a pair square's width when the map is wider than the page (it scrolls)
 MIN_MAP_PX = 300
-COLORBAR_PX = 110  # the colour bar and its title, right of the squares
+COLORBAR_PX = 110  # the most a map's colour bar and its title take (its right margin)
 
 
 def test_name(code) -> str:
@@ -380,6 +381,7 @@ def pair_figure(figure: Figure, answer: dict, cell: dict, models: list[str], k: 
                             height=pair_height(n), fixed_range=True,
                             prefixes=(prefix, prefix))
     layout["meta"] = style_meta(data, None)
+    place_bar(layout, data)
     layout["meta"]["evalmaps"]["rank"] = {
         "cell": facets,
         "compare": None if links.grid is None else {
@@ -425,10 +427,11 @@ def row_room(labels: list[str]) -> int:
                         for label in labels])
 
 
-def pair_width(n: int, labels: list[str]) -> int:
+def pair_width(n: int, labels: list[str], right: int = COLORBAR_PX) -> int:
     """The least width of a pair map (px): :data:`SQUARE_PX` a column beside its row labels and
-    colour bar, so that a phone, or 50 models, scroll sideways instead of squeezing columns."""
-    return max(MIN_MAP_PX, row_room(labels) + n * SQUARE_PX + COLORBAR_PX)
+    its right margin (``right``: the figure's, which holds its colour bar), so that a phone,
+    or 50 models, scroll sideways instead of squeezing columns."""
+    return max(MIN_MAP_PX, row_room(labels) + n * SQUARE_PX + right)
 
 
 # assets/evalmaps-fit.js, xTicks: a level x label takes about 7.5 px a character and 8 px of
@@ -535,7 +538,7 @@ def where_figure(figure: Figure, answer: dict, models: list[str]) -> dict:
     spec = TraceSpec(
         decimals=0 if whole else 1, hovertemplate="%{customdata[0]}", colorscale=RANK_SCALE,
         zrange=(1, max(len(models), 2)), texttemplate="%{z:.0f}" if whole else "%{z:.1f}",
-        colorbar_title="Rank (1: best)", colorbar={"dtick": 1, "tick0": 1},
+        colorbar_title="Rank (1: best)", colorbar=rank_ticks(len(models)),
         reversescale=True, scale=None, dtype="f8")
     data = heatmap_traces(z, names, models, spec, special=(
         Special(~np.isfinite(z), f"{theme.text(by_title)} %{{y}} · %{{x}}: not ranked here"),))
@@ -548,6 +551,7 @@ def where_figure(figure: Figure, answer: dict, models: list[str]) -> dict:
                             height=panel_height(len(models), len(names)), fixed_range=True,
                             prefixes=("", prefix))
     layout["meta"] = style_meta(data, None)
+    place_bar(layout, data)
     if prefix:
         layout["meta"]["evalmaps"]["prefix"] = {"x": "", "y": prefix}
     layout["shapes"] = [*gap_lines(data, len(models), len(cells)),
@@ -555,10 +559,29 @@ def where_figure(figure: Figure, answer: dict, models: list[str]) -> dict:
     return {"data": data, "layout": layout}
 
 
-def where_width(n_cells: int, models: list[str], square: int = SQUARE_PX) -> int:
+def rank_ticks(n: int) -> dict:
+    """The where map's colour-bar ticks: each rank up to :data:`RANK_TICKS` models, else rank 1,
+    every k-th (k = 5, 10, 20, 50, ...: at most ten labels) and the last, so that 50 models'
+    bar is not 50 labels (each one measured by plotly.js as it draws)."""
+    if n <= RANK_TICKS:
+        return {"dtick": 1, "tick0": 1}
+    step = next(k * 10 ** e for e in range(12) for k in (5, 10, 20) if n / (k * 10 ** e) <= 10)
+    vals = [1, *range(step, n, step)]
+    if n - vals[-1] <= step / 2 and len(vals) > 1:  # the last rank is not crowded by the one before
+        vals.pop()
+    vals.append(n)
+    return {"tickvals": vals, "ticktext": [str(v) for v in vals]}
+
+
+RANK_TICKS = 20
+
+
+def where_width(n_cells: int, models: list[str], square: int = SQUARE_PX,
+                right: int = COLORBAR_PX) -> int:
     """The least width of the where map (px): its columns keep :data:`SQUARE_PX`; with
-    ``square``, its width at that many px a column (:data:`WIDEST_COLUMN_PX`: its most)."""
-    return max(MIN_MAP_PX, row_room(models) + n_cells * square + COLORBAR_PX)
+    ``square``, its width at that many px a column (:data:`WIDEST_COLUMN_PX`: its most);
+    ``right``: the figure's right margin, which holds its colour bar."""
+    return max(MIN_MAP_PX, row_room(models) + n_cells * square + right)
 
 
 WIDEST_COLUMN_PX = 90  # a where map of few cells is not stretched across the page

@@ -48,6 +48,7 @@ from components.items import k_menu
 from components.keyboard import keyboard_map
 from components.provenance import provenance_badge
 from components.rank import (
+    COLORBAR_PX,
     SQUARE_PX,
     WIDEST_COLUMN_PX,
     cell_name,
@@ -357,18 +358,20 @@ def body(figure, state: RankState, answer: dict, overview=None) -> html.Div:
     dims = varying(cells)
     shown = cells[:MAX_PAIR_MAPS]
     many = len(models) > SQUEEZE_MODELS
-    width = pair_width(len(models), models)
     maps = []
     figures, where = drawn_maps(figure, state, answer, models, dims)
     for j, (cell, fig) in enumerate(zip(shown, figures)):
+        width = pair_width(len(models), models, right_margin(fig))
         graph = dcc.Graph(id=pairs_id(j), figure=fig,
                           config=graph_config(f"rank-{figure.id}", f"pairs-{j}"),
                           className="heatmap-graph rank-pairs-graph",
                           style=pair_style(fig, models, width, many))
         maps.append(html.Div(keyboard_map(graph, name=f"B − A, {cell_name(cell, dims)}",
                                           missing="no pair"), className="rank-map-scroll"))
-    where_style = {**reserved_height(where), "minWidth": f"{where_width(len(cells), models)}px",
-                   "maxWidth": f"{where_width(len(cells), models, WIDEST_COLUMN_PX)}px"}
+    right = right_margin(where)
+    where_style = {**reserved_height(where),
+                   "minWidth": f"{where_width(len(cells), models, right=right)}px",
+                   "maxWidth": f"{where_width(len(cells), models, WIDEST_COLUMN_PX, right)}px"}
     return html.Div([
         notes(answer, figure, state),
         html.Div([
@@ -476,6 +479,13 @@ def clustered_words(answer: dict) -> str:
     said = next((n for n in answer.get("notes") or [] if n.startswith("Clustered by ")),
                 f"Clustered by {answer['cluster']}.")
     return said[len("Clustered "):]  # after the line's own "Clustered: "
+
+
+def right_margin(fig: dict) -> int:
+    """A map's right margin as its figure gives it: the room of its colour bar
+    (evalmaps.figures.heatmap.place_bar), or :data:`components.rank.COLORBAR_PX` without one."""
+    margin = (fig.get("layout") or {}).get("margin") or {}
+    return int(margin["r"]) if "r" in margin else COLORBAR_PX
 
 
 def pair_style(fig: dict, models: list[str], width: int, many: bool) -> dict:

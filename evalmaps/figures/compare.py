@@ -40,6 +40,7 @@ from evalmaps.figures.heatmap import (
     heatmap_layout,
     heatmap_traces,
     panel_height,
+    place_bar,
     scale_ticks,
     style_meta,
     uncertainty_data,
@@ -352,9 +353,11 @@ def side_figure(al: Alignment, which: str, zrange: tuple[float, float], *,
     data = heatmap_traces(grid, al.x.labels, al.y.labels, drawn, customdata=customdata,
                           special=(Special(~np.isfinite(grid), missing), *groups))
     tag = " (mean)" if side.n_averaged is not None else " (derived)" if side.derived else ""
-    layout = _layout(al, f"{which.upper()} · {side.short}{tag}", right=20 if showscale else 100,
+    layout = _layout(al, f"{which.upper()} · {side.short}{tag}", right=20,
                      illustrative=side.illustrative)
     layout["meta"] = style_meta(data, ranges)
+    # A, drawn without a bar, keeps B's room for it: their squares line up
+    place_bar(layout, data, ranges.values(), reserve=True)
     return {"data": data, "layout": layout}
 
 
@@ -412,6 +415,7 @@ def power_figure(al: Alignment, *, show_values: bool = True) -> dict:
         data[0]["showscale"] = False
     layout = _layout(al, f"{DELTA_TITLE}: power (mde)", right=20)
     layout["meta"] = style_meta(data, None)
+    place_bar(layout, data)
     ny, nx = al.delta.shape
     layout["shapes"] = [_outline(int(i), int(j), ny, nx) for i, j in zip(*np.nonzero(al.outlined))]
     return {"data": data, "layout": layout}
@@ -441,6 +445,7 @@ def delta_figure(al: Alignment, *, show_values: bool = True,
                           special=tuple(special))
     layout = _layout(al, DELTA_TITLE, right=20)
     layout["meta"] = style_meta(data, None)  # its own range, whatever A and B use
+    place_bar(layout, data)
     ny, nx = al.delta.shape
     layout["shapes"] = [_outline(int(i), int(j), ny, nx) for i, j in zip(*np.nonzero(al.outlined))]
     return {"data": data, "layout": layout}

@@ -15,6 +15,7 @@ grey, with no hover (:func:`gaps_note` says so).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from itertools import product
 
@@ -154,6 +155,79 @@ def scale_ticks(percent: bool, decimals: int, spans) -> dict:
     return {}
 
 
+# ----------------------------------------------------------------- the colour bar's room
+# plotly.js draws a colour bar in the chart's right margin (components/colorbar/draw.js): at
+# x = 1, anchored left, it takes two pads, the bar, its tick labels and its title. Where that
+# is wider than the margin the figure gives, plotly.js widens the margin and draws the whole
+# chart a second time (Plots.doAutoMargin: about a third of a map's drawing, and most of the
+# colour bar's cost on the Rank page). The figures give the bar its room at once.
+BAR_PAD, BAR_THICKNESS = 10, 14  # plotly.js's xpad (each side of the bar) and the bar's width
+BAR_FIXED_PX = 2 * BAR_PAD + BAR_THICKNESS + 4  # with the gap from the bar to its labels
+BAR_TITLE_PX = 32  # the title, one line turned beside the labels, and its gap
+BAR_SLACK_PX = 8  # fonts differ by a few px between machines: a margin too narrow draws twice
+BAR_STEPS = 10  # plotly.js's finest automatic step: about a tenth of the bar's range
+
+
+def nice_step(span: float) -> float:
+    """The least of 1, 2 and 5 times a power of ten at or above ``span``."""
+    if not span > 0 or not math.isfinite(span):
+        return 1.0
+    power = 10.0 ** math.floor(math.log10(span))
+    return next((k * power for k in (1, 2, 5) if k * power >= span * (1 - 1e-9)), 10 * power)
+
+
+def bar_labels(colorbar: dict, spans) -> list[str]:
+    """Tick labels at least as wide as the widest the colour bar may write over any colour range
+    of ``spans`` ((lo, hi) each): its own tick texts where it has them, else the numbers at
+    each range's ends written at its step (``dtick``, or plotly.js's finest automatic one), as
+    percent where it ticks so; plotly.js's minus sign."""
+    if colorbar.get("ticktext"):
+        return [str(t) for t in colorbar["ticktext"]]
+    percent = colorbar.get("tickformat") == PERCENT_TICKS
+    out = []
+    for lo, hi in spans:
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            continue
+        step = colorbar.get("dtick") or nice_step((hi - lo) / BAR_STEPS)
+        places = max(0, -math.floor(math.log10(step) + 1e-9)) if step < 1 else 0
+        if percent:
+            places = max(0, places - 2)
+        for v in (lo, hi):
+            shown = abs(v) * (100 if percent else 1)
+            text = f"{shown:.{places}f}" + ("%" if percent else "")
+            out.append(("\u2212" if v < 0 else "") + text)
+    return out or ["0.00"]
+
+
+def bar_room(trace: dict, spans=()) -> int:
+    """The px the colour bar of ``trace`` takes right of the plot area (its pads, the bar, its
+    widest tick label and its title), over its own range and ``spans``: an estimate that errs
+    wide (:func:`theme.label_px`), so that plotly.js keeps the margin."""
+    ranges = [(float(trace["zmin"]), float(trace["zmax"]))] \
+        if trace.get("zmin") is not None and trace.get("zmax") is not None else []
+    ranges += [(float(lo), float(hi)) for lo, hi in (r for r in spans if r)]
+    labels = bar_labels(trace.get("colorbar") or {}, ranges)
+    title = ((trace.get("colorbar") or {}).get("title") or {}).get("text")
+    return math.ceil(BAR_FIXED_PX + theme.label_px(labels) + (BAR_TITLE_PX if title else 0)
+                     + BAR_SLACK_PX)
+
+
+def place_bar(layout: dict, traces: list[dict], spans=(), reserve: bool = False) -> None:
+    """The layout's right margin the room of the colour bar of ``traces`` (the trace that
+    shows it, drawn at x = 1 anchored left: :func:`heatmap_traces`; :func:`bar_room`; at least
+    the margin it had), so that plotly.js draws the chart once. ``reserve``: the room of the
+    first trace's bar even where none is shown (a map beside one with the same bar lines its
+    squares up with it). The layout's meta says the margin holds the bar (``evalmaps.bar``,
+    for the browser's fit)."""
+    shown = [t for t in traces if t.get("showscale")]
+    source = shown[0] if shown else (traces[0] if reserve and traces else None)
+    if source is None:
+        return
+    margin = layout.setdefault("margin", {})
+    margin["r"] = max(int(margin.get("r", 0)), bar_room(source, spans))
+    layout.setdefault("meta", {}).setdefault("evalmaps", {})["bar"] = True
+
+
 LOG_STEPS = (1, 2, 5)
 
 
@@ -262,8 +336,10 @@ def heatmap_traces(z: np.ndarray, x_labels, y_labels, spec: TraceSpec, *,
                  "value": hover_value(spec.hovertemplate, cell_text)},
         "xgap": gap, "ygap": gap,
         "showscale": spec.showscale,
+        # at the plot area's right edge, in the room the layout's margin gives it (place_bar)
         "colorbar": {"title": {"text": theme.text(spec.colorbar_title), "side": "right"},
-                     "thickness": 14, **(spec.colorbar or {})},
+                     "thickness": BAR_THICKNESS, "x": 1, "xanchor": "left", "xpad": BAR_PAD,
+                     **(spec.colorbar or {})},
     }
     if text is not None:
         main["text"] = _number_list(np.where(taken, np.nan, text))
@@ -725,6 +801,7 @@ def heatmap_figure(view: PanelView, zrange: tuple[float, float] | None, *,
                             height=panel_height(len(view.y_labels), len(view.x_labels)),
                             illustrative=spec.illustrative, prefixes=prefixes)
     layout["meta"] = style_meta(data, ranges, color)
+    place_bar(layout, data, (ranges or {}).values())
     if any(prefixes):  # the table of the map (evalmapsLib.keys) leaves them off too, once said
         layout["meta"]["evalmaps"]["prefix"] = dict(zip("xy", prefixes))
     return {"data": data, "layout": layout}

@@ -172,3 +172,28 @@ def fetch_text(base_url: str, path: str) -> str:
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     with opener.open(base_url + path, timeout=10) as response:
         return response.read().decode("utf-8")
+
+
+# Each drawn chart whose colour bar needs more room than the figure's right margin gives:
+# plotly.js then widens the margin and draws the whole chart a second time
+# (evalmaps.figures.heatmap.place_bar). [graph id, margin given, margin drawn, the bar's need]
+# (a colour bar's push is plotly.js's ``_pushmargin`` entry "cb<uid>"; a legend's is not one).
+WIDENED = """
+return Array.from(document.querySelectorAll('.js-plotly-plot')).map(function (gd) {
+  var fl = gd._fullLayout;
+  if (!fl || !fl._size || !fl.margin) { return null; }
+  var need = 0, pushed = fl._pushmargin || {};
+  Object.keys(pushed).forEach(function (k) {
+    var r = pushed[k].r;
+    if (k.slice(0, 2) === 'cb' && r) { need = Math.max(need, r.size + (r.val - 1) * fl._size.w); }
+  });
+  return [gd.id || (gd.parentNode && gd.parentNode.id) || '?', fl.margin.r, fl._size.r,
+          Math.round(need * 10) / 10];
+}).filter(function (g) { return g && g[3] > g[1] + 0.01; });
+"""
+
+
+def widened_margins(driver) -> list:
+    """The page's charts drawn twice because a colour bar widened their margin (none, when every
+    figure gives its bar its room)."""
+    return driver.execute_script(WIDENED)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from dash.testing.wait import until
 
-from tests.browser.helpers import screenshot
+from tests.browser.helpers import screenshot, widened_margins
 from tests.servers import start_app_gunicorn, stop_gunicorn, wait_until_serving
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -96,10 +96,12 @@ def settle(driver, path: str) -> None:
 def test_no_layout_shift_on_any_page(server, dash_duo, size, tmp_path):
     driver = dash_duo.driver
     driver.set_window_size(*SIZES[size])
-    cls, details = {}, {}
+    cls, details, widened = {}, {}, {}
     for path in PAGES:
         driver.get(server + path)
         settle(driver, path)
+        # and every map drawn once: no colour bar widened its margin (a second drawing)
+        widened[path] = widened_margins(driver)
         shifts = driver.execute_async_script(SHIFTS)
         cls[path] = round(sum(s["value"] for s in shifts), 3)
         details[path] = shifts
@@ -109,4 +111,5 @@ def test_no_layout_shift_on_any_page(server, dash_duo, size, tmp_path):
                                                       or tmp_path))
     over = {path: value for path, value in cls.items() if value >= GOOD}
     assert over == {}, json.dumps({"cls": cls, "shifts": {p: details[p] for p in over}}, indent=1)
+    assert {path: found for path, found in widened.items() if found} == {}
     assert dash_duo.get_logs() == []

@@ -27,6 +27,7 @@ from tests.browser.helpers import (
     hover_cell,
     non_local_requests,
     screenshot,
+    widened_margins,
 )
 
 pytestmark = pytest.mark.browser
@@ -357,6 +358,7 @@ def test_seven_models_on_a_phone(dash_duo, seven, tmp_path):
     dash_duo.driver.execute_script(
         "document.getElementById('rank-maps').scrollIntoView({behavior: 'instant'})")
     screenshot(dash_duo.driver, "rank-pairs-390", tmp_path)
+    assert widened_margins(dash_duo.driver) == []  # each map drawn once
     assert dash_duo.get_logs() == []
 
 
@@ -403,6 +405,8 @@ def test_fifty_models_keep_their_squares_in_natural_order(dash_duo, dash_app, tm
         """, pairs_css(0))
         assert got["rows"] == sizes and got["square"] >= 30
         assert got["scrolls"] and got["page"] == 0
+        # every map drawn once: its colour bar had its room (evalmaps.figures.heatmap.place_bar)
+        assert widened_margins(dash_duo.driver) == []
         dash_duo.driver.execute_script(
             "document.getElementById('rank-maps').scrollIntoView({behavior: 'instant'})")
         screenshot(dash_duo.driver, "rank-fifty-1440", tmp_path)

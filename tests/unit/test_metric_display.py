@@ -132,7 +132,7 @@ def test_percent_templates(catalog):
                                      "Run r1<extra></extra>")
     assert main["meta"]["texttemplate"] == "%{z:.0%}"
     assert main["colorbar"] == {"title": {"text": "acc (%)", "side": "right"}, "thickness": 14,
-                                "tickformat": ".4~%"}
+                                "x": 1, "xanchor": "left", "xpad": 10, "tickformat": ".4~%"}
     np.testing.assert_array_equal(decode(main["z"]), np.float32(  # data stays raw (exact f4)
         [[0.2, 0.3, 0.4], [0.1, 0.2, 0.25], [0.5, 0.6, 0.7]]))
     ppl = views(catalog, metric="perplexity", run="r1", pct="1")[0]
