@@ -1,5 +1,5 @@
 """The Rank page's URL state (evalmaps.views.state.RankState) and its builders
-(components/rank.py), on a hand-written answer in /api/rank's shape and on the real answers
+(evalmaps/figures/rank.py, as components.rank hands them to the page), on a hand-written answer in /api/rank's shape and on the real answers
 of the built-in figures; the page's layout for good and bad addresses (never an exception)."""
 
 from __future__ import annotations
