@@ -13,7 +13,7 @@ from dash.testing.wait import until
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
 
-from tests.browser.helpers import axis_ticks, hover_cell, screenshot
+from tests.browser.helpers import axis_ticks, hover_cell, screenshot, texts
 
 pytestmark = pytest.mark.browser
 
@@ -320,15 +320,11 @@ def test_a_zip_of_two_tools_results_keeps_both_figures_with_their_links(served, 
     served.wait_for_element("#data-kept-card", timeout=20)
     # the card may be drawn again while it is read (the kept list updates after the upload), so
     # each list is read in one script, at one moment, and the titles until they are complete
-    def texts(selector, attribute="innerText"):
-        return served.driver.execute_script(
-            "return Array.from(document.querySelectorAll(arguments[0]), e => e[arguments[1]])",
-            selector, attribute)
-
     expected = ["results.json", "evalplus.zip (2 EvalPerf results files)"]
-    until(lambda: texts(".kept-title") == expected, timeout=10)
-    links = texts(".kept-browse", "href")
-    shared = texts(".kept-link")
+    until(lambda: texts(served.driver, ".kept-title") == expected, timeout=10)
+    links = served.driver.execute_script(
+        "return Array.from(document.querySelectorAll('.kept-browse'), e => e.href)")
+    shared = texts(served.driver, ".kept-link")
     assert links == shared and all("/?figure=upload-" in link for link in links)
     # the Data page shows the first; this browser's menus list both
     until(lambda: "results.json" in served.find_element("#data-title").text, timeout=10)
