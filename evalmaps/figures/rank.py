@@ -9,9 +9,10 @@ numbers of a pair square's hover are written here, on the server (so it reads ex
 JSON's numbers, in the figure's units), and travel as the square's ``customdata``, its words
 once in the cell's hover template; the address of that pair in Compare is made in the browser
 from the map's layout (assets/evalmaps-rank.js); the maps are drawn by the one heatmap builder
-(:func:`evalmaps.figures.heatmap.heatmap_traces`), so they look, hover and read by keyboard like every
-other map. Squares are outlined as Compare outlines cells (:func:`evalmaps.figures.compare.cell_box`:
-fixed axis ranges, cell j spanning j/nx..(j+1)/nx of the axis).
+(:func:`evalmaps.figures.heatmap.heatmap_traces`), so they look, hover and read by keyboard
+like every other map. Squares are outlined as Compare outlines cells
+(:func:`evalmaps.figures.compare.cell_box`: fixed axis ranges, cell j spanning j/nx..(j+1)/nx
+of the axis).
 """
 
 from __future__ import annotations

@@ -15,11 +15,11 @@ A folder of results (harness files, per-item tables) is read by ONE process of t
 one that holds its lock (:meth:`evalmaps.service.store.PieceStore.lock`, ``flock``, taken
 without waiting; at start-up the server's first process reads, and lets go before its workers
 fork). It reads each new or changed file alone into a piece of the store
-(:func:`evalmaps.catalog.folders.write_piece`: its cells and per-item records as Parquet, keyed
+(:func:`evalmaps.catalog.pieces.write_piece`: its cells and per-item records as Parquet, keyed
 by the file's bytes, path and the import options), keeps only the piece's key, and then replaces
 the folder's manifest whole (each file's signature and piece, the pieces served in order, the
 problems). Every other process follows the manifest (a stat each tick, and its rename wakes the
-watcher) and puts the same pieces together (:func:`evalmaps.catalog.folders.piece_figures`),
+watcher) and puts the same pieces together (:func:`evalmaps.catalog.pieces.piece_figures`),
 never reading the folder; when the reader ends, the next process to find the lock free reads
 on from the manifest. A restart finds each unchanged file in the manifest and parses nothing.
 
@@ -51,6 +51,7 @@ from stat import S_ISDIR
 import pandas as pd
 
 from evalmaps.catalog import columnar, folders
+from evalmaps.catalog import pieces as folder_pieces
 from evalmaps.catalog.load import load_catalog
 from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Catalog, Figure
@@ -277,7 +278,7 @@ class FolderReader:
 
     def _combine(self, pieces: list[str]) -> list[Figure]:
         """The pieces put together. A piece that is not what the server writes
-        (:class:`evalmaps.catalog.folders.BadPiece`: changed or cut short in the store, or of
+        (:class:`evalmaps.catalog.pieces.BadPiece`: changed or cut short in the store, or of
         an older layout that a manifest still names) is read again from its file by the
         process that reads the folder; where it cannot be, the folder's last good figures stay
         served and the problem says why (none yet: raised)."""
@@ -288,7 +289,7 @@ class FolderReader:
             try:
                 figures = self._put_together(pieces)
                 break
-            except folders.BadPiece as exc:
+            except folder_pieces.BadPiece as exc:
                 key = exc.piece.name
                 new = None
                 if not self.following and key not in read_again:
@@ -307,8 +308,9 @@ class FolderReader:
         return figures
 
     def _put_together(self, pieces: list[str]) -> list[Figure]:
-        return folders.piece_figures(self.folder, [self.store.piece(k) for k in pieces],
-                                     self.store.root / "combined", self.options, self.cache_dir)
+        return folder_pieces.piece_figures(self.folder, [self.store.piece(k) for k in pieces],
+                                           self.store.root / "combined", self.options,
+                                           self.cache_dir)
 
     def _read_again(self, key: str) -> str | None:
         """The piece ``key``'s file read again into the store: its piece's key now (the same,
@@ -318,7 +320,7 @@ class FolderReader:
 
         paths = [p for p, k in self.kept.items() if k.result == key]
         shutil.rmtree(self.store.piece(key), ignore_errors=True)
-        folders.forget_piece(self.store.piece(key))
+        folder_pieces.forget_piece(self.store.piece(key))
         if len(paths) != 1:
             return None
         path = paths[0]
@@ -326,8 +328,8 @@ class FolderReader:
             data = folders.read_file(path)
             new = piece_key(data, str(path), self._options)
             if not self.store.has(new):
-                self.store.put(new, lambda out: folders.write_piece(path, data, self.options,
-                                                                    out), str(path))
+                self.store.put(new, lambda out: folder_pieces.write_piece(
+                    path, data, self.options, out), str(path))
         except DataError:
             return None
         self.kept[path] = _Kept(self.kept[path].signature, result=new)
@@ -441,8 +443,8 @@ class FolderReader:
         data = folders.read_file(path)
         key = piece_key(data, str(path), self._options)
         if not self.store.has(key):
-            self.store.put(key, lambda out: folders.write_piece(path, data, self.options, out),
-                           str(path))
+            self.store.put(key, lambda out: folder_pieces.write_piece(
+                path, data, self.options, out), str(path))
         return key
 
 

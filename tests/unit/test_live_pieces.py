@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evalmaps.catalog import folders
+from evalmaps.catalog import folders, pieces
 from evalmaps.catalog.imports import figure_of, import_paths
 from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Catalog
@@ -128,8 +128,8 @@ def bits(x: float) -> bytes:
 @pytest.mark.parametrize("x", [0.1, -0.0, 0.0, 1e-320, 5e-324, 1.7976931348623157e308,
                                float("inf"), float("-inf"), 2 / 3, -123456.789e-12])
 def test_a_float_reads_back_bit_for_bit(x):
-    text = json.dumps(folders._encode([x, {"v": x}]), allow_nan=False)
-    back = folders._decode(json.loads(text))
+    text = json.dumps(pieces._encode([x, {"v": x}]), allow_nan=False)
+    back = pieces._decode(json.loads(text))
     assert [bits(back[0]), bits(back[1]["v"])] == [bits(x), bits(x)]
     assert type(back[0]) is float
 
@@ -138,8 +138,8 @@ def test_nan_and_the_types_json_lacks_read_back_as_they_were():
     value = {"warnings": [Note("a run was cancelled"), "plain"], "range": (0, 100),
              "$": "a key that looks like the tag", 3: "an int key", "nan": float("nan"),
              "nested": [{"k": (1, [2.5, None, True])}], "big": 2**70, "text": "\udcff lone"}
-    text = json.dumps(folders._encode(value), allow_nan=False, ensure_ascii=True)
-    back = folders._decode(json.loads(text))
+    text = json.dumps(pieces._encode(value), allow_nan=False, ensure_ascii=True)
+    back = pieces._decode(json.loads(text))
     assert [type(w) for w in back["warnings"]] == [Note, str]
     assert back["range"] == (0, 100) and type(back["range"]) is tuple
     assert back["$"] == value["$"] and back[3] == "an int key" and back["big"] == 2**70
@@ -149,7 +149,7 @@ def test_nan_and_the_types_json_lacks_read_back_as_they_were():
 
 def test_a_value_of_another_type_is_refused_clearly():
     with pytest.raises(DataError, match="value of type object"):
-        folders._encode({"x": object()})
+        pieces._encode({"x": object()})
 
 
 def test_a_frame_reads_back_with_its_dtypes_and_missing_values(tmp_path):
@@ -162,13 +162,13 @@ def test_a_frame_reads_back_with_its_dtypes_and_missing_values(tmp_path):
         "sample": np.array([0, 1, 2], dtype="int64"), "score": [0.1, float("nan"), -0.0],
         "ok": [True, False, True], "cat": pd.Categorical(["p", "q", "p"])})
     frame.columns = [*frame.columns[:-1], 7]  # a column name that is no text
-    given = folders._write_frame(frame, tmp_path, "t.parquet")
-    back = folders._read_frame(tmp_path, json.loads(json.dumps(given)))
+    given = pieces._write_frame(frame, tmp_path, "t.parquet")
+    back = pieces._read_frame(tmp_path, json.loads(json.dumps(given)))
     pd.testing.assert_frame_equal(back, frame, check_exact=True)
     assert back["mixed"][1] is None and back["mixed"][2] != back["mixed"][2]
     assert bits(back["score"][2]) == bits(-0.0)
     odd = frame.set_axis([5, 3, 9])  # an index of its own
-    back = folders._read_frame(tmp_path, folders._write_frame(odd, tmp_path, "u.parquet"))
+    back = pieces._read_frame(tmp_path, pieces._write_frame(odd, tmp_path, "u.parquet"))
     pd.testing.assert_frame_equal(back, odd, check_exact=True)
 
 
@@ -191,7 +191,8 @@ def test_no_piece_file_is_a_pickle_and_a_hostile_one_runs_nothing(tmp_path, lm_f
     valid, and nothing runs."""
     import pickle
 
-    assert "pickle" not in Path(folders.__file__).read_text(encoding="utf-8")
+    for module in (folders, pieces):
+        assert "pickle" not in Path(module.__file__).read_text(encoding="utf-8")
     folder, cache = lm_folder, tmp_path / "cache"
     reader, w = served(folder, cache)
     assert reader._lead()  # the reader of the folder from now on
@@ -209,12 +210,12 @@ def test_no_piece_file_is_a_pickle_and_a_hostile_one_runs_nothing(tmp_path, lm_f
     for described in ({"kind": "found", "file": "x.json"},
                       {"kind": "found", "file": "x.json", "found": "found.pickle"}):
         (piece / "piece.json").write_text(json.dumps(described))
-        folders.forget_piece(piece)
-        with pytest.raises(folders.BadPiece) as caught:
-            folders.piece_figures(folder, [piece], cache / "combined")
+        pieces.forget_piece(piece)
+        with pytest.raises(pieces.BadPiece) as caught:
+            pieces.piece_figures(folder, [piece], cache / "combined")
         assert "is not valid" in str(caught.value) and not marker.exists()
     # a second process follows the manifest: the piece is its problem, it serves nothing bad
-    folders.forget_piece(piece)
+    pieces.forget_piece(piece)
     other = live.FolderReader(folder, cache, ImportOptions(), settle=0.05)
     w2 = watcher(other)
     w2.refresh(initial=True)
@@ -239,9 +240,9 @@ def test_a_malformed_description_is_one_clear_sentence(tmp_path, lm_folder, writ
     reader, _ = served(folder, cache)
     piece = only_piece(reader)
     (piece / "piece.json").write_text(written)
-    folders.forget_piece(piece)
-    with pytest.raises(folders.BadPiece) as caught:
-        folders.piece_figures(folder, [piece], cache / "combined")
+    pieces.forget_piece(piece)
+    with pytest.raises(pieces.BadPiece) as caught:
+        pieces.piece_figures(folder, [piece], cache / "combined")
     said = str(caught.value)
     assert why in said and said.endswith("Remove it: the file is read again."), said
 
@@ -262,8 +263,8 @@ def test_readings_that_are_not_as_written_are_refused(tmp_path, lm_folder, readi
     body = {"readings": [{"lower": {}, "metrics": {}, "warnings": [], "notes": [], **reading}],
             "tables": [], "given": [], "skipped": []}
     (piece / "found.json").write_text(json.dumps(body))
-    with pytest.raises(folders.BadPiece, match=why):
-        folders.piece_figures(folder, [piece], cache / "combined")
+    with pytest.raises(pieces.BadPiece, match=why):
+        pieces.piece_figures(folder, [piece], cache / "combined")
 
 
 def test_a_corrupted_piece_keeps_the_last_good_figure_and_its_reader_reads_it_again(
@@ -279,7 +280,7 @@ def test_a_corrupted_piece_keeps_the_last_good_figure_and_its_reader_reads_it_ag
     piece = only_piece(first)
     (piece / "found.json").write_text(
         '{"readings": [{"reader": "pickle"}], "tables": [], "given": [], "skipped": []}')
-    folders.forget_piece(piece)
+    pieces.forget_piece(piece)
     # the follower puts the folder together again (a new manifest): it keeps what it served
     b.refresh(initial=True)  # put together again (as a new manifest makes it)
     (line,) = b.snapshot.problems

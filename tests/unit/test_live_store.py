@@ -13,8 +13,8 @@ import random
 import time
 from pathlib import Path
 
-from evalmaps.catalog.folders import FolderRecords
 from evalmaps.catalog.imports import figure_of, import_paths
+from evalmaps.catalog.pieces import FolderRecords
 from evalmaps.core.figure import Catalog
 from evalmaps.readers.base import ImportOptions
 from evalmaps.service import live
