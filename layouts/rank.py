@@ -483,19 +483,20 @@ def clustered_words(answer: dict) -> str:
 
 def right_margin(fig: dict) -> int:
     """A map's right margin as its figure gives it: the room of its colour bar
-    (evalmaps.figures.heatmap.place_bar), or :data:`evalmaps.figures.rank.COLORBAR_PX` without one."""
+    (evalmaps.figures.heatmap.place_bar), or :data:`evalmaps.figures.rank.COLORBAR_PX` without
+    one."""
     margin = (fig.get("layout") or {}).get("margin") or {}
     return int(margin["r"]) if "r" in margin else COLORBAR_PX
 
 
 def pair_style(fig: dict, models: list[str], width: int, many: bool) -> dict:
-    """A pair map's graph's style: its least width (:func:`evalmaps.figures.rank.pair_width`) and the
-    height it is drawn at, reserved from the first paint (:func:`drawn_height`), and skipped by
-    the browser while far from the screen (:func:`offscreen_style`). A map of many models
-    (``many``: one a row) is exactly that wide, its squares :data:`evalmaps.figures.rank.SQUARE_PX`
-    on every screen (a wider screen would widen them and could lay its x labels out level,
-    which would change its height), and scrolls sideways in its frame where the screen is
-    narrower."""
+    """A pair map's graph's style: its least width (:func:`evalmaps.figures.rank.pair_width`) and
+    the height it is drawn at, reserved from the first paint (:func:`drawn_height`), and skipped
+    by the browser while far from the screen (:func:`offscreen_style`). A map of many models
+    (``many``: one a row) is exactly that wide, its squares
+    :data:`evalmaps.figures.rank.SQUARE_PX` on every screen (a wider screen would widen them and
+    could lay its x labels out level, which would change its height), and scrolls sideways in
+    its frame where the screen is narrower."""
     height = drawn_height(fig, models, many)
     style = {"minWidth": f"{width}px", **({"maxWidth": f"{width}px"} if many else {})}
     if height is None:
@@ -506,10 +507,10 @@ def pair_style(fig: dict, models: list[str], width: int, many: bool) -> dict:
 def drawn_height(fig: dict, models: list[str], many: bool) -> int | None:
     """The px a pair map's graph takes as drawn: its figure's height and frame
     (:func:`components.theme.reserved_height`) and, for a map of many models (its columns
-    :data:`evalmaps.figures.rank.SQUARE_PX` wide), the room the browser's fit gives its x labels when
-    they are upright (:func:`evalmaps.figures.rank.x_label_room`); None for a figure without a
-    height. A map of few models shares the row with others, its width the screen's: its
-    labels' room is known only in the browser."""
+    :data:`evalmaps.figures.rank.SQUARE_PX` wide), the room the browser's fit gives its x labels
+    when they are upright (:func:`evalmaps.figures.rank.x_label_room`); None for a figure
+    without a height. A map of few models shares the row with others, its width the screen's:
+    its labels' room is known only in the browser."""
     reserved = reserved_height(fig).get("minHeight")
     if not reserved:
         return None
@@ -582,8 +583,8 @@ def rank_table(answer: dict, dims: list[str], figure) -> dag.AgGrid:
 # --------------------------------------------------------------------------- a pair to Compare
 
 # A click on a square of a pair map opens that pair in Compare on that cell (its address is the
-# square's customdata[1], written by evalmaps.figures.rank.pair_figure); Enter on a square does the
-# same (assets/evalmaps-rank.js).
+# square's customdata[1], written by evalmaps.figures.rank.pair_figure); Enter on a square does
+# the same (assets/evalmaps-rank.js).
 clientside_callback(
     ClientsideFunction(namespace="evalmaps", function_name="rankPairClick"),
     Output(PAGES_LOCATION, "href", allow_duplicate=True),

@@ -1,11 +1,11 @@
-"""A watched folder's files, each read once, alone, by the one process that holds the
-folder's lock (:mod:`evalmaps.service.live`), as pieces of the content-addressed store
-(:class:`evalmaps.service.store.PieceStore`): :func:`write_piece` writes what one file gives
-(a per-item table's cells and records as Parquet; any other file's readings as data only:
-JSON, Parquet and raw bytes, nothing that runs code when read), :func:`piece_figures` puts the
-pieces together into the folder's figures in every process, and :class:`FolderRecords` reads
-the per-item records of many pieces as one figure's. A piece that is not what :func:`write_piece` writes is
-:class:`BadPiece`: one clear sentence, the file read again."""
+"""A watched folder's files, each read once, alone, by the one process that holds the folder's lock
+(:mod:`evalmaps.service.live`), as pieces of the content-addressed store
+(:class:`evalmaps.service.store.PieceStore`): :func:`write_piece` writes what one file gives (a
+per-item table's cells and records as Parquet; any other file's readings as data only: JSON,
+Parquet and raw bytes, nothing that runs code when read), :func:`piece_figures` puts the pieces
+together into the folder's figures in every process, and :class:`FolderRecords` reads the
+per-item records of many pieces as one figure's. A piece that is not what :func:`write_piece`
+writes is :class:`BadPiece`: one clear sentence, the file read again."""
 
 from __future__ import annotations
 
