@@ -54,6 +54,20 @@ def watcher(reader):
                                                       problems), lambda snapshot: None)
 
 
+def reader_and_follower(folder: Path, cache: Path):
+    """Two processes' readers of ``folder``, each started: the first holds the folder's lock
+    (its reader from now on), the second follows its manifest. (reader, its Live, follower,
+    its Live)."""
+    first = live.FolderReader(folder, cache, MMLU, settle=0.05)
+    a = watcher(first)
+    a.refresh(initial=True)
+    assert first._lead()  # the reader of the folder from now on (its lock held)
+    second = live.FolderReader(folder, cache, MMLU, settle=0.05)
+    b = watcher(second)
+    b.refresh(initial=True)
+    return first, a, second, b
+
+
 def puts(cache: Path) -> list[str]:
     log = cache / "live" / "puts.log"
     return log.read_text().splitlines() if log.is_file() else []
@@ -122,13 +136,7 @@ def test_a_reader_keeps_keys_and_a_new_file_is_read_alone(tmp_path):
 
 def test_a_second_reader_reads_no_file_and_a_restart_parses_nothing(tmp_path):
     folder, cache = two_models(tmp_path)
-    first = live.FolderReader(folder, cache, MMLU, settle=0.05)
-    a = watcher(first)
-    a.refresh(initial=True)
-    assert first._lead()  # the reader of the folder from now on (its lock held)
-    second = live.FolderReader(folder, cache, MMLU, settle=0.05)
-    b = watcher(second)
-    b.refresh(initial=True)
+    first, a, second, b = reader_and_follower(folder, cache)
     assert second.following and second.reads == 0
     assert b.snapshot.versions == a.snapshot.versions
     model_file(folder, "cat", 2)
@@ -155,13 +163,7 @@ def test_a_failing_file_is_a_problem_in_the_manifest_and_the_others_stay(tmp_pat
     bad.write_text('[{"question_id": "70", "category": "law", "answ')
     then = time.time() - 10
     os.utime(bad, (then, then))
-    first = live.FolderReader(folder, cache, MMLU, settle=0.05)
-    a = watcher(first)
-    a.refresh(initial=True)
-    assert first._lead()
-    second = live.FolderReader(folder, cache, MMLU, settle=0.05)
-    b = watcher(second)
-    b.refresh(initial=True)
+    first, a, second, b = reader_and_follower(folder, cache)
     for snapshot in (a.snapshot, b.snapshot):
         assert [str(bad) in line and "not valid JSON" in line for line in snapshot.problems] == [
             True]
@@ -258,13 +260,7 @@ def test_every_file_removed_is_gone_from_the_processes_that_follow_at_once(tmp_p
     a process that follows it stops serving the figure on its next look (it served the last
     pieces until the next rescan before)."""
     folder, cache = two_models(tmp_path)
-    first = live.FolderReader(folder, cache, MMLU, settle=0.05)
-    a = watcher(first)
-    a.refresh(initial=True)
-    assert first._lead()
-    second = live.FolderReader(folder, cache, MMLU, settle=0.05)
-    b = watcher(second)
-    b.refresh(initial=True)
+    first, a, second, b = reader_and_follower(folder, cache)
     assert second.following and "import-outputs" in b.snapshot.versions
     for path in list(folder.iterdir()):
         path.unlink()
