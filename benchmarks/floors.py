@@ -52,21 +52,35 @@ def payload_floor_bytes(grids: list[np.ndarray], x_labels: list[str], y_labels: 
     return len(orjson.dumps([{"z": typed(z), "x": x_labels, "y": y_labels} for z in grids]))
 
 
-STATIC_PAGE = """<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>static floor</title>
+PAGE = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>{title}</title>
 <style>body {{ margin: 0; font-family: sans-serif; }} .g {{ margin: 4px; }}</style>
 <script src="plotly.min.js"></script></head>
 <body>{divs}
 <script>
 var FIGS = {figs};
 FIGS.forEach(function (f, i) {{
-  Plotly.newPlot('g' + i, [{{type: 'heatmap', z: f.z, x: f.x, y: f.y, zmin: f.zmin, zmax: f.zmax,
-    colorscale: 'Viridis', hovertemplate: '%{{y}} · %{{x}} · %{{z:.1f}}<extra></extra>'}}],
-    {{width: f.width, height: f.height, xaxis: {{type: 'category'}},
-      yaxis: {{type: 'category', autorange: 'reversed'}}}}, {{displaylogo: false}});
+{draw}
 }});
 </script></body></html>
 """
+
+# each grid drawn as one plain heatmap (static_page)
+DRAW_GRID = (
+    "  Plotly.newPlot('g' + i, [{type: 'heatmap', z: f.z, x: f.x, y: f.y, zmin: f.zmin, "
+    "zmax: f.zmax,\n"
+    "    colorscale: 'Viridis', hovertemplate: '%{y} · %{x} · %{z:.1f}<extra></extra>'}],\n"
+    "    {width: f.width, height: f.height, xaxis: {type: 'category'},\n"
+    "      yaxis: {type: 'category', autorange: 'reversed'}}, {displaylogo: false});")
+# a figure as given, its data and layout (figures_page)
+DRAW_FIGURE = "  Plotly.newPlot('g' + i, f.data, f.layout, {displaylogo: false});"
+
+
+def page(title: str, figs: list, draw: str) -> str:
+    """A static page drawing ``figs`` (JSON), one graph each, by ``draw`` (JavaScript run for
+    each figure ``f`` and its index ``i``)."""
+    divs = "".join(f'<div class="g" id="g{i}"></div>' for i in range(len(figs)))
+    return PAGE.format(title=title, divs=divs, figs=orjson.dumps(figs).decode(), draw=draw)
 
 
 def static_page(grids: list[np.ndarray], x_labels: list[str], y_labels: list[str],
@@ -77,29 +91,13 @@ def static_page(grids: list[np.ndarray], x_labels: list[str], y_labels: list[str
     labels = labels or [(x_labels, y_labels)] * len(grids)
     figs = [{"z": typed(z), "x": x, "y": y, "width": w, "height": h, "zmin": lo, "zmax": hi}
             for z, (w, h), (lo, hi), (x, y) in zip(grids, boxes, zranges, labels)]
-    divs = "".join(f'<div class="g" id="g{i}"></div>' for i in range(len(figs)))
-    return STATIC_PAGE.format(divs=divs, figs=orjson.dumps(figs).decode())
-
-
-FIGURES_PAGE = """<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>static floor: the page's own figures</title>
-<style>body {{ margin: 0; font-family: sans-serif; }} .g {{ margin: 4px; }}</style>
-<script src="plotly.min.js"></script></head>
-<body>{divs}
-<script>
-var FIGS = {figs};
-FIGS.forEach(function (f, i) {{
-  Plotly.newPlot('g' + i, f.data, f.layout, {{displaylogo: false}});
-}});
-</script></body></html>
-"""
+    return page("static floor", figs, DRAW_GRID)
 
 
 def figures_page(figures: list[dict]) -> str:
     """The HTML of a static page drawing ``figures`` (Plotly figure dicts: ``data``,
     ``layout``) with ``Plotly.newPlot``, one graph each: a page's own maps without the app."""
-    divs = "".join(f'<div class="g" id="g{i}"></div>' for i in range(len(figures)))
-    return FIGURES_PAGE.format(divs=divs, figs=orjson.dumps(figures).decode())
+    return page("static floor: the page's own figures", figures, DRAW_FIGURE)
 
 
 HOVER = "%{y} · %{x} · %{z:.1f}<extra></extra>"
@@ -107,7 +105,7 @@ HOVER = "%{y} · %{x} · %{z:.1f}<extra></extra>"
 
 def floor_figures(grids: list[np.ndarray], x_labels: list[str], y_labels: list[str],
                   boxes: list[tuple[int, int]], zranges: list[tuple[float, float]]) -> list[dict]:
-    """The figures the static floor page draws (:data:`STATIC_PAGE`), as Plotly figure dicts."""
+    """The figures the static floor page draws (:func:`static_page`), as Plotly figure dicts."""
     return [{"data": [{"type": "heatmap", "z": typed(z), "x": x_labels, "y": y_labels,
                        "zmin": lo, "zmax": hi, "colorscale": "Viridis", "hovertemplate": HOVER}],
              "layout": {"width": w, "height": h, "xaxis": {"type": "category"},
