@@ -80,7 +80,7 @@ def pytest_setup_options():
 
 @pytest.fixture(scope="session")
 def catalog():
-    from evalmaps import load_catalog
+    from evalmaps.catalog.load import load_catalog
 
     return load_catalog()
 

@@ -2,7 +2,7 @@
 
 Pure numpy/pandas, no Dash or Plotly: usable from a notebook::
 
-    from evalmaps import load_catalog
+    from evalmaps.catalog.load import load_catalog
     from evalmaps.analysis.compare import compare, summary, sentences
     al = compare(load_catalog(), "dynts-llama-vs-qwen:r1-llama", "dynts-llama-vs-qwen:r1-qwen")
     summary(al)["mean_delta"]     # 2.37

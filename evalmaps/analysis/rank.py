@@ -3,7 +3,7 @@ pair tested as Compare tests a cell, and which models are best or tied (issue 38
 
 Pure numpy and pandas, no Dash or Flask::
 
-    from evalmaps import load_catalog
+    from evalmaps.catalog.load import load_catalog
     from evalmaps.analysis.rank import rank_figure
     ranking = rank_figure(load_catalog().figure("mmlu-pro"))
     ranking.to_dict()["summary"]

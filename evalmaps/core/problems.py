@@ -8,8 +8,8 @@ and the load goes on without what it could not read: what ``evalmaps serve`` doe
 lines in the app's banner and ``/healthz``. A strict one (:data:`STRICT`, the loaders' default,
 or ``Problems(strict=True)``) raises the first problem's error instead, whose message names the
 file and the fix; a warning, which asks nothing of the data (a figure given another id), is
-logged. ``evalmaps.load_catalog(folder)`` is strict;
-``evalmaps.load_catalog(folder, problems=evalmaps.Problems())`` serves what it can.
+logged. ``load_catalog(folder)`` (:mod:`evalmaps.catalog.load`) is strict;
+``load_catalog(folder, problems=Problems())`` serves what it can.
 
 Compare's grid of two labels takes one too (``label_grid``, ``grid_query``): strict, a choice
 that does not fit raises its ``CompareError``; a collector notes it and the default is used.

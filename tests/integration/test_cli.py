@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from evalmaps import load_catalog
 from evalmaps.catalog.imports import figure_of, import_bytes
+from evalmaps.catalog.load import load_catalog
 from evalmaps.readers.base import ImportOptions
 from tests.servers import alive, children_of, free_port
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evalmaps import load_catalog
+from evalmaps.catalog.load import load_catalog
 
 pytestmark = pytest.mark.external
 

@@ -37,7 +37,7 @@ def test_each_figure_is_its_own_rank_answer(client, catalog):
 
 
 def test_a_figure_too_big_to_rank_at_once_says_so():
-    from evalmaps import load_catalog
+    from evalmaps.catalog.load import load_catalog
     from evalmaps.core.figure import Catalog
     from evalmaps.views.rank import RankOverview
 

@@ -12,7 +12,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalmaps import load_catalog
 from evalmaps.analysis.compare import (
     CompareError,
     compare,
@@ -25,7 +24,7 @@ from evalmaps.analysis.compare import (
     sentences,
     summary,
 )
-from evalmaps.catalog.load import parse_spec, validate_cells
+from evalmaps.catalog.load import load_catalog, parse_spec, validate_cells
 from evalmaps.core.figure import Catalog, Figure
 from evalmaps.core.problems import Problems
 from evalmaps.views.state import grid_query

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalmaps import load_catalog
 from evalmaps.analysis.compare import averageable, label_grid, label_ref
+from evalmaps.catalog.load import load_catalog
 from evalmaps.core.names import QUERY_KEYS, RESERVED_NAMES
 from evalmaps.views.state import CompareState, nav_href, parse_compare_state
 

@@ -16,12 +16,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from evalmaps import DataError, load_catalog
 from evalmaps.catalog import cache, columnar, imports
 from evalmaps.catalog import load as loading
 from evalmaps.catalog import shaping as table
 from evalmaps.catalog.folders import load_folder
-from evalmaps.catalog.load import MAX_DECIMALS, load_figure, parse_spec
+from evalmaps.catalog.load import MAX_DECIMALS, load_catalog, load_figure, parse_spec
+from evalmaps.core.errors import DataError
 from evalmaps.core.problems import Problems
 from evalmaps.readers import csvfile, fastcsv
 from evalmaps.readers.base import DEFAULT_MAX_BYTES, ImportFailed

@@ -240,8 +240,8 @@ def test_the_import_check_sees_the_imports_and_fails_on_a_bad_one():
     found = [s for doc in PYTHON_DOCS for s in doc_imports(doc.read_text(encoding="utf-8"))]
     assert "from evalmaps.catalog.folders import load_folder" in found
     assert "from evalmaps.readers.base import text_of" in found
-    assert len(failing_imports("Load it with `from evalmaps import load_folder, load_catalog`."
+    assert len(failing_imports("Load it with `from evalmaps import load_folder, read`."
                                )) == 1
-    assert unresolved("`evalmaps.load_catalog`, `evalmaps.catalog.folders.load_folder()` and "
+    assert unresolved("`evalmaps.read`, `evalmaps.catalog.folders.load_folder()` and "
                       "`evalmaps.readers.importers.load_folder`") == [
         "evalmaps.readers.importers.load_folder"]

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from evalmaps import load_catalog
 from evalmaps.catalog import manifest
 from evalmaps.catalog.folders import folder_files, load_folder
+from evalmaps.catalog.load import load_catalog
 from evalmaps.service.cli import main as cli
 from evalmaps.service.settings import Settings
 from evalmaps.service.startup import load_data

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evalmaps import DataError, load_catalog
+from evalmaps.catalog.load import load_catalog
+from evalmaps.core.errors import DataError
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -12,12 +12,12 @@ import pytest
 
 from components.datatable import cells_grid
 from components.trends import stats_rows
-from evalmaps import load_catalog
 from evalmaps.analysis import export
 from evalmaps.analysis.compare import compare, sentences
 from evalmaps.analysis.slicing import slice_panel
 from evalmaps.analysis.trends import analyse
 from evalmaps.catalog.imports import figure_of, import_bytes
+from evalmaps.catalog.load import load_catalog
 from evalmaps.core import text as fmt
 from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Catalog

@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from evalmaps import load_catalog
 from evalmaps.analysis.compare import compare, sentences, summary
 from evalmaps.analysis.slicing import scale_notes, view_ranges, views_for
 from evalmaps.analysis.trends import analyse
+from evalmaps.catalog.load import load_catalog
 from evalmaps.figures.compare import DELTA_COLORSCALE, compare_figures, readouts
 from evalmaps.figures.heatmap import heatmap_figure, log_ticks
 from evalmaps.figures.theme import UNIFORM_SCALE, colorscale_of, reversed_stops

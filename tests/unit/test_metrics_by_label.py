@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from evalmaps import DataError, load_catalog
+from evalmaps.catalog.load import load_catalog
+from evalmaps.core.errors import DataError
 from evalmaps.core.figure import Metric
 
 ENTRY = {

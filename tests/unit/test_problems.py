@@ -7,8 +7,8 @@ import logging
 
 import pytest
 
-import evalmaps
 from evalmaps.catalog.folders import load_folder
+from evalmaps.catalog.load import load_catalog
 from evalmaps.core.errors import DataError, problem_line
 from evalmaps.core.problems import STRICT, Problems
 
@@ -62,7 +62,7 @@ def test_a_folder_loads_strictly_by_default_and_collects_with_a_collector(tmp_pa
     (tmp_path / "bad.csv").write_text(BAD, encoding="utf-8")
     with pytest.raises(DataError, match=r"'lots' is not a finite number") as raised:
         load_folder(tmp_path)
-    problems = evalmaps.Problems()
+    problems = Problems()
     (figure,) = load_folder(tmp_path, problems=problems)
     assert figure.id == "import-good" and figure.n_cells == 4
     assert list(problems) == [f"Not served: {raised.value}"]
@@ -77,8 +77,8 @@ def test_a_catalog_with_a_bad_figure_raises_strictly_and_serves_the_rest_collect
     (tmp_path / "catalog.json").write_text(
         f'{{"figures": [{entry.format("good")}, {entry.format("bad")}]}}', encoding="utf-8")
     with pytest.raises(DataError) as raised:
-        evalmaps.load_catalog(tmp_path)
+        load_catalog(tmp_path)
     problems = Problems()
-    catalog = evalmaps.load_catalog(tmp_path, problems=problems)
+    catalog = load_catalog(tmp_path, problems=problems)
     assert catalog.ids == ["good"]
     assert list(problems) == [f"Not served: {raised.value}"]

@@ -12,7 +12,7 @@ import math
 
 import pytest
 
-from evalmaps import load_catalog
+from evalmaps.catalog.load import load_catalog
 
 # --------------------------------------------------------------------------------------
 # Seed 000: "Baseline - Core Generalization - Qwen-2.5B" (accuracy %, type x length).

@@ -195,7 +195,7 @@ def test_many_panel_figures_open_on_their_first_panel(tmp_path):
     """A published table can give fifty panels: the default view is one, the URL says which."""
     import json as _json
 
-    from evalmaps import load_catalog
+    from evalmaps.catalog.load import load_catalog
     from evalmaps.views.state import MAX_DEFAULT_PANELS
 
     models = [f"m{i}" for i in range(MAX_DEFAULT_PANELS + 1)]

@@ -332,7 +332,7 @@ fast_importers = SimpleNamespace(import_bytes=lambda *a, **k: import_bytes(*a, *
                                  figure_of=figure_of, read_table=csvfile.read_table,
                                  detect_format=table.detect_format,
                                  _matrix_replicate=table._matrix_replicate)
-from evalmaps import load_catalog  # noqa: E402
+from evalmaps.catalog.load import load_catalog  # noqa: E402
 from tests.reference import importers as ref_importers  # noqa: E402
 from tests.reference import loading as ref_loading  # noqa: E402
 
