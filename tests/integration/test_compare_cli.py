@@ -39,7 +39,9 @@ PAIRED = ("n", "a_mean", "b_mean", "diff", "ci_low", "ci_high", "p", "p_adjusted
 # --------------------------------------------------------------------------- helpers
 
 def cli_json(*args, cwd: Path) -> dict:
-    proc = run_cli("compare", *map(str, args), "--format", "json", cwd=cwd)
+    """``evalmaps compare ... --format json`` through the real console script, as a user or a
+    CI job runs it."""
+    proc = run_cli("compare", *map(str, args), "--format", "json", cwd=cwd, entry_point=True)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     return json.loads(proc.stdout)
@@ -364,3 +366,100 @@ def test_cluster_clusters_every_paired_cell_as_the_api_does(tmp_path, checkpoint
     assert list(frame.columns[-2:]) == ["se_clustered", "n_clusters"]
     models = [m for c in ranked["cells"] for m in c["models"]]
     assert frame["se_clustered"].tolist() == [m["se_clustered"] for m in models]
+
+
+# --------------------------------------------------------------------------- LiveCodeBench
+
+LCB_FIXTURE = (ROOT / "tests" / "fixtures" / "formats" / "livecodebench" / "output"
+               / "Qwen2.5-Coder-7B" / "Scenario.codegeneration_4_0.2_eval_all.json")
+LCB_NAME = "Scenario.codegeneration_1_0.2_eval_all.json"  # lcb_runner's name at n = 1
+
+
+def lcb_output(folder: Path, model: str, right: dict[str, bool]) -> Path:
+    """An ``lcb_runner`` ``*_eval_all.json`` of one model at n = 1 (one graded sample a
+    problem), in its ``output/<model>/`` folder, as the fixture's keys lay it out: its problems
+    over three difficulties and two platforms, each right as ``right`` says."""
+    template = json.loads(LCB_FIXTURE.read_text(encoding="utf-8"))[0]
+    problems = []
+    for k, (qid, ok) in enumerate(right.items()):
+        problems.append({**template, "question_id": qid, "question_title": f"P{qid}",
+                         "difficulty": ("easy", "medium", "hard")[k % 3],
+                         "platform": ("leetcode", "atcoder")[k // 3 % 2],
+                         "output_list": ["x"], "code_list": [f"print({k})"],
+                         "graded_list": [ok], "pass@1": float(ok), "metadata": ["{}"]})
+    path = folder / "output" / model / LCB_NAME
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(problems), encoding="utf-8")
+    return path
+
+
+def lcb_scores(path: Path) -> pd.DataFrame:
+    """The raw file's per-problem scores, read with json alone: the independent side."""
+    return pd.DataFrame([{"difficulty": p["difficulty"], "platform": p["platform"],
+                          "item": p["question_id"], "score": float(p["graded_list"][0])}
+                         for p in json.loads(path.read_text(encoding="utf-8"))])
+
+
+@pytest.mark.parametrize("b_name, keep, gain, code", [("Coder-worse", 0.4, 0.0, 1),
+                                                      ("Coder-same", 1.0, 0.0, 0),
+                                                      ("Coder-better", 1.0, 0.8, 0)])
+def test_livecodebench_outputs_through_the_console_script(tmp_path, b_name, keep, gain, code):
+    """Issue 40: the real console script on two LiveCodeBench runs (lcb_runner's
+    ``output/<model>/*_eval_all.json``), its JSON against a count made from the raw files, and
+    its gate's exit code. ../shared holds no LiveCodeBench output, so the files are written here
+    in the fixture's layout (tests/fixtures/formats/livecodebench)."""
+    import random
+    rng = random.Random(40)
+    qids = [f"{3000 + k}" for k in range(180)]
+    a_right = {q: rng.random() < 0.6 for q in qids}
+    # B keeps each of A's right answers with chance ``keep`` and gets each wrong one right with
+    # chance ``gain``: worse, the same run under another name, or better
+    b_right = {q: rng.random() < (keep if ok else gain) for q, ok in a_right.items()}
+    a = lcb_output(tmp_path / "a", "Coder-base", a_right)
+    b = lcb_output(tmp_path / "b", b_name, b_right)
+    proc = run_cli("compare", a, b, "--format", "json", "--fail-if-worse", cwd=tmp_path,
+                   entry_point=True)
+    assert proc.returncode == code, proc.stderr
+    assert "Traceback" not in proc.stderr
+    payload = json.loads(proc.stdout)
+    cells = pd.DataFrame([{"difficulty": c["difficulty"], "platform": c["platform"],
+                           **{name: c["paired"][name] for name in PAIRED}}
+                          for c in payload["cells"]])
+    keys = ["difficulty", "platform"]
+    count = independent_count(lcb_scores(a), lcb_scores(b), keys)
+    assert len(cells) == 6
+    assert_matches_count(cells, count, keys)
+    worse = count[(count["b_mean"] < count["a_mean"]) & (count["p_adjusted"] < 0.05)]
+    assert (len(worse) > 0) == (code == 1)
+    assert (cells["diff"].to_numpy() == pytest.approx(
+        (count.set_index(keys).loc[list(map(tuple, cells[keys].to_numpy()))]
+         .eval("b_mean - a_mean")).to_numpy()))
+    assert payload == cli_json(a, b, cwd=tmp_path)  # the gate changes the exit code only
+
+
+def test_livecodebench_samples_give_each_problems_pass_at_1(tmp_path):
+    """The fixture's four graded samples a problem: a cell's mean is the mean over problems of
+    each one's share of right samples (lcb_runner's own ``pass@1``), paired on the problems."""
+    a = tmp_path / "a" / "output" / "Qwen2.5-Coder-7B" / LCB_FIXTURE.name
+    b = tmp_path / "b" / "output" / "Qwen2.5-Coder-7B-flipped" / LCB_FIXTURE.name
+    a.parent.mkdir(parents=True)
+    b.parent.mkdir(parents=True)
+    problems = json.loads(LCB_FIXTURE.read_text(encoding="utf-8"))
+    a.write_text(json.dumps(problems), encoding="utf-8")
+    flipped = [{**p, "graded_list": [not g for g in p["graded_list"]],
+                "pass@1": 1 - p["pass@1"]} for p in problems]
+    b.write_text(json.dumps(flipped), encoding="utf-8")
+    payload = cli_json(a, b, cwd=tmp_path)
+    expected: dict = {}
+    for p, q in zip(problems, flipped):
+        cell = expected.setdefault((p["difficulty"], p["platform"]), [[], []])
+        cell[0].append(sum(p["graded_list"]) / len(p["graded_list"]))
+        cell[1].append(sum(q["graded_list"]) / len(q["graded_list"]))
+    got = {(c["difficulty"], c["platform"]): c["paired"] for c in payload["cells"]}
+    assert set(got) == set(expected)
+    for key, (a_means, b_means) in expected.items():
+        paired = got[key]
+        assert paired["n"] == len(a_means)
+        assert paired["a_mean"] == pytest.approx(sum(a_means) / len(a_means), abs=1e-12)
+        assert paired["b_mean"] == pytest.approx(sum(b_means) / len(b_means), abs=1e-12)
+        assert paired["diff"] == pytest.approx(paired["b_mean"] - paired["a_mean"], abs=1e-12)
