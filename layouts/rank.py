@@ -75,6 +75,7 @@ from evalmaps.views.state import (
     RankState,
     default_rank_by,
     default_rank_slice,
+    first,
     parse_rank_state,
     rank_dims,
     rankable,
@@ -91,6 +92,8 @@ from layouts._shared import (
     problems_alert,
     register_nav_sync,
     stored_ids,
+    waiting_for,
+    waiting_page,
 )
 
 dash.register_page(__name__, path="/rank", name="Rank", title="evalmaps · Rank", order=3,
@@ -110,6 +113,9 @@ WHERE_ID = {"type": "rank-where", "panel": "where"}
 
 def layout(uploads=None, **query):
     catalog = get_catalog(uploads, *stored_ids(*query.values()))
+    waiting = waiting_for(first(query.get("figure")), catalog)
+    if waiting:  # a watched folder's figure with no file yet: drawn when it arrives
+        return waiting_page(PAGE, first(query.get("figure")), waiting)
     state = parse_rank_state(query, catalog)
     if state is None:
         return dbc.Container([

@@ -179,14 +179,15 @@ def test_a_sweep_written_while_served(served):
     assert status == 200
 
 
-def test_trends_and_compare_wait_for_a_watched_folders_first_file(served):
-    """Issue 37 (a new user, 5), beyond Browse: Trends and Compare opened on a watched figure
+def test_trends_compare_and_rank_wait_for_a_watched_folders_first_file(served):
+    """Issue 37 (a new user, 5), beyond Browse: Trends, Compare and Rank opened on a watched figure
     with no file yet say that they wait for it (and draw no other figure); once its first file
     is read, the same URLs draw it."""
     base, folder, _ = served
     fid = "import-" + short_slug(folder.name)
     pages = {"trends": f"/trends?figure={fid}",
-             "compare": f"/compare?a={fid}:arc-easy-acc&b={fid}:arc-challenge-acc"}
+             "compare": f"/compare?a={fid}:arc-easy-acc&b={fid}:arc-challenge-acc",
+             "rank": f"/rank?figure={fid}"}
 
     def first_layout(path: str) -> str:
         status, _, body = fetch(base, "/_dash-layout", {"Referer": base + path})
