@@ -131,9 +131,10 @@ def labels_note(n_rows: int, n_cols: int, every: bool = False) -> str | None:
         if step > 1:
             parts.append(f"one row in {step} is labelled even so ({n_rows:,} rows: the map "
                          f"stops growing at {MAX_EVERY_ROWS:,} rows a label high)")
-        if n_cols > MAX_EVERY_COLUMNS:
+        if every_columns_thinned(n_cols):
             parts.append(f"columns are labelled every few even so ({n_cols:,} columns: the "
-                         f"map stops widening at {MAX_EVERY_COLUMNS:,} columns a line wide)")
+                         f"map stops widening at {COLUMN_PX * MAX_EVERY_COLUMNS:,} px, "
+                         f"narrower than a line a column)")
         if not parts:
             return ("Every row and column is labelled: the map is as tall as its rows and, "
                     "where its columns would be narrower than a line, wider than the screen "
@@ -666,6 +667,7 @@ TALL_COLUMNS = 40  # maps of at most this many columns grow to label every row
 # wide (COLUMN_PX: an upright label, 13 px in evalmapsLib.fit, and a gap), up to 1,000 of each
 # (a map about 15,000 px tall or wide); past that, labelled every k-th even so.
 COLUMN_PX = 15
+UPRIGHT_LINE_PX = 13  # evalmapsLib.fit labels every column at least this wide (UPRIGHT_LINE)
 MAX_EVERY_ROWS = 1000
 MAX_EVERY_COLUMNS = 1000
 
@@ -689,6 +691,14 @@ def row_step(n_rows: int, height: int) -> int:
     """Every k-th row label, so that the labels shown are at least a label's height apart."""
     plot = max(height - PLOT_MARGINS, 1)
     return max(1, int(np.ceil(n_rows * ROW_PX / plot)))
+
+
+def every_columns_thinned(n_cols: int) -> bool:
+    """Whether a ``ticks=all`` map's columns are labelled every few even so: past
+    :data:`MAX_EVERY_COLUMNS` columns they share its widest plot, and where that gives each
+    less than an upright line (:data:`UPRIGHT_LINE_PX`), the browser thins them (1,154 columns
+    and more)."""
+    return n_cols * UPRIGHT_LINE_PX > COLUMN_PX * MAX_EVERY_COLUMNS
 
 
 def every_label_width(layout: dict, n_cols: int) -> int:

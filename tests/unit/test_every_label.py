@@ -42,6 +42,19 @@ def test_every_label_heights_and_steps_by_hand():
     assert PLOT_MARGINS + 10 + ROW_PX * MAX_EVERY_ROWS == 15129
 
 
+def test_the_line_a_column_is_the_browsers():
+    """The width under which the browser thins upright column labels (evalmapsLib.fit's
+    UPRIGHT_LINE) is the one the note counts with, and a ticks=all column is wider."""
+    import re
+    from pathlib import Path
+
+    from evalmaps.figures.heatmap import UPRIGHT_LINE_PX
+
+    fit = (Path(__file__).parents[2] / "assets" / "evalmaps-fit.js").read_text()
+    assert int(re.search(r"const UPRIGHT_LINE = (\d+)", fit).group(1)) == UPRIGHT_LINE_PX
+    assert COLUMN_PX > UPRIGHT_LINE_PX
+
+
 def test_every_label_width_by_hand():
     # the row labels' margin, the colour bar's, and 15 px a column
     assert COLUMN_PX == 15
@@ -90,8 +103,11 @@ def test_the_note_under_ticks_all_says_what_is_still_thinned():
     assert labels_note(1500, 50, every=True).startswith(
         "One row in 2 is labelled even so (1,500 rows: the map stops growing at 1,000 rows")
     both = labels_note(1500, 1200, every=True)
-    assert "1,200 columns: the map stops widening at 1,000 columns" in both
-    assert labels_note(60, 1001, every=True).startswith("Columns are labelled every few even so")
+    assert "1,200 columns: the map stops widening at 15,000 px, narrower than a line" in both
+    # 15,000 px of plot give 1,153 columns 13.01 px each, an upright line: every one labelled;
+    # 1,154 get 12.998 px: the browser thins them (evalmapsLib.fit's UPRIGHT_LINE, 13 px)
+    assert labels_note(60, 1153, every=True).startswith("Every row and column is labelled")
+    assert labels_note(60, 1154, every=True).startswith("Columns are labelled every few even so")
 
 
 @pytest.mark.parametrize("query, ticks, problem", [
