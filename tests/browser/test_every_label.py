@@ -111,6 +111,12 @@ def test_every_row_and_column_is_labelled_under_ticks_all(dash_duo, dash_app, tm
     left = dash_duo.driver.execute_script(
         "return document.querySelector(arguments[0]).closest('.heatmap-scroll').scrollLeft;", css)
     assert (left > 0) == (size == PHONE)
+    if size == PHONE:  # the scrolling frame passes axe (a focusable, named region inside)
+        from tests.browser.test_axe import axe_source, describe, run_axe
+
+        bad = [v for v in run_axe(dash_duo.driver, axe_source())
+               if v["impact"] in ("critical", "serious")]
+        assert not bad, describe(bad)
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1440", "390"])
