@@ -169,7 +169,27 @@
     const changed = before[0] !== params.get("color") || before[1] !== params.get("labels") ||
         before[2] !== params.get("scale");
     const query = params.toString();
+    if (changed) {
+      ticksLinks(params);
+    }
     return [out, changed ? (query ? "?" + query : "") : dc.no_update];
+  }
+
+  /* The labels note's links (layouts/browse.py ticks_link: this view with every label, or back
+   * to the overview) kept to the page's query ``params`` as the browser writes it, their own
+   * ticks key (data-ticks) set or left off. */
+  function ticksLinks(params) {
+    document.querySelectorAll("a.ticks-link").forEach(function (a) {
+      const own = new URLSearchParams(params);
+      if (a.dataset.ticks === "all") {
+        own.set("ticks", "all");
+      } else {
+        own.delete("ticks");
+      }
+      const url = new URL(a.href), query = own.toString();  // a link's href: absolute
+      url.search = query ? "?" + query : "";
+      a.setAttribute("href", url.pathname + url.search);
+    });
   }
 
   lib.paint = {

@@ -39,7 +39,13 @@ from components.dash_internals import PAGES_CONTENT, PAGES_LOCATION
 from components.provenance import provenance_badge
 from evalmaps.core.figure import Catalog, Figure, short_slug
 from evalmaps.service.store import STORED_ID_IN
-from evalmaps.views.state import ViewState, parse_state, read_cluster, state_from_controls
+from evalmaps.views.state import (
+    ViewState,
+    parse_state,
+    read_cluster,
+    read_ticks,
+    state_from_controls,
+)
 from layouts._served import catalog_for, served
 
 NAV_PAGES = [("Browse", "/"), ("Trends", "/trends"), ("Compare", "/compare"), ("Rank", "/rank"),
@@ -350,10 +356,11 @@ def read_view(page: str, slicing: dict, display: dict | None = None):
         figure, facets, slicing["rows"], slicing["x_range"], display.get("color"),
         display.get("show_values"), slicing["sort"], slicing["top"], display.get("pct"),
         display.get("zlog"))
-    # no control sets the items' cluster column: the URL's stays while the controls change
-    cluster = read_cluster(parse_qs((search or "").lstrip("?"), keep_blank_values=True),
-                           figure, [])
-    return figure, replace(state, cluster=cluster), None
+    # no control sets the items' cluster column, nor ticks: the URL's stay while the controls
+    # change
+    query = parse_qs((search or "").lstrip("?"), keep_blank_values=True)
+    return figure, replace(state, cluster=read_cluster(query, figure, []),
+                           ticks=read_ticks(query, [], figure)), None
 
 
 def slicing_values(state: ViewState, figure: Figure, facet_ids: list[dict]) -> dict:

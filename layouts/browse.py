@@ -40,11 +40,20 @@ from components.controls import (
     values_switch,
 )
 from components.filters import filters, register_filters, scale_control
-from components.heatmap import gaps_note, heatmap_figure, labels_note, prefix_note, values_note
+from components.heatmap import (
+    LABELS_LINK,
+    OVERVIEW_LINK,
+    every_label_width,
+    gaps_note,
+    heatmap_figure,
+    labels_note,
+    prefix_note,
+    values_note,
+)
 from components.items import k_menu
 from components.keyboard import keyboard_map, map_coords
 from components.provenance import provenance_badge, source_card
-from components.theme import graph_config, reserved_height
+from components.theme import GRAPH_FRAME_PX, graph_config, reserved_height
 from evalmaps.analysis import uncertainty
 from evalmaps.analysis.export import (
     ExportError,
@@ -229,20 +238,25 @@ def graphs(figure, state: ViewState) -> dict:
     if any(len(str(y)) > 12 for y in views[0].y_labels):
         per_row = min(per_row, 2)  # long row labels take room from the cells
     per_row = min(per_row, len(views))
+    every = state.ticks == "all"
     cols = []
     maps = {}  # panel slug -> its figure and style
     for view, ranges in zip(views, all_ranges):
         fig = heatmap_figure(view, ranges[state.color], show_values=state.show_values,
                              ranges=ranges, scale=state.scale, color=state.color,
                              counts=count_grid(figure, view.panel.facets, view.y_labels,
-                                               view.x_labels))
-        maps[view.panel.slug] = {"figure": fig, "style": reserved_height(fig)}
-        cols.append(dbc.Col(keyboard_map(dcc.Graph(
+                                               view.x_labels), every=every)
+        style = graph_style(fig, len(view.x_labels), every)
+        maps[view.panel.slug] = {"figure": fig, "style": style}
+        drawn_map = keyboard_map(dcc.Graph(
             id={"type": "browse-heatmap", "panel": view.panel.slug}, figure=fig,
             config=graph_config(figure.id, view.panel.slug), className="heatmap-graph",
-            style=reserved_height(fig)),
+            style=style),
             name=view.title, coords=map_coords(view.panel.facets, figure.spec.y,
-                                               figure.spec.x)), md=12 // per_row))
+                                               figure.spec.x))
+        if every:  # at least a line a column: wider than a phone, it scrolls sideways
+            drawn_map = html.Div(drawn_map, className="heatmap-scroll")
+        cols.append(dbc.Col(drawn_map, md=12 // per_row))
     shown = sum(v.n_cells for v in views)
     total = sum(v.z.size for v in views)
     summary = (f"{len(views)} panel{'s' * (len(views) != 1)} · {shown} of {total} cells reported"
@@ -253,7 +267,7 @@ def graphs(figure, state: ViewState) -> dict:
                   + (f", clustered by {state.cluster}" if state.cluster else "")
                   if getattr(figure, "items", None) is not None else ""))
     note = values_note(len(views[0].y_labels), len(views[0].x_labels))
-    thinned = labels_note(len(views[0].y_labels), len(views[0].x_labels))
+    thinned = labels_note(len(views[0].y_labels), len(views[0].x_labels), every)
     gaps = gaps_note(len(views[0].y_labels), len(views[0].x_labels)) if shown < total else None
     notes = scale_notes(views)
     cut = prefix_note(figure.spec)
@@ -262,11 +276,38 @@ def graphs(figure, state: ViewState) -> dict:
             "summary": [summary,
                         *([html.Div(cut, id="browse-prefix-note")] if cut else []),
                         *([html.Div(note, id="browse-values-note")] if note else []),
-                        *([html.Div(thinned, id="browse-labels-note")] if thinned else []),
+                        *([html.Div([thinned, *ticks_link(figure, state)],
+                                    id="browse-labels-note")] if thinned else []),
                         *([html.Div(gaps, id="browse-gaps-note")] if gaps else []),
                         *([html.Div(" ".join(notes), id="browse-scale-note")] if notes else [])],
             "drawn": slice_key(state), "export_options": panels,
             "export_value": panels[0]["value"], "export_style": panel_style(panels), "redraw": maps}
+
+
+def graph_style(fig: dict, n_cols: int, every: bool) -> dict:
+    """A map's graph style: its height held from the first paint (``reserved_height``); under
+    ``ticks=all``, at least the width that gives every column a line (``every_label_width``):
+    plotly.js sizes the chart to the graph, and on a narrower screen its frame scrolls
+    sideways (``.heatmap-scroll``)."""
+    style = reserved_height(fig)
+    if every:
+        style["minWidth"] = f"{every_label_width(fig['layout'], n_cols) + GRAPH_FRAME_PX}px"
+    return style
+
+
+def ticks_link(figure, state: ViewState) -> list:
+    """The labels note's link: this view with every row and column labelled (``ticks=all``),
+    or, under it, back to the overview (the key left off); none in a figure with a dimension
+    named ``ticks`` (there, the key is its label). A real link, so that it opens in a new tab
+    and is shared; the colour keys the browser writes later are kept up to date in it
+    (``evalmapsLib.paint.restyle``)."""
+    if "ticks" in figure.spec.dims:
+        return []
+    every = state.ticks == "all"
+    target = replace(state, ticks="auto" if every else "all", problems=())
+    return [" ", html.A(OVERVIEW_LINK if every else LABELS_LINK, id="browse-ticks-link",
+                  className="ticks-link", **{"data-ticks": target.ticks},
+                  href=dash.get_relative_path("/") + target.to_query(y_labels=row_labels(figure)))]
 
 
 @callback(

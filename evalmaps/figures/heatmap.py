@@ -106,18 +106,49 @@ def prefix_note(spec) -> str | None:
 
 
 NARROW_COLUMNS = 24  # past this many columns a phone's map has columns narrower than a line
+LABELS_LINK = "Label every row and column (the page scrolls)"  # the note's link (ticks=all)
+OVERVIEW_LINK = "Back to the overview"  # the note's link under ticks=all (the key left off)
 
 
-def labels_note(n_rows: int, n_cols: int) -> str | None:
-    """Which axis labels a panel this size leaves off, on purpose, and where each is read
-    (None: every label is shown): rows past the map's height are labelled every k-th
-    (:func:`row_step`); columns narrower than a line of text (a phone, or a wide map) are
-    labelled every k-th by the browser (``evalmapsLib.fit``)."""
+def labels_note(n_rows: int, n_cols: int, every: bool = False) -> str | None:
+    """Which axis labels a panel this size leaves off, on purpose, why, and where each is read
+    (None: every label is shown). By default, rows past the map's height are labelled every
+    k-th (:func:`row_step`: a map of more than :data:`TALL_COLUMNS` columns is a 720 px
+    overview; one of fewer stops growing at :data:`MAX_HEIGHT`); columns narrower than a line
+    of text (a phone, or a wide map) are labelled every k-th by the browser
+    (``evalmapsLib.fit``); the page then links to ``ticks=all`` (:data:`LABELS_LINK`).
+
+    ``every`` (``ticks=all``): every row and column is labelled, the map as tall as its rows
+    and, where its columns are narrower than a line, wider than the screen (it scrolls
+    sideways), up to :data:`MAX_EVERY_ROWS` rows and :data:`MAX_EVERY_COLUMNS` columns; the
+    note says so (None where the default leaves nothing off) and what is still thinned past
+    those."""
+    if every:
+        if labels_note(n_rows, n_cols) is None:
+            return None
+        parts = []
+        step = row_step(n_rows, panel_height(n_rows, n_cols, every=True))
+        if step > 1:
+            parts.append(f"one row in {step} is labelled even so ({n_rows:,} rows: the map "
+                         f"stops growing at {MAX_EVERY_ROWS:,} rows a label high)")
+        if every_columns_thinned(n_cols):
+            parts.append(f"columns are labelled every few even so ({n_cols:,} columns: the "
+                         f"map stops widening at {COLUMN_PX * MAX_EVERY_COLUMNS:,} px, "
+                         f"narrower than a line a column)")
+        if not parts:
+            return ("Every row and column is labelled: the map is as tall as its rows and, "
+                    "where its columns would be narrower than a line, wider than the screen "
+                    "(it scrolls sideways).")
+        text = " and ".join(parts)
+        return (text[0].upper() + text[1:] + ": hover a cell, read the map by keyboard or "
+                "open its table for every name.")
     parts = []
     step = row_step(n_rows, panel_height(n_rows, n_cols))
     if step > 1:
-        parts.append(f"one row in {step} is labelled ({n_rows:,} rows: the map would be "
-                     f"taller than {MAX_HEIGHT:,} px with each)")
+        why = (f"a map of more than {TALL_COLUMNS} columns is kept to a "
+               f"{panel_height(n_rows, n_cols):,} px overview" if n_cols > TALL_COLUMNS
+               else f"the map stops growing at {MAX_HEIGHT:,} px")
+        parts.append(f"one row in {step} is labelled ({n_rows:,} rows: {why})")
     if n_cols > NARROW_COLUMNS:
         parts.append("columns narrower than a line of text (on a phone, or many columns) are "
                      "labelled every few")
@@ -528,10 +559,13 @@ def _number_list(values: np.ndarray) -> list:
 
 def heatmap_layout(x_labels, y_labels, *, x_title: str, y_title: str, heading: str,
                    height: int, illustrative: bool = False, fixed_range: bool = False,
-                   right: int = 20, prefixes: tuple[str, str] = ("", "")) -> dict:
+                   right: int = 20, prefixes: tuple[str, str] = ("", ""),
+                   every: bool = False) -> dict:
     """Axes (categorical, the source's order, first row on top), title and height.
     ``prefixes``: the start every x and every y label shares (evalmaps.core.labels), left off
-    the tick labels; the hover, which reads the traces' labels, gives them whole."""
+    the tick labels; the hover, which reads the traces' labels, gives them whole. ``every``
+    (``ticks=all``): a tick at every column, however many (the browser thins none that has
+    room: evalmapsLib.fit)."""
     x, y = theme.texts(x_labels), theme.texts(y_labels)
     nx, ny = len(x), len(y)
     xaxis = {"type": "category", "categoryorder": "array", "categoryarray": x}
@@ -541,7 +575,7 @@ def heatmap_layout(x_labels, y_labels, *, x_title: str, y_title: str, heading: s
         yaxis.update(autorange=False, range=[ny - 0.5, -0.5])
     else:
         yaxis["autorange"] = "reversed"
-    if nx <= 60:
+    if nx <= 60 or every:
         xaxis.update(tickmode="linear" if nx else "auto")
     # margins from the labels' widths, not plotly.js's automargin (which measures every tick
     # label and draws the chart twice); x labels stay level (the browser thins them to fit:
@@ -564,6 +598,8 @@ def heatmap_layout(x_labels, y_labels, *, x_title: str, y_title: str, heading: s
         # printed over one another (the hover, the table and the readout name every row;
         # labels_note says so under the map)
         yaxis.update(tickmode="array", tickvals=y[::step], ticktext=shown_y[::step])
+    elif every and ny:  # a tick at every row, not plotly.js's own choice of a few
+        yaxis.update(tickmode="linear", tick0=0, dtick=1)
     layout = {
         "template": theme.TEMPLATE,
         "title": theme.title(heading),
@@ -627,14 +663,25 @@ MAX_HEIGHT = 3600  # the tallest map (229 rows a label high): past it rows are t
 
 TALL_COLUMNS = 40  # maps of at most this many columns grow to label every row
 
+# ticks=all: every row and column labelled. A row is a label high (ROW_PX) and a column a line
+# wide (COLUMN_PX: an upright label, 13 px in evalmapsLib.fit, and a gap), up to 1,000 of each
+# (a map about 15,000 px tall or wide); past that, labelled every k-th even so.
+COLUMN_PX = 15
+UPRIGHT_LINE_PX = 13  # evalmapsLib.fit labels every column at least this wide (UPRIGHT_LINE)
+MAX_EVERY_ROWS = 1000
+MAX_EVERY_COLUMNS = 1000
 
-def panel_height(n_rows: int, n_cols: int = 1) -> int:
+
+def panel_height(n_rows: int, n_cols: int = 1, every: bool = False) -> int:
     """A map's height: 38 px a row up to 720 px; then, for a map of at most
     :data:`TALL_COLUMNS` columns (a leaderboard's shape: many systems, few benchmarks), a
     label's height a row (the page scrolls to read them all) up to :data:`MAX_HEIGHT`. A map of
     many rows and many columns keeps 720 px, an overview at a glance, its rows labelled every
-    k-th (:func:`row_step`)."""
+    k-th (:func:`row_step`). ``every`` (``ticks=all``): a label's height a row whatever the
+    columns, up to :data:`MAX_EVERY_ROWS` rows."""
     short = int(min(max(150 + 38 * n_rows, 260), 720))
+    if every:
+        return max(short, PLOT_MARGINS + 10 + ROW_PX * min(n_rows, MAX_EVERY_ROWS))
     if n_cols > TALL_COLUMNS:
         return short
     return max(short, int(min(PLOT_MARGINS + 10 + ROW_PX * n_rows, MAX_HEIGHT)))
@@ -644,6 +691,24 @@ def row_step(n_rows: int, height: int) -> int:
     """Every k-th row label, so that the labels shown are at least a label's height apart."""
     plot = max(height - PLOT_MARGINS, 1)
     return max(1, int(np.ceil(n_rows * ROW_PX / plot)))
+
+
+def every_columns_thinned(n_cols: int) -> bool:
+    """Whether a ``ticks=all`` map's columns are labelled every few even so: past
+    :data:`MAX_EVERY_COLUMNS` columns they share its widest plot, and where that gives each
+    less than an upright line (:data:`UPRIGHT_LINE_PX`), the browser thins them (1,154 columns
+    and more)."""
+    return n_cols * UPRIGHT_LINE_PX > COLUMN_PX * MAX_EVERY_COLUMNS
+
+
+def every_label_width(layout: dict, n_cols: int) -> int:
+    """The narrowest chart (px, as plotly.js draws it) that gives each of ``n_cols`` columns a
+    line's width (:data:`COLUMN_PX`, up to :data:`MAX_EVERY_COLUMNS` columns) beside the
+    layout's margins (the row labels', and the colour bar's: :func:`place_bar`): the least
+    width of a ``ticks=all`` map, which scrolls sideways where the screen is narrower."""
+    margin = layout.get("margin") or {}
+    return (int(margin.get("l", 80)) + int(margin.get("r", 80))
+            + COLUMN_PX * min(n_cols, MAX_EVERY_COLUMNS))
 
 
 # --------------------------------------------------------------------------- Browse panels
@@ -786,10 +851,12 @@ def style_meta(traces: list[dict], ranges: dict | None, color: str | None = None
 def heatmap_figure(view: PanelView, zrange: tuple[float, float] | None, *,
                    show_values: bool = True, ranges: dict | None = None,
                    scale: str = theme.DEFAULT_SCALE, color: str | None = None,
-                   counts: np.ndarray | None = None) -> dict:
+                   counts: np.ndarray | None = None, every: bool = False) -> dict:
     """A Browse panel as a Plotly figure dict. ``ranges``: the colour range of each colour
     mode, for the browser to switch between; ``color``: the mode drawn; ``counts``: each
-    cell's items and most samples per item (rows, cols, 2; NaN: none), said in its hover."""
+    cell's items and most samples per item (rows, cols, 2; NaN: none), said in its hover;
+    ``every`` (``ticks=all``): as tall as its rows a label high (:func:`panel_height`; its
+    least width is :func:`every_label_width`)."""
     spec = view.spec
     data = panel_traces(view, zrange, show_values=show_values, scale=scale,
                         ranges=list((ranges or {}).values()), counts=counts)
@@ -798,8 +865,8 @@ def heatmap_figure(view: PanelView, zrange: tuple[float, float] | None, *,
                             y_title=spec.dims[spec.y].title,
                             heading=view.title + ("" if view.higher_is_better
                                                   else " · lower is better"),
-                            height=panel_height(len(view.y_labels), len(view.x_labels)),
-                            illustrative=spec.illustrative, prefixes=prefixes)
+                            height=panel_height(len(view.y_labels), len(view.x_labels), every),
+                            illustrative=spec.illustrative, prefixes=prefixes, every=every)
     layout["meta"] = style_meta(data, ranges, color)
     place_bar(layout, data, (ranges or {}).values())
     if any(prefixes):  # the table of the map (evalmapsLib.keys) leaves them off too, once said

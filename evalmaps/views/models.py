@@ -50,6 +50,7 @@ from evalmaps.views.state import (
     grid_state,
     parse_options,
     parse_state,
+    read_ticks,
 )
 
 __all__ = ["BadQuery", "BrowseView", "CompareView", "ItemsView", "TrendsView"]
@@ -243,6 +244,7 @@ class BrowseView:
     empty: str | None = None
     k: int = 1
     cluster: str | None = None
+    ticks: str = "auto"  # axis labels: auto, or all (every one; the page scrolls: issue 37)
 
     @classmethod
     def from_query(cls, catalog: Catalog, query: Query) -> BrowseView:
@@ -256,14 +258,16 @@ class BrowseView:
         state = slice_state(figure, filters, query)
         cluster = checked_cluster(figure, query)
         k = 1 if "k" in figure.spec.dims else _k(query)
-        return cls.of_slice(figure, state, k, cluster, filters.get(figure.spec.x))
+        return replace(cls.of_slice(figure, state, k, cluster, filters.get(figure.spec.x)),
+                       ticks=_ticks(figure, query))
 
     @classmethod
     def of_state(cls, figure: Figure, state: ViewState) -> BrowseView:
         """The view of a page's state (:func:`~evalmaps.views.state.parse_state`, which read
         its URL leniently: what names nothing was dropped with a note), ``figure`` as the
         catalog holds it: its cells at the state's ``k``."""
-        return cls.of_slice(figure_at(figure, state.k), state, state.k, state.cluster)
+        return replace(cls.of_slice(figure_at(figure, state.k), state, state.k, state.cluster),
+                       ticks=state.ticks)
 
     @classmethod
     def of_slice(cls, figure: Figure, state: ViewState, k: int = 1, cluster: str | None = None,
@@ -292,8 +296,11 @@ class BrowseView:
 
     def to_dict(self) -> dict:
         spec = self.figure.spec
-        return {"figure": self.figure.id, "provenance": spec.provenance,
-                "metric": spec.metric.name, "cells": list(self.cells)}
+        out = {"figure": self.figure.id, "provenance": spec.provenance,
+               "metric": spec.metric.name, "cells": list(self.cells)}
+        if self.ticks != "auto":  # the page labels every row and column (ticks=all)
+            out["ticks"] = self.ticks
+        return out
 
 
 # --------------------------------------------------------------------------- Trends
@@ -435,6 +442,20 @@ def _k(query: Query) -> int:
         raise comparing.CompareError(f"k must be one whole number of at least 1 (pass@k), not "
                                      f"'{fmt.clip(', '.join(given))}'.")
     return int(text)
+
+
+def _ticks(figure: Figure, query: Query) -> str:
+    """The ``ticks`` a query names (default auto); anything but one ``all`` or ``auto`` is a
+    :class:`BadQuery` (in a figure with a dimension ``ticks``, the key is its label: auto)."""
+    if "ticks" in figure.spec.dims:
+        return "auto"
+    given = as_list(query.get("ticks")) or []
+    problems: list[str] = []
+    ticks = read_ticks(query, problems)
+    if problems or len(given) > 1:
+        raise BadQuery(f"ticks must be all (every row and column labelled) or auto, not "
+                       f"'{fmt.clip(', '.join(given))}'.")
+    return ticks
 
 
 def query_cluster(query: Query) -> str | None:

@@ -131,6 +131,7 @@ class ViewState:
     zscale: str = "linear"  # colours by value, or by log10 of it ("log")
     k: int = 1  # pass@k where the figure's items have several samples (1: the mean over them)
     cluster: str | None = None  # the items' column the standard errors are clustered by
+    ticks: str = "auto"  # axis labels: auto (thinned where they do not fit) or all (issue 37)
 
     def facet_selection(self, figure: Figure) -> dict[str, list[str]]:
         spec = figure.spec
@@ -165,6 +166,8 @@ class ViewState:
             pairs.append(("k", str(self.k)))
         if self.cluster:
             pairs.append(("cluster", self.cluster))
+        if self.ticks != "auto":
+            pairs.append(("ticks", self.ticks))
         for key, value in (extra or {}).items():
             pairs += [(key, v) for v in as_list(value) or []]
         return "?" + urlencode(pairs)
@@ -264,9 +267,27 @@ def parse_state(query: Mapping[str, str | list[str]], catalog: Catalog,
         zscale = "linear"
     k = read_k(query, figure, problems)
     cluster = read_cluster(query, figure, problems)
+    ticks = read_ticks(query, problems, figure)
     return ViewState(fid, facets, rows, x_range, color, _show_values(query), sort, top,
                      tuple(problems), scale=scale, pct=pct,
-                     zscale=zscale, k=k, cluster=cluster)
+                     zscale=zscale, k=k, cluster=cluster, ticks=ticks)
+
+
+TICKS = ("auto", "all")  # ticks=: axis labels thinned where they do not fit, or every one
+
+
+def read_ticks(query: Query, problems: list[str], figure: Figure | None = None) -> str:
+    """The ``ticks`` a query names: ``all`` (every row and column labelled; the page scrolls)
+    or ``auto`` (the default); anything else is the default, and said. In a ``figure`` with a
+    dimension named ``ticks`` (not reserved: evalmaps.core.names), the key is its label: auto."""
+    if figure is not None and "ticks" in figure.spec.dims:
+        return "auto"
+    text = first(query.get("ticks"))
+    if text in (None, "") or text in TICKS:
+        return text or "auto"
+    problems.append(f"ticks={fmt.clip(text)} is not all or auto; labels are thinned where "
+                    f"they do not fit.")
+    return "auto"
 
 
 def read_cluster(query: Query, figure: Figure, problems: list[str]) -> str | None:
@@ -707,12 +728,12 @@ def compare_max_k(catalog: Catalog, a: str, b: str) -> int:
 # first ``figure=``) when that is one of them, as the nav element lists them (``data-rankable``,
 # :func:`rankable`), else none (Rank's default figure).
 NAV_RULES: dict = {
-    "own": {"/": ["color", "labels", "k", "cluster"],
+    "own": {"/": ["color", "labels", "k", "cluster", "ticks"],
             "/trends": ["transpose", "overlay", "threshold", "logx", "k", "cluster"],
             "/compare": ["a", "b", "ydim", "xdim", "avg", "color", "labels", "cluster", "power"],
             "/data": [], "/rank": ["by", "cluster"]},
     "sliced": ["/", "/trends", "/data"],
-    "named": ["color", "labels", "transpose", "overlay", "threshold", "logx", "a", "b", "ydim",
+    "named": ["color", "labels", "ticks", "transpose", "overlay", "threshold", "logx", "a", "b", "ydim",
               "xdim", "avg", "format", "cell", "which", "q", "cluster", "power", "by"],
     "rank": "/rank",
 }

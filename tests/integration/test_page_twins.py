@@ -20,6 +20,7 @@ BROWSE = [
      "&top=2", None),
     ("figure=pythia-zero-shot&task=arc_easy&metric=acc", None),
     ("figure=mmlu-pro&model=Llama-2-7B", None),
+    ("figure=mmlu-pro&model=Llama-2-7B&ticks=all", None),  # every label: the same cells
     # labels, a row and an order that name nothing: the page drops them, the JSON refuses them
     ("figure=dynts-r1-llama-benchmarks&benchmark=AIME24&benchmark=nope&rows=3000&rows=zzz"
      "&sort=bogus", "figure=dynts-r1-llama-benchmarks&benchmark=AIME24&rows=3000"),

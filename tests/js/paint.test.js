@@ -5,7 +5,7 @@
 
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const {load, here, spec, withDash, NO_UPDATE} = require("./sandbox");
+const {load, here, spec, withDash, NO_UPDATE, fakeDocument} = require("./sandbox");
 
 test("rgbOf: hex, short hex, rgb() and rgba()", function () {
   const rgbOf = load().evalmapsLib.paint.rgbOf;
@@ -126,4 +126,25 @@ test("restyle: the URL written only when it changes, defaults left out", functio
   assert.equal(restyle("fixed", true, null, [], "?color=auto&labels=off&scale=paper", "fixed")[1],
                "");
   assert.equal(restyle("auto", true, "uniform", null, "", "fixed")[1], "?color=auto");
+});
+
+test("restyle: the labels note's links keep the query the browser writes, their ticks key own",
+     function () {
+  const link = function (ticks, href) {
+    return {dataset: {ticks: ticks}, href: href,
+            setAttribute: function (name, value) { this[name] = value; }};
+  };
+  const all = link("all", "http://127.0.0.1:8050/app/?figure=x&ticks=all");
+  const back = link("auto", "http://127.0.0.1:8050/app/?figure=x");
+  const win = load({document: fakeDocument({found: {"a.ticks-link": [all, back]}})});
+  withDash(win);
+  const restyle = win.dash_clientside.evalmaps.restyle;
+  assert.equal(restyle("auto", false, "uniform", [], "?figure=x&ticks=all", "figure")[1],
+               "?figure=x&ticks=all&color=auto&labels=off");
+  assert.equal(all.href, "/app/?figure=x&ticks=all&color=auto&labels=off");
+  assert.equal(back.href, "/app/?figure=x&color=auto&labels=off");
+  // nothing written when the query stays as it is
+  all.href = "http://127.0.0.1:8050/app/?figure=x&ticks=all";
+  restyle("auto", false, "uniform", [], "?figure=x&color=auto&labels=off", "figure");
+  assert.equal(all.href, "http://127.0.0.1:8050/app/?figure=x&ticks=all");
 });
