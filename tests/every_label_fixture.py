@@ -39,6 +39,6 @@ def write_wide(folder: Path, rows: int, cols: int, figure_id: str = "wide") -> P
 
 
 def wide_figure(tmp_path: Path, rows: int, cols: int, figure_id: str = "wide"):
-    from evalmaps import load_catalog
+    from evalmaps.catalog.load import load_catalog
 
     return load_catalog(write_wide(tmp_path / figure_id, rows, cols, figure_id)).figure(figure_id)

@@ -164,7 +164,7 @@ def test_a_dimension_named_ticks_keeps_its_name_and_its_labels(tmp_path):
     dimension ``ticks``, ``?ticks=`` picks its labels, and the page offers no ``ticks=all``."""
     import json
 
-    from evalmaps import load_catalog
+    from evalmaps.catalog.load import load_catalog
     from evalmaps.views import BrowseView
     from evalmaps.views.state import parse_state
 
