@@ -16,7 +16,10 @@ n samples, as the harnesses report it): :meth:`ItemRecords.cell_values`.
 
 Queries open a DuckDB connection of their own (DuckDB connections are not shared between
 threads), read only the columns and rows they need (Parquet's row-group statistics skip the
-rest) and hand back numpy arrays. Labels are compared as text, never spliced into SQL.
+rest) and hand back numpy arrays. Labels are compared as text, never spliced into SQL. The
+cells a comparison asks for (:meth:`ItemRecords.cells`) are read without DuckDB where the
+records allow it: pyarrow reads the columns as Parquet's dictionaries and numpy counts and sums
+each item's samples, the query's numbers bit for bit at about half its time.
 """
 
 from __future__ import annotations
@@ -604,8 +607,8 @@ def cluster_columns(columns) -> list[str]:
 
 def _text_codes(column: pa.ChunkedArray, rows) -> tuple[np.ndarray, np.ndarray] | None:
     """A text column read as Parquet's dictionaries: (its texts sorted by code point, the place
-    among them of each record of ``rows``: a slice or indices); None where a dictionary repeats
-    a text."""
+    among them of each record of ``rows``: a slice or indices; integers of 32 or 64 bits); None
+    where a dictionary repeats a text."""
     if not pa.types.is_dictionary(column.type):
         column = pc.dictionary_encode(column)
     column = column.unify_dictionaries()
@@ -613,10 +616,12 @@ def _text_codes(column: pa.ChunkedArray, rows) -> tuple[np.ndarray, np.ndarray] 
     if len(words) != len(set(words.tolist())):
         return None
     order = np.argsort(words, kind="stable")
+    codes = np.concatenate([chunk.indices.to_numpy() for chunk in column.chunks])[rows]
+    if (order == np.arange(len(order))).all():  # in order already (records sorted by it)
+        return words, codes
     place = np.empty(len(order), dtype=np.int64)
     place[order] = np.arange(len(order))
-    codes = np.concatenate([chunk.indices.to_numpy() for chunk in column.chunks])
-    return words[order], place[codes[rows]]
+    return words[order], place[codes]
 
 
 def _grouped(parquet: pq.ParquetFile, fixed: dict[str, str], by: tuple[str, ...]
@@ -697,7 +702,7 @@ def _grouped(parquet: pq.ParquetFile, fixed: dict[str, str], by: tuple[str, ...]
         labels[c], codes = coded
         if math.prod(len(words) for words in labels.values()) >= 1 << 62:
             return None  # more (cell, item) pairs than one int64 numbers
-        key = codes if key is None else key * len(labels[c]) + codes
+        key = codes.astype(np.int64) if key is None else key * len(labels[c]) + codes
     score = table.column("score").to_numpy()[rows]
     del table
     if len(key) > 1 and not (key[1:] >= key[:-1]).all():
