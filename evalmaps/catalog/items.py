@@ -47,6 +47,9 @@ SCORES = "scores.parquet"
 TEXTS = "texts.parquet"
 TEXT_COLUMNS = ("prompt", "target", "response")
 ROW_GROUP = 128 * 1024
+# records up to which ItemRecords.cells reads and groups them in memory (about 70 bytes each
+# while it works, so about 70 MB); past it, DuckDB's query groups them as it streams
+READ_ROWS = 1 << 20
 
 
 @dataclass(frozen=True, eq=False)
@@ -316,9 +319,9 @@ class ItemRecords:
         one are counted and summed in the order they lie in the file (``np.bincount``: the
         query's sums, added in the same order), and the cells and their items come in the
         query's order (by code point). None where the records do not allow it (a dimension or
-        ``item`` not text, a score not a float64, a null, a dimension named twice) or are not
-        in a local file (an object store's: DuckDB reads them through its file system): the
-        query is then the way."""
+        ``item`` not text, a score not a float64, a null, a dimension named twice), are more
+        than :data:`READ_ROWS` to read, or are not in a local file (an object store's: DuckDB
+        reads them through its file system): the query is then the way."""
         fixed = {str(d): str(v) for d, v in fixed.items()}
         names = (*fixed, *by, "item")
         if len(set(names)) != len(names) or not isinstance(self.scores_path, Path):
@@ -661,6 +664,8 @@ def _grouped(parquet: pq.ParquetFile, fixed: dict[str, str], by: tuple[str, ...]
                 mixed[d].append(g)
     if not groups:
         return {}
+    if sum(meta.row_group(g).num_rows for g in groups) > READ_ROWS:
+        return None
     table = parquet.read_row_groups(groups, columns=[*by, "item", "score"], use_threads=False)
     if any(table.column(c).null_count for c in table.column_names):
         return None

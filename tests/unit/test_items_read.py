@@ -158,3 +158,18 @@ def test_records_the_read_cannot_take_go_to_the_query(tmp_path):
     records = ItemRecords(numbers, ("model",))
     assert records._cells_read({"model": "1"}, ()) is None
     assert records.cells({"model": "1"}, ())[()].items.tolist() == ["1", "2"]
+
+
+def test_more_records_than_read_rows_go_to_the_query(tmp_path, monkeypatch):
+    """Past READ_ROWS records to read, the read declines (DuckDB groups them as it streams)
+    and cells gives the query's answer."""
+    from evalmaps.catalog import items as item_store
+
+    frame = pd.DataFrame({"model": ["a"] * 6 + ["b"] * 6, "item": [str(i % 3) for i in range(12)],
+                          "sample": [i // 3 for i in range(12)], "score": [1.0, 0.0, 0.5] * 4})
+    records = ItemRecords.write(tmp_path, ("model",), frame)
+    assert records._cells_read({}, ("model",)) is not None
+    monkeypatch.setattr(item_store, "READ_ROWS", 11)
+    assert records._cells_read({}, ("model",)) is None
+    cells = records.cells({}, ("model",))
+    assert cells[("b",)].n.tolist() == [2, 2, 2] and cells[("b",)].total.tolist() == [2, 0, 1]
