@@ -716,21 +716,26 @@ def _grouped(parquet: pq.ParquetFile, fixed: dict[str, str], by: tuple[str, ...]
     change = np.empty(len(key), dtype=bool)
     change[0] = True
     np.not_equal(key[1:], key[:-1], out=change[1:])
-    group = np.cumsum(change) - 1
-    firsts = key[change]
+    heads = np.flatnonzero(change)  # each (cell, item)'s first record
+    firsts = key[heads]
     size = len(firsts)
-    n = np.bincount(group, minlength=size).astype(np.int64)
-    total = np.bincount(group, weights=score, minlength=size)
-    squares = np.bincount(group, weights=score * score, minlength=size)
+    n = np.diff(heads, append=len(key))
     items = labels["item"][firsts % len(labels["item"])]
     cell = firsts // len(labels["item"])
     starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]])
     stops = np.append(starts[1:], size)
-    # records of each cell whose score is not 0 or 1 (the query's bool_and, per cell)
-    other = (score != 0) & (score != 1)
-    other = (np.bincount(np.cumsum(np.r_[True, cell[1:] != cell[:-1]])[group] - 1,
-                         weights=other, minlength=len(starts)) if other.any()
-             else np.zeros(len(starts)))
+    other = (score != 0) & (score != 1)  # the records whose score is not 0 or 1
+    if other.any():  # sums added in the records' order, as the query adds them
+        group = np.cumsum(change) - 1
+        total = np.bincount(group, weights=score, minlength=size)
+        squares = np.bincount(group, weights=score * score, minlength=size)
+        # per cell (the query's bool_and of each item, all of a cell's)
+        other = np.bincount(np.cumsum(np.r_[True, cell[1:] != cell[:-1]])[group] - 1,
+                            weights=other, minlength=len(starts))
+    else:  # 0s and 1s: whole sums, the same in any order; a 0 or 1 is its own square
+        total = np.add.reduceat(score, heads) + 0.0  # + 0.0: a sum of -0.0s is 0.0
+        squares = total.copy()
+        other = np.zeros(len(starts))
     out = {}
     for c, (s, e) in enumerate(zip(starts, stops)):
         code, names = int(cell[s]), []
