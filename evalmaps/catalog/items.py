@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import sys
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
@@ -329,7 +330,7 @@ class ItemRecords:
         try:
             with pq.ParquetFile(self.scores_path, read_dictionary=names) as parquet:
                 return _grouped(parquet, fixed, by)
-        except (OSError, pa.ArrowException):
+        except (OSError, TypeError, pa.ArrowException):  # TypeError: a null among the texts
             return None
 
     def matrices(self, by: str, others: Sequence[str]) -> dict[tuple[str, ...], CellMatrix] | None:
@@ -615,7 +616,10 @@ def _text_codes(column: pa.ChunkedArray, rows) -> tuple[np.ndarray, np.ndarray] 
     if not pa.types.is_dictionary(column.type):
         column = pc.dictionary_encode(column)
     column = column.unify_dictionaries()
-    words = np.asarray(column.chunk(0).dictionary.to_pylist(), dtype=object)
+    # interned: the same id read for A and for B is one object, which compares at once when
+    # paired_grid matches their items (an item's text compared only with other items')
+    words = np.asarray([sys.intern(w) for w in column.chunk(0).dictionary.to_pylist()],
+                       dtype=object)
     if len(words) != len(set(words.tolist())):
         return None
     order = np.argsort(words, kind="stable")
