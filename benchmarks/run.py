@@ -1326,9 +1326,10 @@ class Context:
 
 def paired_row(ctx: "Context") -> list[Row]:
     """The paired statistics of a 40-cell comparison (5 x 8 cells, 500 items x 8 samples a
-    cell, 0/1 scores: 320,000 records over two models) as Compare makes them: one DuckDB query
-    per side (ItemRecords.cells) and the paired tests (paired_grid). Floor: the same
-    paired_grid on the two sides' items already in memory as numpy arrays."""
+    cell, 0/1 scores: 320,000 records over two models) as Compare makes them: each side's
+    records read from Parquet (ItemRecords.cells: pyarrow, grouped in numpy) and the paired
+    tests (paired_grid). Floor: the same paired_grid on the two sides' items already in memory
+    as numpy arrays."""
     import numpy as np
     import pandas as pd
 
@@ -1384,8 +1385,9 @@ def paired_row(ctx: "Context") -> list[Row]:
                "≤ 2x", within=ratio_at_most(2))
     kept()
     warm = attempt(warm, lambda: (median(kept), median(floor)), ctx.log)
-    ctx.notes.append("items: paired statistics = one DuckDB query per side on the Parquet "
-                     "records plus paired_grid (exact McNemar or the sign-flip test with the "
+    ctx.notes.append("items: paired statistics = each side's Parquet records read "
+                     "(ItemRecords.cells: the columns as dictionaries, counted and summed in "
+                     "numpy) plus paired_grid (exact McNemar or the sign-flip test with the "
                      "intervals that invert them, BH), the process's kept cells cleared before "
                      "each run; asked again = the same with the cells' items kept from the "
                      "last request (evalmaps.catalog.items.KEPT, keyed by the records' version); "

@@ -73,13 +73,17 @@ def variance_parts(n, total, squares) -> tuple[float, float, float] | None:
     n = np.asarray(n, dtype=np.float64)
     total = np.asarray(total, dtype=np.float64)
     squares = np.asarray(squares, dtype=np.float64)
-    if len(n) < 2 or (n < 2).any():
+    count = len(n)
+    if count < 2 or n.min() < 2:
         return None
+    # the sums np.mean and np.var make (the same additions, without their Python around them:
+    # a paired map asks this of every cell, twice)
     means = total / n
     within = np.maximum((squares - n * means * means) / (n - 1), 0.0)  # each item's s²
-    var_within = float(within.mean())
-    spread = float(np.var(means, ddof=1))
-    sampling = float((within / n).mean())  # var_within / k at equal k
+    var_within = float(within.sum() / count)
+    apart = means - means.sum() / count
+    spread = float(np.multiply(apart, apart, out=apart).sum() / (count - 1))
+    sampling = float(np.divide(within, n, out=within).sum() / count)  # var_within / k, equal k
     share = 1.0 if spread <= 0 else min(1.0, sampling / spread)
     return var_within, max(spread - sampling, 0.0), share
 
