@@ -171,3 +171,16 @@ def test_a_dimension_named_ticks_is_a_label_on_compare(tmp_path):
     assert "ticks" not in view and view["grid"]["fixed"] == {"ticks": "few"}
     assert [c["b"] - c["a"] for c in view["cells"]] == [3]
     assert ticks_kept(catalog, state.__class__(**{**state.__dict__, "ticks": "all"})) == state
+
+
+def test_the_nav_links_carry_ticks_to_compare_and_browse():
+    """Browse's and Compare's own key: the nav links to either page keep it, to the others
+    not (Trends, Data and Rank read no ticks)."""
+    from evalmaps.views.state import nav_href
+
+    search = "?a=widepair%3Abase&b=widepair%3Atuned&ticks=all"
+    assert nav_href("/compare", search) == \
+        "/compare?a=widepair%3Abase&b=widepair%3Atuned&ticks=all"
+    assert nav_href("/", "?figure=wide&ticks=all") == "/?figure=wide&ticks=all"
+    assert "ticks" not in nav_href("/trends", "?figure=wide&ticks=all")
+    assert "ticks" not in nav_href("/data", "?figure=wide&ticks=all")
