@@ -475,6 +475,8 @@ INPUTS.update(live="any", drawn_live="text", pathname="text", map_ids="any")
 INPUTS.update(kept="texts", drop="text")
 # the items' column standard errors are clustered by (Compare's menu, the Data page's field)
 INPUTS.update(cluster="text", power="flag")
+# the axis labels Compare's maps were drawn with (ticks=all: every one; its compare-ticks store)
+INPUTS.update(ticks="text")
 
 
 def _fits(name: str, value) -> bool:

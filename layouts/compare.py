@@ -18,6 +18,7 @@ with no round trip.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from urllib.parse import parse_qs
 
 import dash
@@ -52,11 +53,18 @@ from components.compare import (
 )
 from components.controls import export_control, figure_options, labelled, values_switch
 from components.filters import filters, register_filters, scale_control
-from components.heatmap import apply_scale, gaps_note, labels_note
+from components.heatmap import (
+    LABELS_LINK,
+    OVERVIEW_LINK,
+    apply_scale,
+    every_label_width,
+    gaps_note,
+    labels_note,
+)
 from components.items import k_menu, k_options
 from components.keyboard import keyboard_map
 from components.reuse import annotate, elide
-from components.theme import graph_config, reserved_height
+from components.theme import GRAPH_FRAME_PX, graph_config, reserved_height
 from evalmaps.analysis import export as exporting
 from evalmaps.analysis.compare import (
     CompareError,
@@ -94,6 +102,7 @@ from evalmaps.views.transitions import (
     same_view,
     shown_state,
     swapped,
+    ticks_kept,
 )
 from layouts._shared import (
     LIVE,
@@ -138,13 +147,14 @@ def mark_id(side: str) -> dict:
     return {"type": "compare-mark", "panel": side}
 
 
-def _graph(side: str, figure):
+def _graph(side: str, figure, style):
     """A map and its linked-hover outline (an overlay placed by evalmaps.compareHover), in the
-    keyboard frame (components.keyboard: Compare's readout is its live region)."""
+    keyboard frame (components.keyboard: Compare's readout is its live region). ``style``: the
+    graph's (:func:`graph_style`; ``no_update``: no map to draw)."""
     return keyboard_map(
         dcc.Graph(id=graph_id(side), figure=figure if figure is not no_update else EMPTY,
                   config=graph_config("compare", side), className="heatmap-graph",
-                  style=reserved_height(figure if figure is not no_update else None)),
+                  style=reserved_height(None) if style is no_update else style),
         html.Div(id=mark_id(side), className="compare-mark", style=HIDDEN),
         name="B − A" if side == "delta" else f"Map {side.upper()}", live=False,
         missing="not comparable" if side == "delta" else NOT_REPORTED, className="compare-map")
@@ -217,6 +227,8 @@ def layout(uploads=None, **query):
         dcc.Store(id="compare-cells", data=values["cells"]),
         dcc.Store(id="compare-default-color", data=DEFAULT_COMPARE_COLOR),
         dcc.Store(id="compare-hovered", data=None),  # the last hovered cell, to re-place outlines
+        # the maps' axis labels (ticks=all: every one), which no control sets: kept in the URL
+        dcc.Store(id="compare-ticks", data=state.ticks),
         # the maps' arrays the page holds (their digests), the server's next maps (arrays the
         # page holds written as references: components.reuse) and a request for them whole;
         # not None at first: a memory store reports a None as a change when it mounts
@@ -289,7 +301,8 @@ def layout(uploads=None, **query):
             html.Div(values["text"], id="compare-text"),
             html.Div(values["readout"], id="compare-readout", className=values["readout_class"],
                      role="status", **{"aria-live": "polite"}),
-            html.Div([_graph(side, fig) for side, fig in zip(SIDES, values["figures"])],
+            html.Div([_graph(side, fig, style) for side, fig, style
+                      in zip(SIDES, values["figures"], values["graph_styles"])],
                      id="compare-maps", className=values["maps_class"]
                      if values["maps_class"] is not no_update else "compare-maps"),
             html.Div(values["legend"], id="compare-legend", className="small text-muted mt-1"),
@@ -337,6 +350,7 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         "readout_class": "compare-readout",
         "k": k, "k_most": most, "k_options": k_options(most),
         "k_style": None if most > 1 else HIDDEN,
+        "ticks": state.ticks,
         "power": state.power, "power_style": None if compare_items_kept(catalog, state)
         else HIDDEN,
         "cluster": cluster or "", "cluster_options": cluster_options(kept),
@@ -349,7 +363,8 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
             raise CompareError(failed)
         if a_side is None or b_side is None:
             raise CompareError("Pick panels A and B.")
-        view = CompareView.of_sides(at_k, a_side, b_side, k, cluster)  # as /compare.json's
+        view = CompareView.of_sides(at_k, a_side, b_side, k, cluster,  # as /compare.json's
+                                    state.ticks)
     except CompareError as exc:
         return {**out, "error": dbc.Alert(str(exc), color="danger", className="py-2",
                                           id="compare-error-alert"),
@@ -394,13 +409,15 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
     gaps = gaps_note(len(al.y.labels), len(al.x.labels))
     if gaps:
         legend.append(" " + gaps)
-    thinned = labels_note(len(al.y.labels), len(al.x.labels))
+    every = view.state.ticks == "all"
+    thinned = labels_note(len(al.y.labels), len(al.x.labels), every)
     if thinned:
-        legend.append(" " + thinned)
+        legend += [" ", html.Span([thinned, *ticks_link(catalog, state)],
+                                  id="compare-labels-note")]
     wide = len(al.x.labels) > 8
     figures, held = annotate([apply_scale(fig, state.scale)
                               for fig in compare_figures(al, state.color, state.show_values,
-                                                         power)])
+                                                         power, every)])
     return {
         **out,
         "error": None,
@@ -412,12 +429,40 @@ def render(catalog, state: CompareState, problems: tuple[str, ...] = ()) -> dict
         "readout_class": "compare-readout" + (" compare-readout-power" if al.paired else ""),
         "figures": figures,
         "held": held,
-        "graph_styles": [reserved_height(fig) for fig in figures],
-        "maps_class": "compare-maps" + (" compare-maps-stacked" if wide else ""),
+        "graph_styles": [graph_style(fig, len(al.x.labels), every) for fig in figures],
+        "maps_class": "compare-maps" + (" compare-maps-stacked" if wide else "")
+        + (" compare-maps-every" if every else ""),
         "legend": legend,
         "cards": dbc.Row([dbc.Col(summary_card(al, numbers), lg=7),
                           dbc.Col(sides_card(al), lg=5)], className="g-3"),
     }
+
+
+def graph_style(fig: dict, n_cols: int, every: bool) -> dict:
+    """A map's graph style: its height held from the first paint (``reserved_height``); under
+    ``ticks=all``, at least the width that gives every column a line (``every_label_width``,
+    the same for A, B and B − A, whose margins are the same: their squares line up); on a
+    narrower screen its panel scrolls sideways (``.compare-maps-every``)."""
+    style = reserved_height(fig)
+    if every:
+        style["minWidth"] = f"{every_label_width(fig['layout'], n_cols) + GRAPH_FRAME_PX}px"
+    return style
+
+
+def ticks_link(catalog, state: CompareState) -> list:
+    """The labels note's link: this comparison with every row and column labelled
+    (``ticks=all``), or, under it, back to the overview (the key left off); none where A and
+    B are labels of a figure with a dimension named ``ticks`` (there, the key is its label). A
+    real link, as Browse's (layouts/browse.py); the colour keys the browser writes later are
+    kept in it (``evalmapsLib.paint.restyle``)."""
+    every = state.ticks == "all"
+    target = replace(state, ticks="auto" if every else "all", problems=())
+    if ticks_kept(catalog, target) != target:
+        return []
+    return [" ", html.A(OVERVIEW_LINK if every else LABELS_LINK, id="compare-ticks-link",
+                        className="ticks-link", **{"data-ticks": target.ticks},
+                        href=dash.get_relative_path("/compare")
+                        + target.to_query(default_pair(catalog)))]
 
 
 def _side_menus(catalog, state: CompareState, a_side, derived) -> dict:
@@ -478,6 +523,7 @@ OUT = Outputs(
     cluster_style=Output("compare-cluster-col", "style"),
     power=Output("compare-power", "value"),
     power_style=Output("compare-power-col", "style"),
+    ticks=Output("compare-ticks", "data"),
     mean=Output("compare-mean", "value"),
     problems=Output("compare-problems", "children"),
     error=Output("compare-error", "children"),
@@ -513,7 +559,7 @@ OUT = Outputs(
 )
 CONTROLS = ("a", "b", "a_figure", "b_figure", "color", "show_values", "scale", "pct", "mean",
             "mean_figure", "mean_options", "by", "ydim", "xdim", "k",
-            "cluster", "power")  # written only if they change
+            "cluster", "power", "ticks")  # written only if they change
 SHOWN = ("a_options", "b_options", "problems", "error", "body_style", "heading", "text", "cells",
          "readout", "readout_class", "held", "graph_styles", "maps_class", "legend", "cards", "by_options",
          "a_label", "b_label", "b_figure_disabled", "grid_style", "ydim_options", "xdim_options",
@@ -541,6 +587,7 @@ REST = {"type": "compare-rest", "dim": ALL}
             k=Input("compare-k", "value"),
             cluster=Input("compare-cluster", "value"),
             power=Input("compare-power", "value"),
+            ticks=State("compare-ticks", "data"),
             mean=State("compare-mean", "value"),
             mean_figure=State("compare-mean-figure", "value"),
             by=Input("compare-by", "value"),
@@ -604,9 +651,10 @@ def sync(search, showing, pressed, held, uploads, live):
         move = _move(catalog, triggered, shown, showing, search, default)
     except Unchanged:
         raise PreventUpdate from None
-    values = render(catalog, move.state, move.problems)
+    state = ticks_kept(catalog, move.state)
+    values = render(catalog, state, move.problems)
     return _outputs(values, held, controls=move.controls, shown=showing,
-                    search=move.state.to_query(default))
+                    search=state.to_query(default))
 
 
 def _move(catalog, triggered, shown: CompareState, showing: dict, search: str | None,

@@ -42,3 +42,37 @@ def wide_figure(tmp_path: Path, rows: int, cols: int, figure_id: str = "wide"):
     from evalmaps.catalog.load import load_catalog
 
     return load_catalog(write_wide(tmp_path / figure_id, rows, cols, figure_id)).figure(figure_id)
+
+
+RUNS = ("base", "tuned")  # the two panels of write_wide_pair, compared as A and B
+
+
+def write_wide_pair(folder: Path, rows: int, cols: int, figure_id: str = "widepair") -> Path:
+    """The data folder of a figure ``figure_id`` of two panels (facet ``run``: base, tuned) of
+    ``rows`` models x ``cols`` tasks, names as :func:`write_wide`: a cell's value
+    (r * 7 + c * 3 + 13 * run) % 100 / 100, but every 11th cell of each run (a different one
+    in each), which the source does not report."""
+    folder.mkdir(parents=True, exist_ok=True)
+    ys, xs = row_names(rows), column_names(cols)
+    (folder / "catalog.json").write_text(json.dumps({"figures": [{
+        "id": figure_id, "file": f"{figure_id}.csv", "title": f"Two runs of {rows} x {cols}",
+        "metric": {"name": "Accuracy", "range": [0, 1]}, "x": "task", "y": "model",
+        "facets": ["run"], "provenance": "imported",
+        "dims": {"run": {"labels": list(RUNS)}, "model": {"labels": ys},
+                 "task": {"labels": xs}}}]}))
+    lines = ["run,model,task,value"]
+    for k, run in enumerate(RUNS):
+        for r, y in enumerate(ys):
+            for c, x in enumerate(xs):
+                value = ("" if (r * cols + c) % 11 == 5 + k else
+                         f"{(r * 7 + c * 3 + 13 * k) % 100 / 100:g}")
+                lines.append(f"{run},{y},{x},{value}")
+    (folder / f"{figure_id}.csv").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+def wide_pair_figure(tmp_path: Path, rows: int, cols: int, figure_id: str = "widepair"):
+    from evalmaps.catalog.load import load_catalog
+
+    return load_catalog(write_wide_pair(tmp_path / figure_id, rows, cols, figure_id)
+                        ).figure(figure_id)

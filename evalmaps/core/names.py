@@ -20,8 +20,9 @@ QUERY_KEYS: dict[str, tuple[str, str]] = {
                                     "stays raw"),
     "zscale": ("/", "colours: linear (default) or log (metrics without a range, values > 0)"),
     "labels": ("/, /compare", "values printed in cells: on (default) or off"),
-    "ticks": ("/", "axis labels: auto (default: thinned where they do not fit, the note under "
-                   "the map says which) or all (every row and column labelled; the page scrolls)"),
+    "ticks": ("/, /compare", "axis labels: auto (default: thinned where they do not fit, the "
+                             "note under the map says which) or all (every row and column "
+                             "labelled; the page scrolls)"),
     "scale": ("/, /compare", "colour scale: uniform (default: viridis, perceptually uniform and "
                              "colour-vision-safe) or paper (the source's own scale)"),
     "transpose": ("/trends, trends API", "1: one line per column, against y"),
@@ -61,7 +62,7 @@ CELL_COLUMNS = ("value", "sd", "n", "se")  # columns of a tidy file that are not
 # Where a figure has one, ?k= is its label, and pass@k of items is not offered there.
 # ``by`` (the dimension /rank ranks) is not reserved either: a figure may have a dimension named
 # "by"; in the rank API ?by= always names the dimension ranked.
-# ``ticks`` (Browse: every axis label, issue 37) is not reserved either, so that no folder that
+# ``ticks`` (Browse and Compare: every axis label, issue 37) is not reserved either, so that no folder that
 # loads today stops loading: in a figure with a dimension "ticks", ?ticks= is its label.
 SHARED_KEYS = frozenset({"k", "by", "ticks"})
 RESERVED_NAMES = (frozenset(QUERY_KEYS) - SHARED_KEYS) | frozenset(CELL_COLUMNS)

@@ -322,19 +322,22 @@ def _outline(i: int, j: int, ny: int, nx: int) -> dict:
                 fillcolor="rgba(0,0,0,0)", name="not-distinguishable")
 
 
-def _layout(al: Alignment, heading: str, right: int, illustrative: bool = False) -> dict:
+def _layout(al: Alignment, heading: str, right: int, illustrative: bool = False,
+            every: bool = False) -> dict:
     # fixed ranges (y reversed: first label on top), so that cell j spans the domain fractions
     # j/nx to (j+1)/nx: the outlines are placed that way
     return heatmap_layout(al.x.labels, al.y.labels, x_title=al.x.title, y_title=al.y.title,
-                          heading=heading, height=panel_height(len(al.y.labels), len(al.x.labels)),
-                          illustrative=illustrative, fixed_range=True, right=right)
+                          heading=heading,
+                          height=panel_height(len(al.y.labels), len(al.x.labels), every),
+                          illustrative=illustrative, fixed_range=True, right=right, every=every)
 
 
 def side_figure(al: Alignment, which: str, zrange: tuple[float, float], *,
                 show_values: bool = True, showscale: bool = False,
-                dtype: str | None = None) -> dict:
+                dtype: str | None = None, every: bool = False) -> dict:
     """A or B on the common labels, with A's colour scale and the shared (zmin, zmax).
-    ``dtype``: its values' (:func:`value_dtypes`), when the caller has it."""
+    ``dtype``: its values' (:func:`value_dtypes`), when the caller has it; ``every``
+    (``ticks=all``): every row and column labelled (:func:`compare_figures`)."""
     side, grid = (al.a, al.za) if which == "a" else (al.b, al.zb)
     present, missing, customdata, groups, data_dtype = side_hovers(al, which)
     text = value_template(side.metric if side.metric.percent else None, side.decimals,
@@ -354,7 +357,7 @@ def side_figure(al: Alignment, which: str, zrange: tuple[float, float], *,
                           special=(Special(~np.isfinite(grid), missing), *groups))
     tag = " (mean)" if side.n_averaged is not None else " (derived)" if side.derived else ""
     layout = _layout(al, f"{which.upper()} · {side.short}{tag}", right=20,
-                     illustrative=side.illustrative)
+                     illustrative=side.illustrative, every=every)
     layout["meta"] = style_meta(data, ranges)
     # A, drawn without a bar, keeps B's room for it: their squares line up
     place_bar(layout, data, ranges.values(), reserve=True)
@@ -375,7 +378,7 @@ def mde_grid(al: Alignment) -> np.ndarray:
     return out
 
 
-def power_figure(al: Alignment, *, show_values: bool = True) -> dict:
+def power_figure(al: Alignment, *, show_values: bool = True, every: bool = False) -> dict:
     """The power map: B − A's cells coloured by the smallest difference their items detect
     (the mde: 2.8 SE, 80% power at the 5% level; the clustered SE where the map is clustered),
     from 0 (light) to the largest (red), so a benchmark too small to tell A and B apart shows
@@ -413,7 +416,7 @@ def power_figure(al: Alignment, *, show_values: bool = True) -> dict:
     if groups and not (has & ~grouped).any():
         groups[0].update(showscale=True, colorbar=data[0]["colorbar"])
         data[0]["showscale"] = False
-    layout = _layout(al, f"{DELTA_TITLE}: power (mde)", right=20)
+    layout = _layout(al, f"{DELTA_TITLE}: power (mde)", right=20, every=every)
     layout["meta"] = style_meta(data, None)
     place_bar(layout, data)
     ny, nx = al.delta.shape
@@ -422,7 +425,7 @@ def power_figure(al: Alignment, *, show_values: bool = True) -> dict:
 
 
 def delta_figure(al: Alignment, *, show_values: bool = True,
-                 values: tuple[str, str] | None = None) -> dict:
+                 values: tuple[str, str] | None = None, every: bool = False) -> dict:
     """B - A on a diverging scale centred at 0 (symmetric range); NaN where either is missing.
     ``values``: :func:`value_dtypes`, when the caller has them."""
     times = delta_scale(al)  # percentage points of fractions written as percent
@@ -443,7 +446,7 @@ def delta_figure(al: Alignment, *, show_values: bool = True,
     delta = np.round(al.delta * times, max(places, 0) + 6) if pct else al.delta
     data = heatmap_traces(delta, al.x.labels, al.y.labels, drawn, customdata=customdata,
                           special=tuple(special))
-    layout = _layout(al, DELTA_TITLE, right=20)
+    layout = _layout(al, DELTA_TITLE, right=20, every=every)
     layout["meta"] = style_meta(data, None)  # its own range, whatever A and B use
     place_bar(layout, data)
     ny, nx = al.delta.shape
@@ -452,17 +455,28 @@ def delta_figure(al: Alignment, *, show_values: bool = True,
 
 
 def compare_figures(al: Alignment, color: str, show_values: bool,
-                    power: bool = False) -> tuple[dict, ...]:
+                    power: bool = False, every: bool = False) -> tuple[dict, ...]:
     """A, B and B − A (``power``: the power map, :func:`power_figure`, where cells were
-    paired)."""
+    paired). ``every`` (``ticks=all``): each as tall as its rows a label high, a tick at every
+    row and column (:func:`~evalmaps.figures.heatmap.panel_height`), and the three with the
+    same margins (the widest colour bar's room), so that drawn at one width (at least
+    :func:`~evalmaps.figures.heatmap.every_label_width`) their squares line up."""
     zrange = color_range(al, color)
     values = value_dtypes(al)
-    third = (power_figure(al, show_values=show_values) if power and al.paired else
-             delta_figure(al, show_values=show_values, values=values))
-    return (side_figure(al, "a", zrange, show_values=show_values, dtype=values[0]),
-            side_figure(al, "b", zrange, show_values=show_values, showscale=True,
-                        dtype=values[1]),
-            third)
+    third = (power_figure(al, show_values=show_values, every=every) if power and al.paired else
+             delta_figure(al, show_values=show_values, values=values, every=every))
+    figures = (side_figure(al, "a", zrange, show_values=show_values, dtype=values[0],
+                           every=every),
+               side_figure(al, "b", zrange, show_values=show_values, showscale=True,
+                           dtype=values[1], every=every),
+               third)
+    if every:
+        margins = [f["layout"].setdefault("margin", {}) for f in figures]
+        for side in ("l", "r"):
+            widest = max(int(m.get(side, 80)) for m in margins)
+            for m in margins:
+                m[side] = widest
+    return figures
 
 
 # --------------------------------------------------------------------------- the static site

@@ -444,10 +444,11 @@ def _k(query: Query) -> int:
     return int(text)
 
 
-def _ticks(figure: Figure, query: Query) -> str:
+def _ticks(figure: Figure | None, query: Query) -> str:
     """The ``ticks`` a query names (default auto); anything but one ``all`` or ``auto`` is a
-    :class:`BadQuery` (in a figure with a dimension ``ticks``, the key is its label: auto)."""
-    if "ticks" in figure.spec.dims:
+    :class:`BadQuery` (in a ``figure`` with a dimension ``ticks``, the key is its label: auto;
+    Compare's ``figure``: the one whose labels A and B are, None for panels)."""
+    if figure is not None and "ticks" in figure.spec.dims:
         return "auto"
     given = as_list(query.get("ticks")) or []
     problems: list[str] = []
@@ -530,19 +531,21 @@ class CompareView:
                                          "give a and b as <figure>:<dimension>=<label>.")
         # a figure's own dimension k (pass@k importers make one) takes k= as its label
         k = 1 if labelled is not None and "k" in figure.spec.dims else _k(query)
+        # and its own dimension ticks takes ticks= (else every axis label: ticks=all)
+        ticks = _ticks(figure if labelled is not None else None, query)
         return cls.of_sides(catalog, *comparing.resolve_pair(catalog, a_ref, b_ref, **grid), k,
-                            query_cluster(query))
+                            query_cluster(query), ticks)
 
     @classmethod
     def of_sides(cls, catalog: Catalog, a: comparing.ComparePanel, b: comparing.ComparePanel,
-                 k: int = 1, cluster: str | None = None) -> CompareView:
+                 k: int = 1, cluster: str | None = None, ticks: str = "auto") -> CompareView:
         """The view of two resolved sides (:func:`~evalmaps.analysis.compare.resolve_pair`, of
         ``catalog`` at pass@``k``): aligned, with the paired tests at ``k`` and their standard
         errors clustered by the items' column ``cluster`` (a side without it: a 400). The
         Compare page makes its sides from its state, and keeps them for its menus when they do
-        not align."""
+        not align. ``ticks``: the page's axis labels (``all``: every one; the JSON echoes it)."""
         al = comparing.with_paired(comparing.align(a, b), k, cluster)
-        state = CompareState(al.a.ref, al.b.ref, k=k, cluster=cluster)
+        state = CompareState(al.a.ref, al.b.ref, k=k, cluster=cluster, ticks=ticks)
         if al.a.grid is not None:
             state = grid_state(state, al.a.grid, catalog.figure(al.a.figure_ids[0]).spec)
         url = "/compare" + replace(state, k=1).to_query(comparing.default_pair(catalog))
@@ -564,6 +567,8 @@ class CompareView:
         }
         if al.a.grid is not None:
             payload["grid"] = _grid(al)
+        if self.state.ticks != "auto":  # the page labels every row and column (ticks=all)
+            payload["ticks"] = self.state.ticks
         return payload
 
 

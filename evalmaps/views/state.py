@@ -502,6 +502,7 @@ class CompareState:
     k: int = 1  # pass@k where both sides' items have several samples
     cluster: str | None = None  # the items' column the standard errors are clustered by
     power: bool = False  # B − A coloured by each cell's mde (the power map)
+    ticks: str = "auto"  # axis labels: auto (thinned where they do not fit) or all (issue 37)
 
     @property
     def labels(self) -> bool:
@@ -529,6 +530,8 @@ class CompareState:
             pairs.append(("cluster", self.cluster))
         if self.power:
             pairs.append(("power", "1"))
+        if self.ticks != "auto":
+            pairs.append(("ticks", self.ticks))
         return "?" + urlencode(pairs, safe=":(),=/") if pairs else ""
 
 
@@ -663,7 +666,20 @@ def parse_compare_state(query: Query, catalog: Catalog) -> CompareState:
                             "--cluster COL)" + (f": here {', '.join(kept)}" if kept else
                                                  ", and these sides keep none")
                             + "; not clustered.")
-    return replace(state, problems=tuple(problems))
+    # two labels of a dimension of a figure with a dimension named ticks: the key is its label
+    ticks = read_ticks(query, problems, label_figure(catalog, state))
+    return replace(state, ticks=ticks, problems=tuple(problems))
+
+
+def label_figure(catalog: Catalog, state: CompareState) -> Figure | None:
+    """The figure whose labels A and B are (None: they are panels or means), whose dimensions'
+    names are keys of the page's query (``<dim>=<label>``: :func:`grid_query`)."""
+    if not state.labels:
+        return None
+    try:
+        return parse_label_ref(catalog, state.a)[0]
+    except CompareError:
+        return None
 
 
 def compare_items_kept(catalog: Catalog, state: CompareState) -> bool:
@@ -730,7 +746,8 @@ def compare_max_k(catalog: Catalog, a: str, b: str) -> int:
 NAV_RULES: dict = {
     "own": {"/": ["color", "labels", "k", "cluster", "ticks"],
             "/trends": ["transpose", "overlay", "threshold", "logx", "k", "cluster"],
-            "/compare": ["a", "b", "ydim", "xdim", "avg", "color", "labels", "cluster", "power"],
+            "/compare": ["a", "b", "ydim", "xdim", "avg", "color", "labels", "cluster", "power",
+                         "ticks"],
             "/data": [], "/rank": ["by", "cluster"]},
     "sliced": ["/", "/trends", "/data"],
     "named": ["color", "labels", "ticks", "transpose", "overlay", "threshold", "logx", "a", "b", "ydim",

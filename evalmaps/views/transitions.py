@@ -6,8 +6,10 @@ and renders the state it gets (:class:`~evalmaps.views.models.CompareView`).
 
 ``showing``: what the page's controls show, by name (``a``, ``b``, ``color``, ``show_values``,
 ``scale``, ``pct``, ``k``, ``ydim``, ``xdim``, ``rest`` and ``rest_ids``: the other dimensions'
-menus' values and ids). A :class:`Move` is the next state, whether the controls must be written
-(they show something else) and what to tell the user; :class:`Unchanged`: nothing to do.
+menus' values and ids; ``ticks``: the axis labels the maps were drawn with, which no control
+sets: ``all`` stays while the controls change). A :class:`Move` is the next state, whether the
+controls must be written (they show something else) and what to tell the user;
+:class:`Unchanged`: nothing to do.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from evalmaps.views.state import (
     compare_items_kept,
     compare_max_k,
     grid_state,
+    label_figure,
 )
 
 BY_PANELS = ""  # the compare-by menu's value for panels (a dimension's name is never empty)
@@ -95,6 +98,8 @@ def shown_state(catalog: Catalog, showing: Mapping, default: tuple[str, str]) ->
         state = replace(state, cluster=cluster)
     if showing.get("power") and compare_items_kept(catalog, state):
         state = replace(state, power=True)
+    if showing.get("ticks") == "all":
+        state = replace(state, ticks="all")
     if not (state.labels and is_label_ref(state.b)):
         return state
     fixed, averaged = rest_choices(showing["rest_ids"] or [], showing["rest"] or [])
@@ -115,7 +120,18 @@ def same_view(state: CompareState, shown: CompareState, showing: Mapping) -> boo
     return ((state.a, state.b) == (showing["a"], showing["b"])
             and state.pct == bool(showing["pct"]) and state.k == shown.k
             and state.cluster == shown.cluster and state.power == shown.power
+            and state.ticks == shown.ticks
             and all(getattr(state, key) == getattr(shown, key) for key in GRID))
+
+
+def ticks_kept(catalog: Catalog, state: CompareState) -> CompareState:
+    """``state`` with its axis labels as its page can draw them: ``ticks=all`` is dropped where
+    A and B are labels of a figure with a dimension named ``ticks`` (there, the key is its
+    label: :func:`~evalmaps.views.state.read_ticks`)."""
+    figure = label_figure(catalog, state)
+    if state.ticks != "auto" and figure is not None and "ticks" in figure.spec.dims:
+        return replace(state, ticks="auto")
+    return state
 
 
 def labels_state(catalog: Catalog, state: CompareState, figure_id: str, dim: str) -> CompareState:
