@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import logging
 import os
 import sys
 from pathlib import Path
@@ -449,5 +450,24 @@ def main(argv: list[str] | None = None) -> int:
     return 1
 
 
+def run(argv: list[str] | None = None) -> None:
+    """The console script (``evalmaps``): :func:`main`, its output flushed, then the process
+    ended with main's exit code at once. A one-shot command skips the interpreter's teardown,
+    where a native thread pool (pyarrow's or DuckDB's, apache/arrow#34314) now and then aborts
+    the process ("terminate called without an active exception", SIGABRT) after every line was
+    written: a CI gate must get the 0, 1 or 2 it was given. ``serve`` ends as Python does."""
+    words = sys.argv[1:] if argv is None else argv
+    code = main(argv)
+    if words[:1] == ["serve"]:
+        sys.exit(code)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, ValueError):  # a reader that left (| head); a closed stream
+            pass
+    logging.shutdown()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
