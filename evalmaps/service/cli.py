@@ -450,14 +450,22 @@ def main(argv: list[str] | None = None) -> int:
     return 1
 
 
+PIPE_CLOSED = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader left early
+
+
 def run(argv: list[str] | None = None) -> None:
     """The console script (``evalmaps``): :func:`main`, its output flushed, then the process
     ended with main's exit code at once. A one-shot command skips the interpreter's teardown,
     where a native thread pool (pyarrow's or DuckDB's, apache/arrow#34314) now and then aborts
     the process ("terminate called without an active exception", SIGABRT) after every line was
-    written: a CI gate must get the 0, 1 or 2 it was given. ``serve`` ends as Python does."""
+    written: a CI gate must get the 0, 1 or 2 it was given. A reader that leaves early
+    (``| head``) ends it with :data:`PIPE_CLOSED`, no traceback. ``serve`` ends as Python does."""
     words = sys.argv[1:] if argv is None else argv
-    code = main(argv)
+    try:
+        code = main(argv)
+    except BrokenPipeError:  # the reader left early (| head): no traceback, the shell's code
+        code = PIPE_CLOSED  # for a command a closed pipe ends, as any Unix tool's
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # what is left unsaid
     if words[:1] == ["serve"]:
         sys.exit(code)
     for stream in (sys.stdout, sys.stderr):
