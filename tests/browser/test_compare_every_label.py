@@ -14,7 +14,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from tests.browser.helpers import cell_center, graph_selector, screenshot
-from tests.browser.test_every_label import overlaps, whole_page
+from tests.browser.test_every_label import overlaps, settled, whole_page
 from tests.every_label_fixture import column_names, row_names, wide_pair_figure
 
 pytestmark = pytest.mark.browser
@@ -78,17 +78,8 @@ def opened(dash_duo, dash_app, tmp_path, monkeypatch):
 
 
 def read_settled(dash_duo) -> dict:
-    """The three maps once the browser has fitted them (a redraw may follow the first paint:
-    evalmapsLib.fit), read twice alike."""
-    got = {}
-
-    def same():
-        now = dash_duo.driver.execute_script(READ, MAPS)
-        was, got["last"] = got.get("last"), now
-        return now is not None and now == was
-
-    until(same, timeout=15, poll=0.4)
-    return got["last"]
+    """The three maps, settled (:func:`tests.browser.test_every_label.settled`)."""
+    return settled(dash_duo, READ, MAPS, timeout=15, poll=0.4)
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1440", "390"])

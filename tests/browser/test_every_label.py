@@ -70,18 +70,23 @@ def open_wide(dash_duo, dash_app, tmp_path, size, query=""):
     return css
 
 
-def read_settled(dash_duo, css: str) -> dict:
-    """The ticks once the browser has fitted the map (it may redraw once after the first paint:
-    evalmapsLib.fit), read twice alike."""
+def settled(dash_duo, script: str, *args, timeout: float = 10, poll: float = 0.3):
+    """What ``script`` reads once it reads the same twice in a row: a map is read once the
+    browser has fitted it (it may redraw once after the first paint: evalmapsLib.fit)."""
     got = {}
 
     def same():
-        now = dash_duo.driver.execute_script(READ, css)
+        now = dash_duo.driver.execute_script(script, *args)
         was, got["last"] = got.get("last"), now
         return now is not None and now == was
 
-    until(same, timeout=10, poll=0.3)
+    until(same, timeout=timeout, poll=poll)
     return got["last"]
+
+
+def read_settled(dash_duo, css: str) -> dict:
+    """The ticks of the map at ``css``, settled."""
+    return settled(dash_duo, READ, css)
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1440", "390"])
