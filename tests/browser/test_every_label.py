@@ -58,10 +58,12 @@ def whole_page(driver, name: str, tmp_path) -> None:
     path.with_name(f"{name}-whole.png").write_bytes(base64.b64decode(shot["data"]))
 
 
-def open_wide(dash_duo, dash_app, tmp_path, size, query=""):
+def open_wide(dash_duo, dash_app, monkeypatch, tmp_path, size, query=""):
+    """Browse on the wide figure, served beside the app's own for this test only (the app is
+    the session's: monkeypatch gives it its catalog back)."""
     figure = wide_figure(tmp_path, ROWS, COLS)
     state = dash_app.server.extensions["evalmaps"]
-    state["catalog"] = state["catalog"].with_figures([figure])
+    monkeypatch.setitem(state, "catalog", state["catalog"].with_figures([figure]))
     dash_duo.driver.set_window_size(*size)
     dash_duo.start_server(dash_app)
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?figure=wide{query}")
@@ -90,8 +92,9 @@ def read_settled(dash_duo, css: str) -> dict:
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1440", "390"])
-def test_every_row_and_column_is_labelled_under_ticks_all(dash_duo, dash_app, tmp_path, size):
-    css = open_wide(dash_duo, dash_app, tmp_path, size, "&ticks=all")
+def test_every_row_and_column_is_labelled_under_ticks_all(dash_duo, dash_app, monkeypatch,
+                                                          tmp_path, size):
+    css = open_wide(dash_duo, dash_app, monkeypatch, tmp_path, size, "&ticks=all")
     got = read_settled(dash_duo, css)
     assert [t["text"] for t in got["y"]] == row_names(ROWS)
     assert [t["text"] for t in got["x"]] == column_names(COLS)
@@ -125,11 +128,11 @@ def test_every_row_and_column_is_labelled_under_ticks_all(dash_duo, dash_app, tm
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1440", "390"])
-def test_the_overview_thins_on_purpose_and_links_to_every_label(dash_duo, dash_app, tmp_path,
-                                                                 size):
+def test_the_overview_thins_on_purpose_and_links_to_every_label(dash_duo, dash_app, monkeypatch,
+                                                                 tmp_path, size):
     """No key: today's 720 px overview, one row in two labelled, and the note says why and
     links to the same view with ticks=all, which then labels every row."""
-    css = open_wide(dash_duo, dash_app, tmp_path, size)
+    css = open_wide(dash_duo, dash_app, monkeypatch, tmp_path, size)
     got = read_settled(dash_duo, css)
     assert [t["text"] for t in got["y"]] == row_names(ROWS)[::2]
     assert got["scroller"] is None and got["page"] == 0
