@@ -8,25 +8,16 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from tests.integration.test_first_page import nodes
+
 HOST = "http://localhost"
 MMLU = {"a": "mmlu-pro:llama-2-7b", "b": "mmlu-pro:llama-2-13b"}
-
-
-def _walk(node, out: list) -> list:
-    if isinstance(node, dict):
-        out.append(node)
-        for value in node.values():
-            _walk(value, out)
-    elif isinstance(node, list):
-        for value in node:
-            _walk(value, out)
-    return out
 
 
 def _page(client, query: str) -> list[dict]:
     response = client.get("/_dash-layout", headers={"Referer": f"{HOST}/compare?{query}"})
     assert response.status_code == 200
-    return _walk(response.get_json(), [])
+    return nodes(response.get_json())
 
 
 def test_the_json_twin_echoes_ticks_all_beside_the_same_cells(client):

@@ -24,18 +24,22 @@ URLS = [
 ]
 
 
-def locations(node, found=None) -> list[dict]:
-    """Every serialised dcc.Location in a tree."""
+def nodes(node, found=None) -> list[dict]:
+    """Every dict of a serialised layout tree (its components and their props), in order."""
     found = [] if found is None else found
     if isinstance(node, dict):
-        if node.get("type") == "Location":
-            found.append(node)
+        found.append(node)
         for value in node.values():
-            locations(value, found)
+            nodes(value, found)
     elif isinstance(node, list):
         for value in node:
-            locations(value, found)
+            nodes(value, found)
     return found
+
+
+def locations(node) -> list[dict]:
+    """Every serialised dcc.Location in a tree."""
+    return [n for n in nodes(node) if n.get("type") == "Location"]
 
 
 def first_layout(client, referrer: str | None, cookie: str | None = None) -> dict:
